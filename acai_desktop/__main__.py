@@ -1,0 +1,3 @@
+from acai_desktop.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,73 @@
+"""Command line and composition root. With no command, ``acai-desktop`` opens the window.
+
+Each sub-command lives in ``acai_desktop.commands.<name>`` and exposes
+``add_parser(subparsers)``, which registers its parser and sets ``handler`` to a
+function taking the parsed arguments and returning the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from acai_desktop import __version__
+from acai_desktop.core.errors import AcaiError
+
+# Sub-command modules in acai_desktop.commands, in the order --help lists them.
+COMMAND_MODULES = ("gui", "memories", "chat", "eval", "bench")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="acai-desktop",
+        description="ACAI Desktop: a desktop assistant that remembers. "
+        "With no command it opens the chat window.",
+    )
+    parser.add_argument("--version", action="version", version=f"acai-desktop {__version__}")
+    add_common_arguments(parser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"acai_desktop.commands.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"acai_desktop.commands.{name}":
+                raise
+            continue
+        module.add_parser(subparsers)
+    return parser
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options every command accepts, before or after the command name."""
+    parser.add_argument(
+        "--data-dir",
+        default=argparse.SUPPRESS,
+        help="profile directory (database, settings, logs); default: the platform's "
+        "user data directory",
+    )
+    parser.add_argument(
+        "--log-level", default=argparse.SUPPRESS, help="DEBUG, INFO, WARNING (default), ERROR"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.data_dir = getattr(args, "data_dir", None)
+    logging.basicConfig(
+        level=getattr(args, "log_level", "WARNING").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        gui = importlib.import_module("acai_desktop.commands.gui")
+        handler = gui.run
+    try:
+        return int(handler(args) or 0)
+    except AcaiError as error:
+        print(f"acai-desktop: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

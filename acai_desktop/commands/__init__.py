@@ -1,0 +1,1 @@
+"""Command-line commands; each module adds one sub-command to the parser."""

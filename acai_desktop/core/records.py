@@ -1,0 +1,251 @@
+"""Typed records for the rows of every table (ARCHITECTURE §3).
+
+Repositories build these from rows; services and views pass them around. They are
+plain data: no I/O, no serialisation to files (export has its own module).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class MemoryKind(StrEnum):
+    FACT = "fact"
+    SUMMARY = "summary"
+    NOTE = "note"
+
+
+class MemoryStatus(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    FORGOTTEN = "forgotten"
+    CONFLICT = "conflict"
+    # Kept by the policy below its threshold: visible in the panel, not retrieved,
+    # promoted to active when a later message reinforces it.
+    TEMPORARY = "temporary"
+
+
+class Origin(StrEnum):
+    USER = "user"
+    CRITICAL_INFO = "critical_info"
+    SUMMARY = "summary"
+
+
+class Actor(StrEnum):
+    USER = "user"
+    SUMMARY_PROCESSOR = "summary_processor"
+    CRITICAL_INFO_PROCESSOR = "critical_info_processor"
+    SYSTEM = "system"
+
+
+class MessageStatus(StrEnum):
+    COMPLETE = "complete"
+    STREAMING = "streaming"
+    STOPPED = "stopped"
+    ERROR = "error"
+
+
+class JobStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+def _json_or_none(text: str | None) -> Any:
+    return json.loads(text) if text else None
+
+
+@dataclass
+class Conversation:
+    id: int
+    title: str
+    created_at: str
+    updated_at: str
+    temporary: bool = False
+
+    @classmethod
+    def from_row(cls, row: dict) -> Conversation:
+        return cls(
+            id=row["id"],
+            title=row["title"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            temporary=bool(row["temporary"]),
+        )
+
+
+@dataclass
+class Message:
+    id: int
+    conversation_id: int
+    role: str
+    content: str
+    status: MessageStatus
+    created_at: str
+    model: str | None = None
+    tokens: int | None = None
+    folded_into: int | None = None
+    error: str | None = None
+    plan: dict | None = None
+
+    @classmethod
+    def from_row(cls, row: dict) -> Message:
+        return cls(
+            id=row["id"],
+            conversation_id=row["conversation_id"],
+            role=row["role"],
+            content=row["content"],
+            status=MessageStatus(row["status"]),
+            created_at=row["created_at"],
+            model=row["model"],
+            tokens=row["tokens"],
+            folded_into=row["folded_into"],
+            error=row["error"],
+            plan=_json_or_none(row["plan"]),
+        )
+
+
+@dataclass
+class MemoryItem:
+    id: int
+    kind: MemoryKind
+    content: str
+    origin: Origin
+    created_at: str
+    updated_at: str
+    category: str | None = None
+    confidence: float = 1.0
+    importance: float = 0.5
+    pinned: bool = False
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    user_edited: bool = False
+    superseded_by: int | None = None
+    conversation_id: int | None = None
+    last_used_at: str | None = None
+    use_count: int = 0
+    embedding_model: str | None = None
+    meta: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_row(cls, row: dict) -> MemoryItem:
+        return cls(
+            id=row["id"],
+            kind=MemoryKind(row["kind"]),
+            content=row["content"],
+            origin=Origin(row["origin"]),
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            category=row["category"],
+            confidence=row["confidence"],
+            importance=row["importance"],
+            pinned=bool(row["pinned"]),
+            status=MemoryStatus(row["status"]),
+            user_edited=bool(row["user_edited"]),
+            superseded_by=row["superseded_by"],
+            conversation_id=row["conversation_id"],
+            last_used_at=row["last_used_at"],
+            use_count=row["use_count"],
+            embedding_model=row["embedding_model"],
+            meta=_json_or_none(row["meta"]) or {},
+        )
+
+    @property
+    def protected(self) -> bool:
+        """Pinned or user-edited: no processor may change it (ARCHITECTURE §1)."""
+        return self.pinned or self.user_edited
+
+    def to_public_dict(self) -> dict:
+        """The JSON shape the command line prints (``--json``)."""
+        return {
+            "id": self.id,
+            "content": self.content,
+            "kind": self.kind.value,
+            "category": self.category,
+            "confidence": self.confidence,
+            "importance": self.importance,
+            "pinned": self.pinned,
+            "status": self.status.value,
+            "origin": self.origin.value,
+            "user_edited": self.user_edited,
+            "superseded_by": self.superseded_by,
+            "conversation_id": self.conversation_id,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "last_used_at": self.last_used_at,
+            "use_count": self.use_count,
+        }
+
+
+@dataclass
+class MemoryEvent:
+    id: int
+    memory_id: int
+    at: str
+    actor: Actor
+    action: str
+    before: dict | None
+    after: dict | None
+
+    @classmethod
+    def from_row(cls, row: dict) -> MemoryEvent:
+        return cls(
+            id=row["id"],
+            memory_id=row["memory_id"],
+            at=row["at"],
+            actor=Actor(row["actor"]),
+            action=row["action"],
+            before=_json_or_none(row["before"]),
+            after=_json_or_none(row["after"]),
+        )
+
+
+@dataclass
+class AnswerSource:
+    message_id: int
+    memory_id: int
+    rank: int
+    score: float
+    reasons: list[str]
+
+    @classmethod
+    def from_row(cls, row: dict) -> AnswerSource:
+        return cls(
+            message_id=row["message_id"],
+            memory_id=row["memory_id"],
+            rank=row["rank"],
+            score=row["score"],
+            reasons=json.loads(row["reasons"]),
+        )
+
+
+@dataclass
+class Job:
+    id: int
+    kind: str
+    payload: dict
+    status: JobStatus
+    attempts: int
+    created_at: str
+    updated_at: str
+    conversation_id: int | None = None
+    last_error: str | None = None
+    run_after: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict) -> Job:
+        return cls(
+            id=row["id"],
+            kind=row["kind"],
+            payload=json.loads(row["payload"]),
+            status=JobStatus(row["status"]),
+            attempts=row["attempts"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            conversation_id=row["conversation_id"],
+            last_error=row["last_error"],
+            run_after=row["run_after"],
+        )

@@ -1,0 +1,122 @@
+"""The one SQLite connection of a profile, and the one thread allowed to touch it.
+
+Every blocking database call goes through :meth:`Store.run`, which hands it to a
+dedicated single-thread executor. The connection is created on that thread, so SQLite
+is only ever used from there, and the asyncio (Qt) loop never waits on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+from sqlite_utils import Database
+
+from acai_desktop.core.errors import StoreError
+from acai_desktop.core.store.migrations import migrations
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError:
+    """Turn SQLite's terse errors into a message that tells the user what to do."""
+    text = str(error)
+    if "readonly" in text or "read-only" in text:
+        return StoreError(
+            f"The database {path} is read-only, so nothing can be saved. "
+            "Check the file's permissions or choose another data directory (--data-dir)."
+        )
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return StoreError(
+            f"The database {path} is damaged or is not an ACAI Desktop database ({text}). "
+            "Nothing was changed. Restore it from a backup, or start with another --data-dir."
+        )
+    if "locked" in text or "busy" in text:
+        return StoreError(
+            f"The database {path} is locked by another program; try again in a moment."
+        )
+    return StoreError(f"Database error on {path}: {text}")
+
+
+def connect(path: Path | str) -> Database:
+    """Open (and migrate) the database file. Runs on the database thread."""
+    try:
+        db = Database(sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000))
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.execute("PRAGMA foreign_keys = ON")
+        if str(path) != ":memory:":
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode.lower() != "wal":
+                log.warning("SQLite refused WAL mode for %s (got %s)", path, mode)
+        db.execute("PRAGMA synchronous = NORMAL")
+        migrations.apply(db)
+        return db
+    except sqlite3.Error as error:
+        raise translate_sqlite_error(error, path) from error
+
+
+class Store:
+    """Owns the connection and its thread. Repositories call :meth:`run`."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = path
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="acai-db")
+        self._db: Database | None = None
+
+    @classmethod
+    async def open(cls, path: Path | str) -> Store:
+        store = cls(path)
+        loop = asyncio.get_running_loop()
+        try:
+            store._db = await loop.run_in_executor(store._executor, connect, path)
+        except BaseException:
+            store._executor.shutdown(wait=False)
+            raise
+        return store
+
+    async def run(self, fn: Callable[..., T], *args, **kwargs) -> T:
+        """Run ``fn(db, *args, **kwargs)`` on the database thread and return its result.
+
+        ``fn`` should wrap writes that belong together in ``db.atomic()``; SQLite errors
+        come back as :class:`StoreError` with a readable message.
+        """
+        if self._db is None:
+            raise StoreError("The database is closed.")
+        db = self._db
+        loop = asyncio.get_running_loop()
+        call = functools.partial(self._call, fn, db, *args, **kwargs)
+        return await loop.run_in_executor(self._executor, call)
+
+    def _call(self, fn: Callable[..., T], db: Database, *args, **kwargs) -> T:
+        try:
+            return fn(db, *args, **kwargs)
+        except sqlite3.Error as error:
+            raise translate_sqlite_error(error, self.path) from error
+
+    async def close(self) -> None:
+        if self._db is None:
+            return
+        db, self._db = self._db, None
+        loop = asyncio.get_running_loop()
+
+        def finish() -> None:
+            # Fold the WAL back into the main file so a copied data dir is complete.
+            try:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                log.warning("WAL checkpoint failed on close", exc_info=True)
+            db.close()
+
+        await loop.run_in_executor(self._executor, finish)
+        self._executor.shutdown(wait=True)

@@ -1,0 +1,161 @@
+"""The database schema, as named migrations applied in order on open.
+
+Never edit a released migration: add ``m00N_...`` below it. Each one runs in a
+transaction together with the record that it ran (``sqlite_utils.Migrations``).
+"""
+
+from __future__ import annotations
+
+from sqlite_utils import Database, Migrations
+
+migrations = Migrations("acai_desktop")
+
+
+@migrations()
+def m001_initial(db: Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            temporary INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id),
+            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+            content TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'complete'
+                CHECK (status IN ('complete', 'streaming', 'stopped', 'error')),
+            model TEXT,
+            tokens INTEGER,
+            folded_into INTEGER REFERENCES memories(id),
+            error TEXT,
+            plan TEXT,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX messages_by_conversation ON messages(conversation_id, id)")
+    db.execute(
+        """
+        CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('fact', 'summary', 'note')),
+            content TEXT NOT NULL,
+            category TEXT,
+            confidence REAL NOT NULL DEFAULT 1.0,
+            importance REAL NOT NULL DEFAULT 0.5,
+            pinned INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL DEFAULT 'active'
+                CHECK (status IN ('active', 'superseded', 'forgotten', 'conflict', 'temporary')),
+            origin TEXT NOT NULL CHECK (origin IN ('user', 'critical_info', 'summary')),
+            user_edited INTEGER NOT NULL DEFAULT 0,
+            superseded_by INTEGER REFERENCES memories(id),
+            conversation_id INTEGER REFERENCES conversations(id),
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            last_used_at TEXT,
+            use_count INTEGER NOT NULL DEFAULT 0,
+            embedding BLOB,
+            embedding_model TEXT,
+            meta TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX memories_by_status ON memories(status, kind)")
+    # External-content FTS5 index over content and category. The porter stemmer makes
+    # "prefer" match "preferred"; triggers keep it in step with every write.
+    db.execute(
+        """
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, category,
+            content='memories', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, content, category)
+            VALUES (new.id, new.content, coalesce(new.category, ''));
+        END"""
+    )
+    db.execute(
+        """
+        CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, content, category)
+            VALUES ('delete', old.id, old.content, coalesce(old.category, ''));
+        END"""
+    )
+    db.execute(
+        """
+        CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, category ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, content, category)
+            VALUES ('delete', old.id, old.content, coalesce(old.category, ''));
+            INSERT INTO memories_fts(rowid, content, category)
+            VALUES (new.id, new.content, coalesce(new.category, ''));
+        END"""
+    )
+    db.execute(
+        """
+        CREATE TABLE memory_sources (
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            message_id INTEGER NOT NULL REFERENCES messages(id),
+            PRIMARY KEY (memory_id, message_id)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_sources_by_message ON memory_sources(message_id)")
+    db.execute(
+        """
+        CREATE TABLE memory_events (
+            id INTEGER PRIMARY KEY,
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            at TEXT NOT NULL,
+            actor TEXT NOT NULL CHECK (actor IN
+                ('user', 'summary_processor', 'critical_info_processor', 'system')),
+            action TEXT NOT NULL,
+            before TEXT,
+            after TEXT
+        )"""
+    )
+    db.execute("CREATE INDEX memory_events_by_memory ON memory_events(memory_id, id)")
+    db.execute(
+        """
+        CREATE TABLE answer_sources (
+            message_id INTEGER NOT NULL REFERENCES messages(id),
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            rank INTEGER NOT NULL,
+            score REAL NOT NULL,
+            reasons TEXT NOT NULL,
+            PRIMARY KEY (message_id, memory_id)
+        )"""
+    )
+    db.execute("CREATE INDEX answer_sources_by_memory ON answer_sources(memory_id)")
+    db.execute(
+        """
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            conversation_id INTEGER,
+            status TEXT NOT NULL DEFAULT 'pending'
+                CHECK (status IN ('pending', 'running', 'done', 'failed')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT,
+            run_after TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX jobs_by_status ON jobs(status, id)")
+    db.execute(
+        """
+        CREATE TABLE settings (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        )"""
+    )
