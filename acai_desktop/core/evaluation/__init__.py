@@ -1,0 +1,1 @@
+"""Retrieval evaluation: the LoCoMo-format harness and the synthetic benchmark profiles."""
