@@ -1,0 +1,189 @@
+"""Repository for conversations and their messages.
+
+The user's message is committed before anything else in a turn happens, and an
+answer is created as a ``streaming`` row and finalised with its status, so whatever
+breaks later, the transcript on disk keeps every word already written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from sqlite_utils import Database
+
+from acai_desktop.core.clock import now_iso
+from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.records import Conversation, Message, MessageStatus
+from acai_desktop.core.store.database import Store
+
+MESSAGE_COLUMNS = (
+    "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
+    "created_at"
+)
+CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary"
+
+
+def _rows(cursor) -> list[dict]:
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def fetch_conversation(db: Database, conversation_id: int) -> Conversation:
+    rows = _rows(
+        db.execute(
+            f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id = ?", [conversation_id]
+        )
+    )
+    if not rows:
+        raise NotFoundError(f"No conversation with id {conversation_id}.")
+    return Conversation.from_row(rows[0])
+
+
+def fetch_message(db: Database, message_id: int) -> Message:
+    rows = _rows(db.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE id = ?", [message_id]))
+    if not rows:
+        raise NotFoundError(f"No message with id {message_id}.")
+    return Message.from_row(rows[0])
+
+
+def create_conversation(db: Database, title: str = "", temporary: bool = False) -> Conversation:
+    at = now_iso()
+    with db.atomic():
+        cursor = db.execute(
+            "INSERT INTO conversations (title, created_at, updated_at, temporary) "
+            "VALUES (?, ?, ?, ?)",
+            [title, at, at, int(temporary)],
+        )
+    return fetch_conversation(db, cursor.lastrowid)
+
+
+def latest_conversation(db: Database) -> Conversation | None:
+    rows = _rows(
+        db.execute(
+            f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE temporary = 0 "
+            "ORDER BY updated_at DESC, id DESC LIMIT 1"
+        )
+    )
+    return Conversation.from_row(rows[0]) if rows else None
+
+
+def list_conversations(db: Database) -> list[Conversation]:
+    cursor = db.execute(
+        f"SELECT {CONVERSATION_COLUMNS} FROM conversations ORDER BY updated_at DESC, id DESC"
+    )
+    return [Conversation.from_row(row) for row in _rows(cursor)]
+
+
+def add_message(
+    db: Database,
+    conversation_id: int,
+    role: str,
+    content: str,
+    *,
+    status: MessageStatus = MessageStatus.COMPLETE,
+    model: str | None = None,
+    tokens: int | None = None,
+) -> Message:
+    at = now_iso()
+    with db.atomic():
+        fetch_conversation(db, conversation_id)
+        cursor = db.execute(
+            "INSERT INTO messages (conversation_id, role, content, status, model, tokens, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [conversation_id, role, content, str(status), model, tokens, at],
+        )
+        db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
+        if role == "user":
+            # A new conversation takes its title from the first thing the user said.
+            db.execute(
+                "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
+                [_title_from(content), conversation_id],
+            )
+    return fetch_message(db, cursor.lastrowid)
+
+
+def _title_from(content: str, limit: int = 60) -> str:
+    line = " ".join(content.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def update_message(db: Database, message_id: int, **changes) -> Message:
+    allowed = {"content", "status", "model", "tokens", "error", "plan", "folded_into"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise ValueError(f"not message columns: {sorted(unknown)}")
+    if "plan" in changes and changes["plan"] is not None:
+        changes["plan"] = json.dumps(changes["plan"], ensure_ascii=False)
+    if "status" in changes:
+        changes["status"] = str(changes["status"])
+    assignments = ", ".join(f"{column} = ?" for column in changes)
+    with db.atomic():
+        fetch_message(db, message_id)
+        db.execute(
+            f"UPDATE messages SET {assignments} WHERE id = ?", [*changes.values(), message_id]
+        )
+    return fetch_message(db, message_id)
+
+
+def list_messages(
+    db: Database, conversation_id: int, *, include_folded: bool = True
+) -> list[Message]:
+    sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ?"
+    if not include_folded:
+        sql += " AND folded_into IS NULL"
+    cursor = db.execute(sql + " ORDER BY id", [conversation_id])
+    return [Message.from_row(row) for row in _rows(cursor)]
+
+
+def fold_messages(db: Database, message_ids: Iterable[int], summary_memory_id: int) -> None:
+    """Mark messages as now represented by a summary (caller's transaction)."""
+    for message_id in message_ids:
+        db.execute(
+            "UPDATE messages SET folded_into = ? WHERE id = ?", [summary_memory_id, message_id]
+        )
+
+
+def recover_interrupted_answers(db: Database) -> int:
+    """At start-up: an answer still 'streaming' was cut off by a crash; call it stopped."""
+    with db.atomic():
+        cursor = db.execute(
+            "UPDATE messages SET status = 'stopped', "
+            "error = coalesce(error, 'The app closed while this answer was being written.') "
+            "WHERE status = 'streaming'"
+        )
+    return cursor.rowcount
+
+
+class ConversationRepository:
+    """Async facade for the event loop."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def create(self, title: str = "", temporary: bool = False) -> Conversation:
+        return await self.store.run(create_conversation, title, temporary)
+
+    async def get(self, conversation_id: int) -> Conversation:
+        return await self.store.run(fetch_conversation, conversation_id)
+
+    async def latest(self) -> Conversation | None:
+        return await self.store.run(latest_conversation)
+
+    async def list(self) -> list[Conversation]:
+        return await self.store.run(list_conversations)
+
+    async def add_message(self, conversation_id: int, role: str, content: str, **kw) -> Message:
+        return await self.store.run(add_message, conversation_id, role, content, **kw)
+
+    async def update_message(self, message_id: int, **changes) -> Message:
+        return await self.store.run(update_message, message_id, **changes)
+
+    async def get_message(self, message_id: int) -> Message:
+        return await self.store.run(fetch_message, message_id)
+
+    async def messages(self, conversation_id: int, *, include_folded: bool = True) -> list[Message]:
+        return await self.store.run(list_messages, conversation_id, include_folded=include_folded)
+
+    async def recover_interrupted_answers(self) -> int:
+        return await self.store.run(recover_interrupted_answers)
