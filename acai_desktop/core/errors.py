@@ -18,7 +18,15 @@ class NotFoundError(AcaiError, LookupError):
 
 
 class ProtectedMemoryError(AcaiError):
-    """A processor tried to change a memory the user pinned or edited."""
+    """A processor tried to change a memory the user pinned or edited.
+
+    ``conflict`` is the memory stored instead with status ``conflict`` (when the
+    refused call carried a new fact), so the caller can report it.
+    """
+
+    def __init__(self, message: str, conflict: object | None = None) -> None:
+        super().__init__(message)
+        self.conflict = conflict
 
 
 class StoreError(AcaiError):
