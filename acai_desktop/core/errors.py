@@ -31,3 +31,51 @@ class ProtectedMemoryError(AcaiError):
 
 class StoreError(AcaiError):
     """The database could not be opened or written (corrupt, read-only, locked)."""
+
+
+class ModelError(AcaiError):
+    """Talking to a language model failed; the message says what happened and what to do."""
+
+
+class ModelUnreachableError(ModelError):
+    """The model server did not answer: not running, wrong address, or no network."""
+
+
+class ModelTimeoutError(ModelUnreachableError):
+    """The model server accepted the request but did not answer in time."""
+
+
+class ModelUnauthorizedError(ModelError):
+    """The model server refused the API key (missing, wrong or without permission)."""
+
+
+class ModelRateLimitedError(ModelError):
+    """The provider is rate-limiting us or the quota is used up.
+
+    ``retry_after`` is the wait in seconds the server asked for, when it said.
+    """
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ModelNotFoundError(ModelError):
+    """The configured model name does not exist on that server."""
+
+
+class ContextTooLongError(ModelError):
+    """The prompt is longer than the model's context window."""
+
+
+class ModelServerError(ModelError):
+    """The model server failed while handling the request (HTTP 5xx)."""
+
+
+class ModelReplyError(ModelError):
+    """The reply was broken: a stream dropped or ended early, or the body was not valid."""
+
+
+class LocalModelUnavailableError(ModelError):
+    """The managed local model server cannot run (extra not installed, model file missing,
+    or the server did not start)."""
