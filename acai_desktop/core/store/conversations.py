@@ -144,6 +144,28 @@ def fold_messages(db: Database, message_ids: Iterable[int], summary_memory_id: i
         )
 
 
+def fold_block(db: Database, message_ids: list[int], summary_memory_id: int) -> None:
+    with db.atomic():
+        fold_messages(db, message_ids, summary_memory_id)
+
+
+def summary_covering(db: Database, message_ids: list[int]) -> int | None:
+    """The active summary memory whose sources are exactly these messages, if any."""
+    if not message_ids:
+        return None
+    marks = ", ".join("?" for _ in message_ids)
+    row = db.execute(
+        f"""SELECT s.memory_id FROM memory_sources s JOIN memories m ON m.id = s.memory_id
+        WHERE m.kind = 'summary' AND m.status = 'active' AND s.message_id IN ({marks})
+        GROUP BY s.memory_id
+        HAVING count(*) = ? AND count(*) = (
+            SELECT count(*) FROM memory_sources t WHERE t.memory_id = s.memory_id)
+        ORDER BY s.memory_id DESC LIMIT 1""",
+        [*message_ids, len(message_ids)],
+    ).fetchone()
+    return row[0] if row else None
+
+
 def recover_interrupted_answers(db: Database) -> int:
     """At start-up: an answer still 'streaming' was cut off by a crash; call it stopped."""
     with db.atomic():
@@ -184,6 +206,12 @@ class ConversationRepository:
 
     async def messages(self, conversation_id: int, *, include_folded: bool = True) -> list[Message]:
         return await self.store.run(list_messages, conversation_id, include_folded=include_folded)
+
+    async def fold(self, message_ids: list[int], summary_memory_id: int) -> None:
+        await self.store.run(fold_block, list(message_ids), summary_memory_id)
+
+    async def summary_covering(self, message_ids: list[int]) -> int | None:
+        return await self.store.run(summary_covering, list(message_ids))
 
     async def recover_interrupted_answers(self) -> int:
         return await self.store.run(recover_interrupted_answers)
