@@ -1,0 +1,54 @@
+"""``acai-desktop gui`` (also the default command): open the chat window."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.profile import Profile
+
+# Smoke tests, screenshots and the frozen-build check start the window and need it
+# to quit by itself; the variable reaches the default command, which has no options.
+QUIT_AFTER_ENV = "ACAI_DESKTOP_QUIT_AFTER_MS"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    from acai_desktop.cli import add_common_arguments
+
+    parser = subparsers.add_parser(
+        "gui", help="open the chat window (the default)", description=__doc__
+    )
+    add_common_arguments(parser)
+    parser.add_argument(
+        "--quit-after-ms",
+        type=int,
+        metavar="MS",
+        default=None,
+        help=f"quit by itself after MS milliseconds (smoke tests; also ${QUIT_AFTER_ENV})",
+    )
+    parser.set_defaults(handler=run)
+
+
+def quit_after_ms(args: argparse.Namespace) -> int | None:
+    value = getattr(args, "quit_after_ms", None)
+    if value is None and os.environ.get(QUIT_AFTER_ENV):
+        try:
+            value = int(os.environ[QUIT_AFTER_ENV])
+        except ValueError as error:
+            raise InvalidInputError(
+                f"{QUIT_AFTER_ENV} must be a whole number of milliseconds"
+            ) from error
+    if value is not None and value < 0:
+        raise InvalidInputError("--quit-after-ms must not be negative")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    delay = quit_after_ms(args)
+    profile = Profile.at(getattr(args, "data_dir", None))
+    # Qt loads only when the window is wanted: `--help` and the other commands
+    # start without it.
+    from acai_desktop.ui.app import run_gui
+
+    return run_gui(profile, quit_after_ms=delay)
