@@ -1,0 +1,42 @@
+"""The memory policy: which candidate memories go to long-term memory.
+
+A memory scoring below ``long_term_threshold`` is still kept, as ``temporary``: visible
+in the panel, not retrieved. When later messages reinforce it ``promote_after_uses``
+times, or its importance rises past the threshold, it is promoted to ``active``. What the
+user asks to remember explicitly is never filtered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.records import MemoryItem, MemoryStatus
+
+
+@dataclass(frozen=True)
+class MemoryPolicy:
+    long_term_threshold: float = 0.35
+    promote_after_uses: int = 2
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.long_term_threshold <= 1.0:
+            raise InvalidInputError(
+                f"long_term_threshold must be between 0 and 1, not {self.long_term_threshold}"
+            )
+        if self.promote_after_uses < 1:
+            raise InvalidInputError(
+                f"promote_after_uses must be at least 1, not {self.promote_after_uses}"
+            )
+
+    def decide(self, importance: float, explicit: bool) -> MemoryStatus:
+        """Status of a new memory."""
+        if explicit or importance >= self.long_term_threshold:
+            return MemoryStatus.ACTIVE
+        return MemoryStatus.TEMPORARY
+
+    def should_promote(self, item: MemoryItem) -> bool:
+        """Whether a temporary memory has earned long-term status (after a reinforcement)."""
+        return item.status == MemoryStatus.TEMPORARY and (
+            item.use_count >= self.promote_after_uses or item.importance >= self.long_term_threshold
+        )
