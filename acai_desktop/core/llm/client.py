@@ -1,0 +1,427 @@
+"""One client for every model role, over a single ``openai.AsyncOpenAI`` kept for the app's life.
+
+Timeouts and retries are chosen, not inherited: a short connect timeout (a server that is
+not running is reported in seconds), a generous read timeout (a local model on a laptop CPU
+may think for a while before its first token), and two retries with backoff for 429/5xx on
+calls that are not streamed. A streamed chat retries once at most, because the person is
+watching and gets a Retry button. Every failure leaves as a typed ``ModelError`` whose text
+tells the person what happened and what to do.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+import openai
+from pydantic import BaseModel
+
+from acai_desktop.core.errors import (
+    ContextTooLongError,
+    ModelError,
+    ModelNotFoundError,
+    ModelRateLimitedError,
+    ModelReplyError,
+    ModelServerError,
+    ModelTimeoutError,
+    ModelUnauthorizedError,
+    ModelUnreachableError,
+)
+from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMode
+from acai_desktop.core.llm.settings import ModelSettings
+
+if TYPE_CHECKING:
+    from acai_desktop.core.llm.structured import StructuredResult
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+Messages = Sequence[Mapping[str, Any]]
+
+#: Sent when a server needs no key: the SDK insists on one, and a real key must never
+#: travel to a server that did not ask for it.
+NO_KEY = "not-needed"
+
+#: What the SDK lets through when a body is not the JSON it expected (a broken proxy, a
+#: server that is not OpenAI-compatible): a reply problem, not a crash.
+_UNREADABLE = (ValueError, TypeError, KeyError, AttributeError)
+
+_CONTEXT_LENGTH_HINTS = (
+    "context length",
+    "context_length",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "exceeds the available context",
+    "prompt is too long",
+    "exceed context",
+)
+
+
+@dataclass(frozen=True)
+class ClientTimeouts:
+    connect: float = 5.0
+    #: Longest silence between two reads of a reply (also bounds a non-streamed answer).
+    read: float = 120.0
+    write: float = 30.0
+    pool: float = 10.0
+
+    def as_openai(self) -> openai.Timeout:
+        return openai.Timeout(
+            connect=self.connect, read=self.read, write=self.write, pool=self.pool
+        )
+
+
+@dataclass
+class StreamStats:
+    """Filled in by ``stream_chat`` as the stream goes, for callers that want them."""
+
+    finish_reason: str | None = None
+    chunks: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class ResponseFormatRefused(ModelError):
+    """The server answered 400/422 to a request carrying a response_format (structured.py
+    then asks again in a plainer mode). Never leaves this package."""
+
+
+def _role(role: ModelRole | str) -> ModelRole:
+    return ModelRole(role)
+
+
+class ModelClient:
+    def __init__(
+        self,
+        settings: ModelSettings,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeouts: ClientTimeouts | None = None,
+        max_retries: int = 2,
+        stream_max_retries: int = 1,
+    ) -> None:
+        """``base_url`` overrides the settings' address (the local server's URL goes here);
+        ``api_key`` None sends a placeholder, never the environment's key."""
+        self.settings = settings
+        resolved = base_url or settings.resolved_base_url()
+        if not resolved:
+            raise ModelUnreachableError(
+                "The local model server is not running yet, so there is no address to call. "
+                "Start it first (the app does this for the Local provider)."
+            )
+        self.base_url = resolved.rstrip("/")
+        self.timeouts = timeouts or ClientTimeouts(read=settings.read_timeout_seconds)
+        self._openai = openai.AsyncOpenAI(
+            api_key=api_key or NO_KEY,
+            base_url=self.base_url,
+            timeout=self.timeouts.as_openai(),
+            max_retries=max_retries,
+        )
+        # A copy shares the connection pool; only the retry count differs.
+        self._openai_streaming = self._openai.with_options(max_retries=stream_max_retries)
+        self.structured_mode: StructuredMode = settings.resolved_structured_mode()
+
+    @property
+    def provider(self) -> ProviderName:
+        return self.settings.provider
+
+    def model_for(self, role: ModelRole | str) -> str:
+        return self.settings.model_for(_role(role))
+
+    # -- chat ---------------------------------------------------------------------
+
+    async def stream_chat(
+        self,
+        messages: Messages,
+        *,
+        role: ModelRole | str = ModelRole.CHAT,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        stats: StreamStats | None = None,
+    ) -> AsyncIterator[str]:
+        """Yield the answer's text deltas as they arrive.
+
+        Cancelling the consuming task closes the HTTP stream at once. A consumer that stops
+        iterating early (``break``) should wrap the call in ``contextlib.aclosing`` so the
+        stream is closed then too, not whenever the generator is collected.
+        Raises ``ModelReplyError`` if the stream breaks or ends without a finish reason.
+        """
+        model = self.model_for(role)
+        stats = stats if stats is not None else StreamStats()
+        try:
+            stream = await self._openai_streaming.chat.completions.create(
+                model=model,
+                messages=list(messages),
+                stream=True,
+                **_sampling(max_tokens, temperature),
+            )
+        except openai.OpenAIError as error:
+            raise self._translate(error, model) from error
+        except _UNREADABLE as error:
+            raise self._unreadable(error, model) from error
+        try:
+            async with stream:
+                async for chunk in stream:
+                    if chunk.usage is not None:
+                        stats.prompt_tokens = chunk.usage.prompt_tokens
+                        stats.completion_tokens = chunk.usage.completion_tokens
+                    if not chunk.choices:
+                        continue
+                    choice = chunk.choices[0]
+                    if choice.finish_reason:
+                        stats.finish_reason = choice.finish_reason
+                    delta = choice.delta.content if choice.delta else None
+                    if delta:
+                        stats.chunks += 1
+                        yield delta
+        except (openai.OpenAIError, *_UNREADABLE) as error:
+            raise ModelReplyError(
+                f"The answer from {self._where(model)} broke off mid-stream ({_reason(error)}). "
+                "Retry; if it keeps happening, check the model server."
+            ) from error
+        if stats.finish_reason is None:
+            raise ModelReplyError(
+                f"The answer from {self._where(model)} ended before it was finished "
+                "(the stream stopped without a finish reason). Retry."
+            )
+
+    async def complete(
+        self,
+        messages: Messages,
+        *,
+        role: ModelRole | str = ModelRole.CHAT,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> str:
+        completion = await self.create_completion(
+            messages, role=role, max_tokens=max_tokens, temperature=temperature
+        )
+        return completion.text
+
+    async def create_completion(
+        self,
+        messages: Messages,
+        *,
+        role: ModelRole | str = ModelRole.CHAT,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> Completion:
+        """One non-streamed answer with its finish reason and token counts.
+
+        With a ``response_format``, a 400/422 that is not about the context length raises
+        ``ResponseFormatRefused`` so structured output can fall back to a plainer mode."""
+        model = self.model_for(role)
+        extra = {"response_format": response_format} if response_format else {}
+        try:
+            response = await self._openai.chat.completions.create(
+                model=model,
+                messages=list(messages),
+                **_sampling(max_tokens, temperature),
+                **extra,
+            )
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
+            if response_format and not _is_context_length(error):
+                raise ResponseFormatRefused(_reason(error)) from error
+            raise self._translate(error, model) from error
+        except openai.OpenAIError as error:
+            raise self._translate(error, model) from error
+        except _UNREADABLE as error:
+            raise self._unreadable(error, model) from error
+        if not isinstance(response, openai.types.chat.ChatCompletion) or not response.choices:
+            raise ModelReplyError(
+                f"{self._subject(model)} sent a reply with no answer in it. Retry, or check "
+                "that the server really speaks the OpenAI chat API."
+            )
+        choice = response.choices[0]
+        usage = response.usage
+        return Completion(
+            text=choice.message.content or "",
+            finish_reason=choice.finish_reason,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+        )
+
+    async def structured(
+        self,
+        messages: Messages,
+        schema: type[T],
+        *,
+        role: ModelRole | str,
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> StructuredResult[T]:
+        """A reply validated against ``schema``; a bad reply gives ``value=None`` and a reason
+        (logged), never an exception. Transport failures still raise ``ModelError``."""
+        from acai_desktop.core.llm.structured import request_structured
+
+        return await request_structured(
+            self, messages, schema, role=_role(role), max_tokens=max_tokens, temperature=temperature
+        )
+
+    # -- embeddings and models ----------------------------------------------------
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Raw (not normalised) float32 vectors from /v1/embeddings, one row per text."""
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        model = self.model_for(ModelRole.EMBEDDING)
+        try:
+            response = await self._openai.embeddings.create(
+                model=model, input=list(texts), encoding_format="float"
+            )
+        except openai.OpenAIError as error:
+            raise self._translate(error, model) from error
+        except _UNREADABLE as error:
+            raise self._unreadable(error, model) from error
+        rows = sorted(response.data, key=lambda item: item.index)
+        if len(rows) != len(texts):
+            raise ModelReplyError(
+                f"{self._subject(model)} returned {len(rows)} embeddings for {len(texts)} texts."
+            )
+        try:
+            return np.asarray([row.embedding for row in rows], dtype=np.float32)
+        except (TypeError, ValueError) as error:
+            raise ModelReplyError(
+                f"{self._subject(model)} returned embeddings of unequal or invalid shape."
+            ) from error
+
+    async def list_models(self) -> list[str]:
+        try:
+            page = await self._openai.models.list()
+        except openai.OpenAIError as error:
+            raise self._translate(error, None) from error
+        except _UNREADABLE as error:
+            raise self._unreadable(error, None) from error
+        return [model.id for model in page.data]
+
+    async def close(self) -> None:
+        await self._openai.close()
+
+    async def __aenter__(self) -> ModelClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # -- errors -------------------------------------------------------------------
+
+    def _where(self, model: str | None) -> str:
+        return f"the model {model!r} at {self.base_url}" if model else self.base_url
+
+    def _subject(self, model: str | None) -> str:
+        where = self._where(model)
+        return where[0].upper() + where[1:]
+
+    def _unreadable(self, error: Exception, model: str | None) -> ModelReplyError:
+        return ModelReplyError(
+            f"{self._subject(model)} sent a reply that could not be read ({_reason(error)}). "
+            "Retry, or check that the server speaks the OpenAI API."
+        )
+
+    def _translate(self, error: openai.OpenAIError, model: str | None) -> ModelError:
+        """The SDK's exception as one of ours, with a message a person can act on."""
+        where = self._where(model)
+        subject = self._subject(model)
+        if isinstance(error, openai.APITimeoutError):
+            return ModelTimeoutError(
+                f"{subject} did not answer within {self.timeouts.read:g} s. The server may be "
+                "overloaded or the model too slow; retry, or raise the timeout in Settings."
+            )
+        if isinstance(error, openai.APIConnectionError):
+            return ModelUnreachableError(
+                f"Could not reach the model server at {self.base_url}. Check that it is "
+                "running and the address is right, or pick another provider in Settings."
+            )
+        if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+            return ModelUnauthorizedError(
+                f"The model server at {self.base_url} refused the API key ({_reason(error)}). "
+                "Enter a valid key in Settings, or set OPENAI_API_KEY."
+            )
+        if isinstance(error, openai.RateLimitError):
+            retry_after = _retry_after(error)
+            wait = f"in {retry_after:g} s" if retry_after else "in a minute"
+            return ModelRateLimitedError(
+                f"{subject} is rate-limiting requests or the quota is used up "
+                f"({_reason(error)}). Try again {wait}, or check your plan.",
+                retry_after=retry_after,
+            )
+        if isinstance(error, openai.NotFoundError):
+            return ModelNotFoundError(
+                f"{subject} does not exist ({_reason(error)}). Pick one of the server's models "
+                "in Settings (for Ollama, `ollama pull` it first)."
+            )
+        if isinstance(error, openai.BadRequestError | openai.UnprocessableEntityError):
+            if _is_context_length(error):
+                return ContextTooLongError(
+                    f"The conversation is too long for {where} ({_reason(error)}). Lower the "
+                    "context budget in Settings or start a new conversation."
+                )
+            return ModelError(
+                f"{subject} refused the request ({_reason(error)}). Check the model settings."
+            )
+        if isinstance(error, openai.APIStatusError):
+            if error.status_code >= 500:
+                return ModelServerError(
+                    f"The model server at {self.base_url} failed (HTTP {error.status_code}: "
+                    f"{_reason(error)}). Retry later; if it persists, check the server's log."
+                )
+            return ModelError(
+                f"{subject} answered HTTP {error.status_code} ({_reason(error)}). "
+                "Check the model settings."
+            )
+        return self._unreadable(error, model)
+
+
+def _sampling(max_tokens: int | None, temperature: float | None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if max_tokens is not None:
+        options["max_tokens"] = max_tokens
+    if temperature is not None:
+        options["temperature"] = temperature
+    return options
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, openai.APIError):
+        body = error.body
+        if isinstance(body, Mapping) and isinstance(body.get("message"), str):
+            return body["message"]
+        message = getattr(error, "message", None)
+        if message:
+            return str(message)
+    return str(error) or type(error).__name__
+
+
+def _is_context_length(error: openai.APIStatusError) -> bool:
+    code = error.body.get("code") if isinstance(error.body, Mapping) else None
+    if code == "context_length_exceeded":
+        return True
+    text = _reason(error).lower()
+    return any(hint in text for hint in _CONTEXT_LENGTH_HINTS)
+
+
+def _retry_after(error: openai.APIStatusError) -> float | None:
+    headers = error.response.headers
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) / divisor
+        except ValueError:
+            continue
+    return None

