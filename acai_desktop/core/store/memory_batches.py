@@ -263,3 +263,15 @@ def sources_of(db: Database, memory_ids: Sequence[int]) -> dict[int, list[int]]:
         if memory_id in result:
             result[memory_id].append(message_id)
     return result
+
+
+def link_memories(db: Database, links: Iterable[tuple[int, int | None, dict]]) -> None:
+    """Set ``superseded_by`` and ``meta`` of just-imported memories, whose history
+    already records how they came to be linked (so no event is written)."""
+    db.conn.executemany(
+        "UPDATE memories SET superseded_by = ?, meta = ? WHERE id = ?",
+        (
+            (superseded_by, json.dumps(meta, ensure_ascii=False), memory_id)
+            for memory_id, superseded_by, meta in links
+        ),
+    )
