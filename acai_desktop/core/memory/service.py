@@ -278,7 +278,7 @@ class MemoryService:
 
         items = await self.store.run(write)
         for item, vector in zip(items, vectors, strict=True):
-            self._sync_index(item, vector)
+            self.index_item(item, vector)
         for item in items:
             self.events.emit(ev.MEMORY_ADDED, item)
         return items
@@ -771,7 +771,8 @@ class MemoryService:
             self.events.emit(ev.EMBEDDING_PROGRESS, {"done": done, "total": total})
         return total
 
-    def _sync_index(self, item: MemoryItem, vector: np.ndarray | None) -> None:
+    def index_item(self, item: MemoryItem, vector: np.ndarray | None) -> None:
+        """Keep the index equal to the active memories after ``item`` was written."""
         if item.status == MemoryStatus.ACTIVE and vector is not None:
             self.index.upsert(item.id, vector)
         else:
