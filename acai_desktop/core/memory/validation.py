@@ -19,11 +19,25 @@ MAX_CATEGORY_CHARS = 100
 _ALLOWED_CONTROLS = {"\n", "\t"}
 
 
+_C0_NAMES = (  # noqa: SIM905 - a word list reads best as words
+    "NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI "
+    "DLE DC1 DC2 DC3 DC4 NAK SYN ETB CAN EM SUB ESC FS GS RS US"
+).split()
+
+
 def _describe(char: str) -> str:
-    name = unicodedata.name(char, None)
-    if name is None:
-        name = {"\x00": "NUL", "\x1b": "ESC", "\x7f": "DEL"}.get(char, "control character")
-    return f"U+{ord(char):04X} ({name})"
+    code = ord(char)
+    if code < 0x20:
+        name = _C0_NAMES[code]
+    elif code == 0x7F:
+        name = "DEL"
+    elif 0x80 <= code < 0xA0:
+        name = "C1 control"
+    elif 0xD800 <= code < 0xE000:
+        name = "undecodable byte"
+    else:
+        name = unicodedata.name(char, "control character")
+    return f"U+{code:04X} ({name})"
 
 
 def _refuse_control_characters(text: str, what: str) -> None:

@@ -1,0 +1,264 @@
+"""``acai-desktop memories ...``: the window into the memory, from a terminal.
+
+Every action takes ``--data-dir`` and ``--json`` before or after its name. With
+``--json``, ``add``/``show``/``edit``/``pin``/``unpin``/``forget``/``restore`` print
+the memory object (with ``id`` and ``sources``; ``show`` adds ``history``),
+``list``/``search`` print ``{"memories": [...]}``, ``export``/``import`` print a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import textwrap
+
+from acai_desktop.cli import add_common_arguments
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.memory.transfer import export_memories, import_memories
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind, MemoryStatus
+from acai_desktop.core.store.memories import MemoryFilter
+
+DEFAULT_SEARCH_RESULTS = 10
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    add_common_arguments(common)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    parser = subparsers.add_parser(
+        "memories",
+        parents=[common],
+        help="list, add, edit, pin, forget, search, export and import memories",
+        description="Look at and change the long-term memory of a profile.",
+    )
+    actions = parser.add_subparsers(dest="memories_action", metavar="ACTION", required=True)
+
+    def action(name: str, help_text: str) -> argparse.ArgumentParser:
+        return actions.add_parser(name, parents=[common], help=help_text, description=help_text)
+
+    listing = action("list", "list memories (active, temporary and conflicts by default)")
+    listing.add_argument("--kind", choices=[k.value for k in MemoryKind])
+    listing.add_argument("--category")
+    listing.add_argument("--status", choices=[s.value for s in MemoryStatus])
+    listing.add_argument("--pinned", action="store_true", help="only pinned memories")
+    listing.add_argument("--all", action="store_true", help="every status, forgotten included")
+    listing.add_argument("--limit", type=int)
+
+    show = action("show", "show one memory with its sources and history")
+    show.add_argument("id")
+
+    add = action("add", "remember a text (always stored: you asked)")
+    add.add_argument("text")
+    add.add_argument("--kind", choices=[k.value for k in MemoryKind], default=MemoryKind.NOTE.value)
+    add.add_argument("--category")
+    add.add_argument("--pin", action="store_true", help="pin it at once")
+
+    edit = action("edit", "replace a memory's text (it becomes user-edited)")
+    edit.add_argument("id")
+    edit.add_argument("text")
+
+    for name, help_text in (
+        ("pin", "pin a memory: always in context, never changed by a processor"),
+        ("unpin", "unpin a memory"),
+        ("forget", "forget a memory (it can be restored)"),
+        ("restore", "restore a forgotten memory"),
+    ):
+        action(name, help_text).add_argument("id")
+
+    search = action("search", "find the memories that match a query")
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=DEFAULT_SEARCH_RESULTS, help="how many")
+
+    export = action("export", "write every memory to a JSON file")
+    export.add_argument("file")
+    import_ = action("import", "read memories from an export file (no duplicates)")
+    import_.add_argument("file")
+
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_run(args))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    profile = Profile.at(getattr(args, "data_dir", None))
+    as_json = getattr(args, "json", False)
+    async with open_memory_services(profile) as (_store, service):
+        output = await ACTIONS[args.memories_action](service, args)
+    if as_json:
+        print(json.dumps(output, ensure_ascii=False, indent=2))
+    else:
+        print(_human(args.memories_action, output))
+    return 0
+
+
+# -- actions: each returns the JSON-shaped result ---------------------------------
+
+
+async def _detailed(service: MemoryService, item: MemoryItem, *, history: bool = False) -> dict:
+    result = item.to_public_dict()
+    result["sources"] = await service.sources(item.id)
+    if history:
+        result["history"] = [_event(event) for event in await service.history(item.id)]
+    return result
+
+
+def _event(event: MemoryEvent) -> dict:
+    return {
+        "at": event.at,
+        "actor": event.actor.value,
+        "action": event.action,
+        "before": event.before,
+        "after": event.after,
+    }
+
+
+def _id(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidInputError(f"{text!r} is not a memory id (a number).") from None
+
+
+async def _list(service: MemoryService, args: argparse.Namespace) -> dict:
+    statuses = MemoryFilter().statuses
+    if args.all:
+        statuses = None
+    if args.status:
+        statuses = (args.status,)
+    where = MemoryFilter(
+        kinds=(args.kind,) if args.kind else None,
+        statuses=statuses,
+        category=args.category,
+        pinned=True if args.pinned else None,
+        limit=args.limit,
+    )
+    return {"memories": [item.to_public_dict() for item in await service.list(where)]}
+
+
+async def _show(service: MemoryService, args: argparse.Namespace) -> dict:
+    return await _detailed(service, await service.get(_id(args.id)), history=True)
+
+
+async def _add(service: MemoryService, args: argparse.Namespace) -> dict:
+    item = await service.remember(args.text, kind=args.kind, category=args.category, explicit=True)
+    if args.pin:
+        item = await service.pin(item.id)
+    return await _detailed(service, item)
+
+
+async def _edit(service: MemoryService, args: argparse.Namespace) -> dict:
+    return await _detailed(service, await service.edit(_id(args.id), args.text))
+
+
+def _simple(method: str):
+    async def act(service: MemoryService, args: argparse.Namespace) -> dict:
+        item = await getattr(service, method)(_id(args.id))
+        return await _detailed(service, item)
+
+    return act
+
+
+async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
+    if args.k < 1:
+        raise InvalidInputError("-k must be at least 1.")
+    # Lexical stand-in until hybrid retrieval is wired here: replace this line with
+    # HybridRetriever(service.store, service.embedder, service.index).search(query, k).
+    found = await service.find_text(args.query, args.k)
+    return {"memories": [item.to_public_dict() for item in found]}
+
+
+async def _export(service: MemoryService, args: argparse.Namespace) -> dict:
+    count = await export_memories(service, args.file)
+    return {"exported": count, "file": args.file}
+
+
+async def _import(service: MemoryService, args: argparse.Namespace) -> dict:
+    report = await import_memories(service, args.file)
+    return {**report.to_dict(), "file": args.file}
+
+
+ACTIONS = {
+    "list": _list,
+    "show": _show,
+    "add": _add,
+    "edit": _edit,
+    "pin": _simple("pin"),
+    "unpin": _simple("unpin"),
+    "forget": _simple("forget"),
+    "restore": _simple("restore"),
+    "search": _search,
+    "export": _export,
+    "import": _import,
+}
+
+
+# -- human output ------------------------------------------------------------------
+
+
+def _table(memories: list[dict]) -> str:
+    if not memories:
+        return "No memories."
+    width = shutil.get_terminal_size((100, 24)).columns
+    header = f"{'ID':>5}  {'STATUS':<10} {'KIND':<7} {'IMP':>4}  {'CATEGORY':<12} CONTENT"
+    lines = [header]
+    fixed = len(header) - len("CONTENT")
+    for memory in memories:
+        content = " ".join(memory["content"].split())
+        pin = "[pinned] " if memory["pinned"] else ""
+        room = max(20, width - fixed - 1)
+        lines.append(
+            f"{memory['id']:>5}  {memory['status']:<10} {memory['kind']:<7} "
+            f"{memory['importance']:>4.2f}  {(memory['category'] or '-')[:12]:<12} "
+            + textwrap.shorten(pin + content, room, placeholder="...")
+        )
+    return "\n".join(lines)
+
+
+def _card(memory: dict) -> str:
+    lines = [f"Memory {memory['id']} ({memory['status']}, {memory['kind']})"]
+    lines.append(textwrap.indent(memory["content"], "  "))
+    facts = [
+        f"category: {memory['category'] or '-'}",
+        f"confidence: {memory['confidence']:.2f}",
+        f"importance: {memory['importance']:.2f}",
+        f"origin: {memory['origin']}",
+    ]
+    if memory["pinned"]:
+        facts.append("pinned")
+    if memory["user_edited"]:
+        facts.append("edited by you")
+    if memory["superseded_by"]:
+        facts.append(f"superseded by {memory['superseded_by']}")
+    lines.append("  " + ", ".join(facts))
+    lines.append(f"  used {memory['use_count']} times; created {memory['created_at']}")
+    if memory.get("sources"):
+        lines.append("  from messages: " + ", ".join(str(s) for s in memory["sources"]))
+    for event in memory.get("history", []):
+        lines.append(f"  {event['at']}  {event['actor']:<24} {event['action']}")
+    return "\n".join(lines)
+
+
+def _human(action: str, output: dict) -> str:
+    if action in ("list", "search"):
+        return _table(output["memories"])
+    if action == "export":
+        return f"Exported {output['exported']} memories to {output['file']}."
+    if action == "import":
+        return (
+            f"Imported {output['imported']} memories from {output['file']} "
+            f"({output['skipped']} already present"
+            + (
+                f", {output['unlinked_sources']} sources kept unlinked"
+                if output["unlinked_sources"]
+                else ""
+            )
+            + ")."
+        )
+    return _card(output)
