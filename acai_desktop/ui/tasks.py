@@ -31,10 +31,14 @@ class TaskTracker:
         """Run ``coro`` as a tracked task on the running loop.
 
         With ``key``, a still-running task started under the same key is cancelled
-        first: a newer request of the same kind replaces the older one.
+        first: a newer request of the same kind replaces the older one, and starts
+        only once the older one has finished its clean-up, so the two never overlap.
         """
         if key is not None:
-            self.cancel(key)
+            previous = self._by_key.get(key)
+            if previous is not None and not previous.done():
+                previous.cancel()
+                coro = _after(previous, coro)
         task = asyncio.get_running_loop().create_task(coro, name=name or key)
         self._tasks.add(task)
         if key is not None:
@@ -78,3 +82,12 @@ class TaskTracker:
         error = task.exception()  # also marks the exception as retrieved
         if error is not None:
             log.error("task %s failed", task.get_name(), exc_info=error)
+
+
+async def _after(previous: asyncio.Task[Any], coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        await asyncio.gather(previous, return_exceptions=True)
+    except BaseException:
+        coro.close()  # cancelled while waiting: never started, and no "never awaited"
+        raise
+    return await coro

@@ -1,0 +1,92 @@
+"""Start-up and shut-down of the real GUI session, in-process, on the offscreen platform."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+import qasync
+from PySide6.QtCore import QTimer
+
+from acai_desktop.core.errors import StoreError
+from acai_desktop.core.profile import Profile
+from acai_desktop.ui.app import GuiSession, create_application, run_gui
+
+
+def run_session(session: GuiSession) -> int:
+    app = create_application()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(session.run())
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+
+
+def test_run_gui_opens_the_profile_and_quits_cleanly(qapp, tmp_path):
+    profile = Profile.at(tmp_path / "profile")
+    assert run_gui(profile, quit_after_ms=300) == 0
+    assert profile.database_path.is_file()
+    # The store was closed: the WAL was checkpointed away and the file is usable.
+    wal = profile.database_path.with_name(profile.database_path.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+    with sqlite3.connect(profile.database_path) as db:
+        assert db.execute("select count(*) from memories").fetchone() == (0,)
+
+
+def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(qapp, tmp_path):
+    session = GuiSession(Profile.at(tmp_path), quit_after_ms=None)
+    seen: list[str] = []
+
+    async def streaming_turn():
+        try:
+            await asyncio.Event().wait()
+        finally:
+            # Still allowed to use the store: shut-down closes it only afterwards.
+            await session.services.store.run(lambda db: db.execute("select 1").fetchone())
+            seen.append("turn cleaned up with the store open")
+
+    def start_turn_then_close_window():
+        session.tasks.start(streaming_turn(), key="turn")
+        QTimer.singleShot(50, session.window.close)
+
+    QTimer.singleShot(200, start_turn_then_close_window)
+    assert run_session(session) == 0
+    assert seen == ["turn cleaned up with the store open"]
+    assert session.services is None and session.window is None
+    assert len(session.tasks) == 0
+
+
+def test_stop_button_cancels_only_the_turn(qapp, tmp_path):
+    session = GuiSession(Profile.at(tmp_path))
+    tasks: dict[str, asyncio.Task] = {}
+    after_stop: dict[str, bool] = {}
+
+    async def wait_forever():
+        await asyncio.Event().wait()
+
+    def start_tasks_and_press_stop():
+        tasks["turn"] = session.tasks.start(wait_forever(), key="turn")
+        tasks["other"] = session.tasks.start(wait_forever(), key="other")
+        session.window.set_busy(True)
+        session.window.composer.stop_button.click()
+        QTimer.singleShot(100, look_then_quit)
+
+    def look_then_quit():
+        after_stop.update({name: task.done() for name, task in tasks.items()})
+        session.request_quit()
+
+    QTimer.singleShot(200, start_tasks_and_press_stop)
+    assert run_session(session) == 0
+    assert after_stop == {"turn": True, "other": False}
+    assert tasks["turn"].cancelled() and tasks["other"].cancelled()
+
+
+def test_a_corrupt_database_is_a_clean_error(qapp, tmp_path):
+    profile = Profile.at(tmp_path)
+    profile.ensure()
+    profile.database_path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError):
+        run_gui(profile, quit_after_ms=300)

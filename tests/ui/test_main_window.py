@@ -1,0 +1,133 @@
+"""The main window with real widgets on Qt's offscreen platform."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from acai_desktop.ui.main_window import (
+    MEMORY_EMPTY_TITLE,
+    TRANSCRIPT_EMPTY_TITLE,
+    MainWindow,
+)
+from acai_desktop.ui.theme import apply_theme
+
+
+@pytest.fixture
+def window(qtbot, qapp):
+    apply_theme(qapp)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def visible_texts(widget) -> set[str]:
+    from PySide6.QtWidgets import QLabel
+
+    return {label.text() for label in widget.findChildren(QLabel) if label.isVisible()}
+
+
+def test_window_shows_three_areas_with_empty_states(window):
+    assert window.windowTitle() == "ACAI Desktop"
+    texts = visible_texts(window)
+    assert TRANSCRIPT_EMPTY_TITLE in texts
+    assert MEMORY_EMPTY_TITLE in texts
+    assert "No conversations yet" in texts
+    assert window.sidebar.isVisible()
+    assert window.memory_panel.isVisible()
+    # Left to right: conversations, chat, memory.
+    assert window.sidebar.x() < window.chat_pane.x() < window.memory_panel.x()
+    assert window.composer.input.placeholderText()
+    assert window.memory_search.placeholderText() == "Search memories"
+
+
+def test_idle_composer_shows_send_and_hides_stop(window):
+    composer = window.composer
+    assert composer.send_button.isVisible()
+    assert not composer.stop_button.isVisible()
+    assert not composer.send_button.isEnabled()  # nothing typed yet
+    composer.input.setPlainText("   \n  ")
+    assert not composer.send_button.isEnabled()  # whitespace is not a message
+    composer.input.setPlainText("hello")
+    assert composer.send_button.isEnabled()
+
+
+def test_send_button_emits_trimmed_text_and_clears(window, qtbot):
+    window.composer.input.setPlainText("  What should I use for my backend?\n")
+    with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
+        qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+    assert blocker.args == ["What should I use for my backend?"]
+    assert window.composer.text() == ""
+
+
+def test_ctrl_enter_sends_and_plain_enter_makes_a_new_line(window, qtbot):
+    composer = window.composer
+    window.activateWindow()
+    composer.input.setFocus()
+    qtbot.waitUntil(composer.input.hasFocus, timeout=2000)
+    qtbot.keyClicks(composer.input, "first line")
+    with qtbot.assertNotEmitted(window.send_requested):
+        qtbot.keyClick(composer.input, Qt.Key.Key_Return)
+    qtbot.keyClicks(composer.input, "second line")
+    assert composer.text() == "first line\nsecond line"
+    for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        composer.input.setPlainText(f"sent with {key.name}")
+        with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
+            qtbot.keyClick(composer.input, key, Qt.KeyboardModifier.ControlModifier)
+        assert blocker.args == [f"sent with {key.name}"]
+
+
+def test_busy_shows_stop_which_requests_stop(window, qtbot):
+    composer = window.composer
+    composer.input.setPlainText("typed while the answer streams")
+    window.set_busy(True)
+    assert composer.stop_button.isVisible()
+    assert not composer.send_button.isVisible()
+    with qtbot.assertNotEmitted(window.send_requested):
+        qtbot.keyClick(composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    with qtbot.waitSignal(window.stop_requested, timeout=1000):
+        qtbot.mouseClick(composer.stop_button, Qt.MouseButton.LeftButton)
+    window.set_busy(False)
+    assert not composer.stop_button.isVisible()
+    assert composer.send_button.isVisible() and composer.send_button.isEnabled()
+    assert composer.text() == "typed while the answer streams"
+
+
+def test_suggestion_fills_the_composer_without_sending(window, qtbot):
+    button = window.suggestion_buttons[0]
+    with qtbot.assertNotEmitted(window.send_requested):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert window.composer.text() == button.property("suggestion")
+
+
+def test_requests_from_sidebar_and_memory_panel(window, qtbot):
+    with qtbot.waitSignal(window.new_conversation_requested, timeout=1000):
+        qtbot.mouseClick(window.new_chat_button, Qt.MouseButton.LeftButton)
+    searches = []
+    window.memory_search_requested.connect(searches.append)
+    qtbot.keyClicks(window.memory_search, "py")
+    assert searches == ["p", "py"]
+
+
+def test_model_name_and_title_are_shown(window):
+    window.set_model_name("smollm2 (local)")
+    assert window.model_badge.text() == "smollm2 (local)"
+    window.set_model_name(None)
+    assert window.model_badge.text() == "No model connected"
+    window.set_conversation_title("Backend choices")
+    assert window.conversation_title.text() == "Backend choices"
+
+
+def test_closing_the_window_requests_quit_once(window, qtbot):
+    with qtbot.waitSignal(window.quit_requested, timeout=1000):
+        window.close()
+    assert not window.isVisible()
+    with qtbot.assertNotEmitted(window.quit_requested):
+        window.close()
+
+
+def test_quit_shortcut_closes_the_window(window, qtbot):
+    with qtbot.waitSignal(window.quit_requested, timeout=1000):
+        window.quit_action.trigger()
