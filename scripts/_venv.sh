@@ -38,18 +38,28 @@ create_venv() {
 }
 
 ensure_venv() {
-    local extras=$1 stamp wanted
+    # The stamp holds the hash of pyproject.toml and the extras installed with it;
+    # asking for extras already installed (run-app after test) installs nothing.
+    local extras=$1 stamp hash installed wanted_extras extra
     if [ ! -x "$VENV/bin/python" ]; then
         create_venv
     fi
     stamp="$VENV/.acai-desktop-install-stamp"
-    wanted="$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1) [$extras]"
-    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then
-        return 0
+    hash=$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)
+    installed=""
+    if [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$hash" ]; then
+        installed=$(sed -n 2p "$stamp")
+        local missing=0
+        for extra in ${extras//,/ }; do
+            case ",$installed," in *",$extra,"*) ;; *) missing=1 ;; esac
+        done
+        [ "$missing" -eq 0 ] && return 0
     fi
-    echo "Installing acai-desktop[$extras] into $VENV" \
+    # Keep what was installed before, so run-app and test do not undo each other.
+    wanted_extras=$(echo "${installed:+$installed,}$extras" | tr ',' '\n' | sort -u | paste -sd, -)
+    echo "Installing acai-desktop[$wanted_extras] into $VENV" \
         "(the first time, llama-cpp-python compiles from source: about 5 minutes)"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-        --progress-bar off -e "$ROOT[$extras]"
-    echo "$wanted" >"$stamp"
+        --progress-bar off -e "$ROOT[$wanted_extras]"
+    printf '%s\n%s\n' "$hash" "$wanted_extras" >"$stamp"
 }

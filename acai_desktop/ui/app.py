@@ -19,7 +19,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -157,6 +156,10 @@ class GuiSession:
 
 def run_gui(profile: Profile, *, quit_after_ms: int | None = None) -> int:
     """Open the window and block until the user quits; returns the exit code."""
+    # Imported here, after PySide6: qasync binds to the first Qt binding it finds
+    # loaded, and another one (PyQt5 from the system) might come first otherwise.
+    import qasync
+
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
