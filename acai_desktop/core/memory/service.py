@@ -351,11 +351,13 @@ class MemoryService:
     async def edit(
         self, memory_id: int, content: str, *, actor: Actor | str = Actor.USER
     ) -> MemoryItem:
-        """Change a memory's text. A user's edit marks it ``user_edited`` (protected from
-        processors, confidence 1) and, if a processor had superseded it meanwhile, puts it
-        back and turns the processor's successor into a ``conflict``. A processor's edit of
-        a protected memory raises :class:`ProtectedMemoryError` after storing its text as a
-        conflict."""
+        """Change a memory's text.
+
+        A user's edit marks it ``user_edited`` (protected from processors, confidence 1;
+        a temporary memory becomes active) and, if a processor had superseded it
+        meanwhile, puts it back and turns the processor's successor into a ``conflict``.
+        A processor's edit of a protected memory raises :class:`ProtectedMemoryError`
+        after storing its text as a conflict."""
         memory_id = _memory_id(memory_id)
         actor = _actor(actor)
         content = clean_memory_text(content)
@@ -386,6 +388,8 @@ class MemoryService:
                 if actor == Actor.USER:
                     changes.update(user_edited=True, confidence=1.0)
                     explicit = True
+                    if current.status == MemoryStatus.TEMPORARY:
+                        changes["status"] = MemoryStatus.ACTIVE  # the user vouched for it
                     successor = self._successor_to_displace(db, current)
                     if successor is not None:
                         meta = {**successor.meta, "conflicts_with": current.id}

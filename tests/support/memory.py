@@ -1,0 +1,68 @@
+"""A real memory stack on a temp profile for tests: store file, WordLlama, index, service."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acai_desktop.core import events as ev
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.policy import MemoryPolicy
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.store.database import Store
+
+_EMBEDDER = None
+
+
+def shared_embedder():
+    """One WordLlama per test session: loading it costs half a second, using it nothing."""
+    global _EMBEDDER
+    if _EMBEDDER is None:
+        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+
+        _EMBEDDER = WordLlamaEmbedder()
+    return _EMBEDDER
+
+
+@dataclass
+class EventLog:
+    """Every core event, in order, as (name, payload)."""
+
+    seen: list[tuple[str, Any]] = field(default_factory=list)
+
+    def attach(self, bus: EventBus) -> EventLog:
+        for name in (
+            ev.MEMORY_ADDED,
+            ev.MEMORY_CHANGED,
+            ev.MEMORY_REMOVED,
+            ev.EMBEDDING_PROGRESS,
+        ):
+            bus.subscribe(name, lambda payload, name=name: self.seen.append((name, payload)))
+        return self
+
+    def named(self, name: str) -> list[Any]:
+        return [payload for event, payload in self.seen if event == name]
+
+    def clear(self) -> None:
+        self.seen.clear()
+
+
+@asynccontextmanager
+async def memory_services(
+    data_dir: Path, *, policy: MemoryPolicy | None = None
+) -> AsyncIterator[tuple[Store, MemoryService, EventLog]]:
+    bus = EventBus()
+    log = EventLog().attach(bus)
+    async with open_memory_services(
+        Profile.at(data_dir), embedder=shared_embedder(), policy=policy, events=bus
+    ) as (store, service):
+        yield store, service, log
+
+
+async def count_rows(store: Store, table: str) -> int:
+    return await store.run(lambda db: db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
