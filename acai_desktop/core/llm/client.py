@@ -237,6 +237,12 @@ class ModelClient:
             if response_format and not _is_context_length(error):
                 raise ResponseFormatRefused(_reason(error)) from error
             raise self._translate(error, model) from error
+        except openai.InternalServerError as error:
+            # llama-cpp-python answers an unknown response_format type with HTTP 500 and a
+            # validation message naming it, not with 400.
+            if response_format and "response_format" in _reason(error):
+                raise ResponseFormatRefused(_reason(error)) from error
+            raise self._translate(error, model) from error
         except openai.OpenAIError as error:
             raise self._translate(error, model) from error
         except _UNREADABLE as error:

