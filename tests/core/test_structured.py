@@ -170,3 +170,23 @@ def test_response_formats_per_mode():
     assert response_format_for(StructuredMode.JSON_OBJECT, Facts) == {"type": "json_object"}
     strict = response_format_for(StructuredMode.JSON_SCHEMA, Facts)
     assert strict["json_schema"]["name"] == "Facts"
+
+
+def test_a_500_naming_response_format_also_steps_down(fake_openai):
+    # llama-cpp-python answers an unknown response_format type with HTTP 500, not 400.
+    refusal = Reply(
+        status=500,
+        retry_after=0.01,
+        error_message="1 validation error: ('body', 'response_format', 'type') Input should "
+        "be 'text' or 'json_object'",
+    )
+    fake_openai.script(refusal, refusal, refusal, Reply(json_obj=GOOD))
+    result, mode = ask(fake_openai)
+    assert result.ok
+    assert mode == StructuredMode.JSON_OBJECT_SCHEMA
+    assert [r.response_format_type for r in fake_openai.chat_requests()] == [
+        "json_schema",
+        "json_schema",
+        "json_schema",
+        "json_object",
+    ]
