@@ -94,8 +94,9 @@ class Completion:
 
 
 class ResponseFormatRefused(ModelError):
-    """The server answered 400/422 to a request carrying a response_format (structured.py
-    then asks again in a plainer mode). Never leaves this package."""
+    """The server refused a request carrying a response_format (400/422, or a 500 naming
+    response_format); structured.py then asks again in a plainer mode. Never leaves
+    this package."""
 
 
 def _role(role: ModelRole | str) -> ModelRole:
