@@ -42,6 +42,14 @@ def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError
             f"The database {path} is damaged or is not an ACAI Desktop database ({text}). "
             "Nothing was changed. Restore it from a backup, or start with another --data-dir."
         )
+    if "unable to open database file" in text:
+        # In WAL mode SQLite must create -wal and -shm files beside the database, so a
+        # read-only folder fails here rather than with "readonly".
+        return StoreError(
+            f"The database {path} cannot be opened: the file or its folder is missing or "
+            "read-only (SQLite keeps journal files beside the database). Check the "
+            "permissions, or choose another data directory (--data-dir)."
+        )
     if "locked" in text or "busy" in text:
         return StoreError(
             f"The database {path} is locked by another program; try again in a moment."
