@@ -1,0 +1,194 @@
+"""The Store: one connection on one thread, WAL, clear errors for damaged or read-only files."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+import pytest
+
+from acai_desktop.core.errors import StoreError
+from acai_desktop.core.records import Actor
+from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.memories import MemoryRepository
+from tests.support.aio import run
+from tests.support.readonly import read_only
+
+MEMORY = {"kind": "fact", "content": "I prefer tea", "origin": "user"}
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_open_creates_a_wal_database_used_from_one_thread(tmp_path):
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        try:
+
+            def settings(db):
+                return (
+                    threading.current_thread().name,
+                    db.execute("PRAGMA journal_mode").fetchone()[0],
+                    db.execute("PRAGMA busy_timeout").fetchone()[0],
+                    db.execute("PRAGMA foreign_keys").fetchone()[0],
+                )
+
+            first = await store.run(settings)
+            second = await store.run(settings)
+            assert first == second
+            thread, journal, busy, foreign_keys = first
+            assert thread.startswith("acai-db") and thread != threading.current_thread().name
+            assert (journal, busy, foreign_keys) == ("wal", 5000, 1)
+            tables = await store.run(lambda db: set(db.table_names()))
+            assert {
+                "conversations",
+                "messages",
+                "memories",
+                "memories_fts",
+                "memory_sources",
+                "memory_events",
+                "answer_sources",
+                "jobs",
+            } <= tables
+        finally:
+            await store.close()
+        with pytest.raises(StoreError, match="closed"):
+            await store.run(lambda db: None)
+        assert not (tmp_path / "acai.sqlite3-wal").exists()  # folded back on close
+
+    run(scenario())
+
+
+def test_sqlite_errors_come_back_as_store_errors_and_roll_back(tmp_path):
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        repository = MemoryRepository(store)
+        try:
+
+            def half_write(db):
+                with db.atomic():
+                    db.execute("INSERT INTO settings (key, value) VALUES ('a', '1')")
+                    db.execute("INSERT INTO settings (key, value) VALUES ('a', '2')")
+
+            with pytest.raises(StoreError, match="UNIQUE constraint failed"):
+                await store.run(half_write)
+            count = await store.run(
+                lambda db: db.execute("SELECT count(*) FROM settings").fetchone()[0]
+            )
+            assert count == 0
+            with pytest.raises(StoreError, match="FOREIGN KEY"):
+                await repository.insert({**MEMORY, "conversation_id": 99}, actor=Actor.USER)
+            assert await repository.list() == []
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"this is not a database\n" * 500, bytes(range(256)) * 40],
+    ids=["text", "binary"],
+)
+def test_a_file_that_is_not_a_database_is_refused_and_left_alone(tmp_path, garbage):
+    path = tmp_path / "acai.sqlite3"
+    path.write_bytes(garbage)
+
+    async def scenario():
+        with pytest.raises(StoreError, match="damaged or is not an ACAI Desktop database"):
+            await Store.open(path)
+
+    run(scenario())
+    assert path.read_bytes() == garbage
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["acai.sqlite3"]
+
+
+def test_a_database_damaged_inside_is_refused_and_left_alone(tmp_path):
+    path = tmp_path / "acai.sqlite3"
+
+    async def fill():
+        store = await Store.open(path)
+        repository = MemoryRepository(store)
+        for i in range(100):
+            await repository.insert({**MEMORY, "content": f"memory {i} " * 30}, actor="user")
+        await store.close()
+
+    run(fill())
+    page_size = 4096
+    with path.open("r+b") as file:  # keep the header page, scribble over the rest
+        file.seek(page_size * 3)
+        file.write(b"\xab" * (path.stat().st_size - page_size * 3))
+    before = digest(path)
+
+    async def reopen():
+        with pytest.raises(StoreError, match="damaged"):
+            store = await Store.open(path)
+            try:
+                await MemoryRepository(store).list()
+            finally:
+                await store.close()
+
+    run(reopen())
+    assert digest(path) == before
+
+
+@pytest.mark.parametrize("directory_too", [False, True], ids=["file", "file-and-directory"])
+def test_a_read_only_database_gives_a_clear_error_and_is_not_changed(tmp_path, directory_too):
+    path = tmp_path / "data" / "acai.sqlite3"
+    path.parent.mkdir()
+
+    async def make():
+        store = await Store.open(path)
+        await MemoryRepository(store).insert(MEMORY, actor="user")
+        await store.close()
+
+    async def use() -> list[str]:
+        notes = []
+        try:
+            store = await Store.open(path)
+        except StoreError as error:
+            return [f"open failed: {error}"]
+        try:
+            repository = MemoryRepository(store)
+            notes.append(f"read {len(await repository.list())}")
+            with pytest.raises(StoreError) as refused:
+                await repository.insert({**MEMORY, "content": "new"}, actor="user")
+            notes.append(f"write failed: {refused.value}")
+        finally:
+            await store.close()
+        return notes
+
+    run(make())
+    before = digest(path)
+    with read_only(path, directory=directory_too):
+        notes = run(use())
+        if directory_too:
+            # WAL needs files beside the database: with the folder read-only too, the
+            # database cannot even be opened, and the message says why.
+            assert notes == [f"open failed: {expected_folder_error(path)}"]
+        else:
+            assert notes[0] == "read 1"  # reading still works; only writing is refused
+            assert "read-only, so nothing can be saved" in notes[1], notes
+        assert digest(path) == before
+    # The control: once writable again, the same write goes through.
+    assert "write failed" not in " ".join(run(use_writable(path)))
+
+
+async def use_writable(path: Path) -> list[str]:
+    store = await Store.open(path)
+    try:
+        repository = MemoryRepository(store)
+        await repository.insert({**MEMORY, "content": "new"}, actor="user")
+        return [f"read {len(await repository.list())}"]
+    finally:
+        await store.close()
+
+
+def expected_folder_error(path: Path) -> str:
+    return (
+        f"The database {path} cannot be opened: the file or its folder is missing or "
+        "read-only (SQLite keeps journal files beside the database). Check the "
+        "permissions, or choose another data directory (--data-dir)."
+    )
