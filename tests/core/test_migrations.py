@@ -1,0 +1,114 @@
+"""Databases written by earlier schemas open, upgrade to head and keep their data."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlite_utils import Database
+
+from acai_desktop.core import events as ev
+from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.migrations import migrations
+from tests.support.aio import run
+from tests.support.memory import memory_services, shared_embedder
+
+ALL_NAMES = [m.name for m in migrations.pending(Database(memory=True))]
+
+
+def build_database_at(path: Path, last: str) -> None:
+    """A database as the release whose newest migration was ``last`` left it."""
+    db = Database(sqlite3.connect(path))
+    position = ALL_NAMES.index(last)
+    if position + 1 < len(ALL_NAMES):
+        migrations.apply(db, stop_before=ALL_NAMES[position + 1])
+    else:
+        migrations.apply(db)
+    assert [m.name for m in migrations.applied(db)] == ALL_NAMES[: position + 1]
+    # Rows the way that release wrote them: plain SQL, no embedding yet.
+    at = "2026-01-02T03:04:05.000000+00:00"
+    with db.conn:
+        db.execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at) "
+            "VALUES (1, 'Backend', ?, ?)",
+            [at, at],
+        )
+        db.execute(
+            "INSERT INTO messages (id, conversation_id, role, content, created_at) "
+            "VALUES (1, 1, 'user', 'I prefer Python for backend development.', ?)",
+            [at],
+        )
+        db.execute(
+            "INSERT INTO memories (id, kind, content, category, origin, status, importance, "
+            "created_at, updated_at) VALUES (1, 'fact', 'The user prefers Python for backend "
+            "development', 'Preference', 'critical_info', 'active', 0.7, ?, ?)",
+            [at, at],
+        )
+        db.execute("INSERT INTO memory_sources (memory_id, message_id) VALUES (1, 1)")
+        db.execute(
+            "INSERT INTO memory_events (memory_id, at, actor, action, after) "
+            "VALUES (1, ?, 'critical_info_processor', 'created', '{}')",
+            [at],
+        )
+    db.close()
+
+
+def test_the_migration_list_starts_with_m001():
+    assert ALL_NAMES[0] == "m001_initial"
+    assert all(name[0] == "m" and name[1:4].isdigit() for name in ALL_NAMES)
+    assert sorted(ALL_NAMES) == ALL_NAMES
+
+
+@pytest.mark.parametrize("last", ALL_NAMES)
+def test_a_database_from_an_earlier_schema_upgrades_cleanly(tmp_path, last):
+    path = tmp_path / "acai.sqlite3"
+    build_database_at(path, last)
+
+    async def scenario():
+        store = await Store.open(path)
+        try:
+
+            def state(db):
+                return (
+                    [m.name for m in migrations.applied(db)],
+                    migrations.pending(db),
+                    db.execute("PRAGMA integrity_check").fetchone()[0],
+                    db.execute("PRAGMA foreign_key_check").fetchall(),
+                    db.execute(
+                        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'python'"
+                    ).fetchall(),
+                )
+
+            applied, pending, integrity, broken_keys, fts = await store.run(state)
+            assert applied == ALL_NAMES and pending == []
+            assert integrity == "ok" and broken_keys == []
+            assert fts == [(1,)]
+        finally:
+            await store.close()
+
+        # Opening again changes nothing: each migration is recorded once.
+        store = await Store.open(path)
+        try:
+            count = await store.run(
+                lambda db: db.execute("SELECT count(*) FROM _sqlite_migrations").fetchone()[0]
+            )
+            assert count == len(ALL_NAMES)
+        finally:
+            await store.close()
+
+        # The upgraded data works with today's service: the old memory, stored before
+        # embeddings, is embedded at start-up and becomes searchable and editable.
+        async with memory_services(tmp_path) as (_store, service, events):
+            assert events.named(ev.EMBEDDING_PROGRESS)[-1] == {"done": 1, "total": 1}
+            assert service.index.ids.tolist() == [1]
+            memory = await service.get(1)
+            assert memory.embedding_model == shared_embedder().name
+            assert await service.sources(1) == [1]
+            edited = await service.edit(1, "I prefer Go for backend development")
+            assert edited.user_edited and edited.status == MemoryStatus.ACTIVE
+            assert [m.id for m in await service.find_text("Go")] == [1]
+            assert [e.action for e in await service.history(1)] == ["created", "edited"]
+
+    run(scenario())
