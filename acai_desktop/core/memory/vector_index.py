@@ -64,6 +64,10 @@ class VectorIndex:
             self._ids[row] = moved
             self._row_of[moved] = row
 
+    def vector(self, memory_id: int) -> np.ndarray:
+        """A copy of one memory's vector (KeyError if it isn't in the index)."""
+        return self._matrix[self._row_of[memory_id]].copy()
+
     def similarities(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(ids, cosine similarity) for every memory in the index."""
         return self.ids, self.matrix @ np.asarray(query, dtype=np.float32)

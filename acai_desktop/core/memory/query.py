@@ -1,0 +1,136 @@
+"""Turning what the user typed into a safe full-text query.
+
+User text never reaches FTS5's query parser as syntax: it is cut into word tokens, and
+each token is passed as a double-quoted string, so ``AND``, ``NEAR(``, ``*``, ``"`` or
+``-`` in a message are just words (or nothing). The tokens are OR-ed, so a memory that
+shares any informative word is a candidate and BM25 ranks the ones sharing more and
+rarer words first. Function words ("what", "did", "the") are dropped: they match
+nearly everything and only add noise and work. Stemming happens inside the index
+(the porter tokenizer of ``memories_fts``), which stems the quoted query words the
+same way it stemmed the stored text, so "hiking" finds "hiked".
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+# English function words, question words and chat filler. Deliberately not a long
+# "stop list" from IR folklore: content words such as "work", "home" or "first" stay.
+STOP_WORDS = frozenset(
+    _words(
+        """
+    a about above after again against all also am an and any are aren as at be because
+    been before being below between both but by can cannot could couldn did didn do does
+    doesn doing don down during each else ever few for from further get gets got had hadn
+    has hasn have haven having he her here hers herself him himself his how i if in into
+    is isn it its itself just let lets me might more most much must mustn my myself no
+    nor not now of off on once only or other ought our ours ourselves out over own same
+    shall shan she should shouldn so some such than that the their theirs them themselves
+    then there these they this those through to too under until up upon us very was wasn
+    we were weren what whats when whens where wheres whether which while who whom whos
+    whose why will with won would wouldn you your yours yourself yourselves s t d ll m re
+    ve y tell know think remember recall mention mentioned said say says ask asked
+    kind sort ok okay oh hey hi hello yes yeah please thanks thank really
+    """
+    )
+)
+
+# Letters and digits of any script; an apostrophe inside a word ("Caroline's", "don't")
+# splits it, and the possessive/contraction tail is a stop word above.
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+# At most this many distinct terms go into one FTS query: a pasted essay as the query
+# would otherwise make every search scan the whole index.
+MAX_QUERY_TERMS = 32
+
+_MONTHS = _words(
+    "january february march april may june july august september october november december"
+)
+_MONTH_ABBREVIATIONS = {month[:3]: month for month in _MONTHS}
+_WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")
+_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
+
+
+def normalise(text: str) -> str:
+    """Unicode-normalised, case-folded, accents kept (the index strips them itself)."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def tokenize(text: str) -> list[str]:
+    """Word tokens of ``text``, normalised, in order, with repeats."""
+    return _TOKEN.findall(normalise(text))
+
+
+def content_terms(text: str) -> list[str]:
+    """Distinct informative tokens of ``text`` in first-seen order (stop words dropped)."""
+    seen: dict[str, None] = {}
+    for token in tokenize(text):
+        if token in STOP_WORDS or token in seen:
+            continue
+        # A single letter is never informative; a single digit may be ("3 kids").
+        if len(token) == 1 and not token.isdigit():
+            continue
+        seen[token] = None
+    return list(seen)
+
+
+def fts_match_expression(terms: list[str]) -> str | None:
+    """An FTS5 MATCH expression OR-ing every term as a quoted string; None if no terms.
+
+    Tokens come from :func:`tokenize`, so they hold no quote; doubling quotes anyway
+    keeps this function safe on its own.
+    """
+    quoted = ['"' + term.replace('"', '""') + '"' for term in terms[:MAX_QUERY_TERMS]]
+    return " OR ".join(quoted) if quoted else None
+
+
+def _capitalised_names(text: str) -> list[str]:
+    """Capitalised words that don't start a sentence: likely names ("Melanie", "Paris")."""
+    names: dict[str, None] = {}
+    for sentence in re.split(r"[.!?\n]+", text):
+        words = re.findall(r"[^\W\d_][\w'’-]*", sentence)
+        for word in words[1:]:
+            if word[0].isupper() and word.casefold() not in STOP_WORDS:
+                names[word.split("'")[0].split("’")[0]] = None
+    return list(names)
+
+
+def _date_terms(terms: list[str]) -> list[str]:
+    found = []
+    for term in terms:
+        if term in _MONTHS or term in _WEEKDAYS or _YEAR.fullmatch(term):
+            found.append(term)
+        elif term in _MONTH_ABBREVIATIONS:
+            found.append(_MONTH_ABBREVIATIONS[term])
+    return found
+
+
+@dataclass(frozen=True)
+class ProcessedQuery:
+    text: str
+    terms: list[str] = field(default_factory=list)
+    fts: str | None = None
+    names: list[str] = field(default_factory=list)
+    dates: list[str] = field(default_factory=list)
+    # True when the user asked about time ("when", "how long ago"): recency and dates
+    # matter more than for "what is my dog called".
+    temporal: bool = False
+
+
+def process_query(text: str) -> ProcessedQuery:
+    terms = content_terms(text)
+    lowered = set(tokenize(text))
+    return ProcessedQuery(
+        text=text,
+        terms=terms,
+        fts=fts_match_expression(terms),
+        names=_capitalised_names(text),
+        dates=_date_terms(terms),
+        temporal=bool(lowered & {"when", "date", "ago", "since", "year", "month", "week"}),
+    )
