@@ -23,7 +23,6 @@ _NAME_LIST = (
     "Calvin Dave Maria John Audrey Andrew James Tim Leah Omar Ines Kofi Hana Lucas"
 )
 NAMES = tuple(_NAME_LIST.split())
-)
 
 
 @dataclass(frozen=True)
