@@ -1,0 +1,211 @@
+"""``acai-desktop memories ...`` as a real process on a temp data dir."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.readonly import read_only
+
+
+def acai(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    result = subprocess.run(
+        [sys.executable, "-m", "acai_desktop", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        env=env,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def acai_json(*args: str) -> dict:
+    return json.loads(acai(*args, "--json").stdout)
+
+
+def test_every_action_with_json_output(tmp_path):
+    data = str(tmp_path / "profile")
+    added = acai_json("--data-dir", data, "memories", "add", "I prefer Python for backend work")
+    assert added["id"] == 1 and added["kind"] == "note" and added["status"] == "active"
+    assert added["origin"] == "user" and added["sources"] == []
+    for field in ("content", "category", "confidence", "importance", "pinned"):
+        assert field in added
+
+    # Options after the action as well as before it.
+    chatter = acai_json(
+        "memories", "add", "ok thanks", "--data-dir", data, "--kind", "fact", "--category", "Misc"
+    )
+    assert chatter["status"] == "active"  # an explicit add is never filtered by the policy
+    assert (chatter["kind"], chatter["category"]) == ("fact", "Misc")
+    pinned = acai_json("memories", "--data-dir", data, "add", "My name is John", "--pin")
+    assert pinned["pinned"] is True
+
+    listed = acai_json("memories", "list", "--data-dir", data)["memories"]
+    assert [m["id"] for m in listed] == [3, 2, 1]  # pinned first, then newest
+    assert acai_json("memories", "list", "--data-dir", data, "--pinned")["memories"][0]["id"] == 3
+    assert [
+        m["id"]
+        for m in acai_json("memories", "list", "--data-dir", data, "--kind", "fact")["memories"]
+    ] == [2]
+    assert [
+        m["id"]
+        for m in acai_json("memories", "list", "--data-dir", data, "--category", "misc")["memories"]
+    ] == [2]
+
+    edited = acai_json("memories", "edit", "1", "I prefer Go for backend work", "--data-dir", data)
+    assert edited["content"] == "I prefer Go for backend work" and edited["user_edited"]
+
+    assert acai_json("memories", "unpin", "3", "--data-dir", data)["pinned"] is False
+    assert acai_json("memories", "pin", "3", "--data-dir", data)["pinned"] is True
+    assert acai_json("memories", "forget", "2", "--data-dir", data)["status"] == "forgotten"
+    assert [m["id"] for m in acai_json("memories", "list", "--data-dir", data)["memories"]] == [
+        3,
+        1,
+    ]
+    everything = acai_json("memories", "list", "--all", "--data-dir", data)["memories"]
+    assert {m["id"]: m["status"] for m in everything}[2] == "forgotten"
+    only = acai_json("memories", "list", "--status", "forgotten", "--data-dir", data)
+    assert [m["id"] for m in only["memories"]] == [2]
+    assert acai_json("memories", "restore", "2", "--data-dir", data)["status"] == "active"
+
+    shown = acai_json("memories", "show", "1", "--data-dir", data)
+    assert shown["id"] == 1 and shown["content"] == "I prefer Go for backend work"
+    assert [(h["actor"], h["action"]) for h in shown["history"]] == [
+        ("user", "created"),
+        ("user", "edited"),
+    ]
+    assert shown["history"][1]["before"]["content"] == "I prefer Python for backend work"
+
+    found = acai_json("memories", "search", "backend", "--data-dir", data)["memories"]
+    assert [m["id"] for m in found] == [1]
+    assert acai_json("memories", "search", "submarine", "--data-dir", data) == {"memories": []}
+
+
+def test_human_output_is_a_readable_table_and_card(tmp_path):
+    data = str(tmp_path)
+    assert (
+        "Memory 1 (active, note)"
+        in acai("memories", "add", "I like tea", "--data-dir", data).stdout
+    )
+    acai("memories", "add", "My cat is called Tom", "--pin", "--data-dir", data)
+    table = acai("memories", "list", "--data-dir", data).stdout.splitlines()
+    assert table[0].split() == ["ID", "STATUS", "KIND", "IMP", "CATEGORY", "CONTENT"]
+    assert "[pinned] My cat is called Tom" in table[1]
+    assert table[2].split()[:2] == ["1", "active"] and table[2].endswith("I like tea")
+    assert acai("memories", "search", "submarine", "--data-dir", data).stdout.strip() == (
+        "No memories."
+    )
+
+
+def test_export_and_import_round_trip_without_duplicates(tmp_path):
+    source, target = str(tmp_path / "a"), str(tmp_path / "b")
+    exported = tmp_path / "memories.json"
+    acai("memories", "add", "I live in Lyon", "--category", "Location", "--data-dir", source)
+    acai("memories", "add", "My cat is called Tom", "--pin", "--data-dir", source)
+    acai("memories", "edit", "1", "I live in Lyon, France", "--data-dir", source)
+    assert acai_json("memories", "export", str(exported), "--data-dir", source)["exported"] == 2
+
+    first = acai_json("memories", "import", str(exported), "--data-dir", target)
+    assert (first["imported"], first["skipped"]) == (2, 0)
+    second = acai_json("memories", "import", str(exported), "--data-dir", target)
+    assert (second["imported"], second["skipped"]) == (0, 2)
+
+    def comparable(data_dir):
+        memories = acai_json("memories", "list", "--all", "--data-dir", data_dir)["memories"]
+        return sorted(
+            (
+                m["content"],
+                m["category"],
+                m["pinned"],
+                m["status"],
+                m["user_edited"],
+                m["created_at"],
+            )
+            for m in memories
+        )
+
+    assert comparable(target) == comparable(source)
+    history = acai_json("memories", "show", "1", "--data-dir", target)["history"]
+    assert [h["action"] for h in history] == ["created", "edited", "imported"]
+
+
+def test_errors_are_clear_exit_2_and_change_nothing(tmp_path):
+    data = str(tmp_path / "profile")
+    acai("memories", "add", "I like tea", "--data-dir", data)
+
+    def fails(*args: str) -> str:
+        result = acai(*args, "--data-dir", data, check=False)
+        assert result.returncode == 2, (result.stdout, result.stderr)
+        assert result.stdout == ""
+        assert "Traceback" not in result.stderr
+        return result.stderr
+
+    assert "No memory with id 99." in fails("memories", "show", "99")
+    assert "No memory with id 99." in fails("memories", "forget", "99")
+    assert "'abc' is not a memory id" in fails("memories", "pin", "abc")
+    assert "is empty" in fails("memories", "add", "   ")
+    assert "U+0001 (SOH) at position 2" in fails("memories", "add", "a\x01b")
+    # (A 1 MB text is refused by the service tests; one argument is capped at 128 kB.)
+    assert "at most 20,000" in fails("memories", "add", "x" * 100_000)
+    assert "not forgotten" in fails("memories", "restore", "1")
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        json.dumps(
+            {
+                "format": "acai-desktop-memories",
+                "version": 1,
+                "memories": [
+                    {"uid": "a", "content": "fine"},
+                    {"uid": "b", "content": "broken", "confidence": "very"},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert "memories[1].confidence" in fails("memories", "import", str(bad))
+    bad.write_text('{"format": "acai-desktop-memories",\n "version": 1,,}', encoding="utf-8")
+    assert "line 2, column 15" in fails("memories", "import", str(bad))
+
+    remaining = acai_json("memories", "list", "--all", "--data-dir", data)["memories"]
+    assert [m["content"] for m in remaining] == ["I like tea"]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_corrupt_database_file_is_reported_and_left_alone(tmp_path):
+    (tmp_path / "acai.sqlite3").write_bytes(b"definitely not sqlite " * 300)
+    before = digest(tmp_path / "acai.sqlite3")
+    result = acai("memories", "list", "--data-dir", str(tmp_path), check=False)
+    assert result.returncode == 2
+    assert "is damaged or is not an ACAI Desktop database" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert digest(tmp_path / "acai.sqlite3") == before
+
+
+@pytest.mark.parametrize("directory_too", [False, True], ids=["file", "file-and-directory"])
+def test_a_read_only_database_is_reported_and_left_alone(tmp_path, directory_too):
+    data = tmp_path / "profile"
+    acai("memories", "add", "I like tea", "--data-dir", str(data))
+    database = data / "acai.sqlite3"
+    before = digest(database)
+    with read_only(database, directory=directory_too):
+        added = acai("memories", "add", "I like coffee", "--data-dir", str(data), check=False)
+        assert added.returncode == 2 and "Traceback" not in added.stderr
+        assert "read-only" in added.stderr
+        if not directory_too:
+            listed = acai_json("memories", "list", "--data-dir", str(data))["memories"]
+            assert [m["content"] for m in listed] == ["I like tea"]
+        assert digest(database) == before
