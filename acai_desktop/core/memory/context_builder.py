@@ -1,0 +1,165 @@
+"""Assembling one turn's prompt inside a token budget, and saying what went into it.
+
+Priority, highest first — each part goes in only while the budget has room:
+
+1. the system prompt and the new user message (always, even over the budget);
+2. pinned memories (the user asked for them to be always in context);
+3. retrieved memories, best rank first;
+4. the conversation's summaries (what older, folded messages said), newest first;
+5. recent messages, newest first — the output keeps them in chronological order.
+
+A message that was folded into a summary (``folded_into`` set) is never sent as raw
+text: its summary stands for it. Memories go into the one system message (some local
+models accept a single system message only), in labelled sections. Token counts come
+from :func:`acai_desktop.core.memory.tokens.estimate_tokens`, the estimate used
+everywhere in the program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from acai_desktop.core.memory.retrieval import PINNED, RetrievedMemory
+from acai_desktop.core.memory.tokens import estimate_message_tokens, estimate_tokens
+from acai_desktop.core.records import MemoryItem, Message, MessageStatus
+
+SUMMARY = "summary"
+PINNED_HEADER = "Pinned memories (the user asked you to always keep these in mind):"
+RETRIEVED_HEADER = "Memories that may be relevant (recalled, not necessarily still true):"
+SUMMARY_HEADER = "Summary of the earlier part of this conversation:"
+# A memory the extractor was less sure of than this is marked as uncertain in the prompt.
+UNCERTAIN_BELOW = 0.8
+# Messages that carry words worth sending back to the model.
+_SENDABLE = frozenset({MessageStatus.COMPLETE, MessageStatus.STOPPED})
+
+
+@dataclass(frozen=True)
+class UsedMemory:
+    """One memory placed in the prompt: what ``answer_sources`` records."""
+
+    memory_id: int
+    rank: int  # 1-based position among the memories in the prompt
+    score: float
+    reasons: list[str]
+
+
+@dataclass
+class Dropped:
+    """What did not fit the budget (or was not sendable), by kind."""
+
+    pinned: int = 0
+    retrieved: int = 0
+    summaries: int = 0
+    messages: int = 0
+    folded: int = 0  # raw messages left out because a summary stands for them
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class BuiltContext:
+    messages: list[dict]  # for the OpenAI chat API
+    used: list[UsedMemory]
+    tokens: int
+    dropped: Dropped = field(default_factory=Dropped)
+
+
+def memory_line(memory: MemoryItem) -> str:
+    line = f"- {memory.content.strip()}"
+    if memory.confidence < UNCERTAIN_BELOW:
+        line += f" (uncertain: confidence {memory.confidence:.1f})"
+    return line
+
+
+def build_context(
+    *,
+    system_prompt: str,
+    user_message: str,
+    budget_tokens: int,
+    pinned: Sequence[MemoryItem] = (),
+    retrieved: Sequence[RetrievedMemory] = (),
+    summaries: Sequence[MemoryItem] = (),
+    recent_messages: Sequence[Message] = (),
+) -> BuiltContext:
+    dropped = Dropped()
+    # The fixed part: system prompt, user message, and the system message's framing.
+    used_tokens = estimate_message_tokens(system_prompt) + estimate_message_tokens(user_message)
+
+    def fits(cost: int) -> bool:
+        return used_tokens + cost <= budget_tokens
+
+    placed: dict[int, tuple[float, list[str]]] = {}
+    sections: dict[str, list[str]] = {PINNED_HEADER: [], RETRIEVED_HEADER: [], SUMMARY_HEADER: []}
+    retrieved_by_id = {hit.memory.id: hit for hit in retrieved}
+
+    def place(header: str, memory: MemoryItem, score: float, reasons: list[str]) -> bool:
+        nonlocal used_tokens
+        line = memory_line(memory)
+        cost = estimate_tokens(line) + 1
+        if not sections[header]:
+            cost += estimate_tokens(header) + 2
+        if not fits(cost):
+            return False
+        sections[header].append(line)
+        used_tokens += cost
+        placed[memory.id] = (score, reasons)
+        return True
+
+    for memory in pinned:
+        if memory.id in placed:
+            continue
+        hit = retrieved_by_id.get(memory.id)
+        reasons = list(hit.reasons) if hit else []
+        if PINNED not in reasons:
+            reasons.append(PINNED)
+        if not place(PINNED_HEADER, memory, hit.score if hit else 1.0, reasons):
+            dropped.pinned += 1
+    for hit in sorted(retrieved, key=lambda h: h.rank):
+        if hit.memory.id in placed:
+            continue
+        if not place(RETRIEVED_HEADER, hit.memory, hit.score, list(hit.reasons)):
+            dropped.retrieved += 1
+    # Newest summaries first while they fit, then shown oldest first.
+    kept_summaries = []
+    for memory in sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True):
+        if memory.id in placed:
+            continue
+        if place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]):
+            kept_summaries.append(sections[SUMMARY_HEADER].pop())
+        else:
+            dropped.summaries += 1
+    sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
+
+    history: list[dict] = []
+    for message in sorted(recent_messages, key=lambda m: m.id, reverse=True):
+        if message.folded_into is not None:
+            dropped.folded += 1
+            continue
+        if message.role not in ("user", "assistant") or message.status not in _SENDABLE:
+            continue
+        if not message.content.strip():
+            continue
+        cost = estimate_message_tokens(message.content)
+        if not fits(cost):
+            dropped.messages += 1
+            continue
+        used_tokens += cost
+        history.append({"role": message.role, "content": message.content})
+    history.reverse()
+
+    system_parts = [system_prompt.strip()]
+    for header, lines in sections.items():
+        if lines:
+            system_parts.append(header + "\n" + "\n".join(lines))
+    messages = [{"role": "system", "content": "\n\n".join(p for p in system_parts if p)}]
+    messages += history
+    messages.append({"role": "user", "content": user_message})
+
+    used = [
+        UsedMemory(memory_id, rank, round(score, 6), reasons)
+        for rank, (memory_id, (score, reasons)) in enumerate(placed.items(), start=1)
+    ]
+    total = sum(estimate_message_tokens(m["content"]) for m in messages)
+    return BuiltContext(messages=messages, used=used, tokens=total, dropped=dropped)
