@@ -554,3 +554,20 @@ def test_find_text_matches_words_then_substrings_of_active_memories(tmp_path):
                 await service.find_text("  ?! ")
 
     run(scenario())
+
+
+def test_validation_refuses_exactly_the_control_characters_except_newline_and_tab():
+    import unicodedata
+
+    from acai_desktop.core.memory.validation import clean_memory_text
+
+    for code in range(0x10000):
+        char = chr(code)
+        # "\r" is not refused: line endings are unified to "\n" first.
+        forbidden = char not in "\n\t\r" and unicodedata.category(char) in ("Cc", "Cs")
+        text = f"a{char}b"
+        if forbidden:
+            with pytest.raises(InvalidInputError, match=f"U\\+{code:04X}"):
+                clean_memory_text(text)
+        else:
+            assert clean_memory_text(text).startswith("a")
