@@ -1,0 +1,56 @@
+"""The retrieval benchmark, at tiny sizes: structure and sanity, never timings."""
+
+from __future__ import annotations
+
+import json
+
+from acai_desktop.cli import main
+from acai_desktop.core.evaluation.bench import benchmark_queries, run_benchmark
+from acai_desktop.core.evaluation.synthetic_locomo import memory_texts
+from tests.support.aio import run
+from tests.support.memory import shared_embedder
+
+
+def test_bench_reports_every_size_with_sane_figures():
+    report = run(run_benchmark((40, 150), queries=8, embedder=shared_embedder()))
+    rows = report["sizes"]
+    assert [row["size"] for row in rows] == [40, 150]
+    for row in rows:
+        assert set(row) == {
+            "size",
+            "p50_ms",
+            "p95_ms",
+            "floor_p95_ms",
+            "floor_with_embedding_p95_ms",
+            "inserts_per_s",
+            "db_mb",
+        }
+        assert 0 < row["p50_ms"] <= row["p95_ms"]
+        assert 0 < row["floor_p95_ms"] <= row["floor_with_embedding_p95_ms"]
+        assert row["inserts_per_s"] > 0
+        assert row["db_mb"] > 0
+    assert rows[1]["db_mb"] > rows[0]["db_mb"]
+
+
+def test_bench_command_json_and_table(capsys):
+    assert main(["bench", "retrieval", "--sizes", "30", "--queries", "4", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [row["size"] for row in report["sizes"]] == [30]
+    assert main(["bench", "retrieval", "--sizes", "30", "--queries", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "p95 ms" in out and "floor" in out
+
+
+def test_bench_command_refuses_bad_sizes(capsys):
+    assert main(["bench", "retrieval", "--sizes", "ten"]) == 2
+    assert main(["bench", "retrieval", "--sizes", "0"]) == 2
+    assert "--sizes" in capsys.readouterr().err
+
+
+def test_synthetic_text_is_varied_and_deterministic():
+    texts = memory_texts(2000)
+    assert len(texts) == 2000
+    assert len(set(texts)) > 1000
+    assert texts == memory_texts(2000)
+    queries = benchmark_queries(50)
+    assert len(set(queries)) > 30

@@ -1,0 +1,164 @@
+"""The context builder: budget, priorities, folded messages, provenance."""
+
+from __future__ import annotations
+
+from acai_desktop.core.memory.context_builder import build_context
+from acai_desktop.core.memory.retrieval import RetrievedMemory
+from acai_desktop.core.memory.tokens import estimate_message_tokens, estimate_tokens
+from acai_desktop.core.records import MemoryItem, MemoryKind, Message, MessageStatus, Origin
+
+SYSTEM = "You are a helpful assistant."
+
+
+def memory(memory_id: int, content: str, **kw) -> MemoryItem:
+    return MemoryItem(
+        id=memory_id,
+        kind=kw.pop("kind", MemoryKind.FACT),
+        content=content,
+        origin=Origin.USER,
+        created_at=kw.pop("created_at", f"2024-01-01T00:00:{memory_id:02d}+00:00"),
+        updated_at="2024-01-01T00:00:00+00:00",
+        **kw,
+    )
+
+
+def message(message_id: int, role: str, content: str, **kw) -> Message:
+    return Message(
+        id=message_id,
+        conversation_id=1,
+        role=role,
+        content=content,
+        status=kw.pop("status", MessageStatus.COMPLETE),
+        created_at="2024-01-01T00:00:00+00:00",
+        **kw,
+    )
+
+
+def hit(item: MemoryItem, rank: int, score: float, *reasons: str) -> RetrievedMemory:
+    return RetrievedMemory(item, rank, score, list(reasons or ("lexical",)))
+
+
+def test_system_prompt_and_user_message_are_always_there():
+    built = build_context(
+        system_prompt=SYSTEM,
+        user_message="Hello?",
+        budget_tokens=0,
+        pinned=[memory(1, "pinned fact")],
+        recent_messages=[message(1, "user", "earlier")],
+    )
+    assert built.messages == [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "Hello?"},
+    ]
+    assert built.used == []
+    assert built.dropped.pinned == 1 and built.dropped.messages == 1
+
+
+def test_everything_fits_in_a_large_budget_in_order():
+    pinned = [memory(1, "Always answer in British English.")]
+    retrieved = [
+        hit(memory(3, "The user's cat is called Pixel."), 2, 0.4, "semantic"),
+        hit(memory(2, "The user is allergic to peanuts.", confidence=0.5), 1, 0.9, "lexical"),
+    ]
+    summaries = [
+        memory(11, "Later: they planned a trip.", kind=MemoryKind.SUMMARY),
+        memory(10, "Earlier: they talked about pottery.", kind=MemoryKind.SUMMARY),
+    ]
+    recent = [
+        message(5, "assistant", "It is Pixel."),
+        message(4, "user", "What is my cat called?"),
+        message(3, "user", "folded away", folded_into=10),
+        message(6, "assistant", "", status=MessageStatus.ERROR),
+    ]
+    built = build_context(
+        system_prompt=SYSTEM,
+        user_message="Any snack ideas?",
+        budget_tokens=10_000,
+        pinned=pinned,
+        retrieved=retrieved,
+        summaries=summaries,
+        recent_messages=recent,
+    )
+    system = built.messages[0]["content"]
+    assert system.startswith(SYSTEM)
+    assert system.index("British") < system.index("peanuts") < system.index("Pixel")
+    assert system.index("pottery") < system.index("trip")  # summaries oldest first
+    assert "(uncertain: confidence 0.5)" in system
+    assert built.messages[1:] == [
+        {"role": "user", "content": "What is my cat called?"},
+        {"role": "assistant", "content": "It is Pixel."},
+        {"role": "user", "content": "Any snack ideas?"},
+    ]
+    assert "folded away" not in str(built.messages)
+    assert built.dropped.folded == 1
+    assert [(u.memory_id, u.rank) for u in built.used] == [(1, 1), (2, 2), (3, 3), (11, 4), (10, 5)]
+    assert built.used[1].reasons == ["lexical"] and built.used[1].score == 0.9
+    assert built.used[0].reasons == ["pinned"]
+    assert built.used[3].reasons == ["summary"]
+    assert built.tokens == sum(estimate_message_tokens(m["content"]) for m in built.messages)
+
+
+def test_a_pinned_memory_that_is_also_retrieved_appears_once_with_both_reasons():
+    item = memory(7, "Vegetarian since 2019.", pinned=True)
+    built = build_context(
+        system_prompt=SYSTEM,
+        user_message="Dinner ideas?",
+        budget_tokens=1000,
+        pinned=[item],
+        retrieved=[hit(item, 1, 0.8, "lexical", "pinned")],
+    )
+    assert built.messages[0]["content"].count("Vegetarian") == 1
+    (used,) = built.used
+    assert used.reasons == ["lexical", "pinned"] and used.score == 0.8
+
+
+def test_a_tight_budget_keeps_the_higher_priorities_and_the_newest_messages():
+    retrieved = [hit(memory(i, f"retrieved memory number {i} " * 3), i, 1.0 / i) for i in (1, 2, 3)]
+    recent = [
+        message(i, "user" if i % 2 else "assistant", f"message {i} " * 5) for i in range(1, 9)
+    ]
+    fixed = estimate_message_tokens(SYSTEM) + estimate_message_tokens("Now?")
+    budget = fixed + 60
+    built = build_context(
+        system_prompt=SYSTEM,
+        user_message="Now?",
+        budget_tokens=budget,
+        retrieved=retrieved,
+        recent_messages=recent,
+    )
+    assert built.tokens <= budget
+    ranks = [u.memory_id for u in built.used]
+    assert ranks == sorted(ranks) and ranks[0] == 1  # best-ranked first
+    history = [m["content"] for m in built.messages[1:-1]]
+    kept_ids = [int(text.split()[1]) for text in history]
+    assert kept_ids == sorted(kept_ids)  # chronological
+    if kept_ids:
+        assert kept_ids[-1] == 8  # the newest survive
+    assert built.dropped.retrieved + len(built.used) == 3
+    assert built.dropped.messages + len(history) == 8
+
+
+def test_token_budget_is_respected_over_many_sizes():
+    items = [hit(memory(i, "fact " * (i % 7 + 1)), i, 1.0) for i in range(1, 30)]
+    recent = [message(i, "user", "word " * (i % 11 + 1)) for i in range(1, 40)]
+    fixed = estimate_message_tokens(SYSTEM) + estimate_message_tokens("q")
+    for budget in range(fixed, fixed + 400, 17):
+        built = build_context(
+            system_prompt=SYSTEM,
+            user_message="q",
+            budget_tokens=budget,
+            retrieved=items,
+            recent_messages=recent,
+        )
+        assert built.tokens <= budget
+
+
+def test_token_estimate():
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("hi") == 1
+    assert estimate_tokens("a b c d e f") == 6  # short words cost a token each
+    assert estimate_tokens("internationalisation") == 5  # long words by characters
+    assert estimate_tokens("Hello, world!") == 4
+    assert estimate_tokens("日本語") == 3 + 0
+    assert estimate_tokens("x" * 4000) == 1000
+    assert estimate_message_tokens("hi") == 1 + 4

@@ -1,0 +1,183 @@
+"""The LoCoMo-format loader and the retrieval evaluation harness, on a small fixture."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from acai_desktop.cli import main
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.evaluation.harness import HarnessOptions, evaluate
+from acai_desktop.core.evaluation.locomo import (
+    EvidenceReport,
+    load_dataset,
+    normalise_dia_ids,
+    parse_dataset,
+)
+from acai_desktop.core.evaluation.synthetic_locomo import generate_dataset
+from tests.support.aio import run
+from tests.support.memory import shared_embedder
+
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "locomo_mini.json"
+
+
+def test_fixture_loads_turns_observations_and_questions():
+    dataset = load_dataset(FIXTURE)
+    (sample,) = dataset.samples
+    assert (sample.speaker_a, sample.speaker_b) == ("Rosa", "Idris")
+    # 14 turns in the file; the one with empty text is no memory.
+    assert len(sample.turns) == 13
+    assert sample.turns[0].session_date == "7:10 pm on 3 March, 2023"
+    assert "running shoes" in next(t.text for t in sample.turns if t.dia_id == "D1:6")
+    assert len(sample.observations) == 6
+    finish = next(o for o in sample.observations if "Leila" in o.text)
+    assert finish.dia_ids == ("D2:1", "D2:3")
+    # The malformed "D2:6; D1:3" source of an observation is split too.
+    teapot = next(o for o in sample.observations if "knocked" in o.text)
+    assert teapot.dia_ids == ("D2:6", "D1:3")
+    assert len(sample.questions) == 9
+
+
+def test_malformed_evidence_is_split_skipped_and_counted():
+    dataset = load_dataset(FIXTURE)
+    questions = {q.question: q for q in dataset.samples[0].questions}
+    assert questions[
+        "Who supported Idris at the end of his race, and what was his time?"
+    ].evidence == ("D2:1", "D2:3")
+    assert questions["What is the name of Rosa's cat?"].evidence == ("D2:4",)
+    assert questions["When did Idris run the race?"].evidence == ("D2:1",)
+    report = dataset.evidence
+    assert (report.split, report.skipped, report.unknown) == (1, 1, 1)
+    assert report.entries == 11
+    assert "D2:1; D2:3" in report.examples
+
+
+@pytest.mark.parametrize(
+    ("raw", "ids", "split", "skipped"),
+    [
+        ("D3:4", ["D3:4"], 0, 0),
+        (" D03:4 ", ["D3:4"], 0, 0),
+        ("D8:6; D9:17", ["D8:6", "D9:17"], 1, 0),
+        ("D8:6,D9:17 D1:1", ["D8:6", "D9:17", "D1:1"], 1, 0),
+        ("(D5:2)", ["D5:2"], 0, 0),
+        ("bogus", [], 0, 1),
+        ("", [], 0, 1),
+        (None, [], 0, 1),
+        (17, [], 0, 1),
+    ],
+)
+def test_normalise_dia_ids(raw, ids, split, skipped):
+    report = EvidenceReport()
+    assert normalise_dia_ids(raw, report) == ids
+    assert (report.split, report.skipped) == (split, skipped)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"not": "a list"}, "top level"),
+        ([42], "sample 1"),
+        ([{"qa": []}], "sample 1: missing 'conversation'"),
+        ([{"conversation": {"speaker_a": "A", "speaker_b": "B"}}], "no sessions with turns"),
+        (
+            [{"conversation": {"session_1": [{"dia_id": 5, "text": "hi"}]}}],
+            "session_1[0].dia_id",
+        ),
+        (
+            [
+                {
+                    "conversation": {"session_1": [{"dia_id": "D1:1", "text": "hi"}]},
+                    "qa": [{"question": None}],
+                }
+            ],
+            "qa[0].question",
+        ),
+    ],
+)
+def test_a_file_in_another_format_is_refused_with_the_place_at_fault(data, message):
+    with pytest.raises(InvalidInputError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        parse_dataset(data)
+
+
+def test_invalid_json_names_line_and_column(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('[\n  {"conversation": \n', encoding="utf-8")
+    with pytest.raises(InvalidInputError, match="line 3"):
+        load_dataset(path)
+
+
+def _evaluate(unit: str, ks=(1, 5, 10, 100)) -> dict:
+    dataset = load_dataset(FIXTURE)
+    options = HarnessOptions(unit=unit, ks=ks)
+    return run(evaluate(dataset, options, embedder=shared_embedder())).as_dict()
+
+
+def test_turns_evaluation_scores_every_non_adversarial_question_with_evidence():
+    report = _evaluate("turns")
+    assert report["questions"] == 7
+    assert report["excluded"] == {"adversarial": 1, "no_evidence": 1}
+    assert report["memories"] == 13
+    assert report["malformed_evidence"]["split"] == 1
+    assert report["malformed_evidence"]["skipped"] == 1
+    assert set(report["per_category"]) == {"1", "2", "4"}
+    assert report["per_category"]["4"]["questions"] == 4
+    # Deep enough to hold every memory: everything is found.
+    assert report["recall_any"]["100"] == 1.0
+    assert report["recall_all"]["100"] == 1.0
+    for k in ("1", "5", "10"):
+        assert 0.0 <= report["recall_all"][k] <= report["recall_any"][k] <= 1.0
+    assert report["recall_any"]["1"] <= report["recall_any"]["5"] <= report["recall_any"]["10"]
+    # These questions share their rare words with the evidence turn: retrieval must
+    # put them first.
+    assert report["recall_any"]["5"] >= 0.7
+    assert report["latency_ms"]["p95"] >= report["latency_ms"]["p50"] > 0
+
+
+def test_observations_evaluation_maps_sources_back_to_turns():
+    report = _evaluate("observations", ks=(1, 3, 100))
+    assert report["unit"] == "observations"
+    assert report["memories"] == 6
+    assert report["recall_any"]["100"] == 1.0
+    assert report["recall_all"]["100"] == 1.0
+    assert report["recall_any"]["3"] >= 0.7
+
+
+def test_eval_command_prints_the_json_shape(capsys):
+    code = main(["eval", "retrieval", "--dataset", str(FIXTURE), "--k", "1,5", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report) >= {
+        "questions",
+        "recall_any",
+        "recall_all",
+        "per_category",
+        "latency_ms",
+        "malformed_evidence",
+    }
+    assert set(report["recall_any"]) == {"1", "5"}
+    assert set(report["latency_ms"]) == {"p50", "p95"}
+
+
+def test_eval_command_human_report_and_bad_arguments(capsys, tmp_path):
+    assert main(["eval", "retrieval", "--dataset", str(FIXTURE), "--k", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "recall_any" in out and "split 1, skipped 1" in out
+    assert main(["eval", "retrieval", "--dataset", str(FIXTURE), "--k", "0,x"]) == 2
+    assert main(["eval", "retrieval", "--dataset", str(tmp_path / "missing.json")]) == 2
+    assert "Cannot read the dataset" in capsys.readouterr().err
+
+
+def test_synthetic_dataset_is_in_the_format_the_loader_reads(tmp_path, capsys):
+    path = tmp_path / "synthetic.json"
+    assert main(["eval", "synthetic", "--out", str(path), "--samples", "2", "--sessions", "4"]) == 0
+    dataset = load_dataset(path)
+    assert len(dataset.samples) == 2
+    assert dataset.evidence.split == dataset.evidence.skipped == dataset.evidence.unknown == 0
+    sample = dataset.samples[0]
+    known = {turn.dia_id for turn in sample.turns}
+    assert all(set(q.evidence) <= known for q in sample.questions)
+    assert {q.category for q in sample.questions} >= {2, 4}
+    # Same seed, same data: measurements can be repeated.
+    assert generate_dataset(2, sessions=4) == generate_dataset(2, sessions=4)

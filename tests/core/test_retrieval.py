@@ -1,0 +1,209 @@
+"""Hybrid retrieval over a real profile: ranking, reasons, filters, hostile queries."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from acai_desktop.core.memory.query import (
+    content_terms,
+    fts_match_expression,
+    process_query,
+    tokenize,
+)
+from acai_desktop.core.memory.retrieval import (
+    HybridRetriever,
+    RetrievalWeights,
+    _informative_terms,
+)
+from acai_desktop.core.memory.service import MemoryDraft
+from acai_desktop.core.memory.vector_index import VectorIndex
+from tests.support.aio import run
+from tests.support.memory import memory_services
+
+FACTS = [
+    "My sister Leila lives in Lisbon and works as an architect.",
+    "I am allergic to peanuts, so no satay sauce please.",
+    "We adopted a grey kitten called Pixel from the shelter.",
+    "I prefer green tea to coffee in the morning.",
+    "My daughter's birthday party will have a pirate theme.",
+    "I go to pottery class every Wednesday evening.",
+    "The car's transmission died, so I take the bus to work.",
+    "I am training for a half marathon along the canal.",
+]
+
+
+def _with_retriever(tmp_path, body, *, weights: RetrievalWeights | None = None, facts=FACTS):
+    async def go():
+        async with memory_services(tmp_path) as (store, service, _log):
+            items = await service.remember_many(
+                [MemoryDraft(content=f) for f in facts], explicit=True
+            )
+            retriever = HybridRetriever(store, service.embedder, service.index, weights=weights)
+            return await body(retriever, service, items)
+
+    return run(go())
+
+
+def test_a_query_sharing_rare_words_ranks_its_memory_first(tmp_path):
+    async def body(retriever, service, items):
+        hits = await retriever.search("Where does Leila live?", k=3)
+        assert hits[0].memory.id == items[0].id
+        assert "lexical" in hits[0].reasons
+        assert [h.rank for h in hits] == [1, 2, 3]
+        assert hits[0].score >= hits[1].score >= hits[2].score
+
+    _with_retriever(tmp_path, body)
+
+
+def test_a_paraphrase_with_no_shared_word_is_found_semantically(tmp_path):
+    async def body(retriever, service, items):
+        hits = await retriever.search("What drink do I like?", k=3)
+        tea = items[3].id
+        assert tea in [h.memory.id for h in hits]
+        hit = next(h for h in hits if h.memory.id == tea)
+        assert "semantic" in hit.reasons and "lexical" not in hit.reasons
+
+    _with_retriever(tmp_path, body)
+
+
+def test_only_active_memories_are_returned_and_exclusions_hold(tmp_path):
+    async def body(retriever, service, items):
+        await service.forget(items[0].id)
+        hits = await retriever.search("Leila Lisbon architect sister", k=10)
+        assert items[0].id not in [h.memory.id for h in hits]
+        hits = await retriever.search("kitten Pixel", k=10, exclude_ids=[items[2].id])
+        assert items[2].id not in [h.memory.id for h in hits]
+        assert all(h.memory.status == "active" for h in hits)
+
+    _with_retriever(tmp_path, body)
+
+
+def test_pinned_memories_are_listed_and_marked(tmp_path):
+    async def body(retriever, service, items):
+        await service.pin(items[1].id)
+        pinned = await retriever.pinned()
+        assert [m.id for m in pinned] == [items[1].id]
+        hits = await retriever.search("peanut allergy", k=3)
+        assert hits[0].memory.id == items[1].id
+        assert "pinned" in hits[0].reasons
+
+    _with_retriever(tmp_path, body)
+
+
+def test_conversation_boost_is_reported(tmp_path):
+    async def body(retriever, service, items):
+        from acai_desktop.core.store.conversations import create_conversation
+
+        conversation = await service.store.run(create_conversation, "chat")
+        item = await service.remember(
+            "The canal path floods after heavy rain.",
+            conversation_id=conversation.id,
+            explicit=True,
+        )
+        hits = await retriever.search("canal", k=5, conversation_id=conversation.id)
+        hit = next(h for h in hits if h.memory.id == item.id)
+        assert "this_conversation" in hit.reasons
+
+    _with_retriever(tmp_path, body)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "   ",
+        '"',
+        '""" unbalanced "quote',
+        "*",
+        "pottery*",
+        "AND",
+        "OR NOT AND",
+        "NEAR(",
+        "NEAR(pottery class, 2)",
+        "content: pottery",
+        "category:food",
+        "^start",
+        "-minus +plus",
+        "(((",
+        "tea) OR (coffee",
+        "thé au café ☕ 🍵",
+        "日本語のクエリ",
+        "a\x00b",
+        "the what did how",
+        "x" * 5000,
+        " ".join(f"word{i}" for i in range(200)),
+    ],
+)
+def test_hostile_or_empty_queries_never_break_the_search(tmp_path, query):
+    async def body(retriever, service, items):
+        hits = await retriever.search(query, k=5)
+        assert len(hits) <= 5
+        if not query.strip():
+            assert hits == []
+
+    _with_retriever(tmp_path, body, facts=FACTS[:3])
+
+
+@pytest.mark.parametrize("fusion", ["normalised", "rrf", "lexical", "semantic"])
+def test_every_fusion_mode_ranks_an_exact_match_first(tmp_path, fusion):
+    async def body(retriever, service, items):
+        hits = await retriever.search("pottery class Wednesday", k=3)
+        assert hits and hits[0].memory.id == items[5].id
+
+    _with_retriever(tmp_path, body, weights=RetrievalWeights(fusion=fusion))
+
+
+def test_pseudo_relevance_feedback_and_k_zero(tmp_path):
+    async def body(retriever, service, items):
+        assert await retriever.search("tea", k=0) == []
+        hits = await retriever.search("marathon training", k=2)
+        assert hits[0].memory.id == items[7].id
+
+    _with_retriever(tmp_path, body, weights=replace(RetrievalWeights(), prf_docs=2))
+
+
+def test_an_empty_profile_returns_nothing(tmp_path):
+    async def go():
+        async with memory_services(tmp_path) as (store, service, _log):
+            retriever = HybridRetriever(store, service.embedder, VectorIndex(256))
+            assert await retriever.search("anything at all", k=5) == []
+            assert await retriever.pinned() == []
+
+    run(go())
+
+
+def test_common_words_are_left_out_of_the_full_text_query(tmp_path):
+    facts = [f"Coffee note number {i}" for i in range(12)] + ["Espresso coffee at the station"]
+
+    async def body(retriever, service, items):
+        terms = ["coffee", "espresso", "absent"]
+        kept = await service.store.run(_informative_terms, terms, 5)
+        assert kept == ["espresso"]
+        everything = await service.store.run(_informative_terms, terms, 100)
+        assert everything == ["coffee", "espresso"]
+        hits = await retriever.search("espresso coffee", k=1)
+        assert hits[0].memory.id == items[-1].id
+
+    _with_retriever(
+        tmp_path, body, facts=facts, weights=RetrievalWeights(lexical_budget_documents=5)
+    )
+
+
+def test_query_processing():
+    assert tokenize("Caroline's café—OK?") == ["caroline", "s", "café", "ok"]
+    assert content_terms("What did Caroline's sister say about the café?") == [
+        "caroline",
+        "sister",
+        "café",
+    ]
+    assert content_terms("the the a of") == []
+    assert fts_match_expression([]) is None
+    assert fts_match_expression(['he said "hi"']) == '"he said ""hi"""'
+    assert fts_match_expression(["near", "and"]) == '"near" OR "and"'
+    processed = process_query("When did Melanie visit Paris in May 2023?")
+    assert processed.names == ["Melanie", "Paris", "May"]
+    assert processed.dates == ["may", "2023"]
+    assert processed.temporal
+    assert not process_query("What is my dog called?").temporal
