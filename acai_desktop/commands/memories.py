@@ -3,7 +3,8 @@
 Every action takes ``--data-dir`` and ``--json`` before or after its name. With
 ``--json``, ``add``/``show``/``edit``/``pin``/``unpin``/``forget``/``restore`` print
 the memory object (with ``id`` and ``sources``; ``show`` adds ``history``),
-``list``/``search`` print ``{"memories": [...]}``, ``export``/``import`` print a summary.
+``list``/``search`` print ``{"memories": [...]}`` (a search hit adds ``rank``, ``score``
+and ``reasons``), ``export``/``import`` print a summary.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import textwrap
 
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.memory.transfer import export_memories, import_memories
@@ -168,10 +170,22 @@ def _simple(method: str):
 async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
     if args.k < 1:
         raise InvalidInputError("-k must be at least 1.")
-    # Lexical stand-in until hybrid retrieval is wired here: replace this line with
-    # HybridRetriever(service.store, service.embedder, service.index).search(query, k).
-    found = await service.find_text(args.query, args.k)
-    return {"memories": [item.to_public_dict() for item in found]}
+    if not args.query.strip():
+        raise InvalidInputError("The search query is empty.")
+    # Exactly the retrieval the assistant uses for its answers.
+    retriever = HybridRetriever(service.store, service.embedder, service.index)
+    hits = await retriever.search(args.query, args.k)
+    return {
+        "memories": [
+            {
+                **hit.memory.to_public_dict(),
+                "rank": hit.rank,
+                "score": hit.score,
+                "reasons": hit.reasons,
+            }
+            for hit in hits
+        ]
+    }
 
 
 async def _export(service: MemoryService, args: argparse.Namespace) -> dict:
@@ -212,6 +226,8 @@ def _table(memories: list[dict]) -> str:
     for memory in memories:
         content = " ".join(memory["content"].split())
         pin = "[pinned] " if memory["pinned"] else ""
+        if "score" in memory:  # a search hit: say how well it matched, and why
+            pin = f"({memory['score']:.2f} {'+'.join(memory['reasons'])}) " + pin
         room = max(20, width - fixed - 1)
         lines.append(
             f"{memory['id']:>5}  {memory['status']:<10} {memory['kind']:<7} "

@@ -17,7 +17,7 @@ from acai_desktop.core.records import Actor, MemoryKind, MemoryStatus, Origin
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.memories import MemoryFilter, decode_embedding
 from tests.support.aio import run
-from tests.support.memory import count_rows, memory_services, shared_embedder
+from tests.support.memory import count_rows, memory_services, retrieve, shared_embedder
 
 PROCESSOR = Actor.CRITICAL_INFO_PROCESSOR
 ALL = MemoryFilter(statuses=None)
@@ -289,12 +289,12 @@ def test_forget_and_restore_bring_back_the_previous_status(tmp_path):
             # Forgotten is a status, not a deletion: the text stays indexed for the panel's
             # "forgotten" view, and retrieval filters by status.
             assert await fts_ids(store, "peanuts") == [active.id]
-            assert await service.find_text("peanuts") == []
+            assert await retrieve(service, "peanuts") == []
             await fts_integrity(store)
 
             restored = await service.restore(active.id)
             assert restored.status == MemoryStatus.ACTIVE and active.id in service.index
-            assert [m.id for m in await service.find_text("peanuts")] == [active.id]
+            assert await retrieve(service, "peanuts") == [active.id]
             await service.forget(temporary.id)
             assert (await service.restore(temporary.id)).status == MemoryStatus.TEMPORARY
             assert temporary.id not in service.index
@@ -537,21 +537,6 @@ def test_a_changed_embedder_reembeds_in_batches_with_progress(tmp_path):
                 {"done": 15, "total": 15},
             ]
             assert forgotten.id not in service.index
-
-    run(scenario())
-
-
-def test_find_text_matches_words_then_substrings_of_active_memories(tmp_path):
-    async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
-            python = await service.remember("I prefer Python for backend development")
-            await service.remember("My cat is called Tom")
-            partial = await service.remember("Reading a book about pythonic idioms")
-            found = await service.find_text("python")
-            assert [m.id for m in found] == [python.id, partial.id]
-            assert await service.find_text("unrelated") == []
-            with pytest.raises(InvalidInputError):
-                await service.find_text("  ?! ")
 
     run(scenario())
 

@@ -13,7 +13,7 @@ from acai_desktop.core.records import MemoryStatus
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.migrations import migrations
 from tests.support.aio import run
-from tests.support.memory import memory_services, shared_embedder
+from tests.support.memory import memory_services, retrieve, shared_embedder
 
 ALL_NAMES = [m.name for m in migrations.pending(Database(memory=True))]
 
@@ -108,7 +108,7 @@ def test_a_database_from_an_earlier_schema_upgrades_cleanly(tmp_path, last):
             assert await service.sources(1) == [1]
             edited = await service.edit(1, "I prefer Go for backend development")
             assert edited.user_edited and edited.status == MemoryStatus.ACTIVE
-            assert [m.id for m in await service.find_text("Go")] == [1]
+            assert await retrieve(service, "Go backend") == [1]
             assert [e.action for e in await service.history(1)] == ["created", "edited"]
 
     run(scenario())

@@ -14,7 +14,7 @@ from acai_desktop.core.records import Actor, MemoryStatus
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.memories import MemoryFilter
 from tests.support.aio import run
-from tests.support.memory import count_rows, memory_services
+from tests.support.memory import count_rows, memory_services, retrieve
 
 ALL = MemoryFilter(statuses=None)
 PROCESSOR = Actor.CRITICAL_INFO_PROCESSOR
@@ -102,7 +102,7 @@ def test_round_trip_keeps_every_field_link_source_and_history(tmp_path):
             # Imported memories are searchable and the active ones are in the index.
             active = {m.id for m in copies.values() if m.status == MemoryStatus.ACTIVE}
             assert set(service.index.ids.tolist()) == active
-            assert [m.content for m in await service.find_text("Berlin")] == [berlin.content]
+            assert (await retrieve(service, "Where does the user live? Berlin"))[0] == berlin.id
             assert len(events.named(ev.MEMORY_ADDED)) == 8
 
             again = await import_memories(service, exported)

@@ -86,9 +86,14 @@ def test_every_action_with_json_output(tmp_path):
     ]
     assert shown["history"][1]["before"]["content"] == "I prefer Python for backend work"
 
+    # Search is the assistant's own hybrid retrieval: every active memory may come back,
+    # ranked, with its score and the reasons it was chosen.
     found = acai_json("memories", "search", "backend", "--data-dir", data)["memories"]
-    assert [m["id"] for m in found] == [1]
-    assert acai_json("memories", "search", "submarine", "--data-dir", data) == {"memories": []}
+    assert found[0]["id"] == 1 and found[0]["rank"] == 1
+    assert "lexical" in found[0]["reasons"] and found[0]["score"] > found[1]["score"]
+    assert acai_json("memories", "forget", "1", "--data-dir", data)["status"] == "forgotten"
+    found = acai_json("memories", "search", "backend", "-k", "5", "--data-dir", data)
+    assert 1 not in [m["id"] for m in found["memories"]]
 
 
 def test_human_output_is_a_readable_table_and_card(tmp_path):
@@ -102,9 +107,10 @@ def test_human_output_is_a_readable_table_and_card(tmp_path):
     assert table[0].split() == ["ID", "STATUS", "KIND", "IMP", "CATEGORY", "CONTENT"]
     assert "[pinned] My cat is called Tom" in table[1]
     assert table[2].split()[:2] == ["1", "active"] and table[2].endswith("I like tea")
-    assert acai("memories", "search", "submarine", "--data-dir", data).stdout.strip() == (
-        "No memories."
-    )
+    hits = acai("memories", "search", "tea", "--data-dir", data).stdout.splitlines()
+    assert hits[1].split()[:2] == ["1", "active"] and "lexical" in hits[1]
+    nothing = acai("memories", "list", "--status", "forgotten", "--data-dir", data).stdout
+    assert nothing.strip() == "No memories."
 
 
 def test_export_and_import_round_trip_without_duplicates(tmp_path):

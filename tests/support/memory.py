@@ -66,3 +66,11 @@ async def memory_services(
 
 async def count_rows(store: Store, table: str) -> int:
     return await store.run(lambda db: db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+async def retrieve(service: MemoryService, query: str, k: int = 10) -> list[int]:
+    """Ids of what the assistant's own retrieval returns for ``query``, best first."""
+    from acai_desktop.core.memory.retrieval import HybridRetriever
+
+    hits = await HybridRetriever(service.store, service.embedder, service.index).search(query, k)
+    return [hit.memory.id for hit in hits]

@@ -24,7 +24,6 @@ memory it contradicts).
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -61,7 +60,6 @@ from acai_desktop.core.store.memories import (
     _fetch,
     add_sources,
     insert_memory,
-    list_memories,
     memory_history,
     update_memory,
 )
@@ -181,25 +179,6 @@ class MemoryService:
         def read(db: Database) -> list[int]:
             _fetch(db, memory_id)  # NotFoundError for an unknown id
             return batches.sources_of(db, [memory_id])[memory_id]
-
-        return await self.store.run(read)
-
-    async def find_text(self, query: str, limit: int = 10) -> list[MemoryItem]:
-        """Active memories matching the words of ``query`` (FTS5 BM25), then any whose text
-        contains ``query`` as typed. A lexical stand-in for hybrid retrieval."""
-        words = re.findall(r"\w+", query)
-        if not words:
-            raise InvalidInputError("The search query has no words to look for.")
-        match = " OR ".join(f'"{word}"' for word in words)
-
-        def read(db: Database) -> list[MemoryItem]:
-            ids = batches.lexical_search(db, match, limit)
-            if len(ids) < limit:
-                extra = list_memories(
-                    db, MemoryFilter(statuses=("active",), text=query.strip(), limit=limit)
-                )
-                ids += [item.id for item in extra if item.id not in ids][: limit - len(ids)]
-            return batches.fetch_memories(db, ids)
 
         return await self.store.run(read)
 

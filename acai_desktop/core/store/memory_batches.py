@@ -209,19 +209,6 @@ def set_embeddings(
     )
 
 
-def lexical_search(db: Database, match: str, limit: int) -> list[int]:
-    """Ids of active memories matching an FTS5 expression, best BM25 first."""
-    return [
-        row[0]
-        for row in db.execute(
-            "SELECT m.id FROM memories_fts AS f JOIN memories AS m ON m.id = f.rowid "
-            "WHERE memories_fts MATCH ? AND m.status = 'active' "
-            "ORDER BY bm25(memories_fts), m.id LIMIT ?",
-            [match, limit],
-        )
-    ]
-
-
 def mark_used(db: Database, ids: Sequence[int], at: str) -> None:
     """Count one use of each memory; usage is bookkeeping, so it writes no history."""
     db.conn.executemany(
