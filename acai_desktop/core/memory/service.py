@@ -431,8 +431,8 @@ class MemoryService:
                 if pinned:
                     if current.status not in (MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY):
                         raise InvalidInputError(
-                            f"Memory {memory_id} is {current.status.value}; only a current "
-                            "memory can be pinned (restore it first)."
+                            f"Memory {memory_id} is {current.status.value}; only an active "
+                            "or temporary memory can be pinned."
                         )
                     changes["status"] = MemoryStatus.ACTIVE
                 item = update_memory(
