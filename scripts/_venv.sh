@@ -58,7 +58,7 @@ ensure_venv() {
     # Keep what was installed before, so run-app and test do not undo each other.
     wanted_extras=$(echo "${installed:+$installed,}$extras" | tr ',' '\n' | sort -u | paste -sd, -)
     echo "Installing acai-desktop[$wanted_extras] into $VENV" \
-        "(the first time, llama-cpp-python compiles from source: about 5 minutes)"
+        "(llama-cpp-python compiles from source when not cached: about 5 minutes)"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
         --progress-bar off -e "$ROOT[$wanted_extras]"
     printf '%s\n%s\n' "$hash" "$wanted_extras" >"$stamp"
