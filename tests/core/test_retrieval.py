@@ -15,7 +15,7 @@ from acai_desktop.core.memory.query import (
 from acai_desktop.core.memory.retrieval import (
     HybridRetriever,
     RetrievalWeights,
-    _informative_terms,
+    _lexical_match,
 )
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.vector_index import VectorIndex
@@ -179,10 +179,13 @@ def test_common_words_are_left_out_of_the_full_text_query(tmp_path):
 
     async def body(retriever, service, items):
         terms = ["coffee", "espresso", "absent"]
-        kept = await service.store.run(_informative_terms, terms, 5)
-        assert kept == ["espresso"]
-        everything = await service.store.run(_informative_terms, terms, 100)
-        assert everything == ["coffee", "espresso"]
+        assert await service.store.run(_lexical_match, terms, 5) == '"espresso"'
+        assert await service.store.run(_lexical_match, terms, 100) == '"coffee" OR "espresso"'
+        # Every word commoner than the budget: the two rarest must occur together.
+        assert await service.store.run(_lexical_match, ["note", "coffee"], 3) == (
+            '"note" AND "coffee"'
+        )
+        assert await service.store.run(_lexical_match, ["absent", "nothing"], 3) is None
         hits = await retriever.search("espresso coffee", k=1)
         assert hits[0].memory.id == items[-1].id
 

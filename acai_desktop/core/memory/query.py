@@ -80,14 +80,17 @@ def content_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def fts_match_expression(terms: list[str]) -> str | None:
-    """An FTS5 MATCH expression OR-ing every term as a quoted string; None if no terms.
+def fts_match_expression(terms: list[str], conjunction: str = "OR") -> str | None:
+    """An FTS5 MATCH expression joining every term, as a quoted string, with ``OR``
+    (or ``AND``); None if there are no terms.
 
     Tokens come from :func:`tokenize`, so they hold no quote; doubling quotes anyway
     keeps this function safe on its own.
     """
     quoted = ['"' + term.replace('"', '""') + '"' for term in terms[:MAX_QUERY_TERMS]]
-    return " OR ".join(quoted) if quoted else None
+    if conjunction not in ("OR", "AND"):
+        raise ValueError(f"conjunction must be OR or AND, not {conjunction!r}")
+    return f" {conjunction} ".join(quoted) if quoted else None
 
 
 def _capitalised_names(text: str) -> list[str]:

@@ -50,7 +50,7 @@ class RetrievalWeights:
     # BM25 scores every memory that holds any query word (about 2 µs each), so a word
     # found in thousands of memories makes the search slow while adding almost nothing
     # to the ranking (its IDF is near zero). The query keeps its words rarest first
-    # while together they occur in at most this many memories (always the rarest one).
+    # while together they occur in at most this many memories (see _lexical_match).
     lexical_budget_documents: int = 400
     # score *= 1 + importance * (memory.importance - 0.5)
     importance: float = 0.1
@@ -185,21 +185,32 @@ def _scale(scores: np.ndarray, floor: float, top: float) -> np.ndarray:
     return np.clip((scores - floor) / (top - floor), 0.0, 1.0).astype(np.float32)
 
 
-def _informative_terms(db: Database, terms: list[str], budget: int) -> list[str]:
-    """The rarest of ``terms`` that together occur in at most ``budget`` memories (see
-    ``RetrievalWeights.lexical_budget_documents``); at least the rarest one present."""
+def _lexical_match(db: Database, terms: list[str], budget: int) -> str | None:
+    """The FTS5 expression for ``terms``, kept cheap (see ``lexical_budget_documents``).
+
+    Rarest words first, OR-ed, while together they occur in at most ``budget``
+    memories. When even the rarest word is commoner than that, the two rarest are
+    AND-ed instead: memories holding both are few and are the ones BM25 would have
+    put on top anyway; the semantic side still sees everything.
+    """
     if len(terms) < 2:
-        return terms
+        return fts_match_expression(terms)
     counts = sql.document_counts(db, terms, budget)
+    present = sorted((count, position) for position, count in enumerate(counts) if count)
+    if not present:
+        return None
     kept, total = [], 0
-    for count, position in sorted(zip(counts, range(len(terms)), strict=True)):
-        if count == 0:
-            continue
-        if kept and total + count > budget:
+    for count, position in present:
+        if total + count > budget:
             break
         kept.append(position)
         total += count
-    return [terms[position] for position in sorted(kept)]
+    if kept:
+        return fts_match_expression([terms[position] for position in sorted(kept)])
+    if len(present) == 1:
+        return fts_match_expression([terms[present[0][1]]])
+    rarest = sorted(position for _, position in present[:2])
+    return fts_match_expression([terms[position] for position in rarest], conjunction="AND")
 
 
 def _rank(
@@ -221,9 +232,7 @@ def _rank(
     bm25: list[float] = []
     match = None
     if terms and weights.fusion != "semantic":
-        match = fts_match_expression(
-            _informative_terms(db, terms, weights.lexical_budget_documents)
-        )
+        match = _lexical_match(db, terms, weights.lexical_budget_documents)
     if match:
         lexical_rows, lexical_scores = sql.lexical_candidates(db, match, weights.candidates)
         for row, score in zip(lexical_rows, lexical_scores, strict=True):
