@@ -182,6 +182,31 @@ class MemoryService:
 
         return await self.store.run(read)
 
+    async def similar(
+        self, content: str, *, k: int = 5, kinds: Iterable[MemoryKind | str] | None = None
+    ) -> list[tuple[MemoryItem, float]]:
+        """Active memories closest in meaning to ``content`` (cosine), closest first.
+
+        The processors use this to reconcile a new fact with what is already known.
+        """
+        if not content.strip() or not len(self.index):
+            return []
+        vector = (await self._embed([content]))[0]
+        wanted = {str(kind) for kind in kinds} if kinds else None
+        # Ask for more than k: some neighbours may be of another kind.
+        ids, scores = self.index.top_k(vector, k if wanted is None else k * 4)
+        score_of = {int(i): float(s) for i, s in zip(ids, scores, strict=True)}
+        items = await self.store.run(batches.fetch_memories, list(score_of))
+        matches = [(item, score_of[item.id]) for item in items]
+        if wanted is not None:
+            matches = [(item, score) for item, score in matches if str(item.kind) in wanted]
+        return matches[:k]
+
+    async def stored_from_messages(self, message_ids: Iterable[int]) -> list[MemoryItem]:
+        """Memories whose sources include any of these messages, oldest first."""
+        ids = [int(m) for m in message_ids]
+        return await self.store.run(batches.memories_from_messages, ids)
+
     # -- creating ------------------------------------------------------------------
 
     async def remember(

@@ -154,6 +154,18 @@ def fetch_memories(db: Database, ids: Sequence[int]) -> list[MemoryItem]:
     return [by_id[int(i)] for i in ids if int(i) in by_id]
 
 
+def memories_from_messages(db: Database, message_ids: Sequence[int]) -> list[MemoryItem]:
+    if not message_ids:
+        return []
+    marks = ",".join("?" * len(message_ids))
+    rows = db.execute(
+        f"SELECT DISTINCT memory_id FROM memory_sources WHERE message_id IN ({marks}) "
+        "ORDER BY memory_id",
+        list(message_ids),
+    ).fetchall()
+    return fetch_memories(db, [row[0] for row in rows])
+
+
 def fetch_embedding(db: Database, memory_id: int) -> tuple[np.ndarray | None, str | None]:
     row = db.execute(
         "SELECT embedding, embedding_model FROM memories WHERE id = ?", [memory_id]

@@ -1,0 +1,117 @@
+"""``acai-desktop chat MESSAGE``: one turn, headless, in the profile's latest conversation.
+
+Prints the answer, the memories that fed it and, with ``--wait-jobs``, what the
+background processors stored because of it. Nothing is left running on return: the
+job runner, the model client and a Local model server are all stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from acai_desktop.cli import add_common_arguments
+from acai_desktop.core.assistant import Assistant, ModelOverrides, open_assistant
+from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.orchestrator import TurnResult
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import MemoryItem
+
+#: How long --wait-jobs waits for the turn's processors before giving up.
+JOB_WAIT_SECONDS = 600
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "chat",
+        help="send one message headless and print the answer",
+        description="Send one message in the profile's latest conversation (or a new one) "
+        "and print the answer with the memories used.",
+    )
+    add_common_arguments(parser)
+    parser.add_argument("message", help="what to say")
+    parser.add_argument("--provider", choices=[p.value for p in ProviderName])
+    parser.add_argument("--base-url", help="OpenAI-compatible address, e.g. http://host:port/v1")
+    parser.add_argument("--model", help="model name for chat, triage, extraction and summary")
+    parser.add_argument("--new", action="store_true", help="start a new conversation")
+    parser.add_argument(
+        "--wait-jobs",
+        action="store_true",
+        help="wait for this turn's background processors and print what they stored",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_chat(args))
+
+
+async def _chat(args: argparse.Namespace) -> int:
+    profile = Profile.at(args.data_dir)
+    overrides = ModelOverrides(args.provider, args.base_url, args.model)
+    assistant = await open_assistant(profile, overrides)
+    try:
+        for warning in assistant.warnings:
+            print(f"acai-desktop: warning: {warning}", file=sys.stderr)
+        conversation = None if args.new else await assistant.conversations.latest()
+        if conversation is None:
+            conversation = await assistant.conversations.create()
+        result = await assistant.orchestrator.send(conversation.id, args.message)
+        stored = await _stored_by_jobs(assistant, result) if args.wait_jobs else []
+    finally:
+        await assistant.close()
+    if args.json:
+        print(json.dumps(_as_json(result, stored), ensure_ascii=False, indent=2))
+    else:
+        _print_human(result, stored, args.wait_jobs)
+    return 0 if result.status == "complete" else 1
+
+
+async def _stored_by_jobs(assistant: Assistant, result: TurnResult) -> list[MemoryItem]:
+    if not result.job_ids:
+        return []
+    await assistant.runner.wait_for(result.job_ids, timeout=JOB_WAIT_SECONDS)
+    return await assistant.memories.stored_from_messages([result.user_message.id, result.answer.id])
+
+
+def _as_json(result: TurnResult, stored: list[MemoryItem]) -> dict:
+    return {
+        "conversation_id": result.conversation_id,
+        "answer": result.answer.content,
+        "status": str(result.status),
+        "error": result.answer.error,
+        "memories_used": [
+            {
+                "id": used.memory_id,
+                "content": result.used_contents.get(used.memory_id, ""),
+                "rank": used.rank,
+                "score": round(used.score, 4),
+                "reasons": used.reasons,
+            }
+            for used in result.memories_used
+        ],
+        "stored": [
+            {"id": m.id, "content": m.content, "kind": str(m.kind), "status": str(m.status)}
+            for m in stored
+        ],
+        "prompt_tokens": result.prompt_tokens,
+    }
+
+
+def _print_human(result: TurnResult, stored: list[MemoryItem], waited: bool) -> None:
+    print(result.answer.content or "(no answer)")
+    if result.answer.error:
+        print(f"\n[{result.status}] {result.answer.error}", file=sys.stderr)
+    if result.memories_used:
+        print("\nMemories used:")
+        for used in result.memories_used:
+            reasons = ", ".join(used.reasons)
+            content = result.used_contents.get(used.memory_id, "")
+            print(f"  {used.rank}. #{used.memory_id} {content}  ({reasons}; {used.score:.3f})")
+    if waited:
+        print("\nStored by the background processors:" if stored else "\nNothing new stored.")
+        for memory in stored:
+            print(f"  #{memory.id} [{memory.kind}/{memory.status}] {memory.content}")

@@ -1,0 +1,185 @@
+"""The assistant as one object: every core service of a profile, wired and running.
+
+Start-up and shut-down are explicit steps (FeelUOwn's lesson): :func:`open_assistant`
+opens the database, loads the memory index, starts the local model server when the
+provider is Local, creates the one model client, and starts the job runner;
+:meth:`Assistant.close` undoes all of it in reverse order and leaves no process behind.
+The GUI and the ``chat`` command both build the assistant here, so they can't drift.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+
+from acai_desktop.core.embeddings.base import Embedder
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.llm.client import ModelClient
+from acai_desktop.core.llm.local_server import LocalModelServer
+from acai_desktop.core.llm.presets import ProviderName, RoleModels, preset
+from acai_desktop.core.llm.settings import ModelSettings, load_model_settings
+from acai_desktop.core.memory.retrieval import HybridRetriever
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.orchestrator import Orchestrator
+from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
+from acai_desktop.core.processors.runner import JobRunner
+from acai_desktop.core.processors.summary import SummaryProcessor
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.secrets import SecretStore
+from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.jobs import JobRepository
+from acai_desktop.core.store.provenance import ProvenanceRepository
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ModelOverrides:
+    """Command-line choices that win over the saved settings for one run."""
+
+    provider: str | None = None
+    base_url: str | None = None
+    model: str | None = None  # one model name for every chat-like role
+
+
+def resolve_settings(profile: Profile, overrides: ModelOverrides) -> ModelSettings:
+    saved = load_model_settings(profile.settings_path)
+    if overrides.provider and (saved is None or saved.provider != overrides.provider):
+        settings = ModelSettings.for_preset(overrides.provider)
+    else:
+        settings = saved or ModelSettings.for_preset(ProviderName.LOCAL)
+    changes: dict = {}
+    if overrides.base_url:
+        changes["base_url"] = overrides.base_url
+    if overrides.model:
+        embedding = settings.models.embedding or preset(settings.provider).models.embedding
+        changes["models"] = RoleModels.same(overrides.model, embedding=embedding)
+    return settings.model_copy(update=changes) if changes else settings
+
+
+def make_embedder(settings: ModelSettings, client: ModelClient) -> Embedder:
+    if settings.embedding_source == "provider" and settings.provider != ProviderName.LOCAL:
+        from acai_desktop.core.embeddings.provider_embedder import ProviderEmbedder
+
+        return ProviderEmbedder(client)
+    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+
+    return WordLlamaEmbedder()
+
+
+@dataclass
+class Assistant:
+    profile: Profile
+    settings: ModelSettings
+    events: EventBus
+    store: Store
+    client: ModelClient
+    memories: MemoryService
+    retriever: HybridRetriever
+    conversations: ConversationRepository
+    provenance: ProvenanceRepository
+    jobs: JobRepository
+    runner: JobRunner
+    orchestrator: Orchestrator
+    critical_info: CriticalInfoProcessor
+    summary: SummaryProcessor
+    local_server: LocalModelServer | None = None
+    #: Shown to the user once (e.g. "API key stored in a plain file").
+    warnings: list[str] = field(default_factory=list)
+
+    async def close(self) -> None:
+        """Stop jobs, then the model client and server, then the database."""
+        for step in (self.runner.stop, self.client.close):
+            with contextlib.suppress(Exception):
+                await step()
+        if self.local_server is not None:
+            await self.local_server.stop()
+        await self.store.close()
+
+
+async def open_assistant(
+    profile: Profile,
+    overrides: ModelOverrides | None = None,
+    *,
+    start_jobs: bool = True,
+    events: EventBus | None = None,
+) -> Assistant:
+    profile.ensure()
+    settings = resolve_settings(profile, overrides or ModelOverrides())
+    events = events or EventBus()
+    secrets = SecretStore(profile.data_dir)
+    warnings = [secrets.warning] if secrets.warning else []
+    local_server = None
+    store = await Store.open(profile.database_path)
+    client = None
+    try:
+        if settings.provider == ProviderName.LOCAL:
+            path = settings.local_model_path
+            local_server = LocalModelServer(path, log_path=profile.logs_dir / "local-model.log")
+            await local_server.start()
+            client = ModelClient(
+                settings, base_url=local_server.base_url, api_key=local_server.api_key
+            )
+        else:
+            client = ModelClient(settings, api_key=secrets.get_api_key(str(settings.provider)))
+        embedder = make_embedder(settings, client)
+        if not embedder.dimensions:
+            await embedder.embed(["probe"])  # a provider's embedder learns its size here
+        memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
+        await memories.load_index()
+        conversations = ConversationRepository(store)
+        await conversations.recover_interrupted_answers()
+        provenance = ProvenanceRepository(store)
+        jobs = JobRepository(store)
+        critical_info = CriticalInfoProcessor(
+            client=client, memories=memories, conversations=conversations
+        )
+        summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
+        runner = JobRunner(
+            jobs,
+            {"critical_info": critical_info.handle, "summary": summary.handle},
+            events,
+        )
+        retriever = HybridRetriever(store, embedder, memories.index)
+        orchestrator = Orchestrator(
+            conversations=conversations,
+            provenance=provenance,
+            memories=memories,
+            retriever=retriever,
+            client=client,
+            events=events,
+            enqueue=runner.enqueue,
+            context_budget_tokens=settings.context_budget_tokens,
+        )
+        if start_jobs:
+            await runner.start()
+    except BaseException:
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
+        if local_server is not None:
+            await asyncio.shield(local_server.stop())
+        await store.close()
+        raise
+    return Assistant(
+        profile=profile,
+        settings=settings,
+        events=events,
+        store=store,
+        client=client,
+        memories=memories,
+        retriever=retriever,
+        conversations=conversations,
+        provenance=provenance,
+        jobs=jobs,
+        runner=runner,
+        orchestrator=orchestrator,
+        critical_info=critical_info,
+        summary=summary,
+        local_server=local_server,
+        warnings=warnings,
+    )

@@ -1,0 +1,284 @@
+"""One conversational turn, start to finish.
+
+commit the user's message -> plan -> retrieve -> build the prompt within the budget ->
+stream the answer (an event per chunk) -> commit the answer with its status -> record
+which memories fed it -> enqueue the background processors.
+
+Whatever fails, the user's message is already on disk and the failure is written on the
+answer row (status ``error`` with the reason), so the UI can say what happened and offer
+"retry", which runs the turn again for the same message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from acai_desktop.core import events as ev
+from acai_desktop.core.errors import AcaiError, InvalidInputError, ModelError
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.context_builder import BuiltContext, build_context
+from acai_desktop.core.memory.retrieval import HybridRetriever
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.planner import Plan, plan_message
+from acai_desktop.core.records import (
+    AnswerSource,
+    Conversation,
+    MemoryKind,
+    MemoryStatus,
+    Message,
+    MessageStatus,
+)
+from acai_desktop.core.resources import resource_text
+from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.memories import MemoryFilter
+from acai_desktop.core.store.provenance import ProvenanceRepository
+
+log = logging.getLogger(__name__)
+
+#: Longest user message accepted, in characters. Longer text is refused before
+#: anything is written, and the UI keeps it in the composer.
+MAX_MESSAGE_CHARS = 100_000
+#: How often a streaming answer's partial text is written to disk.
+PARTIAL_SAVE_SECONDS = 1.5
+
+Enqueue = Callable[[str, dict, int | None], Awaitable[object]]
+
+
+@dataclass(frozen=True)
+class MessageDelta:
+    """Payload of MESSAGE_UPDATED while an answer streams: one row, one new chunk."""
+
+    message_id: int
+    conversation_id: int
+    delta: str
+    content: str
+    status: MessageStatus
+
+
+@dataclass
+class TurnResult:
+    conversation_id: int
+    user_message: Message
+    answer: Message
+    plan: Plan
+    memories_used: list[AnswerSource] = field(default_factory=list)
+    used_contents: dict[int, str] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    job_ids: list[int] = field(default_factory=list)
+
+    @property
+    def status(self) -> MessageStatus:
+        return self.answer.status
+
+
+class Orchestrator:
+    def __init__(
+        self,
+        *,
+        conversations: ConversationRepository,
+        provenance: ProvenanceRepository,
+        memories: MemoryService,
+        retriever: HybridRetriever,
+        client,
+        events: EventBus,
+        enqueue: Enqueue | None,
+        context_budget_tokens: int = 3000,
+    ) -> None:
+        self.conversations = conversations
+        self.provenance = provenance
+        self.memories = memories
+        self.retriever = retriever
+        self.client = client
+        self.events = events
+        self.enqueue = enqueue
+        self.context_budget_tokens = context_budget_tokens
+        self.system_prompt = resource_text("prompts", "system.txt").strip()
+
+    async def send(self, conversation_id: int, text: str) -> TurnResult:
+        """Run a turn for a new user message. Raises InvalidInputError before any write."""
+        text = validate_user_message(text)
+        conversation = await self.conversations.get(conversation_id)
+        user_message = await self.conversations.add_message(conversation.id, "user", text)
+        self.events.emit(ev.MESSAGE_ADDED, user_message)
+        answer = await self.conversations.add_message(
+            conversation.id, "assistant", "", status=MessageStatus.STREAMING
+        )
+        self.events.emit(ev.MESSAGE_ADDED, answer)
+        return await self._answer(conversation, user_message, answer)
+
+    async def retry(self, answer_id: int) -> TurnResult:
+        """Run the turn again for the user message that ``answer_id`` answered."""
+        answer = await self.conversations.get_message(answer_id)
+        if answer.role != "assistant":
+            raise InvalidInputError(f"Message {answer_id} is not an answer; nothing to retry.")
+        conversation = await self.conversations.get(answer.conversation_id)
+        history = await self.conversations.messages(conversation.id)
+        earlier = [m for m in history if m.id < answer.id and m.role == "user"]
+        if not earlier:
+            raise InvalidInputError(f"Answer {answer_id} has no question to retry.")
+        answer = await self.conversations.update_message(
+            answer.id, content="", status=MessageStatus.STREAMING, error=None
+        )
+        self.events.emit(ev.MESSAGE_UPDATED, _delta(answer, ""))
+        return await self._answer(conversation, earlier[-1], answer, is_retry=True)
+
+    async def _answer(
+        self,
+        conversation: Conversation,
+        user_message: Message,
+        answer: Message,
+        *,
+        is_retry: bool = False,
+    ) -> TurnResult:
+        plan = plan_message(user_message.content)
+        result = TurnResult(conversation.id, user_message, answer, plan)
+        parts: list[str] = []
+        try:
+            await self.conversations.update_message(user_message.id, plan=plan.to_dict())
+            context, contents = await self._build_context(conversation, user_message, plan)
+            result.prompt_tokens = context.tokens
+            result.memories_used = [
+                AnswerSource(answer.id, used.memory_id, used.rank, used.score, list(used.reasons))
+                for used in context.used
+            ]
+            result.used_contents = {u.memory_id: contents[u.memory_id] for u in context.used}
+            await self._stream(answer, context, parts)
+            result.answer = await self._finish(
+                answer, parts, MessageStatus.COMPLETE, None, result.memories_used
+            )
+        except asyncio.CancelledError:
+            # Stop button: keep what was written, say it was stopped, then let the
+            # cancellation carry on so the caller's task really ends.
+            result.answer = await asyncio.shield(
+                self._finish(answer, parts, MessageStatus.STOPPED, None, result.memories_used)
+            )
+            raise
+        except (ModelError, AcaiError) as error:
+            log.warning("turn failed in conversation %s: %s", conversation.id, error)
+            result.answer = await self._finish(
+                answer, parts, MessageStatus.ERROR, str(error), result.memories_used
+            )
+            return result
+        except Exception as error:
+            log.exception("unexpected failure in a turn")
+            result.answer = await self._finish(
+                answer,
+                parts,
+                MessageStatus.ERROR,
+                f"Something went wrong ({type(error).__name__}: {error}). "
+                "Your message is saved; try again.",
+                result.memories_used,
+            )
+            return result
+        if not is_retry:
+            result.job_ids = await self._enqueue_processors(conversation, user_message)
+        return result
+
+    async def _build_context(
+        self, conversation: Conversation, user_message: Message, plan: Plan
+    ) -> tuple[BuiltContext, dict[int, str]]:
+        summaries = await self.memories.list(
+            MemoryFilter(
+                kinds=[MemoryKind.SUMMARY],
+                statuses=[MemoryStatus.ACTIVE],
+                conversation_id=conversation.id,
+            )
+        )
+        pinned = await self.retriever.pinned()
+        # This conversation's summaries go in anyway; don't spend retrieval slots on them.
+        retrieved = await self.retriever.search(
+            user_message.content,
+            k=plan.retrieval_k,
+            exclude_ids=[s.id for s in summaries] + [p.id for p in pinned],
+            conversation_id=conversation.id,
+        )
+        history = await self.conversations.messages(conversation.id, include_folded=False)
+        recent = [m for m in history if m.id < user_message.id]
+        context = build_context(
+            system_prompt=self.system_prompt,
+            user_message=user_message.content,
+            pinned=pinned,
+            retrieved=retrieved,
+            summaries=summaries,
+            recent_messages=recent,
+            budget_tokens=self.context_budget_tokens,
+        )
+        contents = {m.id: m.content for m in [*pinned, *summaries]}
+        contents.update({hit.memory.id: hit.memory.content for hit in retrieved})
+        return context, contents
+
+    async def _stream(self, answer: Message, context: BuiltContext, parts: list[str]) -> None:
+        last_save = time.monotonic()
+        async for delta in self.client.stream_chat(context.messages, role="chat"):
+            if not delta:
+                continue
+            parts.append(delta)
+            content = "".join(parts)
+            self.events.emit(
+                ev.MESSAGE_UPDATED,
+                MessageDelta(
+                    answer.id, answer.conversation_id, delta, content, MessageStatus.STREAMING
+                ),
+            )
+            if time.monotonic() - last_save > PARTIAL_SAVE_SECONDS:
+                # A crash now loses at most the last second and a half of the answer.
+                await self.conversations.update_message(answer.id, content=content)
+                last_save = time.monotonic()
+
+    async def _finish(
+        self,
+        answer: Message,
+        parts: list[str],
+        status: MessageStatus,
+        error: str | None,
+        sources: list[AnswerSource],
+    ) -> Message:
+        content = "".join(parts)
+        finished = await self.conversations.update_message(
+            answer.id,
+            content=content,
+            status=status,
+            error=error,
+            tokens=estimate_tokens(content),
+            model=getattr(self.client, "model_for", lambda role: None)("chat"),
+        )
+        if sources:
+            await self.provenance.record(answer.id, sources)
+            with contextlib.suppress(AcaiError):
+                await self.memories.mark_used([s.memory_id for s in sources])
+        self.events.emit(ev.MESSAGE_UPDATED, _delta(finished, ""))
+        return finished
+
+    async def _enqueue_processors(
+        self, conversation: Conversation, user_message: Message
+    ) -> list[int]:
+        if self.enqueue is None or conversation.temporary:
+            return []  # a temporary chat writes no memories
+        jobs = [
+            await self.enqueue("critical_info", {"message_id": user_message.id}, conversation.id),
+            await self.enqueue("summary", {"conversation_id": conversation.id}, conversation.id),
+        ]
+        return [job.id for job in jobs]
+
+
+def _delta(message: Message, delta: str) -> MessageDelta:
+    return MessageDelta(message.id, message.conversation_id, delta, message.content, message.status)
+
+
+def validate_user_message(text: str) -> str:
+    if text is None or not text.strip():
+        raise InvalidInputError("The message is empty.")
+    if "\x00" in text:
+        raise InvalidInputError("The message contains a NUL character; remove it and send again.")
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise InvalidInputError(
+            f"The message is {len(text):,} characters long; the limit is "
+            f"{MAX_MESSAGE_CHARS:,}. Shorten it or split it into several messages."
+        )
+    return text.strip()

@@ -1,0 +1,99 @@
+"""SummaryProcessor: fold the oldest part of a long conversation into a summary memory.
+
+When the conversation's unfolded messages pass the token budget, the oldest block
+(everything but the most recent messages) is summarised by the summary model, stored
+as a long-term ``summary`` memory whose sources are those messages, and the messages
+are marked ``folded_into`` it. The transcript keeps every message; only the prompt
+stops carrying their raw text.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from acai_desktop.core.errors import ModelReplyError
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
+from acai_desktop.core.resources import resource_text
+from acai_desktop.core.store.conversations import ConversationRepository
+
+log = logging.getLogger(__name__)
+
+ACTOR = Actor.SUMMARY_PROCESSOR
+#: A summary longer than this many characters is cut: it must stay cheaper than its source.
+MAX_SUMMARY_CHARS = 4000
+
+
+class SummaryProcessor:
+    def __init__(
+        self,
+        *,
+        client,
+        memories: MemoryService,
+        conversations: ConversationRepository,
+        budget_tokens: int = 1500,
+        keep_recent: int = 6,
+        max_words: int = 150,
+    ) -> None:
+        self.client = client
+        self.memories = memories
+        self.conversations = conversations
+        self.budget_tokens = budget_tokens
+        self.keep_recent = keep_recent
+        self.max_words = max_words
+        self._template = resource_text("prompts", "summary.txt")
+
+    async def handle(self, job: Job) -> None:
+        await self.summarise_if_needed(int(job.payload["conversation_id"]))
+
+    def block_to_fold(self, unfolded: list[Message]) -> list[Message]:
+        """The oldest messages to fold, or [] while the conversation is within budget."""
+        live = [m for m in unfolded if m.content and m.status != "streaming"]
+        total = sum(estimate_tokens(m.content) for m in live)
+        if total <= self.budget_tokens or len(live) <= self.keep_recent + 1:
+            return []
+        return live[: len(live) - self.keep_recent]
+
+    async def summarise_if_needed(self, conversation_id: int) -> MemoryItem | None:
+        conversation = await self.conversations.get(conversation_id)
+        if conversation.temporary:
+            return None
+        unfolded = await self.conversations.messages(conversation_id, include_folded=False)
+        block = self.block_to_fold(unfolded)
+        if not block:
+            return None
+        message_ids = [m.id for m in block]
+        # A crash between storing a summary and folding its messages leaves a summary
+        # whose sources are exactly this block: fold into it instead of paying again.
+        existing = await self.conversations.summary_covering(message_ids)
+        if existing is not None:
+            await self.conversations.fold(message_ids, existing)
+            return await self.memories.get(existing)
+
+        transcript = "\n".join(f"{m.role}: {m.content}" for m in block)
+        prompt = self._template.format(max_words=self.max_words, transcript=transcript)
+        summary = await self.client.complete([{"role": "user", "content": prompt}], role="summary")
+        summary = " ".join(summary.split())[:MAX_SUMMARY_CHARS]
+        if len(summary) < 10:
+            # Raising makes the job runner retry later; nothing was written.
+            raise ModelReplyError("The summary model returned an empty summary.")
+        memory = await self.memories.remember(
+            summary,
+            kind=MemoryKind.SUMMARY,
+            category="Conversation",
+            confidence=1.0,
+            origin=Origin.SUMMARY,
+            actor=ACTOR,
+            sources=message_ids,
+            conversation_id=conversation_id,
+            explicit=True,
+        )
+        await self.conversations.fold(message_ids, memory.id)
+        log.info(
+            "conversation %d: folded %d messages into summary %d",
+            conversation_id,
+            len(message_ids),
+            memory.id,
+        )
+        return memory

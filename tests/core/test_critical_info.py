@@ -1,0 +1,181 @@
+"""CriticalInfoProcessor through the real SDK against the scripted server."""
+
+from acai_desktop.core.records import MemoryKind, MemoryStatus
+from acai_desktop.core.store.memories import MemoryFilter
+from tests.support.aio import run
+from tests.support.assistant import running_assistant
+from tests.support.fake_model import call_counts, extraction_inputs, fake_model
+from tests.support.fake_openai import Reply
+
+
+async def _say(assistant, conversation_id, text, role="user"):
+    message = await assistant.conversations.add_message(conversation_id, role, text)
+    outcome = await assistant.critical_info.process_message(message.id)
+    return message, outcome
+
+
+def test_seed_messages_become_named_facts_with_sources(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            first, _ = await _say(
+                assistant, conversation.id, "My name is John, and I'm a big fan of sci-fi novels."
+            )
+            second, _ = await _say(
+                assistant, conversation.id, "I prefer Python for backend development."
+            )
+            for small_talk in ("okay", "thanks", "got it"):
+                _, outcome = await _say(assistant, conversation.id, small_talk)
+                assert outcome.triage_called is False
+            facts = await assistant.memories.list(MemoryFilter(kinds=[MemoryKind.FACT]))
+            sources = {f.id: await assistant.memories.sources(f.id) for f in facts}
+            return first, second, facts, sources
+
+    first, second, facts, sources = run(scenario())
+    by_content = {f.content: f for f in facts}
+    assert set(by_content) == {
+        "The user's name is John",
+        "The user is a big fan of sci-fi novels",
+        "The user prefers Python for backend development",
+    }
+    assert sources[by_content["The user's name is John"].id] == [first.id]
+    assert sources[by_content["The user prefers Python for backend development"].id] == [second.id]
+    assert by_content["The user's name is John"].category == "Personal"
+    assert all(f.origin == "critical_info" for f in facts)
+    counts = call_counts(fake_openai)
+    assert counts["triage"] == 2 and counts["extraction"] == 2
+    assert not any(t in ("okay", "thanks", "got it") for t in extraction_inputs(fake_openai))
+
+
+def test_questions_pass_triage_but_never_reach_extraction(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            _, outcome = await _say(assistant, conversation.id, "What is the capital of Peru?")
+            return outcome
+
+    outcome = run(scenario())
+    assert outcome.triage_called and not outcome.extraction_called
+    assert call_counts(fake_openai) == {
+        "triage": 1, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0
+    }  # fmt: skip
+
+
+def test_assistant_words_and_temporary_chats_are_never_mined(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            _, from_assistant = await _say(
+                assistant, conversation.id, "My name is Ada and I live in Paris.", "assistant"
+            )
+            temporary = await assistant.conversations.create(temporary=True)
+            _, from_temporary = await _say(assistant, temporary.id, "My name is Bob.")
+            return from_assistant, from_temporary, await assistant.memories.list()
+
+    from_assistant, from_temporary, memories = run(scenario())
+    assert from_assistant.reason.startswith("only the user's own words")
+    assert from_temporary.reason == "temporary conversation"
+    assert memories == []
+    assert fake_openai.chat_requests() == []
+
+
+def test_duplicate_reinforces_and_contradiction_supersedes(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            first, _ = await _say(assistant, conversation.id, "I live in Paris.")
+            again, repeated = await _say(assistant, conversation.id, "As I said, I live in Paris.")
+            moved, changed = await _say(assistant, conversation.id, "I live in Berlin now.")
+            every = await assistant.memories.list(MemoryFilter(statuses=None))
+            history = {m.id: await assistant.memories.history(m.id) for m in every}
+            sources = {m.id: await assistant.memories.sources(m.id) for m in every}
+            return first, again, moved, repeated, changed, every, history, sources
+
+    first, again, _, repeated, changed, every, history, sources = run(scenario())
+    paris = next(m for m in every if m.content == "The user lives in Paris")
+    berlin = next(m for m in every if m.content == "The user lives in Berlin now")
+    assert repeated.reinforced == [paris.id] and repeated.stored == []
+    assert sources[paris.id] == [first.id, again.id]
+    assert paris.status == MemoryStatus.SUPERSEDED and paris.superseded_by == berlin.id
+    assert berlin.status == MemoryStatus.ACTIVE
+    assert changed.stored[0].id == berlin.id
+    assert len(every) == 2  # nothing destroyed, nothing duplicated
+    actors = {e.actor for e in history[paris.id]}
+    assert actors == {"critical_info_processor"}
+    assert history[berlin.id][0].action == "created"
+
+
+def test_fact_contradicting_a_pinned_memory_becomes_a_conflict(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            await _say(assistant, conversation.id, "I live in Paris.")
+            [paris] = await assistant.memories.list()
+            await assistant.memories.pin(paris.id)
+            _, outcome = await _say(assistant, conversation.id, "I live in Rome.")
+            return paris.id, outcome, await assistant.memories.list(MemoryFilter(statuses=None))
+
+    paris_id, outcome, every = run(scenario())
+    paris = next(m for m in every if m.id == paris_id)
+    rome = outcome.stored[0]
+    assert paris.status == MemoryStatus.ACTIVE and paris.pinned
+    assert paris.content == "The user lives in Paris"
+    assert rome.status == MemoryStatus.CONFLICT
+    assert rome.meta["conflicts_with"] == paris_id
+
+
+def test_malformed_extraction_stores_nothing_and_raises_nothing(tmp_path, fake_openai):
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            outcomes = []
+            for bad in (
+                Reply(raw='{"choices": [{"message": {"content": "{\\"facts\\": [{\\"fa'),
+                Reply(json_obj={"facts": [{"fact": "x" * 50, "confidence": "very"}]}),
+                Reply(json_obj={"facts": "The user likes tea"}),
+                Reply(text="Sure! Here are the facts: the user likes tea."),
+                Reply(text=""),
+            ):
+                fake_openai.script(Reply(json_obj={"durable_fact": True}), bad)
+                _, outcome = await _say(assistant, conversation.id, "I like tea very much.")
+                outcomes.append(outcome)
+            return outcomes, await assistant.memories.list(MemoryFilter(statuses=None))
+
+    outcomes, memories = run(scenario())
+    assert memories == []
+    assert all(o.extraction_called and o.stored == [] for o in outcomes)
+    assert all(o.reason.startswith("extraction reply unusable") for o in outcomes)
+
+
+def test_fragments_are_given_their_subject(tmp_path, fake_openai):
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            fake_openai.script(
+                Reply(json_obj={"durable_fact": True}),
+                Reply(
+                    json_obj={
+                        "facts": [
+                            {"fact": "has a PhD in physics", "category": "professional",
+                             "confidence": 0.8},
+                            {"fact": "Bob has a PhD", "category": "nonsense", "confidence": 0.7},
+                        ]
+                    }
+                ),
+            )  # fmt: skip
+            await _say(assistant, conversation.id, "I have a PhD in physics, like Bob.")
+            return await assistant.memories.list(MemoryFilter(statuses=None))
+
+    memories = run(scenario())
+    contents = {m.content: m.category for m in memories}
+    assert contents == {"The user has a PhD in physics": "Professional", "Bob has a PhD": "Other"}
