@@ -55,11 +55,11 @@ class HarnessOptions:
     # How a turn is written as a memory. The speaker is always kept in its meta;
     # prefixing "Speaker: " to the text measured worse (the name, in half of all turns,
     # dominated both BM25 on short turns and the averaged embedding). The session date
-    # in the text measured worse too.
+    # in the text measured no better on average (-0.002 and +0.02 on two seeds).
     speaker_prefix: bool = False
     session_date: bool = False
     # Add the previous turn of the same session to a turn's text (context for a reply
-    # like "Yes, last Friday!"). Measured; off by default.
+    # like "Yes, last Friday!"). Measured much worse (-0.2 recall@10): off.
     previous_turn: bool = False
     weights: RetrievalWeights = field(default_factory=RetrievalWeights)
 
