@@ -1,0 +1,204 @@
+"""``acai-desktop chat`` as a real process: scripted server, SIGKILL mid-job, local model."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.aio import run
+from tests.support.assistant import running_assistant
+from tests.support.fake_model import fake_model
+from tests.support.fake_openai import Reply
+
+
+def chat_command(data_dir: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "acai_desktop", "chat", "--data-dir", str(data_dir), *args]
+
+
+def scripted(server) -> list[str]:
+    return ["--provider", "custom", "--base-url", server.base_url, "--model", "fake-model"]
+
+
+def run_chat(data_dir: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        chat_command(data_dir, *args),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+
+
+def rows(db_path: Path, sql: str) -> list[tuple]:
+    connection = sqlite3.connect(db_path)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()
+
+
+def test_chat_json_reports_answer_memories_used_and_stored(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+    data = tmp_path / "profile"
+    first = run_chat(
+        data, *scripted(fake_openai), "--wait-jobs", "--json", "I prefer Python for backend."
+    )
+    assert first.returncode == 0, first.stderr
+    stored = json.loads(first.stdout)["stored"]
+    assert [(m["content"], m["kind"], m["status"]) for m in stored] == [
+        ("The user prefers Python for backend", "fact", "active")
+    ]
+
+    second = run_chat(
+        data, *scripted(fake_openai), "--new", "--json", "Which language for my backend?"
+    )
+    assert second.returncode == 0, second.stderr
+    reply = json.loads(second.stdout)
+    assert set(reply) >= {"conversation_id", "answer", "status", "memories_used", "stored"}
+    assert reply["status"] == "complete"
+    assert reply["conversation_id"] != json.loads(first.stdout)["conversation_id"]
+    used = reply["memories_used"][0]
+    assert used["content"] == "The user prefers Python for backend"
+    assert used["rank"] == 1 and used["reasons"] and used["score"] > 0
+    assert "Python" in reply["answer"]
+
+
+def test_chat_with_an_unreachable_model_says_so_and_keeps_the_message(tmp_path):
+    data = tmp_path / "profile"
+    result = run_chat(
+        data,
+        "--provider", "custom", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+        "Hello, are you there?",
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "could not reach" in result.stderr.lower() or "unreachable" in result.stderr.lower()
+    assert "Traceback" not in result.stderr
+    saved = rows(data / "acai.sqlite3", "SELECT role, content, status FROM messages ORDER BY id")
+    assert saved[0] == ("user", "Hello, are you there?", "complete")
+    assert saved[1][2] == "error"
+
+
+def test_sigkill_during_background_jobs_loses_nothing_and_jobs_finish(tmp_path, fake_openai):
+    extraction_started = []
+
+    def slow_extraction(body):
+        reply = fake_model(body)
+        if '"facts"' in body["messages"][0]["content"]:
+            extraction_started.append(time.monotonic())
+            reply.delay = 30  # the process is killed while it waits for this
+        return reply
+
+    fake_openai.responder = slow_extraction
+    data = tmp_path / "profile"
+    process = subprocess.Popen(
+        chat_command(data, *scripted(fake_openai), "--wait-jobs", "My name is John."),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    while not extraction_started and time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.05)
+    assert extraction_started, "the extraction job never started"
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+
+    db = data / "acai.sqlite3"
+    assert rows(db, "SELECT role, content FROM messages ORDER BY id") == [
+        ("user", "My name is John."),
+        ("assistant", "Here is my answer to: My name is John."),
+    ]
+    assert ("critical_info", "running") in rows(db, "SELECT kind, status FROM jobs")
+
+    fake_openai.responder = fake_model
+
+    async def restart():
+        async with running_assistant(data, fake_openai) as assistant:
+            await assistant.runner.wait_idle(timeout=60)
+            return await assistant.jobs.list(), await assistant.memories.list()
+
+    jobs, memories = run(restart())
+    assert {(j.kind, j.status) for j in jobs} == {("critical_info", "done"), ("summary", "done")}
+    assert [m.content for m in memories] == ["The user's name is John"]
+
+
+def test_sigkill_mid_answer_keeps_the_partial_answer_marked_stopped(tmp_path, fake_openai):
+    fake_openai.script(Reply(text=" ".join(f"word{i}" for i in range(200)), chunk_delay=0.05))
+    data = tmp_path / "profile"
+    process = subprocess.Popen(
+        chat_command(data, *scripted(fake_openai), "Write a long story"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    db = data / "acai.sqlite3"
+    deadline = time.monotonic() + 60
+    partial = []
+    while time.monotonic() < deadline and not partial:
+        time.sleep(0.1)
+        if db.exists():
+            with contextlib.suppress(sqlite3.OperationalError):  # schema not created yet
+                partial = rows(
+                    db,
+                    "SELECT content FROM messages WHERE role = 'assistant' AND content != ''",
+                )
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+    assert partial, "no partial answer was saved while streaming"
+
+    async def restart():
+        async with running_assistant(data, fake_openai, start_jobs=False) as assistant:
+            return await assistant.conversations.messages(1)
+
+    user, answer = run(restart())
+    assert user.content == "Write a long story"
+    assert answer.status == "stopped" and answer.content.startswith("word0 word1")
+    assert "closed while this answer was being written" in answer.error
+
+
+@pytest.mark.local_model
+def test_one_turn_against_the_real_local_model(tmp_path):
+    data = tmp_path / "profile"
+    result = run_chat(
+        data,
+        "--provider", "local", "--new", "--wait-jobs", "--json",
+        "My name is John and I prefer Python for backend development.",
+        timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["status"] == "complete" and reply["answer"].strip()
+
+    db = data / "acai.sqlite3"
+    # Whatever the small model said, the tables agree with each other.
+    assert rows(db, "SELECT count(*) FROM jobs WHERE status IN ('pending', 'running')") == [(0,)]
+    assert rows(db, "SELECT role, status FROM messages ORDER BY id") == [
+        ("user", "complete"),
+        ("assistant", "complete"),
+    ]
+    memories = rows(db, "SELECT id, status FROM memories")
+    assert {status for _, status in memories} <= {"active", "temporary", "superseded", "conflict"}
+    assert rows(
+        db, "SELECT count(*) FROM memories m WHERE NOT EXISTS "
+        "(SELECT 1 FROM memory_events e WHERE e.memory_id = m.id AND e.action = 'created')"
+    ) == [(0,)]  # fmt: skip
+    assert rows(
+        db, "SELECT count(*) FROM memory_sources s WHERE NOT EXISTS "
+        "(SELECT 1 FROM messages m WHERE m.id = s.message_id)"
+    ) == [(0,)]  # fmt: skip
+    assert rows(db, "SELECT count(*) FROM memories_fts") == [(len(memories),)]
+    stored_ids = {m["id"] for m in reply["stored"]}
+    assert stored_ids <= {memory_id for memory_id, _ in memories}
+    leftovers = subprocess.run(
+        ["pgrep", "-f", f"local_server_process.*{data}"], capture_output=True, text=True
+    )
+    assert leftovers.stdout.strip() == "", "the local model server outlived the command"
