@@ -1,0 +1,85 @@
+"""The conversations of the profile, most recently active first, as a Qt list model.
+
+The session loads the list and passes each conversation it has re-read after a
+message was added (its title and ``updated_at`` change then); the model moves it to
+the top. Temporary chats are not listed.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from acai_desktop.core.records import Conversation
+
+Index = QModelIndex | QPersistentModelIndex
+UNTITLED = "New conversation"
+
+
+class ConversationRoles(IntEnum):
+    ID = Qt.ItemDataRole.UserRole + 1
+    TITLE = Qt.ItemDataRole.UserRole + 2
+    UPDATED_AT = Qt.ItemDataRole.UserRole + 3
+    CONVERSATION = Qt.ItemDataRole.UserRole + 4
+
+
+class ConversationsModel(QAbstractListModel):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._conversations: list[Conversation] = []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self._conversations)
+
+    def roleNames(self) -> dict[int, bytes]:
+        return {role.value: role.name.lower().encode() for role in ConversationRoles}
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._conversations):
+            return None
+        conversation = self._conversations[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, ConversationRoles.TITLE):
+            return conversation.title or UNTITLED
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{conversation.title or UNTITLED}\nLast active {conversation.updated_at[:16]}"
+        if role == ConversationRoles.ID:
+            return conversation.id
+        if role == ConversationRoles.UPDATED_AT:
+            return conversation.updated_at
+        if role == ConversationRoles.CONVERSATION:
+            return conversation
+        return None
+
+    def set_conversations(self, conversations: list[Conversation]) -> None:
+        self.beginResetModel()
+        self._conversations = [c for c in conversations if not c.temporary]
+        self._conversations.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
+        self.endResetModel()
+
+    def row_of(self, conversation_id: int) -> int | None:
+        for row, conversation in enumerate(self._conversations):
+            if conversation.id == conversation_id:
+                return row
+        return None
+
+    def conversation_at(self, row: int) -> Conversation:
+        return self._conversations[row]
+
+    def on_conversation_changed(self, conversation: Conversation) -> None:
+        """A conversation was created or changed: show it first, with its new title."""
+        if conversation.temporary:
+            return
+        row = self.row_of(conversation.id)
+        if row is None:
+            self.beginInsertRows(QModelIndex(), 0, 0)
+            self._conversations.insert(0, conversation)
+            self.endInsertRows()
+            return
+        self._conversations[row] = conversation
+        if row != 0:
+            self.beginMoveRows(QModelIndex(), row, row, QModelIndex(), 0)
+            self._conversations.insert(0, self._conversations.pop(row))
+            self.endMoveRows()
+        index = self.index(0)
+        self.dataChanged.emit(index, index)

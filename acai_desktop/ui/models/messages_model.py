@@ -1,0 +1,150 @@
+"""The messages of the conversation on screen, as a Qt list model.
+
+It only translates: the session loads a conversation with :meth:`set_conversation`,
+and core events keep it current — ``MESSAGE_ADDED`` inserts a row, each streamed
+chunk (``MESSAGE_UPDATED``) emits ``dataChanged`` for one row and the content role
+only, so a long answer streams without re-laying out the whole transcript.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from enum import IntEnum
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from acai_desktop.core.records import Message, MessageStatus
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class MessageRoles(IntEnum):
+    ID = Qt.ItemDataRole.UserRole + 1
+    ROLE = Qt.ItemDataRole.UserRole + 2  # "user" or "assistant"
+    CONTENT = Qt.ItemDataRole.UserRole + 3
+    STATUS = Qt.ItemDataRole.UserRole + 4  # MessageStatus value
+    ERROR = Qt.ItemDataRole.UserRole + 5
+    CREATED_AT = Qt.ItemDataRole.UserRole + 6
+    SOURCES_COUNT = Qt.ItemDataRole.UserRole + 7  # memories that fed an answer; None: unknown
+    MESSAGE = Qt.ItemDataRole.UserRole + 8  # the Message record
+
+
+# Roles that change when an answer finishes (its status and, on failure, the reason).
+FINISH_ROLES = [
+    MessageRoles.CONTENT,
+    MessageRoles.STATUS,
+    MessageRoles.ERROR,
+    Qt.ItemDataRole.DisplayRole,
+]
+
+
+class MessagesModel(QAbstractListModel):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.conversation_id: int | None = None
+        self._messages: list[Message] = []
+        self._sources: dict[int, int] = {}
+        self._row_of: dict[int, int] = {}
+
+    # -- Qt model interface ----------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self._messages)
+
+    def roleNames(self) -> dict[int, bytes]:
+        return {role.value: role.name.lower().encode() for role in MessageRoles}
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._messages):
+            return None
+        message = self._messages[index.row()]
+        if role in (Qt.ItemDataRole.DisplayRole, MessageRoles.CONTENT):
+            return message.content
+        if role == MessageRoles.ID:
+            return message.id
+        if role == MessageRoles.ROLE:
+            return message.role
+        if role == MessageRoles.STATUS:
+            return message.status.value
+        if role == MessageRoles.ERROR:
+            return message.error
+        if role == MessageRoles.CREATED_AT:
+            return message.created_at
+        if role == MessageRoles.SOURCES_COUNT:
+            return self._sources.get(message.id)
+        if role == MessageRoles.MESSAGE:
+            return message
+        return None
+
+    # -- loading -----------------------------------------------------------------------
+
+    def set_conversation(
+        self,
+        conversation_id: int | None,
+        messages: list[Message],
+        sources_count: dict[int, int] | None = None,
+    ) -> None:
+        """Show ``messages`` of ``conversation_id`` (None: a new chat, nothing yet)."""
+        self.beginResetModel()
+        self.conversation_id = conversation_id
+        self._messages = list(messages)
+        self._sources = dict(sources_count or {})
+        self._reindex()
+        self.endResetModel()
+
+    def row_of(self, message_id: int) -> int | None:
+        return self._row_of.get(message_id)
+
+    def message_at(self, row: int) -> Message:
+        return self._messages[row]
+
+    def messages(self) -> list[Message]:
+        return list(self._messages)
+
+    # -- core events -------------------------------------------------------------------
+
+    def on_message_added(self, message: Message) -> None:
+        if message.conversation_id != self.conversation_id or message.id in self._row_of:
+            return
+        row = len(self._messages)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._messages.append(message)
+        self._row_of[message.id] = row
+        self.endInsertRows()
+
+    def on_message_updated(self, delta) -> None:
+        """A streamed chunk or a finished answer (``orchestrator.MessageDelta``)."""
+        row = self._row_of.get(delta.message_id)
+        if row is None:
+            return
+        current = self._messages[row]
+        status = MessageStatus(delta.status)
+        finished = status != current.status
+        # A chunk carries no error; a finish or a restart (retry) clears the old one.
+        error = current.error if not finished else None
+        self._messages[row] = replace(current, content=delta.content, status=status, error=error)
+        index = self.index(row)
+        if finished:
+            self.dataChanged.emit(index, index, FINISH_ROLES)
+        else:
+            self.dataChanged.emit(index, index, [MessageRoles.CONTENT])
+
+    def update_message(self, message: Message) -> None:
+        """The stored row, as the orchestrator returned it (carries the error text)."""
+        row = self._row_of.get(message.id)
+        if row is None:
+            return
+        self._messages[row] = message
+        index = self.index(row)
+        self.dataChanged.emit(index, index, FINISH_ROLES)
+
+    def set_sources_count(self, message_id: int, count: int) -> None:
+        row = self._row_of.get(message_id)
+        if row is None:
+            return
+        self._sources[message_id] = count
+        index = self.index(row)
+        self.dataChanged.emit(index, index, [MessageRoles.SOURCES_COUNT])
+
+    def _reindex(self) -> None:
+        self._row_of = {message.id: row for row, message in enumerate(self._messages)}

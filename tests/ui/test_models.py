@@ -1,0 +1,146 @@
+"""The Qt models translate core records and events; qtmodeltester checks each one."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from acai_desktop.core.orchestrator import MessageDelta
+from acai_desktop.core.records import (
+    Conversation,
+    MemoryItem,
+    MemoryKind,
+    MemoryStatus,
+    Message,
+    MessageStatus,
+    Origin,
+)
+from acai_desktop.ui.models.conversations_model import ConversationRoles, ConversationsModel
+from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
+from acai_desktop.ui.models.messages_model import MessageRoles, MessagesModel
+
+AT = "2025-01-02T10:00:00+00:00"
+
+
+def message(id, role="user", content="hi", status=MessageStatus.COMPLETE, conversation_id=1):
+    return Message(id, conversation_id, role, content, status, AT)
+
+
+def memory(id, content="The user prefers tea", status=MemoryStatus.ACTIVE, **kw):
+    created = kw.pop("created_at", f"2025-01-0{id}T10:00:00+00:00")
+    return MemoryItem(
+        id, MemoryKind.FACT, content, Origin.CRITICAL_INFO, created, created, status=status, **kw
+    )
+
+
+def test_messages_model_inserts_streams_one_role_and_finishes(qtmodeltester, qtbot):
+    # check() also stays connected and checks every later change of the model.
+    model = MessagesModel()
+    model.set_conversation(1, [message(1, content="Hello")])
+    qtmodeltester.check(model, force_py=True)
+    with qtbot.waitSignal(model.rowsInserted, timeout=1000):
+        model.on_message_added(message(2, "assistant", "", MessageStatus.STREAMING))
+    model.on_message_added(message(9, conversation_id=2))  # another conversation: ignored
+    model.on_message_added(message(2, "assistant", ""))  # already shown: ignored
+    assert model.rowCount() == 2
+
+    changes = []
+    model.dataChanged.connect(lambda top, bottom, roles: changes.append((top.row(), roles)))
+    model.on_message_updated(MessageDelta(2, 1, "Hi ", "Hi ", MessageStatus.STREAMING))
+    model.on_message_updated(MessageDelta(2, 1, "there", "Hi there", MessageStatus.STREAMING))
+    assert changes == [(1, [MessageRoles.CONTENT]), (1, [MessageRoles.CONTENT])]
+    index = model.index(1)
+    assert index.data(MessageRoles.CONTENT) == "Hi there"
+    assert index.data(MessageRoles.STATUS) == "streaming"
+
+    model.on_message_updated(MessageDelta(2, 1, "", "Hi there", MessageStatus.ERROR))
+    assert MessageRoles.STATUS in changes[-1][1]
+    failed = Message(2, 1, "assistant", "Hi there", MessageStatus.ERROR, AT, error="Server down")
+    model.update_message(failed)
+    assert index.data(MessageRoles.ERROR) == "Server down"
+    # A retry restarts the answer: the old error goes.
+    model.on_message_updated(MessageDelta(2, 1, "", "", MessageStatus.STREAMING))
+    assert index.data(MessageRoles.ERROR) is None
+    assert index.data(MessageRoles.STATUS) == "streaming"
+
+    model.set_sources_count(2, 3)
+    assert index.data(MessageRoles.SOURCES_COUNT) == 3
+    assert model.index(0).data(MessageRoles.SOURCES_COUNT) is None
+    model.on_message_updated(MessageDelta(99, 1, "x", "x", MessageStatus.STREAMING))  # unknown
+
+    model.set_conversation(None, [])
+    assert model.rowCount() == 0
+    model.on_message_added(message(10))  # a new chat has no id yet: nothing is shown
+    assert model.rowCount() == 0
+
+
+def test_memories_model_follows_add_change_remove(qtmodeltester):
+    model = MemoriesModel()
+    model.set_memories(
+        [
+            memory(1, "The user lives in Paris"),
+            memory(2, "old fact", MemoryStatus.SUPERSEDED),
+            memory(3, "The user prefers tea", MemoryStatus.CONFLICT),
+        ]
+    )
+    qtmodeltester.check(model, force_py=True)
+    assert [model.index(r).data(MemoryRoles.ID) for r in range(model.rowCount())] == [3, 1]
+
+    model.on_memory_added(memory(4, "The user is allergic to nuts", MemoryStatus.TEMPORARY))
+    assert model.index(0).data(MemoryRoles.STATUS) == "temporary"
+    pinned = memory(1, "The user lives in Paris", pinned=True)
+    model.on_memory_changed(pinned)
+    assert model.index(model.row_of(1)).data(MemoryRoles.PINNED) is True
+    model.on_memory_removed(memory(4, status=MemoryStatus.FORGOTTEN))
+    assert model.row_of(4) is None
+    model.on_memory_changed(memory(3, status=MemoryStatus.SUPERSEDED))  # left the visible set
+    assert model.row_of(3) is None
+    model.on_memory_changed(memory(4, "back again"))  # restored
+    assert model.row_of(4) == 0
+    index = model.index(0)
+    assert index.data(Qt.ItemDataRole.DisplayRole) == "back again"
+    assert index.data(MemoryRoles.ORIGIN) == "critical_info"
+    assert index.data(MemoryRoles.CONFIDENCE) == 1.0
+    assert index.data(MemoryRoles.ITEM).id == 4
+
+
+def test_conversations_model_moves_the_active_one_first(qtmodeltester):
+    def conversation(id, title, updated):
+        return Conversation(id, title, AT, f"2025-01-0{updated}T10:00:00+00:00")
+
+    model = ConversationsModel()
+    model.set_conversations(
+        [
+            conversation(1, "Backend", 1),
+            conversation(2, "", 3),
+            Conversation(3, "Scratch", AT, AT, temporary=True),
+        ]
+    )
+    qtmodeltester.check(model, force_py=True)
+    assert [model.index(r).data() for r in range(model.rowCount())] == [
+        "New conversation",
+        "Backend",
+    ]
+    model.on_conversation_changed(conversation(1, "Backend choices", 4))
+    assert model.index(0).data(ConversationRoles.TITLE) == "Backend choices"
+    assert model.index(1).data(ConversationRoles.ID) == 2
+    model.on_conversation_changed(conversation(5, "Trip", 5))
+    assert model.row_of(5) == 0 and model.rowCount() == 3
+    assert model.index(0).data(ConversationRoles.CONVERSATION).title == "Trip"
+
+
+def test_event_bridge_relays_core_events_until_detached(qtbot):
+    from acai_desktop.core import events as ev
+    from acai_desktop.core.events import EventBus
+    from acai_desktop.ui.event_bridge import EventBridge
+
+    bus, bridge = EventBus(), EventBridge()
+    bridge.attach(bus)
+    added = message(1)
+    with qtbot.waitSignal(bridge.message_added, timeout=1000) as blocker:
+        bus.emit(ev.MESSAGE_ADDED, added)
+    assert blocker.args == [added]
+    with qtbot.waitSignal(bridge.memory_removed, timeout=1000):
+        bus.emit(ev.MEMORY_REMOVED, memory(1))
+    bridge.detach()
+    with qtbot.assertNotEmitted(bridge.message_added):
+        bus.emit(ev.MESSAGE_ADDED, added)
