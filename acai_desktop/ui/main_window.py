@@ -1,18 +1,18 @@
 """The main window: conversations on the left, the chat in the centre, memory on the right.
 
 The window only shows state and asks for things through its signals; the
-application (``acai_desktop.ui.app``) decides what a request does. Every signal of
-the window is wired in :meth:`MainWindow._connect_signals`.
+application (``acai_desktop.ui.app``) decides what a request does. It owns the Qt
+models and the :class:`EventBridge` that feeds them core events. Every signal of the
+window is wired in :meth:`MainWindow._connect_signals`.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QPushButton,
     QSplitter,
@@ -21,9 +21,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.records import Job, MemoryItem, Message
+from acai_desktop.ui.event_bridge import EventBridge
+from acai_desktop.ui.models.conversations_model import ConversationsModel
+from acai_desktop.ui.models.memories_model import MemoriesModel
+from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.theme import app_icon
+from acai_desktop.ui.widgets.chat_view import ChatView
 from acai_desktop.ui.widgets.composer import Composer
+from acai_desktop.ui.widgets.conversation_list import ConversationList
+from acai_desktop.ui.widgets.dialogs import (
+    MemoryDetailsDialog,
+    MemoryEditDialog,
+    ProvenanceDialog,
+)
 from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
+from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
+from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
@@ -32,13 +47,12 @@ TRANSCRIPT_EMPTY_TEXT = (
     "Tell me about your work, your plans and what you like. I keep what is worth "
     "keeping, and you can see, edit or forget every memory on the right."
 )
-MEMORY_EMPTY_TITLE = "Memories will appear here"
-MEMORY_EMPTY_TEXT = (
-    "Facts you share, summaries of past chats and your own notes. Pin, edit or forget any of them."
-)
+__all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
 CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
 CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
 NO_MODEL_TEXT = "No model connected"
+UNDO_SECONDS = 10
+JOB_LABELS = {"critical_info": "Learning from your message…", "summary": "Summarising…"}
 # Starting points offered on an empty chat; a click puts the text in the composer.
 SUGGESTIONS = (
     "Remember that I prefer short, direct answers.",
@@ -65,7 +79,16 @@ class MainWindow(QMainWindow):
     send_requested = Signal(str)
     stop_requested = Signal()
     new_conversation_requested = Signal()
+    open_conversation_requested = Signal(int)
+    retry_requested = Signal(int)  # answer id
+    answer_sources_requested = Signal(int)  # answer id
     memory_search_requested = Signal(str)
+    memory_save_requested = Signal(int, str)  # memory id, new text
+    memory_pin_requested = Signal(int, bool)  # memory id, pinned
+    memory_forget_requested = Signal(int)
+    memory_restore_requested = Signal(int)
+    memory_details_requested = Signal(int)
+    reconnect_requested = Signal()
     quit_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -75,10 +98,18 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(960, 600)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
+        self._undo_memory_id: int | None = None
+        self._running_jobs: dict[int, str] = {}
+
+        self.events = EventBridge(self)
+        self.messages_model = MessagesModel(self)
+        self.memories_model = MemoriesModel(self)
+        self.conversations_model = ConversationsModel(self)
 
         self.sidebar = self._build_sidebar()
         self.chat_pane = self._build_chat_pane()
-        self.memory_panel = self._build_memory_panel()
+        self.memory_panel = MemoryPanel(self.memories_model)
+        self.memory_search = self.memory_panel.search
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setHandleWidth(1)
@@ -86,7 +117,7 @@ class MainWindow(QMainWindow):
         for pane in (self.sidebar, self.chat_pane, self.memory_panel):
             self.splitter.addWidget(pane)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([250, DEFAULT_SIZE.width() - 250 - 310, 310])
+        self.splitter.setSizes([250, DEFAULT_SIZE.width() - 250 - 330, 330])
         self.setCentralWidget(self.splitter)
 
         self.quit_action = QAction("&Quit", self)
@@ -95,6 +126,15 @@ class MainWindow(QMainWindow):
         self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
         self.addActions([self.quit_action, self.new_chat_action])
 
+        self.undo_button = QPushButton("Undo")
+        self.undo_button.setObjectName("UndoButton")
+        self.undo_button.setVisible(False)
+        self.statusBar().addPermanentWidget(self.undo_button)
+        self.undo_timer = QTimer(self)
+        self.undo_timer.setSingleShot(True)
+        self.undo_timer.setInterval(UNDO_SECONDS * 1000)
+        self.jobs_label = _label("", "JobsLabel")
+        self.statusBar().addPermanentWidget(self.jobs_label)
         self.statusBar().showMessage("Ready")
         self._connect_signals()
 
@@ -122,11 +162,14 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.new_chat_button)
 
         layout.addWidget(_label("CONVERSATIONS", "SectionLabel"))
-        # Page 0 is the empty state; the conversation list view joins as page 1.
         self.conversation_area = QStackedWidget()
-        self.conversation_area.addWidget(
-            EmptyState(CONVERSATIONS_EMPTY_TITLE, CONVERSATIONS_EMPTY_TEXT)
+        self.conversations_empty_state = EmptyState(
+            CONVERSATIONS_EMPTY_TITLE, CONVERSATIONS_EMPTY_TEXT
         )
+        self.conversation_list = ConversationList()
+        self.conversation_list.setModel(self.conversations_model)
+        self.conversation_area.addWidget(self.conversations_empty_state)
+        self.conversation_area.addWidget(self.conversation_list)
         layout.addWidget(self.conversation_area, 1)
         return sidebar
 
@@ -146,7 +189,20 @@ class MainWindow(QMainWindow):
         header_layout.addWidget(self.model_badge)
         layout.addWidget(header)
 
-        # Page 0 is the empty state; the streaming chat view joins as page 1.
+        # Shown when the model can't be reached: what happened and what to do next.
+        self.banner = _styled_panel("ModelBanner")
+        banner_layout = QHBoxLayout(self.banner)
+        banner_layout.setContentsMargins(24, 10, 16, 10)
+        self.banner_label = _label("", "BannerText")
+        self.banner_label.setWordWrap(True)
+        self.banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.reconnect_button = QPushButton("Try again")
+        self.reconnect_button.setObjectName("BannerButton")
+        banner_layout.addWidget(self.banner_label, 1)
+        banner_layout.addWidget(self.reconnect_button, 0, Qt.AlignmentFlag.AlignTop)
+        self.banner.setVisible(False)
+        layout.addWidget(self.banner)
+
         self.transcript_area = QStackedWidget()
         self.transcript_empty_state = EmptyState(
             TRANSCRIPT_EMPTY_TITLE, TRANSCRIPT_EMPTY_TEXT, glyph="✦", text_width=460
@@ -161,7 +217,10 @@ class MainWindow(QMainWindow):
             self.transcript_empty_state.extra_layout.addWidget(
                 button, 0, Qt.AlignmentFlag.AlignHCenter
             )
+        self.chat_view = ChatView()
+        self.chat_view.setModel(self.messages_model)
         self.transcript_area.addWidget(self.transcript_empty_state)
+        self.transcript_area.addWidget(self.chat_view)
         layout.addWidget(self.transcript_area, 1)
 
         self.composer = Composer()
@@ -171,37 +230,68 @@ class MainWindow(QMainWindow):
         layout.addLayout(composer_row)
         return pane
 
-    def _build_memory_panel(self) -> QWidget:
-        panel = _styled_panel("MemoryPanel")
-        panel.setMinimumWidth(240)
-        layout = QVBoxLayout(panel)
-        layout.setContentsMargins(16, 18, 16, 12)
-        layout.setSpacing(12)
-        layout.addWidget(_label("Memory", "PanelTitle"))
-        self.memory_search = QLineEdit()
-        self.memory_search.setPlaceholderText("Search memories")
-        self.memory_search.setClearButtonEnabled(True)
-        layout.addWidget(self.memory_search)
-        layout.addWidget(_label("FACTS, SUMMARIES AND NOTES", "SectionLabel"))
-        # Page 0 is the empty state; the memory list view joins as page 1.
-        self.memory_area = QStackedWidget()
-        self.memory_area.addWidget(
-            EmptyState(MEMORY_EMPTY_TITLE, MEMORY_EMPTY_TEXT, glyph="◎", text_width=220)
-        )
-        layout.addWidget(self.memory_area, 1)
-        return panel
-
     # ------------------------------------------------------------------ wiring
 
     def _connect_signals(self) -> None:
+        # Core news, through the bridge, into the Qt models and the window.
+        self.events.message_added.connect(self.messages_model.on_message_added)
+        self.events.message_added.connect(self._on_events_message_added)
+        self.events.message_updated.connect(self.messages_model.on_message_updated)
+        self.events.memory_added.connect(self.memories_model.on_memory_added)
+        self.events.memory_changed.connect(self.memories_model.on_memory_changed)
+        self.events.memory_removed.connect(self.memories_model.on_memory_removed)
+        self.events.job_status_changed.connect(self._on_events_job_status_changed)
+        for signal in (self.messages_model.rowsInserted, self.messages_model.modelReset):
+            signal.connect(self._on_messages_model_changed)
+        for signal in (self.conversations_model.rowsInserted, self.conversations_model.modelReset):
+            signal.connect(self._on_conversations_model_changed)
+
+        # The user's requests.
         self.composer.send_requested.connect(self._on_composer_send_requested)
         self.composer.stop_requested.connect(self._on_composer_stop_requested)
         self.new_chat_button.clicked.connect(self._on_new_chat_button_clicked)
         self.new_chat_action.triggered.connect(self._on_new_chat_button_clicked)
-        self.memory_search.textChanged.connect(self._on_memory_search_text_changed)
+        self.conversation_list.open_conversation_requested.connect(self.open_conversation_requested)
+        self.chat_view.retry_requested.connect(self.retry_requested)
+        self.chat_view.sources_requested.connect(self.answer_sources_requested)
+        self.memory_panel.search_changed.connect(self.memory_search_requested)
+        self.memory_panel.edit_requested.connect(self._on_memory_panel_edit_requested)
+        self.memory_panel.pin_requested.connect(self.memory_pin_requested)
+        self.memory_panel.forget_requested.connect(self.memory_forget_requested)
+        self.memory_panel.details_requested.connect(self.memory_details_requested)
+        self.undo_button.clicked.connect(self._on_undo_button_clicked)
+        self.undo_timer.timeout.connect(self._on_undo_timer_timeout)
+        self.reconnect_button.clicked.connect(self.reconnect_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
         for button in self.suggestion_buttons:
             button.clicked.connect(self._on_suggestion_button_clicked)
+
+    def _on_events_message_added(self, message: Message) -> None:
+        if (
+            message.role == "user"
+            and message.conversation_id == self.messages_model.conversation_id
+        ):
+            self.composer.clear_sent(message.content)
+
+    def _on_events_job_status_changed(self, job: Job) -> None:
+        if job.status in ("pending", "running"):
+            self._running_jobs[job.id] = JOB_LABELS.get(job.kind, "Working…")
+        else:
+            self._running_jobs.pop(job.id, None)
+        labels = list(dict.fromkeys(self._running_jobs.values()))
+        self.jobs_label.setText(labels[0] if labels else "")
+
+    def _on_messages_model_changed(self, *args) -> None:
+        has_messages = self.messages_model.rowCount() > 0
+        self.transcript_area.setCurrentWidget(
+            self.chat_view if has_messages else self.transcript_empty_state
+        )
+
+    def _on_conversations_model_changed(self, *args) -> None:
+        has_any = self.conversations_model.rowCount() > 0
+        self.conversation_area.setCurrentWidget(
+            self.conversation_list if has_any else self.conversations_empty_state
+        )
 
     def _on_composer_send_requested(self, text: str) -> None:
         self.send_requested.emit(text)
@@ -212,8 +302,23 @@ class MainWindow(QMainWindow):
     def _on_new_chat_button_clicked(self) -> None:
         self.new_conversation_requested.emit()
 
-    def _on_memory_search_text_changed(self, text: str) -> None:
-        self.memory_search_requested.emit(text)
+    def _on_memory_panel_edit_requested(self, memory_id: int) -> None:
+        row = self.memories_model.row_of(memory_id)
+        if row is None:
+            return
+        dialog = MemoryEditDialog(self.memories_model.item_at(row), self)
+        dialog.save_requested.connect(self.memory_save_requested)
+        dialog.open()
+
+    def _on_undo_button_clicked(self) -> None:
+        memory_id, self._undo_memory_id = self._undo_memory_id, None
+        self._on_undo_timer_timeout()
+        if memory_id is not None:
+            self.memory_restore_requested.emit(memory_id)
+
+    def _on_undo_timer_timeout(self) -> None:
+        self.undo_button.setVisible(False)
+        self.undo_timer.stop()
 
     def _on_suggestion_button_clicked(self) -> None:
         self.composer.set_text(self.sender().property("suggestion"))
@@ -235,6 +340,42 @@ class MainWindow(QMainWindow):
 
     def show_status(self, text: str, timeout_ms: int = 0) -> None:
         self.statusBar().showMessage(text, timeout_ms)
+
+    def show_model_problem(self, text: str | None) -> None:
+        """Show (or, with None, hide) the banner saying why no model answers."""
+        self.banner_label.setText(text or "")
+        self.banner.setVisible(bool(text))
+
+    def offer_undo(self, text: str, memory_id: int) -> None:
+        """After a forget: say so in the status bar with an Undo button for a while."""
+        self._undo_memory_id = memory_id
+        self.show_status(text, UNDO_SECONDS * 1000)
+        self.undo_button.setVisible(True)
+        self.undo_timer.start()
+
+    def show_conversation(
+        self,
+        conversation_id: int | None,
+        title: str,
+        messages: list[Message],
+        sources_count: dict[int, int] | None = None,
+    ) -> None:
+        self.messages_model.set_conversation(conversation_id, messages, sources_count)
+        self.set_conversation_title(title)
+        self.conversation_list.select_conversation(conversation_id)
+
+    def show_memories(self, items: list[MemoryItem]) -> None:
+        self.memories_model.set_memories(items)
+
+    def open_memory_details(self, memory_id: int) -> MemoryDetailsDialog:
+        dialog = MemoryDetailsDialog(memory_id, self)
+        dialog.open()
+        return dialog
+
+    def open_answer_sources(self, answer_id: int) -> ProvenanceDialog:
+        dialog = ProvenanceDialog(answer_id, self)
+        dialog.open()
+        return dialog
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Closing the window is how the user quits: the application hears it and

@@ -54,11 +54,14 @@ def test_idle_composer_shows_send_and_hides_stop(window):
     assert composer.send_button.isEnabled()
 
 
-def test_send_button_emits_trimmed_text_and_clears(window, qtbot):
+def test_send_button_emits_trimmed_text_and_clears_only_once_committed(window, qtbot):
     window.composer.input.setPlainText("  What should I use for my backend?\n")
     with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
         qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
     assert blocker.args == ["What should I use for my backend?"]
+    # Not yet on disk: a refused message must still be there to fix.
+    assert window.composer.text() == "  What should I use for my backend?\n"
+    window.composer.clear_sent("What should I use for my backend?")
     assert window.composer.text() == ""
 
 

@@ -1,5 +1,6 @@
 """Where the user writes: a multi-line input, Send (Ctrl+Enter) and, while an answer
-streams, Stop. The composer only asks; whoever owns the turn decides what happens."""
+streams, Stop. The composer only asks; whoever owns the turn decides what happens, and
+the text is cleared only once the message is committed."""
 
 from __future__ import annotations
 
@@ -109,8 +110,15 @@ class Composer(QWidget):
         text = self.text().strip()
         if self._busy or not text:
             return
-        self.input.clear()
+        # The text stays until the message is committed (clear_sent): a refused
+        # message is still there to fix.
         self.send_requested.emit(text)
+
+    def clear_sent(self, text: str) -> None:
+        """``text`` is now a message on disk: empty the input unless the user has
+        changed it meanwhile."""
+        if self.text().strip() == text.strip():
+            self.input.clear()
 
     def _on_stop_button_clicked(self) -> None:
         if self._busy:

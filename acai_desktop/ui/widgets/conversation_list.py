@@ -1,0 +1,101 @@
+"""The conversations in the sidebar: title and when it was last active."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from acai_desktop.ui.models.conversations_model import ConversationRoles
+
+ROW_HEIGHT = 50
+
+
+def when_label(at: str, now: datetime | None = None) -> str:
+    try:
+        moment = datetime.fromisoformat(at).astimezone()
+    except ValueError:
+        return ""
+    now = now or datetime.now().astimezone()
+    if moment.date() == now.date():
+        return moment.strftime("Today %H:%M")
+    if moment.year == now.year:
+        return moment.strftime("%d %b")
+    return moment.strftime("%d %b %Y")
+
+
+class ConversationDelegate(QStyledItemDelegate):
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        return QSize(option.rect.width(), ROW_HEIGHT)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        rect = option.rect.adjusted(0, 2, 0, -2)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if selected or hovered:
+            path = QPainterPath()
+            path.addRoundedRect(rect, 8, 8)
+            painter.fillPath(path, QColor("#e2d9f3" if selected else "#ebe7f4"))
+        title_font = QFont(option.font)
+        title_font.setWeight(QFont.Weight.DemiBold if selected else QFont.Weight.Medium)
+        small = QFont(option.font)
+        small.setPointSizeF(max(option.font.pointSizeF(), 10.0) - 1.5)
+        text_rect = rect.adjusted(10, 7, -10, -7)
+        metrics = QFontMetrics(title_font)
+        title = metrics.elidedText(
+            index.data(ConversationRoles.TITLE), Qt.TextElideMode.ElideRight, text_rect.width()
+        )
+        painter.setFont(title_font)
+        painter.setPen(QColor("#2c1650" if selected else "#1f1d2b"))
+        painter.drawText(
+            QRect(text_rect.left(), text_rect.top(), text_rect.width(), metrics.height()),
+            Qt.AlignmentFlag.AlignLeft,
+            title,
+        )
+        painter.setFont(small)
+        painter.setPen(QColor("#8a869c"))
+        painter.drawText(
+            text_rect,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
+            when_label(index.data(ConversationRoles.UPDATED_AT) or ""),
+        )
+        painter.restore()
+
+
+class ConversationList(QListView):
+    open_conversation_requested = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ConversationList")
+        self.setItemDelegate(ConversationDelegate(self))
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setMouseTracking(True)
+        self.clicked.connect(self._on_clicked)
+        self.activated.connect(self._on_clicked)
+
+    def select_conversation(self, conversation_id: int | None) -> None:
+        """Show ``conversation_id`` as the current one, without announcing a choice."""
+        model = self.model()
+        row = model.row_of(conversation_id) if conversation_id is not None else None
+        if row is None:
+            self.clearSelection()
+            return
+        self.selectionModel().select(
+            model.index(row), self.selectionModel().SelectionFlag.ClearAndSelect
+        )
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        self.open_conversation_requested.emit(index.data(ConversationRoles.ID))

@@ -1,0 +1,185 @@
+"""Small windows the session opens with ``open()`` (never ``exec()``: a nested Qt loop
+would stall the asyncio loop): edit a memory, a memory's details, an answer's sources.
+
+Details and sources open at once with "Loading…" and are filled when the session has
+read what they show.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPlainTextEdit,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from acai_desktop.core.records import AnswerSource, MemoryEvent, MemoryItem, Message
+
+ACTOR_LABELS = {
+    "user": "You",
+    "critical_info_processor": "Fact extraction",
+    "summary_processor": "Summariser",
+    "system": "ACAI",
+}
+REASON_LABELS = {
+    "lexical": "shares words",
+    "semantic": "similar meaning",
+    "pinned": "pinned",
+    "recent": "recent",
+    "summary": "summary of this chat",
+}
+STYLE = """
+<style>
+ body { color: #1f1d2b; }
+ h3 { margin: 10px 0 4px 0; font-size: 10pt; color: #6b6880; }
+ .muted { color: #8a869c; }
+ .card { margin: 0 0 8px 0; }
+ .warn { color: #a12a3a; }
+</style>
+"""
+
+
+def _when(at: str | None) -> str:
+    return (at or "")[:16].replace("T", " ")
+
+
+class _Dialog(QDialog):
+    def __init__(self, title: str, parent: QWidget | None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(18, 16, 18, 14)
+        self.layout_.setSpacing(10)
+
+
+class MemoryEditDialog(_Dialog):
+    save_requested = Signal(int, str)  # memory id, new text
+
+    def __init__(self, item: MemoryItem, parent: QWidget | None = None) -> None:
+        super().__init__("Edit memory", parent)
+        self.memory_id = item.id
+        self.resize(460, 220)
+        note = QLabel("A memory you edit is kept as you wrote it: ACAI never changes it.")
+        note.setObjectName("DialogNote")
+        note.setWordWrap(True)
+        self.editor = QPlainTextEdit(item.content)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.layout_.addWidget(note)
+        self.layout_.addWidget(self.editor, 1)
+        self.layout_.addWidget(self.buttons)
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+
+    def _on_buttons_accepted(self) -> None:
+        text = self.editor.toPlainText().strip()
+        if not text:
+            self.editor.setFocus()
+            return
+        self.save_requested.emit(self.memory_id, text)
+        self.accept()
+
+
+class _BrowserDialog(_Dialog):
+    def __init__(self, title: str, parent: QWidget | None) -> None:
+        super().__init__(title, parent)
+        self.resize(540, 480)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(False)
+        self.browser.setHtml("<p class='muted'>Loading…</p>")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        self.layout_.addWidget(self.browser, 1)
+        self.layout_.addWidget(buttons)
+
+    def show_error(self, text: str) -> None:
+        self.browser.setHtml(f"{STYLE}<p class='warn'>{html.escape(text)}</p>")
+
+
+class MemoryDetailsDialog(_BrowserDialog):
+    def __init__(self, memory_id: int, parent: QWidget | None = None) -> None:
+        super().__init__("Memory details", parent)
+        self.memory_id = memory_id
+
+    def set_details(
+        self,
+        item: MemoryItem,
+        history: list[MemoryEvent],
+        sources: list[Message],
+        used_in_answers: int,
+    ) -> None:
+        e = html.escape
+        parts = [STYLE, f"<p style='font-size:11pt'>{e(item.content)}</p>"]
+        facts = [
+            item.kind.value,
+            item.category or "no category",
+            f"confidence {round(item.confidence * 100)}%",
+            f"importance {item.importance:.2f}",
+            f"status {item.status.value}",
+            "pinned" if item.pinned else "",
+            "edited by you" if item.user_edited else "",
+        ]
+        parts.append(f"<p class='muted'>{e(' · '.join(f for f in facts if f))}</p>")
+        if item.status.value == "conflict":
+            other = item.meta.get("conflicts_with")
+            parts.append(
+                "<p class='warn'>This contradicts "
+                + (f"memory #{other}" if other else "a memory you pinned or edited")
+                + ". Keep the one that is right: edit or forget the other.</p>"
+            )
+        parts.append(
+            f"<p class='muted'>Used in {used_in_answers} answer"
+            f"{'' if used_in_answers == 1 else 's'}.</p>"
+        )
+        parts.append("<h3>CAME FROM</h3>")
+        if sources:
+            for message in sources:
+                who = "You" if message.role == "user" else "ACAI"
+                parts.append(
+                    f"<p class='card'><b>{who}</b> <span class='muted'>{_when(message.created_at)}"
+                    f"</span><br>{e(message.content)}</p>"
+                )
+        else:
+            parts.append("<p class='muted'>Written by you, not taken from a message.</p>")
+        parts.append("<h3>HISTORY</h3>")
+        for event in history:
+            line = f"<b>{e(event.action.capitalize())}</b> by {ACTOR_LABELS.get(event.actor, '?')}"
+            before = (event.before or {}).get("content")
+            after = (event.after or {}).get("content")
+            if before and after and before != after:
+                line += f"<br><span class='muted'>“{e(before)}” → “{e(after)}”</span>"
+            parts.append(f"<p class='card'>{line} <span class='muted'>{_when(event.at)}</span></p>")
+        self.browser.setHtml("".join(parts))
+
+
+class ProvenanceDialog(_BrowserDialog):
+    def __init__(self, answer_id: int, parent: QWidget | None = None) -> None:
+        super().__init__("Memories used for this answer", parent)
+        self.answer_id = answer_id
+
+    def set_sources(self, sources: list[tuple[AnswerSource, MemoryItem | None]]) -> None:
+        e = html.escape
+        parts = [STYLE]
+        if not sources:
+            parts.append("<p class='muted'>No memory was put into this answer's prompt.</p>")
+        for source, item in sources:
+            reasons = ", ".join(REASON_LABELS.get(r, r) for r in source.reasons) or "—"
+            text = e(item.content) if item else "<i>(this memory no longer exists)</i>"
+            state = ""
+            if item is not None and item.status.value not in ("active", "temporary"):
+                state = f" <span class='warn'>({e(item.status.value)} since)</span>"
+            parts.append(
+                f"<p class='card'><b>#{source.rank}</b> {text}{state}<br>"
+                f"<span class='muted'>score {source.score:.2f} · {e(reasons)}"
+                f" · memory #{source.memory_id}</span></p>"
+            )
+        self.browser.setHtml("".join(parts))

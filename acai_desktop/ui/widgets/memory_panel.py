@@ -1,0 +1,368 @@
+"""The memory panel: the user's current memories, live, with search, filters and actions.
+
+Each memory is a card with its text and badges (kind, category, confidence, origin,
+pinned, temporary, edited, conflict). Selecting one shows the actions: edit, pin or
+unpin, forget, details. The panel only asks, through its ``*_requested`` signals; the
+session does the work through the memory service, and the core's events bring the
+result back into the list.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import (
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QPushButton,
+    QStackedWidget,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
+from acai_desktop.ui.widgets.empty_state import EmptyState
+
+EMPTY_TITLE = "Memories will appear here"
+EMPTY_TEXT = (
+    "Facts you share, summaries of past chats and your own notes. Pin, edit or forget any of them."
+)
+NO_MATCH_TITLE = "No memory matches"
+NO_MATCH_TEXT = "Try other words or another filter."
+
+# (label, predicate over the model index); the first is the default.
+FILTERS = {
+    "All": lambda index: True,
+    "Pinned": lambda index: index.data(MemoryRoles.PINNED),
+    "Conflicts": lambda index: index.data(MemoryRoles.STATUS) == "conflict",
+    "Temporary": lambda index: index.data(MemoryRoles.STATUS) == "temporary",
+    "Facts": lambda index: index.data(MemoryRoles.KIND) == "fact",
+    "Summaries": lambda index: index.data(MemoryRoles.KIND) == "summary",
+    "Notes": lambda index: index.data(MemoryRoles.KIND) == "note",
+}
+
+ORIGIN_LABELS = {"user": "by you", "critical_info": "from chat", "summary": "summary"}
+CARD_PAD = 10
+CARD_GAP = 8
+BADGE_H = 18
+
+
+def badges_of(index: QModelIndex) -> list[tuple[str, QColor, QColor]]:
+    """(text, foreground, background) for each badge of a memory."""
+    muted = (QColor("#5b5670"), QColor("#efecf6"))
+    badges: list[tuple[str, QColor, QColor]] = []
+    status = index.data(MemoryRoles.STATUS)
+    if status == "conflict":
+        badges.append(("⚠ Conflict", QColor("#a12a3a"), QColor("#fbe9ec")))
+    if index.data(MemoryRoles.PINNED):
+        badges.append(("📌 Pinned", QColor("#4b2873"), QColor("#e9dff7")))
+    if status == "temporary":
+        badges.append(("Temporary", QColor("#8a5a00"), QColor("#fdf1d8")))
+    badges.append((index.data(MemoryRoles.KIND).capitalize(), *muted))
+    if index.data(MemoryRoles.CATEGORY):
+        badges.append((index.data(MemoryRoles.CATEGORY), *muted))
+    confidence = index.data(MemoryRoles.CONFIDENCE)
+    if confidence is not None:
+        badges.append((f"{round(confidence * 100)}%", *muted))
+    badges.append((ORIGIN_LABELS.get(index.data(MemoryRoles.ORIGIN), "?"), *muted))
+    if index.data(MemoryRoles.USER_EDITED):
+        badges.append(("Edited", *muted))
+    return badges
+
+
+class MemoryFilterProxy(QSortFilterProxyModel):
+    """Words typed in the search box (all must appear) and the chosen filter."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._words: list[str] = []
+        self._filter = "All"
+
+    def set_search(self, text: str) -> None:
+        self.beginFilterChange()
+        self._words = text.lower().split()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def set_filter(self, name: str) -> None:
+        self.beginFilterChange()
+        self._filter = name if name in FILTERS else "All"
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
+        index = self.sourceModel().index(row, 0, parent)
+        haystack = " ".join(
+            str(index.data(role) or "") for role in (MemoryRoles.CONTENT, MemoryRoles.CATEGORY)
+        ).lower()
+        if not all(word in haystack for word in self._words):
+            return False
+        return bool(FILTERS[self._filter](index))
+
+
+class MemoryCardDelegate(QStyledItemDelegate):
+    def __init__(self, view: QListView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def _fonts(self) -> tuple[QFont, QFont]:
+        body = QFont(self.view.font())
+        small = QFont(body)
+        small.setPointSizeF(max(body.pointSizeF(), 10.0) - 1.5)
+        return body, small
+
+    def _badge_rows(self, width: int, index: QModelIndex, small: QFontMetrics):
+        rows: list[list[tuple[QRect, str, QColor, QColor]]] = [[]]
+        x = 0
+        for text, fg, bg in badges_of(index):
+            w = small.horizontalAdvance(text) + 12
+            if x and x + w > width:
+                rows.append([])
+                x = 0
+            rows[-1].append((QRect(x, 0, w, BADGE_H), text, fg, bg))
+            x += w + 4
+        return rows
+
+    def _measure(self, width: int, index: QModelIndex) -> tuple[int, int, list]:
+        body, small = self._fonts()
+        inner = max(60, width - 2 * CARD_PAD - 2)
+        text_h = (
+            QFontMetrics(body)
+            .boundingRect(
+                QRect(0, 0, inner, 10_000),
+                Qt.TextFlag.TextWordWrap,
+                index.data(MemoryRoles.CONTENT) or "",
+            )
+            .height()
+        )
+        rows = self._badge_rows(inner, index, QFontMetrics(small))
+        height = CARD_PAD + text_h + 6 + len(rows) * (BADGE_H + 4) + CARD_PAD - 4
+        return height + CARD_GAP, text_h, rows
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        width = self.view.viewport().width() - 2
+        height, _, _ = self._measure(width, index)
+        return QSize(width, height)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        body, small = self._fonts()
+        rect = option.rect.adjusted(1, 0, -1, -CARD_GAP)
+        _, text_h, rows = self._measure(option.rect.width() - 2, index)
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        conflict = index.data(MemoryRoles.STATUS) == "conflict"
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        path = QPainterPath()
+        path.addRoundedRect(rect.adjusted(0, 0, -1, -1), 10, 10)
+        painter.fillPath(path, QColor("#f6f1fd") if selected else QColor("#ffffff"))
+        border = "#e3b5bd" if conflict else ("#b9a2dc" if selected else "#e6e3ef")
+        painter.setPen(QPen(QColor(border), 1.5 if (selected or conflict) else 1))
+        painter.drawPath(path)
+        if index.data(MemoryRoles.PINNED):
+            painter.fillRect(QRect(rect.left(), rect.top() + 10, 3, rect.height() - 20), "#6a3fa0")
+        text_rect = QRect(
+            rect.left() + CARD_PAD, rect.top() + CARD_PAD, rect.width() - 2 * CARD_PAD, text_h
+        )
+        painter.setFont(body)
+        painter.setPen(QColor("#1f1d2b"))
+        painter.drawText(text_rect, int(Qt.TextFlag.TextWordWrap), index.data(MemoryRoles.CONTENT))
+        painter.setFont(small)
+        y = text_rect.bottom() + 7
+        for row in rows:
+            for badge, text, fg, bg in row:
+                badge_rect = badge.translated(text_rect.left(), y)
+                badge_path = QPainterPath()
+                badge_path.addRoundedRect(badge_rect, 9, 9)
+                painter.fillPath(badge_path, bg)
+                painter.setPen(fg)
+                painter.drawText(badge_rect, Qt.AlignmentFlag.AlignCenter, text)
+            y += BADGE_H + 4
+        painter.restore()
+
+
+class MemoryPanel(QWidget):
+    edit_requested = Signal(int)
+    pin_requested = Signal(int, bool)  # memory id, pinned
+    forget_requested = Signal(int)
+    details_requested = Signal(int)
+    search_changed = Signal(str)
+
+    def __init__(self, model: MemoriesModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("MemoryPanel")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setMinimumWidth(260)
+        self.model = model
+        self.proxy = MemoryFilterProxy(self)
+        self.proxy.setSourceModel(model)
+
+        title_row = QHBoxLayout()
+        title = QLabel("Memory")
+        title.setObjectName("PanelTitle")
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("CountBadge")
+        title_row.addWidget(title)
+        title_row.addWidget(self.count_label)
+        title_row.addStretch(1)
+
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search memories")
+        self.search.setClearButtonEnabled(True)
+        self.filter_box = QComboBox()
+        self.filter_box.addItems(list(FILTERS))
+        self.filter_box.setToolTip("Show only some memories")
+        search_row = QHBoxLayout()
+        search_row.setSpacing(6)
+        search_row.addWidget(self.search, 1)
+        search_row.addWidget(self.filter_box)
+
+        self.list = QListView()
+        self.list.setObjectName("MemoryList")
+        self.list.setModel(self.proxy)
+        self.list.setItemDelegate(MemoryCardDelegate(self.list))
+        self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setUniformItemSizes(False)
+
+        self.empty_state = EmptyState(EMPTY_TITLE, EMPTY_TEXT, glyph="◎", text_width=220)
+        self.no_match = EmptyState(NO_MATCH_TITLE, NO_MATCH_TEXT, text_width=220)
+        self.area = QStackedWidget()
+        for page in (self.empty_state, self.list, self.no_match):
+            self.area.addWidget(page)
+
+        self.edit_button = QPushButton("Edit")
+        self.pin_button = QPushButton("Pin")
+        self.forget_button = QPushButton("Forget")
+        self.forget_button.setObjectName("DangerButton")
+        self.details_button = QPushButton("Details")
+        self.edit_button.setToolTip("Change the text (a memory you edit is never changed by ACAI)")
+        self.pin_button.setToolTip("Pinned memories are always in context")
+        self.forget_button.setToolTip("Remove from memory (you can undo)")
+        self.details_button.setToolTip("History and where it came from")
+        self.actions_bar = QWidget()
+        self.actions_bar.setObjectName("MemoryActions")
+        actions = QHBoxLayout(self.actions_bar)
+        actions.setContentsMargins(0, 0, 0, 0)
+        actions.setSpacing(6)
+        for button in (self.edit_button, self.pin_button, self.forget_button, self.details_button):
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            actions.addWidget(button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 18, 16, 12)
+        layout.setSpacing(10)
+        layout.addLayout(title_row)
+        layout.addLayout(search_row)
+        layout.addWidget(self.area, 1)
+        layout.addWidget(self.actions_bar)
+        self._connect_signals()
+        self._update_page()
+        self._update_actions()
+
+    def _connect_signals(self) -> None:
+        self.search.textChanged.connect(self._on_search_text_changed)
+        self.filter_box.currentTextChanged.connect(self._on_filter_box_changed)
+        for signal in (
+            self.model.rowsInserted,
+            self.model.rowsRemoved,
+            self.model.modelReset,
+            self.proxy.layoutChanged,
+        ):
+            signal.connect(self._update_page)
+        self.model.dataChanged.connect(self._on_model_data_changed)
+        self.list.selectionModel().selectionChanged.connect(self._update_actions)
+        self.list.doubleClicked.connect(self._on_list_double_clicked)
+        self.edit_button.clicked.connect(self._on_edit_button_clicked)
+        self.pin_button.clicked.connect(self._on_pin_button_clicked)
+        self.forget_button.clicked.connect(self._on_forget_button_clicked)
+        self.details_button.clicked.connect(self._on_details_button_clicked)
+
+    # -- state ---------------------------------------------------------------------
+
+    def selected_memory_id(self) -> int | None:
+        indexes = self.list.selectionModel().selectedIndexes()
+        return indexes[0].data(MemoryRoles.ID) if indexes else None
+
+    def select_memory(self, memory_id: int) -> bool:
+        row = self.model.row_of(memory_id)
+        if row is None:
+            return False
+        proxy_index = self.proxy.mapFromSource(self.model.index(row))
+        if not proxy_index.isValid():
+            return False
+        self.list.setCurrentIndex(proxy_index)
+        return True
+
+    def _update_page(self, *args) -> None:
+        total = self.model.rowCount()
+        self.count_label.setText(str(total) if total else "")
+        if not total:
+            self.area.setCurrentWidget(self.empty_state)
+        elif not self.proxy.rowCount():
+            self.area.setCurrentWidget(self.no_match)
+        else:
+            self.area.setCurrentWidget(self.list)
+        self._update_actions()
+
+    def _update_actions(self, *args) -> None:
+        indexes = self.list.selectionModel().selectedIndexes()
+        self.actions_bar.setVisible(bool(indexes))
+        if indexes:
+            pinned = bool(indexes[0].data(MemoryRoles.PINNED))
+            self.pin_button.setText("Unpin" if pinned else "Pin")
+            self.pin_button.setEnabled(pinned or indexes[0].data(MemoryRoles.STATUS) != "conflict")
+
+    # -- slots ---------------------------------------------------------------------
+
+    def _on_model_data_changed(self, top, bottom, roles) -> None:
+        # Cards change height with their text or badges: measure them again.
+        for row in range(top.row(), bottom.row() + 1):
+            proxy_index = self.proxy.mapFromSource(self.model.index(row))
+            if proxy_index.isValid():
+                self.list.itemDelegate().sizeHintChanged.emit(proxy_index)
+        self._update_actions()
+
+    def _on_search_text_changed(self, text: str) -> None:
+        self.proxy.set_search(text)
+        self._update_page()
+        self.search_changed.emit(text)
+
+    def _on_filter_box_changed(self, name: str) -> None:
+        self.proxy.set_filter(name)
+        self._update_page()
+
+    def _on_list_double_clicked(self, index: QModelIndex) -> None:
+        self.details_requested.emit(index.data(MemoryRoles.ID))
+
+    def _on_edit_button_clicked(self) -> None:
+        if (memory_id := self.selected_memory_id()) is not None:
+            self.edit_requested.emit(memory_id)
+
+    def _on_pin_button_clicked(self) -> None:
+        indexes = self.list.selectionModel().selectedIndexes()
+        if indexes:
+            pinned = bool(indexes[0].data(MemoryRoles.PINNED))
+            self.pin_requested.emit(indexes[0].data(MemoryRoles.ID), not pinned)
+
+    def _on_forget_button_clicked(self) -> None:
+        if (memory_id := self.selected_memory_id()) is not None:
+            self.forget_requested.emit(memory_id)
+
+    def _on_details_button_clicked(self) -> None:
+        if (memory_id := self.selected_memory_id()) is not None:
+            self.details_requested.emit(memory_id)
