@@ -5,9 +5,11 @@ WordLlama embeddings of varied chat-memory text), inserting through
 :meth:`MemoryService.remember_many` in batches, then times :meth:`HybridRetriever.search`
 (query embedding included) on questions in the style of a user's, and in the same run
 the *floor*: a bare numpy exact top-k over the same in-memory vectors — the least any
-exact semantic search must do. It is reported twice: the matrix product and top-k
-alone (``floor_p95_ms``), and with the query's embedding added
-(``floor_with_embedding_p95_ms``), which is the like-for-like comparison.
+exact semantic search must do. Each query's floor is the faster of the two numpy
+products (BLAS ``@`` and the single-threaded ``einsum``), so the floor is never
+flattered by a slow path. It is reported twice: the product and top-k alone
+(``floor_p95_ms``), and with the query's embedding added
+(``floor_with_embedding_p95_ms``), the like-for-like comparison.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ def benchmark_queries(count: int, *, seed: int = 3) -> list[str]:
         question = rng.choice(event.questions)[0]
         queries.append(question.format(**values))
     return queries
+
+
+def _einsum_product(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,j->i", matrix, vector)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -85,16 +91,20 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
             matrix = np.ascontiguousarray(service.index.matrix)
             embed = service.embedder.embed
             floor, floor_embedding = [], []
+            top_k = min(TOP_K, len(matrix) - 1)
             for question in questions:
                 began = time.perf_counter()
                 vector = (await embed([question]))[0]
-                embedded = time.perf_counter()
-                scores = matrix @ vector
-                part = np.argpartition(-scores, TOP_K)[:TOP_K]
-                part[np.argsort(-scores[part])]
-                done = time.perf_counter()
-                floor.append((done - embedded) * 1000)
-                floor_embedding.append((done - began) * 1000)
+                embedding_ms = (time.perf_counter() - began) * 1000
+                fastest = float("inf")
+                for product in (np.matmul, _einsum_product):
+                    started_product = time.perf_counter()
+                    scores = product(matrix, vector)
+                    part = np.argpartition(-scores, top_k)[:top_k]
+                    part[np.argsort(-scores[part])]
+                    fastest = min(fastest, (time.perf_counter() - started_product) * 1000)
+                floor.append(fastest)
+                floor_embedding.append(fastest + embedding_ms)
     return {
         "size": size,
         "p50_ms": _percentile(latencies, 50),
