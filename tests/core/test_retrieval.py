@@ -210,3 +210,31 @@ def test_query_processing():
     assert processed.dates == ["may", "2023"]
     assert processed.temporal
     assert not process_query("What is my dog called?").temporal
+
+
+def test_vector_index_keeps_ids_and_rows_in_step():
+    import numpy as np
+
+    index = VectorIndex(3)
+    rng = np.random.default_rng(1)
+    vectors = {i: v / np.linalg.norm(v) for i, v in enumerate(rng.normal(size=(100, 3)), 1)}
+    for memory_id, vector in vectors.items():
+        index.upsert(memory_id, vector)
+    assert len(index) == 100 and 7 in index
+    for memory_id in range(1, 101, 3):
+        index.remove(memory_id)
+        vectors.pop(memory_id)
+    index.remove(12345)  # unknown: nothing happens
+    assert len(index) == len(vectors) and 1 not in index
+    query = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    ids, scores = index.similarities(query)
+    for memory_id, score in zip(ids.tolist(), scores.tolist(), strict=True):
+        assert score == pytest.approx(float(vectors[memory_id] @ query), abs=1e-6)
+    top_ids, top_scores = index.top_k(query, 5)
+    expected = sorted(vectors, key=lambda i: -float(vectors[i] @ query))[:5]
+    assert top_ids.tolist() == expected
+    assert list(top_scores) == sorted(top_scores, reverse=True)
+    assert np.allclose(index.vector(expected[0]), vectors[expected[0]])
+    index.load(np.array([5, 6]), np.stack([vectors[5], vectors[6]]))
+    assert sorted(index.ids.tolist()) == [5, 6] and index.matrix.shape == (2, 3)
+    assert index.top_k(query, 10)[0].tolist() == sorted([5, 6], key=lambda i: -vectors[i][0])
