@@ -1,8 +1,10 @@
 """Start-up and shut-down of the GUI, as explicit steps.
 
 1. create the QApplication (name, icon, theme) and make qasync's loop the asyncio loop;
-2. open the services (the profile's database);
-3. show the window and wire it to the session;
+2. show the window and wire it to the session;
+3. open the services — the assistant (database, memory, model, job runner) or, when
+   the model can't be started, the data without it and a banner saying why — and
+   load the conversations and memories;
 4. run until the user quits (closing the window, Ctrl+Q, SIGINT/SIGTERM, the
    desktop session ending, or ``--quit-after-ms`` in smoke tests);
 5. shut down while the loop still runs: hide the window, cancel and await every
@@ -16,18 +18,22 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine
+from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from acai_desktop import __version__
-from acai_desktop.core.errors import AcaiError
+from acai_desktop.core.assistant import ModelOverrides
+from acai_desktop.core.errors import AcaiError, NotFoundError
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.orchestrator import TurnResult, validate_user_message
 from acai_desktop.core.profile import APP_NAME, Profile
-from acai_desktop.core.store.database import Store
+from acai_desktop.core.records import Conversation, Message
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
+from acai_desktop.ui.services import GuiServices, open_gui_services
 from acai_desktop.ui.tasks import TaskTracker
 from acai_desktop.ui.theme import app_icon, apply_theme
 
@@ -37,24 +43,9 @@ log = logging.getLogger(__name__)
 # bytecode runs, so a timer wakes the interpreter now and then to notice Ctrl+C.
 SIGNAL_POLL_MS = 250
 TURN_TASK = "turn"
-
-
-@dataclass
-class GuiServices:
-    """What the window talks to, opened at start-up and closed at shut-down."""
-
-    profile: Profile
-    store: Store
-    events: EventBus = field(default_factory=EventBus)
-
-    async def aclose(self) -> None:
-        await self.store.close()
-
-
-async def open_services(profile: Profile) -> GuiServices:
-    profile.ensure()
-    store = await Store.open(profile.database_path)
-    return GuiServices(profile=profile, store=store)
+OPEN_TASK = "open"
+LOAD_TASK = "load"
+NEW_CONVERSATION_TITLE = "New conversation"
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -73,42 +64,92 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-class GuiSession:
-    """One run of the window, from open services to closed services."""
+def _short(text: str, limit: int = 48) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
-    def __init__(self, profile: Profile, *, quit_after_ms: int | None = None) -> None:
+
+class GuiSession:
+    """One run of the window, from open services to closed services.
+
+    The window asks (its ``*_requested`` signals); the session does the work as
+    tracked tasks through the core services, and the core's events, relayed by the
+    window's :class:`EventBridge`, bring the results into the Qt models.
+    """
+
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        quit_after_ms: int | None = None,
+        overrides: ModelOverrides | None = None,
+    ) -> None:
         self.profile = profile
         self.quit_after_ms = quit_after_ms
+        self.overrides = overrides
         self.tasks = TaskTracker()
+        # One bus for the whole session: reconnecting to the model keeps the bridge.
+        self.events = EventBus()
         self.services: GuiServices | None = None
         self.window: MainWindow | None = None
+        self.conversation_id: int | None = None  # None: a new chat, not yet on disk
         self._quit = asyncio.Event()
 
     def request_quit(self) -> None:
         self._quit.set()
 
+    # -- start-up and shut-down ------------------------------------------------------
+
     async def run(self) -> int:
         if self.quit_after_ms is not None:
             QTimer.singleShot(self.quit_after_ms, self.request_quit)
         try:
-            try:
-                self.services = await open_services(self.profile)
-            except AcaiError as error:
-                await self._show_start_up_error(error)
-                raise
             self.window = MainWindow()
             self._connect_signals()
-            self.window.show_status(f"Profile: {self.profile.data_dir}")
+            self.window.events.attach(self.events)
+            self.window.show_status(f"Opening {self.profile.data_dir} …")
             self.window.show()
+            error = await self._until_quit(self._open())
+            if error is not None:
+                await self._show_start_up_error(error)
+                raise error
             await self._quit.wait()
         finally:
             await self.shutdown()
         return 0
 
+    async def _until_quit(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        """Run ``coro``; a quit meanwhile leaves it to shut-down, which cancels it."""
+        task = self.tasks.start(coro, key=OPEN_TASK)
+        quit_waiter = asyncio.ensure_future(self._quit.wait())
+        try:
+            await asyncio.wait([task, quit_waiter], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            quit_waiter.cancel()
+        return task.result() if task.done() else None
+
+    async def _open(self) -> AcaiError | None:
+        """Open the services and show their data; an error that leaves nothing to show
+        (the database can't be opened) is returned."""
+        assert self.window is not None
+        try:
+            services = await open_gui_services(self.profile, self.overrides, self.events)
+        except AcaiError as error:
+            return error
+        self.services = services
+        self.window.set_model_name(services.model_name)
+        self.window.show_model_problem(services.model_problem)
+        await self._load_all()
+        notes = [*services.warnings, f"Profile: {self.profile.data_dir}"]
+        self.window.show_status("  ·  ".join(notes))
+        return None
+
     async def shutdown(self) -> None:
         if self.window is not None:
             self.window.hide()
         await self.tasks.cancel_all()
+        if self.window is not None:
+            self.window.events.detach()
         if self.services is not None:
             services, self.services = self.services, None
             await services.aclose()
@@ -116,25 +157,272 @@ class GuiSession:
             self.window.deleteLater()
             self.window = None
 
+    # -- wiring ----------------------------------------------------------------------
+
     def _connect_signals(self) -> None:
+        window = self.window
+        assert window is not None
+        window.quit_requested.connect(self.request_quit)
+        window.send_requested.connect(self._on_window_send_requested)
+        window.stop_requested.connect(self._on_window_stop_requested)
+        window.retry_requested.connect(self._on_window_retry_requested)
+        window.new_conversation_requested.connect(self._on_window_new_conversation_requested)
+        window.open_conversation_requested.connect(self._on_window_open_conversation_requested)
+        window.answer_sources_requested.connect(self._on_window_answer_sources_requested)
+        window.memory_save_requested.connect(self._on_window_memory_save_requested)
+        window.memory_pin_requested.connect(self._on_window_memory_pin_requested)
+        window.memory_forget_requested.connect(self._on_window_memory_forget_requested)
+        window.memory_restore_requested.connect(self._on_window_memory_restore_requested)
+        window.memory_details_requested.connect(self._on_window_memory_details_requested)
+        window.reconnect_requested.connect(self._on_window_reconnect_requested)
+        window.events.message_added.connect(self._on_events_message_added)
+
+    def _services_or_say_why(self) -> GuiServices | None:
+        if self.services is None and self.window is not None:
+            self.window.show_status("Still opening the profile; try again in a moment.", 5000)
+        return self.services
+
+    def _run_reporting(self, coro: Coroutine[Any, Any, Any], name: str) -> None:
+        """Run ``coro`` as a tracked task; a refusal from the core goes to the status bar."""
+
+        async def reporting() -> None:
+            try:
+                await coro
+            except AcaiError as error:
+                if self.window is not None:
+                    self.window.show_status(str(error), 10_000)
+
+        self.tasks.start(reporting(), name=name)
+
+    # -- conversations ---------------------------------------------------------------
+
+    async def _load_all(self) -> None:
+        services, window = self.services, self.window
+        assert services is not None and window is not None
+        conversations = await services.conversations.list()
+        memories = await services.memories.list()
+        window.conversations_model.set_conversations(conversations)
+        window.show_memories(memories)
+        latest = next((c for c in conversations if not c.temporary), None)
+        if latest is not None:
+            await self._show_conversation(latest)
+        else:
+            self._show_new_chat()
+
+    async def _show_conversation(self, conversation: Conversation) -> None:
+        services, window = self.services, self.window
+        assert services is not None and window is not None
+        messages = await services.conversations.messages(conversation.id)
+        counts = {}
+        for message in messages:
+            if message.role == "assistant" and message.status != "streaming":
+                counts[message.id] = len(await services.provenance.sources_of_answer(message.id))
+        self.conversation_id = conversation.id
+        window.show_conversation(
+            conversation.id, conversation.title or NEW_CONVERSATION_TITLE, messages, counts
+        )
+
+    def _show_new_chat(self) -> None:
         assert self.window is not None
-        self.window.quit_requested.connect(self.request_quit)
-        self.window.send_requested.connect(self._on_window_send_requested)
-        self.window.stop_requested.connect(self._on_window_stop_requested)
-        self.window.new_conversation_requested.connect(self._on_window_new_conversation_requested)
+        self.conversation_id = None
+        self.window.show_conversation(None, NEW_CONVERSATION_TITLE, [])
+
+    def _on_window_new_conversation_requested(self) -> None:
+        self._show_new_chat()
+        if self.window is not None:
+            self.window.composer.input.setFocus()
+
+    def _on_window_open_conversation_requested(self, conversation_id: int) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def open_conversation() -> None:
+            await self._show_conversation(await services.conversations.get(conversation_id))
+
+        self._run_reporting(open_conversation(), name=LOAD_TASK)
+
+    def _on_events_message_added(self, message: Message) -> None:
+        if message.role == "user" and self.services is not None:
+            # Its title (from the first message) and its place in the list change now.
+            self._run_reporting(
+                self._refresh_conversation(message.conversation_id), "refresh-conversation"
+            )
+
+    async def _refresh_conversation(self, conversation_id: int) -> None:
+        assert self.services is not None and self.window is not None
+        conversation = await self.services.conversations.get(conversation_id)
+        self.window.conversations_model.on_conversation_changed(conversation)
+        if conversation_id == self.conversation_id:
+            self.window.set_conversation_title(conversation.title or NEW_CONVERSATION_TITLE)
+            self.window.conversation_list.select_conversation(conversation_id)
+
+    # -- turns -----------------------------------------------------------------------
 
     def _on_window_send_requested(self, text: str) -> None:
-        # The orchestrator (model client, memory, processors) plugs in here and runs
-        # each turn as self.tasks.start(..., key=TURN_TASK).
-        assert self.window is not None
-        self.window.show_status("No model is connected yet, so the message was not sent.")
+        if (services := self._services_or_say_why()) is None:
+            return
+        if self.tasks.get(TURN_TASK) is not None:
+            return  # one answer at a time; the composer shows Stop meanwhile
+        self._start_turn(self._send(services, text))
+
+    def _on_window_retry_requested(self, answer_id: int) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+        if self.tasks.get(TURN_TASK) is not None:
+            assert self.window is not None
+            self.window.show_status("Wait for the current answer, or stop it, first.", 5000)
+            return
+        self._start_turn(services.orchestrator.retry(answer_id))
 
     def _on_window_stop_requested(self) -> None:
         self.tasks.cancel(TURN_TASK)
 
-    def _on_window_new_conversation_requested(self) -> None:
+    def _start_turn(self, turn: Coroutine[Any, Any, TurnResult | None]) -> None:
         assert self.window is not None
-        self.window.set_conversation_title("New conversation")
+        # Busy at once, so a second Ctrl+Enter can't start a second turn.
+        self.window.set_busy(True)
+        self.tasks.start(self._turn(turn), key=TURN_TASK)
+
+    async def _turn(self, turn: Coroutine[Any, Any, TurnResult | None]) -> None:
+        try:
+            try:
+                result = await turn
+            except AcaiError as error:
+                # Refused before anything was written: the text stays in the composer.
+                if self.window is not None:
+                    self.window.show_status(f"Not sent: {error}", 10_000)
+                return
+            if result is not None and self.window is not None:
+                model = self.window.messages_model
+                model.update_message(result.answer)
+                model.set_sources_count(result.answer.id, len(result.memories_used))
+                if result.status == "error":
+                    self.window.show_status("The answer failed; see the message. Retry?", 10_000)
+        finally:
+            if self.window is not None:
+                self.window.set_busy(False)
+
+    async def _send(self, services: GuiServices, text: str) -> TurnResult:
+        assert self.window is not None
+        text = validate_user_message(text)
+        if self.conversation_id is None:
+            conversation = await services.conversations.create()
+            self.conversation_id = conversation.id
+            self.window.show_conversation(conversation.id, NEW_CONVERSATION_TITLE, [])
+        return await services.orchestrator.send(self.conversation_id, text)
+
+    # -- provenance ------------------------------------------------------------------
+
+    def _on_window_answer_sources_requested(self, answer_id: int) -> None:
+        if (services := self._services_or_say_why()) is None or self.window is None:
+            return
+        dialog = self.window.open_answer_sources(answer_id)
+
+        async def fill() -> None:
+            sources = await services.provenance.sources_of_answer(answer_id)
+            rows = []
+            for source in sources:
+                try:
+                    rows.append((source, await services.memories.get(source.memory_id)))
+                except NotFoundError:
+                    rows.append((source, None))
+            if shiboken6.isValid(dialog):
+                dialog.set_sources(rows)
+
+        self._run_reporting(fill(), "answer-sources")
+
+    # -- memories --------------------------------------------------------------------
+
+    def _on_window_memory_save_requested(self, memory_id: int, text: str) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def save() -> None:
+            await services.memories.edit(memory_id, text)
+            self._say("Saved. ACAI will keep this memory as you wrote it.")
+
+        self._run_reporting(save(), "memory-edit")
+
+    def _on_window_memory_pin_requested(self, memory_id: int, pinned: bool) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def pin() -> None:
+            if pinned:
+                await services.memories.pin(memory_id)
+                self._say("Pinned: this memory is always in context.")
+            else:
+                await services.memories.unpin(memory_id)
+                self._say("Unpinned.")
+
+        self._run_reporting(pin(), "memory-pin")
+
+    def _on_window_memory_forget_requested(self, memory_id: int) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def forget() -> None:
+            item = await services.memories.forget(memory_id)
+            if self.window is not None:
+                self.window.offer_undo(f"Forgot “{_short(item.content)}”.", memory_id)
+
+        self._run_reporting(forget(), "memory-forget")
+
+    def _on_window_memory_restore_requested(self, memory_id: int) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def restore() -> None:
+            item = await services.memories.restore(memory_id)
+            self._say(f"Restored “{_short(item.content)}”.")
+
+        self._run_reporting(restore(), "memory-restore")
+
+    def _on_window_memory_details_requested(self, memory_id: int) -> None:
+        if (services := self._services_or_say_why()) is None or self.window is None:
+            return
+        dialog = self.window.open_memory_details(memory_id)
+
+        async def fill() -> None:
+            item = await services.memories.get(memory_id)
+            history = await services.memories.history(memory_id)
+            messages = []
+            for message_id in await services.memories.sources(memory_id):
+                try:
+                    messages.append(await services.conversations.get_message(message_id))
+                except NotFoundError:
+                    continue
+            used = await services.provenance.answers_using_memory(memory_id)
+            if shiboken6.isValid(dialog):
+                dialog.set_details(item, history, messages, len(used))
+
+        self._run_reporting(fill(), "memory-details")
+
+    def _say(self, text: str) -> None:
+        if self.window is not None:
+            self.window.show_status(text, 6000)
+
+    # -- the model -------------------------------------------------------------------
+
+    def _on_window_reconnect_requested(self) -> None:
+        if self.tasks.get(TURN_TASK) is not None or self.tasks.get(OPEN_TASK) is not None:
+            return
+        self.tasks.start(self._reconnect(), key=OPEN_TASK)
+
+    async def _reconnect(self) -> None:
+        assert self.window is not None
+        self.window.reconnect_button.setEnabled(False)
+        self.window.show_status("Connecting to the model …")
+        try:
+            services, self.services = self.services, None
+            if services is not None:
+                await services.aclose()
+            error = await self._open()
+            if error is not None:
+                self.window.show_model_problem(f"ACAI could not open its profile: {error}")
+        finally:
+            if self.window is not None:
+                self.window.reconnect_button.setEnabled(True)
 
     async def _show_start_up_error(self, error: AcaiError) -> None:
         box = QMessageBox(

@@ -12,6 +12,7 @@ from PySide6.QtCore import QTimer
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import GuiSession, create_application, run_gui
+from tests.support.assistant import configure_profile
 
 
 def run_session(session: GuiSession) -> int:
@@ -25,9 +26,9 @@ def run_session(session: GuiSession) -> int:
         asyncio.set_event_loop(None)
 
 
-def test_run_gui_opens_the_profile_and_quits_cleanly(qapp, tmp_path):
-    profile = Profile.at(tmp_path / "profile")
-    assert run_gui(profile, quit_after_ms=300) == 0
+def test_run_gui_opens_the_profile_and_quits_cleanly(qapp, tmp_path, fake_openai):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    assert run_gui(profile, quit_after_ms=1500) == 0
     assert profile.database_path.is_file()
     # The store was closed: the WAL was checkpointed away and the file is usable.
     wal = profile.database_path.with_name(profile.database_path.name + "-wal")
@@ -36,8 +37,10 @@ def test_run_gui_opens_the_profile_and_quits_cleanly(qapp, tmp_path):
         assert db.execute("select count(*) from memories").fetchone() == (0,)
 
 
-def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(qapp, tmp_path):
-    session = GuiSession(Profile.at(tmp_path), quit_after_ms=None)
+def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
+    qapp, tmp_path, fake_openai
+):
+    session = GuiSession(configure_profile(tmp_path, fake_openai), quit_after_ms=None)
     seen: list[str] = []
 
     async def streaming_turn():
@@ -49,18 +52,21 @@ def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(qapp
             seen.append("turn cleaned up with the store open")
 
     def start_turn_then_close_window():
+        if session.services is None:  # still opening
+            QTimer.singleShot(50, start_turn_then_close_window)
+            return
         session.tasks.start(streaming_turn(), key="turn")
         QTimer.singleShot(50, session.window.close)
 
-    QTimer.singleShot(200, start_turn_then_close_window)
+    QTimer.singleShot(100, start_turn_then_close_window)
     assert run_session(session) == 0
     assert seen == ["turn cleaned up with the store open"]
     assert session.services is None and session.window is None
     assert len(session.tasks) == 0
 
 
-def test_stop_button_cancels_only_the_turn(qapp, tmp_path):
-    session = GuiSession(Profile.at(tmp_path))
+def test_stop_button_cancels_only_the_turn(qapp, tmp_path, fake_openai):
+    session = GuiSession(configure_profile(tmp_path, fake_openai))
     tasks: dict[str, asyncio.Task] = {}
     after_stop: dict[str, bool] = {}
 

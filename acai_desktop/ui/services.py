@@ -1,0 +1,152 @@
+"""What the window talks to: the assistant, or — when no model can be reached — the
+same data services without one, so the user's conversations and memories stay
+readable and every send ends with the reason on the answer row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+
+from acai_desktop.core.assistant import Assistant, ModelOverrides, open_assistant, resolve_settings
+from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+from acai_desktop.core.errors import (
+    LocalModelUnavailableError,
+    ModelError,
+    ModelUnauthorizedError,
+)
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.retrieval import HybridRetriever
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.orchestrator import Orchestrator
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.provenance import ProvenanceRepository
+
+log = logging.getLogger(__name__)
+
+
+class UnavailableModel:
+    """Stands in for the model client when it could not be started: every answer
+    fails with the start-up error, so the orchestrator records it on the answer."""
+
+    def __init__(self, error: ModelError) -> None:
+        self.error = error
+
+    async def stream_chat(self, messages, role: str = "chat"):
+        raise ModelError(str(self.error))
+        yield ""  # pragma: no cover - makes this an async generator
+
+    def model_for(self, role: str) -> str | None:
+        return None
+
+
+def next_step(error: ModelError) -> str:
+    if isinstance(error, LocalModelUnavailableError):
+        return (
+            "Install the local extra (pip install 'acai-desktop[local]'), or point ACAI at "
+            "another provider in settings.json, then press Try again."
+        )
+    if isinstance(error, ModelUnauthorizedError):
+        return "Store a valid API key for the provider, then press Try again."
+    return "Start the model server or check its address in settings.json, then press Try again."
+
+
+def problem_text(error: ModelError) -> str:
+    return (
+        f"The model can't be used: {error}\n"
+        f"Your conversations and memories are still here. {next_step(error)}"
+    )
+
+
+@dataclass
+class GuiServices:
+    profile: Profile
+    events: EventBus
+    store: Store
+    conversations: ConversationRepository
+    memories: MemoryService
+    provenance: ProvenanceRepository
+    orchestrator: Orchestrator
+    model_name: str | None
+    assistant: Assistant | None = None
+    #: Why there is no model, with the next step; None when the model is connected.
+    model_problem: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        if self.assistant is not None:
+            await self.assistant.close()
+        else:
+            await self.store.close()
+
+
+async def open_gui_services(
+    profile: Profile, overrides: ModelOverrides | None, events: EventBus
+) -> GuiServices:
+    """Open the assistant; if its model can't be started, open the data without it.
+
+    A StoreError (damaged or locked database) is not caught: without data there is
+    nothing to show.
+    """
+    try:
+        assistant = await open_assistant(profile, overrides, events=events)
+    except ModelError as error:
+        log.warning("model unavailable at start-up: %s", error)
+        return await _open_without_model(profile, overrides, events, error)
+    settings = assistant.settings
+    return GuiServices(
+        profile=profile,
+        events=events,
+        store=assistant.store,
+        conversations=assistant.conversations,
+        memories=assistant.memories,
+        provenance=assistant.provenance,
+        orchestrator=assistant.orchestrator,
+        model_name=f"{settings.model_for('chat')} · {settings.provider}",
+        assistant=assistant,
+        warnings=list(assistant.warnings),
+    )
+
+
+async def _open_without_model(
+    profile: Profile, overrides: ModelOverrides | None, events: EventBus, error: ModelError
+) -> GuiServices:
+    store = await Store.open(profile.database_path)
+    try:
+        embedder = WordLlamaEmbedder()
+        memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
+        # No re-embedding: the saved provider's vectors stay until it is reachable again.
+        await memories.load_index(reembed=False)
+        conversations = ConversationRepository(store)
+        await conversations.recover_interrupted_answers()
+        provenance = ProvenanceRepository(store)
+        settings = resolve_settings(profile, overrides or ModelOverrides())
+        orchestrator = Orchestrator(
+            conversations=conversations,
+            provenance=provenance,
+            memories=memories,
+            retriever=HybridRetriever(store, embedder, memories.index),
+            client=UnavailableModel(error),
+            events=events,
+            enqueue=None,
+            context_budget_tokens=settings.context_budget_tokens,
+        )
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await store.close()
+        raise
+    return GuiServices(
+        profile=profile,
+        events=events,
+        store=store,
+        conversations=conversations,
+        memories=memories,
+        provenance=provenance,
+        orchestrator=orchestrator,
+        model_name=None,
+        model_problem=problem_text(error),
+    )

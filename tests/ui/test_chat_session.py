@@ -1,0 +1,160 @@
+"""The whole window over the real core: real SQLite profile in tmp_path, the real SDK
+against the scripted server, the rule-based fake model, real widgets offscreen."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from acai_desktop.core.records import MessageStatus
+from acai_desktop.ui.app import GuiSession
+from acai_desktop.ui.models.memories_model import MemoryRoles
+from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.widgets.chat_view import RETRY, SOURCES
+from acai_desktop.ui.widgets.dialogs import ProvenanceDialog
+from tests.support.assistant import configure_profile
+from tests.support.fake_openai import Reply
+from tests.support.gui import run_in_session, wait_until
+
+
+def rows(model, role):
+    return [model.index(row).data(role) for row in range(model.rowCount())]
+
+
+def send(window, text: str) -> None:
+    window.composer.input.setPlainText(text)
+    QTest.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+
+
+def click_action(view, row: int, action: str) -> None:
+    rect = view.action_rect(row, action)
+    assert rect is not None, f"no {action} under row {row}"
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def session_for(tmp_path, server) -> GuiSession:
+    return GuiSession(configure_profile(tmp_path / "profile", server))
+
+
+def test_send_streams_the_answer_and_the_panel_shows_the_extracted_fact(
+    qapp, tmp_path, fake_openai
+):
+    async def scenario(session: GuiSession):
+        window = session.window
+        messages = window.messages_model
+        send(window, "I prefer green tea in the morning.")
+        await wait_until(lambda: messages.rowCount() == 2)
+        assert rows(messages, MessageRoles.ROLE) == ["user", "assistant"]
+        assert window.composer.text() == ""  # cleared once committed
+        assert window.transcript_area.currentWidget() is window.chat_view
+        await wait_until(lambda: messages.index(1).data(MessageRoles.STATUS) == "complete")
+        assert messages.index(1).data(MessageRoles.CONTENT)
+        await wait_until(lambda: not window.composer.busy)  # the turn also records sources
+        # The background processors extract the fact; the panel hears it live.
+        await wait_until(
+            lambda: (
+                "The user prefers green tea in the morning"
+                in rows(window.memories_model, MemoryRoles.CONTENT)
+            )
+        )
+        # The conversation is listed, titled by its first message.
+        await wait_until(lambda: window.conversations_model.rowCount() == 1)
+        assert window.conversations_model.index(0).data().startswith("I prefer green tea")
+        assert window.conversation_title.text().startswith("I prefer green tea")
+
+        # A second question uses that memory; its provenance names it.
+        send(window, "What do I like to drink in the morning?")
+        await wait_until(
+            lambda: (
+                messages.rowCount() == 4
+                and messages.index(3).data(MessageRoles.SOURCES_COUNT) is not None
+            )
+        )
+        assert messages.index(3).data(MessageRoles.SOURCES_COUNT) >= 1
+        assert "green tea" in messages.index(3).data(MessageRoles.CONTENT)
+        window.chat_view.scrollToBottom()
+        await asyncio.sleep(0)
+        click_action(window.chat_view, 3, SOURCES)
+        dialog = await wait_until(lambda: window.findChild(ProvenanceDialog))
+        await wait_until(lambda: "green tea" in dialog.browser.toPlainText())
+        text = dialog.browser.toPlainText()
+        assert "#1" in text and "score" in text
+        dialog.close()
+        return session.profile
+
+    profile = run_in_session(session_for(tmp_path, fake_openai), scenario)
+    with sqlite3.connect(profile.database_path) as db:
+        roles = db.execute("select role, status from messages order by id").fetchall()
+        assert roles == [("user", "complete"), ("assistant", "complete")] * 2
+        used = db.execute(
+            "select m.content from answer_sources s join memories m on m.id = s.memory_id"
+        ).fetchall()
+        assert ("The user prefers green tea in the morning",) in used
+
+
+def test_stop_mid_stream_ends_the_answer_as_stopped(qapp, tmp_path, fake_openai):
+    fake_openai.script(Reply(text="one two three four five six seven eight nine", chunk_delay=0.3))
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        messages = window.messages_model
+        send(window, "Count slowly please")
+        await wait_until(
+            lambda: messages.rowCount() == 2 and messages.index(1).data(MessageRoles.CONTENT)
+        )
+        assert window.composer.stop_button.isVisible()
+        QTest.mouseClick(window.composer.stop_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: messages.index(1).data(MessageRoles.STATUS) == "stopped")
+        await wait_until(lambda: not window.composer.busy)
+        assert window.composer.send_button.isVisible()
+        assert window.chat_view.action_rect(1, RETRY) is not None
+        return session.profile
+
+    profile = run_in_session(session_for(tmp_path, fake_openai), scenario)
+    with sqlite3.connect(profile.database_path) as db:
+        [(status, content)] = db.execute(
+            "select status, content from messages where role = 'assistant'"
+        ).fetchall()
+    assert status == MessageStatus.STOPPED
+    assert content and content != "one two three four five six seven eight nine"
+
+
+def test_model_failure_shows_the_error_and_retry_answers(qapp, tmp_path, fake_openai):
+    # The client retries a failed stream once: two 500s make one failed turn.
+    fake_openai.script(*[Reply(status=500, retry_after=0.01)] * 2, Reply(text="Back again."))
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        messages = window.messages_model
+        send(window, "Are you there?")
+        await wait_until(lambda: messages.rowCount() == 2)
+        await wait_until(lambda: messages.index(1).data(MessageRoles.ERROR))
+        assert messages.index(1).data(MessageRoles.STATUS) == "error"
+        assert "server" in messages.index(1).data(MessageRoles.ERROR).lower()
+        click_action(window.chat_view, 1, RETRY)
+        await wait_until(lambda: messages.index(1).data(MessageRoles.STATUS) == "complete")
+        assert messages.index(1).data(MessageRoles.CONTENT) == "Back again."
+        assert messages.index(1).data(MessageRoles.ERROR) is None
+        assert window.chat_view.action_rect(1, RETRY) is None
+
+    run_in_session(session_for(tmp_path, fake_openai), scenario)
+
+
+def test_an_empty_or_oversized_message_is_refused_and_kept(qapp, tmp_path, fake_openai):
+    from acai_desktop.core.orchestrator import MAX_MESSAGE_CHARS
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        too_long = "x" * (MAX_MESSAGE_CHARS + 1)
+        send(window, too_long)
+        await wait_until(lambda: "Not sent" in window.statusBar().currentMessage())
+        await wait_until(lambda: not window.composer.busy)
+        assert window.composer.text() == too_long
+        assert window.messages_model.rowCount() == 0
+        assert window.conversations_model.rowCount() == 0
+
+    run_in_session(session_for(tmp_path, fake_openai), scenario)
+    assert fake_openai.chat_requests() == []

@@ -1,0 +1,168 @@
+"""The memory panel over the real memory service, and the window without a model."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel
+
+from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile import Profile
+from acai_desktop.ui.app import GuiSession
+from acai_desktop.ui.models.memories_model import MemoryRoles
+from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.widgets.dialogs import MemoryDetailsDialog, MemoryEditDialog
+from tests.support.assistant import configure_profile
+from tests.support.gui import run_in_session, wait_until
+
+FACTS = ["The user lives in Lyon", "The user is allergic to peanuts", "The user plays chess"]
+
+
+async def seed(profile: Profile) -> list[int]:
+    """A conversation with one exchange and three memories, one taken from it."""
+    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    try:
+        conversation = await assistant.conversations.create("Getting to know you")
+        said = await assistant.conversations.add_message(
+            conversation.id, "user", "I live in Lyon and play chess."
+        )
+        await assistant.conversations.add_message(conversation.id, "assistant", "Noted!")
+        ids = []
+        for fact in FACTS:
+            item = await assistant.memories.remember(
+                fact, category="Personal", sources=[said.id], explicit=True
+            )
+            ids.append(item.id)
+        return ids
+    finally:
+        await assistant.close()
+
+
+def memory_row(session: GuiSession, memory_id: int):
+    model = session.window.memories_model
+    row = model.row_of(memory_id)
+    return None if row is None else model.index(row)
+
+
+def db_row(profile: Profile, memory_id: int):
+    with sqlite3.connect(profile.database_path) as db:
+        return db.execute(
+            "select status, pinned, content, user_edited from memories where id = ?", [memory_id]
+        ).fetchone()
+
+
+def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_openai):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    lyon, peanuts, chess = asyncio.run(seed(profile))
+
+    async def scenario(session: GuiSession):
+        window, panel = session.window, session.window.memory_panel
+        assert panel.area.currentWidget() is panel.list
+        assert sorted(window.memories_model.items(), key=lambda i: i.id)[0].content == FACTS[0]
+        # The latest conversation is shown at start.
+        assert window.messages_model.rowCount() == 2
+        assert window.conversation_title.text() == "Getting to know you"
+
+        assert panel.select_memory(lyon)
+        assert panel.actions_bar.isVisible() and panel.pin_button.text() == "Pin"
+        QTest.mouseClick(panel.pin_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: memory_row(session, lyon).data(MemoryRoles.PINNED))
+        assert db_row(profile, lyon)[1] == 1
+        assert panel.pin_button.text() == "Unpin"
+        QTest.mouseClick(panel.pin_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: not memory_row(session, lyon).data(MemoryRoles.PINNED))
+        assert db_row(profile, lyon)[1] == 0
+
+        # Forget leaves the list at once; Undo in the status bar brings it back.
+        assert panel.select_memory(peanuts)
+        QTest.mouseClick(panel.forget_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: memory_row(session, peanuts) is None)
+        assert db_row(profile, peanuts)[0] == "forgotten"
+        assert window.undo_button.isVisible()
+        assert "Forgot" in window.statusBar().currentMessage()
+        QTest.mouseClick(window.undo_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: memory_row(session, peanuts) is not None)
+        assert db_row(profile, peanuts)[0] == "active"
+        assert not window.undo_button.isVisible()
+
+        # Edit through the dialog (opened with open(), not exec()).
+        assert panel.select_memory(chess)
+        QTest.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
+        dialog = await wait_until(lambda: window.findChild(MemoryEditDialog))
+        assert dialog.isVisible() and dialog.editor.toPlainText() == FACTS[2]
+        dialog.editor.setPlainText("The user plays chess every Sunday")
+        dialog.buttons.button(dialog.buttons.StandardButton.Save).click()
+        await wait_until(
+            lambda: (
+                memory_row(session, chess).data(MemoryRoles.CONTENT)
+                == "The user plays chess every Sunday"
+            )
+        )
+        assert memory_row(session, chess).data(MemoryRoles.USER_EDITED)
+        assert db_row(profile, chess)[2:] == ("The user plays chess every Sunday", 1)
+
+        # Details: the history and the message it came from.
+        QTest.mouseClick(panel.details_button, Qt.MouseButton.LeftButton)
+        details = await wait_until(lambda: window.findChild(MemoryDetailsDialog))
+        await wait_until(lambda: "HISTORY" in details.browser.toPlainText())
+        text = details.browser.toPlainText()
+        assert "I live in Lyon and play chess." in text
+        assert "Edited by You" in text and "The user plays chess every Sunday" in text
+        details.close()
+
+        # Search narrows the list; a search with no match says so.
+        panel.search.setText("peanuts")
+        assert panel.proxy.rowCount() == 1
+        panel.search.setText("zebra")
+        assert panel.area.currentWidget() is panel.no_match
+        panel.search.clear()
+        panel.filter_box.setCurrentText("Pinned")
+        assert panel.proxy.rowCount() == 0
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+def test_without_a_model_the_window_opens_shows_why_and_keeps_data_readable(
+    qapp, tmp_path, fake_openai
+):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    asyncio.run(seed(profile))
+    # Now point the profile at a Local model file that does not exist.
+    save_model_settings(
+        profile.settings_path,
+        ModelSettings.for_preset("local", local_model_path=str(tmp_path / "missing.gguf")),
+    )
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        assert window.banner.isVisible()
+        banner = window.banner_label.text()
+        assert "can't be used" in banner and "Try again" in banner
+        assert "still here" in banner
+        assert window.model_badge.text() == "No model connected"
+        # The data is readable: memories and the last conversation.
+        assert window.memories_model.rowCount() == 3
+        assert window.messages_model.rowCount() == 2
+        # Sending writes the message and shows the reason on the answer row.
+        window.composer.input.setPlainText("Hello?")
+        QTest.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+        messages = window.messages_model
+        await wait_until(
+            lambda: messages.rowCount() == 4 and messages.index(3).data(MessageRoles.ERROR)
+        )
+        assert messages.index(3).data(MessageRoles.STATUS) == "error"
+        await wait_until(lambda: not window.composer.busy)
+        visible = {label.text() for label in window.findChildren(QLabel) if label.isVisible()}
+        assert banner in visible
+
+    run_in_session(GuiSession(profile), scenario)
+    with sqlite3.connect(profile.database_path) as db:
+        last = db.execute(
+            "select role, status, error from messages order by id desc limit 2"
+        ).fetchall()
+    assert last[1][:2] == ("user", "complete")
+    assert last[0][:2] == ("assistant", "error") and last[0][2]
