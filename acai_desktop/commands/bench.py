@@ -29,6 +29,23 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     retrieval.add_argument("--json", action="store_true", help="print one JSON object")
     retrieval.set_defaults(handler=run_retrieval)
 
+    conversation = actions.add_parser(
+        "conversation",
+        parents=[common],
+        help="processor calls on a scripted conversation, and prompt tokens at a late turn",
+        description="Runs a scripted 50-message conversation through the critical-info "
+        "processor (counting triage and extraction calls) and a scripted 200-turn "
+        "conversation through the summary processor (comparing the tokens sent at the last "
+        "turn with the whole history), against the configured model (default: Local).",
+    )
+    conversation.add_argument("--provider", default="local", help="model provider preset")
+    conversation.add_argument("--base-url", help="OpenAI-compatible address")
+    conversation.add_argument("--model", help="model name for every role")
+    conversation.add_argument("--messages", type=int, default=50, help="user messages, part 1")
+    conversation.add_argument("--turns", type=int, default=200, help="turns, part 2")
+    conversation.add_argument("--json", action="store_true", help="print one JSON object")
+    conversation.set_defaults(handler=run_conversation)
+
 
 def format_report(report: dict) -> str:
     header = (
@@ -58,4 +75,38 @@ def run_retrieval(args: argparse.Namespace) -> int:
         raise InvalidInputError("--queries must be positive.")
     report = asyncio.run(run_benchmark(sizes, queries=args.queries))
     print(json.dumps(report) if args.json else format_report(report))
+    return 0
+
+
+def format_conversation_report(report: dict) -> str:
+    calls, prompt = report["processor_calls"], report["prompt"]
+    return "\n".join(
+        [
+            f"model: {report['provider']} / {report['model']}",
+            f"processor calls on {calls['messages']} scripted user messages:",
+            f"  stopped by the local gate (no call): {calls['gated_without_a_call']}",
+            f"  triage calls:     {calls['triage_calls']}",
+            f"  extraction calls: {calls['extraction_calls']}",
+            f"  reconcile calls:  {calls['reconcile_calls']}",
+            f"  facts stored:     {calls['facts_stored']}  ({calls['seconds']} s)",
+            f"prompt at turn {prompt['turns']}:",
+            f"  whole history:  {prompt['tokens_whole_history']} tokens",
+            f"  sent:           {prompt['tokens_sent']} tokens "
+            f"({prompt['ratio']:.1%}; budget {prompt['budget_tokens']}; "
+            f"{prompt['summaries']} summaries; {prompt['seconds']} s)",
+        ]
+    )
+
+
+def run_conversation(args: argparse.Namespace) -> int:
+    from acai_desktop.core.assistant import ModelOverrides
+    from acai_desktop.core.evaluation.conversation_bench import run_conversation_benchmark
+
+    if args.messages <= 0 or args.turns <= 1:
+        raise InvalidInputError("--messages must be positive and --turns at least 2.")
+    overrides = ModelOverrides(args.provider, args.base_url, args.model)
+    report = asyncio.run(
+        run_conversation_benchmark(overrides, messages=args.messages, turns=args.turns)
+    )
+    print(json.dumps(report) if args.json else format_conversation_report(report))
     return 0

@@ -141,7 +141,7 @@ class Orchestrator:
         parts: list[str] = []
         try:
             await self.conversations.update_message(user_message.id, plan=plan.to_dict())
-            context, contents = await self._build_context(conversation, user_message, plan)
+            context, contents = await self.build_prompt(conversation, user_message, plan)
             result.prompt_tokens = context.tokens
             result.memories_used = [
                 AnswerSource(answer.id, used.memory_id, used.rank, used.score, list(used.reasons))
@@ -180,9 +180,10 @@ class Orchestrator:
             result.job_ids = await self._enqueue_processors(conversation, user_message)
         return result
 
-    async def _build_context(
+    async def build_prompt(
         self, conversation: Conversation, user_message: Message, plan: Plan
     ) -> tuple[BuiltContext, dict[int, str]]:
+        """The prompt for answering ``user_message``, and the content of each memory in it."""
         summaries = await self.memories.list(
             MemoryFilter(
                 kinds=[MemoryKind.SUMMARY],
