@@ -140,8 +140,9 @@ class GuiSession:
         self.window.set_model_name(services.model_name)
         self.window.show_model_problem(services.model_problem)
         await self._load_all()
-        notes = [*services.warnings, f"Profile: {self.profile.data_dir}"]
-        self.window.show_status("  ·  ".join(notes))
+        self.window.show_status(f"Profile: {self.profile.data_dir}")
+        for warning in services.warnings:
+            self.window.show_status(warning, 20_000)
         return None
 
     async def shutdown(self) -> None:

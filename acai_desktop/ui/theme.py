@@ -33,7 +33,10 @@ PALETTE = {
 
 
 def stylesheet(name: str = DEFAULT_THEME) -> str:
-    return resource_text("themes", f"{name}.qss")
+    # Images in the stylesheet are named relative to the theme folder; Qt needs a
+    # full path, which differs between a checkout, a wheel and the frozen bundle.
+    folder = resource_path("themes", f"{name}.qss").parent.as_posix()
+    return resource_text("themes", f"{name}.qss").replace("{THEME_DIR}", folder)
 
 
 def app_icon() -> QIcon:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPoint, QPointF, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -21,6 +21,8 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPen,
+    QTextLayout,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,7 +41,6 @@ PAD_X = 14
 PAD_Y = 10
 AVATAR = 28
 MAX_BUBBLE_WIDTH = 720
-TEXT_FLAGS = Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
 
 USER_BUBBLE = QColor("#6a3fa0")
 USER_TEXT = QColor("#ffffff")
@@ -75,6 +76,33 @@ def _fonts(base: QFont) -> tuple[QFont, QFont]:
     return body, small
 
 
+def wrapped(text: str, font: QFont, width: int) -> tuple[list[QTextLayout], QSize]:
+    """Lay ``text`` out in ``width`` pixels: at word boundaries, or anywhere for a word
+    longer than the line (a URL); one QTextLayout per paragraph."""
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    layouts, height, used = [], 0.0, 0.0
+    leading = QFontMetrics(font).leading()
+    for paragraph in text.split("\n"):
+        layout = QTextLayout(paragraph, font)
+        layout.setTextOption(option)
+        layout.beginLayout()
+        while (line := layout.createLine()).isValid():
+            line.setLineWidth(width)
+            line.setPosition(QPointF(0, height))
+            height += leading + line.height()
+            used = max(used, line.naturalTextWidth())
+        layout.endLayout()
+        layouts.append(layout)
+    return layouts, QSize(int(used + 0.999), int(height + 0.999))
+
+
+def draw_wrapped(painter: QPainter, text: str, font: QFont, rect: QRect) -> None:
+    layouts, _ = wrapped(text, font, rect.width())
+    for layout in layouts:
+        layout.draw(painter, QPointF(rect.topLeft()))
+
+
 def shown_text(index: QModelIndex) -> str:
     content = index.data(MessageRoles.CONTENT) or ""
     if content:
@@ -82,6 +110,12 @@ def shown_text(index: QModelIndex) -> str:
     return {"streaming": "…", "stopped": "(stopped before any text)"}.get(
         index.data(MessageRoles.STATUS), ""
     )
+
+
+def _link_font(small: QFont) -> QFont:
+    font = QFont(small)
+    font.setWeight(QFont.Weight.DemiBold)
+    return font
 
 
 def footer_of(index: QModelIndex) -> tuple[list[tuple[str, QColor]], list[tuple[str, str]]]:
@@ -97,11 +131,8 @@ def footer_of(index: QModelIndex) -> tuple[list[tuple[str, QColor]], list[tuple[
         actions.append((RETRY, "Retry"))
     elif status == "error":
         actions.append((RETRY, "Retry"))
-    if status != "streaming" and count is not None:
-        if count:
-            actions.append((SOURCES, f"Memories used ({count})"))
-        else:
-            notes.append(("No memories used", MUTED))
+    if status != "streaming" and count:
+        actions.append((SOURCES, f"Memories used ({count})"))
     return notes, actions
 
 
@@ -113,6 +144,7 @@ class MessageDelegate(QStyledItemDelegate):
     def bubble_layout(self, rect: QRect, index: QModelIndex) -> BubbleLayout:
         body_font, small_font = _fonts(self.view.font())
         body, small = QFontMetrics(body_font), QFontMetrics(small_font)
+        link = QFontMetrics(_link_font(small_font))
         is_user = index.data(MessageRoles.ROLE) == "user"
         status = index.data(MessageRoles.STATUS)
         content = shown_text(index)
@@ -123,14 +155,10 @@ class MessageDelegate(QStyledItemDelegate):
         text_width = max_width - 2 * PAD_X
         text_size = QSize(0, 0)
         if content:
-            text_size = body.boundingRect(
-                QRect(0, 0, text_width, 100_000), TEXT_FLAGS, content
-            ).size()
+            text_size = wrapped(content, body_font, text_width)[1]
         error_size = QSize(0, 0)
         if error:
-            error_size = small.boundingRect(
-                QRect(0, 0, text_width, 100_000), TEXT_FLAGS, "⚠  " + error
-            ).size()
+            error_size = wrapped("⚠  " + error, small_font, text_width)[1]
         inner_width = max(text_size.width(), error_size.width(), 24)
         inner_height = text_size.height() + error_size.height()
         if content and error:
@@ -159,7 +187,7 @@ class MessageDelegate(QStyledItemDelegate):
                     layout.notes.append((QRect(x, y, width, small.height()), note, colour))
                     x += width + 14
                 for action, label in actions:
-                    width = small.horizontalAdvance(label)
+                    width = link.horizontalAdvance(label) + 2
                     layout.actions.append((QRect(x, y, width, small.height()), action, label))
                     x += width + 14
                 bottom = y + small.height()
@@ -196,22 +224,19 @@ class MessageDelegate(QStyledItemDelegate):
         content = shown_text(index)
         painter.setFont(body_font)
         painter.setPen(USER_TEXT if is_user else INK)
-        painter.drawText(layout.text, int(TEXT_FLAGS), content)
+        draw_wrapped(painter, content, body_font, layout.text)
         painter.setFont(small_font)
         if layout.error is not None:
             painter.setPen(ERROR)
-            painter.drawText(
-                layout.error, int(TEXT_FLAGS), "⚠  " + (index.data(MessageRoles.ERROR) or "")
-            )
+            error = "⚠  " + (index.data(MessageRoles.ERROR) or "")
+            draw_wrapped(painter, error, small_font, layout.error)
         for rect, note, colour in layout.notes:
             painter.setPen(colour)
             painter.drawText(rect, Qt.AlignmentFlag.AlignLeft, note)
-        link_font = QFont(small_font)
-        link_font.setWeight(QFont.Weight.DemiBold)
-        painter.setFont(link_font)
+        painter.setFont(_link_font(small_font))
         for rect, _action, label in layout.actions:
             painter.setPen(LINK)
-            painter.drawText(rect.adjusted(0, 0, 8, 0), Qt.AlignmentFlag.AlignLeft, label)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignLeft, label)
         painter.restore()
 
 
@@ -230,6 +255,7 @@ class ChatView(QListView):
         self.setUniformItemSizes(False)
         self.setMouseTracking(True)
         self.setSpacing(0)
+        self.setViewportMargins(0, 14, 0, 0)  # air under the header
         self.delegate = MessageDelegate(self)
         self.setItemDelegate(self.delegate)
 

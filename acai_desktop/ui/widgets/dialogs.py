@@ -38,7 +38,7 @@ REASON_LABELS = {
 STYLE = """
 <style>
  body { color: #1f1d2b; }
- h3 { margin: 10px 0 4px 0; font-size: 10pt; color: #6b6880; }
+ .head { margin: 14px 0 4px 0; font-size: 8.5pt; font-weight: 600; color: #8a869c; }
  .muted { color: #8a869c; }
  .card { margin: 0 0 8px 0; }
  .warn { color: #a12a3a; }
@@ -120,7 +120,7 @@ class MemoryDetailsDialog(_BrowserDialog):
         e = html.escape
         parts = [STYLE, f"<p style='font-size:11pt'>{e(item.content)}</p>"]
         facts = [
-            item.kind.value,
+            item.kind.value.capitalize(),
             item.category or "no category",
             f"confidence {round(item.confidence * 100)}%",
             f"importance {item.importance:.2f}",
@@ -140,7 +140,7 @@ class MemoryDetailsDialog(_BrowserDialog):
             f"<p class='muted'>Used in {used_in_answers} answer"
             f"{'' if used_in_answers == 1 else 's'}.</p>"
         )
-        parts.append("<h3>CAME FROM</h3>")
+        parts.append("<p class='head'>CAME FROM</p>")
         if sources:
             for message in sources:
                 who = "You" if message.role == "user" else "ACAI"
@@ -150,7 +150,7 @@ class MemoryDetailsDialog(_BrowserDialog):
                 )
         else:
             parts.append("<p class='muted'>Written by you, not taken from a message.</p>")
-        parts.append("<h3>HISTORY</h3>")
+        parts.append("<p class='head'>HISTORY</p>")
         for event in history:
             line = f"<b>{e(event.action.capitalize())}</b> by {ACTOR_LABELS.get(event.actor, '?')}"
             before = (event.before or {}).get("content")

@@ -70,7 +70,7 @@ def badges_of(index: QModelIndex) -> list[tuple[str, QColor, QColor]]:
     if status == "conflict":
         badges.append(("⚠ Conflict", QColor("#a12a3a"), QColor("#fbe9ec")))
     if index.data(MemoryRoles.PINNED):
-        badges.append(("📌 Pinned", QColor("#4b2873"), QColor("#e9dff7")))
+        badges.append(("Pinned", QColor("#4b2873"), QColor("#e9dff7")))
     if status == "temporary":
         badges.append(("Temporary", QColor("#8a5a00"), QColor("#fdf1d8")))
     badges.append((index.data(MemoryRoles.KIND).capitalize(), *muted))
