@@ -17,9 +17,14 @@ from dataclasses import dataclass, field
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.client import ModelClient
+from acai_desktop.core.llm.detection import detect_providers
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.presets import ProviderName, RoleModels, preset
-from acai_desktop.core.llm.settings import ModelSettings, load_model_settings
+from acai_desktop.core.llm.settings import (
+    ModelSettings,
+    load_model_settings,
+    save_model_settings,
+)
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.vector_index import VectorIndex
@@ -46,12 +51,22 @@ class ModelOverrides:
     model: str | None = None  # one model name for every chat-like role
 
 
-def resolve_settings(profile: Profile, overrides: ModelOverrides) -> ModelSettings:
+async def first_start_settings(profile: Profile) -> ModelSettings:
+    """No settings saved yet: propose what is there (a running Ollama / LM Studio /
+    llama.cpp server, then OPENAI_API_KEY, then the Local extra) and remember it."""
+    report = await detect_providers()
+    settings = report.proposed_settings() or ModelSettings.for_preset(ProviderName.LOCAL)
+    save_model_settings(profile.settings_path, settings)
+    log.info("first start: using %s (%s)", settings.provider, report.proposal)
+    return settings
+
+
+async def resolve_settings(profile: Profile, overrides: ModelOverrides) -> ModelSettings:
     saved = load_model_settings(profile.settings_path)
     if overrides.provider and (saved is None or saved.provider != overrides.provider):
         settings = ModelSettings.for_preset(overrides.provider)
     else:
-        settings = saved or ModelSettings.for_preset(ProviderName.LOCAL)
+        settings = saved or await first_start_settings(profile)
     changes: dict = {}
     if overrides.base_url:
         changes["base_url"] = overrides.base_url
@@ -109,7 +124,7 @@ async def open_assistant(
     events: EventBus | None = None,
 ) -> Assistant:
     profile.ensure()
-    settings = resolve_settings(profile, overrides or ModelOverrides())
+    settings = await resolve_settings(profile, overrides or ModelOverrides())
     events = events or EventBus()
     secrets = SecretStore(profile.data_dir)
     warnings = [secrets.warning] if secrets.warning else []

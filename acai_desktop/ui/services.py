@@ -124,7 +124,7 @@ async def _open_without_model(
         conversations = ConversationRepository(store)
         await conversations.recover_interrupted_answers()
         provenance = ProvenanceRepository(store)
-        settings = resolve_settings(profile, overrides or ModelOverrides())
+        settings = await resolve_settings(profile, overrides or ModelOverrides())
         orchestrator = Orchestrator(
             conversations=conversations,
             provenance=provenance,
