@@ -142,14 +142,7 @@ class CriticalInfoProcessor:
         text = message.content[:MAX_MESSAGE_CHARS_FOR_EXTRACTION]
         outcome.triage_called = True
         self.counts.triage += 1
-        triage = await self.client.structured(
-            [
-                {"role": "system", "content": self._triage_prompt},
-                {"role": "user", "content": text},
-            ],
-            TriageReply,
-            role="triage",
-        )
+        triage = await self._ask(self._triage_prompt, text, TriageReply, "triage")
         if triage.value is None:
             outcome.reason = f"triage reply unusable: {triage.reason}"
             log.info("message %d: %s", message_id, outcome.reason)
@@ -161,14 +154,7 @@ class CriticalInfoProcessor:
         outcome.durable = True
         outcome.extraction_called = True
         self.counts.extraction += 1
-        extraction = await self.client.structured(
-            [
-                {"role": "system", "content": self._extraction_prompt},
-                {"role": "user", "content": text},
-            ],
-            ExtractionReply,
-            role="extraction",
-        )
+        extraction = await self._ask(self._extraction_prompt, text, ExtractionReply, "extraction")
         if extraction.value is None:
             outcome.reason = f"extraction reply unusable: {extraction.reason}"
             log.info("message %d: %s", message_id, outcome.reason)
@@ -181,6 +167,13 @@ class CriticalInfoProcessor:
             seen.add(normalised(content))
             await self._reconcile(message, content, fact, outcome)
         return outcome
+
+    async def _ask(self, instructions: str, text: str, schema: type[BaseModel], role: str):
+        messages = [
+            {"role": "system", "content": instructions},
+            {"role": "user", "content": text},
+        ]
+        return await self.client.structured(messages, schema, role=role)
 
     async def _reconcile(
         self, message: Message, content: str, fact: ExtractedFact, outcome: CriticalInfoOutcome
