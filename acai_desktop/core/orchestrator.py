@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.errors import AcaiError, InvalidInputError, ModelError
+from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import BuiltContext, build_context
 from acai_desktop.core.memory.retrieval import HybridRetriever
@@ -159,7 +159,7 @@ class Orchestrator:
                 self._finish(answer, parts, MessageStatus.STOPPED, None, result.memories_used)
             )
             raise
-        except (ModelError, AcaiError) as error:
+        except AcaiError as error:  # model errors included: say what happened, keep all
             log.warning("turn failed in conversation %s: %s", conversation.id, error)
             result.answer = await self._finish(
                 answer, parts, MessageStatus.ERROR, str(error), result.memories_used

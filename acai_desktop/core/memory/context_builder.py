@@ -133,6 +133,7 @@ def build_context(
     sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
     history: list[dict] = []
+    full = False  # once one message doesn't fit, older ones stay out: no holes in the history
     for message in sorted(recent_messages, key=lambda m: m.id, reverse=True):
         if message.folded_into is not None:
             dropped.folded += 1
@@ -142,7 +143,8 @@ def build_context(
         if not message.content.strip():
             continue
         cost = estimate_message_tokens(message.content)
-        if not fits(cost):
+        full = full or not fits(cost)
+        if full:
             dropped.messages += 1
             continue
         used_tokens += cost
