@@ -19,7 +19,9 @@ the tenth, and lost 0.12-0.13 recall@10 on observations.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -29,7 +31,7 @@ from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.query import ProcessedQuery, fts_match_expression, process_query
 from acai_desktop.core.memory.query import tokenize as tokenize_query
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.records import MemoryItem, MemoryStatus
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.database import Store
 
@@ -94,6 +96,18 @@ class _Semantic:
     floor: float  # the cosine of the last semantic candidate (normalisation's zero)
 
 
+@dataclass
+class _Lexical:
+    ids: list[int]  # best BM25 first
+    bm25: list[float]
+    # Fusion inputs and stored embedding of the candidates that are not in the index
+    # (see sql.candidate_rows); the others' come from the index.
+    rows: dict[int, tuple]
+
+
+_NO_LEXICAL = _Lexical([], [], {})
+
+
 class HybridRetriever:
     def __init__(
         self,
@@ -131,16 +145,20 @@ class HybridRetriever:
             embedded = " ".join(processed.terms)
         vector = (await self.embedder.embed([embedded]))[0] if query.strip() else None
         excluded = frozenset(int(i) for i in exclude_ids)
-        semantic = self._semantic(vector, excluded)
-        hits = await self.store.run(
-            _rank, processed.terms, semantic, vector, excluded, conversation_id, k, weights
-        )
+        if processed.terms and weights.fusion != "semantic":
+            # The database thread runs the full-text query while the loop computes the
+            # cosine product: at 100,000 memories each takes milliseconds.
+            lexical, semantic = await asyncio.gather(
+                self.store.run(_lexical, processed.terms, weights, self.index.__contains__),
+                self._semantic_now(vector, excluded),
+            )
+        else:
+            lexical, semantic = _NO_LEXICAL, self._semantic(vector, excluded)
+        hits = await self._rank(lexical, semantic, vector, excluded, conversation_id, k)
         if weights.prf_docs and vector is not None and hits:
             vector = self._feedback_vector(vector, [h.memory.id for h in hits[: weights.prf_docs]])
             semantic = self._semantic(vector, excluded)
-            hits = await self.store.run(
-                _rank, processed.terms, semantic, vector, excluded, conversation_id, k, weights
-            )
+            hits = await self._rank(lexical, semantic, vector, excluded, conversation_id, k)
         return hits
 
     async def pinned(self) -> list[MemoryItem]:
@@ -152,6 +170,9 @@ class HybridRetriever:
             return process_query(query)
         terms = list(dict.fromkeys(tokenize_query(query)))
         return ProcessedQuery(text=query, terms=terms, fts=fts_match_expression(terms))
+
+    async def _semantic_now(self, vector: np.ndarray | None, excluded: frozenset[int]) -> _Semantic:
+        return self._semantic(vector, excluded)
 
     def _semantic(self, vector: np.ndarray | None, excluded: frozenset[int]) -> _Semantic:
         empty = _Semantic(np.zeros(0, np.int64), np.zeros(0, np.float32), 0.0)
@@ -169,7 +190,7 @@ class HybridRetriever:
         top = top[np.argsort(-scores[top])]
         top_scores = scores[top].astype(np.float32)
         floor = float(top_scores[-1]) if len(top_scores) else 0.0
-        # Copies: the index may change while the database thread ranks.
+        # Copies: the index may change while the lexical query is awaited.
         return _Semantic(ids[top].copy(), top_scores, floor)
 
     def _feedback_vector(self, vector: np.ndarray, ids: list[int]) -> np.ndarray:
@@ -180,11 +201,158 @@ class HybridRetriever:
         norm = float(np.linalg.norm(moved))
         return (moved / norm).astype(np.float32) if norm else vector
 
+    async def _rank(
+        self,
+        lexical: _Lexical,
+        semantic: _Semantic,
+        vector: np.ndarray | None,
+        excluded: frozenset[int],
+        conversation_id: int | None,
+        k: int,
+    ) -> list[RetrievedMemory]:
+        """Fusion of the candidates on the loop, with their facts from the index, then
+        the records of the top ``k`` (one hop to the database thread).
+
+        Candidate sets are small (two times ``weights.candidates`` at most); the
+        scoring is done once over aligned numpy arrays. Their order — lexical ones
+        best BM25 first, then the semantic-only ones by id — is the one ties keep.
+        """
+        weights = self.weights
+        index = self.index
+        kept = [p for p, i in enumerate(lexical.ids) if i not in excluded]
+        lexical_ids = np.fromiter((lexical.ids[p] for p in kept), np.int64, len(kept))
+        semantic_only = np.sort(semantic.ids[~np.isin(semantic.ids, lexical_ids)])
+        ids = np.concatenate([lexical_ids, semantic_only])
+        if not len(ids):
+            return []
+        count = len(ids)
+        lexical_raw = np.zeros(count, np.float32)
+        lexical_raw[: len(kept)] = [lexical.bm25[p] for p in kept]
+        is_lexical = np.zeros(count, bool)
+        is_lexical[: len(kept)] = True
+
+        # Facts from the index; from the database for a candidate the index holds
+        # without facts, and for a lexical one it doesn't hold (no current vector).
+        rows = index.rows(ids)
+        indexed = rows >= 0
+        known, importance, pinned, touched_at, conversation = index.facts(np.maximum(rows, 0))
+        known &= indexed
+        age_seconds = time.time() - touched_at
+        age_days = np.where(np.isnan(age_seconds), 0.0, np.maximum(age_seconds, 0.0) / 86400.0)
+        age_days = age_days.astype(np.float32)
+        fetched = dict(lexical.rows)
+        unknown = ids[indexed & ~known]
+        if len(unknown):
+            fetched.update(
+                (row[0], row) for row in await self.store.run(sql.candidate_rows, unknown)
+            )
+            # The index may have changed during that hop.
+            rows = index.rows(ids)
+            indexed = rows >= 0
+        from_database = np.fromiter((int(i) in fetched for i in ids), bool, count) & ~known
+        for position in np.flatnonzero(from_database).tolist():
+            row = fetched[int(ids[position])]
+            importance[position] = row[1]
+            pinned[position] = bool(row[2])
+            age_days[position] = row[3] or 0.0
+            conversation[position] = row[4]
+        # A candidate neither in the index nor active in the database stopped being
+        # active since the candidates were gathered.
+        alive = known | from_database
+
+        cosine = np.zeros(count, np.float32)
+        if len(semantic.ids):
+            order = np.argsort(semantic.ids)
+            sorted_ids = semantic.ids[order]
+            place = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
+            in_semantic = sorted_ids[place] == ids
+            cosine[in_semantic] = semantic.scores[order][place[in_semantic]]
+        else:
+            in_semantic = np.zeros(count, bool)
+        if vector is not None:
+            # Lexical candidates the semantic side did not bring: their cosine from the
+            # index, or from the stored embedding for one the index doesn't hold.
+            from_index = is_lexical & ~in_semantic & indexed & alive
+            if from_index.any():
+                # A few rows: BLAS stays on one thread at this size, and gives the
+                # same values as the stored embeddings' product did before.
+                cosine[from_index] = index.matrix[rows[from_index]] @ vector
+            for position in np.flatnonzero(is_lexical & ~in_semantic & ~indexed & alive).tolist():
+                row = fetched.get(int(ids[position]))
+                blob = None if row is None else row[5]
+                if blob is not None and len(blob) == vector.nbytes:
+                    cosine[position] = float(np.frombuffer(blob, dtype=np.float32) @ vector)
+
+        if not alive.all():
+            ids, lexical_raw, is_lexical, cosine, in_semantic = (
+                a[alive] for a in (ids, lexical_raw, is_lexical, cosine, in_semantic)
+            )
+            importance, pinned, age_days, conversation = (
+                a[alive] for a in (importance, pinned, age_days, conversation)
+            )
+            count = len(ids)
+            if not count:
+                return []
+
+        fused = _fuse(weights, lexical_raw, is_lexical, cosine, in_semantic, semantic)
+        recency = 0.5 ** (age_days / weights.recency_half_life_days)
+        same_conversation = (
+            conversation == conversation_id
+            if conversation_id is not None
+            else np.zeros(count, bool)
+        )
+        score = fused * (1.0 + weights.importance * (importance - 0.5))
+        score = score + weights.recency * recency
+        score = score + weights.pinned * pinned
+        score = score + weights.this_conversation * same_conversation
+
+        top = np.argsort(-score, kind="stable")[:k]
+        records = await self.store.run(sql.memories_by_id, ids[top])
+        top_cosine = float(cosine.max())
+        semantic_bar = semantic.floor + 0.5 * (top_cosine - semantic.floor)
+        hits = []
+        for position in top.tolist():
+            memory = records.get(int(ids[position]))
+            if memory is None or memory.status != MemoryStatus.ACTIVE:
+                continue  # changed while we ranked
+            reasons = []
+            if is_lexical[position]:
+                reasons.append(LEXICAL)
+            if in_semantic[position] and (
+                cosine[position] >= semantic_bar or not is_lexical[position]
+            ):
+                reasons.append(SEMANTIC)
+            if pinned[position]:
+                reasons.append(PINNED)
+            if weights.recency and recency[position] >= 0.5:
+                reasons.append(RECENT)
+            if same_conversation[position]:
+                reasons.append(THIS_CONVERSATION)
+            hits.append(
+                RetrievedMemory(memory, len(hits) + 1, round(float(score[position]), 6), reasons)
+            )
+        return hits
+
 
 def _scale(scores: np.ndarray, floor: float, top: float) -> np.ndarray:
     if top <= floor:
         return np.where(scores >= top, 1.0, 0.0).astype(np.float32)
     return np.clip((scores - floor) / (top - floor), 0.0, 1.0).astype(np.float32)
+
+
+def _lexical(
+    db: Database, terms: list[str], weights: RetrievalWeights, indexed: Callable[[int], bool]
+) -> _Lexical:
+    """Runs on the database thread: the BM25 candidates of ``terms``.
+
+    ``indexed`` is the index's membership test, a single dict lookup (atomic under the
+    GIL) while the loop may be changing the index; a memory it reports is active, and
+    :meth:`HybridRetriever._rank` checks again on the loop.
+    """
+    match = _lexical_match(db, terms, weights.lexical_budget_documents)
+    if not match:
+        return _NO_LEXICAL
+    return _Lexical(*sql.lexical_hits(db, match, weights.candidates, indexed))
 
 
 def _lexical_match(db: Database, terms: list[str], budget: int) -> str | None:
@@ -213,109 +381,6 @@ def _lexical_match(db: Database, terms: list[str], budget: int) -> str | None:
         return fts_match_expression([terms[present[0][1]]])
     rarest = sorted(position for _, position in present[:2])
     return fts_match_expression([terms[position] for position in rarest], conjunction="AND")
-
-
-def _rank(
-    db: Database,
-    terms: list[str],
-    semantic: _Semantic,
-    vector: np.ndarray | None,
-    excluded: frozenset[int],
-    conversation_id: int | None,
-    k: int,
-    weights: RetrievalWeights,
-) -> list[RetrievedMemory]:
-    """Runs on the database thread: lexical candidates, fusion, records of the top k.
-
-    Candidate sets are small (two times ``weights.candidates`` at most), so they are
-    gathered with dicts and the scoring is done once over aligned numpy arrays.
-    """
-    rows: list[tuple] = []
-    bm25: list[float] = []
-    match = None
-    if terms and weights.fusion != "semantic":
-        match = _lexical_match(db, terms, weights.lexical_budget_documents)
-    if match:
-        lexical_rows, lexical_scores = sql.lexical_candidates(db, match, weights.candidates)
-        for row, score in zip(lexical_rows, lexical_scores, strict=True):
-            if row[0] not in excluded:
-                rows.append(row)
-                bm25.append(score)
-    lexical_count = len(rows)
-    # Cosine of each lexical candidate: from the semantic side when it is there too,
-    # else from its stored embedding (one stacked product, not one per row).
-    cosine_of = dict(zip(semantic.ids.tolist(), semantic.scores.tolist(), strict=True))
-    cosine = [cosine_of.pop(row[0], None) for row in rows]
-    if vector is not None:
-        missing = [
-            position
-            for position, value in enumerate(cosine)
-            if value is None
-            and rows[position][5] is not None
-            and len(rows[position][5]) == vector.nbytes
-        ]
-        if missing:
-            blobs = b"".join(rows[position][5] for position in missing)
-            stored = np.frombuffer(blobs, dtype=np.float32).reshape(len(missing), -1)
-            for position, value in zip(missing, (stored @ vector).tolist(), strict=True):
-                cosine[position] = value
-    # Semantic-only candidates: those not already among the lexical ones.
-    if cosine_of:
-        for row in sql.candidate_features(db, list(cosine_of)):
-            rows.append(row)
-            cosine.append(cosine_of[row[0]])
-    if not rows:
-        return []
-
-    count = len(rows)
-    ids = np.fromiter((r[0] for r in rows), np.int64, count)
-    importance = np.fromiter((r[1] for r in rows), np.float32, count)
-    pinned = np.fromiter((r[2] for r in rows), bool, count)
-    age_days = np.fromiter((r[3] or 0.0 for r in rows), np.float32, count)
-    conversation = np.fromiter((r[4] for r in rows), np.int64, count)
-    cosine_array = np.asarray([0.0 if c is None else c for c in cosine], np.float32)
-    lexical_raw = np.zeros(count, np.float32)
-    lexical_raw[:lexical_count] = bm25
-    is_lexical = np.zeros(count, bool)
-    is_lexical[:lexical_count] = True
-    in_semantic = np.isin(ids, semantic.ids)
-
-    fused = _fuse(weights, lexical_raw, is_lexical, cosine_array, in_semantic, semantic)
-    recency = 0.5 ** (age_days / weights.recency_half_life_days)
-    same_conversation = (
-        conversation == conversation_id if conversation_id is not None else np.zeros(count, bool)
-    )
-    score = fused * (1.0 + weights.importance * (importance - 0.5))
-    score = score + weights.recency * recency
-    score = score + weights.pinned * pinned
-    score = score + weights.this_conversation * same_conversation
-
-    top = np.argsort(-score, kind="stable")[:k]
-    records = sql.memories_by_id(db, ids[top])
-    top_cosine = float(cosine_array.max())
-    semantic_bar = semantic.floor + 0.5 * (top_cosine - semantic.floor)
-    hits = []
-    for position in top.tolist():
-        memory = records.get(int(ids[position]))
-        if memory is None:
-            continue
-        reasons = []
-        if is_lexical[position]:
-            reasons.append(LEXICAL)
-        if in_semantic[position] and (
-            cosine_array[position] >= semantic_bar or not is_lexical[position]
-        ):
-            reasons.append(SEMANTIC)
-        if pinned[position]:
-            reasons.append(PINNED)
-        if weights.recency and recency[position] >= 0.5:
-            reasons.append(RECENT)
-        if same_conversation[position]:
-            reasons.append(THIS_CONVERSATION)
-        hits.append(
-            RetrievedMemory(memory, len(hits) + 1, round(float(score[position]), 6), reasons)
-        )
-    return hits
 
 
 def _fuse(

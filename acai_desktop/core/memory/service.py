@@ -43,7 +43,7 @@ from acai_desktop.core.memory.validation import (
     clean_confidence,
     clean_memory_text,
 )
-from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.memory.vector_index import RankingFacts, VectorIndex
 from acai_desktop.core.records import (
     Actor,
     MemoryEvent,
@@ -53,6 +53,7 @@ from acai_desktop.core.records import (
     Origin,
 )
 from acai_desktop.core.store import memory_batches as batches
+from acai_desktop.core.store import search
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import (
     MemoryFilter,
@@ -726,6 +727,7 @@ class MemoryService:
 
         items = await self.store.run(write)
         for item in items:
+            self.index.set_facts(item.id, RankingFacts.of(item))  # last used: recency
             self.events.emit(ev.MEMORY_CHANGED, item)
         return items
 
@@ -739,6 +741,7 @@ class MemoryService:
             batches.active_embeddings, self.embedder.name, self.embedder.dimensions
         )
         self.index.load(ids, vectors)
+        self.index.set_facts_many(*await self.store.run(search.active_ranking_facts))
         if reembed:
             await self.reembed_stale()
         return len(self.index)
@@ -762,11 +765,13 @@ class MemoryService:
             contents = [row[1] for row in batch]
             vectors = await self._embed(contents)
 
-            def write(db: Database, ids=ids, vectors=vectors, contents=contents) -> set[int]:
+            def write(
+                db: Database, ids=ids, vectors=vectors, contents=contents
+            ) -> dict[int, MemoryItem]:
                 with db.atomic():
                     batches.set_embeddings(db, ids, vectors, self.embedder.name, contents)
                 return {
-                    item.id
+                    item.id: item
                     for item in batches.fetch_memories(db, ids)
                     if item.status == MemoryStatus.ACTIVE and item.content in contents
                 }
@@ -774,7 +779,7 @@ class MemoryService:
             active = await self.store.run(write)
             for memory_id, content, vector in zip(ids, contents, vectors, strict=True):
                 if memory_id in active and content:
-                    self.index.upsert(memory_id, vector)
+                    self.index.upsert(memory_id, vector, RankingFacts.of(active[memory_id]))
             done += len(batch)
             self.events.emit(ev.EMBEDDING_PROGRESS, {"done": done, "total": total})
         return total
@@ -782,7 +787,7 @@ class MemoryService:
     def index_item(self, item: MemoryItem, vector: np.ndarray | None) -> None:
         """Keep the index equal to the active memories after ``item`` was written."""
         if item.status == MemoryStatus.ACTIVE and vector is not None:
-            self.index.upsert(item.id, vector)
+            self.index.upsert(item.id, vector, RankingFacts.of(item))
         else:
             self.index.remove(item.id)
 
@@ -840,4 +845,4 @@ class MemoryService:
                             )
 
                     await self.store.run(write)
-            self.index.upsert(item.id, vector)
+            self.index.upsert(item.id, vector, RankingFacts.of(item))

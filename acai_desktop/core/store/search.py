@@ -1,15 +1,19 @@
-"""The SQL behind retrieval: BM25 candidates from FTS5, candidate features, embeddings.
+"""The SQL behind retrieval: BM25 candidates from FTS5, candidate features, records.
 
-These run on the database thread (see :class:`Store`) with the connection; the
-retriever calls them inside one :meth:`Store.run`, so a search costs one hop to that
-thread. They return plain tuples and arrays, not records, because they sit on the hot
-path: building a :class:`MemoryItem` per candidate would cost more than the search.
+These run on the database thread (see :class:`Store`) with the connection. A search
+makes one hop for its lexical candidates (:func:`lexical_hits`, which runs while the
+event loop computes the cosine product) and one for the records of its top ``k``
+(:func:`memories_by_id`); everything else comes from the in-memory
+:class:`~acai_desktop.core.memory.vector_index.VectorIndex`. They return plain tuples
+and arrays, not records, because they sit on the hot path: building a
+:class:`MemoryItem` per candidate would cost more than the search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.records import MemoryItem
@@ -21,58 +25,73 @@ BM25_WEIGHTS = (1.0, 0.4)
 
 _COLUMN_NAMES = [c.strip() for c in SELECT_COLUMNS.split(",")]
 
+# The later of updated_at and last_used_at, from which recency is measured.
+_TOUCHED = "max(m.updated_at, coalesce(m.last_used_at, ''))"
 
 # Fusion inputs of a memory, in this column order: id, importance, pinned, age in days
 # (since the later of updated_at and last_used_at), conversation id (-1 for none).
 _FEATURES = (
     "m.id, m.importance, m.pinned, "
-    "max(julianday('now') - julianday(max(m.updated_at, coalesce(m.last_used_at, ''))), 0), "
+    f"max(julianday('now') - julianday({_TOUCHED}), 0), "
     "coalesce(m.conversation_id, -1)"
 )
 
 
 def document_counts(db: Database, terms: Sequence[str], cap: int) -> list[int]:
     """How many memories contain each term (counted up to ``cap + 1``, so a common term
-    costs no more than a rare one). Terms must be plain tokens (no FTS syntax)."""
-    counts = []
+    costs no more than a rare one), in one statement. Terms must be plain tokens (no
+    FTS syntax)."""
+    if not terms:
+        return []
+    count = (
+        "(SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?))"
+    )
+    arguments: list = []
     for term in terms:
-        phrase = '"' + term.replace('"', '""') + '"'
-        row = db.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-            "LIMIT ?)",
-            [phrase, cap + 1],
-        ).fetchone()
-        counts.append(row[0])
-    return counts
+        arguments += ['"' + term.replace('"', '""') + '"', cap + 1]
+    row = db.execute("SELECT " + ", ".join([count] * len(terms)), arguments).fetchone()
+    return list(row)
 
 
-def lexical_candidates(db: Database, match: str, limit: int) -> tuple[list[tuple], list[float]]:
-    """The best ``limit`` active memories for an FTS5 MATCH expression, as rows of
-    ``(*features, embedding blob)``, and their BM25 scores (negated: higher is better).
+def lexical_hits(
+    db: Database, match: str, limit: int, indexed: Callable[[int], bool]
+) -> tuple[list[int], list[float], dict[int, tuple]]:
+    """The best ``limit`` active memories for an FTS5 MATCH expression: their ids, BM25
+    scores (negated: higher is better), and for those not in the vector index the row
+    of :func:`candidate_rows` (their fusion inputs and stored embedding).
 
     ``match`` must come from :func:`acai_desktop.core.memory.query.fts_match_expression`
     (quoted terms only). FTS5 keeps only the best rows while it scores (ORDER BY its
-    score with a LIMIT); the status filter then runs over that short list, so we ask
-    for spare rows.
+    score with a LIMIT); we ask for spare rows because some may not be active. A memory
+    in the vector index (``indexed``) is active, so only the others are looked up:
+    joining every hit to ``memories`` cost as much as the scoring (its rows are wide,
+    with the embedding, so each lookup reads a page).
     """
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    rows = db.execute(
+    hits = db.execute(
         f"""
-        SELECT {_FEATURES}, m.embedding, f.score FROM (
-            SELECT rowid, bm25(memories_fts, {weights}) AS score
-            FROM memories_fts WHERE memories_fts MATCH ?
-            ORDER BY score LIMIT ?
-        ) AS f JOIN memories AS m ON m.id = f.rowid
-        WHERE +m.status = 'active'
-        ORDER BY f.score LIMIT ?
+        SELECT rowid, bm25(memories_fts, {weights}) AS score
+        FROM memories_fts WHERE memories_fts MATCH ?
+        ORDER BY score LIMIT ?
         """,
-        [match, limit * 2, limit],
+        [match, limit * 2],
     ).fetchall()
-    return [row[:-1] for row in rows], [-row[-1] for row in rows]
+    in_index = [indexed(rowid) for rowid, _ in hits]
+    others = [rowid for (rowid, _), known in zip(hits, in_index, strict=True) if not known]
+    rows = {row[0]: row for row in candidate_rows(db, others)} if others else {}
+    ids, scores = [], []
+    for (rowid, score), known in zip(hits, in_index, strict=True):
+        if known or rowid in rows:
+            ids.append(rowid)
+            scores.append(-score)
+            if len(ids) == limit:
+                break
+    return ids, scores, rows
 
 
-def candidate_features(db: Database, ids: Sequence[int]) -> list[tuple]:
-    """Fusion inputs (see ``_FEATURES``) of the active memories among ``ids``.
+def candidate_rows(db: Database, ids: Sequence[int]) -> list[tuple]:
+    """``(*features, embedding blob)`` (see ``_FEATURES``) of the active memories among
+    ``ids``, in id order.
 
     The unary ``+`` on status keeps SQLite from choosing the (status, kind) index,
     which would walk every active memory instead of looking up a few ids.
@@ -81,9 +100,29 @@ def candidate_features(db: Database, ids: Sequence[int]) -> list[tuple]:
         return []
     marks = ",".join("?" * len(ids))
     return db.execute(
-        f"SELECT {_FEATURES} FROM memories AS m WHERE +m.status = 'active' AND m.id IN ({marks})",
+        f"SELECT {_FEATURES}, m.embedding FROM memories AS m "
+        f"WHERE +m.status = 'active' AND m.id IN ({marks}) ORDER BY m.id",
         [int(i) for i in ids],
     ).fetchall()
+
+
+def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
+    """``(ids, importance, pinned, touched_at, conversation_id)`` of every active memory,
+    for :meth:`VectorIndex.set_facts_many` (touched_at in seconds since the epoch)."""
+    rows = db.execute(
+        f"SELECT m.id, m.importance, m.pinned, "
+        f"(julianday({_TOUCHED}) - 2440587.5) * 86400.0, coalesce(m.conversation_id, -1) "
+        "FROM memories AS m WHERE m.status = 'active'"
+    ).fetchall()
+    count = len(rows)
+    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
+    return (
+        np.fromiter(columns[0], np.int64, count),
+        np.fromiter(columns[1], np.float32, count),
+        np.fromiter(columns[2], bool, count),
+        np.fromiter((np.nan if t is None else t for t in columns[3]), np.float64, count),
+        np.fromiter(columns[4], np.int64, count),
+    )
 
 
 def memories_by_id(db: Database, ids: Sequence[int]) -> dict[int, MemoryItem]:
