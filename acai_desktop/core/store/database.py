@@ -99,12 +99,17 @@ class Store:
         ``fn`` should wrap writes that belong together in ``db.atomic()``; SQLite errors
         come back as :class:`StoreError` with a readable message.
         """
+        return await self.submit(fn, *args, **kwargs)
+
+    def submit(self, fn: Callable[..., T], *args, **kwargs) -> asyncio.Future[T]:
+        """Like :meth:`run`, but ``fn`` is queued at once and the future is returned,
+        so the caller can work on the loop while the database thread runs it."""
         if self._db is None:
             raise StoreError("The database is closed.")
         db = self._db
         loop = asyncio.get_running_loop()
         call = functools.partial(self._call, fn, db, *args, **kwargs)
-        return await loop.run_in_executor(self._executor, call)
+        return loop.run_in_executor(self._executor, call)
 
     def _call(self, fn: Callable[..., T], db: Database, *args, **kwargs) -> T:
         try:
