@@ -1,12 +1,13 @@
 """Hybrid retrieval: BM25 over the full-text index and cosine over the vector index,
 fused, then adjusted for importance, recency and pins.
 
-One search is: embed the query (microseconds with WordLlama); one matrix-vector
-product over the in-memory :class:`VectorIndex` for the semantic candidates (on the
-event loop, which is the only thread that mutates the index, so the ids and rows are
-consistent); then a single hop to the database thread that fetches the BM25
-candidates, the fusion inputs of every candidate, fuses them with numpy, and loads the
-records of the top ``k`` only.
+One search is: embed the query (microseconds with WordLlama); queue the ranking on
+the database thread, which starts with the BM25 query while the event loop computes
+the matrix-vector product over the in-memory :class:`VectorIndex` (the loop is the
+only thread that changes the index) and hands the semantic candidates over; the
+database thread then fuses both with numpy, taking each candidate's importance, pin,
+recency and conversation from the index (under its lock) rather than from SQL, and
+loads the records of the top ``k`` only. One hop, two or three SQL statements.
 
 Fusion (measured on the LoCoMo-format harness, see ``acai-desktop eval retrieval``
 and the README's table): each side is scaled into [0, 1] — BM25 as s / (s + 5), which
@@ -19,9 +20,9 @@ the tenth, and lost 0.12-0.13 recall@10 on observations.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -145,21 +146,36 @@ class HybridRetriever:
             embedded = " ".join(processed.terms)
         vector = (await self.embedder.embed([embedded]))[0] if query.strip() else None
         excluded = frozenset(int(i) for i in exclude_ids)
-        if processed.terms and weights.fusion != "semantic":
-            # The database thread runs the full-text query while the loop computes the
-            # cosine product: at 100,000 memories each takes milliseconds.
-            lexical, semantic = await asyncio.gather(
-                self.store.run(_lexical, processed.terms, weights, self.index.__contains__),
-                self._semantic_now(vector, excluded),
-            )
-        else:
-            lexical, semantic = _NO_LEXICAL, self._semantic(vector, excluded)
-        hits = await self._rank(lexical, semantic, vector, excluded, conversation_id, k)
+        terms = processed.terms if weights.fusion != "semantic" else []
+        hits = await self._round(terms, vector, excluded, conversation_id, k)
         if weights.prf_docs and vector is not None and hits:
             vector = self._feedback_vector(vector, [h.memory.id for h in hits[: weights.prf_docs]])
-            semantic = self._semantic(vector, excluded)
-            hits = await self._rank(lexical, semantic, vector, excluded, conversation_id, k)
+            hits = await self._round(terms, vector, excluded, conversation_id, k)
         return hits
+
+    async def _round(
+        self,
+        terms: list[str],
+        vector: np.ndarray | None,
+        excluded: frozenset[int],
+        conversation_id: int | None,
+        k: int,
+    ) -> list[RetrievedMemory]:
+        """One hop to the database thread, which runs the full-text query while the
+        loop computes the cosine product (at 100,000 memories each takes
+        milliseconds), then takes the semantic candidates, fuses, and loads the top
+        ``k``'s records."""
+        handoff: Future[_Semantic] = Future()
+        job = self.store.submit(
+            _rank, terms, handoff, vector, self.index, excluded, conversation_id, k, self.weights
+        )
+        # Nothing may be awaited before the handoff is settled: the database thread
+        # is waiting for it.
+        try:
+            handoff.set_result(self._semantic(vector, excluded))
+        except BaseException as error:
+            handoff.set_exception(error)
+        return await job
 
     async def pinned(self) -> list[MemoryItem]:
         """Every active pinned memory: the context builder always includes them."""
@@ -170,9 +186,6 @@ class HybridRetriever:
             return process_query(query)
         terms = list(dict.fromkeys(tokenize_query(query)))
         return ProcessedQuery(text=query, terms=terms, fts=fts_match_expression(terms))
-
-    async def _semantic_now(self, vector: np.ndarray | None, excluded: frozenset[int]) -> _Semantic:
-        return self._semantic(vector, excluded)
 
     def _semantic(self, vector: np.ndarray | None, excluded: frozenset[int]) -> _Semantic:
         empty = _Semantic(np.zeros(0, np.int64), np.zeros(0, np.float32), 0.0)
@@ -201,137 +214,15 @@ class HybridRetriever:
         norm = float(np.linalg.norm(moved))
         return (moved / norm).astype(np.float32) if norm else vector
 
-    async def _rank(
-        self,
-        lexical: _Lexical,
-        semantic: _Semantic,
-        vector: np.ndarray | None,
-        excluded: frozenset[int],
-        conversation_id: int | None,
-        k: int,
-    ) -> list[RetrievedMemory]:
-        """Fusion of the candidates on the loop, with their facts from the index, then
-        the records of the top ``k`` (one hop to the database thread).
 
-        Candidate sets are small (two times ``weights.candidates`` at most); the
-        scoring is done once over aligned numpy arrays. Their order — lexical ones
-        best BM25 first, then the semantic-only ones by id — is the one ties keep.
-        """
-        weights = self.weights
-        index = self.index
-        kept = [p for p, i in enumerate(lexical.ids) if i not in excluded]
-        lexical_ids = np.fromiter((lexical.ids[p] for p in kept), np.int64, len(kept))
-        semantic_only = np.sort(semantic.ids[~np.isin(semantic.ids, lexical_ids)])
-        ids = np.concatenate([lexical_ids, semantic_only])
-        if not len(ids):
-            return []
-        count = len(ids)
-        lexical_raw = np.zeros(count, np.float32)
-        lexical_raw[: len(kept)] = [lexical.bm25[p] for p in kept]
-        is_lexical = np.zeros(count, bool)
-        is_lexical[: len(kept)] = True
-
-        # Facts from the index; from the database for a candidate the index holds
-        # without facts, and for a lexical one it doesn't hold (no current vector).
-        rows = index.rows(ids)
-        indexed = rows >= 0
-        known, importance, pinned, touched_at, conversation = index.facts(np.maximum(rows, 0))
-        known &= indexed
-        age_seconds = time.time() - touched_at
-        age_days = np.where(np.isnan(age_seconds), 0.0, np.maximum(age_seconds, 0.0) / 86400.0)
-        age_days = age_days.astype(np.float32)
-        fetched = dict(lexical.rows)
-        unknown = ids[indexed & ~known]
-        if len(unknown):
-            fetched.update(
-                (row[0], row) for row in await self.store.run(sql.candidate_rows, unknown)
-            )
-            # The index may have changed during that hop.
-            rows = index.rows(ids)
-            indexed = rows >= 0
-        from_database = np.fromiter((int(i) in fetched for i in ids), bool, count) & ~known
-        for position in np.flatnonzero(from_database).tolist():
-            row = fetched[int(ids[position])]
-            importance[position] = row[1]
-            pinned[position] = bool(row[2])
-            age_days[position] = row[3] or 0.0
-            conversation[position] = row[4]
-        # A candidate neither in the index nor active in the database stopped being
-        # active since the candidates were gathered.
-        alive = known | from_database
-
-        cosine = np.zeros(count, np.float32)
-        if len(semantic.ids):
-            order = np.argsort(semantic.ids)
-            sorted_ids = semantic.ids[order]
-            place = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
-            in_semantic = sorted_ids[place] == ids
-            cosine[in_semantic] = semantic.scores[order][place[in_semantic]]
-        else:
-            in_semantic = np.zeros(count, bool)
-        if vector is not None:
-            # Lexical candidates the semantic side did not bring: their cosine from the
-            # index, or from the stored embedding for one the index doesn't hold.
-            from_index = is_lexical & ~in_semantic & indexed & alive
-            if from_index.any():
-                # A few rows: BLAS stays on one thread at this size, and gives the
-                # same values as the stored embeddings' product did before.
-                cosine[from_index] = index.matrix[rows[from_index]] @ vector
-            for position in np.flatnonzero(is_lexical & ~in_semantic & ~indexed & alive).tolist():
-                row = fetched.get(int(ids[position]))
-                blob = None if row is None else row[5]
-                if blob is not None and len(blob) == vector.nbytes:
-                    cosine[position] = float(np.frombuffer(blob, dtype=np.float32) @ vector)
-
-        if not alive.all():
-            ids, lexical_raw, is_lexical, cosine, in_semantic = (
-                a[alive] for a in (ids, lexical_raw, is_lexical, cosine, in_semantic)
-            )
-            importance, pinned, age_days, conversation = (
-                a[alive] for a in (importance, pinned, age_days, conversation)
-            )
-            count = len(ids)
-            if not count:
-                return []
-
-        fused = _fuse(weights, lexical_raw, is_lexical, cosine, in_semantic, semantic)
-        recency = 0.5 ** (age_days / weights.recency_half_life_days)
-        same_conversation = (
-            conversation == conversation_id
-            if conversation_id is not None
-            else np.zeros(count, bool)
-        )
-        score = fused * (1.0 + weights.importance * (importance - 0.5))
-        score = score + weights.recency * recency
-        score = score + weights.pinned * pinned
-        score = score + weights.this_conversation * same_conversation
-
-        top = np.argsort(-score, kind="stable")[:k]
-        records = await self.store.run(sql.memories_by_id, ids[top])
-        top_cosine = float(cosine.max())
-        semantic_bar = semantic.floor + 0.5 * (top_cosine - semantic.floor)
-        hits = []
-        for position in top.tolist():
-            memory = records.get(int(ids[position]))
-            if memory is None or memory.status != MemoryStatus.ACTIVE:
-                continue  # changed while we ranked
-            reasons = []
-            if is_lexical[position]:
-                reasons.append(LEXICAL)
-            if in_semantic[position] and (
-                cosine[position] >= semantic_bar or not is_lexical[position]
-            ):
-                reasons.append(SEMANTIC)
-            if pinned[position]:
-                reasons.append(PINNED)
-            if weights.recency and recency[position] >= 0.5:
-                reasons.append(RECENT)
-            if same_conversation[position]:
-                reasons.append(THIS_CONVERSATION)
-            hits.append(
-                RetrievedMemory(memory, len(hits) + 1, round(float(score[position]), 6), reasons)
-            )
-        return hits
+def _age_days(touched_ms: np.ndarray) -> np.ndarray:
+    """Days since ``touched_ms``, computed as SQLite's
+    ``max(julianday('now') - julianday(touched), 0)`` is (Julian days from whole
+    milliseconds), so the ranking is the one the SQL gave, to the last bit."""
+    now_ms = time.time_ns() // 1_000_000
+    now = (now_ms + sql.JULIAN_EPOCH_MS) / 86_400_000.0
+    age = np.maximum(now - (touched_ms + sql.JULIAN_EPOCH_MS) / 86_400_000.0, 0.0)
+    return np.where(np.isnan(touched_ms), 0.0, age).astype(np.float32)
 
 
 def _scale(scores: np.ndarray, floor: float, top: float) -> np.ndarray:
@@ -381,6 +272,131 @@ def _lexical_match(db: Database, terms: list[str], budget: int) -> str | None:
         return fts_match_expression([terms[present[0][1]]])
     rarest = sorted(position for _, position in present[:2])
     return fts_match_expression([terms[position] for position in rarest], conjunction="AND")
+
+
+def _rank(
+    db: Database,
+    terms: list[str],
+    handoff: Future[_Semantic],
+    vector: np.ndarray | None,
+    index: VectorIndex,
+    excluded: frozenset[int],
+    conversation_id: int | None,
+    k: int,
+    weights: RetrievalWeights,
+) -> list[RetrievedMemory]:
+    """Runs on the database thread: lexical candidates, then (once the loop hands over
+    the semantic ones) fusion with the facts from the index, and the top ``k``'s records.
+
+    Candidate sets are small (two times ``weights.candidates`` at most); the scoring
+    is done once over aligned numpy arrays. Their order — lexical ones best BM25 first,
+    then the semantic-only ones by id — is the one ties keep.
+    """
+    lexical = _lexical(db, terms, weights, index.__contains__) if terms else _NO_LEXICAL
+    semantic = handoff.result()
+    # Plain Python for the bookkeeping: with a hundred candidates at most, numpy's
+    # per-call overhead (isin, searchsorted) cost more than the work.
+    lexical_ids, bm25 = [], []
+    for memory_id, score in zip(lexical.ids, lexical.bm25, strict=True):
+        if memory_id not in excluded:
+            lexical_ids.append(memory_id)
+            bm25.append(score)
+    cosine_of = dict(zip(semantic.ids.tolist(), semantic.scores.tolist(), strict=True))
+    lexical_set = set(lexical_ids)
+    id_list = lexical_ids + sorted(i for i in cosine_of if i not in lexical_set)
+    count = len(id_list)
+    if not count:
+        return []
+    ids = np.array(id_list, np.int64)
+    lexical_raw = np.zeros(count, np.float32)
+    lexical_raw[: len(bm25)] = bm25
+    is_lexical = np.zeros(count, bool)
+    is_lexical[: len(bm25)] = True
+    semantic_positions = [p for p, i in enumerate(id_list) if i in cosine_of]
+    in_semantic = np.zeros(count, bool)
+    in_semantic[semantic_positions] = True
+
+    found = index.lookup(id_list, vector)
+    age_days = _age_days(found.touched_ms)
+    importance, pinned = found.importance, found.pinned
+    age_days, conversation = age_days.astype(np.float32), found.conversation_id
+    # Facts from the database for a candidate the index holds without facts, and for
+    # a lexical one it doesn't hold (no current vector).
+    alive = found.known
+    if not alive.all():
+        fetched = dict(lexical.rows)
+        unknown = ids[found.indexed & ~found.known]
+        if len(unknown):
+            fetched.update((row[0], row) for row in sql.candidate_rows(db, unknown))
+        alive = alive.copy()
+        for position in np.flatnonzero(~found.known).tolist():
+            row = fetched.get(id_list[position])
+            if row is None:
+                # Neither in the index nor active in the database: it stopped being
+                # active since the candidates were gathered.
+                continue
+            alive[position] = True
+            importance[position] = row[1]
+            pinned[position] = bool(row[2])
+            age_days[position] = row[3] or 0.0
+            conversation[position] = row[4]
+            blob = row[5]
+            if (
+                is_lexical[position]
+                and not found.indexed[position]
+                and vector is not None
+                and blob is not None
+                and len(blob) == vector.nbytes
+            ):
+                found.cosine[position] = float(np.frombuffer(blob, dtype=np.float32) @ vector)
+
+    # Cosines: the semantic side's, else the index's (or the stored embedding's).
+    cosine = found.cosine
+    cosine[semantic_positions] = [cosine_of[id_list[p]] for p in semantic_positions]
+
+    if not alive.all():
+        columns = (ids, lexical_raw, is_lexical, cosine, in_semantic)
+        ids, lexical_raw, is_lexical, cosine, in_semantic = (c[alive] for c in columns)
+        columns = (importance, pinned, age_days, conversation)
+        importance, pinned, age_days, conversation = (c[alive] for c in columns)
+        count = len(ids)
+        if not count:
+            return []
+
+    fused = _fuse(weights, lexical_raw, is_lexical, cosine, in_semantic, semantic)
+    recency = 0.5 ** (age_days / weights.recency_half_life_days)
+    same_conversation = (
+        conversation == conversation_id if conversation_id is not None else np.zeros(count, bool)
+    )
+    score = fused * (1.0 + weights.importance * (importance - 0.5))
+    score = score + weights.recency * recency
+    score = score + weights.pinned * pinned
+    score = score + weights.this_conversation * same_conversation
+
+    top = np.argsort(-score, kind="stable")[:k]
+    records = sql.memories_by_id(db, ids[top])
+    top_cosine = float(cosine.max())
+    semantic_bar = semantic.floor + 0.5 * (top_cosine - semantic.floor)
+    hits = []
+    for position in top.tolist():
+        memory = records.get(int(ids[position]))
+        if memory is None or memory.status != MemoryStatus.ACTIVE:
+            continue  # changed while we ranked
+        reasons = []
+        if is_lexical[position]:
+            reasons.append(LEXICAL)
+        if in_semantic[position] and (cosine[position] >= semantic_bar or not is_lexical[position]):
+            reasons.append(SEMANTIC)
+        if pinned[position]:
+            reasons.append(PINNED)
+        if weights.recency and recency[position] >= 0.5:
+            reasons.append(RECENT)
+        if same_conversation[position]:
+            reasons.append(THIS_CONVERSATION)
+        hits.append(
+            RetrievedMemory(memory, len(hits) + 1, round(float(score[position]), 6), reasons)
+        )
+    return hits
 
 
 def _fuse(

@@ -16,10 +16,15 @@ adjusts its candidates' scores without asking the database: that was a third of 
 search's time. A row whose facts were never given (``known`` is false) makes the
 retriever read them from the database instead, so a forgotten update costs speed,
 never a wrong ranking.
+
+Only the event loop changes the index. The retriever's database-thread half reads it
+through :meth:`lookup`, which holds :attr:`lock` — as does every change — so it never
+sees a row half moved.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -34,8 +39,9 @@ class RankingFacts:
 
     importance: float
     pinned: bool
-    # Seconds since the epoch of the later of updated_at and last_used_at (recency).
-    touched_at: float
+    # Milliseconds since the epoch of the later of updated_at and last_used_at
+    # (recency), rounded as SQLite's julianday() rounds, so ages match the SQL ones.
+    touched_ms: float
     conversation_id: int  # -1 for none
 
     @classmethod
@@ -43,26 +49,42 @@ class RankingFacts:
         return cls(
             importance=float(item.importance),
             pinned=bool(item.pinned),
-            touched_at=_seconds(max(item.updated_at, item.last_used_at or "")),
+            touched_ms=_milliseconds(max(item.updated_at, item.last_used_at or "")),
             conversation_id=-1 if item.conversation_id is None else int(item.conversation_id),
         )
 
 
-def _seconds(timestamp: str) -> float:
-    """Seconds since the epoch, read as SQLite's julianday() reads it (no zone: UTC;
-    unreadable: NaN, which ranking treats as "just now", as SQL's NULL was)."""
+def _milliseconds(timestamp: str) -> float:
+    """Milliseconds since the epoch as SQLite's julianday() reads ``timestamp``: no
+    zone means UTC, fractions of a second round half up to the millisecond;
+    unreadable gives NaN, which ranking treats as "just now", as SQL's NULL was."""
     try:
         moment = datetime.fromisoformat(timestamp)
     except ValueError:
         return float("nan")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    whole = int(moment.replace(microsecond=0).timestamp())
+    return float(whole * 1000 + (moment.microsecond + 500) // 1000)
+
+
+@dataclass
+class Lookup:
+    """What the index holds for some ids, aligned with them (see :meth:`VectorIndex.lookup`)."""
+
+    indexed: np.ndarray  # bool
+    known: np.ndarray  # bool: indexed and its facts were given
+    importance: np.ndarray
+    pinned: np.ndarray
+    touched_ms: np.ndarray
+    conversation_id: np.ndarray
+    cosine: np.ndarray  # with the query; 0 where not indexed
 
 
 class VectorIndex:
     def __init__(self, dimensions: int) -> None:
         self.dimensions = dimensions
+        self.lock = threading.Lock()
         self._row_of: dict[int, int] = {}
         self._allocate(64)
 
@@ -83,77 +105,95 @@ class VectorIndex:
     def load(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         """Replace the whole content (start-up, or after re-embedding); the facts are
         unknown until :meth:`set_facts_many` gives them."""
-        count = len(ids)
-        self._allocate(max(64, 1 << max(count - 1, 1).bit_length()))
-        if count:
-            self._matrix[:count] = vectors
-            self._ids[:count] = ids
-        self._row_of = {int(memory_id): row for row, memory_id in enumerate(ids)}
+        with self.lock:
+            count = len(ids)
+            self._allocate(max(64, 1 << max(count - 1, 1).bit_length()))
+            if count:
+                self._matrix[:count] = vectors
+                self._ids[:count] = ids
+            self._row_of = {int(memory_id): row for row, memory_id in enumerate(ids)}
 
     def upsert(self, memory_id: int, vector: np.ndarray, facts: RankingFacts | None = None) -> None:
         """Add or replace a memory's vector; ``facts`` None keeps the ones it had."""
-        row = self._row_of.get(memory_id)
-        if row is None:
-            row = len(self)
-            if row == len(self._ids):
-                self._grow()
-            self._row_of[memory_id] = row
-            self._ids[row] = memory_id
-            self._known[row] = False
-        self._matrix[row] = vector
-        if facts is not None:
-            self._write_facts(row, facts)
+        with self.lock:
+            row = self._row_of.get(memory_id)
+            if row is None:
+                row = len(self)
+                if row == len(self._ids):
+                    self._grow()
+                self._row_of[memory_id] = row
+                self._ids[row] = memory_id
+                self._known[row] = False
+            self._matrix[row] = vector
+            if facts is not None:
+                self._write_facts(row, facts)
 
     def set_facts(self, memory_id: int, facts: RankingFacts) -> None:
         """Update the facts of a memory in the index (no-op for one that isn't)."""
-        row = self._row_of.get(memory_id)
-        if row is not None:
-            self._write_facts(row, facts)
+        with self.lock:
+            row = self._row_of.get(memory_id)
+            if row is not None:
+                self._write_facts(row, facts)
 
     def set_facts_many(
         self,
         ids: np.ndarray,
         importance: np.ndarray,
         pinned: np.ndarray,
-        touched_at: np.ndarray,
+        touched_ms: np.ndarray,
         conversation_id: np.ndarray,
     ) -> None:
         """Facts of many memories at once (after :meth:`load`); ids not in the index
         are skipped."""
-        rows = self.rows(ids)
-        present = rows >= 0
-        rows = rows[present]
-        self._importance[rows] = importance[present]
-        self._pinned[rows] = pinned[present]
-        self._touched_at[rows] = touched_at[present]
-        self._conversation[rows] = conversation_id[present]
-        self._known[rows] = True
+        with self.lock:
+            rows = self.rows(ids)
+            present = rows >= 0
+            rows = rows[present]
+            self._importance[rows] = importance[present]
+            self._pinned[rows] = pinned[present]
+            self._touched_ms[rows] = touched_ms[present]
+            self._conversation[rows] = conversation_id[present]
+            self._known[rows] = True
 
     def remove(self, memory_id: int) -> None:
-        row = self._row_of.pop(memory_id, None)
-        if row is None:
-            return
-        last = len(self)  # count after the pop == index of the old last row
-        if row != last:
-            moved = int(self._ids[last])
-            for array in self._arrays():
-                array[row] = array[last]
-            self._row_of[moved] = row
+        with self.lock:
+            row = self._row_of.pop(memory_id, None)
+            if row is None:
+                return
+            last = len(self)  # count after the pop == index of the old last row
+            if row != last:
+                moved = int(self._ids[last])
+                for array in self._arrays():
+                    array[row] = array[last]
+                self._row_of[moved] = row
 
     def rows(self, ids) -> np.ndarray:
         """The row of each id (-1 where it isn't in the index)."""
         row_of = self._row_of.get
-        return np.fromiter((row_of(int(i), -1) for i in ids), np.int64, len(ids))
+        if isinstance(ids, np.ndarray):
+            ids = ids.tolist()
+        return np.array([row_of(i, -1) for i in ids], np.int64)
 
-    def facts(self, rows: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``(known, importance, pinned, touched_at, conversation_id)`` of ``rows``."""
-        return (
-            self._known[rows],
-            self._importance[rows],
-            self._pinned[rows],
-            self._touched_at[rows],
-            self._conversation[rows],
-        )
+    def lookup(self, ids: list[int], query: np.ndarray | None) -> Lookup:
+        """For each id: whether it is indexed, its facts, and its cosine with ``query``
+        (from any thread: under the lock)."""
+        with self.lock:
+            rows = self.rows(ids)
+            indexed = rows >= 0
+            rows = np.where(indexed, rows, 0)  # row 0 exists (capacity >= 64); masked below
+            cosine = np.zeros(len(ids), np.float32)
+            if query is not None and len(ids):
+                # A few rows: BLAS stays on one thread at this size.
+                cosine = np.where(indexed, self._matrix[rows] @ query, 0.0).astype(np.float32)
+            return Lookup(
+                indexed=indexed,
+                known=self._known[rows] & indexed,
+                importance=self._importance[rows],
+                pinned=self._pinned[rows],
+                touched_ms=self._touched_ms[rows],
+                conversation_id=self._conversation[rows],
+                cosine=cosine,
+            )
 
     def vector(self, memory_id: int) -> np.ndarray:
         """A copy of one memory's vector (KeyError if it isn't in the index)."""
@@ -175,7 +215,7 @@ class VectorIndex:
     def _write_facts(self, row: int, facts: RankingFacts) -> None:
         self._importance[row] = facts.importance
         self._pinned[row] = facts.pinned
-        self._touched_at[row] = facts.touched_at
+        self._touched_ms[row] = facts.touched_ms
         self._conversation[row] = facts.conversation_id
         self._known[row] = True
 
@@ -184,7 +224,7 @@ class VectorIndex:
         self._ids = np.zeros(capacity, dtype=np.int64)
         self._importance = np.zeros(capacity, dtype=np.float32)
         self._pinned = np.zeros(capacity, dtype=bool)
-        self._touched_at = np.zeros(capacity, dtype=np.float64)
+        self._touched_ms = np.zeros(capacity, dtype=np.float64)
         self._conversation = np.full(capacity, -1, dtype=np.int64)
         self._known = np.zeros(capacity, dtype=bool)
 
@@ -194,7 +234,7 @@ class VectorIndex:
             self._ids,
             self._importance,
             self._pinned,
-            self._touched_at,
+            self._touched_ms,
             self._conversation,
             self._known,
         )

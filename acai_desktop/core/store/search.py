@@ -25,6 +25,9 @@ BM25_WEIGHTS = (1.0, 0.4)
 
 _COLUMN_NAMES = [c.strip() for c in SELECT_COLUMNS.split(",")]
 
+# The Unix epoch in SQLite's Julian-day milliseconds (julianday('1970-01-01') * 86400000).
+JULIAN_EPOCH_MS = 210866760000000
+
 # The later of updated_at and last_used_at, from which recency is measured.
 _TOUCHED = "max(m.updated_at, coalesce(m.last_used_at, ''))"
 
@@ -107,11 +110,13 @@ def candidate_rows(db: Database, ids: Sequence[int]) -> list[tuple]:
 
 
 def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
-    """``(ids, importance, pinned, touched_at, conversation_id)`` of every active memory,
-    for :meth:`VectorIndex.set_facts_many` (touched_at in seconds since the epoch)."""
+    """``(ids, importance, pinned, touched_ms, conversation_id)`` of every active memory,
+    for :meth:`VectorIndex.set_facts_many` (touched_ms: milliseconds since the epoch,
+    recovered exactly from julianday(), which counts whole milliseconds)."""
     rows = db.execute(
         f"SELECT m.id, m.importance, m.pinned, "
-        f"(julianday({_TOUCHED}) - 2440587.5) * 86400.0, coalesce(m.conversation_id, -1) "
+        f"round(julianday({_TOUCHED}) * 86400000.0) - {JULIAN_EPOCH_MS}, "
+        "coalesce(m.conversation_id, -1) "
         "FROM memories AS m WHERE m.status = 'active'"
     ).fetchall()
     count = len(rows)
