@@ -238,3 +238,74 @@ def test_vector_index_keeps_ids_and_rows_in_step():
     index.load(np.array([5, 6]), np.stack([vectors[5], vectors[6]]))
     assert sorted(index.ids.tolist()) == [5, 6] and index.matrix.shape == (2, 3)
     assert index.top_k(query, 10)[0].tolist() == sorted([5, 6], key=lambda i: -vectors[i][0])
+
+
+def test_ranking_is_the_same_with_facts_from_the_index_or_from_the_database(tmp_path):
+    """The index's facts (importance, pin, recency, conversation) are a copy of the
+    database's: with an index that has none, the retriever reads them with SQL, and
+    the ranking must not change."""
+
+    async def body(retriever, service, items):
+        from acai_desktop.core.store.conversations import create_conversation
+
+        conversation = await service.store.run(create_conversation, "chat")
+        await service.remember(
+            "Leila's kitten sleeps on the pottery wheel.",
+            conversation_id=conversation.id,
+            explicit=True,
+        )
+        await service.pin(items[2].id)
+        await service.mark_used([items[0].id, items[5].id])
+        await service.reinforce(items[7].id, actor="critical_info_processor")
+        # Memories of different ages: written behind the service's back, then reloaded.
+        for item, days in ((items[3], 45), (items[4], 400)):
+            await service.store.run(
+                lambda db, item=item, days=days: db.execute(
+                    "UPDATE memories SET updated_at = strftime('%Y-%m-%dT%H:%M:%f+00:00', "
+                    "'now', ?) WHERE id = ?",
+                    [f"-{days} days", item.id],
+                )
+            )
+        await service.load_index(reembed=False)
+        bare = VectorIndex(service.index.dimensions)
+        bare.load(service.index.ids.copy(), service.index.matrix.copy())  # no facts
+        assert not bare.lookup(bare.ids.tolist(), None).known.any()
+        from_sql = HybridRetriever(service.store, service.embedder, bare)
+        queries = ["Leila kitten", "pottery", "what do I drink", "green tea", "birthday", "sister"]
+        for query in queries:
+            for conversation_id in (None, conversation.id):
+                expected = await retriever.search(query, k=6, conversation_id=conversation_id)
+                got = await from_sql.search(query, k=6, conversation_id=conversation_id)
+                assert [(h.memory.id, h.score, h.reasons) for h in got] == [
+                    (h.memory.id, h.score, h.reasons) for h in expected
+                ]
+                assert expected
+
+    _with_retriever(tmp_path, body)
+
+
+def test_an_active_memory_missing_from_the_index_is_still_found_by_its_words(tmp_path):
+    async def body(retriever, service, items):
+        service.index.remove(items[6].id)  # as if its vector were still being recomputed
+        hits = await retriever.search("transmission bus", k=3)
+        assert hits[0].memory.id == items[6].id
+        assert hits[0].reasons[0] == "lexical"
+        # A forgotten memory is still in the full-text index, but never returned.
+        await service.forget(items[6].id)
+        hits = await retriever.search("transmission bus", k=3)
+        assert items[6].id not in [h.memory.id for h in hits]
+
+    _with_retriever(tmp_path, body)
+
+
+def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(tmp_path):
+    async def body(retriever, service, items):
+        def broken(vector, excluded):
+            raise RuntimeError("semantic side failed")
+
+        retriever._semantic = broken
+        with pytest.raises(RuntimeError, match="semantic side failed"):
+            await retriever.search("Leila", k=3)
+        assert await service.store.run(lambda db: db.execute("SELECT 1").fetchone()[0]) == 1
+
+    _with_retriever(tmp_path, body)
