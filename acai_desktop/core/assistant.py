@@ -105,9 +105,15 @@ class Assistant:
     local_server: LocalModelServer | None = None
     #: Shown to the user once (e.g. "API key stored in a plain file").
     warnings: list[str] = field(default_factory=list)
+    #: Re-embedding memories whose vectors came from another embedder (or None).
+    reembedding: asyncio.Task | None = None
 
     async def close(self) -> None:
-        """Stop jobs, then the model client and server, then the database."""
+        """Stop background work, then the model client and server, then the database."""
+        if self.reembedding is not None:
+            self.reembedding.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.reembedding
         for step in (self.runner.stop, self.client.close):
             with contextlib.suppress(Exception):
                 await step()
@@ -145,7 +151,9 @@ async def open_assistant(
         if not embedder.dimensions:
             await embedder.embed(["probe"])  # a provider's embedder learns its size here
         memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
-        await memories.load_index()
+        # Vectors from another embedder (the user switched) are redone in the background
+        # with progress events; until then those memories are found by their words.
+        await memories.load_index(reembed=False)
         conversations = ConversationRepository(store)
         await conversations.recover_interrupted_answers()
         provenance = ProvenanceRepository(store)
@@ -180,6 +188,7 @@ async def open_assistant(
             await asyncio.shield(local_server.stop())
         await store.close()
         raise
+    reembedding = asyncio.create_task(memories.reembed_stale(), name="re-embed")
     return Assistant(
         profile=profile,
         settings=settings,
@@ -197,4 +206,5 @@ async def open_assistant(
         summary=summary,
         local_server=local_server,
         warnings=warnings,
+        reembedding=reembedding,
     )

@@ -1,0 +1,50 @@
+"""Opening and closing the whole assistant: background re-embedding, clean shutdown."""
+
+import asyncio
+import sqlite3
+
+from acai_desktop.core import events as ev
+from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.events import EventBus
+from tests.support.aio import run
+from tests.support.assistant import configure_profile
+
+
+def test_memories_from_another_embedder_are_reembedded_in_the_background(tmp_path, fake_openai):
+    profile = configure_profile(tmp_path, fake_openai)
+
+    async def first_run():
+        assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+        try:
+            for text in ("I like green tea", "My sister lives in Oslo", "I run on Sundays"):
+                await assistant.memories.remember(text, explicit=True)
+            await assistant.reembedding
+        finally:
+            await assistant.close()
+
+    run(first_run())
+    # As if these vectors had come from an embedder the user has since switched away from.
+    with sqlite3.connect(profile.database_path) as db:
+        db.execute("UPDATE memories SET embedding_model = 'provider:old-model'")
+
+    async def second_run():
+        events = EventBus()
+        progress = []
+        events.subscribe(ev.EMBEDDING_PROGRESS, progress.append)
+        assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False, events=events)
+        try:
+            indexed_at_start = len(assistant.memories.index)
+            redone = await asyncio.wait_for(assistant.reembedding, 30)
+            found = await assistant.retriever.search("Where does my sister live?", k=1)
+            return indexed_at_start, redone, progress, len(assistant.memories.index), found
+        finally:
+            await assistant.close()
+
+    indexed_at_start, redone, progress, indexed_after, found = run(second_run())
+    assert indexed_at_start == 0  # start-up did not wait for the re-embedding
+    assert redone == 3 and indexed_after == 3
+    assert progress[0] == {"done": 0, "total": 3} and progress[-1] == {"done": 3, "total": 3}
+    assert found[0].memory.content == "My sister lives in Oslo"
+    with sqlite3.connect(profile.database_path) as db:
+        models = {row[0] for row in db.execute("SELECT embedding_model FROM memories")}
+    assert models == {"wordllama-l2_supercat-256"}
