@@ -110,7 +110,14 @@ class Orchestrator:
             conversation.id, "assistant", "", status=MessageStatus.STREAMING
         )
         self.events.emit(ev.MESSAGE_ADDED, answer)
-        return await self._answer(conversation, user_message, answer)
+        try:
+            result = await self._answer(conversation, user_message, answer)
+        finally:
+            # Whatever became of the answer (complete, stopped, failed), the user's words
+            # are saved: learn from them. Once per message, so a retry doesn't repeat it.
+            job_ids = await asyncio.shield(self._enqueue_processors(conversation, user_message))
+        result.job_ids = job_ids
+        return result
 
     async def retry(self, answer_id: int) -> TurnResult:
         """Run the turn again for the user message that ``answer_id`` answered."""
@@ -126,15 +133,13 @@ class Orchestrator:
             answer.id, content="", status=MessageStatus.STREAMING, error=None
         )
         self.events.emit(ev.MESSAGE_UPDATED, _delta(answer, ""))
-        return await self._answer(conversation, earlier[-1], answer, is_retry=True)
+        return await self._answer(conversation, earlier[-1], answer)
 
     async def _answer(
         self,
         conversation: Conversation,
         user_message: Message,
         answer: Message,
-        *,
-        is_retry: bool = False,
     ) -> TurnResult:
         plan = plan_message(user_message.content)
         result = TurnResult(conversation.id, user_message, answer, plan)
@@ -176,8 +181,6 @@ class Orchestrator:
                 result.memories_used,
             )
             return result
-        if not is_retry:
-            result.job_ids = await self._enqueue_processors(conversation, user_message)
         return result
 
     async def build_prompt(

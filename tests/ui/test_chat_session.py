@@ -16,6 +16,7 @@ from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.chat_view import RETRY, SOURCES
 from acai_desktop.ui.widgets.dialogs import ProvenanceDialog
 from tests.support.assistant import configure_profile
+from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
 from tests.support.gui import run_in_session, wait_until
 
@@ -123,8 +124,20 @@ def test_stop_mid_stream_ends_the_answer_as_stopped(qapp, tmp_path, fake_openai)
 
 
 def test_model_failure_shows_the_error_and_retry_answers(qapp, tmp_path, fake_openai):
-    # The client retries a failed stream once: two 500s make one failed turn.
-    fake_openai.script(*[Reply(status=500, retry_after=0.01)] * 2, Reply(text="Back again."))
+    # The client retries a failed stream once: two 500s make one failed turn. Only the
+    # streamed chat calls fail; the processors queued for the saved message (their calls
+    # are not streamed) get the fake model's answers.
+    streamed = []
+
+    def flaky_chat(body):
+        if not body.get("stream"):
+            return fake_model(body)
+        streamed.append(body)
+        if len(streamed) <= 2:
+            return Reply(status=500, retry_after=0.01)
+        return Reply(text="Back again.")
+
+    fake_openai.responder = flaky_chat
 
     async def scenario(session: GuiSession):
         window = session.window
