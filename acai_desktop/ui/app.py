@@ -32,6 +32,7 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.orchestrator import TurnResult, validate_user_message
 from acai_desktop.core.profile import APP_NAME, Profile
 from acai_desktop.core.records import Conversation, Message
+from acai_desktop.ui.garbage import MainThreadGarbageCollector
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.services import GuiServices, open_gui_services
 from acai_desktop.ui.tasks import TaskTracker
@@ -455,6 +456,8 @@ def run_gui(profile: Profile, *, quit_after_ms: int | None = None) -> int:
     session = GuiSession(profile, quit_after_ms=quit_after_ms)
     app.aboutToQuit.connect(session.request_quit)
     restore_signals = _quit_on_signals(loop, session.request_quit)
+    collector = MainThreadGarbageCollector()
+    collector.start()
     try:
         main = loop.create_task(session.run(), name="gui-session")
         try:
@@ -471,6 +474,7 @@ def run_gui(profile: Profile, *, quit_after_ms: int | None = None) -> int:
         app.aboutToQuit.disconnect(session.request_quit)
         loop.close()
         asyncio.set_event_loop(None)
+        collector.stop()
 
 
 def _quit_on_signals(loop: asyncio.AbstractEventLoop, quit: Callable[[], None]):

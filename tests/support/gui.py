@@ -11,6 +11,7 @@ from typing import Any
 import qasync
 
 from acai_desktop.ui.app import GuiSession, create_application
+from acai_desktop.ui.garbage import MainThreadGarbageCollector
 
 #: Generous: CI machines are slow and the memory processors make several model calls.
 WAIT_SECONDS = 30.0
@@ -47,8 +48,13 @@ def run_in_session(session: GuiSession, scenario: Callable[[GuiSession], Awaitab
             session.request_quit()
             await running
 
+    # As run_gui does: cycles are collected on the Qt thread only, never on a worker
+    # thread where destroying qasync's timers makes Qt warn (and a later test fail).
+    collector = MainThreadGarbageCollector()
+    collector.start()
     try:
         return loop.run_until_complete(main())
     finally:
         loop.close()
         asyncio.set_event_loop(None)
+        collector.stop()
