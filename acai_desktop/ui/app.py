@@ -27,11 +27,15 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from acai_desktop import __version__
 from acai_desktop.core.assistant import ModelOverrides
-from acai_desktop.core.errors import AcaiError, NotFoundError
+from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.llm.detection import detect_providers
+from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
 from acai_desktop.core.orchestrator import TurnResult, validate_user_message
 from acai_desktop.core.profile import APP_NAME, Profile
 from acai_desktop.core.records import Conversation, Message
+from acai_desktop.core.secrets import SecretStore
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.services import GuiServices, open_gui_services
@@ -46,7 +50,10 @@ SIGNAL_POLL_MS = 250
 TURN_TASK = "turn"
 OPEN_TASK = "open"
 LOAD_TASK = "load"
+SETTINGS_TASK = "settings"
+DETECT_TASK = "detect"
 NEW_CONVERSATION_TITLE = "New conversation"
+TEMPORARY_CONVERSATION_TITLE = "Temporary chat"
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -94,6 +101,8 @@ class GuiSession:
         self.services: GuiServices | None = None
         self.window: MainWindow | None = None
         self.conversation_id: int | None = None  # None: a new chat, not yet on disk
+        #: Whether the new chat (conversation_id None) is to be a temporary one.
+        self.new_chat_temporary = False
         self._quit = asyncio.Event()
 
     def request_quit(self) -> None:
@@ -109,6 +118,7 @@ class GuiSession:
             self._connect_signals()
             self.window.events.attach(self.events)
             self.window.show_status(f"Opening {self.profile.data_dir} …")
+            self.window.set_model_name(None)
             self.window.show()
             error = await self._until_quit(self._open())
             if error is not None:
@@ -177,6 +187,13 @@ class GuiSession:
         window.memory_restore_requested.connect(self._on_window_memory_restore_requested)
         window.memory_details_requested.connect(self._on_window_memory_details_requested)
         window.reconnect_requested.connect(self._on_window_reconnect_requested)
+        window.new_temporary_conversation_requested.connect(
+            self._on_window_new_temporary_conversation_requested
+        )
+        window.note_save_requested.connect(self._on_window_note_save_requested)
+        window.settings_requested.connect(self._on_window_settings_requested)
+        window.settings_detect_requested.connect(self._on_window_settings_detect_requested)
+        window.settings_save_requested.connect(self._on_window_settings_save_requested)
         window.events.message_added.connect(self._on_events_message_added)
 
     def _services_or_say_why(self) -> GuiServices | None:
@@ -221,16 +238,27 @@ class GuiSession:
                 counts[message.id] = len(await services.provenance.sources_of_answer(message.id))
         self.conversation_id = conversation.id
         window.show_conversation(
-            conversation.id, conversation.title or NEW_CONVERSATION_TITLE, messages, counts
+            conversation.id,
+            conversation.title or NEW_CONVERSATION_TITLE,
+            messages,
+            counts,
+            temporary=conversation.temporary,
         )
 
-    def _show_new_chat(self) -> None:
+    def _show_new_chat(self, *, temporary: bool = False) -> None:
         assert self.window is not None
         self.conversation_id = None
-        self.window.show_conversation(None, NEW_CONVERSATION_TITLE, [])
+        self.new_chat_temporary = temporary
+        title = TEMPORARY_CONVERSATION_TITLE if temporary else NEW_CONVERSATION_TITLE
+        self.window.show_conversation(None, title, [], temporary=temporary)
 
     def _on_window_new_conversation_requested(self) -> None:
         self._show_new_chat()
+        if self.window is not None:
+            self.window.composer.input.setFocus()
+
+    def _on_window_new_temporary_conversation_requested(self) -> None:
+        self._show_new_chat(temporary=True)
         if self.window is not None:
             self.window.composer.input.setFocus()
 
@@ -308,9 +336,15 @@ class GuiSession:
         assert self.window is not None
         text = validate_user_message(text)
         if self.conversation_id is None:
-            conversation = await services.conversations.create()
+            temporary = self.new_chat_temporary
+            conversation = await services.conversations.create(temporary=temporary)
             self.conversation_id = conversation.id
-            self.window.show_conversation(conversation.id, NEW_CONVERSATION_TITLE, [])
+            self.window.show_conversation(
+                conversation.id,
+                TEMPORARY_CONVERSATION_TITLE if temporary else NEW_CONVERSATION_TITLE,
+                [],
+                temporary=temporary,
+            )
         return await services.orchestrator.send(self.conversation_id, text)
 
     # -- provenance ------------------------------------------------------------------
@@ -400,6 +434,31 @@ class GuiSession:
 
         self._run_reporting(fill(), "memory-details")
 
+    def _on_window_note_save_requested(self, text: str) -> None:
+        window = self.window
+        if window is None:
+            return
+        dialog = window.note_dialog
+        services = self.services
+        if services is None:
+            if dialog is not None and shiboken6.isValid(dialog):
+                dialog.show_error("Still opening the profile; try again in a moment.")
+            return
+
+        async def save() -> None:
+            try:
+                await services.memories.remember(text, kind="note", explicit=True)
+            except AcaiError as error:
+                # Refused (empty, too long, control characters): the text stays.
+                if dialog is not None and shiboken6.isValid(dialog):
+                    dialog.show_error(str(error))
+                return
+            if dialog is not None and shiboken6.isValid(dialog):
+                dialog.saved()
+            self._say("Noted. ACAI keeps this as you wrote it.")
+
+        self._run_reporting(save(), "note-add")
+
     def _say(self, text: str) -> None:
         if self.window is not None:
             self.window.show_status(text, 6000)
@@ -412,9 +471,11 @@ class GuiSession:
         self.tasks.start(self._reconnect(), key=OPEN_TASK)
 
     async def _reconnect(self) -> None:
+        """Close the services (tasks, job runner, local server, database) and open them
+        again with the saved settings."""
         assert self.window is not None
         self.window.reconnect_button.setEnabled(False)
-        self.window.show_status("Connecting to the model …")
+        self.window.set_connecting()
         try:
             services, self.services = self.services, None
             if services is not None:
@@ -425,6 +486,87 @@ class GuiSession:
         finally:
             if self.window is not None:
                 self.window.reconnect_button.setEnabled(True)
+
+    def current_settings(self) -> ModelSettings:
+        """What the assistant runs with, else what is saved, else the defaults."""
+        if self.services is not None and self.services.assistant is not None:
+            return self.services.assistant.settings
+        return load_model_settings(self.profile.settings_path) or ModelSettings()
+
+    def _on_window_settings_requested(self) -> None:
+        if self.window is None:
+            return
+        self.tasks.start(self._open_settings(), key=SETTINGS_TASK)
+
+    async def _open_settings(self) -> None:
+        problem = None
+        try:
+            settings = self.current_settings()
+        except InvalidInputError as error:  # a damaged settings file: start from defaults
+            settings, problem = ModelSettings(), str(error)
+        secrets = SecretStore(self.profile.data_dir)
+
+        def providers_with_key() -> set[str]:
+            # The keyring may answer slowly (D-Bus): not on the loop's thread.
+            return {str(name) for name in ProviderName if secrets.get_api_key(str(name))}
+
+        with_key = await asyncio.to_thread(providers_with_key)
+        if self.window is None:
+            return
+        dialog = self.window.open_settings(
+            settings, providers_with_key=with_key, key_warning=secrets.warning
+        )
+        if problem:
+            dialog.show_error(problem)
+
+    def _on_window_settings_detect_requested(self, provider: str, url: str) -> None:
+        # The address typed in the dialog is probed too (a custom server, another port).
+        urls = {provider: url} if url and provider != ProviderName.LOCAL else None
+
+        async def detect() -> None:
+            report = await detect_providers(urls=urls)
+            dialog = self.window.settings_dialog if self.window is not None else None
+            if dialog is not None and shiboken6.isValid(dialog):
+                dialog.show_detection(report)
+
+        self.tasks.start(detect(), key=DETECT_TASK)
+
+    def _on_window_settings_save_requested(self, settings: ModelSettings, api_key: str) -> None:
+        self.tasks.start(self._save_settings(settings, api_key), key=SETTINGS_TASK)
+
+    async def _save_settings(self, settings: ModelSettings, api_key: str) -> None:
+        window = self.window
+        assert window is not None
+        dialog = window.settings_dialog
+        secrets = SecretStore(self.profile.data_dir)
+
+        def write() -> None:
+            save_model_settings(self.profile.settings_path, settings)
+            if api_key:
+                secrets.set_api_key(str(settings.provider), api_key)
+
+        try:
+            await asyncio.to_thread(write)
+        except (AcaiError, OSError) as error:
+            if dialog is not None and shiboken6.isValid(dialog):
+                dialog.saving_failed(f"Not saved: {error}")
+            return
+        if dialog is not None and shiboken6.isValid(dialog):
+            dialog.accept()
+        # What the user chose in the window wins over the command line from now on.
+        self.overrides = None
+        # Stop the answer being written: its model is about to go away.
+        turn = self.tasks.get(TURN_TASK)
+        if turn is not None:
+            self.tasks.cancel(TURN_TASK)
+            await asyncio.wait([turn])
+        await self._until_reconnected()
+        if api_key and secrets.warning and self.window is not None:
+            self.window.show_status(secrets.warning, 20_000)
+
+    async def _until_reconnected(self) -> None:
+        task = self.tasks.start(self._reconnect(), key=OPEN_TASK)
+        await asyncio.wait([task])
 
     async def _show_start_up_error(self, error: AcaiError) -> None:
         box = QMessageBox(

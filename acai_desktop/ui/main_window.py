@@ -8,6 +8,7 @@ window is wired in :meth:`MainWindow._connect_signals`.
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -33,12 +34,14 @@ from acai_desktop.ui.widgets.conversation_list import ConversationList
 from acai_desktop.ui.widgets.dialogs import (
     MemoryDetailsDialog,
     MemoryEditDialog,
+    NoteDialog,
     ProvenanceDialog,
 )
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
+from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
@@ -51,6 +54,8 @@ __all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
 CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
 CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
 NO_MODEL_TEXT = "No model connected"
+CONNECTING_TEXT = "Connecting…"
+TEMPORARY_TEXT = "Temporary — nothing is remembered"
 UNDO_SECONDS = 10
 JOB_LABELS = {"critical_info": "Learning from your message…", "summary": "Summarising…"}
 # Starting points offered on an empty chat; a click puts the text in the composer.
@@ -89,6 +94,11 @@ class MainWindow(QMainWindow):
     memory_restore_requested = Signal(int)
     memory_details_requested = Signal(int)
     reconnect_requested = Signal()
+    new_temporary_conversation_requested = Signal()
+    note_save_requested = Signal(str)
+    settings_requested = Signal()
+    settings_save_requested = Signal(object, str)  # ModelSettings, API key ("" keeps it)
+    settings_detect_requested = Signal(str, str)  # provider, address typed for it
     quit_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -100,6 +110,8 @@ class MainWindow(QMainWindow):
         self._quit_announced = False
         self._undo_memory_id: int | None = None
         self._running_jobs: dict[int, str] = {}
+        self.settings_dialog: SettingsDialog | None = None
+        self.note_dialog: NoteDialog | None = None
 
         self.events = EventBridge(self)
         self.messages_model = MessagesModel(self)
@@ -124,7 +136,20 @@ class MainWindow(QMainWindow):
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         self.new_chat_action = QAction("&New chat", self)
         self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
-        self.addActions([self.quit_action, self.new_chat_action])
+        self.temporary_chat_action = QAction("&Temporary chat", self)
+        self.temporary_chat_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+        self.settings_action = QAction("&Settings…", self)
+        self.settings_action.setShortcuts(
+            [QKeySequence(QKeySequence.StandardKey.Preferences), QKeySequence("Ctrl+,")]
+        )
+        self.addActions(
+            [
+                self.quit_action,
+                self.new_chat_action,
+                self.temporary_chat_action,
+                self.settings_action,
+            ]
+        )
 
         self.undo_button = QPushButton("Undo")
         self.undo_button.setObjectName("UndoButton")
@@ -160,6 +185,12 @@ class MainWindow(QMainWindow):
         self.new_chat_button.setObjectName("NewChatButton")
         self.new_chat_button.setToolTip("Start a new conversation (Ctrl+N)")
         layout.addWidget(self.new_chat_button)
+        self.temporary_chat_button = QPushButton("Temporary chat")
+        self.temporary_chat_button.setObjectName("TemporaryChatButton")
+        self.temporary_chat_button.setToolTip(
+            "A chat ACAI learns nothing from: no memory is written (Ctrl+Shift+N)"
+        )
+        layout.addWidget(self.temporary_chat_button)
 
         layout.addWidget(_label("CONVERSATIONS", "SectionLabel"))
         self.conversation_area = QStackedWidget()
@@ -171,6 +202,11 @@ class MainWindow(QMainWindow):
         self.conversation_area.addWidget(self.conversations_empty_state)
         self.conversation_area.addWidget(self.conversation_list)
         layout.addWidget(self.conversation_area, 1)
+
+        self.settings_button = QPushButton("⚙  Settings")
+        self.settings_button.setObjectName("SettingsButton")
+        self.settings_button.setToolTip("Model provider, models and API key (Ctrl+,)")
+        layout.addWidget(self.settings_button)
         return sidebar
 
     def _build_chat_pane(self) -> QWidget:
@@ -184,7 +220,11 @@ class MainWindow(QMainWindow):
         header_layout.setContentsMargins(24, 14, 24, 14)
         self.conversation_title = _label("New conversation", "ConversationTitle")
         self.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
+        self.temporary_badge = _label(TEMPORARY_TEXT, "TemporaryBadge")
+        self.temporary_badge.setVisible(False)
         header_layout.addWidget(self.conversation_title)
+        header_layout.addSpacing(10)
+        header_layout.addWidget(self.temporary_badge)
         header_layout.addStretch(1)
         header_layout.addWidget(self.model_badge)
         layout.addWidget(header)
@@ -198,7 +238,10 @@ class MainWindow(QMainWindow):
         self.banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reconnect_button = QPushButton("Try again")
         self.reconnect_button.setObjectName("BannerButton")
+        self.banner_settings_button = QPushButton("Settings…")
+        self.banner_settings_button.setObjectName("BannerButton")
         banner_layout.addWidget(self.banner_label, 1)
+        banner_layout.addWidget(self.banner_settings_button, 0, Qt.AlignmentFlag.AlignTop)
         banner_layout.addWidget(self.reconnect_button, 0, Qt.AlignmentFlag.AlignTop)
         self.banner.setVisible(False)
         layout.addWidget(self.banner)
@@ -241,6 +284,7 @@ class MainWindow(QMainWindow):
         self.events.memory_changed.connect(self.memories_model.on_memory_changed)
         self.events.memory_removed.connect(self.memories_model.on_memory_removed)
         self.events.job_status_changed.connect(self._on_events_job_status_changed)
+        self.events.embedding_progress_changed.connect(self._on_events_embedding_progress_changed)
         for signal in (self.messages_model.rowsInserted, self.messages_model.modelReset):
             signal.connect(self._on_messages_model_changed)
         for signal in (self.conversations_model.rowsInserted, self.conversations_model.modelReset):
@@ -251,6 +295,12 @@ class MainWindow(QMainWindow):
         self.composer.stop_requested.connect(self._on_composer_stop_requested)
         self.new_chat_button.clicked.connect(self._on_new_chat_button_clicked)
         self.new_chat_action.triggered.connect(self._on_new_chat_button_clicked)
+        self.temporary_chat_button.clicked.connect(self.new_temporary_conversation_requested)
+        self.temporary_chat_action.triggered.connect(self.new_temporary_conversation_requested)
+        self.settings_button.clicked.connect(self.settings_requested)
+        self.settings_action.triggered.connect(self.settings_requested)
+        self.banner_settings_button.clicked.connect(self.settings_requested)
+        self.memory_panel.add_note_requested.connect(self._on_memory_panel_add_note_requested)
         self.conversation_list.open_conversation_requested.connect(self.open_conversation_requested)
         self.chat_view.retry_requested.connect(self.retry_requested)
         self.chat_view.sources_requested.connect(self.answer_sources_requested)
@@ -281,6 +331,13 @@ class MainWindow(QMainWindow):
         labels = list(dict.fromkeys(self._running_jobs.values()))
         self.jobs_label.setText(labels[0] if labels else "")
 
+    def _on_events_embedding_progress_changed(self, progress: dict) -> None:
+        done, total = progress.get("done", 0), progress.get("total", 0)
+        if total and done < total:
+            self.show_status(f"Updating memory search for the new embeddings… {done} of {total}")
+        elif total:
+            self.show_status(f"Memory search is up to date ({total} memories).", 8000)
+
     def _on_messages_model_changed(self, *args) -> None:
         has_messages = self.messages_model.rowCount() > 0
         self.transcript_area.setCurrentWidget(
@@ -310,6 +367,15 @@ class MainWindow(QMainWindow):
         dialog.save_requested.connect(self.memory_save_requested)
         dialog.open()
 
+    def _on_memory_panel_add_note_requested(self) -> None:
+        if self.note_dialog is not None and shiboken6.isValid(self.note_dialog):
+            self.note_dialog.raise_()
+            self.note_dialog.activateWindow()
+            return
+        self.note_dialog = NoteDialog(self)
+        self.note_dialog.save_requested.connect(self.note_save_requested)
+        self.note_dialog.open()
+
     def _on_undo_button_clicked(self) -> None:
         memory_id, self._undo_memory_id = self._undo_memory_id, None
         self._on_undo_timer_timeout()
@@ -335,6 +401,12 @@ class MainWindow(QMainWindow):
     def set_model_name(self, name: str | None) -> None:
         self.model_badge.setText(name or NO_MODEL_TEXT)
 
+    def set_connecting(self) -> None:
+        """The model is being (re)started: say so until :meth:`set_model_name`."""
+        self.model_badge.setText(CONNECTING_TEXT)
+        self.show_model_problem(None)
+        self.show_status("Connecting to the model …")
+
     def set_conversation_title(self, title: str) -> None:
         self.conversation_title.setText(title)
 
@@ -359,9 +431,12 @@ class MainWindow(QMainWindow):
         title: str,
         messages: list[Message],
         sources_count: dict[int, int] | None = None,
+        *,
+        temporary: bool = False,
     ) -> None:
         self.messages_model.set_conversation(conversation_id, messages, sources_count)
         self.set_conversation_title(title)
+        self.temporary_badge.setVisible(temporary)
         self.conversation_list.select_conversation(conversation_id)
 
     def show_memories(self, items: list[MemoryItem]) -> None:
@@ -369,6 +444,27 @@ class MainWindow(QMainWindow):
 
     def open_memory_details(self, memory_id: int) -> MemoryDetailsDialog:
         dialog = MemoryDetailsDialog(memory_id, self)
+        dialog.open()
+        return dialog
+
+    def open_settings(
+        self,
+        settings,
+        *,
+        providers_with_key: set[str] | frozenset[str] = frozenset(),
+        key_warning: str | None = None,
+    ) -> SettingsDialog:
+        """Open the settings dialog (one at a time); its requests come out of the window."""
+        if self.settings_dialog is not None and shiboken6.isValid(self.settings_dialog):
+            self.settings_dialog.raise_()
+            self.settings_dialog.activateWindow()
+            return self.settings_dialog
+        dialog = SettingsDialog(
+            settings, providers_with_key=providers_with_key, key_warning=key_warning, parent=self
+        )
+        dialog.save_requested.connect(self.settings_save_requested)
+        dialog.detect_requested.connect(self.settings_detect_requested)
+        self.settings_dialog = dialog
         dialog.open()
         return dialog
 

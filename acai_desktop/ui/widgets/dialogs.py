@@ -1,5 +1,6 @@
 """Small windows the session opens with ``open()`` (never ``exec()``: a nested Qt loop
-would stall the asyncio loop): edit a memory, a memory's details, an answer's sources.
+would stall the asyncio loop): edit a memory, add a note, a memory's details, an
+answer's sources.
 
 Details and sources open at once with "Loading…" and are filled when the session has
 read what they show.
@@ -86,6 +87,61 @@ class MemoryEditDialog(_Dialog):
             self.editor.setFocus()
             return
         self.save_requested.emit(self.memory_id, text)
+        self.accept()
+
+
+class NoteDialog(_Dialog):
+    """Write a note for ACAI to keep. It stays open until the session says the note
+    is stored (:meth:`saved`) or why not (:meth:`show_error`), so the text is never lost."""
+
+    save_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Add a note", parent)
+        self.resize(460, 240)
+        note = QLabel(
+            "Something ACAI should always know, in your words: it is kept as you wrote it."
+        )
+        note.setObjectName("DialogNote")
+        note.setWordWrap(True)
+        self.editor = QPlainTextEdit()
+        self.editor.setPlaceholderText("For example: I'm allergic to peanuts.")
+        self.error_label = QLabel("")
+        self.error_label.setObjectName("DialogError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setVisible(False)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save_button.setObjectName("PrimaryButton")
+        self.save_button.setText("Remember")
+        self.layout_.addWidget(note)
+        self.layout_.addWidget(self.editor, 1)
+        self.layout_.addWidget(self.error_label)
+        self.layout_.addWidget(self.buttons)
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+        self.editor.textChanged.connect(self._on_editor_text_changed)
+
+    def _on_buttons_accepted(self) -> None:
+        text = self.editor.toPlainText().strip()
+        if not text:
+            self.show_error("Write the note first.")
+            self.editor.setFocus()
+            return
+        self.save_button.setEnabled(False)
+        self.save_requested.emit(text)
+
+    def _on_editor_text_changed(self) -> None:
+        self.save_button.setEnabled(True)
+
+    def show_error(self, text: str) -> None:
+        self.save_button.setEnabled(True)
+        self.error_label.setText(text)
+        self.error_label.setVisible(bool(text))
+
+    def saved(self) -> None:
         self.accept()
 
 

@@ -199,6 +199,7 @@ class MemoryPanel(QWidget):
     forget_requested = Signal(int)
     details_requested = Signal(int)
     search_changed = Signal(str)
+    add_note_requested = Signal()
 
     def __init__(self, model: MemoriesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -217,6 +218,11 @@ class MemoryPanel(QWidget):
         title_row.addWidget(title)
         title_row.addWidget(self.count_label)
         title_row.addStretch(1)
+        self.add_note_button = QPushButton("+ Note")
+        self.add_note_button.setObjectName("AddNoteButton")
+        self.add_note_button.setToolTip("Write something for ACAI to remember")
+        self.add_note_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        title_row.addWidget(self.add_note_button)
 
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search memories")
@@ -291,6 +297,7 @@ class MemoryPanel(QWidget):
         self.pin_button.clicked.connect(self._on_pin_button_clicked)
         self.forget_button.clicked.connect(self._on_forget_button_clicked)
         self.details_button.clicked.connect(self._on_details_button_clicked)
+        self.add_note_button.clicked.connect(self.add_note_requested)
 
     # -- state ---------------------------------------------------------------------
 

@@ -1,0 +1,386 @@
+"""Settings: which model provider ACAI talks to, its address, a model per role, the
+embedding source, the context budget and the API key.
+
+The dialog only edits and checks values; it asks through its signals and the session
+does the work: ``detect_requested`` (look for running servers; the answer comes back
+through :meth:`SettingsDialog.show_detection`) and ``save_requested`` (write the
+settings and the key, then reconnect; a failure comes back through
+:meth:`SettingsDialog.show_error`). The key is handed over once and never kept in a
+setting or a log. Opened with ``open()``, never ``exec()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from pydantic import ValidationError
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.llm.detection import DetectionReport
+from acai_desktop.core.llm.presets import (
+    BUNDLED_LOCAL_MODEL,
+    PRESETS,
+    ModelRole,
+    ProviderName,
+    RoleModels,
+    preset,
+)
+from acai_desktop.core.llm.settings import ModelSettings
+
+ROLE_LABELS = {
+    ModelRole.CHAT: "Chat",
+    ModelRole.TRIAGE: "Triage",
+    ModelRole.EXTRACTION: "Extraction",
+    ModelRole.SUMMARY: "Summary",
+    ModelRole.EMBEDDING: "Embedding",
+}
+ROLE_TIPS = {
+    ModelRole.CHAT: "Answers your messages",
+    ModelRole.TRIAGE: "Decides quickly whether a message holds something worth remembering",
+    ModelRole.EXTRACTION: "Writes the facts worth remembering",
+    ModelRole.SUMMARY: "Summarises older parts of long chats",
+    ModelRole.EMBEDDING: "Used only when embeddings come from the provider",
+}
+EMBEDDING_SOURCES = {
+    "local": "On this computer (WordLlama, offline)",
+    "provider": "The provider's embedding model",
+}
+LOCAL_MODEL_PLACEHOLDER = f"Bundled {BUNDLED_LOCAL_MODEL} (default)"
+NO_KEY_PLACEHOLDER = "Not needed for most local servers"
+KEY_STORED_PLACEHOLDER = "Stored — leave empty to keep it"
+KEY_MISSING_PLACEHOLDER = "Paste your API key"
+# The bounds ModelSettings.context_budget_tokens accepts.
+MIN_BUDGET, MAX_BUDGET = 256, 1_000_000
+
+
+def _hint(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("DialogNote")
+    label.setWordWrap(True)
+    return label
+
+
+def _validation_text(error: ValidationError) -> str:
+    names = {"context_budget_tokens": "Context budget", "base_url": "Base URL"}
+    problems = []
+    for item in error.errors():
+        field = str(item["loc"][0]) if item["loc"] else ""
+        problems.append(f"{names.get(field, field.replace('_', ' '))}: {item['msg']}")
+    return "; ".join(problems)
+
+
+class SettingsDialog(QDialog):
+    #: (ModelSettings, api key typed or "" to keep the stored one)
+    save_requested = Signal(object, str)
+    #: provider and the address typed for it ("" for none): also probed besides the presets
+    detect_requested = Signal(str, str)
+
+    def __init__(
+        self,
+        settings: ModelSettings,
+        *,
+        providers_with_key: set[str] | frozenset[str] = frozenset(),
+        key_warning: str | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Model settings")
+        self.setObjectName("SettingsDialog")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        self.resize(560, 0)
+        self.original = settings
+        self.providers_with_key = set(providers_with_key)
+        self._file_dialog: QFileDialog | None = None
+
+        self.provider_box = QComboBox()
+        for name, entry in PRESETS.items():
+            self.provider_box.addItem(entry.label, str(name))
+        self.provider_note = _hint()
+        self.base_url = QLineEdit()
+        self.base_url.setPlaceholderText("http://localhost:8000/v1")
+        self.detect_button = QPushButton("Detect")
+        self.detect_button.setToolTip("Look for model servers running on this computer")
+        self.detect_result = _hint()
+        self.detect_result.setObjectName("DetectResult")
+        self.detect_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.detect_result.setVisible(False)
+        url_row = QHBoxLayout()
+        url_row.setSpacing(6)
+        url_row.addWidget(self.base_url, 1)
+        url_row.addWidget(self.detect_button)
+
+        self.local_model = QLineEdit()
+        self.local_model.setPlaceholderText(LOCAL_MODEL_PLACEHOLDER)
+        self.local_model.setClearButtonEnabled(True)
+        self.browse_button = QPushButton("Choose…")
+        self.local_row = QWidget()
+        local_layout = QHBoxLayout(self.local_row)
+        local_layout.setContentsMargins(0, 0, 0, 0)
+        local_layout.setSpacing(6)
+        local_layout.addWidget(self.local_model, 1)
+        local_layout.addWidget(self.browse_button)
+
+        self.api_key = QLineEdit()
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setObjectName("ApiKey")
+        self.key_warning = _hint(key_warning or "")
+        self.key_warning.setObjectName("KeyWarning")
+        self.key_warning.setVisible(bool(key_warning))
+
+        self.model_fields: dict[ModelRole, QLineEdit] = {}
+        for role in ModelRole:
+            field = QLineEdit()
+            field.setToolTip(ROLE_TIPS[role])
+            self.model_fields[role] = field
+
+        self.embedding_box = QComboBox()
+        for value, label in EMBEDDING_SOURCES.items():
+            self.embedding_box.addItem(label, value)
+        self.embedding_note = _hint(
+            "Changing it re-computes the memories' vectors in the background."
+        )
+        self.budget = QSpinBox()
+        self.budget.setRange(MIN_BUDGET, MAX_BUDGET)
+        self.budget.setSingleStep(500)
+        self.budget.setSuffix(" tokens")
+        self.budget.setGroupSeparatorShown(True)
+        self.budget.setToolTip("How much of the prompt ACAI fills with memories and history")
+
+        self.error_label = QLabel("")
+        self.error_label.setObjectName("DialogError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setVisible(False)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save_button.setObjectName("PrimaryButton")
+        self.save_button.setText("Save and connect")
+
+        form = QFormLayout()
+        form.setHorizontalSpacing(14)
+        form.setVerticalSpacing(8)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Provider", self.provider_box)
+        form.addRow("", self.provider_note)
+        form.addRow("Base URL", url_row)
+        form.addRow("", self.detect_result)
+        form.addRow("Model file", self.local_row)
+        form.addRow("API key", self.api_key)
+        form.addRow("", self.key_warning)
+        models_title = QLabel("MODELS")
+        models_title.setObjectName("SectionLabel")
+        form.addRow(models_title)
+        for role, field in self.model_fields.items():
+            form.addRow(ROLE_LABELS[role], field)
+        memory_title = QLabel("MEMORY")
+        memory_title.setObjectName("SectionLabel")
+        form.addRow(memory_title)
+        form.addRow("Embeddings", self.embedding_box)
+        form.addRow("", self.embedding_note)
+        form.addRow("Context budget", self.budget)
+        self.form = form
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(22, 18, 22, 16)
+        layout.setSpacing(12)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+
+        self._load(settings)
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        self.provider_box.currentIndexChanged.connect(self._on_provider_box_changed)
+        self.detect_button.clicked.connect(self._on_detect_button_clicked)
+        self.browse_button.clicked.connect(self._on_browse_button_clicked)
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+
+    # -- values ------------------------------------------------------------------------
+
+    @property
+    def provider(self) -> ProviderName:
+        return ProviderName(self.provider_box.currentData())
+
+    def set_provider(self, name: ProviderName | str) -> None:
+        self.provider_box.setCurrentIndex(self.provider_box.findData(str(ProviderName(name))))
+
+    def _load(self, settings: ModelSettings) -> None:
+        self.provider_box.blockSignals(True)
+        self.set_provider(settings.provider)
+        self.provider_box.blockSignals(False)
+        self.base_url.setText(settings.base_url or preset(settings.provider).base_url or "")
+        self._fill_models(settings.models)
+        self.local_model.setText(settings.local_model_path or "")
+        self.embedding_box.setCurrentIndex(self.embedding_box.findData(settings.embedding_source))
+        self.budget.setValue(settings.context_budget_tokens)
+        self._update_for_provider()
+
+    def _fill_models(self, models: RoleModels) -> None:
+        for role, field in self.model_fields.items():
+            field.setText(models.for_role(role))
+
+    def _update_for_provider(self) -> None:
+        name = self.provider
+        entry = preset(name)
+        local = name == ProviderName.LOCAL
+        self.base_url.setEnabled(not local)
+        self.detect_button.setEnabled(not local)
+        if local:
+            self.base_url.setPlaceholderText("The built-in server picks its own address")
+        else:
+            self.base_url.setPlaceholderText(entry.base_url or "http://localhost:8000/v1")
+        self.form.setRowVisible(self.local_row, local)
+        self.form.setRowVisible(self.api_key, not local)
+        self.form.setRowVisible(self.key_warning, not local and bool(self.key_warning.text()))
+        if str(name) in self.providers_with_key:
+            self.api_key.setPlaceholderText(KEY_STORED_PLACEHOLDER)
+        elif entry.needs_api_key:
+            self.api_key.setPlaceholderText(KEY_MISSING_PLACEHOLDER)
+        else:
+            self.api_key.setPlaceholderText(NO_KEY_PLACEHOLDER)
+        # The built-in server has no embedding endpoint: WordLlama always.
+        self.embedding_box.setEnabled(not local)
+        if local:
+            self.embedding_box.setCurrentIndex(self.embedding_box.findData("local"))
+        notes = {
+            ProviderName.LOCAL: "Runs a small model on this computer; nothing leaves it.",
+            ProviderName.CUSTOM: "Any server that speaks the OpenAI API.",
+        }
+        self.provider_note.setText(notes.get(name, entry.notes))
+        self.provider_note.setVisible(bool(self.provider_note.text()))
+        self.form.setRowVisible(self.provider_note, bool(self.provider_note.text()))
+
+    def settings(self) -> ModelSettings:
+        """The settings as entered; InvalidInputError says what is wrong."""
+        name = self.provider
+        models = {role.value: field.text().strip() for role, field in self.model_fields.items()}
+        empty = [ROLE_LABELS[ModelRole(role)] for role, value in models.items() if not value]
+        if empty:
+            raise InvalidInputError(f"Enter a model name for: {', '.join(empty)}.")
+        url = self.base_url.text().strip()
+        if name == ProviderName.LOCAL or url == (preset(name).base_url or ""):
+            url = ""  # None means the preset's address, which follows the preset
+        if url and not url.startswith(("http://", "https://")):
+            raise InvalidInputError("The base URL must start with http:// or https://.")
+        local_path = self.local_model.text().strip() if name == ProviderName.LOCAL else ""
+        values = {
+            "base_url": url or None,
+            "models": RoleModels(**models),
+            "local_model_path": local_path or None,
+            "embedding_source": self.embedding_box.currentData(),
+            "context_budget_tokens": self.budget.value(),
+        }
+        if name == self.original.provider:
+            # Keep what the dialog doesn't show (structured mode, timeouts).
+            values["structured_mode"] = self.original.structured_mode
+            values["read_timeout_seconds"] = self.original.read_timeout_seconds
+        try:
+            settings = ModelSettings.for_preset(name, **values)
+        except ValidationError as error:
+            raise InvalidInputError(_validation_text(error)) from None
+        settings.resolved_base_url()  # custom without an address is refused here
+        return settings
+
+    # -- answers from the session --------------------------------------------------------
+
+    def show_error(self, text: str | None) -> None:
+        self.error_label.setText(text or "")
+        self.error_label.setVisible(bool(text))
+
+    def show_detection(self, report: DetectionReport) -> None:
+        """Say what answered and fill the model names from the chosen server's list."""
+        self.detect_button.setEnabled(self.provider != ProviderName.LOCAL)
+        self.detect_button.setText("Detect")
+        lines = []
+        for probe in report.reachable:
+            listed = ", ".join(probe.models[:4]) + (" …" if len(probe.models) > 4 else "")
+            lines.append(
+                f"✓ {preset(probe.provider).label} at {probe.base_url}: "
+                f"{listed or 'no models listed'}"
+            )
+        if report.openai_key_set:
+            lines.append("✓ OPENAI_API_KEY is set")
+        if report.local_extra_installed and report.bundled_model is not None:
+            lines.append("✓ The built-in Local model is installed")
+        if not report.reachable:
+            lines.insert(0, "No model server answered.")
+        self.detect_result.setText("\n".join(lines))
+        self.detect_result.setVisible(True)
+        self.form.setRowVisible(self.detect_result, True)
+
+        current = self.provider
+        if any(p.provider == current for p in report.reachable):
+            proposed = dataclasses.replace(report, proposal=current).proposed_settings()
+        elif report.reachable:
+            proposed = report.proposed_settings()
+        else:
+            return
+        if proposed is None:
+            return
+        if proposed.provider != current:
+            self.provider_box.blockSignals(True)
+            self.set_provider(proposed.provider)
+            self.provider_box.blockSignals(False)
+            self._update_for_provider()
+        self.base_url.setText(proposed.base_url or preset(proposed.provider).base_url or "")
+        self._fill_models(proposed.models)
+
+    # -- slots -------------------------------------------------------------------------
+
+    def _on_provider_box_changed(self, index: int) -> None:
+        name = self.provider
+        source = self.original if name == self.original.provider else ModelSettings.for_preset(name)
+        self.base_url.setText(source.base_url or preset(name).base_url or "")
+        self._fill_models(source.models)
+        self.show_error(None)
+        self._update_for_provider()
+
+    def _on_detect_button_clicked(self) -> None:
+        self.detect_button.setEnabled(False)
+        self.detect_button.setText("Looking…")
+        self.show_error(None)
+        self.detect_requested.emit(str(self.provider), self.base_url.text().strip())
+
+    def _on_browse_button_clicked(self) -> None:
+        start = self.local_model.text().strip()
+        dialog = QFileDialog(self, "Choose a GGUF model file")
+        dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        if start:
+            dialog.setDirectory(str(Path(start).expanduser().parent))
+        dialog.fileSelected.connect(self.local_model.setText)
+        self._file_dialog = dialog
+        dialog.open()  # never exec(): a nested loop would stall the asyncio loop
+
+    def _on_buttons_accepted(self) -> None:
+        try:
+            settings = self.settings()
+        except InvalidInputError as error:
+            self.show_error(str(error))
+            return
+        self.show_error(None)
+        self.save_button.setEnabled(False)
+        self.save_requested.emit(settings, self.api_key.text().strip())
+
+    def saving_failed(self, text: str) -> None:
+        self.save_button.setEnabled(True)
+        self.show_error(text)

@@ -1,0 +1,223 @@
+"""The settings dialog over the real session: saved settings and key, reconnecting,
+detection, inline refusals, the Local error path and background re-embedding."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+
+import keyring
+import keyring.backends.fail
+import pytest
+import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.llm.presets import ModelRole, ProviderName
+from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
+from acai_desktop.core.profile import Profile
+from acai_desktop.ui.app import GuiSession
+from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+from tests.support.assistant import configure_profile
+from tests.support.gui import run_in_session, wait_until
+
+
+def click(button) -> None:
+    QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def send(window, text: str) -> None:
+    window.composer.input.setPlainText(text)
+    click(window.composer.send_button)
+
+
+async def open_dialog(window, button) -> SettingsDialog:
+    click(button)
+    dialog = await wait_until(lambda: window.findChild(SettingsDialog))
+    await wait_until(dialog.isVisible)
+    return dialog
+
+
+def choose(dialog: SettingsDialog, provider: ProviderName) -> None:
+    dialog.provider_box.setCurrentIndex(dialog.provider_box.findData(str(provider)))
+
+
+def missing_local_profile(tmp_path) -> Profile:
+    profile = Profile.at(tmp_path / "profile").ensure()
+    save_model_settings(
+        profile.settings_path,
+        ModelSettings.for_preset("local", local_model_path=str(tmp_path / "missing.gguf")),
+    )
+    return profile
+
+
+@pytest.fixture
+def no_keyring(monkeypatch):
+    """No system keyring (as on a headless machine): keys go to the 0600 file, and this
+    machine's real keyring is never touched."""
+    monkeypatch.setattr(keyring, "get_keyring", lambda: keyring.backends.fail.Keyring())
+
+
+def test_switching_to_a_custom_server_saves_reconnects_and_uses_its_model(
+    qapp, tmp_path, fake_openai, no_keyring
+):
+    profile = missing_local_profile(tmp_path)
+    fake_openai.require_api_key = "sk-test-123"
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        assert window.banner.isVisible()
+        dialog = await open_dialog(window, window.banner_settings_button)
+        assert dialog.provider == ProviderName.LOCAL
+        assert dialog.local_row.isVisible() and not dialog.api_key.isVisible()
+        choose(dialog, ProviderName.CUSTOM)
+        assert not dialog.local_row.isVisible() and dialog.api_key.isVisible()
+        assert dialog.api_key.echoMode() == dialog.api_key.EchoMode.Password
+        dialog.base_url.setText(fake_openai.base_url)
+        dialog.model_fields[ModelRole.CHAT].setText("picked-chat")
+        dialog.api_key.setText("sk-test-123")
+        click(dialog.save_button)
+        await wait_until(lambda: not shiboken6.isValid(dialog) or not dialog.isVisible())
+        await wait_until(lambda: window.model_badge.text() == "picked-chat · custom")
+        assert not window.banner.isVisible()
+        # The key is kept out of the settings and in the 0600 fallback file, which the
+        # status bar warns about.
+        assert "fallback" in window.statusBar().currentMessage() or "keyring" in (
+            window.statusBar().currentMessage()
+        )
+        send(window, "Hello over there")
+        messages = window.messages_model
+        await wait_until(
+            lambda: (
+                messages.rowCount() == 2
+                and messages.index(1).data(MessageRoles.STATUS) == "complete"
+            )
+        )
+        await wait_until(lambda: not window.composer.busy)
+
+    run_in_session(GuiSession(profile), scenario)
+    saved = load_model_settings(profile.settings_path)
+    assert saved.provider == ProviderName.CUSTOM
+    assert saved.base_url == fake_openai.base_url
+    assert saved.model_for("chat") == "picked-chat"
+    assert "sk-test-123" not in profile.settings_path.read_text()
+    secrets_file = profile.data_dir / "secrets.json"
+    assert json.loads(secrets_file.read_text()) == {"custom": "sk-test-123"}
+    assert stat.S_IMODE(secrets_file.stat().st_mode) == 0o600
+    streamed = [r for r in fake_openai.chat_requests() if r.json.get("stream")]
+    assert streamed and {r.json["model"] for r in streamed} == {"picked-chat"}
+    assert all(r.headers["authorization"] == "Bearer sk-test-123" for r in streamed)
+
+
+def test_a_custom_provider_without_an_address_is_refused_in_the_dialog(qapp, tmp_path, fake_openai):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    before = profile.settings_path.read_bytes()
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        dialog = await open_dialog(window, window.settings_button)
+        assert dialog.provider == ProviderName.CUSTOM
+        dialog.base_url.clear()
+        click(dialog.save_button)
+        assert dialog.isVisible()
+        assert dialog.error_label.isVisible()
+        assert "base URL" in dialog.error_label.text()
+        # Other refusals: an address that isn't http(s), a model name left empty.
+        dialog.base_url.setText("localhost:8000")
+        click(dialog.save_button)
+        assert "http://" in dialog.error_label.text()
+        dialog.base_url.setText(fake_openai.base_url)
+        dialog.model_fields[ModelRole.SUMMARY].clear()
+        click(dialog.save_button)
+        assert "Summary" in dialog.error_label.text() and dialog.isVisible()
+        dialog.reject()
+        assert window.model_badge.text() == "fake-chat · custom"
+
+    run_in_session(GuiSession(profile), scenario)
+    assert profile.settings_path.read_bytes() == before
+
+
+def test_detect_shows_what_answered_and_fills_the_models_it_lists(qapp, tmp_path, fake_openai):
+    profile = missing_local_profile(tmp_path)
+    fake_openai.models = ["qwen2.5-7b", "nomic-embed-text-v1"]
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        dialog = await open_dialog(window, window.settings_button)
+        choose(dialog, ProviderName.CUSTOM)
+        assert dialog.model_fields[ModelRole.CHAT].text() == "default"
+        dialog.base_url.setText(fake_openai.base_url)
+        click(dialog.detect_button)
+        await wait_until(lambda: dialog.detect_result.isVisible())
+        assert fake_openai.base_url in dialog.detect_result.text()
+        assert "qwen2.5-7b" in dialog.detect_result.text()
+        assert dialog.provider == ProviderName.CUSTOM
+        assert dialog.model_fields[ModelRole.CHAT].text() == "qwen2.5-7b"
+        assert dialog.model_fields[ModelRole.EXTRACTION].text() == "qwen2.5-7b"
+        assert dialog.model_fields[ModelRole.EMBEDDING].text() == "nomic-embed-text-v1"
+        assert dialog.detect_button.isEnabled()
+        dialog.reject()
+
+    run_in_session(GuiSession(profile), scenario)
+    assert fake_openai.requests_to("/v1/models")
+
+
+def test_saving_local_with_a_missing_model_file_shows_why_in_the_banner(
+    qapp, tmp_path, fake_openai
+):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    missing = tmp_path / "nowhere" / "model.gguf"
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        assert not window.banner.isVisible()
+        dialog = await open_dialog(window, window.settings_button)
+        choose(dialog, ProviderName.LOCAL)
+        assert not dialog.base_url.isEnabled()
+        assert not dialog.embedding_box.isEnabled()
+        assert dialog.local_model.placeholderText().startswith("Bundled")
+        dialog.local_model.setText(str(missing))
+        click(dialog.save_button)
+        await wait_until(lambda: window.banner.isVisible())
+        assert "can't be used" in window.banner_label.text()
+        assert window.model_badge.text() == "No model connected"
+        # The data stays usable without the model.
+        assert session.services is not None and session.services.assistant is None
+
+    run_in_session(GuiSession(profile), scenario)
+    saved = load_model_settings(profile.settings_path)
+    assert saved.provider == ProviderName.LOCAL and saved.local_model_path == str(missing)
+
+
+def test_switching_to_provider_embeddings_re_embeds_with_progress_in_the_status_bar(
+    qapp, tmp_path, fake_openai
+):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def seed() -> None:
+        assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+        try:
+            for fact in ("The user lives in Lyon", "The user plays chess", "The user rows"):
+                await assistant.memories.remember(fact, explicit=True)
+        finally:
+            await assistant.close()
+
+    asyncio.run(seed())
+    shown: list[str] = []
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        window.statusBar().messageChanged.connect(shown.append)
+        dialog = await open_dialog(window, window.settings_button)
+        dialog.embedding_box.setCurrentIndex(dialog.embedding_box.findData("provider"))
+        embeddings_before = len(fake_openai.embedding_requests())
+        click(dialog.save_button)
+        await wait_until(lambda: any("up to date (3 memories)" in text for text in shown))
+        assert any("Updating memory search" in text for text in shown)
+        assert len(fake_openai.embedding_requests()) > embeddings_before
+
+    run_in_session(GuiSession(profile), scenario)
+    assert load_model_settings(profile.settings_path).embedding_source == "provider"
