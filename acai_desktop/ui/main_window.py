@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from acai_desktop.core.records import Job, MemoryItem, Message
 from acai_desktop.ui.event_bridge import EventBridge
-from acai_desktop.ui.models.conversations_model import ConversationsModel
+from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE, ConversationsModel
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.theme import app_icon
@@ -55,7 +55,6 @@ CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
 CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
 NO_MODEL_TEXT = "No model connected"
 CONNECTING_TEXT = "Connecting…"
-TEMPORARY_TEXT = "Temporary — nothing is remembered"
 UNDO_SECONDS = 10
 JOB_LABELS = {"critical_info": "Learning from your message…", "summary": "Summarising…"}
 # Starting points offered on an empty chat; a click puts the text in the composer.
@@ -220,7 +219,7 @@ class MainWindow(QMainWindow):
         header_layout.setContentsMargins(24, 14, 24, 14)
         self.conversation_title = _label("New conversation", "ConversationTitle")
         self.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
-        self.temporary_badge = _label(TEMPORARY_TEXT, "TemporaryBadge")
+        self.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
         self.temporary_badge.setVisible(False)
         header_layout.addWidget(self.conversation_title)
         header_layout.addSpacing(10)

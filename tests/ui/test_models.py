@@ -118,13 +118,21 @@ def test_conversations_model_moves_the_active_one_first(qtmodeltester):
     qtmodeltester.check(model, force_py=True)
     assert [model.index(r).data() for r in range(model.rowCount())] == [
         "New conversation",
+        "Scratch",
         "Backend",
     ]
+    # A temporary chat is listed, marked.
+    assert [model.index(r).data(ConversationRoles.TEMPORARY) for r in range(3)] == [
+        False,
+        True,
+        False,
+    ]
+    assert "nothing is remembered" in model.index(1).data(Qt.ItemDataRole.ToolTipRole)
     model.on_conversation_changed(conversation(1, "Backend choices", 4))
     assert model.index(0).data(ConversationRoles.TITLE) == "Backend choices"
     assert model.index(1).data(ConversationRoles.ID) == 2
     model.on_conversation_changed(conversation(5, "Trip", 5))
-    assert model.row_of(5) == 0 and model.rowCount() == 3
+    assert model.row_of(5) == 0 and model.rowCount() == 4
     assert model.index(0).data(ConversationRoles.CONVERSATION).title == "Trip"
 
 

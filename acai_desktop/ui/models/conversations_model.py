@@ -2,7 +2,7 @@
 
 The session loads the list and passes each conversation it has re-read after a
 message was added (its title and ``updated_at`` change then); the model moves it to
-the top. Temporary chats are not listed.
+the top. Temporary chats are listed too, marked (ACAI learns nothing from them).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from acai_desktop.core.records import Conversation
 
 Index = QModelIndex | QPersistentModelIndex
 UNTITLED = "New conversation"
+TEMPORARY_NOTE = "Temporary — nothing is remembered"
 
 
 class ConversationRoles(IntEnum):
@@ -22,6 +23,7 @@ class ConversationRoles(IntEnum):
     TITLE = Qt.ItemDataRole.UserRole + 2
     UPDATED_AT = Qt.ItemDataRole.UserRole + 3
     CONVERSATION = Qt.ItemDataRole.UserRole + 4
+    TEMPORARY = Qt.ItemDataRole.UserRole + 5
 
 
 class ConversationsModel(QAbstractListModel):
@@ -42,7 +44,10 @@ class ConversationsModel(QAbstractListModel):
         if role in (Qt.ItemDataRole.DisplayRole, ConversationRoles.TITLE):
             return conversation.title or UNTITLED
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{conversation.title or UNTITLED}\nLast active {conversation.updated_at[:16]}"
+            tip = f"{conversation.title or UNTITLED}\nLast active {conversation.updated_at[:16]}"
+            return f"{tip}\n{TEMPORARY_NOTE}" if conversation.temporary else tip
+        if role == ConversationRoles.TEMPORARY:
+            return conversation.temporary
         if role == ConversationRoles.ID:
             return conversation.id
         if role == ConversationRoles.UPDATED_AT:
@@ -53,7 +58,7 @@ class ConversationsModel(QAbstractListModel):
 
     def set_conversations(self, conversations: list[Conversation]) -> None:
         self.beginResetModel()
-        self._conversations = [c for c in conversations if not c.temporary]
+        self._conversations = list(conversations)
         self._conversations.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
         self.endResetModel()
 
@@ -68,8 +73,6 @@ class ConversationsModel(QAbstractListModel):
 
     def on_conversation_changed(self, conversation: Conversation) -> None:
         """A conversation was created or changed: show it first, with its new title."""
-        if conversation.temporary:
-            return
         row = self.row_of(conversation.id)
         if row is None:
             self.beginInsertRows(QModelIndex(), 0, 0)

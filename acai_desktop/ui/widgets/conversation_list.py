@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.ui.models.conversations_model import ConversationRoles
+from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE, ConversationRoles
 
 ROW_HEIGHT = 50
 
@@ -64,11 +64,17 @@ class ConversationDelegate(QStyledItemDelegate):
             title,
         )
         painter.setFont(small)
-        painter.setPen(QColor("#8a869c"))
+        when = when_label(index.data(ConversationRoles.UPDATED_AT) or "")
+        if index.data(ConversationRoles.TEMPORARY):
+            # Marked where it is listed: ACAI learns nothing from this chat.
+            painter.setPen(QColor("#8a5a00"))
+            when = TEMPORARY_NOTE
+        else:
+            painter.setPen(QColor("#8a869c"))
         painter.drawText(
             text_rect,
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
-            when_label(index.data(ConversationRoles.UPDATED_AT) or ""),
+            QFontMetrics(small).elidedText(when, Qt.TextElideMode.ElideRight, text_rect.width()),
         )
         painter.restore()
 

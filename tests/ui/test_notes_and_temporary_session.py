@@ -1,0 +1,103 @@
+"""Adding a note from the memory panel, and temporary chats, over the real session."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from acai_desktop.core.memory.validation import MAX_MEMORY_CHARS
+from acai_desktop.ui.app import GuiSession
+from acai_desktop.ui.models.conversations_model import ConversationRoles
+from acai_desktop.ui.models.memories_model import MemoryRoles
+from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.widgets.dialogs import NoteDialog
+from tests.support.assistant import configure_profile
+from tests.support.gui import run_in_session, wait_until
+
+
+def click(button) -> None:
+    QTest.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def session_for(tmp_path, server) -> GuiSession:
+    return GuiSession(configure_profile(tmp_path / "profile", server))
+
+
+def test_a_note_is_stored_as_written_and_refusals_keep_the_text(qapp, tmp_path, fake_openai):
+    async def scenario(session: GuiSession):
+        window = session.window
+        click(window.memory_panel.add_note_button)
+        dialog = await wait_until(lambda: window.findChild(NoteDialog))
+        await wait_until(dialog.isVisible)
+
+        click(dialog.save_button)  # empty
+        assert dialog.error_label.isVisible() and dialog.isVisible()
+
+        for refused in ("Ring the bell \x07 now", "x" * (MAX_MEMORY_CHARS + 1)):
+            dialog.editor.setPlainText(refused)
+            click(dialog.save_button)
+            await wait_until(lambda: dialog.save_button.isEnabled())
+            assert dialog.isVisible() and dialog.error_label.isVisible()
+            assert dialog.error_label.text() != "Write the note first."
+            assert dialog.editor.toPlainText() == refused
+        assert window.memories_model.rowCount() == 0
+
+        dialog.editor.setPlainText("My passport expires in March 2027.")
+        click(dialog.save_button)
+        await wait_until(lambda: not shiboken6.isValid(dialog) or not dialog.isVisible())
+        model = window.memories_model
+        await wait_until(lambda: model.rowCount() == 1)
+        assert model.index(0).data(MemoryRoles.CONTENT) == "My passport expires in March 2027."
+        assert model.index(0).data(MemoryRoles.KIND) == "note"
+        assert "Noted" in window.statusBar().currentMessage()
+        return session.profile
+
+    profile = run_in_session(session_for(tmp_path, fake_openai), scenario)
+    with sqlite3.connect(profile.database_path) as db:
+        rows = db.execute("select content, kind, status, origin from memories").fetchall()
+    assert rows == [("My passport expires in March 2027.", "note", "active", "user")]
+
+
+def test_a_temporary_chat_is_marked_and_writes_no_memory(qapp, tmp_path, fake_openai):
+    async def scenario(session: GuiSession):
+        window = session.window
+        assert not window.temporary_badge.isVisible()
+        click(window.temporary_chat_button)
+        assert window.temporary_badge.isVisible()
+        assert "nothing is remembered" in window.temporary_badge.text()
+        assert window.conversation_title.text() == "Temporary chat"
+
+        window.composer.input.setPlainText("I prefer green tea in the morning.")
+        click(window.composer.send_button)
+        messages = window.messages_model
+        await wait_until(
+            lambda: (
+                messages.rowCount() == 2
+                and messages.index(1).data(MessageRoles.STATUS) == "complete"
+            )
+        )
+        await wait_until(lambda: not window.composer.busy)
+        assert window.temporary_badge.isVisible()
+        conversations = window.conversations_model
+        await wait_until(lambda: conversations.rowCount() == 1)
+        assert conversations.index(0).data(ConversationRoles.TEMPORARY) is True
+        temporary_id = conversations.index(0).data(ConversationRoles.ID)
+
+        # A normal new chat is not marked; opening the temporary one marks it again.
+        click(window.new_chat_button)
+        assert not window.temporary_badge.isVisible()
+        window.conversation_list.open_conversation_requested.emit(temporary_id)
+        await wait_until(lambda: window.temporary_badge.isVisible())
+        assert messages.rowCount() == 2
+        return session.profile
+
+    profile = run_in_session(session_for(tmp_path, fake_openai), scenario)
+    with sqlite3.connect(profile.database_path) as db:
+        assert db.execute("select temporary from conversations").fetchall() == [(1,)]
+        assert db.execute("select count(*) from jobs").fetchone() == (0,)
+        assert db.execute("select count(*) from memories").fetchone() == (0,)
+    # The fake model's extraction was never asked: only the streamed answer was.
+    assert all(r.json.get("stream") for r in fake_openai.chat_requests())
