@@ -15,9 +15,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE, ConversationRoles
+from acai_desktop.ui.models.conversations_model import ConversationRoles
 
 ROW_HEIGHT = 50
+# Short enough for the sidebar; the tooltip says "Temporary — nothing is remembered".
+TEMPORARY_MARK = "Temporary — not remembered"
 
 
 def when_label(at: str, now: datetime | None = None) -> str:
@@ -68,7 +70,7 @@ class ConversationDelegate(QStyledItemDelegate):
         if index.data(ConversationRoles.TEMPORARY):
             # Marked where it is listed: ACAI learns nothing from this chat.
             painter.setPen(QColor("#8a5a00"))
-            when = TEMPORARY_NOTE
+            when = TEMPORARY_MARK
         else:
             painter.setPen(QColor("#8a869c"))
         painter.drawText(

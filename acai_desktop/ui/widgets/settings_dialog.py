@@ -65,14 +65,16 @@ LOCAL_MODEL_PLACEHOLDER = f"Bundled {BUNDLED_LOCAL_MODEL} (default)"
 NO_KEY_PLACEHOLDER = "Not needed for most local servers"
 KEY_STORED_PLACEHOLDER = "Stored — leave empty to keep it"
 KEY_MISSING_PLACEHOLDER = "Paste your API key"
+KEY_FILE_NOTE = "⚠ No system keyring: the key is kept in a file only you can read."
 # The bounds ModelSettings.context_budget_tokens accepts.
 MIN_BUDGET, MAX_BUDGET = 256, 1_000_000
 
 
 def _hint(text: str = "") -> QLabel:
+    # One line each, no word wrap: a wrapped label in a form is sized before its width
+    # is known and gets clipped.
     label = QLabel(text)
     label.setObjectName("DialogNote")
-    label.setWordWrap(True)
     return label
 
 
@@ -139,8 +141,9 @@ class SettingsDialog(QDialog):
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setObjectName("ApiKey")
-        self.key_warning = _hint(key_warning or "")
+        self.key_warning = _hint(KEY_FILE_NOTE if key_warning else "")
         self.key_warning.setObjectName("KeyWarning")
+        self.key_warning.setToolTip(key_warning or "")
         self.key_warning.setVisible(bool(key_warning))
 
         self.model_fields: dict[ModelRole, QLineEdit] = {}
@@ -152,12 +155,12 @@ class SettingsDialog(QDialog):
         self.embedding_box = QComboBox()
         for value, label in EMBEDDING_SOURCES.items():
             self.embedding_box.addItem(label, value)
-        self.embedding_note = _hint(
-            "Changing it re-computes the memories' vectors in the background."
-        )
+        self.embedding_note = _hint("A change re-computes memory vectors in the background.")
         self.budget = QSpinBox()
         self.budget.setRange(MIN_BUDGET, MAX_BUDGET)
         self.budget.setSingleStep(500)
+        # The style sheet's padding doesn't reach a spin box's own line edit.
+        self.budget.lineEdit().setTextMargins(8, 0, 0, 0)
         self.budget.setSuffix(" tokens")
         self.budget.setGroupSeparatorShown(True)
         self.budget.setToolTip("How much of the prompt ACAI fills with memories and history")
@@ -177,6 +180,7 @@ class SettingsDialog(QDialog):
         form.setHorizontalSpacing(14)
         form.setVerticalSpacing(8)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         form.addRow("Provider", self.provider_box)
         form.addRow("", self.provider_note)
         form.addRow("Base URL", url_row)
@@ -200,6 +204,13 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(22, 18, 22, 16)
         layout.setSpacing(12)
+        heading = QLabel("Model provider")
+        heading.setObjectName("PanelTitle")
+        layout.addWidget(heading)
+        layout.addWidget(
+            _hint("Where ACAI's model runs. Saving reconnects; your chats and memories stay.")
+        )
+        layout.addSpacing(4)
         layout.addLayout(form)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
@@ -312,11 +323,10 @@ class SettingsDialog(QDialog):
         self.detect_button.setText("Detect")
         lines = []
         for probe in report.reachable:
-            listed = ", ".join(probe.models[:4]) + (" …" if len(probe.models) > 4 else "")
-            lines.append(
-                f"✓ {preset(probe.provider).label} at {probe.base_url}: "
-                f"{listed or 'no models listed'}"
-            )
+            listed = ", ".join(probe.models[:3]) + (" …" if len(probe.models) > 3 else "")
+            label = preset(probe.provider).label.split(" (")[0]
+            lines.append(f"✓ {label} at {probe.base_url}")
+            lines.append(f"    models: {listed or 'none listed'}")
         if report.openai_key_set:
             lines.append("✓ OPENAI_API_KEY is set")
         if report.local_extra_installed and report.bundled_model is not None:
