@@ -496,7 +496,7 @@ class GuiSession:
     def _on_window_settings_requested(self) -> None:
         if self.window is None:
             return
-        self.tasks.start(self._open_settings(), key=SETTINGS_TASK)
+        self.tasks.start(self._open_settings(), name="settings-open")
 
     async def _open_settings(self) -> None:
         problem = None
@@ -524,9 +524,17 @@ class GuiSession:
         urls = {provider: url} if url and provider != ProviderName.LOCAL else None
 
         async def detect() -> None:
-            report = await detect_providers(urls=urls)
+            try:
+                report = await detect_providers(urls=urls)
+            except Exception as error:  # shown in the dialog, whose button comes back
+                log.exception("provider detection failed")
+                report, failure = None, f"Detection failed: {error}"
             dialog = self.window.settings_dialog if self.window is not None else None
-            if dialog is not None and shiboken6.isValid(dialog):
+            if dialog is None or not shiboken6.isValid(dialog):
+                return
+            if report is None:
+                dialog.detection_failed(failure)
+            else:
                 dialog.show_detection(report)
 
         self.tasks.start(detect(), key=DETECT_TASK)

