@@ -50,6 +50,11 @@ TRANSCRIPT_EMPTY_TEXT = (
     "Tell me about your work, your plans and what you like. I keep what is worth "
     "keeping, and you can see, edit or forget every memory on the right."
 )
+TEMPORARY_EMPTY_TITLE = "A temporary chat"
+TEMPORARY_EMPTY_TEXT = (
+    "ACAI still uses what it knows about you, but learns nothing from this chat: "
+    "no memory is written from it."
+)
 __all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
 CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
 CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
@@ -435,6 +440,14 @@ class MainWindow(QMainWindow):
         self.messages_model.set_conversation(conversation_id, messages, sources_count)
         self.set_conversation_title(title)
         self.temporary_badge.setVisible(temporary)
+        self.transcript_empty_state.title_label.setText(
+            TEMPORARY_EMPTY_TITLE if temporary else TRANSCRIPT_EMPTY_TITLE
+        )
+        self.transcript_empty_state.text_label.setText(
+            TEMPORARY_EMPTY_TEXT if temporary else TRANSCRIPT_EMPTY_TEXT
+        )
+        for button in self.suggestion_buttons:  # they are about being remembered
+            button.setVisible(not temporary)
         self.conversation_list.select_conversation(conversation_id)
 
     def show_memories(self, items: list[MemoryItem]) -> None:

@@ -69,6 +69,7 @@ def test_a_temporary_chat_is_marked_and_writes_no_memory(qapp, tmp_path, fake_op
         assert window.temporary_badge.isVisible()
         assert "nothing is remembered" in window.temporary_badge.text()
         assert window.conversation_title.text() == "Temporary chat"
+        assert "learns nothing" in window.transcript_empty_state.text_label.text()
 
         window.composer.input.setPlainText("I prefer green tea in the morning.")
         click(window.composer.send_button)
@@ -89,6 +90,7 @@ def test_a_temporary_chat_is_marked_and_writes_no_memory(qapp, tmp_path, fake_op
         # A normal new chat is not marked; opening the temporary one marks it again.
         click(window.new_chat_button)
         assert not window.temporary_badge.isVisible()
+        assert "remember" in window.transcript_empty_state.title_label.text()
         window.conversation_list.open_conversation_requested.emit(temporary_id)
         await wait_until(lambda: window.temporary_badge.isVisible())
         assert messages.rowCount() == 2

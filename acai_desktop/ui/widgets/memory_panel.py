@@ -318,6 +318,7 @@ class MemoryPanel(QWidget):
     def _update_page(self, *args) -> None:
         total = self.model.rowCount()
         self.count_label.setText(str(total) if total else "")
+        self.count_label.setVisible(bool(total))  # an empty badge would be a blank pill
         if not total:
             self.area.setCurrentWidget(self.empty_state)
         elif not self.proxy.rowCount():
