@@ -250,7 +250,7 @@ class Orchestrator:
             status=status,
             error=error,
             tokens=estimate_tokens(content),
-            model=getattr(self.client, "model_for", lambda role: None)("chat"),
+            model=self.client.model_for("chat"),
         )
         if sources:
             await self.provenance.record(answer.id, sources)
