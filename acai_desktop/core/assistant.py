@@ -109,17 +109,26 @@ class Assistant:
     reembedding: asyncio.Task | None = None
 
     async def close(self) -> None:
-        """Stop background work, then the model client and server, then the database."""
+        """Stop background work, then the model client and server, then the database.
+
+        A step that fails is logged and the next still runs: the database must be
+        closed and the model server stopped whatever happened before."""
         if self.reembedding is not None:
             self.reembedding.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.reembedding
-        for step in (self.runner.stop, self.client.close):
-            with contextlib.suppress(Exception):
-                await step()
+        steps = [self._await_reembedding, self.runner.stop, self.client.close]
         if self.local_server is not None:
-            await self.local_server.stop()
+            steps.append(self.local_server.stop)
+        for step in steps:
+            try:
+                await step()
+            except Exception:
+                log.exception("shut-down step %s failed", getattr(step, "__qualname__", step))
         await self.store.close()
+
+    async def _await_reembedding(self) -> None:
+        if self.reembedding is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.reembedding
 
 
 async def open_assistant(
