@@ -27,6 +27,7 @@ import logging
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from sqlite_utils import Database
@@ -505,8 +506,10 @@ class MemoryService:
                         "there is nothing to restore."
                     )
                 previous = MemoryStatus.ACTIVE
+                # The last change into ``forgotten`` (a forget, or a rejected conflict)
+                # says what it was before.
                 for event in reversed(memory_history(db, memory_id)):
-                    if event.action == "forgotten" and event.before:
+                    if event.before and (event.after or {}).get("status") == "forgotten":
                         previous = MemoryStatus(event.before.get("status", "active"))
                         break
                 item = update_memory(
@@ -648,6 +651,106 @@ class MemoryService:
                 return _Outcome(new, added=[new], changed=[old], vectors={new.id: vector})
 
         return await self._apply_outcome(write)
+
+    async def resolve_conflict(
+        self,
+        conflict_id: int,
+        *,
+        keep: Literal["new", "old"],
+        actor: Actor | str = Actor.USER,
+    ) -> MemoryItem:
+        """The user's answer to a conflict row; returns the conflict row as it ends up.
+
+        ``keep="new"``: the conflict row becomes an active, user-edited memory (the user
+        approved it, so processors can't change it) and the memory it contradicts, if it
+        is still current, becomes ``superseded`` by it, handing over its pin, as when the
+        user supersedes a memory. ``keep="old"``: the conflict row is forgotten (it can be
+        restored, as a conflict again) and the old memory is left as it is.
+        """
+        conflict_id = _memory_id(conflict_id)
+        actor = _actor(actor)
+        if keep not in ("new", "old"):
+            raise InvalidInputError(f"keep must be 'new' or 'old', not {keep!r}.")
+        if actor != Actor.USER:
+            # A conflict exists because a processor may not decide; nor may anyone else.
+            raise ProtectedMemoryError(
+                f"Only the user can resolve a conflict; {actor.value} may not."
+            )
+
+        def write(db: Database) -> _Outcome:
+            with db.atomic():
+                conflict = _fetch(db, conflict_id)
+                if conflict.status != MemoryStatus.CONFLICT:
+                    raise InvalidInputError(
+                        f"Memory {conflict_id} is {conflict.status.value}, not a conflict; "
+                        "there is nothing to resolve."
+                    )
+                if keep == "old":
+                    item = update_memory(
+                        db,
+                        conflict_id,
+                        {"status": MemoryStatus.FORGOTTEN},
+                        actor=actor,
+                        action="conflict_rejected",
+                    )
+                    return _Outcome(item, removed=[item])
+                old = self._conflicting_memory(db, conflict)
+                meta = {k: v for k, v in conflict.meta.items() if k != "conflicts_with"}
+                if old is not None:
+                    meta["supersedes"] = old.id
+                meta["explicit"] = True
+                at = now_iso()
+                new = update_memory(
+                    db,
+                    conflict_id,
+                    {
+                        "status": MemoryStatus.ACTIVE,
+                        "user_edited": True,
+                        "confidence": 1.0,
+                        "pinned": bool(old is not None and old.pinned),
+                        "importance": score_importance(
+                            conflict.content,
+                            kind=conflict.kind,
+                            confidence=1.0,
+                            explicit=True,
+                            use_count=conflict.use_count,
+                            last_used_at=conflict.last_used_at,
+                        ),
+                        "meta": meta,
+                    },
+                    actor=actor,
+                    action="conflict_accepted",
+                    at=at,
+                )
+                outcome = _Outcome(new, changed=[new])
+                if old is not None:
+                    outcome.changed.append(
+                        update_memory(
+                            db,
+                            old.id,
+                            {
+                                "status": MemoryStatus.SUPERSEDED,
+                                "superseded_by": conflict_id,
+                                "pinned": False,
+                            },
+                            actor=actor,
+                            action="superseded",
+                            at=at,
+                        )
+                    )
+                return outcome
+
+        return await self._apply(write)
+
+    @staticmethod
+    def _conflicting_memory(db: Database, conflict: MemoryItem) -> MemoryItem | None:
+        """The current memory a conflict row contradicts; None when it is gone or was
+        already forgotten or superseded (accepting the conflict then replaces nothing)."""
+        try:
+            old = _fetch(db, int(conflict.meta["conflicts_with"]))
+        except (KeyError, TypeError, ValueError, NotFoundError):
+            return None
+        return old if old.status in CURRENT and old.id != conflict.id else None
 
     async def reinforce(
         self,
