@@ -1,8 +1,8 @@
 """``acai-desktop memories ...``: the window into the memory, from a terminal.
 
 Every action takes ``--data-dir`` and ``--json`` before or after its name. With
-``--json``, ``add``/``show``/``edit``/``pin``/``unpin``/``forget``/``restore`` print
-the memory object (with ``id`` and ``sources``; ``show`` adds ``history``),
+``--json``, ``add``/``show``/``edit``/``pin``/``unpin``/``forget``/``restore``/``resolve``
+print the memory object (with ``id`` and ``sources``; ``show`` adds ``history``),
 ``list``/``search`` print ``{"memories": [...]}`` (a search hit adds ``rank``, ``score``
 and ``reasons``), ``export``/``import`` print a summary.
 """
@@ -72,6 +72,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     ):
         action(name, help_text).add_argument("id")
 
+    resolve = action(
+        "resolve",
+        "decide a conflict: keep the new fact (it replaces the memory it contradicts) "
+        "or the old memory (the conflict is forgotten)",
+    )
+    resolve.add_argument("id", help="the id of the conflict")
+    resolve.add_argument("--keep", choices=("new", "old"), required=True)
+
     search = action("search", "find the memories that match a query")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=DEFAULT_SEARCH_RESULTS, help="how many")
@@ -106,6 +114,8 @@ async def _run(args: argparse.Namespace) -> int:
 async def _detailed(service: MemoryService, item: MemoryItem, *, history: bool = False) -> dict:
     result = item.to_public_dict()
     result["sources"] = await service.sources(item.id)
+    if item.status == MemoryStatus.CONFLICT:  # what `resolve` would replace or keep
+        result["conflicts_with"] = item.meta.get("conflicts_with")
     if history:
         result["history"] = [_event(event) for event in await service.history(item.id)]
     return result
@@ -167,6 +177,11 @@ def _simple(method: str):
     return act
 
 
+async def _resolve(service: MemoryService, args: argparse.Namespace) -> dict:
+    item = await service.resolve_conflict(_id(args.id), keep=args.keep)
+    return await _detailed(service, item)
+
+
 async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
     if args.k < 1:
         raise InvalidInputError("-k must be at least 1.")
@@ -207,6 +222,7 @@ ACTIONS = {
     "unpin": _simple("unpin"),
     "forget": _simple("forget"),
     "restore": _simple("restore"),
+    "resolve": _resolve,
     "search": _search,
     "export": _export,
     "import": _import,
@@ -252,6 +268,8 @@ def _card(memory: dict) -> str:
         facts.append("edited by you")
     if memory["superseded_by"]:
         facts.append(f"superseded by {memory['superseded_by']}")
+    if memory.get("conflicts_with"):
+        facts.append(f"contradicts memory {memory['conflicts_with']}")
     lines.append("  " + ", ".join(facts))
     lines.append(f"  used {memory['use_count']} times; created {memory['created_at']}")
     if memory.get("sources"):

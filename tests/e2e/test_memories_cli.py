@@ -11,6 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import Actor
+from tests.support.aio import run
+from tests.support.memory import shared_embedder
 from tests.support.readonly import read_only
 
 
@@ -185,6 +190,77 @@ def test_errors_are_clear_exit_2_and_change_nothing(tmp_path):
 
     remaining = acai_json("memories", "list", "--all", "--data-dir", data)["memories"]
     assert [m["content"] for m in remaining] == ["I like tea"]
+
+
+def pinned_memory_with_a_conflict(data_dir: str, old: str, new: str) -> tuple[int, int]:
+    """A pinned memory and a processor's contradiction of it, stored as a conflict, in
+    the profile at ``data_dir`` (the way the critical-info processor makes one)."""
+
+    async def make() -> tuple[int, int]:
+        async with open_memory_services(Profile.at(data_dir), embedder=shared_embedder()) as (
+            _store,
+            service,
+        ):
+            pinned = await service.remember(old)
+            await service.pin(pinned.id)
+            conflict = await service.propose_change(
+                pinned.id, new, actor=Actor.CRITICAL_INFO_PROCESSOR
+            )
+            return pinned.id, conflict.id
+
+    return run(make())
+
+
+def test_resolve_a_conflict_keeping_the_new_fact_or_the_old_memory(tmp_path):
+    data = str(tmp_path / "profile")
+    old_id, conflict_id = pinned_memory_with_a_conflict(
+        data, "I live in Berlin", "I live in Lisbon"
+    )
+    shown = acai_json("memories", "show", str(conflict_id), "--data-dir", data)
+    assert (shown["status"], shown["conflicts_with"]) == ("conflict", old_id)
+    assert (
+        f"contradicts memory {old_id}"
+        in acai("memories", "show", str(conflict_id), "--data-dir", data).stdout
+    )
+
+    accepted = acai_json(
+        "memories", "resolve", str(conflict_id), "--keep", "new", "--data-dir", data
+    )
+    assert accepted["id"] == conflict_id
+    assert (accepted["status"], accepted["pinned"], accepted["user_edited"]) == (
+        "active",
+        True,
+        True,
+    )
+    old = acai_json("memories", "show", str(old_id), "--data-dir", data)
+    assert (old["status"], old["superseded_by"], old["pinned"]) == (
+        "superseded",
+        conflict_id,
+        False,
+    )
+    assert [h["action"] for h in old["history"]][-1] == "superseded"
+    hits = acai_json("memories", "search", "Lisbon Berlin", "--data-dir", data)["memories"]
+    assert [m["id"] for m in hits] == [conflict_id]
+
+    # Keeping the old one: the conflict is forgotten, the pinned memory untouched.
+    other = str(tmp_path / "other")
+    old_id, conflict_id = pinned_memory_with_a_conflict(other, "My cat is Tom", "My cat is Max")
+    card = acai("memories", "resolve", str(conflict_id), "--keep", "old", "--data-dir", other)
+    assert f"Memory {conflict_id} (forgotten, fact)" in card.stdout
+    listed = acai_json("memories", "list", "--data-dir", other)["memories"]
+    assert [(m["id"], m["status"], m["pinned"]) for m in listed] == [(old_id, "active", True)]
+
+    # Refusals: not a conflict any more, a wrong choice, no id.
+    result = acai(
+        "memories", "resolve", str(conflict_id), "--keep", "new", "--data-dir", other, check=False
+    )
+    assert result.returncode == 2 and "is forgotten, not a conflict" in result.stderr
+    result = acai(
+        "memories", "resolve", str(old_id), "--keep", "both", "--data-dir", other, check=False
+    )
+    assert result.returncode == 2 and "invalid choice: 'both'" in result.stderr
+    result = acai("memories", "resolve", str(old_id), "--data-dir", other, check=False)
+    assert result.returncode == 2 and "--keep" in result.stderr
 
 
 def digest(path: Path) -> str:
