@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -186,6 +187,7 @@ class GuiSession:
         window.memory_forget_requested.connect(self._on_window_memory_forget_requested)
         window.memory_restore_requested.connect(self._on_window_memory_restore_requested)
         window.memory_details_requested.connect(self._on_window_memory_details_requested)
+        window.memory_resolve_requested.connect(self._on_window_memory_resolve_requested)
         window.reconnect_requested.connect(self._on_window_reconnect_requested)
         window.new_temporary_conversation_requested.connect(
             self._on_window_new_temporary_conversation_requested
@@ -414,6 +416,22 @@ class GuiSession:
 
         self._run_reporting(restore(), "memory-restore")
 
+    def _on_window_memory_resolve_requested(self, memory_id: int, keep: str) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def resolve() -> None:
+            item = await services.memories.resolve_conflict(memory_id, keep=keep)
+            if keep == "new":
+                self._say(f"Using “{_short(item.content)}” now; the old memory stays in history.")
+            elif self.window is not None:
+                # A rejected conflict is only forgotten: Undo brings the choice back.
+                self.window.offer_undo(
+                    f"Kept the old memory; forgot “{_short(item.content)}”.", memory_id
+                )
+
+        self._run_reporting(resolve(), "memory-resolve")
+
     def _on_window_memory_details_requested(self, memory_id: int) -> None:
         if (services := self._services_or_say_why()) is None or self.window is None:
             return
@@ -429,8 +447,13 @@ class GuiSession:
                 except NotFoundError:
                     continue
             used = await services.provenance.answers_using_memory(memory_id)
+            conflicting = None
+            if item.status == "conflict" and item.meta.get("conflicts_with") is not None:
+                # If it can't be read, the dialog names it by its id only.
+                with contextlib.suppress(NotFoundError, InvalidInputError):
+                    conflicting = await services.memories.get(item.meta["conflicts_with"])
             if shiboken6.isValid(dialog):
-                dialog.set_details(item, history, messages, len(used))
+                dialog.set_details(item, history, messages, len(used), conflicting=conflicting)
 
         self._run_reporting(fill(), "memory-details")
 

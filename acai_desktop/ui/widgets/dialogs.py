@@ -172,7 +172,10 @@ class MemoryDetailsDialog(_BrowserDialog):
         history: list[MemoryEvent],
         sources: list[Message],
         used_in_answers: int,
+        *,
+        conflicting: MemoryItem | None = None,
     ) -> None:
+        """``conflicting``: for a conflict, the memory it contradicts, shown beside it."""
         e = html.escape
         parts = [STYLE, f"<p style='font-size:11pt'>{e(item.content)}</p>"]
         facts = [
@@ -190,8 +193,24 @@ class MemoryDetailsDialog(_BrowserDialog):
             parts.append(
                 "<p class='warn'>This contradicts "
                 + (f"memory #{other}" if other else "a memory you pinned or edited")
-                + ". Keep the one that is right: edit or forget the other.</p>"
+                + ". In the memory panel, <b>Use new</b> replaces it with this one; "
+                "<b>Keep old</b> forgets this one.</p>"
             )
+            if conflicting is not None:
+                state = ", ".join(
+                    label
+                    for label, on in (
+                        ("pinned", conflicting.pinned),
+                        ("edited by you", conflicting.user_edited),
+                        (conflicting.status.value, conflicting.status.value != "active"),
+                    )
+                    if on
+                )
+                parts.append("<p class='head'>CONFLICTS WITH</p>")
+                parts.append(
+                    f"<p class='card'>{e(conflicting.content)}<br><span class='muted'>"
+                    f"memory #{conflicting.id}{' · ' + e(state) if state else ''}</span></p>"
+                )
         parts.append(
             f"<p class='muted'>Used in {used_in_answers} answer"
             f"{'' if used_in_answers == 1 else 's'}.</p>"
@@ -208,7 +227,8 @@ class MemoryDetailsDialog(_BrowserDialog):
             parts.append("<p class='muted'>Written by you, not taken from a message.</p>")
         parts.append("<p class='head'>HISTORY</p>")
         for event in history:
-            line = f"<b>{e(event.action.capitalize())}</b> by {ACTOR_LABELS.get(event.actor, '?')}"
+            action = event.action.replace("_", " ").capitalize()  # conflict_accepted
+            line = f"<b>{e(action)}</b> by {ACTOR_LABELS.get(event.actor, '?')}"
             before = (event.before or {}).get("content")
             after = (event.after or {}).get("content")
             if before and after and before != after:

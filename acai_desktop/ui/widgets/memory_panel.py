@@ -2,9 +2,10 @@
 
 Each memory is a card with its text and badges (kind, category, confidence, origin,
 pinned, temporary, edited, conflict). Selecting one shows the actions: edit, pin or
-unpin, forget, details. The panel only asks, through its ``*_requested`` signals; the
-session does the work through the memory service, and the core's events bring the
-result back into the list.
+unpin, forget, details; a selected conflict also offers *Use new* (it replaces the
+memory it contradicts) and *Keep old* (the conflict is forgotten). The panel only
+asks, through its ``*_requested`` signals; the session does the work through the memory
+service, and the core's events bring the result back into the list.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ EMPTY_TEXT = (
 )
 NO_MATCH_TITLE = "No memory matches"
 NO_MATCH_TEXT = "Try other words or another filter."
+CONFLICT_TEXT = "This contradicts a memory you pinned or edited. Which one is right?"
 
 # (label, predicate over the model index); the first is the default.
 FILTERS = {
@@ -198,6 +200,7 @@ class MemoryPanel(QWidget):
     pin_requested = Signal(int, bool)  # memory id, pinned
     forget_requested = Signal(int)
     details_requested = Signal(int)
+    resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (the one to keep)
     search_changed = Signal(str)
     add_note_requested = Signal()
 
@@ -269,12 +272,40 @@ class MemoryPanel(QWidget):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             actions.addWidget(button)
 
+        # Only for a selected conflict: the user's decision, beside the usual actions.
+        self.use_new_button = QPushButton("Use new")
+        self.use_new_button.setObjectName("PrimaryButton")
+        self.use_new_button.setToolTip(
+            "Keep this one: it replaces the memory it contradicts (kept in the history) "
+            "and takes over its pin"
+        )
+        self.keep_old_button = QPushButton("Keep old")
+        self.keep_old_button.setToolTip("Keep the memory you had: forget this one (you can undo)")
+        self.conflict_bar = QWidget()
+        self.conflict_bar.setObjectName("ConflictActions")
+        self.conflict_bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        conflict_layout = QVBoxLayout(self.conflict_bar)
+        conflict_layout.setContentsMargins(10, 8, 10, 8)
+        conflict_layout.setSpacing(6)
+        self.conflict_label = QLabel(CONFLICT_TEXT)
+        self.conflict_label.setObjectName("ConflictText")
+        self.conflict_label.setWordWrap(True)
+        conflict_layout.addWidget(self.conflict_label)
+        conflict_buttons = QHBoxLayout()
+        conflict_buttons.setSpacing(6)
+        for button in (self.use_new_button, self.keep_old_button):
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            conflict_buttons.addWidget(button)
+        conflict_buttons.addStretch(1)
+        conflict_layout.addLayout(conflict_buttons)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 18, 16, 12)
         layout.setSpacing(10)
         layout.addLayout(title_row)
         layout.addLayout(search_row)
         layout.addWidget(self.area, 1)
+        layout.addWidget(self.conflict_bar)
         layout.addWidget(self.actions_bar)
         self._connect_signals()
         self._update_page()
@@ -297,6 +328,8 @@ class MemoryPanel(QWidget):
         self.pin_button.clicked.connect(self._on_pin_button_clicked)
         self.forget_button.clicked.connect(self._on_forget_button_clicked)
         self.details_button.clicked.connect(self._on_details_button_clicked)
+        self.use_new_button.clicked.connect(self._on_use_new_button_clicked)
+        self.keep_old_button.clicked.connect(self._on_keep_old_button_clicked)
         self.add_note_button.clicked.connect(self.add_note_requested)
 
     # -- state ---------------------------------------------------------------------
@@ -330,10 +363,26 @@ class MemoryPanel(QWidget):
     def _update_actions(self, *args) -> None:
         indexes = self.list.selectionModel().selectedIndexes()
         self.actions_bar.setVisible(bool(indexes))
+        conflict = bool(indexes) and indexes[0].data(MemoryRoles.STATUS) == "conflict"
+        self.conflict_bar.setVisible(conflict)
+        if conflict:
+            self.conflict_label.setText(self._conflict_text(indexes[0].data(MemoryRoles.ID)))
         if indexes:
             pinned = bool(indexes[0].data(MemoryRoles.PINNED))
             self.pin_button.setText("Unpin" if pinned else "Pin")
-            self.pin_button.setEnabled(pinned or indexes[0].data(MemoryRoles.STATUS) != "conflict")
+            self.pin_button.setEnabled(pinned or not conflict)
+
+    def _conflict_text(self, conflict_id: int) -> str:
+        """Name the memory the conflict contradicts when the panel shows it."""
+        row = self.model.row_of(conflict_id)
+        other_id = self.model.item_at(row).meta.get("conflicts_with") if row is not None else None
+        other_row = self.model.row_of(other_id) if other_id is not None else None
+        if other_row is None:
+            return CONFLICT_TEXT
+        other = " ".join(self.model.item_at(other_row).content.split())
+        if len(other) > 80:
+            other = other[:79] + "…"
+        return f"This contradicts “{other}”, which you pinned or edited. Which one is right?"
 
     # -- slots ---------------------------------------------------------------------
 
@@ -374,3 +423,11 @@ class MemoryPanel(QWidget):
     def _on_details_button_clicked(self) -> None:
         if (memory_id := self.selected_memory_id()) is not None:
             self.details_requested.emit(memory_id)
+
+    def _on_use_new_button_clicked(self) -> None:
+        if (memory_id := self.selected_memory_id()) is not None:
+            self.resolve_requested.emit(memory_id, "new")
+
+    def _on_keep_old_button_clicked(self) -> None:
+        if (memory_id := self.selected_memory_id()) is not None:
+            self.resolve_requested.emit(memory_id, "old")
