@@ -94,9 +94,7 @@ def _history_view(item: MemoryItem, columns: Iterable[str]) -> dict:
 
 
 def _fetch(db: Database, memory_id: int) -> MemoryItem:
-    row = db.execute(
-        f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ?", [memory_id]
-    ).fetchone()
+    row = db.execute(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ?", [memory_id]).fetchone()
     if row is None:
         raise NotFoundError(f"No memory with id {memory_id}.")
     names = [c.strip() for c in SELECT_COLUMNS.split(",")]

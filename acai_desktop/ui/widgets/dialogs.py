@@ -223,8 +223,11 @@ class MemoryDetailsDialog(_BrowserDialog):
                     f"<p class='card'><b>{who}</b> <span class='muted'>{_when(message.created_at)}"
                     f"</span><br>{e(message.content)}</p>"
                 )
-        else:
+        elif item.origin == "user":
             parts.append("<p class='muted'>Written by you, not taken from a message.</p>")
+        else:
+            # Imported from another profile, whose messages are not here.
+            parts.append("<p class='muted'>No message of this profile is linked to it.</p>")
         parts.append("<p class='head'>HISTORY</p>")
         for event in history:
             action = event.action.replace("_", " ").capitalize()  # conflict_accepted
