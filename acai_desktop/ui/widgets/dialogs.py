@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -49,6 +50,25 @@ STYLE = """
 
 def _when(at: str | None) -> str:
     return (at or "")[:16].replace("T", " ")
+
+
+def error_label() -> QLabel:
+    """The hidden line a dialog shows a refusal in (red, from the theme)."""
+    label = QLabel("")
+    label.setObjectName("DialogError")
+    label.setWordWrap(True)
+    label.setVisible(False)
+    return label
+
+
+def save_cancel_buttons(save_text: str) -> tuple[QDialogButtonBox, QPushButton]:
+    buttons = QDialogButtonBox(
+        QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+    )
+    save = buttons.button(QDialogButtonBox.StandardButton.Save)
+    save.setObjectName("PrimaryButton")
+    save.setText(save_text)
+    return buttons, save
 
 
 class _Dialog(QDialog):
@@ -106,16 +126,8 @@ class NoteDialog(_Dialog):
         note.setWordWrap(True)
         self.editor = QPlainTextEdit()
         self.editor.setPlaceholderText("For example: I'm allergic to peanuts.")
-        self.error_label = QLabel("")
-        self.error_label.setObjectName("DialogError")
-        self.error_label.setWordWrap(True)
-        self.error_label.setVisible(False)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setObjectName("PrimaryButton")
-        self.save_button.setText("Remember")
+        self.error_label = error_label()
+        self.buttons, self.save_button = save_cancel_buttons("Remember")
         self.layout_.addWidget(note)
         self.layout_.addWidget(self.editor, 1)
         self.layout_.addWidget(self.error_label)

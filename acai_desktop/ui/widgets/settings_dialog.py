@@ -19,7 +19,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -42,6 +41,7 @@ from acai_desktop.core.llm.presets import (
     preset,
 )
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
 
 ROLE_LABELS = {
     ModelRole.CHAT: "Chat",
@@ -165,16 +165,8 @@ class SettingsDialog(QDialog):
         self.budget.setGroupSeparatorShown(True)
         self.budget.setToolTip("How much of the prompt ACAI fills with memories and history")
 
-        self.error_label = QLabel("")
-        self.error_label.setObjectName("DialogError")
-        self.error_label.setWordWrap(True)
-        self.error_label.setVisible(False)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setObjectName("PrimaryButton")
-        self.save_button.setText("Save and connect")
+        self.error_label = error_label()
+        self.buttons, self.save_button = save_cancel_buttons("Save and connect")
 
         form = QFormLayout()
         form.setHorizontalSpacing(14)
