@@ -22,6 +22,7 @@ MEMORY_REMOVED = "memory_removed"
 MESSAGE_ADDED = "message_added"
 MESSAGE_UPDATED = "message_updated"
 CONVERSATION_CHANGED = "conversation_changed"
+CONVERSATION_REMOVED = "conversation_removed"
 JOB_STATUS_CHANGED = "job_status_changed"
 EMBEDDING_PROGRESS = "embedding_progress"
 

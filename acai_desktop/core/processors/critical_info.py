@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.planner import is_acknowledgement
 from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
@@ -125,9 +126,16 @@ class CriticalInfoProcessor:
         await self.process_message(int(job.payload["message_id"]))
 
     async def process_message(self, message_id: int) -> CriticalInfoOutcome:
-        message = await self.conversations.get_message(message_id)
         outcome = CriticalInfoOutcome(message_id)
-        conversation = await self.conversations.get(message.conversation_id)
+        try:
+            message = await self.conversations.get_message(message_id)
+            conversation = await self.conversations.get(message.conversation_id)
+        except NotFoundError:
+            # The user deleted the conversation since the job was queued: nothing to
+            # learn, and retrying would not bring the message back.
+            outcome.reason = "the message was deleted"
+            log.info("message %d: %s", message_id, outcome.reason)
+            return outcome
         if message.role != "user":
             outcome.reason = "only the user's own words are mined for facts"
             return outcome

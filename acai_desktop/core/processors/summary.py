@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from acai_desktop.core.errors import ModelReplyError
+from acai_desktop.core.errors import ModelReplyError, NotFoundError
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
@@ -56,7 +56,12 @@ class SummaryProcessor:
         return live[: len(live) - self.keep_recent]
 
     async def summarise_if_needed(self, conversation_id: int) -> MemoryItem | None:
-        conversation = await self.conversations.get(conversation_id)
+        try:
+            conversation = await self.conversations.get(conversation_id)
+        except NotFoundError:
+            # Deleted since the job was queued: nothing left to summarise.
+            log.info("conversation %d was deleted; no summary", conversation_id)
+            return None
         if conversation.temporary:
             return None
         unfolded = await self.conversations.messages(conversation_id, include_folded=False)
