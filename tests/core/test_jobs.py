@@ -2,6 +2,7 @@
 
 import asyncio
 
+from acai_desktop.core.errors import StoreError
 from acai_desktop.core.events import JOB_STATUS_CHANGED, EventBus
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.records import JobStatus
@@ -177,3 +178,75 @@ def test_a_job_left_running_by_a_crash_is_requeued_on_start(tmp_path):
 
     job_id, ran = run(scenario())
     assert ran == [job_id]
+
+
+class FlakyJobRepository(JobRepository):
+    """The real repository, except that recording one outcome fails as a locked database
+    would (a narrow stand-in for a disk that refuses one write)."""
+
+    def __init__(self, store, fail_finish_of: int):
+        super().__init__(store)
+        self.fail_finish_of = fail_finish_of
+
+    async def finish(self, job_id):
+        if job_id == self.fail_finish_of:
+            raise StoreError("The database is locked by another program; try again.")
+        return await super().finish(job_id)
+
+
+def test_a_failed_outcome_write_does_not_stall_the_conversation(tmp_path):
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        jobs = FlakyJobRepository(store, fail_finish_of=1)
+        ran = []
+
+        async def handler(job):
+            ran.append(job.id)
+
+        runner = JobRunner(jobs, {"work": handler}, EventBus())
+        await runner.start()
+        first = await runner.enqueue("work", {}, conversation_id=7)
+        second = await runner.enqueue("work", {}, conversation_id=7)
+        [done] = await runner.wait_for([second.id], timeout=10)
+        await runner.stop()
+        stuck = await jobs.get(first.id)
+        await store.close()
+        return ran, done, stuck
+
+    ran, done, stuck = run(scenario())
+    assert ran == [1, 2]
+    assert done.status == JobStatus.DONE
+    # Its outcome was never written: still 'running', so the next start requeues it.
+    assert stuck.status == JobStatus.RUNNING
+
+
+def test_the_loop_survives_a_queue_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("acai_desktop.core.processors.runner.QUEUE_RETRY_SECONDS", 0.01)
+
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        jobs = JobRepository(store)
+        failures = [StoreError("disk I/O error")]
+        real_claim = jobs.claim_next
+
+        async def claim_next(busy=()):
+            if failures:
+                raise failures.pop()
+            return await real_claim(busy)
+
+        jobs.claim_next = claim_next
+        ran = []
+
+        async def handler(job):
+            ran.append(job.id)
+
+        runner = JobRunner(jobs, {"work": handler}, EventBus())
+        await runner.start()
+        job = await runner.enqueue("work", {})
+        [done] = await runner.wait_for([job.id], timeout=10)
+        await runner.stop()
+        await store.close()
+        return failures, ran, done
+
+    failures, ran, done = run(scenario())
+    assert failures == [] and ran == [1] and done.status == JobStatus.DONE

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime, timedelta
 
 from acai_desktop.core import events as ev
+from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.store.jobs import JobRepository
@@ -26,6 +27,8 @@ log = logging.getLogger(__name__)
 JobHandler = Callable[[Job], Awaitable[None]]
 
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
+#: How long the runner waits before trying the queue again after a database error.
+QUEUE_RETRY_SECONDS = 5.0
 
 
 class JobRunner:
@@ -93,7 +96,7 @@ class JobRunner:
         """Cancel the loop and running jobs; put those jobs back for the next start."""
         if self._loop_task is not None:
             self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._loop_task
             self._loop_task = None
         interrupted = list(self._running)
@@ -109,10 +112,16 @@ class JobRunner:
     async def _loop(self) -> None:
         while True:
             self._wake.clear()
-            started = await self._start_runnable_jobs()
-            if started:
-                continue
-            await self._sleep_until_next()
+            try:
+                if not await self._start_runnable_jobs():
+                    await self._sleep_until_next()
+            except AcaiError as error:
+                # The database is locked, full or gone for a moment: the runner must
+                # outlive that, or background work silently stops for the session.
+                log.warning(
+                    "job queue unavailable, retrying in %.0fs: %s", QUEUE_RETRY_SECONDS, error
+                )
+                await asyncio.sleep(QUEUE_RETRY_SECONDS)
 
     async def _start_runnable_jobs(self) -> bool:
         started = False
@@ -137,19 +146,29 @@ class JobRunner:
             await asyncio.wait_for(self._wake.wait(), timeout)
 
     async def _run(self, job: Job) -> None:
+        finished: Job | None = None
         try:
-            await self.handlers[job.kind](job)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:
-            finished = await self._record_failure(job, error)
-        else:
-            finished = await self.jobs.finish(job.id)
-        self._running.pop(job.id, None)
-        self.events.emit(ev.JOB_STATUS_CHANGED, finished)
+            try:
+                await self.handlers[job.kind](job)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                finished = await self._record_failure(job, error)
+            else:
+                finished = await self.jobs.finish(job.id)
+        except AcaiError as error:
+            # The outcome could not be written. The row stays 'running', so the next
+            # start requeues it; this session goes on with the other jobs.
+            log.error("job %d (%s): could not record its outcome: %s", job.id, job.kind, error)
+        finally:
+            # Always, even when cancelled: a job left in _running would block its
+            # conversation (and a slot) for the rest of the session.
+            self._running.pop(job.id, None)
+            self._wake.set()
+        if finished is not None:
+            self.events.emit(ev.JOB_STATUS_CHANGED, finished)
         async with self._finished:
             self._finished.notify_all()
-        self._wake.set()
 
     async def _record_failure(self, job: Job, error: Exception) -> Job:
         reason = f"{type(error).__name__}: {error}"
