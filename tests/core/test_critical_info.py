@@ -179,3 +179,32 @@ def test_fragments_are_given_their_subject(tmp_path, fake_openai):
     memories = run(scenario())
     contents = {m.content: m.category for m in memories}
     assert contents == {"The user has a PhD in physics": "Professional", "Bob has a PhD": "Other"}
+
+
+def test_a_memory_forgotten_while_the_model_decides_leaves_the_new_fact_stored(
+    tmp_path, fake_openai
+):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            await _say(assistant, conversation.id, "I live in Paris.")
+            [paris] = await assistant.memories.list()
+            processor = assistant.critical_info
+            deciding = processor._relation
+
+            async def user_forgets_meanwhile(existing, content, similarity):
+                relation = await deciding(existing, content, similarity)
+                await assistant.memories.forget(existing.id)  # the user, mid-decision
+                return relation
+
+            processor._relation = user_forgets_meanwhile
+            _, outcome = await _say(assistant, conversation.id, "I live in Lyon.")
+            return paris.id, outcome, await assistant.memories.list(MemoryFilter(statuses=None))
+
+    paris_id, outcome, every = run(scenario())
+    by_id = {m.id: m for m in every}
+    assert by_id[paris_id].status == MemoryStatus.FORGOTTEN  # the user's action stands
+    [lyon] = outcome.stored
+    assert lyon.content == "The user lives in Lyon" and lyon.status == MemoryStatus.ACTIVE

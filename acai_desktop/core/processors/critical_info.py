@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.planner import is_acknowledgement
 from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
@@ -189,27 +189,33 @@ class CriticalInfoProcessor:
         similar = await self._similar_facts(content)
         for existing, similarity in similar:
             relation = await self._relation(existing, content, similarity)
-            if relation == "duplicate":
-                await self.memories.reinforce(
-                    existing.id,
-                    actor=ACTOR,
-                    source_message_ids=[message.id],
-                    confidence=fact.confidence,
-                )
-                outcome.reinforced.append(existing.id)
-                return
-            if relation in ("refinement", "contradiction"):
-                stored = await self.memories.propose_change(
-                    existing.id,
-                    content,
-                    actor=ACTOR,
-                    category=fact.category,
-                    confidence=fact.confidence,
-                    sources=[message.id],
-                    conversation_id=message.conversation_id,
-                )
-                outcome.stored.append(stored)
-                return
+            try:
+                if relation == "duplicate":
+                    await self.memories.reinforce(
+                        existing.id,
+                        actor=ACTOR,
+                        source_message_ids=[message.id],
+                        confidence=fact.confidence,
+                    )
+                    outcome.reinforced.append(existing.id)
+                    return
+                if relation in ("refinement", "contradiction"):
+                    stored = await self.memories.propose_change(
+                        existing.id,
+                        content,
+                        actor=ACTOR,
+                        category=fact.category,
+                        confidence=fact.confidence,
+                        sources=[message.id],
+                        conversation_id=message.conversation_id,
+                    )
+                    outcome.stored.append(stored)
+                    return
+            except (InvalidInputError, NotFoundError) as error:
+                # The user forgot or replaced that memory while the model was deciding:
+                # it is no longer a current fact to build on. Failing the job would
+                # re-run triage and extraction on retry; compare with the next one.
+                log.info("memory %d changed during reconcile: %s", existing.id, error)
         stored = await self.memories.remember(
             content,
             kind=MemoryKind.FACT,
