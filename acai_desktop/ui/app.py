@@ -104,6 +104,8 @@ class GuiSession:
         self.conversation_id: int | None = None  # None: a new chat, not yet on disk
         #: Whether the new chat (conversation_id None) is to be a temporary one.
         self.new_chat_temporary = False
+        #: The conversation of the answer being written (None: none, or not on disk yet).
+        self.turn_conversation_id: int | None = None
         self._quit = asyncio.Event()
 
     def request_quit(self) -> None:
@@ -181,6 +183,8 @@ class GuiSession:
         window.retry_requested.connect(self._on_window_retry_requested)
         window.new_conversation_requested.connect(self._on_window_new_conversation_requested)
         window.open_conversation_requested.connect(self._on_window_open_conversation_requested)
+        window.conversation_rename_requested.connect(self._on_window_conversation_rename_requested)
+        window.conversation_delete_requested.connect(self._on_window_conversation_delete_requested)
         window.answer_sources_requested.connect(self._on_window_answer_sources_requested)
         window.memory_save_requested.connect(self._on_window_memory_save_requested)
         window.memory_pin_requested.connect(self._on_window_memory_pin_requested)
@@ -273,6 +277,34 @@ class GuiSession:
 
         self._run_reporting(open_conversation(), name=LOAD_TASK)
 
+    def _on_window_conversation_rename_requested(self, conversation_id: int, title: str) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def rename() -> None:
+            # The list and the header follow the CONVERSATION_CHANGED news.
+            await services.conversation_service.rename(conversation_id, title)
+
+        self._run_reporting(rename(), "conversation-rename")
+
+    def _on_window_conversation_delete_requested(self, conversation_id: int) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def delete() -> None:
+            turn = self.tasks.get(TURN_TASK)
+            if turn is not None and self.turn_conversation_id in (conversation_id, None):
+                # Its answer is being written: stop it (what was written is saved, its
+                # jobs queued) before the messages go, so nothing writes to them after.
+                self.tasks.cancel(TURN_TASK)
+                await asyncio.wait([turn])
+            await services.conversation_service.delete(conversation_id)
+            if conversation_id == self.conversation_id:
+                self._show_new_chat()
+            self._say("Conversation deleted. What ACAI learned from it stays in your memories.")
+
+        self._run_reporting(delete(), "conversation-delete")
+
     def _on_events_message_added(self, message: Message) -> None:
         if message.role == "user" and self.services is not None:
             # Its title (from the first message) and its place in the list change now.
@@ -313,6 +345,7 @@ class GuiSession:
         assert self.window is not None
         # Busy at once, so a second Ctrl+Enter can't start a second turn.
         self.window.set_busy(True)
+        self.turn_conversation_id = self.conversation_id
         self.tasks.start(self._turn(turn), key=TURN_TASK)
 
     async def _turn(self, turn: Coroutine[Any, Any, TurnResult | None]) -> None:
@@ -331,6 +364,7 @@ class GuiSession:
                 if result.status == "error":
                     self.window.show_status("The answer failed; see the message. Retry?", 10_000)
         finally:
+            self.turn_conversation_id = None
             if self.window is not None:
                 self.window.set_busy(False)
 
@@ -340,7 +374,7 @@ class GuiSession:
         if self.conversation_id is None:
             temporary = self.new_chat_temporary
             conversation = await services.conversations.create(temporary=temporary)
-            self.conversation_id = conversation.id
+            self.conversation_id = self.turn_conversation_id = conversation.id
             self.window.show_conversation(
                 conversation.id,
                 TEMPORARY_CONVERSATION_TITLE if temporary else NEW_CONVERSATION_TITLE,

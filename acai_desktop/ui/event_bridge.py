@@ -21,6 +21,8 @@ class EventBridge(QObject):
     memory_added = Signal(object)  # MemoryItem
     memory_changed = Signal(object)  # MemoryItem
     memory_removed = Signal(object)  # MemoryItem
+    conversation_changed = Signal(object)  # Conversation (renamed)
+    conversation_removed = Signal(int)  # conversation id (deleted)
     job_status_changed = Signal(object)  # Job
     embedding_progress_changed = Signal(object)  # {"done": n, "total": m}
 
@@ -37,6 +39,8 @@ class EventBridge(QObject):
             ev.MEMORY_ADDED: self.memory_added,
             ev.MEMORY_CHANGED: self.memory_changed,
             ev.MEMORY_REMOVED: self.memory_removed,
+            ev.CONVERSATION_CHANGED: self.conversation_changed,
+            ev.CONVERSATION_REMOVED: self.conversation_removed,
             ev.JOB_STATUS_CHANGED: self.job_status_changed,
             ev.EMBEDDING_PROGRESS: self.embedding_progress_changed,
         }

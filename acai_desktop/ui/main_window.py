@@ -22,9 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.records import Job, MemoryItem, Message
+from acai_desktop.core.records import Conversation, Job, MemoryItem, Message
 from acai_desktop.ui.event_bridge import EventBridge
-from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE, ConversationsModel
+from acai_desktop.ui.models.conversations_model import (
+    TEMPORARY_NOTE,
+    UNTITLED,
+    ConversationsModel,
+)
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.theme import app_icon
@@ -32,10 +36,12 @@ from acai_desktop.ui.widgets.chat_view import ChatView
 from acai_desktop.ui.widgets.composer import Composer
 from acai_desktop.ui.widgets.conversation_list import ConversationList
 from acai_desktop.ui.widgets.dialogs import (
+    DeleteConversationDialog,
     MemoryDetailsDialog,
     MemoryEditDialog,
     NoteDialog,
     ProvenanceDialog,
+    RenameConversationDialog,
 )
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
@@ -104,6 +110,8 @@ class MainWindow(QMainWindow):
     settings_requested = Signal()
     settings_save_requested = Signal(object, str)  # ModelSettings, API key ("" keeps it)
     settings_detect_requested = Signal(str, str)  # provider, address typed for it
+    conversation_rename_requested = Signal(int, str)  # conversation id, new title
+    conversation_delete_requested = Signal(int)  # conversation id (confirmed)
     quit_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -291,7 +299,11 @@ class MainWindow(QMainWindow):
         self.events.embedding_progress_changed.connect(self._on_events_embedding_progress_changed)
         for signal in (self.messages_model.rowsInserted, self.messages_model.modelReset):
             signal.connect(self._on_messages_model_changed)
-        for signal in (self.conversations_model.rowsInserted, self.conversations_model.modelReset):
+        for signal in (
+            self.conversations_model.rowsInserted,
+            self.conversations_model.rowsRemoved,
+            self.conversations_model.modelReset,
+        ):
             signal.connect(self._on_conversations_model_changed)
 
         # The user's requests.
@@ -306,6 +318,11 @@ class MainWindow(QMainWindow):
         self.banner_settings_button.clicked.connect(self.settings_requested)
         self.memory_panel.add_note_requested.connect(self._on_memory_panel_add_note_requested)
         self.conversation_list.open_conversation_requested.connect(self.open_conversation_requested)
+        self.conversation_list.rename_requested.connect(self._on_conversation_list_rename_requested)
+        self.conversation_list.delete_requested.connect(self._on_conversation_list_delete_requested)
+        self.events.conversation_changed.connect(self.conversations_model.on_conversation_changed)
+        self.events.conversation_changed.connect(self._on_events_conversation_changed)
+        self.events.conversation_removed.connect(self.conversations_model.on_conversation_removed)
         self.chat_view.retry_requested.connect(self.retry_requested)
         self.chat_view.sources_requested.connect(self.answer_sources_requested)
         self.memory_panel.search_changed.connect(self.memory_search_requested)
@@ -327,6 +344,28 @@ class MainWindow(QMainWindow):
             and message.conversation_id == self.messages_model.conversation_id
         ):
             self.composer.clear_sent(message.content)
+
+    def _on_events_conversation_changed(self, conversation: Conversation) -> None:
+        if conversation.id == self.messages_model.conversation_id:
+            self.set_conversation_title(conversation.title or UNTITLED)
+
+    def _on_conversation_list_rename_requested(self, conversation_id: int) -> None:
+        row = self.conversations_model.row_of(conversation_id)
+        if row is None:
+            return
+        title = self.conversations_model.conversation_at(row).title
+        dialog = RenameConversationDialog(conversation_id, title, self)
+        dialog.rename_requested.connect(self.conversation_rename_requested)
+        dialog.open()
+
+    def _on_conversation_list_delete_requested(self, conversation_id: int) -> None:
+        row = self.conversations_model.row_of(conversation_id)
+        if row is None:
+            return
+        title = self.conversations_model.conversation_at(row).title or UNTITLED
+        dialog = DeleteConversationDialog(conversation_id, title, self)
+        dialog.delete_confirmed.connect(self.conversation_delete_requested)
+        dialog.open()
 
     def _on_events_job_status_changed(self, job: Job) -> None:
         if job.status in ("pending", "running"):

@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass, field
 
 from acai_desktop.core.assistant import Assistant, ModelOverrides, open_assistant, resolve_settings
+from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.errors import (
     LocalModelUnavailableError,
@@ -72,6 +73,8 @@ class GuiServices:
     provenance: ProvenanceRepository
     orchestrator: Orchestrator
     model_name: str | None
+    #: Renames and deletes conversations, and announces it.
+    conversation_service: ConversationService
     assistant: Assistant | None = None
     #: Why there is no model, with the next step; None when the model is connected.
     model_problem: str | None = None
@@ -107,6 +110,9 @@ async def open_gui_services(
         provenance=assistant.provenance,
         orchestrator=assistant.orchestrator,
         model_name=f"{settings.model_for('chat')} · {settings.provider}",
+        conversation_service=ConversationService(
+            assistant.conversations, assistant.memories, events
+        ),
         assistant=assistant,
         warnings=list(assistant.warnings),
     )
@@ -148,5 +154,6 @@ async def _open_without_model(
         provenance=provenance,
         orchestrator=orchestrator,
         model_name=None,
+        conversation_service=ConversationService(conversations, memories, events),
         model_problem=problem_text(error),
     )

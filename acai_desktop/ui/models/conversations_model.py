@@ -2,7 +2,8 @@
 
 The session loads the list and passes each conversation it has re-read after a
 message was added (its title and ``updated_at`` change then); the model moves it to
-the top. Temporary chats are listed too, marked (ACAI learns nothing from them).
+the top. A rename keeps its place; a deleted conversation leaves the list.
+Temporary chats are listed too, marked (ACAI learns nothing from them).
 """
 
 from __future__ import annotations
@@ -72,17 +73,36 @@ class ConversationsModel(QAbstractListModel):
         return self._conversations[row]
 
     def on_conversation_changed(self, conversation: Conversation) -> None:
-        """A conversation was created or changed: show it first, with its new title."""
+        """A conversation was created or changed: show it with its new title, in its
+        place by last activity (a new message brings it to the top, a rename doesn't)."""
         row = self.row_of(conversation.id)
         if row is None:
-            self.beginInsertRows(QModelIndex(), 0, 0)
-            self._conversations.insert(0, conversation)
+            target = self._place_of(conversation, self._conversations)
+            self.beginInsertRows(QModelIndex(), target, target)
+            self._conversations.insert(target, conversation)
             self.endInsertRows()
             return
         self._conversations[row] = conversation
-        if row != 0:
-            self.beginMoveRows(QModelIndex(), row, row, QModelIndex(), 0)
-            self._conversations.insert(0, self._conversations.pop(row))
+        others = self._conversations[:row] + self._conversations[row + 1 :]
+        target = self._place_of(conversation, others)
+        if target != row:
+            # Qt counts the destination before the move: below the row it is one more.
+            destination = target if target < row else target + 1
+            self.beginMoveRows(QModelIndex(), row, row, QModelIndex(), destination)
+            self._conversations.insert(target, self._conversations.pop(row))
             self.endMoveRows()
-        index = self.index(0)
+        index = self.index(target)
         self.dataChanged.emit(index, index)
+
+    def on_conversation_removed(self, conversation_id: int) -> None:
+        row = self.row_of(conversation_id)
+        if row is None:
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._conversations[row]
+        self.endRemoveRows()
+
+    @staticmethod
+    def _place_of(conversation: Conversation, others: list[Conversation]) -> int:
+        key = (conversation.updated_at, conversation.id)
+        return sum(1 for other in others if (other.updated_at, other.id) > key)

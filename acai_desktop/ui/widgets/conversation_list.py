@@ -1,14 +1,27 @@
-"""The conversations in the sidebar: title and when it was last active."""
+"""The conversations in the sidebar: title and when it was last active.
+
+Right-click on a conversation, or click the "⋯" shown on the row under the mouse, for
+*Rename…* and *Delete…*; the list only asks (``*_requested``), the window answers.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath
+from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QFont,
+    QFontMetrics,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QListView,
+    QMenu,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -18,8 +31,18 @@ from PySide6.QtWidgets import (
 from acai_desktop.ui.models.conversations_model import ConversationRoles
 
 ROW_HEIGHT = 50
+MORE_WIDTH = 26  # the "⋯" button at the right of the row under the mouse
+MORE_MARK = "⋯"
+RENAME_TEXT = "Rename…"
+DELETE_TEXT = "Delete…"
 # Short enough for the sidebar; the tooltip says "Temporary — nothing is remembered".
 TEMPORARY_MARK = "Temporary — not remembered"
+
+
+def more_rect(row_rect: QRect) -> QRect:
+    """Where a row draws its "⋯" (and where a click on it opens the menu)."""
+    rect = row_rect.adjusted(0, 2, 0, -2)
+    return QRect(rect.right() - MORE_WIDTH - 4, rect.top() + 4, MORE_WIDTH, 22)
 
 
 def when_label(at: str, now: datetime | None = None) -> str:
@@ -54,6 +77,12 @@ class ConversationDelegate(QStyledItemDelegate):
         small = QFont(option.font)
         small.setPointSizeF(max(option.font.pointSizeF(), 10.0) - 1.5)
         text_rect = rect.adjusted(10, 7, -10, -7)
+        if hovered or selected:
+            more = more_rect(option.rect)
+            painter.setFont(title_font)
+            painter.setPen(QColor("#5b4a86"))
+            painter.drawText(more, Qt.AlignmentFlag.AlignCenter, MORE_MARK)
+            text_rect.setRight(more.left() - 4)
         metrics = QFontMetrics(title_font)
         title = metrics.elidedText(
             index.data(ConversationRoles.TITLE), Qt.TextElideMode.ElideRight, text_rect.width()
@@ -83,6 +112,8 @@ class ConversationDelegate(QStyledItemDelegate):
 
 class ConversationList(QListView):
     open_conversation_requested = Signal(int)
+    rename_requested = Signal(int)  # conversation id
+    delete_requested = Signal(int)  # conversation id
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -91,8 +122,9 @@ class ConversationList(QListView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMouseTracking(True)
-        self.clicked.connect(self._on_clicked)
-        self.activated.connect(self._on_clicked)
+        #: The open actions menu (kept so it lives while shown; tests look at it).
+        self.menu: QMenu | None = None
+        self.activated.connect(self._on_activated)
 
     def select_conversation(self, conversation_id: int | None) -> None:
         """Show ``conversation_id`` as the current one, without announcing a choice."""
@@ -105,5 +137,42 @@ class ConversationList(QListView):
             model.index(row), self.selectionModel().SelectionFlag.ClearAndSelect
         )
 
-    def _on_clicked(self, index: QModelIndex) -> None:
+    def open_menu(self, row: int, at: QPoint) -> QMenu:
+        """Show Rename… / Delete… for the conversation in ``row`` at ``at`` (viewport)."""
+        conversation_id = self.model().index(row).data(ConversationRoles.ID)
+        if self.menu is not None:
+            self.menu.close()
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        rename = menu.addAction(RENAME_TEXT)
+        rename.triggered.connect(lambda: self.rename_requested.emit(conversation_id))
+        delete = menu.addAction(DELETE_TEXT)
+        delete.triggered.connect(lambda: self.delete_requested.emit(conversation_id))
+        menu.destroyed.connect(self._on_menu_destroyed)
+        self.menu = menu
+        menu.popup(self.viewport().mapToGlobal(at))  # never exec(): no nested loop
+        return menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        index = self.indexAt(event.pos())
+        if index.isValid():
+            self.open_menu(index.row(), event.pos())
+            event.accept()
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        index = self.indexAt(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and index.isValid():
+            rect = more_rect(self.visualRect(index))
+            if rect.contains(event.position().toPoint()):
+                self.open_menu(index.row(), rect.bottomLeft())
+            else:
+                self.open_conversation_requested.emit(index.data(ConversationRoles.ID))
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def _on_menu_destroyed(self) -> None:
+        self.menu = None
+
+    def _on_activated(self, index: QModelIndex) -> None:
         self.open_conversation_requested.emit(index.data(ConversationRoles.ID))

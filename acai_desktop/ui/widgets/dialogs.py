@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QTextBrowser,
@@ -22,7 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.records import AnswerSource, MemoryEvent, MemoryItem, Message
+from acai_desktop.core.store.conversations import MAX_TITLE_CHARS, clean_title
 
 ACTOR_LABELS = {
     "user": "You",
@@ -154,6 +157,72 @@ class NoteDialog(_Dialog):
         self.error_label.setVisible(bool(text))
 
     def saved(self) -> None:
+        self.accept()
+
+
+class RenameConversationDialog(_Dialog):
+    rename_requested = Signal(int, str)  # conversation id, new title
+
+    def __init__(self, conversation_id: int, title: str, parent: QWidget | None = None) -> None:
+        super().__init__("Rename conversation", parent)
+        self.conversation_id = conversation_id
+        self.resize(420, 140)
+        self.editor = QLineEdit(title)
+        self.editor.setMaxLength(MAX_TITLE_CHARS)
+        self.editor.selectAll()
+        self.error_label = error_label()
+        self.buttons, self.save_button = save_cancel_buttons("Rename")
+        self.layout_.addWidget(self.editor)
+        self.layout_.addWidget(self.error_label)
+        self.layout_.addWidget(self.buttons)
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+        self.editor.returnPressed.connect(self._on_buttons_accepted)
+
+    def _on_buttons_accepted(self) -> None:
+        try:
+            title = clean_title(self.editor.text())  # the core's rule, checked here first
+        except InvalidInputError as error:
+            self.error_label.setText(str(error))
+            self.error_label.setVisible(True)
+            self.editor.setFocus()
+            return
+        self.rename_requested.emit(self.conversation_id, title)
+        self.accept()
+
+
+DELETE_CONVERSATION_TEXT = (
+    "Delete this conversation? Its messages are removed; "
+    "what ACAI learned from it stays in your memories."
+)
+
+
+class DeleteConversationDialog(_Dialog):
+    delete_confirmed = Signal(int)  # conversation id
+
+    def __init__(self, conversation_id: int, title: str, parent: QWidget | None = None) -> None:
+        super().__init__("Delete conversation", parent)
+        self.conversation_id = conversation_id
+        self.resize(420, 150)
+        name = QLabel(f"<b>{html.escape(title)}</b>")
+        name.setWordWrap(True)
+        question = QLabel(DELETE_CONVERSATION_TEXT)
+        question.setObjectName("DialogNote")
+        question.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        self.delete_button = self.buttons.addButton(
+            "Delete", QDialogButtonBox.ButtonRole.DestructiveRole
+        )
+        self.delete_button.setObjectName("DangerButton")
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
+        self.layout_.addWidget(name)
+        self.layout_.addWidget(question)
+        self.layout_.addWidget(self.buttons)
+        self.delete_button.clicked.connect(self._on_delete_button_clicked)
+        self.buttons.rejected.connect(self.reject)
+
+    def _on_delete_button_clicked(self) -> None:
+        self.delete_confirmed.emit(self.conversation_id)
         self.accept()
 
 
