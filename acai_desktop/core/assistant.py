@@ -33,6 +33,7 @@ from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.processors.summary import SummaryProcessor
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.secrets import SecretStore
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
@@ -107,6 +108,8 @@ class Assistant:
     warnings: list[str] = field(default_factory=list)
     #: Re-embedding memories whose vectors came from another embedder (or None).
     reembedding: asyncio.Task | None = None
+    #: Held while open: one running assistant per profile.
+    lock: ProfileLock | None = None
 
     async def close(self) -> None:
         """Stop background work, then the model client and server, then the database.
@@ -123,7 +126,11 @@ class Assistant:
                 await step()
             except Exception:
                 log.exception("shut-down step %s failed", getattr(step, "__qualname__", step))
-        await self.store.close()
+        try:
+            await self.store.close()
+        finally:
+            if self.lock is not None:
+                self.lock.release()
 
     async def _await_reembedding(self) -> None:
         if self.reembedding is not None:
@@ -144,7 +151,12 @@ async def open_assistant(
     secrets = SecretStore(profile.data_dir)
     warnings = [secrets.warning] if secrets.warning else []
     local_server = None
-    store = await Store.open(profile.database_path)
+    lock = ProfileLock(profile.data_dir).acquire()
+    try:
+        store = await Store.open(profile.database_path)
+    except BaseException:
+        lock.release()
+        raise
     client = None
     try:
         if settings.provider == ProviderName.LOCAL:
@@ -196,6 +208,7 @@ async def open_assistant(
         if local_server is not None:
             await asyncio.shield(local_server.stop())
         await store.close()
+        lock.release()
         raise
     reembedding = asyncio.create_task(memories.reembed_stale(), name="re-embed")
     return Assistant(
@@ -216,4 +229,5 @@ async def open_assistant(
         local_server=local_server,
         warnings=warnings,
         reembedding=reembedding,
+        lock=lock,
     )

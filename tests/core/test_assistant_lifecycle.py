@@ -2,9 +2,14 @@
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
+
+import pytest
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.errors import StoreError
 from acai_desktop.core.events import EventBus
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
@@ -48,3 +53,29 @@ def test_memories_from_another_embedder_are_reembedded_in_the_background(tmp_pat
     with sqlite3.connect(profile.database_path) as db:
         models = {row[0] for row in db.execute("SELECT embedding_model FROM memories")}
     assert models == {"wordllama-l2_supercat-256"}
+
+
+def test_one_running_assistant_per_profile(tmp_path, fake_openai):
+    profile = configure_profile(tmp_path, fake_openai)
+
+    async def scenario():
+        first = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+        try:
+            with pytest.raises(StoreError, match="already open in another ACAI Desktop"):
+                await open_assistant(profile, ModelOverrides(), start_jobs=False)
+            # Another process is refused too, with the same message and no traceback.
+            other = subprocess.run(
+                [sys.executable, "-m", "acai_desktop", "chat", "--data-dir",
+                 str(profile.data_dir), "hello"],
+                capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+        finally:
+            await first.close()
+        second = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+        await second.close()
+        return other
+
+    other = run(scenario())
+    assert other.returncode == 2
+    assert "already open in another ACAI Desktop" in other.stderr
+    assert "Traceback" not in other.stderr
