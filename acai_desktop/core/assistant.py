@@ -138,6 +138,14 @@ class Assistant:
                 await self.reembedding
 
 
+def _read_secrets(profile: Profile, provider: str) -> tuple[str | None, str | None]:
+    """(warning about where keys are kept, the provider's key); Local needs neither."""
+    if provider == ProviderName.LOCAL:
+        return None, None
+    secrets = SecretStore(profile.data_dir)
+    return secrets.warning, secrets.get_api_key(provider)
+
+
 async def open_assistant(
     profile: Profile,
     overrides: ModelOverrides | None = None,
@@ -148,8 +156,11 @@ async def open_assistant(
     profile.ensure()
     settings = await resolve_settings(profile, overrides or ModelOverrides())
     events = events or EventBus()
-    secrets = SecretStore(profile.data_dir)
-    warnings = [secrets.warning] if secrets.warning else []
+    # The keyring may sit behind D-Bus or a locked wallet: never ask it on the loop.
+    secret_warning, api_key = await asyncio.to_thread(
+        _read_secrets, profile, str(settings.provider)
+    )
+    warnings = [secret_warning] if secret_warning else []
     local_server = None
     lock = ProfileLock(profile.data_dir).acquire()
     try:
@@ -167,7 +178,7 @@ async def open_assistant(
                 settings, base_url=local_server.base_url, api_key=local_server.api_key
             )
         else:
-            client = ModelClient(settings, api_key=secrets.get_api_key(str(settings.provider)))
+            client = ModelClient(settings, api_key=api_key)
         embedder = make_embedder(settings, client)
         if not embedder.dimensions:
             await embedder.embed(["probe"])  # a provider's embedder learns its size here

@@ -7,6 +7,7 @@ directly, so it works with no network and inside a frozen bundle.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from importlib import resources
 
@@ -15,6 +16,8 @@ import numpy as np
 from acai_desktop.core.embeddings.base import normalise_rows
 
 CONFIG = "l2_supercat"
+#: Up to this many characters per call are embedded on the calling thread (about 1 ms).
+INLINE_CHARACTERS = 20_000
 DIMENSIONS = 256
 
 
@@ -55,6 +58,10 @@ class WordLlamaEmbedder:
         return normalise_rows(vectors)
 
     async def embed(self, texts: list[str]) -> np.ndarray:
-        # Fast enough (microseconds per text) to run inline; bulk re-embedding goes
-        # through the store's executor in the service that drives it.
+        # A query or a new memory takes microseconds: inline is cheaper than a thread
+        # hop. Loading the model (a third of a second) and big batches (re-embedding
+        # after an embedder switch, imports, evaluation) go to a worker thread so the
+        # window never freezes.
+        if self._model is None or sum(len(t) for t in texts) > INLINE_CHARACTERS:
+            return await asyncio.to_thread(self.embed_sync, texts)
         return self.embed_sync(texts)
