@@ -47,8 +47,12 @@ class TaskTracker:
         return task
 
     def cancel(self, key: str) -> bool:
-        """Cancel the task started under ``key``; True if one was running."""
-        task = self._by_key.pop(key, None)
+        """Cancel the task started under ``key``; True if one was running.
+
+        The task stays known under its key until its clean-up has finished (a stopped
+        answer still saves its text), so ``get`` keeps reporting it until then and
+        nothing that must wait for it (a reconnect, a delete) can slip in between."""
+        task = self._by_key.get(key)
         if task is None or task.done():
             return False
         task.cancel()

@@ -95,3 +95,26 @@ def test_tasks_started_during_shutdown_are_awaited_too():
         return events
 
     assert run(scenario()) == ["late started", "late cleaned up"]
+
+
+def test_a_cancelled_task_stays_visible_until_its_clean_up_is_done():
+    async def scenario():
+        tracker = TaskTracker()
+        cleaned = asyncio.Event()
+
+        async def turn():
+            try:
+                await asyncio.sleep(60)
+            finally:
+                await asyncio.sleep(0.05)  # e.g. saving the partial answer
+                cleaned.set()
+
+        task = tracker.start(turn(), key="turn")
+        await asyncio.sleep(0)
+        assert tracker.cancel("turn") is True
+        seen_during_clean_up = tracker.get("turn")
+        await asyncio.gather(task, return_exceptions=True)
+        return seen_during_clean_up is task, cleaned.is_set(), tracker.get("turn")
+
+    visible, cleaned, after = asyncio.run(scenario())
+    assert visible and cleaned and after is None
