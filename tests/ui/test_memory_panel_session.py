@@ -166,3 +166,18 @@ def test_without_a_model_the_window_opens_shows_why_and_keeps_data_readable(
         ).fetchall()
     assert last[1][:2] == ("user", "complete")
     assert last[0][:2] == ("assistant", "error") and last[0][2]
+
+
+def test_damaged_model_settings_open_the_window_with_a_way_to_fix_them(qapp, tmp_path, fake_openai):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    asyncio.run(seed(profile))
+    profile.settings_path.write_text('{"llm": {"provider": "nonsense", "models": 7}}')
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        assert window.banner.isVisible()
+        banner = window.banner_label.text()
+        assert "settings" in banner.lower() and "Open Settings" in banner
+        assert window.memories_model.rowCount() == 3  # the data is all there
+
+    run_in_session(GuiSession(profile), scenario)

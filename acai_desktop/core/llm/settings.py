@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.errors import ModelSettingsError
 from acai_desktop.core.llm.presets import (
     ModelRole,
     ProviderName,
@@ -63,7 +63,7 @@ class ModelSettings(BaseModel):
             return None
         url = self.base_url or preset(self.provider).base_url
         if not url:
-            raise InvalidInputError(
+            raise ModelSettingsError(
                 "The custom provider needs a base URL (for example http://localhost:8000/v1). "
                 "Enter it in Settings or pass --base-url."
             )
@@ -79,16 +79,16 @@ def _read_file(path: Path) -> dict:
     except FileNotFoundError:
         return {}
     except OSError as error:
-        raise InvalidInputError(f"Could not read the settings file {path}: {error}") from error
+        raise ModelSettingsError(f"Could not read the settings file {path}: {error}") from error
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as error:
-        raise InvalidInputError(
+        raise ModelSettingsError(
             f"The settings file {path} is not valid JSON ({error}). Fix it or delete it "
             "to start with default settings."
         ) from error
     if not isinstance(data, dict):
-        raise InvalidInputError(f"The settings file {path} does not hold a JSON object.")
+        raise ModelSettingsError(f"The settings file {path} does not hold a JSON object.")
     return data
 
 
@@ -103,7 +103,7 @@ def load_model_settings(path: Path) -> ModelSettings | None:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
         )
-        raise InvalidInputError(
+        raise ModelSettingsError(
             f"The model settings in {path} are invalid ({problems}). Fix them in Settings "
             "or delete the file."
         ) from error
