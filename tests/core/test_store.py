@@ -11,11 +11,21 @@ import pytest
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.records import Actor
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.memories import MemoryRepository
+from acai_desktop.core.store.memories import MemoryRepository, insert_memory
 from tests.support.aio import run
 from tests.support.readonly import read_only
 
 MEMORY = {"kind": "fact", "content": "I prefer tea", "origin": "user"}
+
+
+async def insert(store: Store, values: dict) -> None:
+    """A raw row write through the store (the layer under test; no service)."""
+
+    def write(db):
+        with db.atomic():
+            insert_memory(db, values, actor=Actor.USER)
+
+    await store.run(write)
 
 
 def digest(path: Path) -> str:
@@ -79,7 +89,7 @@ def test_sqlite_errors_come_back_as_store_errors_and_roll_back(tmp_path):
             )
             assert count == 0
             with pytest.raises(StoreError, match="FOREIGN KEY"):
-                await repository.insert({**MEMORY, "conversation_id": 99}, actor=Actor.USER)
+                await insert(store, {**MEMORY, "conversation_id": 99})
             assert await repository.list() == []
         finally:
             await store.close()
@@ -110,9 +120,8 @@ def test_a_database_damaged_inside_is_refused_and_left_alone(tmp_path):
 
     async def fill():
         store = await Store.open(path)
-        repository = MemoryRepository(store)
         for i in range(100):
-            await repository.insert({**MEMORY, "content": f"memory {i} " * 30}, actor="user")
+            await insert(store, {**MEMORY, "content": f"memory {i} " * 30})
         await store.close()
 
     run(fill())
@@ -141,7 +150,7 @@ def test_a_read_only_database_gives_a_clear_error_and_is_not_changed(tmp_path, d
 
     async def make():
         store = await Store.open(path)
-        await MemoryRepository(store).insert(MEMORY, actor="user")
+        await insert(store, MEMORY)
         await store.close()
 
     async def use() -> list[str]:
@@ -154,7 +163,7 @@ def test_a_read_only_database_gives_a_clear_error_and_is_not_changed(tmp_path, d
             repository = MemoryRepository(store)
             notes.append(f"read {len(await repository.list())}")
             with pytest.raises(StoreError) as refused:
-                await repository.insert({**MEMORY, "content": "new"}, actor="user")
+                await insert(store, {**MEMORY, "content": "new"})
             notes.append(f"write failed: {refused.value}")
         finally:
             await store.close()
@@ -180,7 +189,7 @@ async def use_writable(path: Path) -> list[str]:
     store = await Store.open(path)
     try:
         repository = MemoryRepository(store)
-        await repository.insert({**MEMORY, "content": "new"}, actor="user")
+        await insert(store, {**MEMORY, "content": "new"})
         return [f"read {len(await repository.list())}"]
     finally:
         await store.close()

@@ -225,16 +225,6 @@ def list_memories(db: Database, where: MemoryFilter) -> list[MemoryItem]:
     ]
 
 
-def memory_sources(db: Database, memory_id: int) -> list[int]:
-    return [
-        row[0]
-        for row in db.execute(
-            "SELECT message_id FROM memory_sources WHERE memory_id = ? ORDER BY message_id",
-            [memory_id],
-        ).fetchall()
-    ]
-
-
 def add_sources(db: Database, memory_id: int, message_ids: Iterable[int]) -> None:
     for message_id in message_ids:
         db.execute(
@@ -254,15 +244,12 @@ def memory_history(db: Database, memory_id: int) -> list[MemoryEvent]:
     return [MemoryEvent.from_row(dict(zip(names, row, strict=True))) for row in cursor]
 
 
-def set_embedding(db: Database, memory_id: int, vector: np.ndarray, model: str) -> None:
-    db.execute(
-        "UPDATE memories SET embedding = ?, embedding_model = ? WHERE id = ?",
-        [encode_embedding(vector), model, memory_id],
-    )
-
-
 class MemoryRepository:
-    """Async facade over the functions above, for services on the event loop."""
+    """Read-only async facade for services on the event loop.
+
+    Every write goes through MemoryService, which keeps the vector index, the events and
+    the protection of pinned and user-edited memories in step with the row; a write
+    API here would be a way around all three."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -273,46 +260,5 @@ class MemoryRepository:
     async def list(self, where: MemoryFilter | None = None) -> list[MemoryItem]:
         return await self.store.run(list_memories, where or MemoryFilter())
 
-    async def sources(self, memory_id: int) -> list[int]:
-        return await self.store.run(memory_sources, memory_id)
-
     async def history(self, memory_id: int) -> list[MemoryEvent]:
         return await self.store.run(memory_history, memory_id)
-
-    async def insert(
-        self,
-        values: dict,
-        *,
-        actor: Actor | str,
-        sources: Iterable[int] = (),
-        action: str = "created",
-    ) -> MemoryItem:
-        def write(db: Database) -> MemoryItem:
-            with db.atomic():
-                return insert_memory(db, values, actor=actor, sources=list(sources), action=action)
-
-        return await self.store.run(write)
-
-    async def update(
-        self,
-        memory_id: int,
-        changes: dict,
-        *,
-        actor: Actor | str,
-        action: str,
-        guard: Callable[[MemoryItem], None] | None = None,
-    ) -> MemoryItem:
-        def write(db: Database) -> MemoryItem:
-            with db.atomic():
-                return update_memory(
-                    db, memory_id, changes, actor=actor, action=action, guard=guard
-                )
-
-        return await self.store.run(write)
-
-    async def set_embedding(self, memory_id: int, vector: np.ndarray, model: str) -> None:
-        def write(db: Database) -> None:
-            with db.atomic():
-                set_embedding(db, memory_id, vector, model)
-
-        await self.store.run(write)
