@@ -175,7 +175,10 @@ async def open_assistant(
             local_server = LocalModelServer(path, log_path=profile.logs_dir / "local-model.log")
             await local_server.start()
             client = ModelClient(
-                settings, base_url=local_server.base_url, api_key=local_server.api_key
+                settings,
+                base_url=local_server.base_url,
+                api_key=local_server.api_key,
+                unreachable_reason=local_server.unavailable_reason,
             )
         else:
             client = ModelClient(settings, api_key=api_key)

@@ -11,7 +11,7 @@ tells the person what happened and what to do.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from acai_desktop.core.errors import (
     ContextTooLongError,
+    LocalModelUnavailableError,
     ModelError,
     ModelNotFoundError,
     ModelRateLimitedError,
@@ -113,10 +114,17 @@ class ModelClient:
         timeouts: ClientTimeouts | None = None,
         max_retries: int = 2,
         stream_max_retries: int = 1,
+        unreachable_reason: Callable[[], str | None] | None = None,
     ) -> None:
         """``base_url`` overrides the settings' address (the local server's URL goes here);
-        ``api_key`` None sends a placeholder, never the environment's key."""
+        ``api_key`` None sends a placeholder, never the environment's key.
+
+        ``unreachable_reason``: for a server the app manages itself, what it knows about
+        why the server is not answering (it died and is restarting, or gave up). A
+        connection failure then says that, instead of asking the user to check an
+        address they never chose."""
         self.settings = settings
+        self._unreachable_reason = unreachable_reason
         resolved = base_url or settings.resolved_base_url()
         if not resolved:
             raise ModelUnreachableError(
@@ -349,6 +357,9 @@ class ModelClient:
                 "overloaded or the model too slow; retry, or raise the timeout in Settings."
             )
         if isinstance(error, openai.APIConnectionError):
+            reason = self._unreachable_reason() if self._unreachable_reason else None
+            if reason:
+                return LocalModelUnavailableError(reason)
             return ModelUnreachableError(
                 f"Could not reach the model server at {self.base_url}. Check that it is "
                 "running and the address is right, or pick another provider in Settings."

@@ -140,6 +140,14 @@ class LocalModelServer:
     def is_ready(self) -> bool:
         return self._ready and self._process is not None and self._process.returncode is None
 
+    def unavailable_reason(self) -> str | None:
+        """Why the server isn't answering, for the person waiting; None while it is fine."""
+        if self.is_ready:
+            return None
+        if self.failure:
+            return f"The local model server stopped: {self.failure}"
+        return "The local model server is restarting; try again in a moment."
+
     @property
     def log_path(self) -> Path | None:
         return self._log_path
