@@ -140,11 +140,14 @@ def _check_sources(db: Database, message_ids: Iterable[int]) -> list[int]:
     return wanted
 
 
-def _refusal(item: MemoryItem, what: str) -> str:
+def _protected(item: MemoryItem, what: str) -> str:
     reason = "pinned" if item.pinned else "edited by the user"
+    return f"Memory {item.id} is {reason}, so a processor may not {what} it"
+
+
+def _refusal(item: MemoryItem, what: str) -> str:
     return (
-        f"Memory {item.id} is {reason}, so a processor may not {what} it; "
-        "the new fact was stored as a conflict for the user to decide."
+        f"{_protected(item, what)}; the new fact was stored as a conflict for the user to decide."
     )
 
 
@@ -903,10 +906,7 @@ class MemoryService:
     @staticmethod
     def _refuse_processor(actor: Actor, item: MemoryItem, what: str) -> None:
         if actor in PROCESSORS and item.protected:
-            reason = "pinned" if item.pinned else "edited by the user"
-            raise ProtectedMemoryError(
-                f"Memory {item.id} is {reason}, so a processor may not {what} it."
-            )
+            raise ProtectedMemoryError(f"{_protected(item, what)}.")
 
     async def _apply(self, write) -> MemoryItem:
         outcome = await self._apply_outcome(write)
