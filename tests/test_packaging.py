@@ -57,7 +57,7 @@ def test_no_listed_package_is_stale():
 
 
 def test_resources_are_reachable_through_the_package():
-    assert "QMainWindow" in resource_text("themes", "light.qss")
+    assert "QMainWindow" in resource_text("themes", "app.qss")
     for icon in ("acai-desktop.svg", "acai-desktop.png"):
         path = resource_path("icons", icon)
         assert path.is_file() and path.stat().st_size > 0, path

@@ -1,42 +1,100 @@
-"""The application's look: Qt's Fusion style, a light palette, a font stack and the
-stylesheet in ``resources/themes/``. Applied once, at start-up, to the QApplication."""
+"""The application's look: Qt's Fusion style, a palette, a font stack and the stylesheet.
+
+Every colour comes from one theme definition, ``resources/themes/<name>.json`` (light
+and dark share the same names): the stylesheet template ``app.qss`` names colours as
+``@name``, the palette is filled from it, and painted widgets (the chat delegate, the
+syntax highlighting) ask :meth:`Theme.color`. :class:`ThemeController` applies the
+user's choice — Light, Dark, or System, which follows the desktop's colour scheme live.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QIcon, QPalette
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
 from acai_desktop.core.resources import resource_path, resource_text
 
 DEFAULT_THEME = "light"
+THEMES = ("light", "dark")
+#: What the user can choose in Settings; "system" follows the desktop.
+THEME_CHOICES = {"system": "Same as the system", "light": "Light", "dark": "Dark"}
 
 # The first family the system has wins; DejaVu Sans is the Debian fallback.
 FONT_FAMILIES = ["Inter", "Segoe UI", "SF Pro Text", "Cantarell", "Noto Sans", "DejaVu Sans"]
 FONT_POINT_SIZE = 10
 
-# Colours the stylesheet cannot reach (native dialogs, text cursors, disabled text).
-PALETTE = {
-    QPalette.ColorRole.Window: "#faf9fd",
-    QPalette.ColorRole.WindowText: "#1f1d2b",
-    QPalette.ColorRole.Base: "#ffffff",
-    QPalette.ColorRole.AlternateBase: "#f3f1f8",
-    QPalette.ColorRole.Text: "#1f1d2b",
-    QPalette.ColorRole.PlaceholderText: "#9a96ab",
-    QPalette.ColorRole.Button: "#ffffff",
-    QPalette.ColorRole.ButtonText: "#1f1d2b",
-    QPalette.ColorRole.Highlight: "#6a3fa0",
-    QPalette.ColorRole.HighlightedText: "#ffffff",
-    QPalette.ColorRole.ToolTipBase: "#1f1d2b",
-    QPalette.ColorRole.ToolTipText: "#ffffff",
-    QPalette.ColorRole.Link: "#6a3fa0",
+# Palette roles (what the stylesheet cannot reach: native dialogs, text cursors, the
+# text of documents painted by delegates) and the theme colour each one takes.
+PALETTE_ROLES = {
+    QPalette.ColorRole.Window: "canvas",
+    QPalette.ColorRole.WindowText: "ink",
+    QPalette.ColorRole.Base: "surface",
+    QPalette.ColorRole.AlternateBase: "sidebar",
+    QPalette.ColorRole.Text: "ink",
+    QPalette.ColorRole.PlaceholderText: "faint",
+    QPalette.ColorRole.Button: "surface",
+    QPalette.ColorRole.ButtonText: "ink",
+    QPalette.ColorRole.Highlight: "accent",
+    QPalette.ColorRole.HighlightedText: "on_accent",
+    QPalette.ColorRole.ToolTipBase: "tooltip_bg",
+    QPalette.ColorRole.ToolTipText: "tooltip_ink",
+    QPalette.ColorRole.Link: "link",
+    QPalette.ColorRole.LinkVisited: "link",
 }
+_NAME = re.compile(r"@([a-z_]+)")
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    is_dark: bool
+    colors: dict[str, str] = field(hash=False, compare=False)
+
+    def color(self, name: str) -> QColor:
+        return QColor(self.colors[name])
+
+    def palette(self, base: QPalette | None = None) -> QPalette:
+        palette = QPalette(base) if base is not None else QPalette()
+        for role, name in PALETTE_ROLES.items():
+            for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+                palette.setColor(group, role, self.color(name))
+        palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, self.color("faint"))
+        palette.setColor(
+            QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, self.color("faint")
+        )
+        palette.setColor(
+            QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText, self.color("faint")
+        )
+        return palette
+
+    def stylesheet(self) -> str:
+        # Images in the stylesheet are named relative to the theme folder; Qt needs a
+        # full path, which differs between a checkout, a wheel and the frozen bundle.
+        folder = resource_path("themes", "app.qss").parent.as_posix()
+        template = resource_text("themes", "app.qss").replace("{THEME_DIR}", folder)
+
+        def colour(match: re.Match) -> str:
+            return self.colors[match.group(1)]  # an unknown name is a bug: KeyError
+
+        return _NAME.sub(colour, template)
+
+
+@cache
+def load_theme(name: str = DEFAULT_THEME) -> Theme:
+    if name not in THEMES:
+        raise ValueError(f"unknown theme {name!r}; known: {', '.join(THEMES)}")
+    data = json.loads(resource_text("themes", f"{name}.json"))
+    return Theme(name=data["name"], is_dark=bool(data["dark"]), colors=dict(data["colors"]))
 
 
 def stylesheet(name: str = DEFAULT_THEME) -> str:
-    # Images in the stylesheet are named relative to the theme folder; Qt needs a
-    # full path, which differs between a checkout, a wheel and the frozen bundle.
-    folder = resource_path("themes", f"{name}.qss").parent.as_posix()
-    return resource_text("themes", f"{name}.qss").replace("{THEME_DIR}", folder)
+    return load_theme(name).stylesheet()
 
 
 def app_icon() -> QIcon:
@@ -48,14 +106,59 @@ def app_icon() -> QIcon:
     return icon
 
 
-def apply_theme(app: QApplication, name: str = DEFAULT_THEME) -> None:
+def apply_theme(app: QApplication, name: str = DEFAULT_THEME) -> Theme:
+    theme = load_theme(name)
     app.setStyle("Fusion")
-    palette = app.palette()
-    for role, colour in PALETTE.items():
-        palette.setColor(role, QColor(colour))
-    app.setPalette(palette)
+    app.setPalette(theme.palette(app.palette()))
     font = QFont()
     font.setFamilies(FONT_FAMILIES)
     font.setPointSize(FONT_POINT_SIZE)
     app.setFont(font)
-    app.setStyleSheet(stylesheet(name))
+    app.setStyleSheet(theme.stylesheet())
+    return theme
+
+
+def system_theme_name(scheme: Qt.ColorScheme | None = None) -> str:
+    """The theme matching the desktop's colour scheme (light when it says nothing)."""
+    if scheme is None:
+        scheme = QGuiApplication.styleHints().colorScheme()
+    return "dark" if scheme == Qt.ColorScheme.Dark else "light"
+
+
+class ThemeController(QObject):
+    """Applies the chosen theme to the application and, for "system", follows the
+    desktop's colour scheme as it changes. Widgets that paint listen to ``theme_changed``."""
+
+    theme_changed = Signal(object)  # Theme
+
+    def __init__(self, app: QApplication, choice: str = "system", parent=None) -> None:
+        super().__init__(parent)
+        self.app = app
+        self.choice = choice if choice in THEME_CHOICES else "system"
+        self.theme = load_theme(self._resolve())
+        self._connect_signals()
+
+    def _connect_signals(self) -> None:
+        QGuiApplication.styleHints().colorSchemeChanged.connect(
+            self._on_style_hints_color_scheme_changed
+        )
+
+    def _resolve(self, scheme: Qt.ColorScheme | None = None) -> str:
+        return system_theme_name(scheme) if self.choice == "system" else self.choice
+
+    def apply(self) -> Theme:
+        self.theme = apply_theme(self.app, self._resolve())
+        self.theme_changed.emit(self.theme)
+        return self.theme
+
+    def set_choice(self, choice: str) -> Theme:
+        self.choice = choice if choice in THEME_CHOICES else "system"
+        return self.apply() if self._resolve() != self.theme.name else self.theme
+
+    def _on_style_hints_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        if self.choice != "system":
+            return
+        name = self._resolve(scheme)
+        if name != self.theme.name:
+            self.theme = apply_theme(self.app, name)
+            self.theme_changed.emit(self.theme)
