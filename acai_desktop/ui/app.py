@@ -39,9 +39,10 @@ from acai_desktop.core.records import Conversation, Message
 from acai_desktop.core.secrets import SecretStore
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
+from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 from acai_desktop.ui.services import GuiServices, open_gui_services
 from acai_desktop.ui.tasks import TaskTracker
-from acai_desktop.ui.theme import app_icon, apply_theme
+from acai_desktop.ui.theme import ThemeController, app_icon, apply_theme
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,7 @@ class GuiSession:
         self.new_chat_temporary = False
         #: The conversation of the answer being written (None: none, or not on disk yet).
         self.turn_conversation_id: int | None = None
+        self.theme: ThemeController | None = None
         self._quit = asyncio.Event()
 
     def request_quit(self) -> None:
@@ -118,6 +120,7 @@ class GuiSession:
             QTimer.singleShot(self.quit_after_ms, self.request_quit)
         try:
             self.window = MainWindow()
+            self._apply_preferences(load_ui_preferences(self.profile.settings_path))
             self._connect_signals()
             self.window.events.attach(self.events)
             self.window.show_status(f"Opening {self.profile.data_dir} …")
@@ -172,6 +175,19 @@ class GuiSession:
             self.window.deleteLater()
             self.window = None
 
+    def _apply_preferences(self, preferences: UiPreferences) -> None:
+        """The theme (following the system's colours for "system") and Enter's meaning."""
+        assert self.window is not None
+        if self.theme is None:
+            app = QApplication.instance()
+            assert isinstance(app, QApplication)
+            self.theme = ThemeController(app, preferences.theme, parent=self.window)
+            self.theme.theme_changed.connect(self.window.set_theme)
+            self.theme.apply()
+        else:
+            self.theme.set_choice(preferences.theme)
+        self.window.set_enter_sends(preferences.enter_sends)
+
     # -- wiring ----------------------------------------------------------------------
 
     def _connect_signals(self) -> None:
@@ -200,6 +216,7 @@ class GuiSession:
         window.settings_requested.connect(self._on_window_settings_requested)
         window.settings_detect_requested.connect(self._on_window_settings_detect_requested)
         window.settings_save_requested.connect(self._on_window_settings_save_requested)
+        window.preferences_save_requested.connect(self._on_window_preferences_save_requested)
         window.events.message_added.connect(self._on_events_message_added)
 
     def _services_or_say_why(self) -> GuiServices | None:
@@ -571,7 +588,10 @@ class GuiSession:
         if self.window is None:
             return
         dialog = self.window.open_settings(
-            settings, providers_with_key=with_key, key_warning=secrets.warning
+            settings,
+            providers_with_key=with_key,
+            key_warning=secrets.warning,
+            preferences=load_ui_preferences(self.profile.settings_path),
         )
         if problem:
             dialog.show_error(problem)
@@ -596,6 +616,15 @@ class GuiSession:
 
         self.tasks.start(detect(), key=DETECT_TASK)
 
+    def _on_window_preferences_save_requested(self, preferences: UiPreferences) -> None:
+        if self.window is None:
+            return
+        self._apply_preferences(preferences)
+        try:
+            save_ui_preferences(self.profile.settings_path, preferences)
+        except OSError as error:
+            self.window.show_status(f"Appearance not saved: {error}", 10_000)
+
     def _on_window_settings_save_requested(self, settings: ModelSettings, api_key: str) -> None:
         self.tasks.start(self._save_settings(settings, api_key), key=SETTINGS_TASK)
 
@@ -618,6 +647,9 @@ class GuiSession:
             return
         if dialog is not None and shiboken6.isValid(dialog):
             dialog.accept()
+        running = self.services.assistant if self.services is not None else None
+        if running is not None and settings == running.settings and not api_key:
+            return  # only the appearance changed: no need to restart the model
         # What the user chose in the window wins over the command line from now on.
         self.overrides = None
         # Stop the answer being written: its model is about to go away.

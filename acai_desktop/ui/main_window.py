@@ -110,6 +110,7 @@ class MainWindow(QMainWindow):
     settings_requested = Signal()
     settings_save_requested = Signal(object, str)  # ModelSettings, API key ("" keeps it)
     settings_detect_requested = Signal(str, str)  # provider, address typed for it
+    preferences_save_requested = Signal(object)  # UiPreferences
     conversation_rename_requested = Signal(int, str)  # conversation id, new title
     conversation_delete_requested = Signal(int)  # conversation id (confirmed)
     quit_requested = Signal()
@@ -154,18 +155,26 @@ class MainWindow(QMainWindow):
         self.settings_action = QAction("&Settings…", self)
         # Ctrl+, is the usual place for preferences (Cmd+, on macOS, where Qt maps it).
         self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        # Esc stops the answer being written; only while one is, so Esc keeps its
+        # usual meaning (close a menu, leave a message's text) the rest of the time.
+        self.stop_action = QAction("&Stop the answer", self)
+        self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        self.stop_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.stop_action.setEnabled(False)
         self.addActions(
             [
                 self.quit_action,
                 self.new_chat_action,
                 self.temporary_chat_action,
                 self.settings_action,
+                self.stop_action,
             ]
         )
 
         self.undo_button = QPushButton("Undo")
         self.undo_button.setObjectName("UndoButton")
         self.undo_button.setVisible(False)
+        self.undo_button.setAccessibleName("Undo forgetting")
         self.statusBar().addPermanentWidget(self.undo_button)
         self.undo_timer = QTimer(self)
         self.undo_timer.setSingleShot(True)
@@ -173,6 +182,7 @@ class MainWindow(QMainWindow):
         self.jobs_label = _label("", "JobsLabel")
         self.statusBar().addPermanentWidget(self.jobs_label)
         self.statusBar().showMessage("Ready")
+        self._set_tab_order()
         self._connect_signals()
 
     # ----------------------------------------------------------------- building
@@ -285,6 +295,25 @@ class MainWindow(QMainWindow):
         layout.addLayout(composer_row)
         return pane
 
+    def _set_tab_order(self) -> None:
+        """Left to right as seen: conversations, the chat, the composer, the memories."""
+        chain = [
+            self.new_chat_button,
+            self.temporary_chat_button,
+            self.conversation_list,
+            self.settings_button,
+            self.chat_view,
+            self.composer.input,
+            self.composer.stop_button,
+            self.composer.send_button,
+            self.memory_panel.add_note_button,
+            self.memory_panel.search,
+            self.memory_panel.filter_box,
+            self.memory_panel.list,
+        ]
+        for first, second in zip(chain, chain[1:], strict=False):
+            QWidget.setTabOrder(first, second)
+
     # ------------------------------------------------------------------ wiring
 
     def _connect_signals(self) -> None:
@@ -324,6 +353,9 @@ class MainWindow(QMainWindow):
         self.events.conversation_changed.connect(self._on_events_conversation_changed)
         self.events.conversation_removed.connect(self.conversations_model.on_conversation_removed)
         self.chat_view.retry_requested.connect(self.retry_requested)
+        self.chat_view.edit_requested.connect(self._on_chat_view_edit_requested)
+        self.chat_view.notice_requested.connect(self._on_chat_view_notice_requested)
+        self.stop_action.triggered.connect(self._on_composer_stop_requested)
         self.chat_view.sources_requested.connect(self.answer_sources_requested)
         self.memory_panel.search_changed.connect(self.memory_search_requested)
         self.memory_panel.edit_requested.connect(self._on_memory_panel_edit_requested)
@@ -400,6 +432,14 @@ class MainWindow(QMainWindow):
     def _on_composer_stop_requested(self) -> None:
         self.stop_requested.emit()
 
+    def _on_chat_view_edit_requested(self, message_id: int) -> None:
+        row = self.messages_model.row_of(message_id)
+        if row is not None:
+            self.composer.set_text(self.messages_model.message_at(row).content)
+
+    def _on_chat_view_notice_requested(self, text: str) -> None:
+        self.show_status(text, 4000)
+
     def _on_new_chat_button_clicked(self) -> None:
         self.new_conversation_requested.emit()
 
@@ -439,8 +479,18 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------- public state
 
     def set_busy(self, busy: bool) -> None:
-        """An answer is streaming: show Stop instead of Send."""
+        """An answer is streaming: show Stop instead of Send; Esc stops it."""
         self.composer.set_busy(busy)
+        self.stop_action.setEnabled(busy)
+
+    def set_theme(self, theme) -> None:
+        """Colours changed (Light, Dark, or the system's scheme): repaint what paints."""
+        self.chat_view.set_theme(theme)
+        self.conversation_list.set_theme(theme)
+        self.memory_panel.set_theme(theme)
+
+    def set_enter_sends(self, enter_sends: bool) -> None:
+        self.composer.set_enter_sends(enter_sends)
 
     def set_model_name(self, name: str | None) -> None:
         self.model_badge.setText(name or NO_MODEL_TEXT)
@@ -505,6 +555,7 @@ class MainWindow(QMainWindow):
         *,
         providers_with_key: set[str] | frozenset[str] = frozenset(),
         key_warning: str | None = None,
+        preferences=None,
     ) -> SettingsDialog:
         """Open the settings dialog (one at a time); its requests come out of the window."""
         if self.settings_dialog is not None and shiboken6.isValid(self.settings_dialog):
@@ -512,8 +563,13 @@ class MainWindow(QMainWindow):
             self.settings_dialog.activateWindow()
             return self.settings_dialog
         dialog = SettingsDialog(
-            settings, providers_with_key=providers_with_key, key_warning=key_warning, parent=self
+            settings,
+            providers_with_key=providers_with_key,
+            key_warning=key_warning,
+            preferences=preferences,
+            parent=self,
         )
+        dialog.preferences_save_requested.connect(self.preferences_save_requested)
         dialog.save_requested.connect(self.settings_save_requested)
         dialog.detect_requested.connect(self.settings_detect_requested)
         self.settings_dialog = dialog

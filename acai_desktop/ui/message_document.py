@@ -83,7 +83,7 @@ class MessageDocument(QTextDocument):
 
     # -- what the delegate asks ------------------------------------------------------
 
-    def loadResource(self, type: int, name: QUrl):  # noqa: A002 (Qt's name)
+    def loadResource(self, type: int, name: QUrl):
         return None  # never read a file or fetch a URL named by a message
 
     @property

@@ -108,6 +108,9 @@ def app_icon() -> QIcon:
 
 def apply_theme(app: QApplication, name: str = DEFAULT_THEME) -> Theme:
     theme = load_theme(name)
+    if app.property("acai_theme") == name:
+        return theme  # restyling every widget again would only cost time
+    app.setProperty("acai_theme", name)
     app.setStyle("Fusion")
     app.setPalette(theme.palette(app.palette()))
     font = QFont()

@@ -65,11 +65,38 @@ def test_send_button_emits_trimmed_text_and_clears_only_once_committed(window, q
     assert window.composer.text() == ""
 
 
-def test_ctrl_enter_sends_and_plain_enter_makes_a_new_line(window, qtbot):
-    composer = window.composer
+def _focus_composer(window, qtbot):
     window.activateWindow()
-    composer.input.setFocus()
-    qtbot.waitUntil(composer.input.hasFocus, timeout=2000)
+    window.composer.input.setFocus()
+    qtbot.waitUntil(window.composer.input.hasFocus, timeout=2000)
+
+
+def test_enter_sends_and_shift_enter_makes_a_new_line(window, qtbot):
+    composer = window.composer
+    _focus_composer(window, qtbot)
+    assert composer.hint_label.text().startswith("Enter to send")
+    qtbot.keyClicks(composer.input, "first line")
+    with qtbot.assertNotEmitted(window.send_requested):
+        qtbot.keyClick(composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(composer.input, "second line")
+    assert composer.text() == "first line\nsecond line"
+    for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        composer.input.setPlainText(f"sent with {key.name}")
+        with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
+            qtbot.keyClick(composer.input, key)
+        assert blocker.args == [f"sent with {key.name}"]
+    # Ctrl+Enter sends too (the habit of the previous versions).
+    composer.input.setPlainText("sent with Ctrl+Enter")
+    with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
+        qtbot.keyClick(composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert blocker.args == ["sent with Ctrl+Enter"]
+
+
+def test_with_enter_sends_off_enter_makes_a_new_line_and_ctrl_enter_sends(window, qtbot):
+    composer = window.composer
+    window.set_enter_sends(False)
+    _focus_composer(window, qtbot)
+    assert composer.hint_label.text().startswith("Ctrl+Enter to send")
     qtbot.keyClicks(composer.input, "first line")
     with qtbot.assertNotEmitted(window.send_requested):
         qtbot.keyClick(composer.input, Qt.Key.Key_Return)
@@ -80,6 +107,16 @@ def test_ctrl_enter_sends_and_plain_enter_makes_a_new_line(window, qtbot):
         with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
             qtbot.keyClick(composer.input, key, Qt.KeyboardModifier.ControlModifier)
         assert blocker.args == [f"sent with {key.name}"]
+
+
+def test_esc_stops_a_streaming_answer_and_only_then(window, qtbot):
+    _focus_composer(window, qtbot)
+    with qtbot.assertNotEmitted(window.stop_requested):
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)
+    window.set_busy(True)
+    with qtbot.waitSignal(window.stop_requested, timeout=1000):
+        qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)
+    window.set_busy(False)
 
 
 def test_busy_shows_stop_which_requests_stop(window, qtbot):

@@ -1,11 +1,12 @@
-"""Where the user writes: a multi-line input, Send (Ctrl+Enter) and, while an answer
-streams, Stop. The composer only asks; whoever owns the turn decides what happens, and
+"""Where the user writes: a multi-line input, Send and, while an answer streams, Stop.
+Enter sends and Shift+Enter starts a new line (or, with ``enter_sends`` off, Enter starts
+a new line); Ctrl+Enter always sends. The composer only asks; whoever owns the turn decides what happens, and
 the text is cleared only once the message is committed."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -16,7 +17,10 @@ from PySide6.QtWidgets import (
 )
 
 PLACEHOLDER = "Message ACAI…"
-HINT = "Ctrl+Enter to send"
+ENTER_HINT = "Enter to send · Shift+Enter for a new line"
+CTRL_ENTER_HINT = "Ctrl+Enter to send · Enter for a new line"
+HINT = ENTER_HINT
+_ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 INPUT_HEIGHT = 72
 
 
@@ -30,20 +34,24 @@ class Composer(QWidget):
         # A plain QWidget paints its stylesheet background only with this attribute.
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self._busy = False
+        self.enter_sends = True
 
         self.input = QPlainTextEdit()
         self.input.setObjectName("ComposerInput")
+        self.input.setAccessibleName("Message")
+        self.input.setAccessibleDescription("Write a message to ACAI")
         self.input.setPlaceholderText(PLACEHOLDER)
         self.input.setTabChangesFocus(True)
         self.input.setFixedHeight(INPUT_HEIGHT)
 
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("PrimaryButton")
-        self.send_button.setToolTip("Send (Ctrl+Enter)")
+        self.send_button.setAccessibleName("Send")
         self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.stop_button = QPushButton("Stop")
         self.stop_button.setObjectName("StopButton")
-        self.stop_button.setToolTip("Stop the answer")
+        self.stop_button.setToolTip("Stop the answer (Esc)")
+        self.stop_button.setAccessibleName("Stop the answer")
         self.stop_button.setVisible(False)
 
         self.hint_label = QLabel(HINT)
@@ -70,7 +78,9 @@ class Composer(QWidget):
         for shortcut in self._send_shortcuts:
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
 
+        self.input.installEventFilter(self)
         self._connect_signals()
+        self.set_enter_sends(True)
         self._update_buttons()
 
     def _connect_signals(self) -> None:
@@ -79,6 +89,29 @@ class Composer(QWidget):
         self.stop_button.clicked.connect(self._on_stop_button_clicked)
         for shortcut in self._send_shortcuts:
             shortcut.activated.connect(self._on_send_button_clicked)
+
+    def set_enter_sends(self, enter_sends: bool) -> None:
+        """Enter sends (Shift+Enter: new line), or Enter starts a new line."""
+        self.enter_sends = enter_sends
+        self.hint_label.setText(ENTER_HINT if enter_sends else CTRL_ENTER_HINT)
+        self.send_button.setToolTip("Send (Enter)" if enter_sends else "Send (Ctrl+Enter)")
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.input
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in _ENTER_KEYS
+            and self.enter_sends
+        ):
+            modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            if modifiers == Qt.KeyboardModifier.NoModifier:
+                self._on_send_button_clicked()
+                return True
+            if modifiers == Qt.KeyboardModifier.ShiftModifier:
+                self.input.insertPlainText("\n")  # Shift+Enter: a new line, not a new block
+                return True
+        return super().eventFilter(watched, event)
 
     @property
     def busy(self) -> bool:

@@ -10,7 +10,6 @@ from datetime import datetime
 
 from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
-    QColor,
     QContextMenuEvent,
     QFont,
     QFontMetrics,
@@ -29,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.ui.models.conversations_model import ConversationRoles
+from acai_desktop.ui.theme import Theme, load_theme
 
 ROW_HEIGHT = 50
 MORE_WIDTH = 26  # the "⋯" button at the right of the row under the mouse
@@ -59,6 +59,10 @@ def when_label(at: str, now: datetime | None = None) -> str:
 
 
 class ConversationDelegate(QStyledItemDelegate):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.theme = load_theme()
+
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(option.rect.width(), ROW_HEIGHT)
 
@@ -71,7 +75,7 @@ class ConversationDelegate(QStyledItemDelegate):
         if selected or hovered:
             path = QPainterPath()
             path.addRoundedRect(rect, 8, 8)
-            painter.fillPath(path, QColor("#e2d9f3" if selected else "#ebe7f4"))
+            painter.fillPath(path, self.theme.color("selected_bg" if selected else "sidebar_hover"))
         title_font = QFont(option.font)
         title_font.setWeight(QFont.Weight.DemiBold if selected else QFont.Weight.Medium)
         small = QFont(option.font)
@@ -80,7 +84,7 @@ class ConversationDelegate(QStyledItemDelegate):
         if hovered or selected:
             more = more_rect(option.rect)
             painter.setFont(title_font)
-            painter.setPen(QColor("#5b4a86"))
+            painter.setPen(self.theme.color("soft_ink"))
             painter.drawText(more, Qt.AlignmentFlag.AlignCenter, MORE_MARK)
             text_rect.setRight(more.left() - 4)
         metrics = QFontMetrics(title_font)
@@ -88,7 +92,7 @@ class ConversationDelegate(QStyledItemDelegate):
             index.data(ConversationRoles.TITLE), Qt.TextElideMode.ElideRight, text_rect.width()
         )
         painter.setFont(title_font)
-        painter.setPen(QColor("#2c1650" if selected else "#1f1d2b"))
+        painter.setPen(self.theme.color("selected_ink" if selected else "ink"))
         painter.drawText(
             QRect(text_rect.left(), text_rect.top(), text_rect.width(), metrics.height()),
             Qt.AlignmentFlag.AlignLeft,
@@ -98,10 +102,10 @@ class ConversationDelegate(QStyledItemDelegate):
         when = when_label(index.data(ConversationRoles.UPDATED_AT) or "")
         if index.data(ConversationRoles.TEMPORARY):
             # Marked where it is listed: ACAI learns nothing from this chat.
-            painter.setPen(QColor("#8a5a00"))
+            painter.setPen(self.theme.color("warning_strong"))
             when = TEMPORARY_MARK
         else:
-            painter.setPen(QColor("#8a869c"))
+            painter.setPen(self.theme.color("faint"))
         painter.drawText(
             text_rect,
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
@@ -118,13 +122,19 @@ class ConversationList(QListView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ConversationList")
-        self.setItemDelegate(ConversationDelegate(self))
+        self.setAccessibleName("Conversations")
+        self.delegate = ConversationDelegate(self)
+        self.setItemDelegate(self.delegate)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMouseTracking(True)
         #: The open actions menu (kept so it lives while shown; tests look at it).
         self.menu: QMenu | None = None
         self.activated.connect(self._on_activated)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.delegate.theme = theme
+        self.viewport().update()
 
     def select_conversation(self, conversation_id: int | None) -> None:
         """Show ``conversation_id`` as the current one, without announcing a choice."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -83,6 +84,14 @@ class _Dialog(QDialog):
         self.layout_.setContentsMargins(18, 16, 18, 14)
         self.layout_.setSpacing(10)
 
+    def _save_on_ctrl_enter(self, buttons: QDialogButtonBox) -> None:
+        """Ctrl+Enter saves from anywhere in the dialog, the text box included."""
+        self.save_shortcuts = []
+        for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            shortcut = QShortcut(QKeySequence(Qt.Modifier.CTRL | key), self)
+            shortcut.activated.connect(buttons.accepted)
+            self.save_shortcuts.append(shortcut)
+
 
 class MemoryEditDialog(_Dialog):
     save_requested = Signal(int, str)  # memory id, new text
@@ -101,6 +110,9 @@ class MemoryEditDialog(_Dialog):
         self.layout_.addWidget(note)
         self.layout_.addWidget(self.editor, 1)
         self.layout_.addWidget(self.buttons)
+        self.editor.setAccessibleName("Memory text")
+        self.buttons.button(QDialogButtonBox.StandardButton.Save).setToolTip("Save (Ctrl+Enter)")
+        self._save_on_ctrl_enter(self.buttons)
         self.buttons.accepted.connect(self._on_buttons_accepted)
         self.buttons.rejected.connect(self.reject)
 
@@ -135,6 +147,9 @@ class NoteDialog(_Dialog):
         self.layout_.addWidget(self.editor, 1)
         self.layout_.addWidget(self.error_label)
         self.layout_.addWidget(self.buttons)
+        self.editor.setAccessibleName("Note")
+        self.save_button.setToolTip("Remember (Ctrl+Enter)")
+        self._save_on_ctrl_enter(self.buttons)
         self.buttons.accepted.connect(self._on_buttons_accepted)
         self.buttons.rejected.connect(self.reject)
         self.editor.textChanged.connect(self._on_editor_text_changed)

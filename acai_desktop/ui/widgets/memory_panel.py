@@ -19,7 +19,15 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen
+from PySide6.QtGui import (
+    QFont,
+    QFontMetrics,
+    QKeySequence,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -37,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
+from acai_desktop.ui.theme import Theme, load_theme
 from acai_desktop.ui.widgets.empty_state import EmptyState
 
 EMPTY_TITLE = "Memories will appear here"
@@ -64,17 +73,17 @@ CARD_GAP = 8
 BADGE_H = 18
 
 
-def badges_of(index: QModelIndex) -> list[tuple[str, QColor, QColor]]:
-    """(text, foreground, background) for each badge of a memory."""
-    muted = (QColor("#5b5670"), QColor("#efecf6"))
-    badges: list[tuple[str, QColor, QColor]] = []
+def badges_of(index: QModelIndex) -> list[tuple[str, str, str]]:
+    """(text, foreground, background) for each badge of a memory; colours are theme names."""
+    muted = ("muted", "badge_bg")
+    badges: list[tuple[str, str, str]] = []
     status = index.data(MemoryRoles.STATUS)
     if status == "conflict":
-        badges.append(("⚠ Conflict", QColor("#a12a3a"), QColor("#fbe9ec")))
+        badges.append(("⚠ Conflict", "danger", "danger_bg"))
     if index.data(MemoryRoles.PINNED):
-        badges.append(("Pinned", QColor("#4b2873"), QColor("#e9dff7")))
+        badges.append(("Pinned", "accent_ink", "accent_badge_bg"))
     if status == "temporary":
-        badges.append(("Temporary", QColor("#8a5a00"), QColor("#fdf1d8")))
+        badges.append(("Temporary", "warning_strong", "temporary_bg"))
     badges.append((index.data(MemoryRoles.KIND).capitalize(), *muted))
     if index.data(MemoryRoles.CATEGORY):
         badges.append((index.data(MemoryRoles.CATEGORY), *muted))
@@ -119,6 +128,7 @@ class MemoryCardDelegate(QStyledItemDelegate):
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
         self.view = view
+        self.theme = load_theme()
 
     def _fonts(self) -> tuple[QFont, QFont]:
         body = QFont(self.view.font())
@@ -127,7 +137,7 @@ class MemoryCardDelegate(QStyledItemDelegate):
         return body, small
 
     def _badge_rows(self, width: int, index: QModelIndex, small: QFontMetrics):
-        rows: list[list[tuple[QRect, str, QColor, QColor]]] = [[]]
+        rows: list[list[tuple[QRect, str, str, str]]] = [[]]
         x = 0
         for text, fg, bg in badges_of(index):
             w = small.horizontalAdvance(text) + 12
@@ -169,17 +179,20 @@ class MemoryCardDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         path = QPainterPath()
         path.addRoundedRect(rect.adjusted(0, 0, -1, -1), 10, 10)
-        painter.fillPath(path, QColor("#f6f1fd") if selected else QColor("#ffffff"))
-        border = "#e3b5bd" if conflict else ("#b9a2dc" if selected else "#e6e3ef")
-        painter.setPen(QPen(QColor(border), 1.5 if (selected or conflict) else 1))
+        theme = self.theme
+        painter.fillPath(path, theme.color("accent_soft_bg" if selected else "surface"))
+        border = "conflict_border" if conflict else ("accent_border" if selected else "line")
+        painter.setPen(QPen(theme.color(border), 1.5 if (selected or conflict) else 1))
         painter.drawPath(path)
         if index.data(MemoryRoles.PINNED):
-            painter.fillRect(QRect(rect.left(), rect.top() + 10, 3, rect.height() - 20), "#6a3fa0")
+            painter.fillRect(
+                QRect(rect.left(), rect.top() + 10, 3, rect.height() - 20), theme.color("accent")
+            )
         text_rect = QRect(
             rect.left() + CARD_PAD, rect.top() + CARD_PAD, rect.width() - 2 * CARD_PAD, text_h
         )
         painter.setFont(body)
-        painter.setPen(QColor("#1f1d2b"))
+        painter.setPen(theme.color("ink"))
         painter.drawText(text_rect, int(Qt.TextFlag.TextWordWrap), index.data(MemoryRoles.CONTENT))
         painter.setFont(small)
         y = text_rect.bottom() + 7
@@ -188,8 +201,8 @@ class MemoryCardDelegate(QStyledItemDelegate):
                 badge_rect = badge.translated(text_rect.left(), y)
                 badge_path = QPainterPath()
                 badge_path.addRoundedRect(badge_rect, 9, 9)
-                painter.fillPath(badge_path, bg)
-                painter.setPen(fg)
+                painter.fillPath(badge_path, theme.color(bg))
+                painter.setPen(theme.color(fg))
                 painter.drawText(badge_rect, Qt.AlignmentFlag.AlignCenter, text)
             y += BADGE_H + 4
         painter.restore()
@@ -247,6 +260,12 @@ class MemoryPanel(QWidget):
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setUniformItemSizes(False)
+        self.list.setAccessibleName("Memories")
+        self.search.setAccessibleName("Search memories")
+        self.filter_box.setAccessibleName("Show only")
+        # Delete forgets the selected memory (Undo in the status bar brings it back).
+        self.forget_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.list)
+        self.forget_shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
 
         self.empty_state = EmptyState(EMPTY_TITLE, EMPTY_TEXT, glyph="◎", text_width=220)
         self.no_match = EmptyState(NO_MATCH_TITLE, NO_MATCH_TEXT, text_width=220)
@@ -261,7 +280,7 @@ class MemoryPanel(QWidget):
         self.details_button = QPushButton("Details")
         self.edit_button.setToolTip("Change the text (a memory you edit is never changed by ACAI)")
         self.pin_button.setToolTip("Pinned memories are always in context")
-        self.forget_button.setToolTip("Remove from memory (you can undo)")
+        self.forget_button.setToolTip("Remove from memory (Delete; you can undo)")
         self.details_button.setToolTip("History and where it came from")
         self.actions_bar = QWidget()
         self.actions_bar.setObjectName("MemoryActions")
@@ -327,12 +346,17 @@ class MemoryPanel(QWidget):
         self.edit_button.clicked.connect(self._on_edit_button_clicked)
         self.pin_button.clicked.connect(self._on_pin_button_clicked)
         self.forget_button.clicked.connect(self._on_forget_button_clicked)
+        self.forget_shortcut.activated.connect(self._on_forget_button_clicked)
         self.details_button.clicked.connect(self._on_details_button_clicked)
         self.use_new_button.clicked.connect(self._on_use_new_button_clicked)
         self.keep_old_button.clicked.connect(self._on_keep_old_button_clicked)
         self.add_note_button.clicked.connect(self.add_note_requested)
 
     # -- state ---------------------------------------------------------------------
+
+    def set_theme(self, theme: Theme) -> None:
+        self.list.itemDelegate().theme = theme
+        self.list.viewport().update()
 
     def selected_memory_id(self) -> int | None:
         indexes = self.list.selectionModel().selectedIndexes()

@@ -1,5 +1,6 @@
 """Settings: which model provider ACAI talks to, its address, a model per role, the
-embedding source, the context budget and the API key.
+embedding source, the context budget and the API key; and the appearance (Light, Dark or
+the system's colours; whether Enter sends).
 
 The dialog only edits and checks values; it asks through its signals and the session
 does the work: ``detect_requested`` (look for running servers; the answer comes back
@@ -17,6 +18,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
@@ -41,6 +43,8 @@ from acai_desktop.core.llm.presets import (
     preset,
 )
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.ui.preferences import UiPreferences
+from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
 
 ROLE_LABELS = {
@@ -92,6 +96,8 @@ class SettingsDialog(QDialog):
     save_requested = Signal(object, str)
     #: provider and the address typed for it ("" for none): also probed besides the presets
     detect_requested = Signal(str, str)
+    #: UiPreferences: announced on Save, before save_requested
+    preferences_save_requested = Signal(object)
 
     def __init__(
         self,
@@ -99,10 +105,11 @@ class SettingsDialog(QDialog):
         *,
         providers_with_key: set[str] | frozenset[str] = frozenset(),
         key_warning: str | None = None,
+        preferences: UiPreferences | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Model settings")
+        self.setWindowTitle("Settings")
         self.setObjectName("SettingsDialog")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.resize(560, 0)
@@ -165,6 +172,16 @@ class SettingsDialog(QDialog):
         self.budget.setGroupSeparatorShown(True)
         self.budget.setToolTip("How much of the prompt ACAI fills with memories and history")
 
+        preferences = preferences or UiPreferences()
+        self.theme_box = QComboBox()
+        self.theme_box.setAccessibleName("Theme")
+        for value, label in THEME_CHOICES.items():
+            self.theme_box.addItem(label, value)
+        self.theme_box.setCurrentIndex(max(0, self.theme_box.findData(preferences.theme)))
+        self.enter_sends_box = QCheckBox("Enter sends the message (Shift+Enter: new line)")
+        self.enter_sends_box.setToolTip("Off: Enter starts a new line and Ctrl+Enter sends")
+        self.enter_sends_box.setChecked(preferences.enter_sends)
+
         self.error_label = error_label()
         self.buttons, self.save_button = save_cancel_buttons("Save and connect")
 
@@ -191,7 +208,25 @@ class SettingsDialog(QDialog):
         form.addRow("Embeddings", self.embedding_box)
         form.addRow("", self.embedding_note)
         form.addRow("Context budget", self.budget)
+        appearance_title = QLabel("APPEARANCE")
+        appearance_title.setObjectName("SectionLabel")
+        form.addRow(appearance_title)
+        form.addRow("Theme", self.theme_box)
+        form.addRow("", self.enter_sends_box)
         self.form = form
+        for label_field in (
+            self.provider_box,
+            self.base_url,
+            self.local_model,
+            self.api_key,
+            self.embedding_box,
+            self.budget,
+            *self.model_fields.values(),
+        ):
+            label = form.labelForField(label_field)
+            if isinstance(label, QLabel):
+                label_field.setAccessibleName(label.text())
+        self.base_url.setAccessibleName("Base URL")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(22, 18, 22, 16)
@@ -378,6 +413,11 @@ class SettingsDialog(QDialog):
         self._file_dialog = dialog
         dialog.open()  # never exec(): a nested loop would stall the asyncio loop
 
+    def preferences(self) -> UiPreferences:
+        return UiPreferences(
+            theme=self.theme_box.currentData(), enter_sends=self.enter_sends_box.isChecked()
+        )
+
     def _on_buttons_accepted(self) -> None:
         try:
             settings = self.settings()
@@ -386,6 +426,7 @@ class SettingsDialog(QDialog):
             return
         self.show_error(None)
         self.save_button.setEnabled(False)
+        self.preferences_save_requested.emit(self.preferences())
         self.save_requested.emit(settings, self.api_key.text().strip())
 
     def saving_failed(self, text: str) -> None:
