@@ -8,6 +8,8 @@ window is wired in :meth:`MainWindow._connect_signals`.
 
 from __future__ import annotations
 
+import itertools
+
 import shiboken6
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -311,7 +313,7 @@ class MainWindow(QMainWindow):
             self.memory_panel.filter_box,
             self.memory_panel.list,
         ]
-        for first, second in zip(chain, chain[1:], strict=False):
+        for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
 
     # ------------------------------------------------------------------ wiring

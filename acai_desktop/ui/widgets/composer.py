@@ -1,7 +1,7 @@
 """Where the user writes: a multi-line input, Send and, while an answer streams, Stop.
 Enter sends and Shift+Enter starts a new line (or, with ``enter_sends`` off, Enter starts
-a new line); Ctrl+Enter always sends. The composer only asks; whoever owns the turn decides what happens, and
-the text is cleared only once the message is committed."""
+a new line); Ctrl+Enter always sends. The composer only asks; whoever owns the turn
+decides what happens, and the text is cleared only once the message is committed."""
 
 from __future__ import annotations
 
