@@ -19,6 +19,8 @@ from dataclasses import dataclass
 # An opening or closing fence: up to 3 spaces, then ``` or ~~~ (3 or more), then an
 # info string whose first word is the language.
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$")
+# First characters of a line that could still become a list item or a fence.
+_UNDECIDED_STARTS = frozenset(" \t-*+`~")
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
@@ -105,6 +107,20 @@ def split_stable(text: str, start: int = 0) -> Split:
                 stable.append(Block("markdown", prose))
             block_start = line_start
         previous_blank = not line.strip()
+    # The unfinished last line can already tell that a new block starts: a word after a
+    # blank line is a new paragraph (a marker, a digit or a fence must wait for more).
+    partial = text[text.rfind("\n") + 1 :] if "\n" in text[start:] else text[start:]
+    if (
+        fence is None
+        and previous_blank
+        and partial
+        and partial[0] not in _UNDECIDED_STARTS
+        and not partial[0].isdigit()
+    ):
+        prose = text[block_start : len(text) - len(partial)]
+        if prose.strip():
+            stable.append(Block("markdown", prose))
+            block_start = len(text) - len(partial)
     return Split(stable, block_start)
 
 

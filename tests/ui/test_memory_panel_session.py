@@ -181,3 +181,40 @@ def test_damaged_model_settings_open_the_window_with_a_way_to_fix_them(qapp, tmp
         assert window.memories_model.rowCount() == 3  # the data is all there
 
     run_in_session(GuiSession(profile), scenario)
+
+
+def test_delete_key_forgets_the_selected_memory_with_undo_and_ctrl_enter_saves_an_edit(
+    qapp, tmp_path, fake_openai
+):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    lyon, peanuts, _chess = asyncio.run(seed(profile))
+
+    async def scenario(session: GuiSession):
+        window, panel = session.window, session.window.memory_panel
+        window.activateWindow()
+        assert panel.select_memory(peanuts)
+        panel.list.setFocus()
+        await wait_until(panel.list.hasFocus)
+        QTest.keyClick(panel.list, Qt.Key.Key_Delete)
+        await wait_until(lambda: memory_row(session, peanuts) is None)
+        assert db_row(profile, peanuts)[0] == "forgotten"
+        assert window.undo_button.isVisible()
+        QTest.mouseClick(window.undo_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: memory_row(session, peanuts) is not None)
+        assert db_row(profile, peanuts)[0] == "active"
+
+        # Ctrl+Enter in the edit dialog saves, from inside the text box.
+        assert panel.select_memory(lyon)
+        QTest.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
+        dialog = await wait_until(lambda: window.findChild(MemoryEditDialog))
+        dialog.activateWindow()
+        dialog.editor.setFocus()
+        await wait_until(dialog.editor.hasFocus)
+        dialog.editor.setPlainText("The user lives in Lyon, near the river")
+        QTest.keyClick(dialog.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        await wait_until(
+            lambda: db_row(profile, lyon)[2] == "The user lives in Lyon, near the river"
+        )
+        assert db_row(profile, lyon)[3] == 1
+
+    run_in_session(GuiSession(profile), scenario)
