@@ -294,7 +294,10 @@ def test_a_streamed_answer_is_announced_in_batches_for_its_row_only(window, qtbo
 
 
 def test_split_blocks_keeps_loose_lists_and_code_together():
-    text = "Intro.\n\n1. one\n\n2. two\n\n   more of two\n\nAfter.\n\n```js\nlet a = 1;\n\nlet b;\n```\n"
+    text = (
+        "Intro.\n\n1. one\n\n2. two\n\n   more of two\n\nAfter.\n\n"
+        "```js\nlet a = 1;\n\nlet b;\n```\n"
+    )
     blocks = split_blocks(text)
     assert [b.kind for b in blocks] == ["markdown", "markdown", "code"]
     assert blocks[0].text.startswith("Intro.") and "more of two" in blocks[0].text
