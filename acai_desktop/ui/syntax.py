@@ -75,6 +75,16 @@ class CodeFormats:
         return self._by_token[token_type]
 
 
+def warm_up() -> None:
+    """Import Pygments and its common lexers ahead of the first code block (~0.1 s)."""
+    from pygments import lex
+
+    for language in ("python", "bash", "javascript", "json"):
+        for _ in lex("x = 1\n", _lexer(language)):
+            pass
+    _families()
+
+
 def highlight(code: str, language: str, formats: CodeFormats):
     """(text, format) runs of ``code``; newlines stay inside the text."""
     from pygments import lex

@@ -29,6 +29,7 @@ from PySide6.QtCore import (
     QRectF,
     QSize,
     Qt,
+    QTimer,
     QUrl,
     Signal,
 )
@@ -63,6 +64,7 @@ from PySide6.QtWidgets import (
 from acai_desktop.ui.links import REFUSED_TEXT, open_link
 from acai_desktop.ui.message_document import COPY_SCHEME, MessageDocument
 from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.syntax import warm_up
 from acai_desktop.ui.theme import Theme, load_theme
 
 SIDE_MARGIN = 28
@@ -73,6 +75,7 @@ AVATAR = 28
 MAX_BUBBLE_WIDTH = 760
 #: Documents kept laid out; others are rebuilt when scrolled back into view.
 DOCUMENT_CACHE_SIZE = 300
+WARM_UP_MS = 1500
 
 RETRY = "retry"
 REGENERATE = "regenerate"
@@ -341,7 +344,9 @@ class MessageDelegate(QStyledItemDelegate):
             document = self.documents.document(index, layout.text_width)
             context = QAbstractTextDocumentLayout.PaintContext()
             context.palette.setColor(QPalette.ColorRole.Text, self._ink(index))
-            context.clip = QRectF(0, 0, layout.text_width, layout.text.height())
+            # Only the part on screen: a long answer is taller than the view.
+            visible = QRectF(layout.text.intersected(self.view.viewport().rect()))
+            context.clip = visible.translated(-QPointF(layout.text.topLeft()))
             painter.save()
             painter.translate(layout.text.topLeft())
             painter.setClipRect(context.clip)
@@ -421,6 +426,8 @@ class ChatView(QListView):
         self.delegate = MessageDelegate(self)
         self.setItemDelegate(self.delegate)
         self._reader_index: QPersistentModelIndex | None = None
+        # Once the window is up, not before: the first code block then costs no import.
+        QTimer.singleShot(WARM_UP_MS, self, warm_up)
 
     def setModel(self, model) -> None:
         super().setModel(model)
