@@ -260,6 +260,10 @@ class MemoryPanel(QWidget):
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setUniformItemSizes(False)
+        # Thousands of cards are measured a hundred at a time between events, so adding
+        # one memory doesn't stall the window while every card is measured again.
+        self.list.setLayoutMode(QListView.LayoutMode.Batched)
+        self.list.setBatchSize(100)
         self.list.setAccessibleName("Memories")
         self.search.setAccessibleName("Search memories")
         self.filter_box.setAccessibleName("Show only")
