@@ -131,9 +131,14 @@ def run_ui_benchmark() -> dict:
         Message(3, 1, "user", "Show me every step, with code.", MessageStatus.COMPLETE, AT),
     ]
     window.show_conversation(1, "Benchmark", earlier)
-    # As in the app, where the window has been up for a while before an answer streams.
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:
+    # As in the app, where the window has been up for a while before an answer streams:
+    # the panel has laid out its cards (a few at a time) and Pygments is loaded.
+    cards = window.memory_panel.list.itemDelegate()
+    settled = time.monotonic() + 2.0
+    deadline = time.monotonic() + 120.0
+    while time.monotonic() < deadline and (
+        time.monotonic() < settled or len(cards._heights) < PANEL_MEMORIES
+    ):
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
     answer = Message(4, 1, "assistant", "", MessageStatus.STREAMING, AT)
     window.messages_model.on_message_added(answer)

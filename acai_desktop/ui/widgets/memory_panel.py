@@ -129,6 +129,7 @@ class MemoryCardDelegate(QStyledItemDelegate):
         super().__init__(view)
         self.view = view
         self.theme = load_theme()
+        self._heights: dict[int, tuple[object, int, int]] = {}  # id: (record, width, height)
 
     def _fonts(self) -> tuple[QFont, QFont]:
         body = QFont(self.view.font())
@@ -166,7 +167,16 @@ class MemoryCardDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         width = self.view.viewport().width() - 2
+        # Measuring a card takes a font layout; with thousands of cards every insert
+        # would measure them all again. A card changes only with its record (the model
+        # replaces it on every change), so its height is kept per record and width.
+        item = index.data(MemoryRoles.ITEM)
+        key = index.data(MemoryRoles.ID)
+        cached = self._heights.get(key)
+        if cached is not None and cached[0] is item and cached[1] == width:
+            return QSize(width, cached[2])
         height, _, _ = self._measure(width, index)
+        self._heights[key] = (item, width, height)
         return QSize(width, height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
@@ -260,10 +270,10 @@ class MemoryPanel(QWidget):
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setUniformItemSizes(False)
-        # Thousands of cards are measured a hundred at a time between events, so adding
-        # one memory doesn't stall the window while every card is measured again.
+        # Thousands of cards are laid out a few at a time between events, so a large
+        # profile's first layout doesn't stall the window.
         self.list.setLayoutMode(QListView.LayoutMode.Batched)
-        self.list.setBatchSize(100)
+        self.list.setBatchSize(25)
         self.list.setAccessibleName("Memories")
         self.search.setAccessibleName("Search memories")
         self.filter_box.setAccessibleName("Show only")
