@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 
 from acai_desktop.ui.main_window import (
     MEMORY_EMPTY_TITLE,
@@ -171,3 +172,48 @@ def test_closing_the_window_requests_quit_once(window, qtbot):
 def test_quit_shortcut_closes_the_window(window, qtbot):
     with qtbot.waitSignal(window.quit_requested, timeout=1000):
         window.quit_action.trigger()
+
+
+def test_tab_reaches_the_chat_between_the_conversations_and_the_composer(window, qtbot):
+    from acai_desktop.core.records import Message, MessageStatus
+
+    at = "2026-01-01T00:00:00+00:00"
+    window.show_conversation(1, "Chat", [Message(1, 1, "user", "hi", MessageStatus.COMPLETE, at)])
+    window.activateWindow()
+    window.settings_button.setFocus()
+    qtbot.waitUntil(window.settings_button.hasFocus, timeout=2000)
+    qtbot.keyClick(window.settings_button, Qt.Key.Key_Tab)
+    assert window.chat_view.hasFocus()
+    assert window.chat_view.currentIndex().row() == 0  # lands on the latest message
+    qtbot.keyClick(window.chat_view, Qt.Key.Key_Tab)
+    assert window.composer.input.hasFocus()
+
+
+def test_every_control_has_an_accessible_name(window):
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QComboBox,
+        QLineEdit,
+        QPlainTextEdit,
+    )
+
+    kinds = (QAbstractButton, QAbstractItemView, QComboBox, QLineEdit, QPlainTextEdit)
+
+    def part_of_another_control(widget) -> bool:
+        # A combo box's popup list, a line edit's clear button: named by their owner.
+        parent = widget.parent()
+        while parent is not None:
+            if isinstance(parent, (QComboBox, QLineEdit)):
+                return True
+            parent = parent.parent()
+        return False
+
+    unnamed = [
+        widget.objectName() or type(widget).__name__
+        for widget in window.findChildren(QWidget)
+        if isinstance(widget, kinds)
+        and not (widget.accessibleName() or getattr(widget, "text", lambda: "")())
+        and not part_of_another_control(widget)
+    ]
+    assert unnamed == []
