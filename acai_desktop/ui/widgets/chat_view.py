@@ -218,6 +218,9 @@ class MessageReader(QTextBrowser):
         palette.setColor(QPalette.ColorRole.Base, QColor(0, 0, 0, 0))
         palette.setColor(QPalette.ColorRole.Text, ink)
         self.setPalette(palette)
+        # Kept alive with the reader: the view's cache may drop the document while the
+        # reader waits for its deferred deletion.
+        self.shared_document = document
         self.setDocument(document)
         self.anchorClicked.connect(self._on_anchor_clicked)
 

@@ -43,7 +43,6 @@ REASON_LABELS = {
 }
 STYLE = """
 <style>
- body { color: #1f1d2b; }
  .head { margin: 14px 0 4px 0; font-size: 8.5pt; font-weight: 600; color: #8a869c; }
  .muted { color: #8a869c; }
  .card { margin: 0 0 8px 0; }
