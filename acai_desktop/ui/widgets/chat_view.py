@@ -241,9 +241,11 @@ class MessageDelegate(QStyledItemDelegate):
         self.view = view
         self.theme = load_theme()
         self.documents = MessageDocuments(self.theme, _fonts(view.font())[0])
+        self._heights: dict[int, tuple[tuple, int]] = {}  # id: (what it showed, height)
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
+        self._heights.clear()
         self.documents.reset(theme, _fonts(self.view.font())[0])
 
     def _ink(self, index: QModelIndex) -> QColor:
@@ -311,7 +313,26 @@ class MessageDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         width = self.view.viewport().width()
+        if not self.view.isVisible():
+            # Measured for real once shown, at the width it will have then: rendering
+            # every message at a hidden view's width would be thrown away.
+            return QSize(width, 0)
+        # The list asks every row's size on each layout; a row's height changes only
+        # with what it shows, so it is kept (a long conversation opens once, not thrice).
+        state = (
+            width,
+            index.data(MessageRoles.CONTENT),
+            index.data(MessageRoles.STATUS),
+            index.data(MessageRoles.ERROR),
+            index.data(MessageRoles.SOURCES_COUNT),
+            index.row() == self.view.model().last_user_row(),
+        )
+        message_id = index.data(MessageRoles.ID)
+        cached = self._heights.get(message_id)
+        if cached is not None and cached[0] == state:
+            return QSize(width, cached[1])
         layout = self.bubble_layout(QRect(0, 0, width, 0), index)
+        self._heights[message_id] = (state, layout.height)
         return QSize(width, layout.height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
@@ -421,6 +442,8 @@ class ChatView(QListView):
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.verticalScrollBar().setSingleStep(24)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Always there: a scroll bar appearing would narrow every row and re-lay out all.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setUniformItemSizes(False)
         self.setMouseTracking(True)
@@ -651,4 +674,10 @@ class ChatView(QListView):
         self.scrollToBottom()
 
     def _on_model_reset(self) -> None:
+        self.scrollToBottom()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        # Rows were given no height while hidden: measure them now, and show the end.
+        self.scheduleDelayedItemsLayout()
         self.scrollToBottom()
