@@ -106,6 +106,9 @@ class MessagesModel(QAbstractListModel):
     def row_of(self, message_id: int) -> int | None:
         return self._row_of.get(message_id)
 
+    def sources_count_of(self, message_id: int) -> int | None:
+        return self._sources.get(message_id)
+
     def last_user_row(self) -> int | None:
         for row in range(len(self._messages) - 1, -1, -1):
             if self._messages[row].role == "user":

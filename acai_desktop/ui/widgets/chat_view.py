@@ -317,22 +317,24 @@ class MessageDelegate(QStyledItemDelegate):
             # Measured for real once shown, at the width it will have then: rendering
             # every message at a hidden view's width would be thrown away.
             return QSize(width, 0)
-        # The list asks every row's size on each layout; a row's height changes only
-        # with what it shows, so it is kept (a long conversation opens once, not thrice).
-        state = (
-            width,
-            index.data(MessageRoles.CONTENT),
-            index.data(MessageRoles.STATUS),
-            index.data(MessageRoles.ERROR),
-            index.data(MessageRoles.SOURCES_COUNT),
-            index.row() == self.view.model().last_user_row(),
-        )
-        message_id = index.data(MessageRoles.ID)
-        cached = self._heights.get(message_id)
-        if cached is not None and cached[0] == state:
+        # The list asks every row's size on each layout (a long conversation's every
+        # row per streamed batch): a row's height changes only with its record (replaced
+        # on every change), its sources count or its "Edit" link, so it is kept, and the
+        # check reads the model's records directly, not through Qt's data().
+        model = self.view.model()
+        row = index.row()
+        message = model.message_at(row)
+        state = (width, message, model.sources_count_of(message.id), row == model.last_user_row())
+        cached = self._heights.get(message.id)
+        if (
+            cached is not None
+            and cached[0][0] == width
+            and cached[0][1] is message
+            and (cached[0][2:] == state[2:])
+        ):
             return QSize(width, cached[1])
         layout = self.bubble_layout(QRect(0, 0, width, 0), index)
-        self._heights[message_id] = (state, layout.height)
+        self._heights[message.id] = (state, layout.height)
         return QSize(width, layout.height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
@@ -659,8 +661,9 @@ class ChatView(QListView):
         return bar.value() >= bar.maximum() - 24
 
     def _on_model_data_changed(self, top: QModelIndex, bottom: QModelIndex, roles) -> None:
-        # QListView does not re-measure rows on dataChanged; a streamed chunk can make
-        # the bubble taller, so ask for a new layout, and stay at the bottom if there.
+        # A streamed chunk can make the bubble taller: ask for a new layout (rows keep
+        # their measured heights, so only the changed one is measured again), and stay
+        # at the bottom if there.
         follow = self._at_bottom()
         for row in range(top.row(), bottom.row() + 1):
             self.delegate.sizeHintChanged.emit(self.model().index(row, 0))
