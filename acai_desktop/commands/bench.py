@@ -130,7 +130,9 @@ def format_ui_report(report: dict) -> str:
         f"({report['seconds']} s, {report['tokens']} tokens streamed, "
         f"{report['panel_memories']} memories in the panel):\n"
         f"  max {report['max_ms']} ms (goal < 50), p99 {report['p99_ms']} ms (goal < 16), "
-        f"median {report['median_ms']} ms"
+        f"median {report['median_ms']} ms\n"
+        f"  this machine's floor (idle loop, same timer): max {report['idle_max_ms']} ms, "
+        f"p99 {report['idle_p99_ms']} ms"
     )
 
 
