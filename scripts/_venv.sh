@@ -37,15 +37,38 @@ create_venv() {
     fi
 }
 
+# llama-cpp-python compiles llama.cpp on install, by default for this very CPU
+# (-march=native). That build dies with SIGILL wherever the CPU advertises an instruction
+# set the OS or hypervisor doesn't enable (AMX tiles in a VM, seen here) and in a bundle
+# moved to an older CPU, so it is built for the portable x86-64/AVX2 baseline instead.
+# pip caches built wheels by source URL only, not by build flags, so a native wheel
+# cached earlier would come back: the first portable build skips the cache.
+LLAMA_CPP_BUILD="portable-1"
+
+install_portable_llama_cpp() {
+    local marker="$VENV/.acai-llama-cpp-build" requirement
+    [ "$(cat "$marker" 2>/dev/null)" = "$LLAMA_CPP_BUILD" ] && return 0
+    requirement=$("$VENV/bin/python" -c '
+import sys, tomllib
+extras = tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["local"]
+print(next(r for r in extras if r.startswith("llama-cpp-python")))' "$ROOT/pyproject.toml")
+    echo "Building $requirement for a portable CPU baseline (about 5 minutes)"
+    CMAKE_ARGS="${CMAKE_ARGS:-} -DGGML_NATIVE=OFF" "$VENV/bin/python" -m pip install \
+        --quiet --disable-pip-version-check --progress-bar off --no-cache-dir \
+        --force-reinstall --no-deps "${requirement%%\[*}"
+    echo "$LLAMA_CPP_BUILD" >"$marker"
+}
+
 ensure_venv() {
-    # The stamp holds the hash of pyproject.toml and the extras installed with it;
-    # asking for extras already installed (run-app after test) installs nothing.
+    # The stamp holds the hash of pyproject.toml (and of the llama.cpp build flavour) and
+    # the extras installed with it; asking for extras already installed (run-app after
+    # test) installs nothing.
     local extras=$1 stamp hash installed wanted_extras extra
     if [ ! -x "$VENV/bin/python" ]; then
         create_venv
     fi
     stamp="$VENV/.acai-desktop-install-stamp"
-    hash=$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)
+    hash=$({ cat "$ROOT/pyproject.toml"; echo "$LLAMA_CPP_BUILD"; } | sha256sum | cut -d' ' -f1)
     installed=""
     if [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$hash" ]; then
         installed=$(sed -n 2p "$stamp")
@@ -57,6 +80,7 @@ ensure_venv() {
     fi
     # Keep what was installed before, so run-app and test do not undo each other.
     wanted_extras=$(echo "${installed:+$installed,}$extras" | tr ',' '\n' | sort -u | paste -sd, -)
+    case ",$wanted_extras," in *",local,"*) install_portable_llama_cpp ;; esac
     echo "Installing acai-desktop[$wanted_extras] into $VENV" \
         "(llama-cpp-python compiles from source when not cached: about 5 minutes)"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
