@@ -40,7 +40,6 @@ def test_a_read_then_write_transaction_waits_for_another_writer(tmp_path):
 
     async def scenario():
         store = await Store.open(tmp_path / "acai.sqlite3")
-        other = sqlite3.connect(tmp_path / "acai.sqlite3", isolation_level=None, timeout=1)
         read_done, other_wrote = threading.Event(), threading.Event()
 
         def read_then_write(db):
@@ -51,6 +50,7 @@ def test_a_read_then_write_transaction_waits_for_another_writer(tmp_path):
                 db.execute("INSERT INTO settings (key, value) VALUES ('mine', '1')")
 
         def other_writer():
+            other = sqlite3.connect(tmp_path / "acai.sqlite3", isolation_level=None, timeout=1)
             read_done.wait(10)
             try:
                 other.execute("BEGIN IMMEDIATE")
@@ -59,6 +59,7 @@ def test_a_read_then_write_transaction_waits_for_another_writer(tmp_path):
             except sqlite3.OperationalError:
                 pass  # it waited for our transaction: also fine, nothing is lost
             finally:
+                other.close()
                 other_wrote.set()
 
         thread = threading.Thread(target=other_writer, daemon=True)
@@ -68,7 +69,6 @@ def test_a_read_then_write_transaction_waits_for_another_writer(tmp_path):
         keys = await store.run(
             lambda db: sorted(r[0] for r in db.execute("SELECT key FROM settings"))
         )
-        other.close()
         await store.close()
         return keys
 

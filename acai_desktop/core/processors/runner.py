@@ -249,8 +249,13 @@ class JobRunner:
         if next_at is not None:
             delay = (datetime.fromisoformat(next_at) - datetime.now(UTC)).total_seconds()
             timeout = min(max(delay, 0.01), IDLE_POLL_SECONDS)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+        # Not asyncio.wait_for: on Python 3.11 a cancel (stop) that meets the wake-up
+        # can leave it waiting for its inner task for the whole timeout.
+        waiter = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({waiter}, timeout=timeout)
+        finally:
+            waiter.cancel()
 
     async def _run(self, job: Job) -> None:
         finished: Job | None = None

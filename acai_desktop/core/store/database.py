@@ -67,8 +67,11 @@ class ImmediateDatabase(Database):
             try:
                 yield
             except BaseException:
-                conn.execute(f"ROLLBACK TO {name}")
-                conn.execute(f"RELEASE {name}")
+                # An error may have ended the whole transaction already; then there is
+                # no savepoint left to roll back to, and the original error must show.
+                if conn.in_transaction:
+                    conn.execute(f"ROLLBACK TO {name}")
+                    conn.execute(f"RELEASE {name}")
                 raise
             conn.execute(f"RELEASE {name}")
             return
@@ -78,7 +81,11 @@ class ImmediateDatabase(Database):
         except BaseException:
             conn.rollback()
             raise
-        conn.commit()
+        try:
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
 
 
 def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError:
@@ -130,7 +137,11 @@ def connect(path: Path | str) -> Database:
             if mode.lower() != "wal":
                 log.warning("SQLite refused WAL mode for %s (got %s)", path, mode)
         db.execute("PRAGMA synchronous = NORMAL")
-        migrations.apply(db)
+        if migrations.pending(db):
+            # Under the write lock, so two processes opening an old profile at once don't
+            # both apply the same migration (the second would fail half-way).
+            with db.atomic():
+                migrations.apply(db)
         return db
     except sqlite3.Error as error:
         raise translate_sqlite_error(error, path) from error
