@@ -8,7 +8,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.clock import now_iso
+from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.ui.app import GuiSession
+from acai_desktop.ui.main_window import MainWindow
+from acai_desktop.ui.theme import apply_theme
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until
@@ -79,3 +82,33 @@ def test_failed_jobs_show_with_retry_and_retry_learns(qapp, tmp_path, fake_opena
         assert not label.isVisible()
 
     run_in_session(GuiSession(profile), scenario)
+
+
+def _job(job_id: int, status: JobStatus, error: str | None = None, kind="critical_info") -> Job:
+    at = now_iso()
+    return Job(job_id, kind, {"message_id": job_id}, status, 4, at, at, 1, error)
+
+
+def test_the_window_lists_failed_jobs_as_plain_text_and_retry_asks_for_them(qtbot, qapp):
+    apply_theme(qapp)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert not window.retry_jobs_button.isVisible()
+
+    window.show_failed_jobs([_job(3, JobStatus.FAILED, HTML_ERROR)])
+    window.events.job_status_changed.emit(_job(5, JobStatus.FAILED, "ModelTimeoutError: slow"))
+    assert window.retry_jobs_button.isVisible() and window.retry_jobs_button.text() == "Retry"
+    assert window.failed_jobs_label.text() == "Couldn't learn from 2 messages: slow"
+    window.events.job_status_changed.emit(_job(3, JobStatus.DONE))  # one came back by itself
+    window.events.job_status_changed.emit(_job(5, JobStatus.FAILED, HTML_ERROR))
+    label = window.failed_jobs_label
+    assert label.text().startswith('Couldn\'t learn from 1 message: Could not reach <img src="')
+    assert label.textFormat() == Qt.TextFormat.PlainText
+    with qtbot.waitSignal(window.jobs_retry_requested, timeout=1000) as retried:
+        qtbot.mouseClick(window.retry_jobs_button, Qt.MouseButton.LeftButton)
+    assert retried.args == [[5]]
+
+    window.events.job_status_changed.emit(_job(5, JobStatus.PENDING))
+    assert not window.retry_jobs_button.isVisible() and not label.isVisible()
