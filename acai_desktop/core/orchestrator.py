@@ -51,6 +51,7 @@ MAX_MESSAGE_CHARS = 100_000
 #: How often a streaming answer's partial text is written to disk.
 PARTIAL_SAVE_SECONDS = 1.5
 
+
 @dataclass(frozen=True)
 class MessageDelta:
     """Payload of MESSAGE_UPDATED while an answer streams: one row, one new chunk."""

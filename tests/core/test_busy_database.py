@@ -92,7 +92,7 @@ def test_a_users_message_waits_out_a_long_import_instead_of_being_lost(
             return result, await assistant.conversations.messages(conversation.id)
 
     result, messages = run(scenario())
-    assert [(m.role, m.content) for m in messages][0] == ("user", "My name is John.")
+    assert (messages[0].role, messages[0].content) == ("user", "My name is John.")
     assert result.status == "complete"
     assert len(result.job_ids) == 2
 
@@ -113,9 +113,9 @@ def test_a_message_busy_for_too_long_is_refused_with_the_reason_and_nothing_half
             with pytest.raises(DatabaseBusyError, match="Your message was not saved"):
                 await assistant.orchestrator.send(conversation.id, "My name is John.")
             holder.join(10)
-            return await assistant.conversations.messages(conversation.id), await (
-                assistant.jobs.list()
-            )
+            return await assistant.conversations.messages(
+                conversation.id
+            ), await assistant.jobs.list()
 
     messages, jobs = run(scenario())
     assert messages == [] and jobs == []

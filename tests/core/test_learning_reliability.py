@@ -59,9 +59,7 @@ def literal_model(body: dict) -> Reply:
         ("The user has a flight to Lisbon on May 3", "The user has a flight to Lisbon on May 5"),
     ],
 )
-def test_a_near_identical_contradiction_is_checked_and_supersedes(
-    tmp_path, fake_openai, old, new
-):
+def test_a_near_identical_contradiction_is_checked_and_supersedes(tmp_path, fake_openai, old, new):
     fake_openai.responder = literal_model
 
     async def scenario():
@@ -72,11 +70,14 @@ def test_a_near_identical_contradiction_is_checked_and_supersedes(
             a, b = np.asarray(await assistant.memories.embedder.embed([old, new]))
             similarity = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
             _, outcome = await _say(assistant, conversation.id, new)
-            return first, similarity, outcome, await assistant.memories.list(
-                MemoryFilter(statuses=None)
+            return (
+                first,
+                similarity,
+                outcome,
+                await assistant.memories.list(MemoryFilter(statuses=None)),
             )
 
-    first, similarity, outcome, every = run(scenario())
+    _, similarity, outcome, every = run(scenario())
     assert similarity >= 0.95  # what the cosine shortcut took for a duplicate
     assert [(p[0], p[1]) for p in map(_reconcile_pair, _bodies(fake_openai)) if p] == [(old, new)]
     by_content = {m.content: m for m in every}
@@ -105,9 +106,7 @@ def test_the_same_words_are_a_duplicate_without_a_model_call(tmp_path, fake_open
     assert not any(_reconcile_pair(body) for body in _bodies(fake_openai))
 
 
-def test_a_fact_said_four_times_at_low_confidence_is_one_memory_promoted(
-    tmp_path, fake_openai
-):
+def test_a_fact_said_four_times_at_low_confidence_is_one_memory_promoted(tmp_path, fake_openai):
     """Temporary memories aren't in the vector index: reconciliation must still see them."""
 
     def low_confidence(body: dict) -> Reply:
@@ -208,16 +207,12 @@ def test_a_job_retried_after_failing_midway_does_not_write_twice(tmp_path, fake_
     after_failure, after_retry = run(scenario())
     john = [m for m in after_retry if m.content == "The user's name is John"]
     assert len(john) == 1 and john[0].use_count == 0
-    assert [m.content for m in after_failure if "John" in m.content] == [
-        "The user's name is John"
-    ]
+    assert [m.content for m in after_failure if "John" in m.content] == ["The user's name is John"]
     lyon = next(m for m in after_retry if m.content == "The user lives in Lyon")
     assert lyon.status == MemoryStatus.ACTIVE
 
 
-def test_one_invalid_item_keeps_the_valid_facts_and_a_1_to_10_scale_is_read(
-    tmp_path, fake_openai
-):
+def test_one_invalid_item_keeps_the_valid_facts_and_a_1_to_10_scale_is_read(tmp_path, fake_openai):
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             conversation = await assistant.conversations.create()
@@ -291,9 +286,7 @@ def test_ordinary_facts_that_mention_rules_or_the_assistant_are_kept(tmp_path, f
     assert sorted(m.content for m in run(scenario())) == sorted(kept)
 
 
-def test_the_turns_jobs_are_queued_with_the_message_and_wait_for_the_answer(
-    tmp_path, fake_openai
-):
+def test_the_turns_jobs_are_queued_with_the_message_and_wait_for_the_answer(tmp_path, fake_openai):
     """Defect 2: the jobs are on disk before the answer starts, and run after it."""
     streaming = asyncio.Event()
 

@@ -50,9 +50,7 @@ def scripted(server) -> list[str]:
     return ["--provider", "custom", "--base-url", server.base_url, "--model", "fake-model"]
 
 
-def test_sigkill_mid_answer_loses_no_learning_the_next_start_runs_the_jobs(
-    tmp_path, fake_openai
-):
+def test_sigkill_mid_answer_loses_no_learning_the_next_start_runs_the_jobs(tmp_path, fake_openai):
     """Defect 2: the jobs used to be queued only after the answer; 39 of 66 killed turns
     were never learned from."""
 
@@ -122,7 +120,7 @@ def test_parallel_writers_all_succeed(tmp_path):
     ]
     failures = []
     for writer in writers:
-        out, err = writer.communicate(timeout=600)
+        _, err = writer.communicate(timeout=600)
         if writer.returncode != 0:
             failures.append(err.strip().splitlines()[-1:] or [f"exit {writer.returncode}"])
     assert failures == []
@@ -167,9 +165,7 @@ def test_jobs_list_and_retry_from_the_command_line(tmp_path, fake_openai):
 
     one = run_program("jobs", "retry", str(ids[0]), "--json", "--data-dir", str(data))
     assert one.returncode == 0, one.stderr
-    assert [(j["id"], j["status"]) for j in json.loads(one.stdout)["jobs"]] == [
-        (ids[0], "pending")
-    ]
+    assert [(j["id"], j["status"]) for j in json.loads(one.stdout)["jobs"]] == [(ids[0], "pending")]
     unknown = run_program("jobs", "retry", "999", "--data-dir", str(data))
     assert unknown.returncode == 2 and "No failed job with id 999" in unknown.stderr
     assert "Traceback" not in unknown.stderr

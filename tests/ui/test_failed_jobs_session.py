@@ -11,8 +11,8 @@ from acai_desktop.core.clock import now_iso
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.main_window import MainWindow
-from acai_desktop.ui.theme import apply_theme
 from acai_desktop.ui.models.memories_model import MemoryRoles
+from acai_desktop.ui.theme import apply_theme
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until
 
@@ -104,7 +104,7 @@ def test_the_window_lists_failed_jobs_as_plain_text_and_retry_asks_for_them(qtbo
     window.events.job_status_changed.emit(_job(3, JobStatus.DONE))  # one came back by itself
     window.events.job_status_changed.emit(_job(5, JobStatus.FAILED, HTML_ERROR))
     label = window.failed_jobs_label
-    assert label.text().startswith('Couldn\'t learn from 1 message: Could not reach <img src="')
+    assert label.text().startswith("Couldn't learn from 1 message: Could not reach <img src=\"")
     assert label.textFormat() == Qt.TextFormat.PlainText
     with qtbot.waitSignal(window.jobs_retry_requested, timeout=1000) as retried:
         qtbot.mouseClick(window.retry_jobs_button, Qt.MouseButton.LeftButton)

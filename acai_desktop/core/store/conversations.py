@@ -145,9 +145,10 @@ def add_turn(
     jobs_for: Callable[[int], Iterable[JobSpec]] | None = None,
 ) -> NewTurn:
     """The user's message, its answer (``streaming``, empty) and the processors' jobs
-    (``jobs_for(user_message_id)``), in one transaction: once the message is on disk, so is the learning it is owed, whatever
-    happens to the answer. The jobs wait until the answer is no longer streaming (they
-    need the whole turn, and must not compete with it for the model)."""
+    (``jobs_for(user_message_id)``), in one transaction: once the message is on disk, so
+    is the learning it is owed, whatever happens to the answer. The jobs wait until the
+    answer is no longer streaming (they need the whole turn, and must not compete with it
+    for the model)."""
     at = now_iso()
     with db.atomic():
         fetch_conversation(db, conversation_id)
