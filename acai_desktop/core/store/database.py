@@ -58,14 +58,14 @@ class ImmediateDatabase(Database):
     """sqlite-utils' Database whose transactions take the write lock when they begin."""
 
     @contextlib.contextmanager
-    def atomic(self) -> Iterator[None]:
+    def atomic(self) -> Iterator[ImmediateDatabase]:
         """One transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``), or a savepoint inside one."""
         conn = self.conn
         if conn.in_transaction:
             name = f"acai_{next(_savepoint_names)}"
             conn.execute(f"SAVEPOINT {name}")
             try:
-                yield
+                yield self
             except BaseException:
                 # An error may have ended the whole transaction already; then there is
                 # no savepoint left to roll back to, and the original error must show.
@@ -77,7 +77,7 @@ class ImmediateDatabase(Database):
             return
         conn.execute("BEGIN IMMEDIATE")
         try:
-            yield
+            yield self
         except BaseException:
             conn.rollback()
             raise
