@@ -225,6 +225,7 @@ def test_one_invalid_item_keeps_the_valid_facts_and_a_1_to_10_scale_is_read(tmp_
                              "confidence": 9},
                             {"fact": "x", "confidence": "very"},
                             "not an object",
+                            {"fact": "The user likes \u0007 bells", "confidence": 0.7},
                             {"fact": "The user works as a nurse", "category": "Professional",
                              "confidence": 0.8},
                         ]

@@ -249,7 +249,12 @@ class CriticalInfoProcessor:
             if normalised(content) in seen or len(content) < 3:
                 continue
             seen.add(normalised(content))
-            await self._reconcile(message, content, fact, outcome, write_key=write_key)
+            try:
+                await self._reconcile(message, content, fact, outcome, write_key=write_key)
+            except InvalidInputError as error:
+                # This fact's text can't be stored (a control character, ...): skip it,
+                # keep the others. Retrying would not change the text.
+                log.info("message %d: a fact was refused: %s", message_id, error)
         return outcome
 
     async def _ask(self, instructions: str, text: str, schema: type[BaseModel], role: str):
