@@ -224,7 +224,7 @@ async def open_assistant(
             retriever=retriever,
             client=client,
             events=events,
-            jobs=jobs,
+            announce_jobs=True,
             context_budget_tokens=settings.context_budget_tokens,
         )
         if start_jobs:

@@ -39,7 +39,7 @@ from acai_desktop.core.records import (
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
-from acai_desktop.core.store.jobs import JobRepository, JobSpec
+from acai_desktop.core.store.jobs import JobSpec
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
@@ -89,7 +89,7 @@ class Orchestrator:
         retriever: HybridRetriever,
         client,
         events: EventBus,
-        jobs: JobRepository | None = None,
+        announce_jobs: bool = False,
         context_budget_tokens: int = 3000,
     ) -> None:
         self.conversations = conversations
@@ -98,8 +98,9 @@ class Orchestrator:
         self.retriever = retriever
         self.client = client
         self.events = events
-        #: Read back the queued jobs to announce them; None: nobody is listening.
-        self.jobs = jobs
+        #: Whether a job runner works this profile's queue, so queued jobs are news
+        #: (without one, as when no model could be started, they wait for the next start).
+        self.announce_jobs = announce_jobs
         self.context_budget_tokens = context_budget_tokens
         self.system_prompt = resource_text("prompts", "system.txt").strip()
 
@@ -120,17 +121,12 @@ class Orchestrator:
         user_message, answer = turn.user_message, turn.answer
         self.events.emit(ev.MESSAGE_ADDED, user_message)
         self.events.emit(ev.MESSAGE_ADDED, answer)
-        await self._announce_jobs(turn.job_ids)
+        if self.announce_jobs:
+            for job in turn.jobs:
+                self.events.emit(ev.JOB_STATUS_CHANGED, job)
         result = await self._answer(conversation, user_message, answer)
         result.job_ids = list(turn.job_ids)
         return result
-
-    async def _announce_jobs(self, job_ids: list[int]) -> None:
-        if self.jobs is None:
-            return
-        for job_id in job_ids:
-            with contextlib.suppress(AcaiError):  # news only; the jobs are on disk
-                self.events.emit(ev.JOB_STATUS_CHANGED, await self.jobs.get(job_id))
 
     async def retry(self, answer_id: int) -> TurnResult:
         """Run the turn again for the user message that ``answer_id`` answered."""

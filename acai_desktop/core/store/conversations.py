@@ -15,9 +15,16 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.records import Actor, Conversation, MemoryItem, Message, MessageStatus
+from acai_desktop.core.records import (
+    Actor,
+    Conversation,
+    Job,
+    MemoryItem,
+    Message,
+    MessageStatus,
+)
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.jobs import JobSpec, insert_job
+from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 from acai_desktop.core.store.memories import _write_event
 from acai_desktop.core.store.memory_batches import fetch_memories
 
@@ -135,7 +142,11 @@ class NewTurn:
 
     user_message: Message
     answer: Message
-    job_ids: list[int]
+    jobs: list[Job]
+
+    @property
+    def job_ids(self) -> list[int]:
+        return [job.id for job in self.jobs]
 
 
 def add_turn(
@@ -158,7 +169,8 @@ def add_turn(
         )
         specs = jobs_for(user_id) if jobs_for is not None else ()
         job_ids = [insert_job(db, spec, wait_for_message_id=answer_id, at=at) for spec in specs]
-    return NewTurn(fetch_message(db, user_id), fetch_message(db, answer_id), job_ids)
+    jobs = [fetch_job(db, job_id) for job_id in job_ids]
+    return NewTurn(fetch_message(db, user_id), fetch_message(db, answer_id), jobs)
 
 
 def _title_from(content: str, limit: int = 60) -> str:
