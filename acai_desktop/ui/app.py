@@ -157,6 +157,9 @@ class GuiSession:
         self.window.show_status(f"Profile: {self.profile.data_dir}")
         for warning in services.warnings:
             self.window.show_status(warning, 20_000)
+        # Background work that failed (the model was down), with Retry; later failures
+        # and recoveries arrive as job events.
+        self.window.show_failed_jobs(await services.jobs.list([JobStatus.FAILED]))
         return None
 
     async def shutdown(self) -> None:
@@ -229,7 +232,6 @@ class GuiSession:
         memories = await services.memories.list()
         window.conversations_model.set_conversations(conversations)
         window.show_memories(memories)
-        window.show_failed_jobs(await services.jobs.list([JobStatus.FAILED]))
         latest = next((c for c in conversations if not c.temporary), None)
         if latest is not None:
             await self._show_conversation(latest)
