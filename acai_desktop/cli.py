@@ -17,7 +17,7 @@ from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server import SERVE_LOCAL_MODEL_FLAG
 
 # Sub-command modules in acai_desktop.commands, in the order --help lists them.
-COMMAND_MODULES = ("gui", "memories", "chat", "eval", "bench")
+COMMAND_MODULES = ("gui", "memories", "chat", "jobs", "eval", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

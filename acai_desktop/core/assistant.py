@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from dataclasses import dataclass, field
 
 from acai_desktop.core.embeddings.base import Embedder
+from acai_desktop.core.errors import ModelError, ModelServerError, ModelUnreachableError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import detect_providers
@@ -75,6 +77,17 @@ async def resolve_settings(profile: Profile, overrides: ModelOverrides) -> Model
         embedding = settings.models.embedding or preset(settings.provider).models.embedding
         changes["models"] = RoleModels.same(overrides.model, embedding=embedding)
     return settings.model_copy(update=changes) if changes else settings
+
+
+async def model_answers(client: ModelClient) -> bool:
+    """Whether the model server answers at all (failed jobs wait for that)."""
+    try:
+        await client.list_models()
+    except (ModelUnreachableError, ModelServerError):
+        return False
+    except ModelError:
+        return True  # it answered, if only to refuse the listing
+    return True
 
 
 def make_embedder(settings: ModelSettings, client: ModelClient) -> Embedder:
@@ -201,6 +214,7 @@ async def open_assistant(
             jobs,
             {"critical_info": critical_info.handle, "summary": summary.handle},
             events,
+            probe=functools.partial(model_answers, client),
         )
         retriever = HybridRetriever(store, embedder, memories.index)
         orchestrator = Orchestrator(
@@ -210,7 +224,7 @@ async def open_assistant(
             retriever=retriever,
             client=client,
             events=events,
-            enqueue=runner.enqueue,
+            announce_jobs=True,
             context_budget_tokens=settings.context_budget_tokens,
         )
         if start_jobs:

@@ -1,21 +1,23 @@
 """One conversational turn, start to finish.
 
-commit the user's message -> plan -> retrieve -> build the prompt within the budget ->
-stream the answer (an event per chunk) -> commit the answer with its status -> record
-which memories fed it -> enqueue the background processors.
+commit the user's message with the background processors' jobs -> plan -> retrieve ->
+build the prompt within the budget -> stream the answer (an event per chunk) -> commit
+the answer with its status (which lets those jobs run) -> record which memories fed it.
 
-Whatever fails, the user's message is already on disk and the failure is written on the
-answer row (status ``error`` with the reason), so the UI can say what happened and offer
-"retry", which runs the turn again for the same message.
+Whatever fails, the user's message is already on disk with the jobs that learn from it
+(queued in the same transaction, waiting for the answer), and the failure is written on
+the answer row (status ``error`` with the reason), so the UI can say what happened and
+offer "retry", which runs the turn again for the same message. A crash or kill mid-answer
+loses nothing either: at the next start the answer is marked ``stopped`` and the jobs run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from acai_desktop.core import events as ev
@@ -36,6 +38,8 @@ from acai_desktop.core.records import (
 )
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.database import DatabaseBusyError
+from acai_desktop.core.store.jobs import JobSpec
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
@@ -46,8 +50,6 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 100_000
 #: How often a streaming answer's partial text is written to disk.
 PARTIAL_SAVE_SECONDS = 1.5
-
-Enqueue = Callable[[str, dict, int | None], Awaitable[object]]
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class Orchestrator:
         retriever: HybridRetriever,
         client,
         events: EventBus,
-        enqueue: Enqueue | None,
+        announce_jobs: bool = False,
         context_budget_tokens: int = 3000,
     ) -> None:
         self.conversations = conversations
@@ -96,7 +98,9 @@ class Orchestrator:
         self.retriever = retriever
         self.client = client
         self.events = events
-        self.enqueue = enqueue
+        #: Whether a job runner works this profile's queue, so queued jobs are news
+        #: (without one, as when no model could be started, they wait for the next start).
+        self.announce_jobs = announce_jobs
         self.context_budget_tokens = context_budget_tokens
         self.system_prompt = resource_text("prompts", "system.txt").strip()
 
@@ -104,19 +108,24 @@ class Orchestrator:
         """Run a turn for a new user message. Raises InvalidInputError before any write."""
         text = validate_user_message(text)
         conversation = await self.conversations.get(conversation_id)
-        user_message = await self.conversations.add_message(conversation.id, "user", text)
-        self.events.emit(ev.MESSAGE_ADDED, user_message)
-        answer = await self.conversations.add_message(
-            conversation.id, "assistant", "", status=MessageStatus.STREAMING
-        )
-        self.events.emit(ev.MESSAGE_ADDED, answer)
         try:
-            result = await self._answer(conversation, user_message, answer)
-        finally:
-            # Whatever became of the answer (complete, stopped, failed), the user's words
-            # are saved: learn from them. Once per message, so a retry doesn't repeat it.
-            job_ids = await asyncio.shield(self._enqueue_processors(conversation, user_message))
-        result.job_ids = job_ids
+            turn = await self.conversations.add_turn(
+                conversation.id, text, functools.partial(processor_jobs, conversation)
+            )
+        except DatabaseBusyError as error:
+            # Busy for over a minute (a long import elsewhere): nothing was written; the
+            # caller keeps the text (the window leaves it in the composer).
+            raise DatabaseBusyError(
+                f"{error} Your message was not saved; send it again in a moment."
+            ) from error
+        user_message, answer = turn.user_message, turn.answer
+        self.events.emit(ev.MESSAGE_ADDED, user_message)
+        self.events.emit(ev.MESSAGE_ADDED, answer)
+        if self.announce_jobs:
+            for job in turn.jobs:
+                self.events.emit(ev.JOB_STATUS_CHANGED, job)
+        result = await self._answer(conversation, user_message, answer)
+        result.job_ids = list(turn.job_ids)
         return result
 
     async def retry(self, answer_id: int) -> TurnResult:
@@ -259,16 +268,15 @@ class Orchestrator:
         self.events.emit(ev.MESSAGE_UPDATED, _delta(finished, ""))
         return finished
 
-    async def _enqueue_processors(
-        self, conversation: Conversation, user_message: Message
-    ) -> list[int]:
-        if self.enqueue is None or conversation.temporary:
-            return []  # a temporary chat writes no memories
-        jobs = [
-            await self.enqueue("critical_info", {"message_id": user_message.id}, conversation.id),
-            await self.enqueue("summary", {"conversation_id": conversation.id}, conversation.id),
-        ]
-        return [job.id for job in jobs]
+
+def processor_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:
+    """The background work a user's message in ``conversation`` is owed."""
+    if conversation.temporary:
+        return []  # a temporary chat writes no memories
+    return [
+        JobSpec("critical_info", {"message_id": message_id}, conversation.id),
+        JobSpec("summary", {"conversation_id": conversation.id}, conversation.id),
+    ]
 
 
 def _delta(message: Message, delta: str) -> MessageDelta:

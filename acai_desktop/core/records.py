@@ -234,6 +234,12 @@ class Job:
     conversation_id: int | None = None
     last_error: str | None = None
     run_after: str | None = None
+    #: The answer this job waits for (it runs once that message is no longer streaming).
+    wait_for_message_id: int | None = None
+    #: How many times the job was queued again after it had failed.
+    revivals: int = 0
+    #: False when its failure can't be cured by trying again (e.g. invalid content).
+    retryable: bool = True
 
     @classmethod
     def from_row(cls, row: dict) -> Job:
@@ -248,4 +254,23 @@ class Job:
             conversation_id=row["conversation_id"],
             last_error=row["last_error"],
             run_after=row["run_after"],
+            wait_for_message_id=row.get("wait_for_message_id"),
+            revivals=row.get("revivals") or 0,
+            retryable=bool(row.get("retryable", 1)),
         )
+
+    def to_public_dict(self) -> dict:
+        """The job as the command line's --json prints it."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "status": str(self.status),
+            "payload": self.payload,
+            "conversation_id": self.conversation_id,
+            "attempts": self.attempts,
+            "revivals": self.revivals,
+            "retryable": self.retryable,
+            "last_error": self.last_error,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }

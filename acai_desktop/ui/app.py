@@ -35,7 +35,7 @@ from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
 from acai_desktop.core.orchestrator import TurnResult, validate_user_message
 from acai_desktop.core.profile import APP_NAME, Profile
-from acai_desktop.core.records import Conversation, Message
+from acai_desktop.core.records import Conversation, JobStatus, Message
 from acai_desktop.core.secrets import SecretStore
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
@@ -160,6 +160,9 @@ class GuiSession:
         self.window.show_status(f"Profile: {self.profile.data_dir}")
         for warning in services.warnings:
             self.window.show_status(warning, 20_000)
+        # Background work that failed (the model was down), with Retry; later failures
+        # and recoveries arrive as job events.
+        self.window.show_failed_jobs(await services.jobs.list([JobStatus.FAILED]))
         return None
 
     async def shutdown(self) -> None:
@@ -209,6 +212,7 @@ class GuiSession:
         window.memory_details_requested.connect(self._on_window_memory_details_requested)
         window.memory_resolve_requested.connect(self._on_window_memory_resolve_requested)
         window.reconnect_requested.connect(self._on_window_reconnect_requested)
+        window.jobs_retry_requested.connect(self._on_window_jobs_retry_requested)
         window.new_temporary_conversation_requested.connect(
             self._on_window_new_temporary_conversation_requested
         )
@@ -536,6 +540,24 @@ class GuiSession:
     def _say(self, text: str) -> None:
         if self.window is not None:
             self.window.show_status(text, 6000)
+
+    # -- background jobs -------------------------------------------------------------
+
+    def _on_window_jobs_retry_requested(self, job_ids: list[int]) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def retry() -> None:
+            revived = await services.retry_jobs(job_ids)
+            if services.assistant is None:
+                # Revived in the database; no runner here, so the bar is updated by hand.
+                if self.window is not None:
+                    self.window.show_failed_jobs(await services.jobs.list([JobStatus.FAILED]))
+                self._say("Queued again: they run once the model is connected.")
+            else:
+                self._say(f"Trying again ({len(revived)}).")
+
+        self._run_reporting(retry(), "jobs-retry")
 
     # -- the model -------------------------------------------------------------------
 

@@ -70,6 +70,7 @@ NO_MODEL_TEXT = "No model connected"
 CONNECTING_TEXT = "Connecting…"
 UNDO_SECONDS = 10
 JOB_LABELS = {"critical_info": "Learning from your message…", "summary": "Summarising…"}
+FAILED_REASON_CHARS = 90
 # Starting points offered on an empty chat; a click puts the text in the composer.
 SUGGESTIONS = (
     "Remember that I prefer short, direct answers.",
@@ -84,6 +85,23 @@ def _styled_panel(object_name: str) -> QWidget:
     # Plain QWidgets paint stylesheet backgrounds and borders only with this set.
     panel.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
     return panel
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _short_reason(error: str | None) -> str:
+    """A failed job's reason for the status bar: without the exception's class name, on
+    one line, cut to fit."""
+    if not error:
+        return ""
+    name, colon, rest = error.partition(": ")
+    text = rest if colon and name.isidentifier() else error
+    text = " ".join(text.split())
+    if len(text) > FAILED_REASON_CHARS:
+        text = text[: FAILED_REASON_CHARS - 1].rstrip() + "…"
+    return text
 
 
 def _label(text: str, object_name: str) -> QLabel:
@@ -107,6 +125,7 @@ class MainWindow(QMainWindow):
     memory_details_requested = Signal(int)
     memory_resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (kept)
     reconnect_requested = Signal()
+    jobs_retry_requested = Signal(list)  # ids of the failed jobs to queue again
     new_temporary_conversation_requested = Signal()
     note_save_requested = Signal(str)
     settings_requested = Signal()
@@ -126,6 +145,7 @@ class MainWindow(QMainWindow):
         self._quit_announced = False
         self._undo_memory_id: int | None = None
         self._running_jobs: dict[int, str] = {}
+        self._failed_jobs: dict[int, Job] = {}
         self.settings_dialog: SettingsDialog | None = None
         self.note_dialog: NoteDialog | None = None
 
@@ -183,6 +203,16 @@ class MainWindow(QMainWindow):
         self.undo_timer.setInterval(UNDO_SECONDS * 1000)
         self.jobs_label = _label("", "JobsLabel")
         self.statusBar().addPermanentWidget(self.jobs_label)
+        # Background work that failed (the model was down): what, why, and Retry.
+        self.failed_jobs_label = _label("", "FailedJobsLabel")
+        self.failed_jobs_label.setTextFormat(Qt.TextFormat.PlainText)  # the reason is a server's
+        self.failed_jobs_label.setVisible(False)
+        self.retry_jobs_button = QPushButton("Retry")
+        self.retry_jobs_button.setObjectName("RetryJobsButton")
+        self.retry_jobs_button.setToolTip("Run the failed background jobs again")
+        self.retry_jobs_button.setVisible(False)
+        self.statusBar().addPermanentWidget(self.failed_jobs_label)
+        self.statusBar().addPermanentWidget(self.retry_jobs_button)
         self.statusBar().showMessage("Ready")
         self._set_tab_order()
         self._connect_signals()
@@ -368,6 +398,7 @@ class MainWindow(QMainWindow):
         self.undo_button.clicked.connect(self._on_undo_button_clicked)
         self.undo_timer.timeout.connect(self._on_undo_timer_timeout)
         self.reconnect_button.clicked.connect(self.reconnect_requested)
+        self.retry_jobs_button.clicked.connect(self._on_retry_jobs_button_clicked)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
         for button in self.suggestion_buttons:
             button.clicked.connect(self._on_suggestion_button_clicked)
@@ -408,6 +439,15 @@ class MainWindow(QMainWindow):
             self._running_jobs.pop(job.id, None)
         labels = list(dict.fromkeys(self._running_jobs.values()))
         self.jobs_label.setText(labels[0] if labels else "")
+        if job.status == "failed":
+            self._failed_jobs[job.id] = job
+        else:
+            self._failed_jobs.pop(job.id, None)
+        self._show_failed_jobs()
+
+    def _on_retry_jobs_button_clicked(self) -> None:
+        if self._failed_jobs:
+            self.jobs_retry_requested.emit(sorted(self._failed_jobs))
 
     def _on_events_embedding_progress_changed(self, progress: dict) -> None:
         done, total = progress.get("done", 0), progress.get("total", 0)
@@ -542,6 +582,26 @@ class MainWindow(QMainWindow):
         for button in self.suggestion_buttons:  # they are about being remembered
             button.setVisible(not temporary)
         self.conversation_list.select_conversation(conversation_id)
+
+    def show_failed_jobs(self, jobs: list[Job]) -> None:
+        """The failed background jobs, as read at start-up (later ones come as events)."""
+        self._failed_jobs = {job.id: job for job in jobs if job.status == "failed"}
+        self._show_failed_jobs()
+
+    def _show_failed_jobs(self) -> None:
+        jobs = sorted(self._failed_jobs.values(), key=lambda job: job.id)
+        self.failed_jobs_label.setVisible(bool(jobs))
+        self.retry_jobs_button.setVisible(bool(jobs))
+        if not jobs:
+            self.failed_jobs_label.setText("")
+            return
+        kinds = {job.kind for job in jobs}
+        if kinds == {"critical_info"}:
+            what = f"Couldn't learn from {_count(len(jobs), 'message')}"
+        else:
+            what = f"{_count(len(jobs), 'background job')} failed"
+        reason = _short_reason(jobs[-1].last_error)
+        self.failed_jobs_label.setText(f"{what}: {reason}" if reason else what)
 
     def show_memories(self, items: list[MemoryItem]) -> None:
         self.memories_model.set_memories(items)

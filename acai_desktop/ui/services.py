@@ -27,6 +27,7 @@ from acai_desktop.core.orchestrator import Orchestrator
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
 log = logging.getLogger(__name__)
@@ -79,10 +80,18 @@ class GuiServices:
     model_name: str | None
     #: Renames and deletes conversations, and announces it.
     conversation_service: ConversationService
+    #: The background jobs (failed ones are shown with Retry); queued even without a model.
+    jobs: JobRepository
     assistant: Assistant | None = None
     #: Why there is no model, with the next step; None when the model is connected.
     model_problem: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+    async def retry_jobs(self, job_ids: list[int]) -> list:
+        """Queue failed jobs again: they run now, or once a model is connected."""
+        if self.assistant is not None:
+            return await self.assistant.runner.retry(job_ids)
+        return await self.jobs.revive_failed(job_ids)
 
     async def aclose(self) -> None:
         if self.assistant is not None:
@@ -117,6 +126,7 @@ async def open_gui_services(
         conversation_service=ConversationService(
             assistant.conversations, assistant.memories, events
         ),
+        jobs=assistant.jobs,
         assistant=assistant,
         warnings=list(assistant.warnings),
     )
@@ -147,7 +157,6 @@ async def _open_without_model(
             retriever=HybridRetriever(store, embedder, memories.index),
             client=UnavailableModel(error),
             events=events,
-            enqueue=None,
             context_budget_tokens=budget,
         )
     except BaseException:
@@ -164,5 +173,6 @@ async def _open_without_model(
         orchestrator=orchestrator,
         model_name=None,
         conversation_service=ConversationService(conversations, memories, events),
+        jobs=JobRepository(store),
         model_problem=problem_text(error),
     )

@@ -2,12 +2,13 @@
 
 import asyncio
 
-from acai_desktop.core.errors import StoreError
-from acai_desktop.core.events import JOB_STATUS_CHANGED, EventBus
+from acai_desktop.core.errors import InvalidInputError, ModelUnreachableError, StoreError
+from acai_desktop.core.events import JOB_STATUS_CHANGED, MESSAGE_UPDATED, EventBus
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.records import JobStatus
+from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.jobs import JobRepository
+from acai_desktop.core.store.jobs import JobRepository, JobSpec
 from tests.support.aio import run
 
 
@@ -250,3 +251,170 @@ def test_the_loop_survives_a_queue_error(tmp_path, monkeypatch):
 
     failures, ran, done = run(scenario())
     assert failures == [] and ran == [1] and done.status == JobStatus.DONE
+
+
+def test_a_failed_job_runs_again_when_the_model_is_back_with_a_cap(tmp_path):
+    """A message learned while the model server was down must not be lost for good."""
+
+    async def scenario():
+        store, jobs = await _open(tmp_path)
+        server_up = False
+        attempts = []
+
+        async def needs_the_model(job):
+            attempts.append(job.id)
+            if not server_up:
+                raise ModelUnreachableError("Could not reach the model server.")
+
+        async def probe():
+            return server_up
+
+        runner = JobRunner(
+            jobs,
+            {"work": needs_the_model},
+            EventBus(),
+            max_attempts=2,
+            backoff_seconds=0.01,
+            probe=probe,
+            probe_seconds=0.05,
+        )
+        await runner.start()
+        job = await runner.enqueue("work", {})
+        [failed] = await runner.wait_for([job.id], timeout=10)
+        await asyncio.sleep(0.3)  # several probes while the server is down: no revival
+        still_failed = await jobs.get(job.id)
+        server_up = True
+        for _ in range(200):
+            done = await jobs.get(job.id)
+            if done.status == JobStatus.DONE:
+                break
+            await asyncio.sleep(0.05)
+        await runner.stop()
+        await store.close()
+        return failed, still_failed, done, attempts
+
+    failed, still_failed, done, attempts = run(scenario())
+    assert failed.status == JobStatus.FAILED and failed.retryable
+    assert "Could not reach" in failed.last_error
+    assert still_failed.status == JobStatus.FAILED and still_failed.revivals == 0
+    assert done.status == JobStatus.DONE and done.revivals == 1
+    assert len(attempts) == 3  # two attempts while down, one once the probe said it was back
+
+
+def test_failed_jobs_are_revived_at_each_start_at_most_max_revivals_times(tmp_path):
+    async def session(handler):
+        store, jobs = await _open(tmp_path)
+        runner = JobRunner(jobs, {"work": handler}, EventBus(), max_attempts=1, max_revivals=2)
+        await runner.start()
+        if not await jobs.list():
+            await runner.enqueue("work", {})
+        await runner.wait_idle(timeout=10)
+        await runner.stop()
+        [job] = await jobs.list()
+        await store.close()
+        return job
+
+    calls = []
+
+    async def always_down(job):
+        calls.append(job.revivals)
+        raise ModelUnreachableError("down")
+
+    states = [run(session(always_down)) for _ in range(4)]
+    assert [s.status for s in states] == [JobStatus.FAILED] * 4
+    assert calls == [0, 1, 2]  # first run, then two revivals at start-up; then it stays
+    assert states[-1].revivals == 2
+
+
+def test_invalid_content_fails_at_once_and_is_not_revived(tmp_path):
+    async def scenario():
+        store, jobs = await _open(tmp_path)
+        calls = []
+
+        async def invalid(job):
+            calls.append(job.id)
+            raise InvalidInputError("The memory text contains the control character U+0000.")
+
+        runner = JobRunner(jobs, {"work": invalid}, EventBus(), backoff_seconds=0.01)
+        await runner.start()
+        job = await runner.enqueue("work", {})
+        [failed] = await runner.wait_for([job.id], timeout=10)
+        await runner.stop()
+        restarted = JobRunner(jobs, {"work": invalid}, EventBus())
+        await restarted.start()  # a new start revives what may pass; this can't
+        await restarted.stop()
+        after_restart = await jobs.get(job.id)
+        await store.close()
+        return calls, failed, after_restart
+
+    calls, failed, after_restart = run(scenario())
+    assert calls == [1]
+    assert failed.status == JobStatus.FAILED and not failed.retryable
+    assert "control character" in failed.last_error
+    assert after_restart.status == JobStatus.FAILED and after_restart.revivals == 0
+
+
+def test_the_user_can_retry_any_failed_job(tmp_path):
+    async def scenario():
+        store, jobs = await _open(tmp_path)
+        fail = True
+
+        async def handler(job):
+            if fail:
+                raise InvalidInputError("refused")
+
+        runner = JobRunner(jobs, {"work": handler}, EventBus())
+        await runner.start()
+        job = await runner.enqueue("work", {})
+        await runner.wait_for([job.id], timeout=10)
+        fail = False
+        [revived] = await runner.retry([job.id])
+        [done] = await runner.wait_for([job.id], timeout=10)
+        await runner.stop()
+        await store.close()
+        return revived, done
+
+    revived, done = run(scenario())
+    assert revived.status == JobStatus.PENDING and revived.attempts == 0
+    assert done.status == JobStatus.DONE
+
+
+def test_a_job_waits_for_its_answer_without_spinning(tmp_path):
+    async def scenario():
+        store, jobs = await _open(tmp_path)
+        conversations = ConversationRepository(store)
+        conversation = await conversations.create()
+        bus = EventBus()
+        ran = []
+
+        async def handler(job):
+            ran.append(job.id)
+
+        runner = JobRunner(jobs, {"work": handler}, bus)
+        await runner.start()
+        turn = await conversations.add_turn(
+            conversation.id, "My name is John.", lambda message_id: [JobSpec("work", {})]
+        )
+        claims = 0
+        real_claim = jobs.claim_next
+
+        async def counting_claim(busy=()):
+            nonlocal claims
+            claims += 1
+            return await real_claim(busy)
+
+        jobs.claim_next = counting_claim
+        bus.emit(JOB_STATUS_CHANGED, await jobs.get(turn.job_ids[0]))
+        await asyncio.sleep(0.5)
+        ran_while_streaming, claims_while_streaming = list(ran), claims
+        answer = await conversations.update_message(turn.answer.id, status="complete")
+        bus.emit(MESSAGE_UPDATED, answer)
+        [done] = await runner.wait_for(turn.job_ids, timeout=10)
+        await runner.stop()
+        await store.close()
+        return ran_while_streaming, claims_while_streaming, done
+
+    ran_while_streaming, claims_while_streaming, done = run(scenario())
+    assert ran_while_streaming == []
+    assert claims_while_streaming <= 2  # woken once, then asleep: no polling loop
+    assert done.status == JobStatus.DONE

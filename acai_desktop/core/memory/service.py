@@ -188,23 +188,50 @@ class MemoryService:
         return await self.store.run(read)
 
     async def similar(
-        self, content: str, *, k: int = 5, kinds: Iterable[MemoryKind | str] | None = None
+        self,
+        content: str,
+        *,
+        k: int = 5,
+        kinds: Iterable[MemoryKind | str] | None = None,
+        include_temporary: bool = False,
     ) -> list[tuple[MemoryItem, float]]:
         """Active memories closest in meaning to ``content`` (cosine), closest first.
 
-        The processors use this to reconcile a new fact with what is already known.
+        The processors use this to reconcile a new fact with what is already known; they
+        ask for ``include_temporary`` memories too, which the index (active memories, for
+        retrieval) doesn't hold: a fact said again must reinforce its temporary memory
+        (and so earn its promotion), not become a second one.
         """
-        if not content.strip() or not len(self.index):
+        if not content.strip():
+            return []
+        wanted = {str(kind) for kind in kinds} if kinds else None
+        if not len(self.index) and not include_temporary:
             return []
         vector = (await self._embed([content]))[0]
-        wanted = {str(kind) for kind in kinds} if kinds else None
-        # Ask for more than k: some neighbours may be of another kind.
-        ids, scores = self.index.top_k(vector, k if wanted is None else k * 4)
-        score_of = {int(i): float(s) for i, s in zip(ids, scores, strict=True)}
+        score_of: dict[int, float] = {}
+        if len(self.index):
+            # Ask for more than k: some neighbours may be of another kind.
+            ids, scores = self.index.top_k(vector, k if wanted is None else k * 4)
+            score_of.update({int(i): float(s) for i, s in zip(ids, scores, strict=True)})
+        if include_temporary:
+            ids, vectors = await self.store.run(
+                batches.temporary_embeddings,
+                self.embedder.name,
+                self.embedder.dimensions,
+                sorted(wanted) if wanted else None,
+            )
+            if len(ids):
+                norms = np.linalg.norm(vectors, axis=1) * (float(np.linalg.norm(vector)) or 1.0)
+                scores = (vectors @ vector) / np.where(norms == 0, 1.0, norms)
+                best = np.argsort(-scores)[:k]
+                score_of.update({int(ids[i]): float(scores[i]) for i in best})
+        if not score_of:
+            return []
         items = await self.store.run(batches.fetch_memories, list(score_of))
         matches = [(item, score_of[item.id]) for item in items]
         if wanted is not None:
             matches = [(item, score) for item, score in matches if str(item.kind) in wanted]
+        matches.sort(key=lambda match: -match[1])
         return matches[:k]
 
     async def stored_from_messages(self, message_ids: Iterable[int]) -> list[MemoryItem]:
@@ -227,8 +254,13 @@ class MemoryService:
         conversation_id: int | None = None,
         explicit: bool = False,
         meta: dict | None = None,
+        write_key: str | None = None,
     ) -> MemoryItem:
-        """Store one memory; unless ``explicit``, the policy picks active or temporary."""
+        """Store one memory; unless ``explicit``, the policy picks active or temporary.
+
+        ``write_key`` names this write (a job and its step): if a write with that key
+        already happened (the job is running again), the memory it made is returned and
+        nothing is written."""
         items = await self.remember_many(
             [
                 MemoryDraft(
@@ -244,6 +276,7 @@ class MemoryService:
             origin=origin,
             actor=actor,
             explicit=explicit,
+            write_key=write_key,
         )
         return items[0]
 
@@ -254,10 +287,14 @@ class MemoryService:
         origin: Origin | str = Origin.USER,
         actor: Actor | str = Actor.USER,
         explicit: bool = False,
+        write_key: str | None = None,
     ) -> list[MemoryItem]:
         """Store many memories: one embedding batch, one transaction, one statement per
-        table. All are validated before anything is written; any error writes nothing."""
+        table. All are validated before anything is written; any error writes nothing.
+        ``write_key`` (one draft only): see :meth:`remember`."""
         actor = _actor(actor)
+        if write_key is not None and len(drafts) != 1:
+            raise ValueError("a write key names the write of one memory")
         try:
             origin = Origin(origin)
         except ValueError:
@@ -280,12 +317,21 @@ class MemoryService:
             row["embedding"] = vector
             row["embedding_model"] = self.embedder.name
 
-        def write(db: Database) -> list[MemoryItem]:
+        def write(db: Database) -> list[MemoryItem] | MemoryItem:
             with db.atomic():
+                if write_key is not None:
+                    done = batches.memory_written_by(db, write_key)
+                    if done is not None:
+                        return _fetch(db, done)  # this job wrote it before it was cut off
                 _check_sources(db, (s for group in sources for s in group))
-                return batches.insert_memories(db, rows, actor=actor, sources=sources)
+                items = batches.insert_memories(db, rows, actor=actor, sources=sources)
+                if write_key is not None:
+                    batches.record_write_key(db, write_key, items[0].id)
+                return items
 
         items = await self.store.run(write)
+        if isinstance(items, MemoryItem):
+            return [items]
         for item, vector in zip(items, vectors, strict=True):
             self.index_item(item, vector)
         for item in items:
@@ -563,9 +609,11 @@ class MemoryService:
         confidence: float = 1.0,
         sources: Iterable[int] = (),
         conversation_id: int | None = None,
+        write_key: str | None = None,
     ) -> MemoryItem:
         """A processor's refinement or contradiction of ``old_id``: the new memory, which
-        supersedes the old one, or, if the old one is protected, has status ``conflict``."""
+        supersedes the old one, or, if the old one is protected, has status ``conflict``.
+        ``write_key``: a keyed write happens once (see :meth:`remember`)."""
         outcome = await self._supersede(
             old_id,
             new_content,
@@ -574,6 +622,7 @@ class MemoryService:
             confidence=confidence,
             sources=sources,
             conversation_id=conversation_id,
+            write_key=write_key,
         )
         if outcome.refused:
             log.info("%s", outcome.refused)
@@ -589,6 +638,7 @@ class MemoryService:
         confidence: float,
         sources: Iterable[int],
         conversation_id: int | None,
+        write_key: str | None = None,
     ) -> _Outcome:
         old_id = _memory_id(old_id)
         actor = _actor(actor)
@@ -600,58 +650,68 @@ class MemoryService:
 
         def write(db: Database) -> _Outcome:
             with db.atomic():
-                source_ids = _check_sources(db, sources)
-                old = _fetch(db, old_id)
-                if actor in PROCESSORS and old.protected:
-                    row = self._conflict_row(
-                        old,
-                        content,
-                        vector,
-                        actor=actor,
-                        category=category,
-                        confidence=confidence,
-                        conversation_id=conversation_id,
-                    )
-                    conflict = insert_memory(
-                        db, row, actor=actor, sources=source_ids, action="conflict"
-                    )
-                    return _Outcome(conflict, added=[conflict], refused=_refusal(old, "supersede"))
-                if old.status not in CURRENT:
-                    raise InvalidInputError(
-                        f"Memory {old_id} is {old.status.value}; only a current memory "
-                        "can be superseded."
-                    )
-                explicit = actor == Actor.USER
-                status = None if old.status != MemoryStatus.ACTIVE else MemoryStatus.ACTIVE
-                row = self._new_row(
-                    MemoryDraft(
-                        content=content,
-                        kind=old.kind,
-                        category=category if category is not None else old.category,
-                        confidence=confidence,
-                        conversation_id=conversation_id
-                        if conversation_id is not None
-                        else old.conversation_id,
-                    ),
-                    origin=ORIGIN_OF_ACTOR[actor],
-                    explicit=explicit,
-                    status=status,
-                    extra_meta={"supersedes": old.id},
-                )
-                # The user's pin is about the subject, so it moves to the newer wording.
-                row["pinned"] = old.pinned and actor == Actor.USER
-                row["user_edited"] = explicit
-                row["embedding"] = vector
-                row["embedding_model"] = self.embedder.name
-                new = insert_memory(db, row, actor=actor, sources=source_ids)
-                old = update_memory(
-                    db,
-                    old_id,
-                    {"status": MemoryStatus.SUPERSEDED, "superseded_by": new.id, "pinned": False},
+                if write_key is not None:
+                    done = batches.memory_written_by(db, write_key)
+                    if done is not None:
+                        return _Outcome(_fetch(db, done))  # this job did it before
+                outcome = supersede(db)
+                if write_key is not None:
+                    batches.record_write_key(db, write_key, outcome.result.id)
+                return outcome
+
+        def supersede(db: Database) -> _Outcome:
+            source_ids = _check_sources(db, sources)
+            old = _fetch(db, old_id)
+            if actor in PROCESSORS and old.protected:
+                row = self._conflict_row(
+                    old,
+                    content,
+                    vector,
                     actor=actor,
-                    action="superseded",
+                    category=category,
+                    confidence=confidence,
+                    conversation_id=conversation_id,
                 )
-                return _Outcome(new, added=[new], changed=[old], vectors={new.id: vector})
+                conflict = insert_memory(
+                    db, row, actor=actor, sources=source_ids, action="conflict"
+                )
+                return _Outcome(conflict, added=[conflict], refused=_refusal(old, "supersede"))
+            if old.status not in CURRENT:
+                raise InvalidInputError(
+                    f"Memory {old_id} is {old.status.value}; only a current memory "
+                    "can be superseded."
+                )
+            explicit = actor == Actor.USER
+            status = None if old.status != MemoryStatus.ACTIVE else MemoryStatus.ACTIVE
+            row = self._new_row(
+                MemoryDraft(
+                    content=content,
+                    kind=old.kind,
+                    category=category if category is not None else old.category,
+                    confidence=confidence,
+                    conversation_id=conversation_id
+                    if conversation_id is not None
+                    else old.conversation_id,
+                ),
+                origin=ORIGIN_OF_ACTOR[actor],
+                explicit=explicit,
+                status=status,
+                extra_meta={"supersedes": old.id},
+            )
+            # The user's pin is about the subject, so it moves to the newer wording.
+            row["pinned"] = old.pinned and actor == Actor.USER
+            row["user_edited"] = explicit
+            row["embedding"] = vector
+            row["embedding_model"] = self.embedder.name
+            new = insert_memory(db, row, actor=actor, sources=source_ids)
+            old = update_memory(
+                db,
+                old_id,
+                {"status": MemoryStatus.SUPERSEDED, "superseded_by": new.id, "pinned": False},
+                actor=actor,
+                action="superseded",
+            )
+            return _Outcome(new, added=[new], changed=[old], vectors={new.id: vector})
 
         return await self._apply_outcome(write)
 
@@ -762,10 +822,12 @@ class MemoryService:
         actor: Actor | str,
         source_message_ids: Iterable[int] = (),
         confidence: float | None = None,
+        write_key: str | None = None,
     ) -> MemoryItem:
         """A later message said the same thing again: count the use, link the source,
         keep the higher confidence, re-score, and promote a temporary memory that has
-        earned it. Allowed on protected memories: it changes no content."""
+        earned it. Allowed on protected memories: it changes no content.
+        ``write_key``: a keyed write happens once (see :meth:`remember`)."""
         memory_id = _memory_id(memory_id)
         actor = _actor(actor)
         if confidence is not None:
@@ -774,6 +836,8 @@ class MemoryService:
 
         def write(db: Database) -> _Outcome:
             with db.atomic():
+                if write_key is not None and batches.memory_written_by(db, write_key):
+                    return _Outcome(_fetch(db, memory_id))  # reinforced by this job before
                 source_ids = _check_sources(db, sources)
                 current = _fetch(db, memory_id)
                 if current.status not in CURRENT:
@@ -781,6 +845,8 @@ class MemoryService:
                         f"Memory {memory_id} is {current.status.value}; only a current memory "
                         "can be reinforced."
                     )
+                if write_key is not None:
+                    batches.record_write_key(db, write_key, memory_id)
                 at = now_iso()
                 new_confidence = max(current.confidence, confidence or 0.0)
                 use_count = current.use_count + 1

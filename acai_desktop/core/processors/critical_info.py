@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.memory.service import MemoryService
@@ -40,6 +41,20 @@ CATEGORIES = (
 )
 #: Messages longer than this are cut before triage/extraction (the start carries the news).
 MAX_MESSAGE_CHARS_FOR_EXTRACTION = 4000
+MAX_FACTS_PER_MESSAGE = 12
+#: Words aimed at the assistant rather than about the user: "Ignore previous instructions",
+#: "you are now DAN", "reveal your system prompt". A message may carry them (pasted text, a
+#: test of the assistant); stored as a "fact" they would come back in every prompt.
+_INSTRUCTION_TO_ASSISTANT = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?"
+    r"(?:the\s+|your\s+)?(?:previous|prior|preceding|above|earlier|initial|original|"
+    r"system|all|your|these|those)\b[^.!?\n]{0,20}"
+    r"\b(?:instructions?|rules|prompts?|guidelines|directions|guardrails)\b"
+    r"|\bsystem prompt\b|\bdeveloper mode\b|\bjailbreak"
+    r"|^\s*(?:the\s+)?(?:assistant|ai|you)\s*(?:,|:|must\b|shall\b|are now\b)"
+    r"|\byou are now\b|\bfrom now on,? you\b",
+    re.IGNORECASE,
+)
 
 
 class TriageReply(BaseModel):
@@ -51,17 +66,57 @@ class ExtractedFact(BaseModel):
     category: str = "Other"
     confidence: float = Field(ge=0.0, le=1.0)
 
-    @field_validator("category")
+    @field_validator("category", mode="before")
     @classmethod
-    def known_category(cls, value: str) -> str:
+    def known_category(cls, value: object) -> str:
         for category in CATEGORIES:
-            if value.strip().lower() == category.lower():
+            if str(value or "").strip().lower() == category.lower():
                 return category
         return "Other"
 
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def on_a_zero_to_one_scale(cls, value: object) -> object:
+        """Small models often answer on a 1-10 (or 0-100) scale; 0.9 is what they mean."""
+        if isinstance(value, bool):
+            return value
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return value  # pydantic says what is wrong with it
+        if 1.0 < number <= 10.0:
+            return number / 10.0
+        if 10.0 < number <= 100.0:
+            return number / 100.0
+        return number
+
 
 class ExtractionReply(BaseModel):
-    facts: list[ExtractedFact] = Field(default_factory=list, max_length=12)
+    facts: list[ExtractedFact] = Field(default_factory=list, max_length=MAX_FACTS_PER_MESSAGE)
+    #: Why each item that was not a usable fact was left out (never sent as schema).
+    dropped: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def keep_the_valid_facts(cls, data: object) -> object:
+        """One broken item must not cost the others: keep every valid fact, and say why
+        each of the others was dropped."""
+        if not isinstance(data, dict) or not isinstance(data.get("facts"), list):
+            return data  # the wrong shape as a whole: validation says so
+        facts, dropped = [], []
+        for position, item in enumerate(data["facts"]):
+            try:
+                facts.append(ExtractedFact.model_validate(item))
+            except ValidationError as error:
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg']}"
+                    for e in error.errors(include_input=False, include_url=False)[:2]
+                )
+                dropped.append(f"facts[{position}]: {problems}")
+        if len(facts) > MAX_FACTS_PER_MESSAGE:
+            dropped.append(f"{len(facts) - MAX_FACTS_PER_MESSAGE} facts over the limit")
+            facts = facts[:MAX_FACTS_PER_MESSAGE]
+        return {**data, "facts": facts, "dropped": dropped}
 
 
 class RelationReply(BaseModel):
@@ -99,6 +154,12 @@ def normalised(text: str) -> str:
     return re.sub(r"[^\w]+", " ", text.lower()).strip()
 
 
+def is_instruction_to_assistant(fact: str) -> bool:
+    """Words addressed to the assistant ("Ignore previous instructions ...") are not a
+    fact about the user, whatever the extraction model made of them."""
+    return bool(_INSTRUCTION_TO_ASSISTANT.search(fact))
+
+
 class CriticalInfoProcessor:
     def __init__(
         self,
@@ -106,7 +167,6 @@ class CriticalInfoProcessor:
         client,
         memories: MemoryService,
         conversations: ConversationRepository,
-        duplicate_similarity: float = 0.95,
         # WordLlama cosine between two facts on one subject ("lives in Paris" / "lives in
         # Berlin", "in Rome") is about 0.35-0.8; unrelated facts about the user score under 0.2.
         # Above this a reconcile call decides; below it the fact is simply new.
@@ -115,7 +175,6 @@ class CriticalInfoProcessor:
         self.client = client
         self.memories = memories
         self.conversations = conversations
-        self.duplicate_similarity = duplicate_similarity
         self.related_similarity = related_similarity
         self.counts = CallCounts()
         self._triage_prompt = resource_text("prompts", "triage.txt").strip()
@@ -123,9 +182,15 @@ class CriticalInfoProcessor:
         self._reconcile_prompt = resource_text("prompts", "reconcile.txt").strip()
 
     async def handle(self, job: Job) -> None:
-        await self.process_message(int(job.payload["message_id"]))
+        # Each write is keyed to this job: run again after a crash or a failure, the job
+        # skips the facts it already stored or reinforced instead of writing them twice.
+        await self.process_message(int(job.payload["message_id"]), write_key=f"job{job.id}")
 
-    async def process_message(self, message_id: int) -> CriticalInfoOutcome:
+    async def process_message(
+        self, message_id: int, *, write_key: str | None = None
+    ) -> CriticalInfoOutcome:
+        """Learn from one user message. ``write_key`` names this run (a job), so a
+        second run of it writes nothing the first one wrote."""
         outcome = CriticalInfoOutcome(message_id)
         try:
             message = await self.conversations.get_message(message_id)
@@ -167,13 +232,29 @@ class CriticalInfoProcessor:
             outcome.reason = f"extraction reply unusable: {extraction.reason}"
             log.info("message %d: %s", message_id, outcome.reason)
             return outcome
+        for problem in extraction.value.dropped:
+            log.info("message %d: extraction item dropped: %s", message_id, problem)
+        if not extraction.value.facts and extraction.value.dropped:
+            outcome.reason = (
+                f"extraction reply unusable: no valid fact ({extraction.value.dropped[0]})"
+            )
+            return outcome
         seen: set[str] = set()
         for fact in extraction.value.facts:
+            if is_instruction_to_assistant(fact.fact):
+                # Never a fact about the user; stored, it would steer every later answer.
+                log.info("message %d: dropped an instruction to the assistant", message_id)
+                continue
             content = name_the_subject(fact.fact)
             if normalised(content) in seen or len(content) < 3:
                 continue
             seen.add(normalised(content))
-            await self._reconcile(message, content, fact, outcome)
+            try:
+                await self._reconcile(message, content, fact, outcome, write_key=write_key)
+            except InvalidInputError as error:
+                # This fact's text can't be stored (a control character, ...): skip it,
+                # keep the others. Retrying would not change the text.
+                log.info("message %d: a fact was refused: %s", message_id, error)
         return outcome
 
     async def _ask(self, instructions: str, text: str, schema: type[BaseModel], role: str):
@@ -184,8 +265,15 @@ class CriticalInfoProcessor:
         return await self.client.structured(messages, schema, role=role)
 
     async def _reconcile(
-        self, message: Message, content: str, fact: ExtractedFact, outcome: CriticalInfoOutcome
+        self,
+        message: Message,
+        content: str,
+        fact: ExtractedFact,
+        outcome: CriticalInfoOutcome,
+        *,
+        write_key: str | None = None,
     ) -> None:
+        key = f"critical_info:{write_key}:{normalised(content)}" if write_key else None
         similar = await self._similar_facts(content)
         for existing, similarity in similar:
             relation = await self._relation(existing, content, similarity)
@@ -196,6 +284,7 @@ class CriticalInfoProcessor:
                         actor=ACTOR,
                         source_message_ids=[message.id],
                         confidence=fact.confidence,
+                        write_key=key,
                     )
                     outcome.reinforced.append(existing.id)
                     return
@@ -208,6 +297,7 @@ class CriticalInfoProcessor:
                         confidence=fact.confidence,
                         sources=[message.id],
                         conversation_id=message.conversation_id,
+                        write_key=key,
                     )
                     outcome.stored.append(stored)
                     return
@@ -225,18 +315,23 @@ class CriticalInfoProcessor:
             actor=ACTOR,
             sources=[message.id],
             conversation_id=message.conversation_id,
+            write_key=key,
         )
         outcome.stored.append(stored)
 
     async def _similar_facts(self, content: str) -> list[tuple[MemoryItem, float]]:
-        """Active facts close enough in meaning to be the same subject, closest first."""
-        matches = await self.memories.similar(content, k=5, kinds=[MemoryKind.FACT])
+        """Current facts (active or temporary) close enough in meaning to be the same
+        subject, closest first."""
+        matches = await self.memories.similar(
+            content, k=5, kinds=[MemoryKind.FACT], include_temporary=True
+        )
         return [(item, score) for item, score in matches if score >= self.related_similarity]
 
     async def _relation(self, existing: MemoryItem, content: str, similarity: float) -> str:
+        # Only the same words are the same fact without asking. Near-identical wording is
+        # exactly how a contradiction looks: "is allergic" / "is not allergic" (cosine
+        # 0.98), house 12 / 14, May 3 / May 5.
         if normalised(existing.content) == normalised(content):
-            return "duplicate"
-        if similarity >= self.duplicate_similarity:
             return "duplicate"
         self.counts.reconcile += 1
         prompt = self._reconcile_prompt.format(existing=existing.content, new=content)

@@ -3,9 +3,19 @@
 Jobs live in the ``jobs`` table (committed before they run). The runner claims them
 one at a time, never two at once for the same conversation, runs the handler for the
 job's kind, and records the outcome: done, retried later with exponential backoff, or
-failed for good with its error visible. At start-up interrupted jobs are put back.
+failed with its error visible. At start-up interrupted jobs are put back.
 Jobs never block the chat: they run as tasks on the same loop, and all their blocking
 work goes through the store's executor or async HTTP.
+
+A failed job is not failed for good. When the model is reachable again — a job or an
+answer succeeds, or a probe of the server answers — and at every start, failed jobs are
+queued again, at most ``max_revivals`` times each; the user can retry any of them
+(window, ``acai-desktop jobs retry``). A failure that trying again can't cure (the
+content is invalid) is recorded as not retryable and never revived automatically.
+
+The runner sleeps until there is work: a job queued or revived, an answer finished (jobs
+wait for their turn's answer), a scheduled retry, or, every IDLE_POLL_SECONDS, work
+queued by another process (``acai-desktop jobs retry``).
 """
 
 from __future__ import annotations
@@ -17,18 +27,39 @@ from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime, timedelta
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.errors import AcaiError
+from acai_desktop.core.errors import (
+    AcaiError,
+    ContextTooLongError,
+    InvalidInputError,
+    ModelRateLimitedError,
+    NotFoundError,
+)
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.records import Job, JobStatus, MessageStatus
 from acai_desktop.core.store.jobs import JobRepository
 
 log = logging.getLogger(__name__)
 
 JobHandler = Callable[[Job], Awaitable[None]]
+#: True when the model server answers (the probe used to notice it is back).
+ModelProbe = Callable[[], Awaitable[bool]]
 
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
 #: How long the runner waits before trying the queue again after a database error.
 QUEUE_RETRY_SECONDS = 5.0
+#: Failures trying again can't cure: the content is refused, or too long for the model.
+PERMANENT_ERRORS = (InvalidInputError, NotFoundError, ContextTooLongError)
+#: How many times a failed job is queued again automatically.
+MAX_REVIVALS = 3
+#: While failed jobs wait for the model, probe it this often (doubling up to the maximum).
+PROBE_FIRST_SECONDS = 30.0
+PROBE_MAX_SECONDS = 600.0
+#: The longest the runner sleeps without looking at the queue (work queued elsewhere).
+IDLE_POLL_SECONDS = 30.0
+
+
+def is_permanent(error: BaseException) -> bool:
+    return isinstance(error, PERMANENT_ERRORS)
 
 
 class JobRunner:
@@ -41,6 +72,9 @@ class JobRunner:
         max_attempts: int = 4,
         backoff_seconds: float = 2.0,
         max_concurrent: int = 2,
+        max_revivals: int = MAX_REVIVALS,
+        probe: ModelProbe | None = None,
+        probe_seconds: float = PROBE_FIRST_SECONDS,
     ) -> None:
         self.jobs = jobs
         self.handlers = handlers
@@ -48,8 +82,14 @@ class JobRunner:
         self.max_attempts = max_attempts
         self.backoff_seconds = backoff_seconds
         self.max_concurrent = max_concurrent
+        self.max_revivals = max_revivals
+        self.probe = probe
+        self.probe_seconds = probe_seconds
         self._wake = asyncio.Event()
+        self._revival_wanted = False
         self._loop_task: asyncio.Task | None = None
+        self._probe_task: asyncio.Task | None = None
+        self._unsubscribers: list[Callable[[], None]] = []
         self._running: dict[int, tuple[Job, asyncio.Task]] = {}
         self._finished = asyncio.Condition()
 
@@ -57,7 +97,68 @@ class JobRunner:
         recovered = await self.jobs.requeue()
         if recovered:
             log.info("resuming %d job(s) interrupted by the last exit", recovered)
+        await self._revive_automatically("a new start")
+        self._unsubscribers = [
+            self.events.subscribe(ev.JOB_STATUS_CHANGED, self._on_job_status_changed),
+            self.events.subscribe(ev.MESSAGE_UPDATED, self._on_message_updated),
+        ]
         self._loop_task = asyncio.create_task(self._loop(), name="job-runner")
+        if self.probe is not None:
+            self._probe_task = asyncio.create_task(self._probe_loop(), name="job-model-probe")
+
+    async def retry(self, job_ids: Collection[int] | None = None) -> list[Job]:
+        """The user asks: queue these failed jobs (None: every failed job) again now."""
+        revived = await self.jobs.revive_failed(job_ids)
+        self._announce(revived)
+        return revived
+
+    def _on_job_status_changed(self, job: Job) -> None:
+        if job.status == JobStatus.PENDING:
+            self._wake.set()  # queued or revived elsewhere (the orchestrator, a retry)
+
+    def _on_message_updated(self, delta) -> None:
+        status = getattr(delta, "status", None)
+        if status is None or status == MessageStatus.STREAMING:
+            return
+        # An answer is finished: the jobs of its turn may run now.
+        if status == MessageStatus.COMPLETE:
+            self._revival_wanted = True  # the model answered: it is reachable again
+        self._wake.set()
+
+    def _announce(self, jobs: list[Job]) -> None:
+        for job in jobs:
+            self.events.emit(ev.JOB_STATUS_CHANGED, job)
+        if jobs:
+            self._wake.set()
+
+    async def _revive_automatically(self, why: str) -> list[Job]:
+        revived = await self.jobs.revive_failed(max_revivals=self.max_revivals)
+        if revived:
+            log.info("queued %d failed job(s) again after %s", len(revived), why)
+        self._announce(revived)
+        return revived
+
+    async def _probe_loop(self) -> None:
+        """While failed jobs wait for the model, ask the server now and then whether it is
+        back; when it answers, queue them again."""
+        assert self.probe is not None
+        delay = self.probe_seconds
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                if not await self.jobs.count_revivable(self.max_revivals):
+                    delay = self.probe_seconds
+                    continue
+                reachable = await self.probe()
+            except AcaiError as error:
+                log.info("model probe failed: %s", error)
+                reachable = False
+            if reachable:
+                self._revival_wanted = True
+                self._wake.set()
+                delay = self.probe_seconds
+            else:
+                delay = min(delay * 2, PROBE_MAX_SECONDS)
 
     async def enqueue(self, kind: str, payload: dict, conversation_id: int | None = None) -> Job:
         if kind not in self.handlers:
@@ -94,11 +195,14 @@ class JobRunner:
 
     async def stop(self) -> None:
         """Cancel the loop and running jobs; put those jobs back for the next start."""
-        if self._loop_task is not None:
-            self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._loop_task
-            self._loop_task = None
+        while self._unsubscribers:
+            self._unsubscribers.pop()()
+        for task in (self._probe_task, self._loop_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        self._probe_task = self._loop_task = None
         interrupted = list(self._running)
         for _, task in self._running.values():
             task.cancel()
@@ -113,6 +217,9 @@ class JobRunner:
         while True:
             self._wake.clear()
             try:
+                if self._revival_wanted:
+                    self._revival_wanted = False
+                    await self._revive_automatically("the model answered again")
                 if not await self._start_runnable_jobs():
                     await self._sleep_until_next()
             except AcaiError as error:
@@ -137,13 +244,18 @@ class JobRunner:
         return started
 
     async def _sleep_until_next(self) -> None:
-        timeout = None
+        timeout = IDLE_POLL_SECONDS
         next_at = await self.jobs.next_run_after()
         if next_at is not None:
             delay = (datetime.fromisoformat(next_at) - datetime.now(UTC)).total_seconds()
-            timeout = max(delay, 0.01)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+            timeout = min(max(delay, 0.01), IDLE_POLL_SECONDS)
+        # Not asyncio.wait_for: on Python 3.11 a cancel (stop) that meets the wake-up
+        # can leave it waiting for its inner task for the whole timeout.
+        waiter = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({waiter}, timeout=timeout)
+        finally:
+            waiter.cancel()
 
     async def _run(self, job: Job) -> None:
         finished: Job | None = None
@@ -156,6 +268,9 @@ class JobRunner:
                 finished = await self._record_failure(job, error)
             else:
                 finished = await self.jobs.finish(job.id)
+                if job.attempts > 1 or job.revivals:
+                    # It failed before and works now: so may the others that failed.
+                    self._revival_wanted = True
         except AcaiError as error:
             # The outcome could not be written. The row stays 'running', so the next
             # start requeues it; this session goes on with the other jobs.
@@ -172,10 +287,20 @@ class JobRunner:
 
     async def _record_failure(self, job: Job, error: Exception) -> Job:
         reason = f"{type(error).__name__}: {error}"
+        if is_permanent(error):
+            log.error("job %d (%s) can't succeed, not retried: %s", job.id, job.kind, reason)
+            return await self.jobs.fail(job.id, reason, None, retryable=False)
         if job.attempts >= self.max_attempts:
-            log.error("job %d (%s) failed for good: %s", job.id, job.kind, reason)
+            log.error(
+                "job %d (%s) failed; it runs again when the model is back: %s",
+                job.id,
+                job.kind,
+                reason,
+            )
             return await self.jobs.fail(job.id, reason, None)
         delay = self.backoff_seconds * 2 ** (job.attempts - 1)
+        if isinstance(error, ModelRateLimitedError) and error.retry_after:
+            delay = max(delay, error.retry_after)
         retry_at = (datetime.now(UTC) + timedelta(seconds=delay)).isoformat()
         log.warning("job %d (%s) failed, retrying in %.1fs: %s", job.id, job.kind, delay, reason)
         return await self.jobs.fail(job.id, reason, retry_at)

@@ -8,15 +8,23 @@ breaks later, the transcript on disk keeps every word already written.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.records import Actor, Conversation, MemoryItem, Message, MessageStatus
+from acai_desktop.core.records import (
+    Actor,
+    Conversation,
+    Job,
+    MemoryItem,
+    Message,
+    MessageStatus,
+)
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 from acai_desktop.core.store.memories import _write_event
 from acai_desktop.core.store.memory_batches import fetch_memories
 
@@ -81,6 +89,33 @@ def list_conversations(db: Database) -> list[Conversation]:
     return [Conversation.from_row(row) for row in _rows(cursor)]
 
 
+def _insert_message(
+    db: Database,
+    conversation_id: int,
+    role: str,
+    content: str,
+    *,
+    status: MessageStatus = MessageStatus.COMPLETE,
+    model: str | None = None,
+    tokens: int | None = None,
+    at: str,
+) -> int:
+    """Insert a message in the caller's transaction; returns its id."""
+    cursor = db.execute(
+        "INSERT INTO messages (conversation_id, role, content, status, model, tokens, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [conversation_id, role, content, str(status), model, tokens, at],
+    )
+    db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
+    if role == "user":
+        # A new conversation takes its title from the first thing the user said.
+        db.execute(
+            "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
+            [_title_from(content), conversation_id],
+        )
+    return cursor.lastrowid
+
+
 def add_message(
     db: Database,
     conversation_id: int,
@@ -94,19 +129,48 @@ def add_message(
     at = now_iso()
     with db.atomic():
         fetch_conversation(db, conversation_id)
-        cursor = db.execute(
-            "INSERT INTO messages (conversation_id, role, content, status, model, tokens, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [conversation_id, role, content, str(status), model, tokens, at],
+        message_id = _insert_message(
+            db, conversation_id, role, content, status=status, model=model, tokens=tokens, at=at
         )
-        db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
-        if role == "user":
-            # A new conversation takes its title from the first thing the user said.
-            db.execute(
-                "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
-                [_title_from(content), conversation_id],
-            )
-    return fetch_message(db, cursor.lastrowid)
+    return fetch_message(db, message_id)
+
+
+@dataclass(frozen=True)
+class NewTurn:
+    """What :func:`add_turn` committed: the user's message, the answer being written,
+    and the jobs queued to learn from the message."""
+
+    user_message: Message
+    answer: Message
+    jobs: list[Job]
+
+    @property
+    def job_ids(self) -> list[int]:
+        return [job.id for job in self.jobs]
+
+
+def add_turn(
+    db: Database,
+    conversation_id: int,
+    text: str,
+    jobs_for: Callable[[int], Iterable[JobSpec]] | None = None,
+) -> NewTurn:
+    """The user's message, its answer (``streaming``, empty) and the processors' jobs
+    (``jobs_for(user_message_id)``), in one transaction: once the message is on disk, so
+    is the learning it is owed, whatever happens to the answer. The jobs wait until the
+    answer is no longer streaming (they need the whole turn, and must not compete with it
+    for the model)."""
+    at = now_iso()
+    with db.atomic():
+        fetch_conversation(db, conversation_id)
+        user_id = _insert_message(db, conversation_id, "user", text, at=at)
+        answer_id = _insert_message(
+            db, conversation_id, "assistant", "", status=MessageStatus.STREAMING, at=at
+        )
+        specs = jobs_for(user_id) if jobs_for is not None else ()
+        job_ids = [insert_job(db, spec, wait_for_message_id=answer_id, at=at) for spec in specs]
+    jobs = [fetch_job(db, job_id) for job_id in job_ids]
+    return NewTurn(fetch_message(db, user_id), fetch_message(db, answer_id), jobs)
 
 
 def _title_from(content: str, limit: int = 60) -> str:
@@ -298,6 +362,16 @@ class ConversationRepository:
 
     async def add_message(self, conversation_id: int, role: str, content: str, **kw) -> Message:
         return await self.store.run(add_message, conversation_id, role, content, **kw)
+
+    async def add_turn(
+        self,
+        conversation_id: int,
+        text: str,
+        jobs_for: Callable[[int], Iterable[JobSpec]] | None = None,
+    ) -> NewTurn:
+        # The user's words must not be lost to a database that is busy for a while
+        # (an import in another process): wait longer than for any other write.
+        return await self.store.run_patiently(add_turn, conversation_id, text, jobs_for)
 
     async def update_message(self, message_id: int, **changes) -> Message:
         return await self.store.run(update_message, message_id, **changes)

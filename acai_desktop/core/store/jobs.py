@@ -1,13 +1,21 @@
 """Repository for the background job queue.
 
-A job row is committed before its work starts; a job found ``running`` at start-up
-was interrupted (crash, kill, quit) and goes back to ``pending``.
+A job row is committed before its work starts: the processors' jobs for a user's
+message are inserted in the same transaction as the message itself (see
+:func:`acai_desktop.core.store.conversations.add_turn`), so no crash can separate a
+saved message from the learning it is owed. A job may wait for an answer
+(``wait_for_message_id``): it is not claimed while that message is ``streaming``.
+
+A job found ``running`` at start-up was interrupted (crash, kill, quit) and goes back to
+``pending``. A job that failed is ``failed`` with its reason; it can be queued again
+(:func:`revive_failed_jobs`) unless its failure can't be cured by trying again.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from sqlite_utils import Database
 
@@ -18,8 +26,23 @@ from acai_desktop.core.store.database import Store
 
 JOB_COLUMNS = (
     "id, kind, payload, conversation_id, status, attempts, last_error, run_after, "
-    "created_at, updated_at"
+    "created_at, updated_at, wait_for_message_id, revivals, retryable"
 )
+#: A job waiting for an answer is runnable once that answer is no longer being written
+#: (or is gone: its conversation was deleted, which removes the job too).
+_ANSWER_FINISHED = (
+    "(wait_for_message_id IS NULL OR NOT EXISTS (SELECT 1 FROM messages m "
+    "WHERE m.id = jobs.wait_for_message_id AND m.status = 'streaming'))"
+)
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """A job to queue: what runs, on what, in which conversation."""
+
+    kind: str
+    payload: dict
+    conversation_id: int | None = None
 
 
 def _jobs(cursor) -> list[Job]:
@@ -34,24 +57,33 @@ def fetch_job(db: Database, job_id: int) -> Job:
     return found[0]
 
 
+def insert_job(
+    db: Database, spec: JobSpec, *, wait_for_message_id: int | None = None, at: str | None = None
+) -> int:
+    """Insert a pending job in the caller's transaction; returns its id."""
+    at = at or now_iso()
+    cursor = db.execute(
+        "INSERT INTO jobs (kind, payload, conversation_id, status, attempts, created_at, "
+        "updated_at, wait_for_message_id) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)",
+        [spec.kind, json.dumps(spec.payload), spec.conversation_id, at, at, wait_for_message_id],
+    )
+    return cursor.lastrowid
+
+
 def enqueue_job(db: Database, kind: str, payload: dict, conversation_id: int | None) -> Job:
-    at = now_iso()
     with db.atomic():
-        cursor = db.execute(
-            "INSERT INTO jobs (kind, payload, conversation_id, status, attempts, created_at, "
-            "updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)",
-            [kind, json.dumps(payload), conversation_id, at, at],
-        )
-    return fetch_job(db, cursor.lastrowid)
+        job_id = insert_job(db, JobSpec(kind, payload, conversation_id))
+    return fetch_job(db, job_id)
 
 
 def claim_next_job(db: Database, busy_conversations: Collection[int]) -> Job | None:
-    """Take the oldest runnable job, skipping conversations that already have one running."""
+    """Take the oldest runnable job, skipping conversations that already have one running
+    and jobs whose answer is still being written."""
     at = now_iso()
     params: list = [at]
     sql = (
         f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'pending' "
-        "AND (run_after IS NULL OR run_after <= ?)"
+        f"AND (run_after IS NULL OR run_after <= ?) AND {_ANSWER_FINISHED}"
     )
     if busy_conversations:
         marks = ", ".join("?" for _ in busy_conversations)
@@ -85,14 +117,17 @@ def finish_job(db: Database, job_id: int) -> Job:
     return fetch_job(db, job_id)
 
 
-def fail_job(db: Database, job_id: int, error: str, retry_at: str | None) -> Job:
-    """Record a failure: pending again after ``retry_at``, or failed for good if None."""
+def fail_job(
+    db: Database, job_id: int, error: str, retry_at: str | None, *, retryable: bool = True
+) -> Job:
+    """Record a failure: pending again after ``retry_at``, or failed if None (``retryable``
+    False: trying again can't help, so it is never revived automatically)."""
     status = JobStatus.PENDING if retry_at else JobStatus.FAILED
     with db.atomic():
         db.execute(
-            "UPDATE jobs SET status = ?, last_error = ?, run_after = ?, updated_at = ? "
-            "WHERE id = ?",
-            [str(status), error, retry_at, now_iso(), job_id],
+            "UPDATE jobs SET status = ?, last_error = ?, run_after = ?, retryable = ?, "
+            "updated_at = ? WHERE id = ?",
+            [str(status), error, retry_at, int(retryable), now_iso(), job_id],
         )
     return fetch_job(db, job_id)
 
@@ -111,6 +146,45 @@ def requeue_jobs(db: Database, job_ids: Collection[int] | None = None) -> int:
         params.extend(job_ids)
     with db.atomic():
         return db.execute(sql, params).rowcount
+
+
+def revive_failed_jobs(
+    db: Database, job_ids: Collection[int] | None = None, *, max_revivals: int | None = None
+) -> list[Job]:
+    """Queue failed jobs again, with fresh attempts; returns the jobs revived.
+
+    With ``max_revivals`` (automatic revival) only jobs whose failure may pass and that
+    were revived fewer times than that; without it (the user asked) any failed job named.
+    """
+    sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'failed'"
+    params: list = []
+    if max_revivals is not None:
+        sql += " AND retryable = 1 AND revivals < ?"
+        params.append(max_revivals)
+    if job_ids is not None:
+        if not job_ids:
+            return []
+        sql += f" AND id IN ({', '.join('?' for _ in job_ids)})"
+        params.extend(int(i) for i in job_ids)
+    with db.atomic():
+        ids = [job.id for job in _jobs(db.execute(sql, params))]
+        if not ids:
+            return []
+        marks = ", ".join("?" for _ in ids)
+        db.execute(
+            "UPDATE jobs SET status = 'pending', attempts = 0, run_after = NULL, "
+            f"revivals = revivals + 1, updated_at = ? WHERE id IN ({marks})",
+            [now_iso(), *ids],
+        )
+        return _jobs(db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id IN ({marks})", ids))
+
+
+def count_revivable(db: Database, max_revivals: int) -> int:
+    """Failed jobs that an automatic revival would queue again."""
+    return db.execute(
+        "SELECT count(*) FROM jobs WHERE status = 'failed' AND retryable = 1 AND revivals < ?",
+        [max_revivals],
+    ).fetchone()[0]
 
 
 def list_jobs(db: Database, statuses: Collection[str] | None = None) -> list[Job]:
@@ -138,11 +212,22 @@ class JobRepository:
     async def finish(self, job_id: int) -> Job:
         return await self.store.run(finish_job, job_id)
 
-    async def fail(self, job_id: int, error: str, retry_at: str | None) -> Job:
-        return await self.store.run(fail_job, job_id, error, retry_at)
+    async def fail(
+        self, job_id: int, error: str, retry_at: str | None, *, retryable: bool = True
+    ) -> Job:
+        return await self.store.run(fail_job, job_id, error, retry_at, retryable=retryable)
 
     async def requeue(self, job_ids: Collection[int] | None = None) -> int:
         return await self.store.run(requeue_jobs, None if job_ids is None else list(job_ids))
+
+    async def revive_failed(
+        self, job_ids: Collection[int] | None = None, *, max_revivals: int | None = None
+    ) -> list[Job]:
+        ids = None if job_ids is None else list(job_ids)
+        return await self.store.run(revive_failed_jobs, ids, max_revivals=max_revivals)
+
+    async def count_revivable(self, max_revivals: int) -> int:
+        return await self.store.run(count_revivable, max_revivals)
 
     async def get(self, job_id: int) -> Job:
         return await self.store.run(fetch_job, job_id)

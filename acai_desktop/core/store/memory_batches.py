@@ -274,3 +274,38 @@ def link_memories(db: Database, links: Iterable[tuple[int, int | None, dict]]) -
             for memory_id, superseded_by, meta in links
         ),
     )
+
+
+def temporary_embeddings(
+    db: Database, model: str, dimensions: int, kinds: Sequence[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, vectors) of the temporary memories (not in the vector index, which holds
+    only active ones) whose embedding came from ``model``."""
+    sql = (
+        "SELECT id, embedding FROM memories WHERE status = 'temporary' "
+        "AND embedding_model = ? AND length(embedding) = ?"
+    )
+    params: list = [model, dimensions * 4]
+    if kinds:
+        sql += f" AND kind IN ({', '.join('?' for _ in kinds)})"
+        params.extend(kinds)
+    rows = db.execute(sql + " ORDER BY id", params).fetchall()
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dimensions), dtype=np.float32)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+    return ids, vectors.reshape(len(rows), dimensions)
+
+
+def memory_written_by(db: Database, key: str) -> int | None:
+    """The memory a keyed write (one step of one job) made or touched, if it ran."""
+    row = db.execute("SELECT memory_id FROM memory_write_keys WHERE key = ?", [key]).fetchone()
+    return row[0] if row else None
+
+
+def record_write_key(db: Database, key: str, memory_id: int) -> None:
+    """Remember that the keyed write happened (caller's transaction, with the write)."""
+    db.execute(
+        "INSERT INTO memory_write_keys (key, memory_id, at) VALUES (?, ?, ?)",
+        [key, memory_id, now_iso()],
+    )

@@ -159,3 +159,29 @@ def m001_initial(db: Database) -> None:
             value TEXT NOT NULL
         )"""
     )
+
+
+@migrations()
+def m002_durable_jobs(db: Database) -> None:
+    """Jobs that never get lost, never run twice, and come back after a failure.
+
+    * ``wait_for_message_id``: a job queued with the user's message waits until that
+      message's answer is no longer ``streaming`` (a crash marks it ``stopped`` at the
+      next start, so the job runs then).
+    * ``revivals``: how many times a failed job was queued again (automatically when the
+      model is reachable again or at start-up, or by the user); automatic ones are capped.
+    * ``retryable``: 0 when the failure can't be cured by trying again (invalid content).
+    * ``memory_write_keys``: each write a job makes is keyed to the job, in the same
+      transaction, so a job that runs again after a crash or failure doesn't write twice.
+    """
+    db.execute("ALTER TABLE jobs ADD COLUMN wait_for_message_id INTEGER")
+    db.execute("ALTER TABLE jobs ADD COLUMN revivals INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE jobs ADD COLUMN retryable INTEGER NOT NULL DEFAULT 1")
+    db.execute(
+        """
+        CREATE TABLE memory_write_keys (
+            key TEXT PRIMARY KEY,
+            memory_id INTEGER NOT NULL REFERENCES memories(id),
+            at TEXT NOT NULL
+        )"""
+    )

@@ -1,0 +1,140 @@
+"""``acai-desktop jobs list|retry``: the background processors' queue, from a terminal.
+
+``list`` shows the jobs not yet done (``--all``: every job), with why a failed one
+failed; ``retry`` queues failed jobs again (the ids given, or ``--all``). A queued job
+runs in the open window within half a minute, or at the next start of ACAI Desktop;
+``--wait`` runs it now and waits for it. ``--json`` prints ``{"jobs": [...]}``, each job
+``{"id", "kind", "status", "payload", "conversation_id", "attempts", "revivals",
+"retryable", "last_error", "created_at", "updated_at"}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+
+from acai_desktop.cli import add_common_arguments
+from acai_desktop.core.assistant import open_assistant
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.jobs import JobRepository
+
+#: How long ``retry --wait`` waits for the jobs it queued.
+WAIT_SECONDS = 600
+OPEN_STATUSES = (JobStatus.PENDING, JobStatus.RUNNING, JobStatus.FAILED)
+KIND_NAMES = {"critical_info": "learn from a message", "summary": "summarise a conversation"}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    add_common_arguments(common)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    parser = subparsers.add_parser(
+        "jobs",
+        parents=[common],
+        help="list the background jobs and retry failed ones",
+        description="The background processors' jobs: learning facts from your messages "
+        "and summarising long conversations.",
+    )
+    actions = parser.add_subparsers(dest="jobs_action", metavar="ACTION", required=True)
+    listing = actions.add_parser(
+        "list",
+        parents=[common],
+        help="list pending, running and failed jobs",
+        description="List the jobs not done yet, with the reason a failed job failed.",
+    )
+    listing.add_argument("--all", action="store_true", help="every job, done ones included")
+    retry = actions.add_parser(
+        "retry",
+        parents=[common],
+        help="queue failed jobs again",
+        description="Queue failed jobs again: the ids given, or every failed job with --all.",
+    )
+    retry.add_argument("ids", nargs="*", metavar="ID", help="a failed job's id")
+    retry.add_argument("--all", action="store_true", help="every failed job")
+    retry.add_argument(
+        "--wait", action="store_true", help="run them now (starts the model) and wait"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_run(args))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    profile = Profile.at(getattr(args, "data_dir", None))
+    as_json = getattr(args, "json", False)
+    if args.jobs_action == "list":
+        jobs = await _read(profile, lambda repo: repo.list(None if args.all else OPEN_STATUSES))
+        _print(jobs, as_json, empty="No jobs waiting or failed.")
+        return 0
+    ids = _job_ids(args)
+    revived = await _read(profile, lambda repo: repo.revive_failed(ids))
+    if ids is not None and len(revived) < len(ids):
+        missing = sorted(set(ids) - {job.id for job in revived})
+        listed = ", ".join(str(i) for i in missing)
+        raise InvalidInputError(
+            f"No failed job with id {listed}; see `acai-desktop jobs list`. Nothing was queued."
+            if not revived
+            else f"No failed job with id {listed}; the others were queued again."
+        )
+    if args.wait and revived:
+        revived = await _run_now(profile, [job.id for job in revived])
+    _print(revived, as_json, empty="No failed jobs to retry.")
+    if revived and not args.wait and not as_json:
+        print(
+            "Queued again: they run in the open window within half a minute, or the next "
+            "time ACAI Desktop starts (`jobs retry --wait` runs them now)."
+        )
+    return 1 if args.wait and any(job.status == JobStatus.FAILED for job in revived) else 0
+
+
+def _job_ids(args: argparse.Namespace) -> list[int] | None:
+    if args.all and args.ids:
+        raise InvalidInputError("Give job ids or --all, not both.")
+    if args.all:
+        return None
+    if not args.ids:
+        raise InvalidInputError("Which jobs? Give their ids, or --all for every failed job.")
+    try:
+        return [int(i) for i in args.ids]
+    except ValueError:
+        raise InvalidInputError("A job id is a number (see `acai-desktop jobs list`).") from None
+
+
+async def _read(profile: Profile, action):
+    store = await Store.open(profile.ensure().database_path)
+    try:
+        return await action(JobRepository(store))
+    finally:
+        await store.close()
+
+
+async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
+    assistant = await open_assistant(profile)
+    try:
+        return await assistant.runner.wait_for(job_ids, timeout=WAIT_SECONDS)
+    finally:
+        await assistant.close()
+
+
+def _print(jobs: list[Job], as_json: bool, *, empty: str) -> None:
+    if as_json:
+        print(json.dumps({"jobs": [job.to_public_dict() for job in jobs]}, ensure_ascii=False))
+        return
+    if not jobs:
+        print(empty)
+        return
+    for job in jobs:
+        what = KIND_NAMES.get(job.kind, job.kind)
+        target = ", ".join(f"{k} {v}" for k, v in job.payload.items())
+        line = f"#{job.id}  {job.status:<8} {what} ({target}), attempts {job.attempts}"
+        if job.status == JobStatus.FAILED and not job.retryable:
+            line += ", can't succeed"
+        print(line)
+        if job.last_error and job.status != JobStatus.DONE:
+            print(f"      {job.last_error}")

@@ -1,0 +1,121 @@
+"""Another program holding the database: writes wait their turn, a user's message is kept."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+
+import pytest
+
+from acai_desktop.core.store import database
+from acai_desktop.core.store.database import DatabaseBusyError, Store
+from tests.support.aio import run
+from tests.support.assistant import running_assistant
+from tests.support.fake_model import fake_model
+
+
+def hold_write_lock(path, seconds: float, locked: threading.Event) -> threading.Thread:
+    """Another connection (as another process's long import) holds the write lock."""
+
+    def hold() -> None:
+        connection = sqlite3.connect(path, isolation_level=None)
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            connection.execute("INSERT INTO settings (key, value) VALUES ('import', 'busy')")
+            locked.set()
+            threading.Event().wait(seconds)
+            connection.execute("COMMIT")
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=hold, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_read_then_write_transaction_waits_for_another_writer(tmp_path):
+    """Deferred, the read's snapshot goes stale when another connection commits, and the
+    write fails at once with "database is locked"; BEGIN IMMEDIATE waits its turn."""
+
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        read_done, other_wrote = threading.Event(), threading.Event()
+
+        def read_then_write(db):
+            with db.atomic():
+                db.execute("SELECT count(*) FROM settings").fetchone()
+                read_done.set()
+                other_wrote.wait(10)
+                db.execute("INSERT INTO settings (key, value) VALUES ('mine', '1')")
+
+        def other_writer():
+            other = sqlite3.connect(tmp_path / "acai.sqlite3", isolation_level=None, timeout=1)
+            read_done.wait(10)
+            try:
+                other.execute("BEGIN IMMEDIATE")
+                other.execute("INSERT INTO settings (key, value) VALUES ('theirs', '1')")
+                other.execute("COMMIT")
+            except sqlite3.OperationalError:
+                pass  # it waited for our transaction: also fine, nothing is lost
+            finally:
+                other.close()
+                other_wrote.set()
+
+        thread = threading.Thread(target=other_writer, daemon=True)
+        thread.start()
+        await store.run(read_then_write)
+        thread.join(20)
+        keys = await store.run(
+            lambda db: sorted(r[0] for r in db.execute("SELECT key FROM settings"))
+        )
+        await store.close()
+        return keys
+
+    assert "mine" in run(scenario())
+
+
+def test_a_users_message_waits_out_a_long_import_instead_of_being_lost(
+    tmp_path, fake_openai, monkeypatch
+):
+    fake_openai.responder = fake_model
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 300)  # each attempt gives up fast
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            locked = threading.Event()
+            holder = hold_write_lock(assistant.profile.database_path, 2.0, locked)
+            await asyncio.to_thread(locked.wait, 10)
+            result = await assistant.orchestrator.send(conversation.id, "My name is John.")
+            holder.join(10)
+            return result, await assistant.conversations.messages(conversation.id)
+
+    result, messages = run(scenario())
+    assert (messages[0].role, messages[0].content) == ("user", "My name is John.")
+    assert result.status == "complete"
+    assert len(result.job_ids) == 2
+
+
+def test_a_message_busy_for_too_long_is_refused_with_the_reason_and_nothing_half_written(
+    tmp_path, fake_openai, monkeypatch
+):
+    fake_openai.responder = fake_model
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 100)
+    monkeypatch.setattr(database, "PATIENT_WRITE_SECONDS", 0.5)
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            locked = threading.Event()
+            holder = hold_write_lock(assistant.profile.database_path, 3.0, locked)
+            await asyncio.to_thread(locked.wait, 10)
+            with pytest.raises(DatabaseBusyError, match="Your message was not saved"):
+                await assistant.orchestrator.send(conversation.id, "My name is John.")
+            holder.join(10)
+            return await assistant.conversations.messages(
+                conversation.id
+            ), await assistant.jobs.list()
+
+    messages, jobs = run(scenario())
+    assert messages == [] and jobs == []

@@ -1,0 +1,184 @@
+"""The program as real processes: a kill mid-answer, parallel writers, ``jobs list|retry``."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from acai_desktop.core.errors import ModelUnreachableError
+from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.jobs import JobRepository
+from tests.support.aio import run
+from tests.support.assistant import configure_profile, running_assistant
+from tests.support.fake_model import fake_model
+from tests.support.fake_openai import Reply
+
+PARALLEL_WRITERS = 48
+
+
+def program(*args: str) -> list[str]:
+    return [sys.executable, "-m", "acai_desktop", *args]
+
+
+def run_program(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        program(*args),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+
+
+def rows(db_path: Path, sql: str) -> list[tuple]:
+    connection = sqlite3.connect(db_path)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()
+
+
+def scripted(server) -> list[str]:
+    return ["--provider", "custom", "--base-url", server.base_url, "--model", "fake-model"]
+
+
+def test_sigkill_mid_answer_loses_no_learning_the_next_start_runs_the_jobs(tmp_path, fake_openai):
+    """Defect 2: the jobs used to be queued only after the answer; 39 of 66 killed turns
+    were never learned from."""
+
+    def slow_story(body: dict) -> Reply:
+        reply = fake_model(body)
+        if body.get("stream"):
+            reply = Reply(text=" ".join(f"word{i}" for i in range(400)), chunk_delay=0.05)
+        return reply
+
+    fake_openai.responder = slow_story
+    data = tmp_path / "profile"
+    process = subprocess.Popen(
+        program("chat", "--data-dir", str(data), *scripted(fake_openai),
+                "My name is John. Write me a long story."),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    db = data / "acai.sqlite3"
+    deadline = time.monotonic() + 120
+    partial: list[tuple] = []
+    while time.monotonic() < deadline and not partial:
+        assert process.poll() is None, "the chat ended before it was killed"
+        time.sleep(0.1)
+        if db.exists():
+            with contextlib.suppress(sqlite3.OperationalError):  # schema not created yet
+                partial = rows(
+                    db, "SELECT id FROM messages WHERE role = 'assistant' AND content != ''"
+                )
+    process.send_signal(signal.SIGKILL)
+    process.wait(10)
+    assert partial, "no partial answer was saved while streaming"
+    assert rows(db, "SELECT kind, status FROM jobs ORDER BY id") == [
+        ("critical_info", "pending"),
+        ("summary", "pending"),
+    ]
+    assert not any("durable_fact" in json.dumps(r.json) for r in fake_openai.chat_requests())
+
+    fake_openai.responder = fake_model
+
+    async def restart():
+        async with running_assistant(data, fake_openai) as assistant:
+            await assistant.runner.wait_idle(timeout=60)
+            messages = await assistant.conversations.messages(1)
+            return await assistant.jobs.list(), await assistant.memories.list(), messages
+
+    jobs, memories, messages = run(restart())
+    assert [(j.kind, j.status) for j in jobs] == [("critical_info", "done"), ("summary", "done")]
+    assert [m.content for m in memories] == ["The user's name is John"]
+    assert messages[1].status == "stopped"
+
+
+def test_parallel_writers_all_succeed(tmp_path):
+    """Defect 6: 14 of 48 parallel `memories add` failed with "database is locked"."""
+    data = tmp_path / "profile"
+    first = run_program("memories", "add", "--data-dir", str(data), "The first note")
+    assert first.returncode == 0, first.stderr
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    writers = [
+        subprocess.Popen(
+            program("memories", "add", "--data-dir", str(data), f"Parallel note number {n}"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for n in range(PARALLEL_WRITERS)
+    ]
+    failures = []
+    for writer in writers:
+        _, err = writer.communicate(timeout=600)
+        if writer.returncode != 0:
+            failures.append(err.strip().splitlines()[-1:] or [f"exit {writer.returncode}"])
+    assert failures == []
+    contents = [r[0] for r in rows(data / "acai.sqlite3", "SELECT content FROM memories")]
+    assert sorted(contents) == sorted(
+        ["The first note", *(f"Parallel note number {n}" for n in range(PARALLEL_WRITERS))]
+    )
+
+
+async def _failed_jobs(data: Path, reasons: list[Exception]) -> list[int]:
+    """Jobs as the runner leaves them when the model was down: failed, with the reason."""
+    store = await Store.open(data / "acai.sqlite3")
+    try:
+        jobs = JobRepository(store)
+        ids = []
+        for number, reason in enumerate(reasons):
+            job = await jobs.enqueue("summary", {"conversation_id": 100 + number}, None)
+            await jobs.claim_next()
+            await jobs.fail(job.id, f"{type(reason).__name__}: {reason}", None)
+            ids.append(job.id)
+        return ids
+    finally:
+        await store.close()
+
+
+def test_jobs_list_and_retry_from_the_command_line(tmp_path, fake_openai):
+    data = tmp_path / "profile"
+    data.mkdir()
+    unreachable = ModelUnreachableError("Could not reach the model server at <b>host</b>.")
+    ids = run(_failed_jobs(data, [unreachable, unreachable]))
+
+    listed = run_program("jobs", "list", "--json", "--data-dir", str(data))
+    assert listed.returncode == 0, listed.stderr
+    jobs = json.loads(listed.stdout)["jobs"]
+    assert [(j["id"], j["kind"], j["status"], j["retryable"]) for j in jobs] == [
+        (ids[0], "summary", "failed", True),
+        (ids[1], "summary", "failed", True),
+    ]
+    assert "Could not reach the model server" in jobs[0]["last_error"]
+    human = run_program("jobs", "list", "--data-dir", str(data))
+    assert f"#{ids[0]}" in human.stdout and "Could not reach" in human.stdout
+
+    one = run_program("jobs", "retry", str(ids[0]), "--json", "--data-dir", str(data))
+    assert one.returncode == 0, one.stderr
+    assert [(j["id"], j["status"]) for j in json.loads(one.stdout)["jobs"]] == [(ids[0], "pending")]
+    unknown = run_program("jobs", "retry", "999", "--data-dir", str(data))
+    assert unknown.returncode == 2 and "No failed job with id 999" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+
+    # --all --wait: run them now against a model that answers.
+    configure_profile(data, fake_openai)
+    everything = run_program("jobs", "retry", "--all", "--wait", "--json", "--data-dir", str(data))
+    assert everything.returncode == 0, everything.stderr
+    assert [(j["id"], j["status"]) for j in json.loads(everything.stdout)["jobs"]] == [
+        (ids[1], "done")
+    ]
+    # The one queued by the first retry ran too: the runner takes every pending job.
+    assert rows(data / "acai.sqlite3", "SELECT status FROM jobs ORDER BY id") == [
+        ("done",),
+        ("done",),
+    ]
