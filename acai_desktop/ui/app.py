@@ -42,6 +42,7 @@ from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.services import GuiServices, open_gui_services
 from acai_desktop.ui.tasks import TaskTracker
 from acai_desktop.ui.theme import app_icon, apply_theme
+from acai_desktop.ui.untrusted import make_plain
 
 log = logging.getLogger(__name__)
 
@@ -571,7 +572,9 @@ class GuiSession:
         if self.window is None:
             return
         dialog = self.window.open_settings(
-            settings, providers_with_key=with_key, key_warning=secrets.warning
+            settings,
+            providers_with_key=with_key,
+            key_warning=secrets.warning or secrets.new_key_warning,
         )
         if problem:
             dialog.show_error(problem)
@@ -634,10 +637,12 @@ class GuiSession:
         await asyncio.wait([task])
 
     async def _show_start_up_error(self, error: AcaiError) -> None:
-        box = QMessageBox(
-            QMessageBox.Icon.Critical,
-            WINDOW_TITLE,
-            f"ACAI Desktop could not open its profile.\n\n{error}",
+        box = make_plain(
+            QMessageBox(
+                QMessageBox.Icon.Critical,
+                WINDOW_TITLE,
+                f"ACAI Desktop could not open its profile.\n\n{error}",
+            )
         )
         closed = asyncio.Event()
         box.finished.connect(closed.set)

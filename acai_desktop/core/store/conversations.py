@@ -15,6 +15,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.redaction import redact
 from acai_desktop.core.records import Actor, Conversation, MemoryItem, Message, MessageStatus
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import _write_event
@@ -123,6 +124,8 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         changes["plan"] = json.dumps(changes["plan"], ensure_ascii=False)
     if "status" in changes:
         changes["status"] = str(changes["status"])
+    if changes.get("error"):
+        changes["error"] = redact(changes["error"])  # a server may echo the key
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with db.atomic():
         fetch_message(db, message_id)

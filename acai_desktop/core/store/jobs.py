@@ -13,6 +13,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.redaction import redact
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.store.database import Store
 
@@ -92,7 +93,7 @@ def fail_job(db: Database, job_id: int, error: str, retry_at: str | None) -> Job
         db.execute(
             "UPDATE jobs SET status = ?, last_error = ?, run_after = ?, updated_at = ? "
             "WHERE id = ?",
-            [str(status), error, retry_at, now_iso(), job_id],
+            [str(status), redact(error), retry_at, now_iso(), job_id],
         )
     return fetch_job(db, job_id)
 

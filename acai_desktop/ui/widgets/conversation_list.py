@@ -23,12 +23,12 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QStyle,
-    QStyledItemDelegate,
     QStyleOptionViewItem,
     QWidget,
 )
 
 from acai_desktop.ui.models.conversations_model import ConversationRoles
+from acai_desktop.ui.untrusted import PlainToolTipDelegate
 
 ROW_HEIGHT = 50
 MORE_WIDTH = 26  # the "⋯" button at the right of the row under the mouse
@@ -58,7 +58,7 @@ def when_label(at: str, now: datetime | None = None) -> str:
     return moment.strftime("%d %b %Y")
 
 
-class ConversationDelegate(QStyledItemDelegate):
+class ConversationDelegate(PlainToolTipDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(option.rect.width(), ROW_HEIGHT)
 
