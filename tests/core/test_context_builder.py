@@ -6,6 +6,7 @@ from acai_desktop.core.memory.context_builder import (
     MEMORY_BLOCK_END,
     MEMORY_BLOCK_PREAMBLE,
     MEMORY_BLOCK_START,
+    MEMORY_BLOCK_TOKENS,
     PINNED_HEADER,
     build_context,
 )
@@ -124,7 +125,7 @@ def test_a_tight_budget_keeps_the_higher_priorities_and_the_newest_messages():
         message(i, "user" if i % 2 else "assistant", f"message {i} " * 5) for i in range(1, 9)
     ]
     fixed = estimate_message_tokens(SYSTEM) + estimate_message_tokens("Now?")
-    budget = fixed + 60
+    budget = fixed + MEMORY_BLOCK_TOKENS + 60
     built = build_context(
         system_prompt=SYSTEM,
         user_message="Now?",

@@ -3,12 +3,15 @@ message (no traceback, nothing half-written), and no secret reaches the disk or 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.support.fake_openai import Reply
 from tests.support.readonly import read_only
@@ -76,9 +79,7 @@ def test_a_401_echoing_the_key_is_stored_and_logged_without_it(tmp_path, fake_op
     assert "OPENAI_API_KEY" not in error and "Enter the key this server expects" in error
 
 
-def test_the_no_keyring_warning_appears_only_when_a_key_is_kept_in_the_file(
-    tmp_path, fake_openai
-):
+def test_the_no_keyring_warning_appears_only_when_a_key_is_kept_in_the_file(tmp_path, fake_openai):
     data = tmp_path / "profile"
     without_key = acai("chat", "--data-dir", str(data), *scripted(fake_openai), "Hello")
     assert without_key.returncode == 0, without_key.stderr
@@ -105,20 +106,43 @@ def test_a_data_dir_that_is_a_file_is_refused_clearly(tmp_path, fake_openai):
     assert not_a_folder.read_text(encoding="utf-8") == "notes"
 
 
-def test_a_read_only_data_dir_lists_without_a_traceback_and_refuses_chat(tmp_path, fake_openai):
+def leave_journal_files_behind(database: Path) -> None:
+    """What a crash leaves: a process with the database open in WAL mode is killed."""
+    script = (
+        "import os, signal, sqlite3\n"
+        f"db = sqlite3.connect({str(database)!r})\n"
+        "db.execute('PRAGMA journal_mode = WAL')\n"
+        "db.execute(\"INSERT INTO settings (key, value) VALUES ('crash', 'yes')\")\n"
+        "db.commit()\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=False)
+    assert database.with_name(database.name + "-wal").exists()
+
+
+@pytest.mark.parametrize("after_a_crash", [False, True], ids=["closed-cleanly", "after-a-crash"])
+def test_a_read_only_data_dir_lists_without_a_traceback_and_refuses_chat(
+    tmp_path, fake_openai, after_a_crash
+):
     data = tmp_path / "profile"
     added = acai("memories", "add", "I like tea", "--data-dir", str(data))
     assert added.returncode == 0, added.stderr
     database = data / "acai.sqlite3"
-    with read_only(database, directory=True):
+    if after_a_crash:
+        leave_journal_files_behind(database)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(read_only(database, directory=True))
+        for journal in data.glob("acai.sqlite3-*"):
+            stack.enter_context(read_only(journal))
         listed = acai("memories", "list", "--json", "--data-dir", str(data))
         chat = acai("chat", "--data-dir", str(data), *scripted(fake_openai), "Hello")
-    # Listing may not work at all without room for SQLite's journal files, but it must
-    # never print a traceback; where it works, it shows the memory.
+    # Without SQLite's journal files listing can't open the database; with them (left by
+    # a crash) it can read. Either way: a clear answer, never a traceback.
     assert "Traceback" not in listed.stderr, listed.stderr
-    if listed.returncode == 0:
-        memories = json.loads(listed.stdout)["memories"]
-        assert [m["content"] for m in memories] == ["I like tea"]
+    if after_a_crash:
+        assert listed.returncode == 0, listed.stderr
+        assert [m["content"] for m in json.loads(listed.stdout)["memories"]] == ["I like tea"]
+        assert listed.stderr == ""
     else:
         assert_clear_refusal(listed, "read-only")
     assert_clear_refusal(chat, "read-only")
@@ -178,8 +202,8 @@ def test_chat_with_an_empty_new_message_creates_nothing(tmp_path, fake_openai):
     before = rows(data / "acai.sqlite3", "select count(*) from conversations")
     for message in ("", "   "):
         result = acai("chat", "--data-dir", str(data), *scripted(fake_openai), "--new", message)
+        assert rows(data / "acai.sqlite3", "select count(*) from conversations") == before
         assert_clear_refusal(result, "The message is empty")
-    assert rows(data / "acai.sqlite3", "select count(*) from conversations") == before
     # Refused before anything is opened: not even a new profile's folder appears.
     fresh = tmp_path / "fresh"
     result = acai("chat", "--data-dir", str(fresh), *scripted(fake_openai), "--new", "")

@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QTextDocument
+from PySide6.QtGui import Qt as QtGuiNamespace  # where PySide6 puts Qt::mightBeRichText
 from PySide6.QtWidgets import QApplication, QLabel, QListView, QToolTip
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
@@ -35,7 +38,7 @@ def html_with_image(image: str, words: str) -> str:
 def shown_as(text: str) -> QTextDocument:
     """What a tooltip or an auto-format label makes of ``text``: Qt guesses its format."""
     document = QTextDocument()
-    if Qt.mightBeRichText(text):
+    if QtGuiNamespace.mightBeRichText(text):
         document.setHtml(text)
     else:
         document.setPlainText(text)
@@ -66,7 +69,9 @@ def tooltip_of(view: QListView, row: int) -> str:
     """Hover ``row`` the way Qt does (a ToolTip help event) and read the tooltip shown."""
     QToolTip.hideText()
     rect = view.visualRect(view.model().index(row, 0))
-    event = QHelpEvent(QEvent.Type.ToolTip, rect.center(), view.viewport().mapToGlobal(rect.center()))
+    event = QHelpEvent(
+        QEvent.Type.ToolTip, rect.center(), view.viewport().mapToGlobal(rect.center())
+    )
     QApplication.sendEvent(view.viewport(), event)
     return QToolTip.text()
 
@@ -114,6 +119,8 @@ async def seed(profile: Profile, image: str, tmp_path) -> dict[str, str]:
     return texts
 
 
+# The offscreen platform can't raise the tooltip's window, and says so.
+@pytest.mark.qt_log_ignore("This plugin does not support raise")
 def test_html_in_every_stored_imported_and_server_field_is_shown_as_text(
     qapp, tmp_path, fake_openai
 ):
@@ -159,7 +166,7 @@ def test_html_in_every_stored_imported_and_server_field_is_shown_as_text(
         )
         assert panel.select_memory(conflict_id)
         assert panel.conflict_label.textFormat() == Qt.TextFormat.PlainText
-        assert texts["pinned"] in panel.conflict_label.text()
+        assert f"This contradicts “{texts['pinned'][:40]}" in panel.conflict_label.text()
 
         # Memory Details of the imported conflict: its meta value is text, not an image;
         # the details of the first memory show its category as typed.
@@ -201,4 +208,3 @@ def test_a_tooltip_shows_exactly_the_text_it_was_given(qapp):
         assert images_in(document) == []
     assert tooltip_text("") == ""
     assert tooltip_text(None) == ""
-

@@ -15,8 +15,8 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.redaction import redact
 from acai_desktop.core.records import Actor, Conversation, MemoryItem, Message, MessageStatus
+from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import _write_event
 from acai_desktop.core.store.memory_batches import fetch_memories

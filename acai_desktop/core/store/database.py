@@ -166,9 +166,16 @@ class Store:
             # Fold the WAL back into the main file so a copied data dir is complete.
             try:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except sqlite3.Error:
-                log.warning("WAL checkpoint failed on close", exc_info=True)
+            except sqlite3.Error as error:
+                if translate_sqlite_error(error, self.path) is None:
+                    db.close()
+                    raise  # our bug
+                # Read-only or busy: the WAL stays beside the database, whose data is
+                # whole with it; the next writable open folds it back.
+                log.info("WAL left unfolded on close (%s)", error)
             db.close()
 
-        await loop.run_in_executor(self._executor, finish)
-        self._executor.shutdown(wait=True)
+        try:
+            await loop.run_in_executor(self._executor, finish)
+        finally:
+            self._executor.shutdown(wait=True)

@@ -13,8 +13,8 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.redaction import redact
 from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.database import Store
 
 JOB_COLUMNS = (

@@ -53,7 +53,8 @@ STYLE = """
 
 
 def _when(at: str | None) -> str:
-    return (at or "")[:16].replace("T", " ")
+    """A stored date as HTML-safe text (an imported file's dates end up here too)."""
+    return html.escape((at or "")[:16].replace("T", " "))
 
 
 def error_label() -> QLabel:
