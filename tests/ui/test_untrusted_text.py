@@ -12,7 +12,6 @@ import asyncio
 import json
 
 import pytest
-
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QTextDocument
 from PySide6.QtGui import Qt as QtGuiNamespace  # where PySide6 puts Qt::mightBeRichText
