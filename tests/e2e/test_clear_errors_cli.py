@@ -149,6 +149,15 @@ def test_a_read_only_data_dir_lists_without_a_traceback_and_refuses_chat(
     assert fake_openai.chat_requests() == []
 
 
+def test_a_first_start_in_a_read_only_folder_is_refused_clearly(tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    with read_only(folder):
+        chat = acai("chat", "--data-dir", str(folder), "Hello")
+    assert_clear_refusal(chat, "read-only", "--data-dir")
+    assert list(folder.iterdir()) == []
+
+
 def test_deeply_nested_json_on_import_is_refused_clearly(tmp_path):
     data = tmp_path / "profile"
     deep = "[" * 200_000 + "]" * 200_000
