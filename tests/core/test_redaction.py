@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 
 import pytest
@@ -9,7 +10,15 @@ import pytest
 from acai_desktop.core.errors import ModelUnauthorizedError
 from acai_desktop.core.llm.client import key_hint
 from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.redaction import REDACTED, RedactingFilter, redact
+from acai_desktop.core.redaction import (
+    REDACTED,
+    RedactingFilter,
+    install_log_redaction,
+    redact,
+)
+from acai_desktop.core.store.conversations import add_message, create_conversation, update_message
+from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.jobs import enqueue_job, fail_job
 from tests.core.conftest import client_for
 from tests.support.aio import run
 from tests.support.fake_openai import Reply
@@ -114,3 +123,45 @@ def test_the_key_hint_names_an_environment_variable_only_where_the_app_reads_it(
         if provider != ProviderName.OPENAI:
             assert "OPENAI_API_KEY" not in key_hint(provider), provider
     assert "Ollama doesn't usually ask for a key" in key_hint(ProviderName.OLLAMA)
+
+
+def test_error_texts_are_redacted_where_they_are_stored(tmp_path):
+    """Whatever raised it (a bug's message, a library's), no key-like string is saved."""
+    leaked = f"Something went wrong (RuntimeError: header Authorization: Bearer {OPENAI_STYLE})"
+
+    async def scenario() -> tuple[str, str]:
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        try:
+            conversation = await store.run(create_conversation)
+            answer = await store.run(add_message, conversation.id, "assistant", "")
+            await store.run(update_message, answer.id, status="error", error=leaked)
+            job = await store.run(enqueue_job, "summary", {}, conversation.id)
+            await store.run(fail_job, job.id, leaked, None)
+            return await store.run(
+                lambda db: (
+                    db.execute("SELECT error FROM messages").fetchone()[0],
+                    db.execute("SELECT last_error FROM jobs").fetchone()[0],
+                )
+            )
+        finally:
+            await store.close()
+
+    for stored in run(scenario()):
+        assert OPENAI_STYLE not in stored
+        assert stored.endswith("Authorization: Bearer [redacted])")
+
+
+def test_installed_redaction_covers_every_handler_of_the_logger():
+    stream = io.StringIO()
+    logger = logging.getLogger("acai-test-redaction")
+    logger.propagate = False
+    handler = logging.StreamHandler(stream)
+    logger.addHandler(handler)
+    try:
+        install_log_redaction(logger)
+        install_log_redaction(logger)  # twice is once
+        assert sum(isinstance(f, RedactingFilter) for f in handler.filters) == 1
+        logger.warning("server said %r", {"error": f"bad key {OPENAI_STYLE}"})
+    finally:
+        logger.removeHandler(handler)
+    assert OPENAI_STYLE not in stream.getvalue() and REDACTED in stream.getvalue()
