@@ -33,17 +33,23 @@ _KEY_LIKE = re.compile(
 )
 # "Authorization: Bearer abc", "bearer abc": the scheme stays, the credential goes.
 _BEARER = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{4,}")
-# api_key=abc, "api-key": "abc", token: abc, password=abc
+# api_key=abc…, "access_token": "abc…", password=abc…: the name stays, the value goes
+# (a value with a letter in it: "max token: 4096" is a number, not a secret).
 _ASSIGNED = re.compile(
     r"""(?ix)
-    \b((?:api[_\-]?key|access[_\-]?token|auth[_\-]?token|secret|password|token)
+    \b((?:api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token
+          |client[_\-]?secret|password|passwd|token)
        ["']?\s*[:=]\s*["']?)
-    ([^\s"',;&]{4,})
+    ((?=[^\s"',;&]*[a-z])[^\s"',;&]{6,})
     """
 )
 # A long run of letters and digits mixing upper case, lower case and digits: a random
 # token. Hex digests, UUIDs, paths and words don't mix all three, or are split by '/'.
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{32,}(?![A-Za-z0-9_\-])")
+
+
+def _has_digit(token: str) -> bool:
+    return any(c.isdigit() for c in token)
 
 
 def _is_random_looking(token: str) -> bool:
@@ -62,7 +68,8 @@ def redact(text: str | None, secrets: Iterable[str | None] = ()) -> str | None:
     for secret in secrets:
         if secret and len(secret.strip()) >= MIN_LITERAL_SECRET:
             text = text.replace(secret.strip(), REDACTED)
-    text = _KEY_LIKE.sub(REDACTED, text)
+    # Real keys are random: a digit somewhere ("sk-learn-models" is a library's name).
+    text = _KEY_LIKE.sub(lambda m: REDACTED if _has_digit(m.group(0)) else m.group(0), text)
     text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
     text = _ASSIGNED.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
     return _LONG_TOKEN.sub(

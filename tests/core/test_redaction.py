@@ -67,6 +67,8 @@ def test_the_configured_key_is_redacted_even_when_it_looks_like_words():
         "/home/someone/.local/share/acai-desktop/acai.sqlite3 is read-only",
         "conversation 123e4567-e89b-12d3-a456-426614174000",
         "The user asked for a token of appreciation: flowers.",
+        "max token: 4096, tokens=3000",
+        "pip install sk-learn-models failed",
         None,
         "",
     ],
