@@ -18,12 +18,15 @@ from PySide6.QtGui import Qt as QtGuiNamespace  # where PySide6 puts Qt::mightBe
 from PySide6.QtWidgets import QApplication, QLabel, QListView, QToolTip
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
-from acai_desktop.core.llm.settings import save_model_settings
+from acai_desktop.core.llm.detection import DetectionReport, ProviderProbe
+from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.transfer import import_memories
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.untrusted import tooltip_text
-from acai_desktop.ui.widgets.dialogs import MemoryDetailsDialog
+from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog, MemoryDetailsDialog
+from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 from tests.core.conftest import settings_for
 from tests.support.assistant import configure_profile
 from tests.support.fake_openai import Reply
@@ -207,3 +210,21 @@ def test_a_tooltip_shows_exactly_the_text_it_was_given(qapp):
         assert images_in(document) == []
     assert tooltip_text("") == ""
     assert tooltip_text(None) == ""
+
+
+def test_dialogs_show_titles_server_answers_and_refusals_as_text(qapp):
+    html = '<img src="file:///etc/hostname"><b>bold</b>'
+    delete = DeleteConversationDialog(1, html)
+    assert delete.name_label.textFormat() == Qt.TextFormat.PlainText
+    assert delete.name_label.text() == html
+
+    settings = SettingsDialog(ModelSettings.for_preset("ollama"))
+    # A server on this computer answered with model names of its choosing.
+    probe = ProviderProbe(ProviderName.OLLAMA, "http://localhost:11434/v1", True, [html])
+    settings.show_detection(DetectionReport([probe], False, False, None, ProviderName.OLLAMA))
+    settings.saving_failed(f"Not saved: {html}")
+    for label in (settings.detect_result, settings.error_label):
+        assert label.textFormat() == Qt.TextFormat.PlainText
+        assert html in label.text()
+    for dialog in (delete, settings):
+        dialog.close()
