@@ -15,6 +15,7 @@ import sys
 from acai_desktop import __version__
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server import SERVE_LOCAL_MODEL_FLAG
+from acai_desktop.core.redaction import install_log_redaction
 
 # Sub-command modules in acai_desktop.commands, in the order --help lists them.
 COMMAND_MODULES = ("gui", "memories", "chat", "jobs", "eval", "bench")
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         level=getattr(args, "log_level", "WARNING").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    install_log_redaction()  # a server's error body may echo the API key
     handler = getattr(args, "handler", None)
     if handler is None:
         gui = importlib.import_module("acai_desktop.commands.gui")

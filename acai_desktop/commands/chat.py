@@ -15,7 +15,7 @@ import sys
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.core.assistant import Assistant, ModelOverrides, open_assistant
 from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.orchestrator import TurnResult
+from acai_desktop.core.orchestrator import TurnResult, validate_user_message
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryItem
 
@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _chat(args: argparse.Namespace) -> int:
+    # Refused before anything is opened or written: an empty message with --new would
+    # otherwise leave an empty conversation behind.
+    validate_user_message(args.message)
     profile = Profile.at(args.data_dir)
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
     assistant = await open_assistant(profile, overrides)

@@ -16,7 +16,12 @@ import logging
 from dataclasses import dataclass, field
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.errors import ModelError, ModelServerError, ModelUnreachableError
+from acai_desktop.core.errors import (
+    ModelError,
+    ModelServerError,
+    ModelUnreachableError,
+    StoreError,
+)
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import detect_providers
@@ -59,7 +64,14 @@ async def first_start_settings(profile: Profile) -> ModelSettings:
     llama.cpp server, then OPENAI_API_KEY, then the Local extra) and remember it."""
     report = await detect_providers()
     settings = report.proposed_settings() or ModelSettings.for_preset(ProviderName.LOCAL)
-    save_model_settings(profile.settings_path, settings)
+    try:
+        save_model_settings(profile.settings_path, settings)
+    except OSError as error:
+        raise StoreError(
+            f"ACAI Desktop cannot write its settings in {profile.data_dir} "
+            f"({error.strerror or error}): the folder is read-only or not yours. Check its "
+            "permissions, or choose another data directory (--data-dir)."
+        ) from None
     log.info("first start: using %s (%s)", settings.provider, report.proposal)
     return settings
 

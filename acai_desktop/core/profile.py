@@ -1,13 +1,26 @@
-"""Where a profile keeps its files: the data dir, the database, the settings file."""
+"""Where a profile keeps its files: the data dir, the database, the settings file.
+
+A profile holds private things (every conversation, what ACAI knows about the user,
+maybe an API key), so its directory is created readable by the owner only (0700) and
+the database with its journal files 0600 (see ``acai_desktop.core.store.private_files``).
+"""
 
 from __future__ import annotations
 
+import logging
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 
+from acai_desktop.core.errors import InvalidInputError, StoreError
+
+log = logging.getLogger(__name__)
+
 APP_NAME = "acai-desktop"
+PRIVATE_DIR_MODE = 0o700
 DATABASE_FILE = "acai.sqlite3"
 SETTINGS_FILE = "settings.json"
 
@@ -39,5 +52,31 @@ class Profile:
         return self.data_dir / "logs"
 
     def ensure(self) -> Profile:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        """Create the data dir (owner-only) if needed; an unusable one is refused with
+        a :class:`~acai_desktop.core.errors.AcaiError` that says what to do."""
+        if self.data_dir.exists() and not self.data_dir.is_dir():
+            raise InvalidInputError(
+                f"The data directory {self.data_dir} is a file, not a folder. Choose a "
+                "folder with --data-dir (it is created if it doesn't exist)."
+            )
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR_MODE)
+        except OSError as error:
+            raise StoreError(
+                f"The data directory {self.data_dir} cannot be created "
+                f"({error.strerror or error}). Check the permissions of its parent folder, "
+                "or choose another one with --data-dir."
+            ) from None
+        _make_private(self.data_dir)
         return self
+
+
+def _make_private(directory: Path) -> None:
+    """Owner-only access to ``directory``: also a profile created before this rule, or a
+    folder the user chose for it (it is the profile from now on)."""
+    try:
+        mode = stat.S_IMODE(directory.stat().st_mode)
+        if mode & 0o077 and directory.stat().st_uid == os.getuid():
+            os.chmod(directory, mode & ~0o077)
+    except (OSError, AttributeError) as error:  # read-only media; no getuid on Windows
+        log.debug("could not make %s private: %s", directory, error)

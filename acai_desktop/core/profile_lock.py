@@ -32,7 +32,14 @@ class ProfileLock:
         self._file = None
 
     def acquire(self) -> ProfileLock:
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (held until release)
+        try:
+            handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (held until release)
+        except OSError as error:
+            raise StoreError(
+                f"ACAI Desktop cannot write in its data directory {self.path.parent} "
+                f"({error.strerror or error}): it is read-only or not yours. Check its "
+                "permissions, or choose another data directory (--data-dir)."
+            ) from None
         try:
             _lock(handle)
         except OSError:

@@ -1,7 +1,8 @@
 """API keys: in the OS keyring, or — when there is none — in a file only the user can read.
 
 Never in SQLite, the settings file, logs or QSettings. When the fallback file is in use,
-``SecretStore.warning`` says so in words the UI and the command line show as they are.
+``SecretStore.warning`` says so in words the UI and the command line show as they are
+(only when a key is stored there: no keyring and no key is nothing to warn about).
 An OPENAI_API_KEY in the environment wins over a stored key for the OpenAI provider: the
 person who sets it for a session means it.
 """
@@ -53,14 +54,25 @@ class SecretStore:
 
     @property
     def warning(self) -> str | None:
-        """Set when keys are (or would be) kept in the fallback file instead of a keyring."""
-        if self._keyring_works and not self.fallback_path.exists():
+        """Set when keys are kept in the fallback file; None when none is stored there
+        (no keyring and no key is nothing to warn about at every start)."""
+        if not self._read_file():
             return None
         return (
-            f"No usable system keyring was found, so API keys are stored in "
-            f"{self.fallback_path}, readable only by your user account. Install or unlock "
-            "a keyring (GNOME Keyring, KWallet, macOS Keychain, Windows Credential Manager) "
-            "to keep them there instead."
+            f"API keys are stored in {self.fallback_path}, readable only by your user "
+            "account, not in a system keyring. Install or unlock a keyring (GNOME Keyring, "
+            "KWallet, macOS Keychain, Windows Credential Manager) and save the key again in "
+            "Settings to keep it there instead."
+        )
+
+    @property
+    def new_key_warning(self) -> str | None:
+        """Set when a key saved now would go to the fallback file (no usable keyring)."""
+        if self._keyring_works:
+            return None
+        return (
+            f"No usable system keyring was found, so an API key you save is stored in "
+            f"{self.fallback_path}, readable only by your user account."
         )
 
     # -- keys ---------------------------------------------------------------------

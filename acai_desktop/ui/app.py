@@ -43,6 +43,7 @@ from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save
 from acai_desktop.ui.services import GuiServices, open_gui_services
 from acai_desktop.ui.tasks import TaskTracker
 from acai_desktop.ui.theme import ThemeController, app_icon, apply_theme
+from acai_desktop.ui.untrusted import make_plain
 
 log = logging.getLogger(__name__)
 
@@ -612,7 +613,7 @@ class GuiSession:
         dialog = self.window.open_settings(
             settings,
             providers_with_key=with_key,
-            key_warning=secrets.warning,
+            key_warning=secrets.warning or secrets.new_key_warning,
             preferences=load_ui_preferences(self.profile.settings_path),
         )
         if problem:
@@ -688,10 +689,12 @@ class GuiSession:
         await asyncio.wait([task])
 
     async def _show_start_up_error(self, error: AcaiError) -> None:
-        box = QMessageBox(
-            QMessageBox.Icon.Critical,
-            WINDOW_TITLE,
-            f"ACAI Desktop could not open its profile.\n\n{error}",
+        box = make_plain(
+            QMessageBox(
+                QMessageBox.Icon.Critical,
+                WINDOW_TITLE,
+                f"ACAI Desktop could not open its profile.\n\n{error}",
+            )
         )
         closed = asyncio.Event()
         box.finished.connect(closed.set)

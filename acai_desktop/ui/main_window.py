@@ -34,6 +34,7 @@ from acai_desktop.ui.models.conversations_model import (
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.theme import app_icon
+from acai_desktop.ui.untrusted import plain_label, tooltip_text
 from acai_desktop.ui.widgets.chat_view import ChatView
 from acai_desktop.ui.widgets.composer import Composer
 from acai_desktop.ui.widgets.conversation_list import ConversationList
@@ -105,9 +106,8 @@ def _short_reason(error: str | None) -> str:
 
 
 def _label(text: str, object_name: str) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName(object_name)
-    return label
+    # Plain: the header shows a conversation's title, the banner a server's error body.
+    return plain_label(text, object_name)
 
 
 class MainWindow(QMainWindow):
@@ -545,6 +545,7 @@ class MainWindow(QMainWindow):
 
     def set_conversation_title(self, title: str) -> None:
         self.conversation_title.setText(title)
+        self.conversation_title.setToolTip(tooltip_text(title))  # a long title is cut off
 
     def show_status(self, text: str, timeout_ms: int = 0) -> None:
         self.statusBar().showMessage(text, timeout_ms)

@@ -107,3 +107,15 @@ def test_setting_an_empty_key_deletes_it(tmp_path):
     store.set_api_key("openai", "sk-x")
     store.set_api_key("openai", "  ")
     assert store.get_api_key("openai", environ=NO_ENV) is None
+
+
+def test_no_keyring_and_no_stored_key_is_nothing_to_warn_about(tmp_path):
+    store = SecretStore(tmp_path, backend=fail.Keyring())
+    assert store.warning is None  # said at every start before, with nothing stored
+    # Settings still says where a key typed now would go.
+    assert str(store.fallback_path) in store.new_key_warning
+    store.set_api_key("custom", "sk-file-only")
+    assert str(store.fallback_path) in store.warning
+    store.delete_api_key("custom")
+    assert store.warning is None
+    assert SecretStore(tmp_path, backend=MemoryKeyring()).new_key_warning is None

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import sqlite3
+import stat
 import threading
 from pathlib import Path
 
 import pytest
 
 from acai_desktop.core.errors import StoreError
+from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Actor
-from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.database import Store, translate_sqlite_error
 from acai_desktop.core.store.memories import MemoryRepository, insert_memory
 from tests.support.aio import run
 from tests.support.readonly import read_only
@@ -71,7 +75,9 @@ def test_open_creates_a_wal_database_used_from_one_thread(tmp_path):
     run(scenario())
 
 
-def test_sqlite_errors_come_back_as_store_errors_and_roll_back(tmp_path):
+def test_a_broken_constraint_is_our_bug_it_raises_as_is_and_rolls_back(tmp_path):
+    # Only the environment's faults (read-only, full, locked, damaged) become StoreError
+    # messages for the user; a constraint failure is a bug and keeps its own type.
     async def scenario():
         store = await Store.open(tmp_path / "acai.sqlite3")
         repository = MemoryRepository(store)
@@ -82,13 +88,13 @@ def test_sqlite_errors_come_back_as_store_errors_and_roll_back(tmp_path):
                     db.execute("INSERT INTO settings (key, value) VALUES ('a', '1')")
                     db.execute("INSERT INTO settings (key, value) VALUES ('a', '2')")
 
-            with pytest.raises(StoreError, match="UNIQUE constraint failed"):
+            with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed"):
                 await store.run(half_write)
             count = await store.run(
                 lambda db: db.execute("SELECT count(*) FROM settings").fetchone()[0]
             )
             assert count == 0
-            with pytest.raises(StoreError, match="FOREIGN KEY"):
+            with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
                 await insert(store, {**MEMORY, "conversation_id": 99})
             assert await repository.list() == []
         finally:
@@ -201,3 +207,95 @@ def expected_folder_error(path: Path) -> str:
         "read-only (SQLite keeps journal files beside the database). Check the "
         "permissions, or choose another data directory (--data-dir)."
     )
+
+
+def sqlite_error(kind: type[sqlite3.Error], text: str, code: int) -> sqlite3.Error:
+    error = kind(text)
+    error.sqlite_errorcode = code  # what SQLite sets on the errors it raises
+    return error
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        (sqlite3.SQLITE_FULL, "is full"),
+        (sqlite3.SQLITE_READONLY, "read-only, so nothing can be saved"),
+        (sqlite3.SQLITE_READONLY | (1 << 8), "read-only"),  # an extended code
+        (sqlite3.SQLITE_BUSY, "locked by another program"),
+        (sqlite3.SQLITE_LOCKED, "locked by another program"),
+        (sqlite3.SQLITE_CANTOPEN, "cannot be opened"),
+        (sqlite3.SQLITE_IOERR, "could not read or write"),
+        (sqlite3.SQLITE_CORRUPT, "damaged"),
+        (sqlite3.SQLITE_NOTADB, "damaged"),
+    ],
+)
+def test_the_environments_faults_are_told_by_error_code_not_message(tmp_path, code, expected):
+    # The message says something else entirely: only the code counts.
+    error = sqlite_error(sqlite3.OperationalError, "no such table: nonsense", code)
+    translated = translate_sqlite_error(error, tmp_path / "acai.sqlite3")
+    assert isinstance(translated, StoreError) and expected in str(translated)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        sqlite_error(sqlite3.OperationalError, "database is locked (read-only, disk full)", 1),
+        sqlite_error(sqlite3.IntegrityError, "UNIQUE constraint failed", 2067),
+        sqlite3.ProgrammingError("Cannot operate on a closed database."),  # no code at all
+    ],
+    ids=["generic-error-whose-text-lies", "constraint", "no-code"],
+)
+def test_anything_else_is_our_bug_and_not_translated(tmp_path, error):
+    assert translate_sqlite_error(error, tmp_path / "acai.sqlite3") is None
+
+
+def test_a_bug_in_sql_raises_as_itself_through_the_store(tmp_path):
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        try:
+            with pytest.raises(sqlite3.OperationalError, match="no such table"):
+                await store.run(lambda db: db.execute("SELECT * FROM no_such_table"))
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+def test_the_profile_and_its_database_files_are_readable_by_the_owner_only(tmp_path):
+    old_umask = os.umask(0o022)  # the usual umask: files 0644, folders 0755
+    try:
+        profile = Profile.at(tmp_path / "deep" / "profile").ensure()
+
+        async def scenario() -> dict[str, int]:
+            store = await Store.open(profile.database_path)
+            try:
+                await insert(store, MEMORY)
+                return {
+                    p.name: stat.S_IMODE(p.stat().st_mode)
+                    for p in profile.data_dir.iterdir()
+                    if p.name.startswith("acai.sqlite3")
+                }
+            finally:
+                await store.close()
+
+        modes = run(scenario())
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(profile.data_dir.stat().st_mode) == 0o700
+    # While open, in WAL mode, the journal files exist beside the database.
+    assert modes == {"acai.sqlite3": 0o600, "acai.sqlite3-wal": 0o600, "acai.sqlite3-shm": 0o600}
+
+
+def test_an_older_profile_is_made_private_when_opened(tmp_path):
+    data_dir = tmp_path / "profile"
+    data_dir.mkdir(mode=0o755)
+    database = data_dir / "acai.sqlite3"
+    sqlite3.connect(database).close()
+    database.chmod(0o644)
+
+    async def scenario():
+        await (await Store.open(Profile.at(data_dir).ensure().database_path)).close()
+
+    run(scenario())
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE(database.stat().st_mode) == 0o600

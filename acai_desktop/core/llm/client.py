@@ -31,8 +31,10 @@ from acai_desktop.core.errors import (
     ModelUnauthorizedError,
     ModelUnreachableError,
 )
-from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMode
+from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMode, preset
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.redaction import redact
+from acai_desktop.core.secrets import ENVIRONMENT_KEYS
 
 if TYPE_CHECKING:
     from acai_desktop.core.llm.structured import StructuredResult
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
+ModelErrorT = TypeVar("ModelErrorT", bound=ModelError)
 Messages = Sequence[Mapping[str, Any]]
 
 #: Sent when a server needs no key: the SDK insists on one, and a real key must never
@@ -125,6 +128,8 @@ class ModelClient:
         address they never chose."""
         self.settings = settings
         self._unreachable_reason = unreachable_reason
+        #: Redacted from every error text, wherever the server echoes it.
+        self._secrets = (api_key,) if api_key else ()
         resolved = base_url or settings.resolved_base_url()
         if not resolved:
             raise ModelUnreachableError(
@@ -197,9 +202,11 @@ class ModelClient:
                         stats.chunks += 1
                         yield delta
         except (openai.OpenAIError, *_UNREADABLE) as error:
-            raise ModelReplyError(
-                f"The answer from {self._where(model)} broke off mid-stream ({_reason(error)}). "
-                "Retry; if it keeps happening, check the model server."
+            raise self._redacted(
+                ModelReplyError(
+                    f"The answer from {self._where(model)} broke off mid-stream "
+                    f"({_reason(error)}). Retry; if it keeps happening, check the model server."
+                )
             ) from error
         if stats.finish_reason is None:
             raise ModelReplyError(
@@ -244,13 +251,13 @@ class ModelClient:
             )
         except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
             if response_format and not _is_context_length(error):
-                raise ResponseFormatRefused(_reason(error)) from error
+                raise self._redacted(ResponseFormatRefused(_reason(error))) from error
             raise self._translate(error, model) from error
         except openai.InternalServerError as error:
             # llama-cpp-python answers an unknown response_format type with HTTP 500 and a
             # validation message naming it, not with 400.
             if response_format and "response_format" in _reason(error):
-                raise ResponseFormatRefused(_reason(error)) from error
+                raise self._redacted(ResponseFormatRefused(_reason(error))) from error
             raise self._translate(error, model) from error
         except openai.OpenAIError as error:
             raise self._translate(error, model) from error
@@ -341,14 +348,26 @@ class ModelClient:
         where = self._where(model)
         return where[0].upper() + where[1:]
 
+    def _redacted(self, error: ModelErrorT) -> ModelErrorT:
+        """``error`` with the key, and anything that looks like one, cut from its text:
+        a server's error body may echo the key, and this text is stored, logged, shown."""
+        error.args = (redact(str(error), self._secrets), *error.args[1:])
+        return error
+
     def _unreadable(self, error: Exception, model: str | None) -> ModelReplyError:
-        return ModelReplyError(
-            f"{self._subject(model)} sent a reply that could not be read ({_reason(error)}). "
-            "Retry, or check that the server speaks the OpenAI API."
+        return self._redacted(
+            ModelReplyError(
+                f"{self._subject(model)} sent a reply that could not be read ({_reason(error)}). "
+                "Retry, or check that the server speaks the OpenAI API."
+            )
         )
 
     def _translate(self, error: openai.OpenAIError, model: str | None) -> ModelError:
-        """The SDK's exception as one of ours, with a message a person can act on."""
+        """The SDK's exception as one of ours, with a message a person can act on (and
+        nothing secret in it)."""
+        return self._redacted(self._translated(error, model))
+
+    def _translated(self, error: openai.OpenAIError, model: str | None) -> ModelError:
         where = self._where(model)
         subject = self._subject(model)
         if isinstance(error, openai.APITimeoutError):
@@ -367,7 +386,7 @@ class ModelClient:
         if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
             return ModelUnauthorizedError(
                 f"The model server at {self.base_url} refused the API key ({_reason(error)}). "
-                "Enter a valid key in Settings, or set OPENAI_API_KEY."
+                + key_hint(self.provider)
             )
         if isinstance(error, openai.RateLimitError):
             retry_after = _retry_after(error)
@@ -402,6 +421,23 @@ class ModelClient:
                 "Check the model settings."
             )
         return self._unreadable(error, model)
+
+
+def key_hint(provider: ProviderName | str) -> str:
+    """What to do about a refused key, for this provider: only name an environment
+    variable the app reads for it."""
+    name = ProviderName(provider)
+    variable = ENVIRONMENT_KEYS.get(str(name))
+    if variable:
+        return f"Enter a valid key in Settings, or set {variable}."
+    if name == ProviderName.LOCAL:
+        return "The built-in server refused the app's own key: choose Try again to restart it."
+    if name == ProviderName.CUSTOM or preset(name).needs_api_key:
+        return "Enter the key this server expects in Settings."
+    return (
+        f"{preset(name).label} doesn't usually ask for a key: check that the address is "
+        "the server you meant, or enter the key it expects in Settings."
+    )
 
 
 def _sampling(max_tokens: int | None, temperature: float | None) -> dict[str, Any]:

@@ -87,6 +87,11 @@ VERSION = 1
 #: meta keys holding a local memory id, exported as ``<key>_uid``.
 LINK_KEYS = ("conflicts_with", "supersedes")
 MAX_REPORTED_ERRORS = 5
+#: Limits on a memory's free-form JSON (``meta``, and a history entry's ``before`` and
+#: ``after``): they are stored with the memory and shown in its details, so a 10 MB or a
+#: thousand-level-deep value is refused with the place at fault, not choked on.
+MAX_META_BYTES = 64 * 1024
+MAX_META_DEPTH = 20
 
 
 def _iso(text: str) -> str:
@@ -95,6 +100,31 @@ def _iso(text: str) -> str:
     except ValueError:
         raise ValueError(f"{text!r} is not an ISO 8601 date-time") from None
     return text
+
+
+def _json_depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and dicts (iteratively: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if depth > MAX_META_DEPTH:
+                break
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _bounded_json(value: dict | None) -> dict | None:
+    if value is None:
+        return value
+    if _json_depth(value) > MAX_META_DEPTH:
+        raise ValueError(f"nested more than {MAX_META_DEPTH} levels deep (the limit)")
+    size = len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+    if size > MAX_META_BYTES:
+        raise ValueError(f"{size:,} bytes as JSON; the limit is {MAX_META_BYTES:,} bytes")
+    return value
 
 
 def _source(value: Any) -> Any:
@@ -106,6 +136,7 @@ def _source(value: Any) -> Any:
 Timestamp = Annotated[str, AfterValidator(_iso)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0, strict=True)]
 Uid = Annotated[str, Field(min_length=1, max_length=200)]
+BoundedJson = Annotated[dict, AfterValidator(_bounded_json)]
 
 
 class _Model(BaseModel):
@@ -122,8 +153,8 @@ class HistoryEntry(_Model):
     at: Timestamp
     actor: Actor
     action: Annotated[str, Field(min_length=1, max_length=50)]
-    before: dict | None = None
-    after: dict | None = None
+    before: BoundedJson | None = None
+    after: BoundedJson | None = None
 
 
 class ExportedMemory(_Model):
@@ -146,7 +177,7 @@ class ExportedMemory(_Model):
     supersedes_uid: Uid | None = None
     sources: list[Annotated[SourceRef, BeforeValidator(_source)]] = []
     history: list[HistoryEntry] = []
-    meta: dict = {}
+    meta: BoundedJson = {}
 
 
 class ExportDocument(_Model):
@@ -187,6 +218,11 @@ def parse_document(text: str, *, source: str = "the file") -> ExportDocument:
     except json.JSONDecodeError as error:
         raise InvalidInputError(
             f"{source} is not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}."
+        ) from None
+    except RecursionError:
+        raise InvalidInputError(
+            f"{source} was not imported; nothing was changed: its JSON is nested thousands of "
+            f"levels deep (an export nests a few; a memory's meta at most {MAX_META_DEPTH})."
         ) from None
     if isinstance(data, dict) and data.get("format") != FORMAT:
         raise InvalidInputError(

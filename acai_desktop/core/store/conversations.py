@@ -23,6 +23,7 @@ from acai_desktop.core.records import (
     Message,
     MessageStatus,
 )
+from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 from acai_desktop.core.store.memories import _write_event
@@ -187,6 +188,8 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         changes["plan"] = json.dumps(changes["plan"], ensure_ascii=False)
     if "status" in changes:
         changes["status"] = str(changes["status"])
+    if changes.get("error"):
+        changes["error"] = redact(changes["error"])  # a server may echo the key
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with db.atomic():
         fetch_message(db, message_id)

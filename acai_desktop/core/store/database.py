@@ -29,6 +29,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.store.migrations import migrations
+from acai_desktop.core.store.private_files import make_private
 
 log = logging.getLogger(__name__)
 
@@ -88,42 +89,72 @@ class ImmediateDatabase(Database):
             raise
 
 
-def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError:
-    """Turn SQLite's terse errors into a message that tells the user what to do."""
+def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError | None:
+    """SQLite's error as a message that tells the user what to do — when it is the
+    environment's fault (disk full, read-only, locked, damaged file) — or None when it
+    is our bug (bad SQL, a broken constraint), which must be raised as it is.
+
+    Sorted by SQLite's result code, never by the message text (which changes between
+    SQLite versions and languages)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None:
+        return None  # not from SQLite itself: a closed connection, a bad parameter type
     if is_busy(error):
-        return DatabaseBusyError(
-            f"The database {path} is busy: another program (or another ACAI Desktop "
-            "command, such as an import) is writing to it. Try again in a moment."
-        )
-    text = str(error)
-    if "readonly" in text or "read-only" in text:
-        return StoreError(
-            f"The database {path} is read-only, so nothing can be saved. "
-            "Check the file's permissions or choose another data directory (--data-dir)."
-        )
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return StoreError(
-            f"The database {path} is damaged or is not an ACAI Desktop database ({text}). "
-            "Nothing was changed. Restore it from a backup, or start with another --data-dir."
-        )
-    if "unable to open database file" in text:
-        # In WAL mode SQLite must create -wal and -shm files beside the database, so a
-        # read-only folder fails here rather than with "readonly".
-        return StoreError(
-            f"The database {path} cannot be opened: the file or its folder is missing or "
-            "read-only (SQLite keeps journal files beside the database). Check the "
-            "permissions, or choose another data directory (--data-dir)."
-        )
-    if "locked" in text or "busy" in text:
-        return StoreError(
-            f"The database {path} is locked by another program; try again in a moment."
-        )
-    return StoreError(f"Database error on {path}: {text}")
+        # Its own type: a caller that must not lose what it writes tries again.
+        return DatabaseBusyError(_LOCKED.format(path=path))
+    explain = _ENVIRONMENT_ERRORS.get(code & 0xFF)  # the primary code of an extended one
+    return StoreError(explain(path, error)) if explain else None
+
+
+def _damaged(path: Path | str, error: sqlite3.Error) -> str:
+    return (
+        f"The database {path} is damaged or is not an ACAI Desktop database ({error}). "
+        "Nothing was changed. Restore it from a backup, or start with another --data-dir."
+    )
+
+
+_READ_ONLY = (
+    "The database {path} is read-only, so nothing can be saved. Check the permissions "
+    "of the file and its folder, or choose another data directory (--data-dir)."
+)
+# In WAL mode SQLite must create -wal and -shm files beside the database, so a
+# read-only folder fails with "cannot open" rather than "read-only".
+_CANNOT_OPEN = (
+    "The database {path} cannot be opened: the file or its folder is missing or "
+    "read-only (SQLite keeps journal files beside the database). Check the permissions, "
+    "or choose another data directory (--data-dir)."
+)
+_LOCKED = (
+    "The database {path} is busy: another program (or another ACAI Desktop command, such "
+    "as an import) is writing to it. Try again in a moment."
+)
+_ENVIRONMENT_ERRORS = {
+    sqlite3.SQLITE_PROTOCOL: lambda path, error: _LOCKED.format(path=path),
+    sqlite3.SQLITE_READONLY: lambda path, error: _READ_ONLY.format(path=path),
+    sqlite3.SQLITE_PERM: lambda path, error: _READ_ONLY.format(path=path),
+    sqlite3.SQLITE_CANTOPEN: lambda path, error: _CANNOT_OPEN.format(path=path),
+    sqlite3.SQLITE_FULL: lambda path, error: (
+        f"The disk holding {path} is full, so nothing more can be saved. Free some "
+        "space, then try again."
+    ),
+    sqlite3.SQLITE_IOERR: lambda path, error: (
+        f"The disk could not read or write {path} ({error}). Check the disk, then try again."
+    ),
+    sqlite3.SQLITE_NOMEM: lambda path, error: (
+        "The computer ran out of memory for the database; close some programs and try again."
+    ),
+    sqlite3.SQLITE_NOLFS: lambda path, error: (
+        f"The file system holding {path} cannot store a file this large."
+    ),
+    sqlite3.SQLITE_CORRUPT: _damaged,
+    sqlite3.SQLITE_NOTADB: _damaged,
+}
 
 
 def connect(path: Path | str) -> Database:
     """Open (and migrate) the database file. Runs on the database thread."""
     try:
+        make_private(path)
         # isolation_level IMMEDIATE: even a write made outside ``atomic()`` (whose
         # transaction Python opens implicitly) takes the write lock first.
         connection = sqlite3.connect(
@@ -144,7 +175,10 @@ def connect(path: Path | str) -> Database:
                 migrations.apply(db)
         return db
     except sqlite3.Error as error:
-        raise translate_sqlite_error(error, path) from error
+        translated = translate_sqlite_error(error, path)
+        if translated is None:
+            raise
+        raise translated from error
 
 
 class Store:
@@ -169,8 +203,9 @@ class Store:
     async def run(self, fn: Callable[..., T], *args, **kwargs) -> T:
         """Run ``fn(db, *args, **kwargs)`` on the database thread and return its result.
 
-        ``fn`` should wrap writes that belong together in ``db.atomic()``; SQLite errors
-        come back as :class:`StoreError` with a readable message.
+        ``fn`` should wrap writes that belong together in ``db.atomic()``. SQLite errors
+        that are the environment's fault (read-only, full, locked, damaged) come back as
+        :class:`StoreError` with a readable message; the others are bugs and raise as is.
         """
         return await self.submit(fn, *args, **kwargs)
 
@@ -205,7 +240,10 @@ class Store:
         try:
             return fn(db, *args, **kwargs)
         except sqlite3.Error as error:
-            raise translate_sqlite_error(error, self.path) from error
+            translated = translate_sqlite_error(error, self.path)
+            if translated is None:
+                raise  # our bug: its own traceback says where
+            raise translated from error
 
     async def close(self) -> None:
         if self._db is None:
@@ -217,9 +255,16 @@ class Store:
             # Fold the WAL back into the main file so a copied data dir is complete.
             try:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except sqlite3.Error:
-                log.warning("WAL checkpoint failed on close", exc_info=True)
+            except sqlite3.Error as error:
+                if translate_sqlite_error(error, self.path) is None:
+                    db.close()
+                    raise  # our bug
+                # Read-only or busy: the WAL stays beside the database, whose data is
+                # whole with it; the next writable open folds it back.
+                log.info("WAL left unfolded on close (%s)", error)
             db.close()
 
-        await loop.run_in_executor(self._executor, finish)
-        self._executor.shutdown(wait=True)
+        try:
+            await loop.run_in_executor(self._executor, finish)
+        finally:
+            self._executor.shutdown(wait=True)

@@ -22,6 +22,7 @@ from sqlite_utils import Database
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.database import Store
 
 JOB_COLUMNS = (
@@ -127,7 +128,7 @@ def fail_job(
         db.execute(
             "UPDATE jobs SET status = ?, last_error = ?, run_after = ?, retryable = ?, "
             "updated_at = ? WHERE id = ?",
-            [str(status), error, retry_at, int(retryable), now_iso(), job_id],
+            [str(status), redact(error), retry_at, int(retryable), now_iso(), job_id],
         )
     return fetch_job(db, job_id)
 

@@ -22,13 +22,13 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QStyle,
-    QStyledItemDelegate,
     QStyleOptionViewItem,
     QWidget,
 )
 
 from acai_desktop.ui.models.conversations_model import ConversationRoles
 from acai_desktop.ui.theme import Theme, load_theme
+from acai_desktop.ui.untrusted import PlainToolTipDelegate
 
 ROW_HEIGHT = 50
 MORE_WIDTH = 26  # the "⋯" button at the right of the row under the mouse
@@ -58,7 +58,7 @@ def when_label(at: str, now: datetime | None = None) -> str:
     return moment.strftime("%d %b %Y")
 
 
-class ConversationDelegate(QStyledItemDelegate):
+class ConversationDelegate(PlainToolTipDelegate):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.theme = load_theme()

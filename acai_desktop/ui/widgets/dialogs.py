@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.records import AnswerSource, MemoryEvent, MemoryItem, Message
 from acai_desktop.core.store.conversations import MAX_TITLE_CHARS, clean_title
+from acai_desktop.ui.untrusted import plain_label
 
 ACTOR_LABELS = {
     "user": "You",
@@ -52,13 +53,14 @@ STYLE = """
 
 
 def _when(at: str | None) -> str:
-    return (at or "")[:16].replace("T", " ")
+    """A stored date as HTML-safe text (an imported file's dates end up here too)."""
+    return html.escape((at or "")[:16].replace("T", " "))
 
 
 def error_label() -> QLabel:
-    """The hidden line a dialog shows a refusal in (red, from the theme)."""
-    label = QLabel("")
-    label.setObjectName("DialogError")
+    """The hidden line a dialog shows a refusal in (red, from the theme). Plain: a
+    refusal may quote the user's text or a server's answer."""
+    label = plain_label("", "DialogError")
     label.setWordWrap(True)
     label.setVisible(False)
     return label
@@ -218,7 +220,10 @@ class DeleteConversationDialog(_Dialog):
         super().__init__("Delete conversation", parent)
         self.conversation_id = conversation_id
         self.resize(420, 150)
-        name = QLabel(f"<b>{html.escape(title)}</b>")
+        self.name_label = name = plain_label(title)
+        font = name.font()
+        font.setBold(True)
+        name.setFont(font)
         name.setWordWrap(True)
         question = QLabel(DELETE_CONVERSATION_TEXT)
         question.setObjectName("DialogNote")
@@ -284,10 +289,11 @@ class MemoryDetailsDialog(_BrowserDialog):
         ]
         parts.append(f"<p class='muted'>{e(' · '.join(f for f in facts if f))}</p>")
         if item.status.value == "conflict":
+            # meta comes from the processors, or as it is from an imported file.
             other = item.meta.get("conflicts_with")
             parts.append(
                 "<p class='warn'>This contradicts "
-                + (f"memory #{other}" if other else "a memory you pinned or edited")
+                + (f"memory #{e(str(other))}" if other else "a memory you pinned or edited")
                 + ". In the memory panel, <b>Use new</b> replaces it with this one; "
                 "<b>Keep old</b> forgets this one.</p>"
             )

@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QStackedWidget,
     QStyle,
-    QStyledItemDelegate,
     QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
@@ -46,6 +45,7 @@ from PySide6.QtWidgets import (
 
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.theme import Theme, load_theme
+from acai_desktop.ui.untrusted import PlainToolTipDelegate, make_plain
 from acai_desktop.ui.widgets.empty_state import EmptyState
 
 EMPTY_TITLE = "Memories will appear here"
@@ -124,7 +124,7 @@ class MemoryFilterProxy(QSortFilterProxyModel):
         return bool(FILTERS[self._filter](index))
 
 
-class MemoryCardDelegate(QStyledItemDelegate):
+class MemoryCardDelegate(PlainToolTipDelegate):
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
         self.view = view
@@ -320,7 +320,7 @@ class MemoryPanel(QWidget):
         conflict_layout = QVBoxLayout(self.conflict_bar)
         conflict_layout.setContentsMargins(10, 8, 10, 8)
         conflict_layout.setSpacing(6)
-        self.conflict_label = QLabel(CONFLICT_TEXT)
+        self.conflict_label = make_plain(QLabel(CONFLICT_TEXT))  # quotes a memory
         self.conflict_label.setObjectName("ConflictText")
         self.conflict_label.setWordWrap(True)
         conflict_layout.addWidget(self.conflict_label)

@@ -45,6 +45,7 @@ from acai_desktop.core.llm.presets import (
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.ui.preferences import UiPreferences
 from acai_desktop.ui.theme import THEME_CHOICES
+from acai_desktop.ui.untrusted import plain_label, tooltip_text
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
 
 ROLE_LABELS = {
@@ -77,9 +78,8 @@ MIN_BUDGET, MAX_BUDGET = 256, 1_000_000
 def _hint(text: str = "") -> QLabel:
     # One line each, no word wrap: a wrapped label in a form is sized before its width
     # is known and gets clipped.
-    label = QLabel(text)
-    label.setObjectName("DialogNote")
-    return label
+    # Plain: a hint may show what a server answered (its address, its model names).
+    return plain_label(text, "DialogNote")
 
 
 def _validation_text(error: ValidationError) -> str:
@@ -150,7 +150,7 @@ class SettingsDialog(QDialog):
         self.api_key.setObjectName("ApiKey")
         self.key_warning = _hint(KEY_FILE_NOTE if key_warning else "")
         self.key_warning.setObjectName("KeyWarning")
-        self.key_warning.setToolTip(key_warning or "")
+        self.key_warning.setToolTip(tooltip_text(key_warning))
         self.key_warning.setVisible(bool(key_warning))
 
         self.model_fields: dict[ModelRole, QLineEdit] = {}
