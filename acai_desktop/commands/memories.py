@@ -4,7 +4,9 @@ Every action takes ``--data-dir`` and ``--json`` before or after its name. With
 ``--json``, ``add``/``show``/``edit``/``pin``/``unpin``/``forget``/``restore``/``resolve``
 print the memory object (with ``id`` and ``sources``; ``show`` adds ``history``),
 ``list``/``search`` print ``{"memories": [...]}`` (a search hit adds ``rank``, ``score``
-and ``reasons``), ``export``/``import`` print a summary.
+and ``reasons``; ``list`` adds ``total``, ``more`` and ``offset``: it shows
+``DEFAULT_LIST_LIMIT`` memories unless given ``--limit N`` or ``--no-limit``),
+``export``/``import`` print a summary.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind, Memor
 from acai_desktop.core.store.memories import MemoryFilter
 
 DEFAULT_SEARCH_RESULTS = 10
+#: ``memories list`` shows this many unless told otherwise: a large profile would
+#: otherwise print tens of megabytes.
+DEFAULT_LIST_LIMIT = 100
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -49,7 +54,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--status", choices=[s.value for s in MemoryStatus])
     listing.add_argument("--pinned", action="store_true", help="only pinned memories")
     listing.add_argument("--all", action="store_true", help="every status, forgotten included")
-    listing.add_argument("--limit", type=int)
+    listing.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIST_LIMIT,
+        help=f"show at most this many (default {DEFAULT_LIST_LIMIT}; the rest are counted)",
+    )
+    listing.add_argument("--offset", type=int, default=0, help="skip this many first")
+    listing.add_argument(
+        "--no-limit", action="store_true", help="show every matching memory (can be long)"
+    )
 
     show = action("show", "show one memory with its sources and history")
     show.add_argument("id")
@@ -144,14 +158,23 @@ async def _list(service: MemoryService, args: argparse.Namespace) -> dict:
         statuses = None
     if args.status:
         statuses = (args.status,)
+    if not args.no_limit and args.limit < 1:
+        raise InvalidInputError("--limit must be at least 1 (or use --no-limit).")
+    if args.offset < 0:
+        raise InvalidInputError("--offset must not be negative.")
     where = MemoryFilter(
         kinds=(args.kind,) if args.kind else None,
         statuses=statuses,
         category=args.category,
         pinned=True if args.pinned else None,
-        limit=args.limit,
+        limit=None if args.no_limit else args.limit,
+        offset=args.offset,
     )
-    return {"memories": [item.to_public_dict() for item in await service.list(where)]}
+    memories = [item.to_public_dict() for item in await service.list(where)]
+    total = await service.count(where)
+    # "total": every memory the filter matches; "more": how many come after these.
+    more = max(0, total - args.offset - len(memories))
+    return {"memories": memories, "total": total, "more": more, "offset": args.offset}
 
 
 async def _show(service: MemoryService, args: argparse.Namespace) -> dict:
@@ -279,7 +302,19 @@ def _card(memory: dict) -> str:
     return "\n".join(lines)
 
 
+def _more_line(output: dict) -> str:
+    shown = len(output["memories"])
+    first = output["offset"] + 1
+    return (
+        f"Showing {first:,}–{output['offset'] + shown:,} of {output['total']:,}; "
+        f"{output['more']:,} more (--offset {output['offset'] + shown} for the next ones, "
+        "--limit N for more at once, --no-limit for all)."
+    )
+
+
 def _human(action: str, output: dict) -> str:
+    if action == "list" and output["more"]:
+        return _table(output["memories"]) + "\n" + _more_line(output)
     if action in ("list", "search"):
         return _table(output["memories"])
     if action == "export":

@@ -164,6 +164,8 @@ class GuiSession:
             self.window.hide()
         await self.tasks.cancel_all()
         if self.window is not None:
+            await self.window.memories_model.detach()
+        if self.window is not None:
             self.window.events.detach()
         if self.services is not None:
             services, self.services = self.services, None
@@ -224,10 +226,15 @@ class GuiSession:
     async def _load_all(self) -> None:
         services, window = self.services, self.window
         assert services is not None and window is not None
+        # The memory panel reads its first page while the conversations load (both on
+        # the database thread, in turn); later pages come as the user scrolls.
+        first_page = window.memories_model.attach(
+            services.memories.read_panel, services.memories.count_panel
+        )
         conversations = await services.conversations.list()
-        memories = await services.memories.list()
         window.conversations_model.set_conversations(conversations)
-        window.show_memories(memories)
+        if first_page is not None:
+            await asyncio.wait([first_page])
         latest = next((c for c in conversations if not c.temporary), None)
         if latest is not None:
             await self._show_conversation(latest)
@@ -535,6 +542,7 @@ class GuiSession:
         self.window.set_connecting()
         try:
             services, self.services = self.services, None
+            await self.window.memories_model.detach()
             if services is not None:
                 await services.aclose()
             error = await self._open()
@@ -651,8 +659,16 @@ class GuiSession:
             box.deleteLater()
 
 
-def run_gui(profile: Profile, *, quit_after_ms: int | None = None) -> int:
-    """Open the window and block until the user quits; returns the exit code."""
+def run_gui(
+    profile: Profile,
+    *,
+    quit_after_ms: int | None = None,
+    on_session: Callable[[QApplication, GuiSession], None] | None = None,
+) -> int:
+    """Open the window and block until the user quits; returns the exit code.
+
+    ``on_session`` sees the application and the session before the session starts
+    (``bench startup`` watches the start-up through it)."""
     # Imported here, after PySide6: qasync binds to the first Qt binding it finds
     # loaded, and another one (PyQt5 from the system) might come first otherwise.
     import qasync
@@ -661,6 +677,8 @@ def run_gui(profile: Profile, *, quit_after_ms: int | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     session = GuiSession(profile, quit_after_ms=quit_after_ms)
+    if on_session is not None:
+        on_session(app, session)
     app.aboutToQuit.connect(session.request_quit)
     restore_signals = _quit_on_signals(loop, session.request_quit)
     collector = MainThreadGarbageCollector()

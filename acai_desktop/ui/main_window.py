@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.records import Conversation, Job, MemoryItem, Message
+from acai_desktop.core.records import Conversation, Job, Message
 from acai_desktop.ui.event_bridge import EventBridge
 from acai_desktop.ui.models.conversations_model import (
     TEMPORARY_NOTE,
@@ -490,9 +490,6 @@ class MainWindow(QMainWindow):
         for button in self.suggestion_buttons:  # they are about being remembered
             button.setVisible(not temporary)
         self.conversation_list.select_conversation(conversation_id)
-
-    def show_memories(self, items: list[MemoryItem]) -> None:
-        self.memories_model.set_memories(items)
 
     def open_memory_details(self, memory_id: int) -> MemoryDetailsDialog:
         dialog = MemoryDetailsDialog(memory_id, self)
