@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.memory.panel_view import PanelQuery
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.memories_model import MemoryRoles
@@ -114,14 +115,32 @@ def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_op
         assert "Edited by You" in text and "The user plays chess every Sunday" in text
         details.close()
 
-        # Search narrows the list; a search with no match says so.
+        # Search narrows the list (the core runs it when the typing pauses); a search
+        # with no match says so.
+        model = window.memories_model
+
+        async def answered(text: str, filter_name: str = "All") -> None:
+            await wait_until(
+                lambda: model.query == PanelQuery.of(text, filter_name) and model.settled
+            )
+
         panel.search.setText("peanuts")
-        assert panel.proxy.rowCount() == 1
+        await answered("peanuts")
+        assert model.rowCount() == 1 and model.matching_count == 1
+        assert panel.area.currentWidget() is panel.list
+        assert panel.count_label.text() == "3"  # the badge counts every memory
         panel.search.setText("zebra")
+        await answered("zebra")
+        assert model.rowCount() == 0
         assert panel.area.currentWidget() is panel.no_match
         panel.search.clear()
         panel.filter_box.setCurrentText("Pinned")
-        assert panel.proxy.rowCount() == 0
+        await answered("", "Pinned")
+        assert model.rowCount() == 0
+        assert panel.area.currentWidget() is panel.no_match
+        panel.filter_box.setCurrentText("Facts")
+        await answered("", "Facts")
+        assert model.rowCount() == 3
 
     run_in_session(GuiSession(profile), scenario)
 

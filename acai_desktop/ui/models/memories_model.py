@@ -116,6 +116,7 @@ class MemoriesModel(QAbstractListModel):
         #: to a page on top before the oldest loaded rows are let go again.
         self._window = 0
         self._generation = 0  # a reload makes every older answer stale
+        self._trims = 0  # letting rows go from the end makes a page on its way stale
         self.matching_count = 0
         self.total_count = 0
         self.tasks = TaskTracker()
@@ -150,7 +151,7 @@ class MemoriesModel(QAbstractListModel):
         if not self.canFetchMore(parent) or not _loop_running():
             return
         after = panel_key(self._items[-1]) if self._items else None
-        self.tasks.start(self._fetch_more(self._generation, after), key=MORE_TASK)
+        self.tasks.start(self._fetch_more(self._generation, self._trims, after), key=MORE_TASK)
 
     # -- the source and the query -------------------------------------------------------
 
@@ -162,6 +163,11 @@ class MemoriesModel(QAbstractListModel):
     def loading(self) -> bool:
         """True while the first page of the current query is on its way."""
         return self._loading
+
+    @property
+    def settled(self) -> bool:
+        """No page or count is being read or waiting to be (tests, the start-up probe)."""
+        return not self._loading and not len(self.tasks) and not self._recount_timer.isActive()
 
     def attach(self, read: PanelReader, count: PanelCounter) -> asyncio.Task | None:
         """Show the memories ``read`` gives (the profile just opened); returns the task
@@ -215,10 +221,12 @@ class MemoriesModel(QAbstractListModel):
         self._set_counts(page.total or 0, total or 0)
         self.loaded.emit()
 
-    async def _fetch_more(self, generation: int, after: PanelKey | None) -> None:
+    async def _fetch_more(self, generation: int, trims: int, after: PanelKey | None) -> None:
         assert self._read is not None
         page = await self._read(self._query, after, self.page_size, False)
-        if generation != self._generation:
+        if generation != self._generation or trims != self._trims:
+            # A new query, or rows let go from the end meanwhile: this page would not
+            # continue the loaded rows. The view asks again.
             return
         known = {item.id for item in self._items}
         new = [item for item in page.items if item.id not in known]
@@ -285,6 +293,7 @@ class MemoriesModel(QAbstractListModel):
             del self._items[last]
             self.endRemoveRows()
             self._more = True
+            self._trims += 1
 
     def _place_for(self, key: PanelKey) -> int | None:
         """The row where a memory with ``key`` goes (newest first), or None when it
