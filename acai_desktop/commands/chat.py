@@ -11,13 +11,16 @@ import argparse
 import asyncio
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from acai_desktop.cli import add_common_arguments
-from acai_desktop.core.assistant import Assistant, ModelOverrides, open_assistant
 from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.orchestrator import TurnResult
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryItem
+
+if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not with --help
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.orchestrator import TurnResult
 
 #: How long --wait-jobs waits for the turn's processors before giving up.
 JOB_WAIT_SECONDS = 600
@@ -50,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _chat(args: argparse.Namespace) -> int:
+    from acai_desktop.core.assistant import ModelOverrides, open_assistant
+
     profile = Profile.at(args.data_dir)
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
     assistant = await open_assistant(profile, overrides)

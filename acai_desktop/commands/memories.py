@@ -16,16 +16,15 @@ import asyncio
 import json
 import shutil
 import textwrap
+from typing import TYPE_CHECKING
 
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.session import open_memory_services
-from acai_desktop.core.memory.transfer import export_memories, import_memories
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind, MemoryStatus
-from acai_desktop.core.store.memories import MemoryFilter
+
+if TYPE_CHECKING:  # the memory stack loads when a memories command runs, not at start
+    from acai_desktop.core.memory.service import MemoryService
 
 DEFAULT_SEARCH_RESULTS = 10
 #: ``memories list`` shows this many unless told otherwise: a large profile would
@@ -111,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    from acai_desktop.core.memory.session import open_memory_services
+
     profile = Profile.at(getattr(args, "data_dir", None))
     as_json = getattr(args, "json", False)
     async with open_memory_services(profile) as (_store, service):
@@ -153,6 +154,8 @@ def _id(text: str) -> int:
 
 
 async def _list(service: MemoryService, args: argparse.Namespace) -> dict:
+    from acai_desktop.core.store.memories import MemoryFilter
+
     statuses = MemoryFilter().statuses
     if args.all:
         statuses = None
@@ -210,6 +213,8 @@ async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
         raise InvalidInputError("-k must be at least 1.")
     if not args.query.strip():
         raise InvalidInputError("The search query is empty.")
+    from acai_desktop.core.memory.retrieval import HybridRetriever
+
     # Exactly the retrieval the assistant uses for its answers.
     retriever = HybridRetriever(service.store, service.embedder, service.index)
     hits = await retriever.search(args.query, args.k)
@@ -227,11 +232,15 @@ async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
 
 
 async def _export(service: MemoryService, args: argparse.Namespace) -> dict:
+    from acai_desktop.core.memory.transfer import export_memories
+
     count = await export_memories(service, args.file)
     return {"exported": count, "file": args.file}
 
 
 async def _import(service: MemoryService, args: argparse.Namespace) -> dict:
+    from acai_desktop.core.memory.transfer import import_memories
+
     report = await import_memories(service, args.file)
     return {**report.to_dict(), "file": args.file}
 

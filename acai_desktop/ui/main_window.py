@@ -8,6 +8,8 @@ window is wired in :meth:`MainWindow._connect_signals`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import shiboken6
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -47,7 +49,9 @@ from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
-from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+
+if TYPE_CHECKING:  # loaded when opened: its model settings (pydantic) aren't needed to paint
+    from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
@@ -508,6 +512,8 @@ class MainWindow(QMainWindow):
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return self.settings_dialog
+        from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(
             settings, providers_with_key=providers_with_key, key_warning=key_warning, parent=self
         )

@@ -5,7 +5,6 @@ readable and every send ends with the reason on the answer row.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from dataclasses import dataclass, field
 
@@ -28,6 +27,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.ui.profile_data import ProfileData, open_profile_data
 
 log = logging.getLogger(__name__)
 
@@ -83,27 +83,39 @@ class GuiServices:
     #: Why there is no model, with the next step; None when the model is connected.
     model_problem: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: The database as the window opened it, when no assistant took it over.
+    data: ProfileData | None = None
 
     async def aclose(self) -> None:
         if self.assistant is not None:
             await self.assistant.close()
+        elif self.data is not None:
+            await self.data.aclose()
         else:
             await self.store.close()
 
 
 async def open_gui_services(
-    profile: Profile, overrides: ModelOverrides | None, events: EventBus
+    profile: Profile,
+    overrides: ModelOverrides | None,
+    events: EventBus,
+    data: ProfileData | None = None,
 ) -> GuiServices:
     """Open the assistant; if its model can't be started, open the data without it.
 
-    A StoreError (damaged or locked database) is not caught: without data there is
-    nothing to show.
+    ``data``: the database the window already opened (:func:`open_profile_data`); the
+    services take it over. A StoreError (damaged or locked database) is not caught:
+    without data there is nothing to show.
     """
+    if data is None:
+        data = await open_profile_data(profile)
     try:
-        assistant = await open_assistant(profile, overrides, events=events)
+        assistant = await open_assistant(
+            profile, overrides, events=events, store=data.store, lock=data.lock
+        )
     except ModelError as error:
         log.warning("model unavailable at start-up: %s", error)
-        return await _open_without_model(profile, overrides, events, error)
+        return await _open_without_model(data, overrides, events, error)
     settings = assistant.settings
     return GuiServices(
         profile=profile,
@@ -123,37 +135,30 @@ async def open_gui_services(
 
 
 async def _open_without_model(
-    profile: Profile, overrides: ModelOverrides | None, events: EventBus, error: ModelError
+    data: ProfileData, overrides: ModelOverrides | None, events: EventBus, error: ModelError
 ) -> GuiServices:
-    store = await Store.open(profile.database_path)
+    profile, store = data.profile, data.store
+    embedder = WordLlamaEmbedder()
+    memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
+    # No re-embedding: the saved provider's vectors stay until it is reachable again.
+    await memories.load_index(reembed=False)
+    conversations, provenance = data.conversations, data.provenance
     try:
-        embedder = WordLlamaEmbedder()
-        memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
-        # No re-embedding: the saved provider's vectors stay until it is reachable again.
-        await memories.load_index(reembed=False)
-        conversations = ConversationRepository(store)
-        await conversations.recover_interrupted_answers()
-        provenance = ProvenanceRepository(store)
-        try:
-            budget = (
-                await resolve_settings(profile, overrides or ModelOverrides())
-            ).context_budget_tokens
-        except ModelSettingsError:
-            budget = ModelSettings().context_budget_tokens  # the banner says what to fix
-        orchestrator = Orchestrator(
-            conversations=conversations,
-            provenance=provenance,
-            memories=memories,
-            retriever=HybridRetriever(store, embedder, memories.index),
-            client=UnavailableModel(error),
-            events=events,
-            enqueue=None,
-            context_budget_tokens=budget,
-        )
-    except BaseException:
-        with contextlib.suppress(Exception):
-            await store.close()
-        raise
+        budget = (
+            await resolve_settings(profile, overrides or ModelOverrides())
+        ).context_budget_tokens
+    except ModelSettingsError:
+        budget = ModelSettings().context_budget_tokens  # the banner says what to fix
+    orchestrator = Orchestrator(
+        conversations=conversations,
+        provenance=provenance,
+        memories=memories,
+        retriever=HybridRetriever(store, embedder, memories.index),
+        client=UnavailableModel(error),
+        events=events,
+        enqueue=None,
+        context_budget_tokens=budget,
+    )
     return GuiServices(
         profile=profile,
         events=events,
@@ -165,4 +170,5 @@ async def _open_without_model(
         model_name=None,
         conversation_service=ConversationService(conversations, memories, events),
         model_problem=problem_text(error),
+        data=data,
     )

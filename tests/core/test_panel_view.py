@@ -16,9 +16,7 @@ from tests.support.memory import memory_services
 # Everything not explicit stays temporary, so the profile holds every visible status.
 TEMPORARY_UNLESS_EXPLICIT = MemoryPolicy(long_term_threshold=1.0)
 
-QUERIES = [
-    PanelQuery.of("", choice.value) for choice in PanelFilter
-] + [
+QUERIES = [PanelQuery.of("", choice.value) for choice in PanelFilter] + [
     PanelQuery.of("lyon"),
     PanelQuery.of("LYON user"),
     PanelQuery.of("éCOLE"),  # case folding beyond ASCII

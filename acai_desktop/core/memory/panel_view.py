@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-
-from sqlite_utils import Database
+from typing import TYPE_CHECKING
 
 from acai_desktop.core.records import MemoryItem, MemoryStatus
-from acai_desktop.core.store.memories import SELECT_COLUMNS
+
+if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
+    from sqlite_utils import Database
 
 #: The memories a user still has; superseded and forgotten ones only show in history.
 PANEL_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY, MemoryStatus.CONFLICT)
@@ -135,6 +136,8 @@ def panel_page(
 ) -> list[MemoryItem]:
     """Up to ``limit`` memories the panel shows under ``query``, newest first, starting
     after the memory whose key is ``after`` (None: from the newest). Database thread."""
+    from acai_desktop.core.store.memories import SELECT_COLUMNS
+
     _register_fold(db)
     where, params = query.where()
     if after is not None:

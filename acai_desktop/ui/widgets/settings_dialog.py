@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
@@ -31,7 +32,6 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.detection import DetectionReport
 from acai_desktop.core.llm.presets import (
     BUNDLED_LOCAL_MODEL,
     PRESETS,
@@ -42,6 +42,9 @@ from acai_desktop.core.llm.presets import (
 )
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
+
+if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
+    from acai_desktop.core.llm.detection import DetectionReport
 
 ROLE_LABELS = {
     ModelRole.CHAT: "Chat",
