@@ -869,11 +869,18 @@ class MemoryService:
         """Fill the index from the stored embeddings of active memories; then, with
         ``reembed``, embed every memory whose vector came from another embedder (see
         :meth:`reembed_stale`). Returns the number of memories in the index."""
-        ids, vectors = await self.store.run(
-            batches.active_embeddings, self.embedder.name, self.embedder.dimensions
-        )
-        self.index.load(ids, vectors)
-        self.index.set_facts_many(*await self.store.run(search.active_ranking_facts))
+
+        def fill(db: Database) -> None:
+            # On the database thread, in one go: copying 100k vectors into the index
+            # would stall the window's loop for a tenth of a second or more, and a write
+            # queued after this read reaches the index only after the load (no lost
+            # update). The index has its own lock for readers on other threads.
+            self.index.load(
+                *batches.active_embeddings(db, self.embedder.name, self.embedder.dimensions)
+            )
+            self.index.set_facts_many(*search.active_ranking_facts(db))
+
+        await self.store.run(fill)
         if reembed:
             await self.reembed_stale()
         return len(self.index)
