@@ -63,7 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "bare PySide6 window, and prints the medians: app_s (process start until the window "
         "is painted, the profile loaded and the event loop responsive), bare_s, and the "
         "longest stall of a 5 ms timer from the first paint until --settle seconds after "
-        "ready.",
+        "ready and the services are up.",
     )
     startup.add_argument("--memories", type=int, default=0, help="memories in the profile")
     startup.add_argument("--runs", type=int, default=5, help="starts of each window")
@@ -164,7 +164,7 @@ def _probe(kind: str, data_dir: Path | None, settle: float) -> dict:
             f"the {kind} window did not report (exit {done.returncode}): {done.stderr[-2000:]}"
         )
     report = json.loads(lines[-1])
-    if report["gave_up"] or report["ready_s"] is None:
+    if report["gave_up"] or report["ready_s"] is None or report["started_s"] is None:
         raise RuntimeError(f"the {kind} window was never ready: {report}")
     return report
 
@@ -184,6 +184,7 @@ def measure_startup(data_dir: Path, *, runs: int, settle: float) -> dict:
         "bare_s": bare_s,
         "ratio": round(app_s / bare_s, 2),
         "app_painted_s": _median(apps, "painted_s"),
+        "app_services_s": _median(apps, "started_s"),
         "app_max_stall_ms": _median(apps, "max_stall_ms"),
         "app_worst_stall_ms": max(report["max_stall_ms"] for report in apps),
         "bare_max_stall_ms": _median(bares, "max_stall_ms"),
@@ -209,11 +210,12 @@ def format_startup_report(report: dict) -> str:
     return "\n".join(
         [
             f"memories: {report['memories']} ({report['runs']} runs each, medians)",
-            f"  app ready:  {report['app_s']:.3f} s  (painted {report['app_painted_s']:.3f} s)",
+            f"  app ready:  {report['app_s']:.3f} s  (painted {report['app_painted_s']:.3f} s; "
+            f"model client, memory index and jobs up at {report['app_services_s']:.3f} s)",
             f"  bare ready: {report['bare_s']:.3f} s",
             f"  app / bare: {report['ratio']:.2f}x",
             f"  longest 5 ms-timer stall from the first paint until {report['settle_s']:g} s "
-            f"after ready: {report['app_max_stall_ms']:.1f} ms median, "
+            f"after all is up: {report['app_max_stall_ms']:.1f} ms median, "
             f"{report['app_worst_stall_ms']:.1f} ms worst (bare: "
             f"{report['bare_max_stall_ms']:.1f} ms)",
         ]
