@@ -34,7 +34,6 @@ from acai_desktop.core.profile import APP_NAME, Profile
 from acai_desktop.core.records import Conversation, Message
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
-from acai_desktop.ui.profile_data import ProfileData, open_profile_data
 from acai_desktop.ui.tasks import TaskTracker
 from acai_desktop.ui.theme import app_icon, apply_theme
 
@@ -44,11 +43,13 @@ if TYPE_CHECKING:
     from acai_desktop.core.orchestrator import TurnResult
     from acai_desktop.core.store.conversations import ConversationRepository
     from acai_desktop.core.store.provenance import ProvenanceRepository
+    from acai_desktop.ui.profile_data import ProfileData
     from acai_desktop.ui.services import GuiServices
 
-#: The assistant's modules (the model client, openai, pydantic models, numpy, the
-#: keyring): imported on a worker thread after the window shows, so neither the first
-#: paint nor the event loop waits for them.
+#: Imported on a worker thread after the window shows, so neither the first paint nor
+#: the event loop waits for them: the store (sqlite_utils, numpy), then the assistant's
+#: modules (the model client, openai, pydantic models, the keyring).
+PROFILE_DATA_MODULE = "acai_desktop.ui.profile_data"
 SERVICES_MODULE = "acai_desktop.ui.services"
 
 log = logging.getLogger(__name__)
@@ -162,6 +163,9 @@ class GuiSession:
         screen while the assistant's heavy parts (the model client, the memory index,
         the job runner) load behind them."""
         assert self.window is not None
+        await asyncio.to_thread(importlib.import_module, PROFILE_DATA_MODULE)
+        from acai_desktop.ui.profile_data import open_profile_data
+
         try:
             data = await open_profile_data(self.profile)
         except AcaiError as error:
