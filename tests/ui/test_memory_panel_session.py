@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.memory.panel_view import PanelQuery
+from acai_desktop.core.memory.panel_view import DEFAULT_PAGE_SIZE, PanelQuery
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.memories_model import MemoryRoles
@@ -198,5 +198,43 @@ def test_damaged_model_settings_open_the_window_with_a_way_to_fix_them(qapp, tmp
         banner = window.banner_label.text()
         assert "settings" in banner.lower() and "Open Settings" in banner
         assert window.memories_model.rowCount() == 3  # the data is all there
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_path, fake_openai):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def seed_many() -> None:
+        from acai_desktop.core.memory.service import MemoryDraft
+
+        assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+        try:
+            await assistant.memories.remember_many(
+                [MemoryDraft(f"The user noted thing {n}") for n in range(450)], explicit=True
+            )
+        finally:
+            await assistant.close()
+
+    asyncio.run(seed_many())
+
+    async def scenario(session: GuiSession):
+        window, panel = session.window, session.window.memory_panel
+        model = window.memories_model
+        # One page is loaded; the badge counts every memory (from SQL).
+        assert model.rowCount() == DEFAULT_PAGE_SIZE
+        assert panel.count_label.text() == "450"
+        assert model.index(0).data(MemoryRoles.CONTENT) == "The user noted thing 449"
+        # Scrolling to the end brings the next page.
+        await wait_until(lambda: panel.list.verticalScrollBar().maximum() > 0)
+        bar = panel.list.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        await wait_until(lambda: model.rowCount() == 2 * DEFAULT_PAGE_SIZE)
+        # A search runs over every memory, loaded or not, in the database.
+        panel.search.setText("THING 12")
+        await wait_until(lambda: model.query == PanelQuery.of("THING 12") and model.settled)
+        # Words match inside numbers too: 12, 112, 120..129, 212, 312, 412.
+        assert model.rowCount() == model.matching_count == 15
+        assert panel.count_label.text() == "450"
 
     run_in_session(GuiSession(profile), scenario)
