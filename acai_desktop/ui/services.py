@@ -27,7 +27,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.provenance import ProvenanceRepository
-from acai_desktop.ui.profile_data import ProfileData, open_profile_data
+from acai_desktop.ui.profile_data import ProfileData
 
 log = logging.getLogger(__name__)
 
@@ -99,16 +99,13 @@ async def open_gui_services(
     profile: Profile,
     overrides: ModelOverrides | None,
     events: EventBus,
-    data: ProfileData | None = None,
+    data: ProfileData,
 ) -> GuiServices:
-    """Open the assistant; if its model can't be started, open the data without it.
+    """Open the assistant; if its model can't be started, the data services without it.
 
-    ``data``: the database the window already opened (:func:`open_profile_data`); the
-    services take it over. A StoreError (damaged or locked database) is not caught:
-    without data there is nothing to show.
+    ``data``: the database the window already opened (:func:`open_profile_data`). The
+    services own it once this returns; if this raises, it is still the caller's.
     """
-    if data is None:
-        data = await open_profile_data(profile)
     try:
         assistant = await open_assistant(
             profile, overrides, events=events, store=data.store, lock=data.lock
