@@ -52,6 +52,9 @@ FILTER_CONDITIONS: dict[PanelFilter, tuple[str, object] | None] = {
 }
 
 
+KIND_FILTERS = frozenset({PanelFilter.FACTS, PanelFilter.SUMMARIES, PanelFilter.NOTES})
+
+
 def fold(text: str | None) -> str:
     """Case-insensitive form of ``text`` for search (any script, not only ASCII)."""
     return (text or "").casefold()
@@ -106,13 +109,22 @@ class PanelQuery:
         haystack = _searchable(item.content, item.category)
         return all(word in haystack for word in self.words)
 
-    def where(self) -> tuple[str, list]:
-        """The same rule as a SQL condition over ``memories`` and its parameters."""
-        clauses = [f"status IN ({', '.join('?' for _ in PANEL_STATUSES)})"]
+    def where(self, *, for_page: bool = False) -> tuple[str, list]:
+        """The same rule as a SQL condition over ``memories`` and its parameters;
+        ``for_page``: phrased for reading a page newest first (see below)."""
+        # When most memories qualify (no filter, or a kind: facts are most of a big
+        # profile), walking the created_at index newest first and stopping after a page
+        # beats the status index plus a sort of them all, so those terms are kept out
+        # of index choice ("+column"). Pinned, conflicts and temporary are few: there
+        # the status index is the better start.
+        # A count is best served by the status index whatever the filter.
+        broad = FILTER_CONDITIONS[self.filter] is None or self.filter in KIND_FILTERS
+        prefix = "+" if broad and for_page else ""
+        clauses = [f"{prefix}status IN ({', '.join('?' for _ in PANEL_STATUSES)})"]
         params: list = [status.value for status in PANEL_STATUSES]
         condition = FILTER_CONDITIONS[self.filter]
         if condition is not None:
-            clauses.append(f"{condition[0]} = ?")
+            clauses.append(f"{prefix}{condition[0]} = ?")
             params.append(condition[1])
         for word in self.words:
             clauses.append(f"instr({FOLD_FUNCTION}(content, category), ?) > 0")
@@ -139,7 +151,7 @@ def panel_page(
     from acai_desktop.core.store.memories import SELECT_COLUMNS
 
     _register_fold(db)
-    where, params = query.where()
+    where, params = query.where(for_page=True)
     if after is not None:
         where += " AND (created_at < ? OR (created_at = ? AND id < ?))"
         params += [after[0], after[0], after[1]]
@@ -172,5 +184,9 @@ def read_panel_page(
 ) -> PanelPage:
     """A page and (``with_total``) the count, read in one trip to the database thread."""
     items = panel_page(db, query, after, limit)
-    total = count_panel(db, query) if with_total else None
-    return PanelPage(items=items, total=total, more=len(items) == limit)
+    more = len(items) == limit
+    total = None
+    if with_total:
+        # A short first page is everything: no second pass over the table to count.
+        total = count_panel(db, query) if more or after is not None else len(items)
+    return PanelPage(items=items, total=total, more=more)

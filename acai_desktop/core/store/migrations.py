@@ -159,3 +159,10 @@ def m001_initial(db: Database) -> None:
             value TEXT NOT NULL
         )"""
     )
+
+
+@migrations()
+def m002_memories_by_created(db: Database) -> None:
+    # The memory panel lists newest first, a page at a time: with this index its first
+    # page of a 100k-memory profile is read in a millisecond instead of sorting them all.
+    db.execute("CREATE INDEX memories_by_created ON memories(created_at)")
