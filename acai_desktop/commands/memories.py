@@ -268,7 +268,8 @@ def _table(memories: list[dict]) -> str:
     if not memories:
         return "No memories."
     width = shutil.get_terminal_size((100, 24)).columns
-    header = f"{'ID':>5}  {'STATUS':<10} {'KIND':<7} {'IMP':>4}  {'CATEGORY':<12} CONTENT"
+    id_width = max(5, *(len(str(memory["id"])) for memory in memories))
+    header = f"{'ID':>{id_width}}  {'STATUS':<10} {'KIND':<7} {'IMP':>4}  {'CATEGORY':<12} CONTENT"
     lines = [header]
     fixed = len(header) - len("CONTENT")
     for memory in memories:
@@ -278,7 +279,7 @@ def _table(memories: list[dict]) -> str:
             pin = f"({memory['score']:.2f} {'+'.join(memory['reasons'])}) " + pin
         room = max(20, width - fixed - 1)
         lines.append(
-            f"{memory['id']:>5}  {memory['status']:<10} {memory['kind']:<7} "
+            f"{memory['id']:>{id_width}}  {memory['status']:<10} {memory['kind']:<7} "
             f"{memory['importance']:>4.2f}  {(memory['category'] or '-')[:12]:<12} "
             + textwrap.shorten(pin + content, room, placeholder="...")
         )
