@@ -14,7 +14,7 @@ import sys
 
 from acai_desktop import __version__
 from acai_desktop.core.errors import AcaiError
-from acai_desktop.core.llm.local_server import SERVE_LOCAL_MODEL_FLAG
+from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
 from acai_desktop.core.redaction import install_log_redaction
 
 # Sub-command modules in acai_desktop.commands, in the order --help lists them.

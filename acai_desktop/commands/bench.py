@@ -1,6 +1,7 @@
-"""``acai-desktop bench retrieval``: time hybrid retrieval on synthetic profiles.
+"""``acai-desktop bench retrieval|conversation|startup``: benchmarks that print figures.
 
-See :mod:`acai_desktop.core.evaluation.bench` for what is built and measured.
+See :mod:`acai_desktop.core.evaluation.bench` for what ``retrieval`` builds and
+measures, and :mod:`acai_desktop.ui.startup_probe` for one measured start of the window.
 """
 
 from __future__ import annotations
@@ -8,6 +9,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.commands.eval import parse_positive_list
@@ -57,6 +65,27 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     ui.add_argument("--json", action="store_true", help="print one JSON object")
     ui.set_defaults(handler=run_ui)
+    startup = actions.add_parser(
+        "startup",
+        parents=[common],
+        help="time until the window is painted and responsive, against a bare Qt window",
+        description="Builds a profile with N memories (real embeddings) once in a temporary "
+        "directory, then starts the real window on it in fresh processes, alternating with a "
+        "bare PySide6 window, and prints the medians: app_s (process start until the window "
+        "is painted, the profile loaded and the event loop responsive), bare_s, and the "
+        "longest stall of a 5 ms timer from the first paint until --settle seconds after "
+        "ready and the services are up.",
+    )
+    startup.add_argument("--memories", type=int, default=0, help="memories in the profile")
+    startup.add_argument("--runs", type=int, default=5, help="starts of each window")
+    startup.add_argument(
+        "--settle",
+        type=float,
+        default=3.0,
+        help="seconds after ready to keep watching stalls (background loading)",
+    )
+    startup.add_argument("--json", action="store_true", help="print one JSON object")
+    startup.set_defaults(handler=run_startup)
 
 
 def format_report(report: dict) -> str:
@@ -144,4 +173,97 @@ def run_ui(args: argparse.Namespace) -> int:
         print(json.dumps({k: report[k] for k in ("max_ms", "p99_ms", "samples")} | report))
     else:
         print(format_ui_report(report))
+
+
+# -- bench startup -------------------------------------------------------------------
+
+PROBE_MODULE = "acai_desktop.ui.startup_probe"
+
+
+def _probe(kind: str, data_dir: Path | None, settle: float) -> dict:
+    """Start one fresh process that opens a window and reports when it was ready."""
+    env = dict(os.environ)
+    if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
+        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    started_at = time.time()
+    command = [sys.executable, "-m", PROBE_MODULE, kind, "--started-at", repr(started_at)]
+    command += ["--settle", str(settle)]
+    if data_dir is not None:
+        command += ["--data-dir", str(data_dir)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(
+            f"the {kind} window did not report (exit {done.returncode}): {done.stderr[-2000:]}"
+        )
+    report = json.loads(lines[-1])
+    if report["gave_up"] or report["ready_s"] is None or report["started_s"] is None:
+        raise RuntimeError(f"the {kind} window was never ready: {report}")
+    return report
+
+
+def _median(reports: list[dict], key: str) -> float:
+    return round(statistics.median(report[key] for report in reports), 3)
+
+
+def measure_startup(data_dir: Path, *, runs: int, settle: float) -> dict:
+    apps, bares = [], []
+    for _ in range(runs):  # interleaved, so a busy moment of the machine hits both
+        apps.append(_probe("app", data_dir, settle))
+        bares.append(_probe("bare", None, settle))
+    app_s, bare_s = _median(apps, "ready_s"), _median(bares, "ready_s")
+    return {
+        "app_s": app_s,
+        "bare_s": bare_s,
+        "ratio": round(app_s / bare_s, 2),
+        "app_painted_s": _median(apps, "painted_s"),
+        "app_services_s": _median(apps, "started_s"),
+        "app_max_stall_ms": _median(apps, "max_stall_ms"),
+        "app_worst_stall_ms": max(report["max_stall_ms"] for report in apps),
+        "bare_max_stall_ms": _median(bares, "max_stall_ms"),
+        "runs": runs,
+        "settle_s": settle,
+        "app_ready_s_all": [report["ready_s"] for report in apps],
+    }
+
+
+def _prepare_profile(data_dir: Path, memories: int) -> None:
+    """Settings that open without a model server being asked anything at start, and
+    ``memories`` memories with real embeddings."""
+    from acai_desktop.core.evaluation.bench import build_profile
+    from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+    from acai_desktop.core.profile import Profile
+
+    profile = Profile.at(data_dir).ensure()
+    save_model_settings(profile.settings_path, ModelSettings.for_preset("ollama"))
+    asyncio.run(build_profile(profile, memories))
+
+
+def format_startup_report(report: dict) -> str:
+    return "\n".join(
+        [
+            f"memories: {report['memories']} ({report['runs']} runs each, medians)",
+            f"  app ready:  {report['app_s']:.3f} s  (painted {report['app_painted_s']:.3f} s; "
+            f"model client, memory index and jobs up at {report['app_services_s']:.3f} s)",
+            f"  bare ready: {report['bare_s']:.3f} s",
+            f"  app / bare: {report['ratio']:.2f}x",
+            f"  longest 5 ms-timer stall from the first paint until {report['settle_s']:g} s "
+            f"after all is up: {report['app_max_stall_ms']:.1f} ms median, "
+            f"{report['app_worst_stall_ms']:.1f} ms worst (bare: "
+            f"{report['bare_max_stall_ms']:.1f} ms)",
+        ]
+    )
+
+
+def run_startup(args: argparse.Namespace) -> int:
+    if args.memories < 0 or args.runs < 1 or args.settle <= 0:
+        raise InvalidInputError("--memories must be >= 0, --runs >= 1 and --settle > 0.")
+    with tempfile.TemporaryDirectory(prefix="acai-bench-startup-") as directory:
+        data_dir = Path(directory) / "profile"
+        built = time.perf_counter()
+        _prepare_profile(data_dir, args.memories)
+        build_s = round(time.perf_counter() - built, 1)
+        report = {"memories": args.memories, "build_s": build_s}
+        report |= measure_startup(data_dir, runs=args.runs, settle=args.settle)
+    print(json.dumps(report) if args.json else format_startup_report(report))
     return 0

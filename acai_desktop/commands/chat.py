@@ -11,13 +11,16 @@ import argparse
 import asyncio
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from acai_desktop.cli import add_common_arguments
-from acai_desktop.core.assistant import Assistant, ModelOverrides, open_assistant
 from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.orchestrator import TurnResult, validate_user_message
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryItem
+
+if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not with --help
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.orchestrator import TurnResult
 
 #: How long --wait-jobs waits for the turn's processors before giving up.
 JOB_WAIT_SECONDS = 600
@@ -50,9 +53,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _chat(args: argparse.Namespace) -> int:
+    from acai_desktop.core.assistant import ModelOverrides, open_assistant
+    from acai_desktop.core.orchestrator import validate_user_message
+
     # Refused before anything is opened or written: an empty message with --new would
     # otherwise leave an empty conversation behind.
     validate_user_message(args.message)
+
     profile = Profile.at(args.data_dir)
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
     assistant = await open_assistant(profile, overrides)

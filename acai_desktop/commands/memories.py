@@ -4,7 +4,9 @@ Every action takes ``--data-dir`` and ``--json`` before or after its name. With
 ``--json``, ``add``/``show``/``edit``/``pin``/``unpin``/``forget``/``restore``/``resolve``
 print the memory object (with ``id`` and ``sources``; ``show`` adds ``history``),
 ``list``/``search`` print ``{"memories": [...]}`` (a search hit adds ``rank``, ``score``
-and ``reasons``), ``export``/``import`` print a summary.
+and ``reasons``; ``list`` adds ``total``, ``more`` and ``offset``: it shows
+``DEFAULT_LIST_LIMIT`` memories unless given ``--limit N`` or ``--no-limit``),
+``export``/``import`` print a summary.
 """
 
 from __future__ import annotations
@@ -14,18 +16,20 @@ import asyncio
 import json
 import shutil
 import textwrap
+from typing import TYPE_CHECKING
 
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.session import open_memory_services
-from acai_desktop.core.memory.transfer import export_memories, import_memories
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind, MemoryStatus
-from acai_desktop.core.store.memories import MemoryFilter
+
+if TYPE_CHECKING:  # the memory stack loads when a memories command runs, not at start
+    from acai_desktop.core.memory.service import MemoryService
 
 DEFAULT_SEARCH_RESULTS = 10
+#: ``memories list`` shows this many unless told otherwise: a large profile would
+#: otherwise print tens of megabytes.
+DEFAULT_LIST_LIMIT = 100
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -49,7 +53,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--status", choices=[s.value for s in MemoryStatus])
     listing.add_argument("--pinned", action="store_true", help="only pinned memories")
     listing.add_argument("--all", action="store_true", help="every status, forgotten included")
-    listing.add_argument("--limit", type=int)
+    listing.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIST_LIMIT,
+        help=f"show at most this many (default {DEFAULT_LIST_LIMIT}; the rest are counted)",
+    )
+    listing.add_argument("--offset", type=int, default=0, help="skip this many first")
+    listing.add_argument(
+        "--no-limit", action="store_true", help="show every matching memory (can be long)"
+    )
 
     show = action("show", "show one memory with its sources and history")
     show.add_argument("id")
@@ -97,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    from acai_desktop.core.memory.session import open_memory_services
+
     profile = Profile.at(getattr(args, "data_dir", None))
     as_json = getattr(args, "json", False)
     async with open_memory_services(profile) as (_store, service):
@@ -139,19 +154,30 @@ def _id(text: str) -> int:
 
 
 async def _list(service: MemoryService, args: argparse.Namespace) -> dict:
+    from acai_desktop.core.store.memories import MemoryFilter
+
     statuses = MemoryFilter().statuses
     if args.all:
         statuses = None
     if args.status:
         statuses = (args.status,)
+    if not args.no_limit and args.limit < 1:
+        raise InvalidInputError("--limit must be at least 1 (or use --no-limit).")
+    if args.offset < 0:
+        raise InvalidInputError("--offset must not be negative.")
     where = MemoryFilter(
         kinds=(args.kind,) if args.kind else None,
         statuses=statuses,
         category=args.category,
         pinned=True if args.pinned else None,
-        limit=args.limit,
+        limit=None if args.no_limit else args.limit,
+        offset=args.offset,
     )
-    return {"memories": [item.to_public_dict() for item in await service.list(where)]}
+    memories = [item.to_public_dict() for item in await service.list(where)]
+    total = await service.count(where)
+    # "total": every memory the filter matches; "more": how many come after these.
+    more = max(0, total - args.offset - len(memories))
+    return {"memories": memories, "total": total, "more": more, "offset": args.offset}
 
 
 async def _show(service: MemoryService, args: argparse.Namespace) -> dict:
@@ -187,6 +213,8 @@ async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
         raise InvalidInputError("-k must be at least 1.")
     if not args.query.strip():
         raise InvalidInputError("The search query is empty.")
+    from acai_desktop.core.memory.retrieval import HybridRetriever
+
     # Exactly the retrieval the assistant uses for its answers.
     retriever = HybridRetriever(service.store, service.embedder, service.index)
     hits = await retriever.search(args.query, args.k)
@@ -204,11 +232,15 @@ async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
 
 
 async def _export(service: MemoryService, args: argparse.Namespace) -> dict:
+    from acai_desktop.core.memory.transfer import export_memories
+
     count = await export_memories(service, args.file)
     return {"exported": count, "file": args.file}
 
 
 async def _import(service: MemoryService, args: argparse.Namespace) -> dict:
+    from acai_desktop.core.memory.transfer import import_memories
+
     report = await import_memories(service, args.file)
     return {**report.to_dict(), "file": args.file}
 
@@ -236,7 +268,8 @@ def _table(memories: list[dict]) -> str:
     if not memories:
         return "No memories."
     width = shutil.get_terminal_size((100, 24)).columns
-    header = f"{'ID':>5}  {'STATUS':<10} {'KIND':<7} {'IMP':>4}  {'CATEGORY':<12} CONTENT"
+    id_width = max(5, *(len(str(memory["id"])) for memory in memories))
+    header = f"{'ID':>{id_width}}  {'STATUS':<10} {'KIND':<7} {'IMP':>4}  {'CATEGORY':<12} CONTENT"
     lines = [header]
     fixed = len(header) - len("CONTENT")
     for memory in memories:
@@ -246,7 +279,7 @@ def _table(memories: list[dict]) -> str:
             pin = f"({memory['score']:.2f} {'+'.join(memory['reasons'])}) " + pin
         room = max(20, width - fixed - 1)
         lines.append(
-            f"{memory['id']:>5}  {memory['status']:<10} {memory['kind']:<7} "
+            f"{memory['id']:>{id_width}}  {memory['status']:<10} {memory['kind']:<7} "
             f"{memory['importance']:>4.2f}  {(memory['category'] or '-')[:12]:<12} "
             + textwrap.shorten(pin + content, room, placeholder="...")
         )
@@ -279,7 +312,19 @@ def _card(memory: dict) -> str:
     return "\n".join(lines)
 
 
+def _more_line(output: dict) -> str:
+    shown = len(output["memories"])
+    first = output["offset"] + 1
+    return (
+        f"Showing {first:,}–{output['offset'] + shown:,} of {output['total']:,}; "
+        f"{output['more']:,} more (--offset {output['offset'] + shown} for the next ones, "
+        "--limit N for more at once, --no-limit for all)."
+    )
+
+
 def _human(action: str, output: dict) -> str:
+    if action == "list" and output["more"]:
+        return _table(output["memories"]) + "\n" + _more_line(output)
     if action in ("list", "search"):
         return _table(output["memories"])
     if action == "export":

@@ -177,7 +177,14 @@ async def open_assistant(
     *,
     start_jobs: bool = True,
     events: EventBus | None = None,
+    store: Store | None = None,
+    lock: ProfileLock | None = None,
 ) -> Assistant:
+    """Build every service of ``profile``.
+
+    ``store`` and ``lock``: the profile's database, already opened under its held lock
+    (the window opens them first to show the data while the rest starts). The assistant
+    owns them once this returns; if it raises, they stay the caller's to close."""
     profile.ensure()
     settings = await resolve_settings(profile, overrides or ModelOverrides())
     events = events or EventBus()
@@ -187,12 +194,14 @@ async def open_assistant(
     )
     warnings = [secret_warning] if secret_warning else []
     local_server = None
-    lock = ProfileLock(profile.data_dir).acquire()
-    try:
-        store = await Store.open(profile.database_path)
-    except BaseException:
-        lock.release()
-        raise
+    owns_store = store is None
+    if store is None:
+        lock = ProfileLock(profile.data_dir).acquire()
+        try:
+            store = await Store.open(profile.database_path)
+        except BaseException:
+            lock.release()
+            raise
     client = None
     try:
         if settings.provider == ProviderName.LOCAL:
@@ -206,7 +215,9 @@ async def open_assistant(
                 unreachable_reason=local_server.unavailable_reason,
             )
         else:
-            client = ModelClient(settings, api_key=api_key)
+            # Building the HTTP client loads the system's certificates (about 0.1 s):
+            # on a worker thread, so the window's loop doesn't wait for it.
+            client = await asyncio.to_thread(ModelClient, settings, api_key=api_key)
         embedder = make_embedder(settings, client)
         if not embedder.dimensions:
             await embedder.embed(["probe"])  # a provider's embedder learns its size here
@@ -247,8 +258,10 @@ async def open_assistant(
                 await client.close()
         if local_server is not None:
             await asyncio.shield(local_server.stop())
-        await store.close()
-        lock.release()
+        if owns_store:
+            await store.close()
+            if lock is not None:
+                lock.release()
         raise
     reembedding = asyncio.create_task(memories.reembed_stale(), name="re-embed")
     return Assistant(

@@ -16,34 +16,43 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import signal
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from acai_desktop import __version__
-from acai_desktop.core.assistant import ModelOverrides
 from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.llm.detection import detect_providers
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
-from acai_desktop.core.orchestrator import TurnResult, validate_user_message
 from acai_desktop.core.profile import APP_NAME, Profile
 from acai_desktop.core.records import Conversation, JobStatus, Message
-from acai_desktop.core.secrets import SecretStore
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
-from acai_desktop.ui.services import GuiServices, open_gui_services
 from acai_desktop.ui.tasks import TaskTracker
 from acai_desktop.ui.theme import ThemeController, app_icon, apply_theme
 from acai_desktop.ui.untrusted import make_plain
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import ModelOverrides
+    from acai_desktop.core.llm.settings import ModelSettings
+    from acai_desktop.core.orchestrator import TurnResult
+    from acai_desktop.core.store.conversations import ConversationRepository
+    from acai_desktop.core.store.provenance import ProvenanceRepository
+    from acai_desktop.ui.profile_data import ProfileData
+    from acai_desktop.ui.services import GuiServices
+
+#: Imported on a worker thread after the window shows, so neither the first paint nor
+#: the event loop waits for them: the store (sqlite_utils, numpy), then the assistant's
+#: modules (the model client, openai, pydantic models, the keyring).
+PROFILE_DATA_MODULE = "acai_desktop.ui.profile_data"
+SERVICES_MODULE = "acai_desktop.ui.services"
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +111,10 @@ class GuiSession:
         # One bus for the whole session: reconnecting to the model keeps the bridge.
         self.events = EventBus()
         self.services: GuiServices | None = None
+        #: The database opened first, until the services take it over.
+        self.profile_data: ProfileData | None = None
+        #: The profile's conversations and memories are on screen (start-up measure).
+        self.profile_shown = False
         self.window: MainWindow | None = None
         self.conversation_id: int | None = None  # None: a new chat, not yet on disk
         #: Whether the new chat (conversation_id None) is to be a temporary one.
@@ -147,17 +160,33 @@ class GuiSession:
         return task.result() if task.done() else None
 
     async def _open(self) -> AcaiError | None:
-        """Open the services and show their data; an error that leaves nothing to show
-        (the database can't be opened) is returned."""
+        """Open the profile's database and show its data, then start the services on it;
+        an error that leaves nothing to show (the database can't be opened) is returned.
+
+        The data comes first: conversations and the first page of memories are on
+        screen while the assistant's heavy parts (the model client, the memory index,
+        the job runner) load behind them."""
         assert self.window is not None
+        await asyncio.to_thread(importlib.import_module, PROFILE_DATA_MODULE)
+        from acai_desktop.ui.profile_data import open_profile_data
+
         try:
-            services = await open_gui_services(self.profile, self.overrides, self.events)
+            data = await open_profile_data(self.profile)
         except AcaiError as error:
             return error
-        self.services = services
+        self.profile_data = data
+        await self._load_all()
+        self.profile_shown = True
+        await asyncio.to_thread(importlib.import_module, SERVICES_MODULE)
+        from acai_desktop.ui.services import open_gui_services
+
+        try:
+            services = await open_gui_services(self.profile, self.overrides, self.events, data)
+        except AcaiError as error:
+            return error
+        self.services, self.profile_data = services, None  # the services own it now
         self.window.set_model_name(services.model_name)
         self.window.show_model_problem(services.model_problem)
-        await self._load_all()
         self.window.show_status(f"Profile: {self.profile.data_dir}")
         for warning in services.warnings:
             self.window.show_status(warning, 20_000)
@@ -166,10 +195,23 @@ class GuiSession:
         self.window.show_failed_jobs(await services.jobs.list([JobStatus.FAILED]))
         return None
 
+    def _repositories(self) -> tuple[ConversationRepository, ProvenanceRepository]:
+        """The conversation and provenance reads, from the services or, while they start,
+        from the database the window opened first."""
+        if self.services is not None:
+            return self.services.conversations, self.services.provenance
+        assert self.profile_data is not None
+        return self.profile_data.conversations, self.profile_data.provenance
+
     async def shutdown(self) -> None:
         if self.window is not None:
             self.window.hide()
         await self.tasks.cancel_all()
+        if self.window is not None:
+            await self.window.memories_model.detach()
+        if self.profile_data is not None:  # the services never took it over
+            data, self.profile_data = self.profile_data, None
+            await data.aclose()
         if self.window is not None:
             self.window.events.detach()
         if self.services is not None:
@@ -244,12 +286,15 @@ class GuiSession:
     # -- conversations ---------------------------------------------------------------
 
     async def _load_all(self) -> None:
-        services, window = self.services, self.window
-        assert services is not None and window is not None
-        conversations = await services.conversations.list()
-        memories = await services.memories.list()
+        data, window = self.profile_data, self.window
+        assert data is not None and window is not None
+        # The memory panel reads its first page while the conversations load (both on
+        # the database thread, in turn); later pages come as the user scrolls.
+        first_page = window.memories_model.attach(data.read_panel, data.count_panel)
+        conversations = await data.conversations.list()
         window.conversations_model.set_conversations(conversations)
-        window.show_memories(memories)
+        if first_page is not None:
+            await asyncio.wait([first_page])
         latest = next((c for c in conversations if not c.temporary), None)
         if latest is not None:
             await self._show_conversation(latest)
@@ -257,13 +302,14 @@ class GuiSession:
             self._show_new_chat()
 
     async def _show_conversation(self, conversation: Conversation) -> None:
-        services, window = self.services, self.window
-        assert services is not None and window is not None
-        messages = await services.conversations.messages(conversation.id)
+        window = self.window
+        assert window is not None
+        conversations, provenance = self._repositories()
+        messages = await conversations.messages(conversation.id)
         counts = {}
         for message in messages:
             if message.role == "assistant" and message.status != "streaming":
-                counts[message.id] = len(await services.provenance.sources_of_answer(message.id))
+                counts[message.id] = len(await provenance.sources_of_answer(message.id))
         self.conversation_id = conversation.id
         window.show_conversation(
             conversation.id,
@@ -392,6 +438,8 @@ class GuiSession:
 
     async def _send(self, services: GuiServices, text: str) -> TurnResult:
         assert self.window is not None
+        from acai_desktop.core.orchestrator import validate_user_message
+
         text = validate_user_message(text)
         if self.conversation_id is None:
             temporary = self.new_chat_temporary
@@ -575,8 +623,13 @@ class GuiSession:
         self.window.set_connecting()
         try:
             services, self.services = self.services, None
+            self.profile_shown = False
+            await self.window.memories_model.detach()
             if services is not None:
                 await services.aclose()
+            if self.profile_data is not None:  # a start that failed half-way
+                data, self.profile_data = self.profile_data, None
+                await data.aclose()
             error = await self._open()
             if error is not None:
                 self.window.show_model_problem(f"ACAI could not open its profile: {error}")
@@ -585,6 +638,8 @@ class GuiSession:
                 self.window.reconnect_button.setEnabled(True)
 
     def current_settings(self) -> ModelSettings:
+        from acai_desktop.core.llm.settings import ModelSettings, load_model_settings
+
         """What the assistant runs with, else what is saved, else the defaults."""
         if self.services is not None and self.services.assistant is not None:
             return self.services.assistant.settings
@@ -596,11 +651,16 @@ class GuiSession:
         self.tasks.start(self._open_settings(), name="settings-open")
 
     async def _open_settings(self) -> None:
+        from acai_desktop.core.llm.presets import ProviderName
+        from acai_desktop.core.llm.settings import ModelSettings
+
         problem = None
         try:
             settings = self.current_settings()
         except InvalidInputError as error:  # a damaged settings file: start from defaults
             settings, problem = ModelSettings(), str(error)
+        from acai_desktop.core.secrets import SecretStore
+
         secrets = SecretStore(self.profile.data_dir)
 
         def providers_with_key() -> set[str]:
@@ -620,10 +680,14 @@ class GuiSession:
             dialog.show_error(problem)
 
     def _on_window_settings_detect_requested(self, provider: str, url: str) -> None:
+        from acai_desktop.core.llm.presets import ProviderName
+
         # The address typed in the dialog is probed too (a custom server, another port).
         urls = {provider: url} if url and provider != ProviderName.LOCAL else None
 
         async def detect() -> None:
+            from acai_desktop.core.llm.detection import detect_providers
+
             try:
                 report = await detect_providers(urls=urls)
             except Exception as error:  # shown in the dialog, whose button comes back
@@ -652,9 +716,13 @@ class GuiSession:
         self.tasks.start(self._save_settings(settings, api_key), key=SETTINGS_TASK)
 
     async def _save_settings(self, settings: ModelSettings, api_key: str) -> None:
+        from acai_desktop.core.llm.settings import save_model_settings
+
         window = self.window
         assert window is not None
         dialog = window.settings_dialog
+        from acai_desktop.core.secrets import SecretStore
+
         secrets = SecretStore(self.profile.data_dir)
 
         def write() -> None:
@@ -708,8 +776,16 @@ class GuiSession:
             box.deleteLater()
 
 
-def run_gui(profile: Profile, *, quit_after_ms: int | None = None) -> int:
-    """Open the window and block until the user quits; returns the exit code."""
+def run_gui(
+    profile: Profile,
+    *,
+    quit_after_ms: int | None = None,
+    on_session: Callable[[QApplication, GuiSession], None] | None = None,
+) -> int:
+    """Open the window and block until the user quits; returns the exit code.
+
+    ``on_session`` sees the application and the session before the session starts
+    (``bench startup`` watches the start-up through it)."""
     # Imported here, after PySide6: qasync binds to the first Qt binding it finds
     # loaded, and another one (PyQt5 from the system) might come first otherwise.
     import qasync
@@ -718,6 +794,8 @@ def run_gui(profile: Profile, *, quit_after_ms: int | None = None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     session = GuiSession(profile, quit_after_ms=quit_after_ms)
+    if on_session is not None:
+        on_session(app, session)
     app.aboutToQuit.connect(session.request_quit)
     restore_signals = _quit_on_signals(loop, session.request_quit)
     collector = MainThreadGarbageCollector()

@@ -9,6 +9,7 @@ window is wired in :meth:`MainWindow._connect_signals`.
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.records import Conversation, Job, MemoryItem, Message
+from acai_desktop.core.records import Conversation, Job, Message
 from acai_desktop.ui.event_bridge import EventBridge
 from acai_desktop.ui.models.conversations_model import (
     TEMPORARY_NOTE,
@@ -50,7 +51,9 @@ from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
-from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+
+if TYPE_CHECKING:  # loaded when opened: its model settings (pydantic) aren't needed to paint
+    from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
@@ -604,9 +607,6 @@ class MainWindow(QMainWindow):
         reason = _short_reason(jobs[-1].last_error)
         self.failed_jobs_label.setText(f"{what}: {reason}" if reason else what)
 
-    def show_memories(self, items: list[MemoryItem]) -> None:
-        self.memories_model.set_memories(items)
-
     def open_memory_details(self, memory_id: int) -> MemoryDetailsDialog:
         dialog = MemoryDetailsDialog(memory_id, self)
         dialog.open()
@@ -625,6 +625,8 @@ class MainWindow(QMainWindow):
             self.settings_dialog.raise_()
             self.settings_dialog.activateWindow()
             return self.settings_dialog
+        from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(
             settings,
             providers_with_key=providers_with_key,

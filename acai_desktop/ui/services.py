@@ -5,7 +5,6 @@ readable and every send ends with the reason on the answer row.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from dataclasses import dataclass, field
 
@@ -29,6 +28,7 @@ from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.ui.profile_data import ProfileData
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +86,8 @@ class GuiServices:
     #: Why there is no model, with the next step; None when the model is connected.
     model_problem: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: The database as the window opened it, when no assistant took it over.
+    data: ProfileData | None = None
 
     async def retry_jobs(self, job_ids: list[int]) -> list:
         """Queue failed jobs again: they run now, or once a model is connected."""
@@ -96,23 +98,30 @@ class GuiServices:
     async def aclose(self) -> None:
         if self.assistant is not None:
             await self.assistant.close()
+        elif self.data is not None:
+            await self.data.aclose()
         else:
             await self.store.close()
 
 
 async def open_gui_services(
-    profile: Profile, overrides: ModelOverrides | None, events: EventBus
+    profile: Profile,
+    overrides: ModelOverrides | None,
+    events: EventBus,
+    data: ProfileData,
 ) -> GuiServices:
-    """Open the assistant; if its model can't be started, open the data without it.
+    """Open the assistant; if its model can't be started, the data services without it.
 
-    A StoreError (damaged or locked database) is not caught: without data there is
-    nothing to show.
+    ``data``: the database the window already opened (:func:`open_profile_data`). The
+    services own it once this returns; if this raises, it is still the caller's.
     """
     try:
-        assistant = await open_assistant(profile, overrides, events=events)
+        assistant = await open_assistant(
+            profile, overrides, events=events, store=data.store, lock=data.lock
+        )
     except ModelError as error:
         log.warning("model unavailable at start-up: %s", error)
-        return await _open_without_model(profile, overrides, events, error)
+        return await _open_without_model(data, overrides, events, error)
     settings = assistant.settings
     return GuiServices(
         profile=profile,
@@ -133,36 +142,29 @@ async def open_gui_services(
 
 
 async def _open_without_model(
-    profile: Profile, overrides: ModelOverrides | None, events: EventBus, error: ModelError
+    data: ProfileData, overrides: ModelOverrides | None, events: EventBus, error: ModelError
 ) -> GuiServices:
-    store = await Store.open(profile.database_path)
+    profile, store = data.profile, data.store
+    embedder = WordLlamaEmbedder()
+    memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
+    # No re-embedding: the saved provider's vectors stay until it is reachable again.
+    await memories.load_index(reembed=False)
+    conversations, provenance = data.conversations, data.provenance
     try:
-        embedder = WordLlamaEmbedder()
-        memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
-        # No re-embedding: the saved provider's vectors stay until it is reachable again.
-        await memories.load_index(reembed=False)
-        conversations = ConversationRepository(store)
-        await conversations.recover_interrupted_answers()
-        provenance = ProvenanceRepository(store)
-        try:
-            budget = (
-                await resolve_settings(profile, overrides or ModelOverrides())
-            ).context_budget_tokens
-        except ModelSettingsError:
-            budget = ModelSettings().context_budget_tokens  # the banner says what to fix
-        orchestrator = Orchestrator(
-            conversations=conversations,
-            provenance=provenance,
-            memories=memories,
-            retriever=HybridRetriever(store, embedder, memories.index),
-            client=UnavailableModel(error),
-            events=events,
-            context_budget_tokens=budget,
-        )
-    except BaseException:
-        with contextlib.suppress(Exception):
-            await store.close()
-        raise
+        budget = (
+            await resolve_settings(profile, overrides or ModelOverrides())
+        ).context_budget_tokens
+    except ModelSettingsError:
+        budget = ModelSettings().context_budget_tokens  # the banner says what to fix
+    orchestrator = Orchestrator(
+        conversations=conversations,
+        provenance=provenance,
+        memories=memories,
+        retriever=HybridRetriever(store, embedder, memories.index),
+        client=UnavailableModel(error),
+        events=events,
+        context_budget_tokens=budget,
+    )
     return GuiServices(
         profile=profile,
         events=events,
@@ -175,4 +177,5 @@ async def _open_without_model(
         conversation_service=ConversationService(conversations, memories, events),
         jobs=JobRepository(store),
         model_problem=problem_text(error),
+        data=data,
     )

@@ -291,3 +291,36 @@ def test_a_read_only_database_is_reported_and_left_alone(tmp_path, directory_too
             listed = acai_json("memories", "list", "--data-dir", str(data))["memories"]
             assert [m["content"] for m in listed] == ["I like tea"]
         assert digest(database) == before
+
+
+def test_list_shows_a_page_by_default_and_says_how_many_more(tmp_path):
+    data = str(tmp_path / "profile")
+
+    async def seed() -> None:
+        from acai_desktop.core.memory.service import MemoryDraft
+
+        profile = Profile.at(data).ensure()
+        async with open_memory_services(profile, embedder=shared_embedder()) as (_store, service):
+            await service.remember_many(
+                [MemoryDraft(f"The user noted thing {n}") for n in range(130)], explicit=True
+            )
+
+    run(seed())
+    listed = acai_json("memories", "list", "--data-dir", data)
+    assert len(listed["memories"]) == 100
+    assert (listed["total"], listed["more"], listed["offset"]) == (130, 30, 0)
+    rest = acai_json("memories", "list", "--offset", "100", "--data-dir", data)
+    assert len(rest["memories"]) == 30 and rest["more"] == 0
+    first_ids = {m["id"] for m in listed["memories"]}
+    assert first_ids.isdisjoint(m["id"] for m in rest["memories"])
+    everything = acai_json("memories", "list", "--no-limit", "--data-dir", data)
+    assert len(everything["memories"]) == 130 and everything["more"] == 0
+    few = acai_json("memories", "list", "--limit", "5", "--kind", "fact", "--data-dir", data)
+    assert len(few["memories"]) == 5 and few["total"] == 130 and few["more"] == 125
+
+    table = acai("memories", "list", "--limit", "3", "--data-dir", data).stdout.splitlines()
+    assert len(table) == 1 + 3 + 1
+    assert table[-1].startswith("Showing 1–3 of 130; 127 more")
+    assert "--no-limit" in table[-1]
+    refused = acai("memories", "list", "--limit", "0", "--data-dir", data, check=False)
+    assert refused.returncode == 2 and "--limit" in refused.stderr

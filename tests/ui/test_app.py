@@ -95,4 +95,4 @@ def test_a_corrupt_database_is_a_clean_error(qapp, tmp_path):
     profile.ensure()
     profile.database_path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError):
-        run_gui(profile, quit_after_ms=300)
+        run_gui(profile, quit_after_ms=10_000)  # a safety net: the error comes first

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.memory.panel_view import DEFAULT_PAGE_SIZE, PanelQuery
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.memories_model import MemoryRoles
@@ -114,14 +115,32 @@ def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_op
         assert "Edited by You" in text and "The user plays chess every Sunday" in text
         details.close()
 
-        # Search narrows the list; a search with no match says so.
+        # Search narrows the list (the core runs it when the typing pauses); a search
+        # with no match says so.
+        model = window.memories_model
+
+        async def answered(text: str, filter_name: str = "All") -> None:
+            await wait_until(
+                lambda: model.query == PanelQuery.of(text, filter_name) and model.settled
+            )
+
         panel.search.setText("peanuts")
-        assert panel.proxy.rowCount() == 1
+        await answered("peanuts")
+        assert model.rowCount() == 1 and model.matching_count == 1
+        assert panel.area.currentWidget() is panel.list
+        assert panel.count_label.text() == "3"  # the badge counts every memory
         panel.search.setText("zebra")
+        await answered("zebra")
+        assert model.rowCount() == 0
         assert panel.area.currentWidget() is panel.no_match
         panel.search.clear()
         panel.filter_box.setCurrentText("Pinned")
-        assert panel.proxy.rowCount() == 0
+        await answered("", "Pinned")
+        assert model.rowCount() == 0
+        assert panel.area.currentWidget() is panel.no_match
+        panel.filter_box.setCurrentText("Facts")
+        await answered("", "Facts")
+        assert model.rowCount() == 3
 
     run_in_session(GuiSession(profile), scenario)
 
@@ -216,5 +235,41 @@ def test_delete_key_forgets_the_selected_memory_with_undo_and_ctrl_enter_saves_a
             lambda: db_row(profile, lyon)[2] == "The user lives in Lyon, near the river"
         )
         assert db_row(profile, lyon)[3] == 1
+
+
+def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_path, fake_openai):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def seed_many() -> None:
+        from acai_desktop.core.memory.service import MemoryDraft
+
+        assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+        try:
+            await assistant.memories.remember_many(
+                [MemoryDraft(f"The user noted thing {n}") for n in range(450)], explicit=True
+            )
+        finally:
+            await assistant.close()
+
+    asyncio.run(seed_many())
+
+    async def scenario(session: GuiSession):
+        window, panel = session.window, session.window.memory_panel
+        model = window.memories_model
+        # One page is loaded; the badge counts every memory (from SQL).
+        assert model.rowCount() == DEFAULT_PAGE_SIZE
+        assert panel.count_label.text() == "450"
+        assert model.index(0).data(MemoryRoles.CONTENT) == "The user noted thing 449"
+        # Scrolling to the end brings the next page.
+        await wait_until(lambda: panel.list.verticalScrollBar().maximum() > 0)
+        bar = panel.list.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        await wait_until(lambda: model.rowCount() == 2 * DEFAULT_PAGE_SIZE)
+        # A search runs over every memory, loaded or not, in the database.
+        panel.search.setText("THING 12")
+        await wait_until(lambda: model.query == PanelQuery.of("THING 12") and model.settled)
+        # Words match inside numbers too: 12, 112, 120..129, 212, 312, 412.
+        assert model.rowCount() == model.matching_count == 15
+        assert panel.count_label.text() == "450"
 
     run_in_session(GuiSession(profile), scenario)

@@ -15,7 +15,6 @@ from acai_desktop.core.records import (
     Origin,
 )
 from acai_desktop.ui.models.conversations_model import ConversationRoles, ConversationsModel
-from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles, MessagesModel
 
 AT = "2025-01-02T10:00:00+00:00"
@@ -72,36 +71,6 @@ def test_messages_model_inserts_streams_one_role_and_finishes(qtmodeltester, qtb
     assert model.rowCount() == 0
     model.on_message_added(message(10))  # a new chat has no id yet: nothing is shown
     assert model.rowCount() == 0
-
-
-def test_memories_model_follows_add_change_remove(qtmodeltester):
-    model = MemoriesModel()
-    model.set_memories(
-        [
-            memory(1, "The user lives in Paris"),
-            memory(2, "old fact", MemoryStatus.SUPERSEDED),
-            memory(3, "The user prefers tea", MemoryStatus.CONFLICT),
-        ]
-    )
-    qtmodeltester.check(model, force_py=True)
-    assert [model.index(r).data(MemoryRoles.ID) for r in range(model.rowCount())] == [3, 1]
-
-    model.on_memory_added(memory(4, "The user is allergic to nuts", MemoryStatus.TEMPORARY))
-    assert model.index(0).data(MemoryRoles.STATUS) == "temporary"
-    pinned = memory(1, "The user lives in Paris", pinned=True)
-    model.on_memory_changed(pinned)
-    assert model.index(model.row_of(1)).data(MemoryRoles.PINNED) is True
-    model.on_memory_removed(memory(4, status=MemoryStatus.FORGOTTEN))
-    assert model.row_of(4) is None
-    model.on_memory_changed(memory(3, status=MemoryStatus.SUPERSEDED))  # left the visible set
-    assert model.row_of(3) is None
-    model.on_memory_changed(memory(4, "back again"))  # restored
-    assert model.row_of(4) == 0
-    index = model.index(0)
-    assert index.data(Qt.ItemDataRole.DisplayRole) == "back again"
-    assert index.data(MemoryRoles.ORIGIN) == "critical_info"
-    assert index.data(MemoryRoles.CONFIDENCE) == 1.0
-    assert index.data(MemoryRoles.ITEM).id == 4
 
 
 def test_conversations_model_moves_the_active_one_first(qtmodeltester):

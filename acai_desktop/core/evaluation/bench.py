@@ -26,9 +26,10 @@ from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.evaluation.harness import KEEP_EVERYTHING
 from acai_desktop.core.evaluation.synthetic_locomo import EVENTS, NAMES, memory_texts
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.service import MemoryDraft
+from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.store.database import Store
 
 DEFAULT_SIZES = (1000, 10000, 100000)
 INSERT_BATCH = 5000
@@ -61,8 +62,29 @@ def _file_megabytes(directory: Path) -> float:
     return round(total / 1e6, 2)
 
 
-async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None = None) -> dict:
+async def fill_with_memories(store: Store, service: MemoryService, size: int) -> float:
+    """Insert ``size`` varied memories (real embeddings) in batches through the service,
+    fold the WAL into the file, and return the seconds the inserts took."""
     texts = memory_texts(size)
+    started = time.perf_counter()
+    for start in range(0, size, INSERT_BATCH):
+        batch = texts[start : start + INSERT_BATCH]
+        await service.remember_many([MemoryDraft(content=t) for t in batch])
+    insert_seconds = time.perf_counter() - started
+    await store.run(lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+    return insert_seconds
+
+
+async def build_profile(profile: Profile, size: int, *, embedder: Embedder | None = None) -> None:
+    """A profile on disk holding ``size`` active memories, for start-up measurements."""
+    async with open_memory_services(profile, embedder=embedder, policy=KEEP_EVERYTHING) as (
+        store,
+        service,
+    ):
+        await fill_with_memories(store, service, size)
+
+
+async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None = None) -> dict:
     questions = benchmark_queries(queries)
     with tempfile.TemporaryDirectory(prefix="acai-bench-") as directory:
         profile = Profile.at(Path(directory))
@@ -70,12 +92,7 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
             store,
             service,
         ):
-            started = time.perf_counter()
-            for start in range(0, size, INSERT_BATCH):
-                batch = texts[start : start + INSERT_BATCH]
-                await service.remember_many([MemoryDraft(content=t) for t in batch])
-            insert_seconds = time.perf_counter() - started
-            await store.run(lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+            insert_seconds = await fill_with_memories(store, service, size)
             db_mb = _file_megabytes(profile.data_dir)
 
             retriever = HybridRetriever(store, service.embedder, service.index)

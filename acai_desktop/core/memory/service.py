@@ -38,6 +38,14 @@ from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError, NotFoundError, ProtectedMemoryError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.importance import score_importance
+from acai_desktop.core.memory.panel_view import (
+    DEFAULT_PAGE_SIZE,
+    PanelKey,
+    PanelPage,
+    PanelQuery,
+    count_panel,
+    read_panel_page,
+)
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.validation import (
     clean_category,
@@ -175,8 +183,26 @@ class MemoryService:
     async def list(self, where: MemoryFilter | None = None) -> list[MemoryItem]:
         return await self.repository.list(where)
 
+    async def count(self, where: MemoryFilter | None = None) -> int:
+        """How many memories ``where`` matches (its limit and offset aside)."""
+        return await self.repository.count(where)
+
     async def history(self, memory_id: int) -> list[MemoryEvent]:
         return await self.repository.history(_memory_id(memory_id))
+
+    async def read_panel(
+        self,
+        query: PanelQuery,
+        after: PanelKey | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        with_total: bool = False,
+    ) -> PanelPage:
+        """A page of what the memory panel shows under ``query`` (see
+        :mod:`~acai_desktop.core.memory.panel_view`), and with ``with_total`` the count."""
+        return await self.store.run(read_panel_page, query, after, limit, with_total=with_total)
+
+    async def count_panel(self, query: PanelQuery) -> int:
+        return await self.store.run(count_panel, query)
 
     async def sources(self, memory_id: int) -> list[int]:
         memory_id = _memory_id(memory_id)
@@ -909,11 +935,18 @@ class MemoryService:
         """Fill the index from the stored embeddings of active memories; then, with
         ``reembed``, embed every memory whose vector came from another embedder (see
         :meth:`reembed_stale`). Returns the number of memories in the index."""
-        ids, vectors = await self.store.run(
-            batches.active_embeddings, self.embedder.name, self.embedder.dimensions
-        )
-        self.index.load(ids, vectors)
-        self.index.set_facts_many(*await self.store.run(search.active_ranking_facts))
+
+        def fill(db: Database) -> None:
+            # On the database thread, in one go: copying 100k vectors into the index
+            # would stall the window's loop for a tenth of a second or more, and a write
+            # queued after this read reaches the index only after the load (no lost
+            # update). The index has its own lock for readers on other threads.
+            self.index.load(
+                *batches.active_embeddings(db, self.embedder.name, self.embedder.dimensions)
+            )
+            self.index.set_facts_many(*search.active_ranking_facts(db))
+
+        await self.store.run(fill)
         if reembed:
             await self.reembed_stale()
         return len(self.index)

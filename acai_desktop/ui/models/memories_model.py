@@ -1,22 +1,54 @@
-"""The user's current memories (active, temporary and conflicts), as a Qt list model.
+"""The memories the panel shows, as a Qt list model that loads them a page at a time.
 
-The session loads the list once; ``MEMORY_ADDED`` / ``MEMORY_CHANGED`` /
-``MEMORY_REMOVED`` keep it live. A changed memory whose status leaves the visible
-set (forgotten, superseded) leaves the list; one that comes back (restored) joins it.
-Newest first; the panel's proxy does searching and filtering.
+Which memories are visible, in what order, is the core's rule
+(:mod:`acai_desktop.core.memory.panel_view`): the model asks the core for pages (keyset
+pages, on the database thread) and counts, and holds only what the view has scrolled
+to. Search and filter are a :class:`PanelQuery`; a new query reloads from the first
+page. ``canFetchMore``/``fetchMore`` bring the next page when the view reaches the end.
+
+``MEMORY_ADDED`` / ``MEMORY_CHANGED`` / ``MEMORY_REMOVED`` keep the loaded rows live
+without a reload: a memory that no longer matches leaves, one that now matches joins at
+its place in the order when that place is among the loaded rows (otherwise a later page
+brings it), and the counts are read again from the database shortly after.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from enum import IntEnum
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
 
-from acai_desktop.core.records import MemoryItem, MemoryStatus
+from acai_desktop.core.memory.panel_view import (
+    DEFAULT_PAGE_SIZE,
+    PanelKey,
+    PanelPage,
+    PanelQuery,
+    panel_key,
+)
+from acai_desktop.core.records import MemoryItem
+from acai_desktop.ui.tasks import TaskTracker
 
 Index = QModelIndex | QPersistentModelIndex
 
-VISIBLE_STATUSES = frozenset({MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY, MemoryStatus.CONFLICT})
+#: ``read(query, after, limit, with_total)``: a page from the core (MemoryService.read_panel).
+PanelReader = Callable[[PanelQuery, PanelKey | None, int, bool], Awaitable[PanelPage]]
+#: ``count(query)``: how many memories match (MemoryService.count_panel).
+PanelCounter = Callable[[PanelQuery], Awaitable[int]]
+#: Live changes are counted again from the database after this quiet time (a processor
+#: or an import may announce many memories in a row).
+RECOUNT_DELAY_MS = 150
+LOAD_TASK = "load"
+MORE_TASK = "more"
+COUNT_TASK = "count"
 
 
 class MemoryRoles(IntEnum):
@@ -66,9 +98,34 @@ def _value(item: MemoryItem, role: int):
 
 
 class MemoriesModel(QAbstractListModel):
-    def __init__(self, parent=None) -> None:
+    #: The counts changed: (memories matching the query, memories the panel has at all).
+    counts_changed = Signal(int, int)
+    #: The first page of a new query arrived (or the model was detached).
+    loaded = Signal()
+
+    def __init__(self, parent=None, *, page_size: int = DEFAULT_PAGE_SIZE) -> None:
         super().__init__(parent)
+        self.page_size = page_size
         self._items: list[MemoryItem] = []
+        self._query = PanelQuery()
+        self._read: PanelReader | None = None
+        self._count: PanelCounter | None = None
+        self._more = False  # rows after the loaded ones may match
+        self._loading = False  # the first page of the current query is on its way
+        #: Rows loaded by reading (first page and fetchMore); live additions may add up
+        #: to a page on top before the oldest loaded rows are let go again.
+        self._window = 0
+        self._generation = 0  # a reload makes every older answer stale
+        self._trims = 0  # letting rows go from the end makes a page on its way stale
+        self.matching_count = 0
+        self.total_count = 0
+        self.tasks = TaskTracker()
+        self._recount_timer = QTimer(self)
+        self._recount_timer.setSingleShot(True)
+        self._recount_timer.setInterval(RECOUNT_DELAY_MS)
+        self._recount_timer.timeout.connect(self._on_recount_timer_timeout)
+
+    # -- Qt's model API ----------------------------------------------------------------
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
         return 0 if parent.isValid() else len(self._items)
@@ -81,13 +138,107 @@ class MemoriesModel(QAbstractListModel):
             return None
         return _value(self._items[index.row()], role)
 
-    # -- loading -----------------------------------------------------------------------
+    def canFetchMore(self, parent: Index) -> bool:
+        return (
+            not parent.isValid()
+            and self._read is not None
+            and self._more
+            and not self._loading
+            and self.tasks.get(MORE_TASK) is None
+        )
 
-    def set_memories(self, items: list[MemoryItem]) -> None:
+    def fetchMore(self, parent: Index) -> None:
+        if not self.canFetchMore(parent) or not _loop_running():
+            return
+        after = panel_key(self._items[-1]) if self._items else None
+        self.tasks.start(self._fetch_more(self._generation, self._trims, after), key=MORE_TASK)
+
+    # -- the source and the query -------------------------------------------------------
+
+    @property
+    def query(self) -> PanelQuery:
+        return self._query
+
+    @property
+    def loading(self) -> bool:
+        """True while the first page of the current query is on its way."""
+        return self._loading
+
+    @property
+    def settled(self) -> bool:
+        """No page or count is being read or waiting to be (tests, the start-up probe)."""
+        return not self._loading and not len(self.tasks) and not self._recount_timer.isActive()
+
+    def attach(self, read: PanelReader, count: PanelCounter) -> asyncio.Task | None:
+        """Show the memories ``read`` gives (the profile just opened); returns the task
+        loading the first page (None without a running loop)."""
+        self._read, self._count = read, count
+        return self.reload()
+
+    async def detach(self) -> None:
+        """Forget the source (its database is closing) and everything it gave."""
+        self._read = self._count = None
+        self._generation += 1
+        self._recount_timer.stop()
+        await self.tasks.cancel_all()
         self.beginResetModel()
-        self._items = [item for item in items if item.status in VISIBLE_STATUSES]
-        self._items.sort(key=lambda item: (item.created_at, item.id), reverse=True)
+        self._items, self._more, self._window = [], False, 0
         self.endResetModel()
+        self._loading = False
+        self._set_counts(0, 0)
+        self.loaded.emit()
+
+    def set_query(self, query: PanelQuery) -> None:
+        if query == self._query:
+            return
+        self._query = query
+        self.reload()
+
+    def reload(self) -> asyncio.Task | None:
+        """Read the first page (and the counts) of the current query again."""
+        if self._read is None or not _loop_running():
+            return None
+        self._generation += 1
+        self._loading = True
+        self.tasks.cancel(MORE_TASK)
+        return self.tasks.start(self._load_first_page(self._generation), key=LOAD_TASK)
+
+    async def _load_first_page(self, generation: int) -> None:
+        assert self._read is not None and self._count is not None
+        try:
+            page = await self._read(self._query, None, self.page_size, True)
+            total = page.total if self._query == PanelQuery() else await self._count(PanelQuery())
+        finally:
+            if generation == self._generation:
+                self._loading = False
+        if generation != self._generation:
+            return
+        self.beginResetModel()
+        self._items = list(page.items)
+        self._more = page.more
+        self._window = len(self._items)
+        self.endResetModel()
+        self._set_counts(page.total or 0, total or 0)
+        self.loaded.emit()
+
+    async def _fetch_more(self, generation: int, trims: int, after: PanelKey | None) -> None:
+        assert self._read is not None
+        page = await self._read(self._query, after, self.page_size, False)
+        if generation != self._generation or trims != self._trims:
+            # A new query, or rows let go from the end meanwhile: this page would not
+            # continue the loaded rows. The view asks again.
+            return
+        known = {item.id for item in self._items}
+        new = [item for item in page.items if item.id not in known]
+        self._more = page.more
+        if new:
+            first = len(self._items)
+            self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
+            self._items.extend(new)
+            self.endInsertRows()
+        self._window = len(self._items)
+
+    # -- rows ----------------------------------------------------------------------------
 
     def row_of(self, memory_id: int) -> int | None:
         for row, item in enumerate(self._items):
@@ -99,38 +250,105 @@ class MemoriesModel(QAbstractListModel):
         return self._items[row]
 
     def items(self) -> list[MemoryItem]:
+        """The loaded rows (not every matching memory: see ``matching_count``)."""
         return list(self._items)
 
-    # -- core events -------------------------------------------------------------------
+    # -- core events ---------------------------------------------------------------------
 
     def on_memory_added(self, item: MemoryItem) -> None:
-        self._put(item)
+        self._put(item, added=True)
 
     def on_memory_changed(self, item: MemoryItem) -> None:
-        self._put(item)
+        self._put(item, added=False)
 
     def on_memory_removed(self, item: MemoryItem) -> None:
-        self._drop(item.id)
+        self._recount_soon()
+        self._drop(item.id, left_panel=True)
 
-    def _put(self, item: MemoryItem) -> None:
-        if item.status not in VISIBLE_STATUSES:
-            self._drop(item.id)
+    def _put(self, item: MemoryItem, *, added: bool) -> None:
+        # The local arithmetic below keeps the counts right at once in the usual cases;
+        # the database's count settles the rest (a change beyond the loaded rows).
+        self._recount_soon()
+        if not self._query.matches(item):
+            self._drop(item.id, left_panel=not PanelQuery().matches(item))
             return
         row = self.row_of(item.id)
-        if row is None:
-            # Newest first: a new memory (or a restored one) goes to the top.
-            self.beginInsertRows(QModelIndex(), 0, 0)
-            self._items.insert(0, item)
-            self.endInsertRows()
+        if row is not None:
+            self._items[row] = item
+            index = self.index(row)
+            self.dataChanged.emit(index, index)
             return
-        self._items[row] = item
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
+        row = self._place_for(panel_key(item))
+        if row is None:
+            return  # after the loaded rows: a later page brings it
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._items.insert(row, item)
+        self.endInsertRows()
+        self._set_counts(self.matching_count + 1, self.total_count + int(added))
+        if len(self._items) > self._window + self.page_size:
+            # Many live additions (an import): keep the loaded rows bounded; the
+            # oldest come back as a page when the view scrolls to them.
+            last = len(self._items) - 1
+            self.beginRemoveRows(QModelIndex(), last, last)
+            del self._items[last]
+            self.endRemoveRows()
+            self._more = True
+            self._trims += 1
 
-    def _drop(self, memory_id: int) -> None:
+    def _place_for(self, key: PanelKey) -> int | None:
+        """The row where a memory with ``key`` goes (newest first), or None when it
+        falls after the loaded rows and more rows are still to be read."""
+        low, high = 0, len(self._items)
+        while low < high:
+            middle = (low + high) // 2
+            if panel_key(self._items[middle]) > key:
+                low = middle + 1
+            else:
+                high = middle
+        if low == len(self._items) and self._more:
+            return None
+        return low
+
+    def _drop(self, memory_id: int, *, left_panel: bool) -> None:
+        """Remove the row of ``memory_id`` if loaded; ``left_panel``: the memory is no
+        longer visible under any query (forgotten, superseded), not only this one."""
         row = self.row_of(memory_id)
         if row is None:
             return
         self.beginRemoveRows(QModelIndex(), row, row)
         del self._items[row]
         self.endRemoveRows()
+        self._window = min(self._window, len(self._items))
+        self._set_counts(
+            max(0, self.matching_count - 1), max(0, self.total_count - int(left_panel))
+        )
+
+    # -- counts --------------------------------------------------------------------------
+
+    def _set_counts(self, matching: int, total: int) -> None:
+        if (matching, total) != (self.matching_count, self.total_count):
+            self.matching_count, self.total_count = matching, total
+            self.counts_changed.emit(matching, total)
+
+    def _recount_soon(self) -> None:
+        if self._count is not None:
+            self._recount_timer.start()
+
+    def _on_recount_timer_timeout(self) -> None:
+        if self._count is not None and _loop_running():
+            self.tasks.start(self._recount(self._generation), key=COUNT_TASK)
+
+    async def _recount(self, generation: int) -> None:
+        assert self._count is not None
+        matching = await self._count(self._query)
+        total = matching if self._query == PanelQuery() else await self._count(PanelQuery())
+        if generation == self._generation and self.tasks.get(LOAD_TASK) is None:
+            self._set_counts(matching, total)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

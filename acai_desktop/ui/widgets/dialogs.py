@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.records import AnswerSource, MemoryEvent, MemoryItem, Message
-from acai_desktop.core.store.conversations import MAX_TITLE_CHARS, clean_title
 from acai_desktop.ui.untrusted import plain_label
 
 ACTOR_LABELS = {
@@ -180,6 +179,10 @@ class RenameConversationDialog(_Dialog):
     rename_requested = Signal(int, str)  # conversation id, new title
 
     def __init__(self, conversation_id: int, title: str, parent: QWidget | None = None) -> None:
+        # The core's title rule, imported when used: the store module (sqlite_utils)
+        # is not needed to paint the window.
+        from acai_desktop.core.store.conversations import MAX_TITLE_CHARS
+
         super().__init__("Rename conversation", parent)
         self.conversation_id = conversation_id
         self.resize(420, 140)
@@ -196,6 +199,8 @@ class RenameConversationDialog(_Dialog):
         self.editor.returnPressed.connect(self._on_buttons_accepted)
 
     def _on_buttons_accepted(self) -> None:
+        from acai_desktop.core.store.conversations import clean_title
+
         try:
             title = clean_title(self.editor.text())  # the core's rule, checked here first
         except InvalidInputError as error:

@@ -10,15 +10,7 @@ service, and the core's events bring the result back into the list.
 
 from __future__ import annotations
 
-from PySide6.QtCore import (
-    QModelIndex,
-    QPersistentModelIndex,
-    QRect,
-    QSize,
-    QSortFilterProxyModel,
-    Qt,
-    Signal,
-)
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QFont,
     QFontMetrics,
@@ -43,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.memory.panel_view import PanelFilter, PanelQuery
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.theme import Theme, load_theme
 from acai_desktop.ui.untrusted import PlainToolTipDelegate, make_plain
@@ -56,16 +49,8 @@ NO_MATCH_TITLE = "No memory matches"
 NO_MATCH_TEXT = "Try other words or another filter."
 CONFLICT_TEXT = "This contradicts a memory you pinned or edited. Which one is right?"
 
-# (label, predicate over the model index); the first is the default.
-FILTERS = {
-    "All": lambda index: True,
-    "Pinned": lambda index: index.data(MemoryRoles.PINNED),
-    "Conflicts": lambda index: index.data(MemoryRoles.STATUS) == "conflict",
-    "Temporary": lambda index: index.data(MemoryRoles.STATUS) == "temporary",
-    "Facts": lambda index: index.data(MemoryRoles.KIND) == "fact",
-    "Summaries": lambda index: index.data(MemoryRoles.KIND) == "summary",
-    "Notes": lambda index: index.data(MemoryRoles.KIND) == "note",
-}
+#: Typing pauses this long before the search runs (in the core, over every memory).
+SEARCH_DELAY_MS = 200
 
 ORIGIN_LABELS = {"user": "by you", "critical_info": "from chat", "summary": "summary"}
 CARD_PAD = 10
@@ -94,34 +79,6 @@ def badges_of(index: QModelIndex) -> list[tuple[str, str, str]]:
     if index.data(MemoryRoles.USER_EDITED):
         badges.append(("Edited", *muted))
     return badges
-
-
-class MemoryFilterProxy(QSortFilterProxyModel):
-    """Words typed in the search box (all must appear) and the chosen filter."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self._words: list[str] = []
-        self._filter = "All"
-
-    def set_search(self, text: str) -> None:
-        self.beginFilterChange()
-        self._words = text.lower().split()
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def set_filter(self, name: str) -> None:
-        self.beginFilterChange()
-        self._filter = name if name in FILTERS else "All"
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def filterAcceptsRow(self, row: int, parent: QModelIndex | QPersistentModelIndex) -> bool:
-        index = self.sourceModel().index(row, 0, parent)
-        haystack = " ".join(
-            str(index.data(role) or "") for role in (MemoryRoles.CONTENT, MemoryRoles.CATEGORY)
-        ).lower()
-        if not all(word in haystack for word in self._words):
-            return False
-        return bool(FILTERS[self._filter](index))
 
 
 class MemoryCardDelegate(PlainToolTipDelegate):
@@ -233,8 +190,9 @@ class MemoryPanel(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setMinimumWidth(260)
         self.model = model
-        self.proxy = MemoryFilterProxy(self)
-        self.proxy.setSourceModel(model)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
 
         title_row = QHBoxLayout()
         title = QLabel("Memory")
@@ -254,7 +212,7 @@ class MemoryPanel(QWidget):
         self.search.setPlaceholderText("Search memories")
         self.search.setClearButtonEnabled(True)
         self.filter_box = QComboBox()
-        self.filter_box.addItems(list(FILTERS))
+        self.filter_box.addItems([choice.value for choice in PanelFilter])
         self.filter_box.setToolTip("Show only some memories")
         search_row = QHBoxLayout()
         search_row.setSpacing(6)
@@ -263,7 +221,7 @@ class MemoryPanel(QWidget):
 
         self.list = QListView()
         self.list.setObjectName("MemoryList")
-        self.list.setModel(self.proxy)
+        self.list.setModel(model)
         self.list.setItemDelegate(MemoryCardDelegate(self.list))
         self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -346,12 +304,14 @@ class MemoryPanel(QWidget):
 
     def _connect_signals(self) -> None:
         self.search.textChanged.connect(self._on_search_text_changed)
+        self._search_timer.timeout.connect(self._on_search_timer_timeout)
         self.filter_box.currentTextChanged.connect(self._on_filter_box_changed)
         for signal in (
             self.model.rowsInserted,
             self.model.rowsRemoved,
             self.model.modelReset,
-            self.proxy.layoutChanged,
+            self.model.counts_changed,
+            self.model.loaded,
         ):
             signal.connect(self._update_page)
         self.model.dataChanged.connect(self._on_model_data_changed)
@@ -377,25 +337,33 @@ class MemoryPanel(QWidget):
         return indexes[0].data(MemoryRoles.ID) if indexes else None
 
     def select_memory(self, memory_id: int) -> bool:
+        """Select a memory among the loaded rows; False when it is not among them."""
         row = self.model.row_of(memory_id)
         if row is None:
             return False
-        proxy_index = self.proxy.mapFromSource(self.model.index(row))
-        if not proxy_index.isValid():
-            return False
-        self.list.setCurrentIndex(proxy_index)
+        self.list.setCurrentIndex(self.model.index(row))
         return True
 
+    def current_query(self) -> PanelQuery:
+        return PanelQuery.of(self.search.text(), self.filter_box.currentText())
+
+    def apply_query(self) -> None:
+        """Ask the model for what the search box and the filter say now."""
+        self._search_timer.stop()
+        self.model.set_query(self.current_query())
+
     def _update_page(self, *args) -> None:
-        total = self.model.rowCount()
-        self.count_label.setText(str(total) if total else "")
+        total = self.model.total_count
+        self.count_label.setText(f"{total:,}" if total else "")
         self.count_label.setVisible(bool(total))  # an empty badge would be a blank pill
-        if not total:
-            self.area.setCurrentWidget(self.empty_state)
-        elif not self.proxy.rowCount():
-            self.area.setCurrentWidget(self.no_match)
-        else:
+        if self.model.rowCount():
             self.area.setCurrentWidget(self.list)
+        elif self.model.loading or self.model.query != self.current_query():
+            pass  # the answer to the new search is on its way: keep what is shown
+        elif not total:
+            self.area.setCurrentWidget(self.empty_state)
+        else:
+            self.area.setCurrentWidget(self.no_match)
         self._update_actions()
 
     def _update_actions(self, *args) -> None:
@@ -427,19 +395,19 @@ class MemoryPanel(QWidget):
     def _on_model_data_changed(self, top, bottom, roles) -> None:
         # Cards change height with their text or badges: measure them again.
         for row in range(top.row(), bottom.row() + 1):
-            proxy_index = self.proxy.mapFromSource(self.model.index(row))
-            if proxy_index.isValid():
-                self.list.itemDelegate().sizeHintChanged.emit(proxy_index)
+            self.list.itemDelegate().sizeHintChanged.emit(self.model.index(row))
         self._update_actions()
 
     def _on_search_text_changed(self, text: str) -> None:
-        self.proxy.set_search(text)
-        self._update_page()
+        # Each keystroke restarts the wait: one search when the typing pauses.
+        self._search_timer.start()
         self.search_changed.emit(text)
 
+    def _on_search_timer_timeout(self) -> None:
+        self.apply_query()
+
     def _on_filter_box_changed(self, name: str) -> None:
-        self.proxy.set_filter(name)
-        self._update_page()
+        self.apply_query()
 
     def _on_list_double_clicked(self, index: QModelIndex) -> None:
         self.details_requested.emit(index.data(MemoryRoles.ID))

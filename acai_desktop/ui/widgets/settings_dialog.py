@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
@@ -33,7 +34,6 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.detection import DetectionReport
 from acai_desktop.core.llm.presets import (
     BUNDLED_LOCAL_MODEL,
     PRESETS,
@@ -47,6 +47,9 @@ from acai_desktop.ui.preferences import UiPreferences
 from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
+
+if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
+    from acai_desktop.core.llm.detection import DetectionReport
 
 ROLE_LABELS = {
     ModelRole.CHAT: "Chat",

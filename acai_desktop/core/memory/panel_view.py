@@ -1,0 +1,192 @@
+"""Which memories the memory panel shows, in what order, a page at a time.
+
+The one rule of "visible": a memory the user still has (active, temporary or a
+conflict waiting for a decision), narrowed by the panel's filter (pinned, conflicts,
+temporary, facts, summaries, notes) and search words (every word must appear in the
+text or the category, ignoring case), newest first. The rule is written once, as data
+(:data:`FILTER_CONDITIONS`) and one text fold, and read two ways: as SQL for the pages
+and the count (the database does the work, on its thread), and as :meth:`PanelQuery.matches`
+for one memory that changed while the panel was open (so a live update needs no query).
+
+Pages are keyset pages: each asks for the memories after the last one shown, so a
+memory added meanwhile never shifts a page (no duplicate, no gap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from acai_desktop.core.records import MemoryItem, MemoryStatus
+
+if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
+    from sqlite_utils import Database
+
+#: The memories a user still has; superseded and forgotten ones only show in history.
+PANEL_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY, MemoryStatus.CONFLICT)
+#: Name of the SQL function folding text the way :func:`fold` does.
+FOLD_FUNCTION = "acai_panel_fold"
+DEFAULT_PAGE_SIZE = 200
+
+
+class PanelFilter(StrEnum):
+    ALL = "All"
+    PINNED = "Pinned"
+    CONFLICTS = "Conflicts"
+    TEMPORARY = "Temporary"
+    FACTS = "Facts"
+    SUMMARIES = "Summaries"
+    NOTES = "Notes"
+
+
+#: What each filter keeps: (column, value), or None for everything visible.
+FILTER_CONDITIONS: dict[PanelFilter, tuple[str, object] | None] = {
+    PanelFilter.ALL: None,
+    PanelFilter.PINNED: ("pinned", 1),
+    PanelFilter.CONFLICTS: ("status", MemoryStatus.CONFLICT.value),
+    PanelFilter.TEMPORARY: ("status", MemoryStatus.TEMPORARY.value),
+    PanelFilter.FACTS: ("kind", "fact"),
+    PanelFilter.SUMMARIES: ("kind", "summary"),
+    PanelFilter.NOTES: ("kind", "note"),
+}
+
+
+KIND_FILTERS = frozenset({PanelFilter.FACTS, PanelFilter.SUMMARIES, PanelFilter.NOTES})
+
+
+def fold(text: str | None) -> str:
+    """Case-insensitive form of ``text`` for search (any script, not only ASCII)."""
+    return (text or "").casefold()
+
+
+def _searchable(content: str | None, category: str | None) -> str:
+    return fold(content) + "\n" + fold(category)
+
+
+def _column_value(item: MemoryItem, column: str) -> object:
+    value = getattr(item, column)
+    if isinstance(value, bool):
+        return int(value)
+    return str(value) if isinstance(value, StrEnum) else value
+
+
+#: Newest first; the id breaks ties between memories created in the same instant.
+PanelKey = tuple[str, int]
+
+
+def panel_key(item: MemoryItem) -> PanelKey:
+    return (item.created_at, item.id)
+
+
+@dataclass(frozen=True)
+class PanelQuery:
+    """What the panel is asked to show: search text and one filter."""
+
+    text: str = ""
+    filter: PanelFilter = PanelFilter.ALL
+
+    @classmethod
+    def of(cls, text: str = "", filter_name: str = PanelFilter.ALL.value) -> PanelQuery:
+        try:
+            chosen = PanelFilter(filter_name)
+        except ValueError:
+            chosen = PanelFilter.ALL
+        return cls(text=text, filter=chosen)
+
+    @property
+    def words(self) -> list[str]:
+        return fold(self.text).split()
+
+    def matches(self, item: MemoryItem) -> bool:
+        """Whether ``item`` belongs in the panel under this query (the SQL of
+        :meth:`where`, for one memory in hand)."""
+        if item.status not in PANEL_STATUSES:
+            return False
+        condition = FILTER_CONDITIONS[self.filter]
+        if condition is not None and _column_value(item, condition[0]) != condition[1]:
+            return False
+        haystack = _searchable(item.content, item.category)
+        return all(word in haystack for word in self.words)
+
+    def where(self, *, for_page: bool = False) -> tuple[str, list]:
+        """The same rule as a SQL condition over ``memories`` and its parameters;
+        ``for_page``: phrased for reading a page newest first (see below)."""
+        # When most memories qualify (no filter, or a kind: facts are most of a big
+        # profile), walking the created_at index newest first and stopping after a page
+        # beats the status index plus a sort of them all, so those terms are kept out
+        # of index choice ("+column"). Pinned, conflicts and temporary are few: there
+        # the status index is the better start.
+        # A count is best served by the status index whatever the filter.
+        broad = FILTER_CONDITIONS[self.filter] is None or self.filter in KIND_FILTERS
+        prefix = "+" if broad and for_page else ""
+        clauses = [f"{prefix}status IN ({', '.join('?' for _ in PANEL_STATUSES)})"]
+        params: list = [status.value for status in PANEL_STATUSES]
+        condition = FILTER_CONDITIONS[self.filter]
+        if condition is not None:
+            clauses.append(f"{prefix}{condition[0]} = ?")
+            params.append(condition[1])
+        for word in self.words:
+            clauses.append(f"instr({FOLD_FUNCTION}(content, category), ?) > 0")
+            params.append(word)
+        return " AND ".join(clauses), params
+
+
+def _register_fold(db: Database) -> None:
+    db.conn.create_function(FOLD_FUNCTION, 2, _searchable, deterministic=True)
+
+
+def count_panel(db: Database, query: PanelQuery) -> int:
+    """How many memories the panel shows under ``query`` (database thread)."""
+    _register_fold(db)
+    where, params = query.where()
+    return db.execute(f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]
+
+
+def panel_page(
+    db: Database, query: PanelQuery, after: PanelKey | None, limit: int = DEFAULT_PAGE_SIZE
+) -> list[MemoryItem]:
+    """Up to ``limit`` memories the panel shows under ``query``, newest first, starting
+    after the memory whose key is ``after`` (None: from the newest). Database thread."""
+    from acai_desktop.core.store.memories import SELECT_COLUMNS
+
+    _register_fold(db)
+    where, params = query.where(for_page=True)
+    if after is not None:
+        where += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+        params += [after[0], after[0], after[1]]
+    rows = db.execute(
+        f"SELECT {SELECT_COLUMNS} FROM memories WHERE {where} "
+        "ORDER BY created_at DESC, id DESC LIMIT ?",
+        [*params, limit],
+    ).fetchall()
+    names = [c.strip() for c in SELECT_COLUMNS.split(",")]
+    return [MemoryItem.from_row(dict(zip(names, row, strict=True))) for row in rows]
+
+
+@dataclass(frozen=True)
+class PanelPage:
+    """One page and, when asked for, the count of everything the query matches."""
+
+    items: list[MemoryItem]
+    total: int | None
+    #: False when the page came back short: nothing after it matches (yet).
+    more: bool
+
+
+def read_panel_page(
+    db: Database,
+    query: PanelQuery,
+    after: PanelKey | None,
+    limit: int = DEFAULT_PAGE_SIZE,
+    *,
+    with_total: bool = False,
+) -> PanelPage:
+    """A page and (``with_total``) the count, read in one trip to the database thread."""
+    items = panel_page(db, query, after, limit)
+    more = len(items) == limit
+    total = None
+    if with_total:
+        # A short first page is everything: no second pass over the table to count.
+        total = count_panel(db, query) if more or after is not None else len(items)
+    return PanelPage(items=items, total=total, more=more)

@@ -1,0 +1,77 @@
+"""The first thing the window opens: the profile's database, under the profile's lock.
+
+With it the window shows the user's conversations and the first page of memories at
+once; the assistant (the model client, the memory index, the job runner) then starts
+on the same database (:func:`acai_desktop.ui.services.open_gui_services` takes it over)
+while the window is already usable. This module imports only the light part of the
+core, so it is ready right after the first paint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from acai_desktop.core.memory.panel_view import (
+    DEFAULT_PAGE_SIZE,
+    PanelKey,
+    PanelPage,
+    PanelQuery,
+    count_panel,
+    read_panel_page,
+)
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.provenance import ProvenanceRepository
+
+
+@dataclass
+class ProfileData:
+    profile: Profile
+    store: Store
+    lock: ProfileLock
+    conversations: ConversationRepository
+    provenance: ProvenanceRepository
+
+    async def read_panel(
+        self,
+        query: PanelQuery,
+        after: PanelKey | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        with_total: bool = False,
+    ) -> PanelPage:
+        """A page of the memory panel (the core's rule), on the database thread."""
+        return await self.store.run(read_panel_page, query, after, limit, with_total=with_total)
+
+    async def count_panel(self, query: PanelQuery) -> int:
+        return await self.store.run(count_panel, query)
+
+    async def aclose(self) -> None:
+        """Close the database and let the profile go (when no assistant took them)."""
+        try:
+            await self.store.close()
+        finally:
+            self.lock.release()
+
+
+async def open_profile_data(profile: Profile) -> ProfileData:
+    """Take the profile's lock and open its database (StoreError if either fails)."""
+    profile.ensure()
+    lock = ProfileLock(profile.data_dir).acquire()
+    try:
+        store = await Store.open(profile.database_path)
+    except BaseException:
+        lock.release()
+        raise
+    try:
+        conversations = ConversationRepository(store)
+        # An answer cut off by a crash or kill shows as stopped, not streaming forever.
+        await conversations.recover_interrupted_answers()
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await store.close()
+        lock.release()
+        raise
+    return ProfileData(profile, store, lock, conversations, ProvenanceRepository(store))
