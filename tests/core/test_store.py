@@ -221,8 +221,8 @@ def sqlite_error(kind: type[sqlite3.Error], text: str, code: int) -> sqlite3.Err
         (sqlite3.SQLITE_FULL, "is full"),
         (sqlite3.SQLITE_READONLY, "read-only, so nothing can be saved"),
         (sqlite3.SQLITE_READONLY | (1 << 8), "read-only"),  # an extended code
-        (sqlite3.SQLITE_BUSY, "locked by another program"),
-        (sqlite3.SQLITE_LOCKED, "locked by another program"),
+        (sqlite3.SQLITE_BUSY, "is busy: another program"),
+        (sqlite3.SQLITE_LOCKED, "is busy: another program"),
         (sqlite3.SQLITE_CANTOPEN, "cannot be opened"),
         (sqlite3.SQLITE_IOERR, "could not read or write"),
         (sqlite3.SQLITE_CORRUPT, "damaged"),
