@@ -156,8 +156,8 @@ def test_html_in_every_stored_imported_and_server_field_is_shown_as_text(
         assert_literal(tooltip_of(window.conversation_list, 0), texts["title"])
 
         # Every memory card's tooltip.
-        for row in range(panel.proxy.rowCount()):
-            content = panel.proxy.index(row, 0).data(Qt.ItemDataRole.ToolTipRole)
+        for row in range(panel.model.rowCount()):
+            content = panel.model.index(row, 0).data(Qt.ItemDataRole.ToolTipRole)
             shown = tooltip_of(panel.list, row)
             assert shown, f"no tooltip on card {row}"
             assert_literal(shown, content)
