@@ -60,12 +60,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     ideas.add_argument("--lexical-norm", choices=("max", "saturate"))
     ideas.add_argument("--semantic-norm", choices=("minmax", "raw"))
     ideas.add_argument(
-        "--speaker-boost",
-        type=float,
-        metavar="W",
-        help="score + W for a memory whose speaker the query names (default 0.1)",
-    )
-    ideas.add_argument(
         "--no-adjustments", action="store_true", help="no importance/recency adjustment"
     )
     retrieval.set_defaults(handler=run_retrieval)
@@ -100,8 +94,6 @@ def _options(args: argparse.Namespace):
         changes["lexical_norm"] = args.lexical_norm
     if args.semantic_norm:
         changes["semantic_norm"] = args.semantic_norm
-    if args.speaker_boost is not None:
-        changes["speaker"] = args.speaker_boost
     if args.no_adjustments:
         changes.update(importance=0.0, recency=0.0)
     return HarnessOptions(

@@ -29,12 +29,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.memory.query import (
-    ProcessedQuery,
-    fts_match_expression,
-    normalise,
-    process_query,
-)
+from acai_desktop.core.memory.query import ProcessedQuery, fts_match_expression, process_query
 from acai_desktop.core.memory.query import tokenize as tokenize_query
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.records import MemoryItem, MemoryStatus
@@ -85,14 +80,6 @@ class RetrievalWeights:
     # towards the first pass's best hits. Off by default (see the evaluation note).
     prf_docs: int = 0
     prf_weight: float = 0.5
-    # score += speaker when the query names the memory's speaker (meta["speaker"]: a
-    # recorded dialogue's turn; the app's own memories have none and are unaffected).
-    # "What did Caroline paint?" is answered by Caroline's turns. recall_any@10 on the
-    # synthetic turns: 0.549 -> 0.594 (seed 7), 0.516 -> 0.568 (seed 99); observations
-    # +0.001 to +0.007. Larger weights scored higher still, but the synthetic questions
-    # always name the speaker who answers, which real ones don't: 0.1 (a pin's boost)
-    # breaks near-ties without turning the name into a filter.
-    speaker: float = 0.1
 
 
 @dataclass
@@ -160,11 +147,10 @@ class HybridRetriever:
         vector = (await self.embedder.embed([embedded]))[0] if query.strip() else None
         excluded = frozenset(int(i) for i in exclude_ids)
         terms = processed.terms if weights.fusion != "semantic" else []
-        names = frozenset(map(normalise, processed.names)) if weights.speaker else frozenset()
-        hits = await self._round(terms, vector, excluded, conversation_id, k, names)
+        hits = await self._round(terms, vector, excluded, conversation_id, k)
         if weights.prf_docs and vector is not None and hits:
             vector = self._feedback_vector(vector, [h.memory.id for h in hits[: weights.prf_docs]])
-            hits = await self._round(terms, vector, excluded, conversation_id, k, names)
+            hits = await self._round(terms, vector, excluded, conversation_id, k)
         return hits
 
     async def _round(
@@ -174,7 +160,6 @@ class HybridRetriever:
         excluded: frozenset[int],
         conversation_id: int | None,
         k: int,
-        names: frozenset[str] = frozenset(),
     ) -> list[RetrievedMemory]:
         """One hop to the database thread, which runs the full-text query while the
         loop computes the cosine product (at 100,000 memories each takes
@@ -182,16 +167,7 @@ class HybridRetriever:
         ``k``'s records."""
         handoff: Future[_Semantic] = Future()
         job = self.store.submit(
-            _rank,
-            terms,
-            handoff,
-            vector,
-            self.index,
-            excluded,
-            conversation_id,
-            k,
-            self.weights,
-            names,
+            _rank, terms, handoff, vector, self.index, excluded, conversation_id, k, self.weights
         )
         # Nothing may be awaited before the handoff is settled: the database thread
         # is waiting for it.
@@ -308,7 +284,6 @@ def _rank(
     conversation_id: int | None,
     k: int,
     weights: RetrievalWeights,
-    names: frozenset[str] = frozenset(),
 ) -> list[RetrievedMemory]:
     """Runs on the database thread: lexical candidates, then (once the loop hands over
     the semantic ones) fusion with the facts from the index, and the top ``k``'s records.
@@ -343,7 +318,7 @@ def _rank(
 
     found = index.lookup(id_list, vector)
     age_days = _age_days(found.touched_ms)
-    importance, pinned, speaker = found.importance, found.pinned, found.speaker
+    importance, pinned = found.importance, found.pinned
     age_days, conversation = age_days.astype(np.float32), found.conversation_id
     # Facts from the database for a candidate the index holds without facts, and for
     # a lexical one it doesn't hold (no current vector).
@@ -365,8 +340,7 @@ def _rank(
             pinned[position] = bool(row[2])
             age_days[position] = row[3] or 0.0
             conversation[position] = row[4]
-            speaker[position] = row[5]
-            blob = row[6]
+            blob = row[5]
             if (
                 is_lexical[position]
                 and not found.indexed[position]
@@ -383,8 +357,8 @@ def _rank(
     if not alive.all():
         columns = (ids, lexical_raw, is_lexical, cosine, in_semantic)
         ids, lexical_raw, is_lexical, cosine, in_semantic = (c[alive] for c in columns)
-        columns = (importance, pinned, age_days, conversation, speaker)
-        importance, pinned, age_days, conversation, speaker = (c[alive] for c in columns)
+        columns = (importance, pinned, age_days, conversation)
+        importance, pinned, age_days, conversation = (c[alive] for c in columns)
         count = len(ids)
         if not count:
             return []
@@ -398,8 +372,6 @@ def _rank(
     score = score + weights.recency * recency
     score = score + weights.pinned * pinned
     score = score + weights.this_conversation * same_conversation
-    if names and weights.speaker:
-        score = score + weights.speaker * _named(speaker, names)
 
     top = np.argsort(-score, kind="stable")[:k]
     records = sql.memories_by_id(db, ids[top])
@@ -425,20 +397,6 @@ def _rank(
             RetrievedMemory(memory, len(hits) + 1, round(float(score[position]), 6), reasons)
         )
     return hits
-
-
-def _named(speakers: np.ndarray, names: frozenset[str]) -> np.ndarray:
-    """1 where a candidate's speaker (or a word of it: "Caroline" for "Caroline Lee") is
-    among ``names`` (normalised), else 0."""
-    verdict: dict[str, bool] = {"": False}
-    named = np.zeros(len(speakers), np.float32)
-    for position, speaker in enumerate(speakers.tolist()):
-        hit = verdict.get(speaker)
-        if hit is None:
-            hit = normalise(speaker) in names or bool(names & set(tokenize_query(speaker)))
-            verdict[speaker] = hit
-        named[position] = hit
-    return named
 
 
 def _fuse(
