@@ -24,7 +24,7 @@ import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.evaluation.harness import KEEP_EVERYTHING
-from acai_desktop.core.evaluation.synthetic_locomo import EVENTS, NAMES, memory_texts
+from acai_desktop.core.evaluation.bench_text import EVENTS, NAMES, memory_texts
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.session import open_memory_services

@@ -22,7 +22,7 @@ from acai_desktop.core.store.memory_batches import fetch_memories
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
-    "created_at"
+    "created_at, author"
 )
 CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary"
 MAX_TITLE_CHARS = 200
@@ -90,14 +90,18 @@ def add_message(
     status: MessageStatus = MessageStatus.COMPLETE,
     model: str | None = None,
     tokens: int | None = None,
+    author: str | None = None,
+    created_at: str | None = None,
 ) -> Message:
+    """``author`` and ``created_at`` are for a recorded dialogue brought in as a
+    conversation (who said it, and when); the app's own turns have neither."""
     at = now_iso()
     with db.atomic():
         fetch_conversation(db, conversation_id)
         cursor = db.execute(
             "INSERT INTO messages (conversation_id, role, content, status, model, tokens, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [conversation_id, role, content, str(status), model, tokens, at],
+            "created_at, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [conversation_id, role, content, str(status), model, tokens, created_at or at, author],
         )
         db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
         if role == "user":
@@ -245,9 +249,11 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
                 "messages": from_messages,
             }
             _write_event(db, memory_id, Actor.USER, SOURCE_DELETED_ACTION, before, None, at)
+        # Its answers' provenance, and other answers' mentions of its messages.
         db.execute(
-            f"DELETE FROM answer_sources WHERE message_id IN ({of_conversation})",
-            [conversation_id],
+            f"DELETE FROM answer_sources WHERE message_id IN ({of_conversation}) "
+            f"OR recalled_message_id IN ({of_conversation})",
+            [conversation_id, conversation_id],
         )
         db.execute(
             f"DELETE FROM memory_sources WHERE message_id IN ({of_conversation})",

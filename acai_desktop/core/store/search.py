@@ -40,15 +40,17 @@ _FEATURES = (
 )
 
 
-def document_counts(db: Database, terms: Sequence[str], cap: int) -> list[int]:
-    """How many memories contain each term (counted up to ``cap + 1``, so a common term
-    costs no more than a rare one), in one statement. Terms must be plain tokens (no
-    FTS syntax)."""
+def document_counts(
+    db: Database, terms: Sequence[str], cap: int, table: str = "memories_fts"
+) -> list[int]:
+    """How many rows of the full-text ``table`` (``memories_fts`` or ``messages_fts``)
+    contain each term (counted up to ``cap + 1``, so a common term costs no more than a
+    rare one), in one statement. Terms must be plain tokens (no FTS syntax)."""
     if not terms:
         return []
-    count = (
-        "(SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?))"
-    )
+    if table not in ("memories_fts", "messages_fts"):
+        raise ValueError(f"not a full-text table: {table!r}")
+    count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
     arguments: list = []
     for term in terms:
         arguments += ['"' + term.replace('"', '""') + '"', cap + 1]

@@ -1,0 +1,59 @@
+"""The SQL behind episodic recall: messages of past conversations found by their words.
+
+``messages_fts`` (migration m002) holds every recallable message — a finished turn of
+an ordinary conversation — with the text of the turns around it; triggers keep it in
+step, so a temporary chat's messages are never in it and a deleted chat's leave with
+them. These functions run on the database thread, on the search's hot path: they
+return plain tuples, and records only for the few messages a search returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlite_utils import Database
+
+from acai_desktop.core.records import RecalledMessage
+
+MESSAGES_FTS = "messages_fts"
+
+
+def message_hits(
+    db: Database, match: str, limit: int, context_weight: float
+) -> list[tuple[int, float, int, str, float]]:
+    """The best ``limit`` recallable messages for an FTS5 MATCH expression, best first:
+    ``(id, bm25 (higher is better), conversation id, author ('' for none), age in
+    days)``.
+
+    BM25 weighs a word in the message itself 1 and in its neighbours' text
+    ``context_weight``. The join to ``messages`` runs on the few rows FTS5 kept.
+    """
+    rows = db.execute(
+        """
+        SELECT h.id, -h.score, m.conversation_id, coalesce(m.author, ''),
+               max(julianday('now') - julianday(m.created_at), 0)
+        FROM (SELECT rowid AS id, bm25(messages_fts, 1.0, ?) AS score
+              FROM messages_fts WHERE messages_fts MATCH ?
+              ORDER BY score LIMIT ?) AS h
+        JOIN messages AS m ON m.id = h.id
+        ORDER BY h.score, h.id
+        """,
+        [float(context_weight), match, int(limit)],
+    ).fetchall()
+    return [tuple(row) for row in rows]
+
+
+def recalled_messages(db: Database, ids: Sequence[int]) -> dict[int, RecalledMessage]:
+    """The records of the messages among ``ids`` that are still recallable."""
+    if not len(ids):
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(
+        f"""
+        SELECT m.id, m.conversation_id, c.title, m.role, m.content, m.created_at, m.author
+        FROM recallable_messages AS m JOIN conversations AS c ON c.id = m.conversation_id
+        WHERE m.id IN ({marks})
+        """,
+        [int(i) for i in ids],
+    ).fetchall()
+    return {row[0]: RecalledMessage(*row) for row in rows}
