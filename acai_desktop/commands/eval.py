@@ -67,6 +67,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     ideas.add_argument("--lexical-norm", choices=("max", "saturate"))
     ideas.add_argument("--semantic-norm", choices=("minmax", "raw"))
     ideas.add_argument(
+        "--date-boost",
+        type=float,
+        metavar="W",
+        help="score + W for a message written on a day or month the question names (0.3)",
+    )
+    ideas.add_argument(
         "--no-adjustments", action="store_true", help="no importance/recency adjustment"
     )
     retrieval.set_defaults(handler=run_retrieval)
@@ -95,6 +101,8 @@ def _options(args: argparse.Namespace):
         changes["message_context"] = args.message_context
     if args.author_boost is not None:
         changes["author"] = args.author_boost
+    if args.date_boost is not None:
+        changes["on_date"] = args.date_boost
     if args.no_adjustments:
         changes.update(importance=0.0, recency=0.0)
     return HarnessOptions(

@@ -48,6 +48,7 @@ PINNED = "pinned"
 RECENT = "recent"
 THIS_CONVERSATION = "this_conversation"
 AUTHOR = "author"  # a recalled message said by someone the question names
+ON_DATE = "on_date"  # a recalled message written on a day (or in a month) the question names
 
 
 @dataclass(frozen=True)
@@ -98,10 +99,15 @@ class RetrievalWeights:
     #   ("What did Caroline paint?"): +0.02 recall@10;
     # - no semantic side: WordLlama cosine added at 0.1-0.3 moved recall by
     #   -0.004..+0.005, not worth a vector per message.
+    # - ``on_date`` is added to a message written on a day or in a month the question
+    #   names ("What did Nate cook on 9 November, 2022?"); such messages are candidates
+    #   even when they share no word with the question.
     episodic: float = 0.9
     message_context: float = 0.5
     message_candidates: int = 100
     author: float = 0.2
+    on_date: float = 0.5
+    dated_candidates: int = 300
 
 
 @dataclass
@@ -193,6 +199,7 @@ class HybridRetriever:
         episodic = _EpisodicQuery(
             frozenset(int(i) for i in exclude_message_ids),
             frozenset(map(normalise, processed.names)),
+            tuple(processed.periods),
         )
         terms = processed.terms if weights.fusion != "semantic" else []
         hits = await self._round(terms, vector, excluded, conversation_id, k, episodic)
@@ -341,6 +348,7 @@ class _EpisodicQuery:
 
     excluded: frozenset[int] = frozenset()
     names: frozenset[str] = frozenset()  # normalised capitalised words of the query
+    periods: tuple[tuple[str, str], ...] = ()  # days and months it names
 
 
 @dataclass
@@ -355,6 +363,7 @@ class _Candidates:
     recent: np.ndarray
     same_conversation: np.ndarray
     named: np.ndarray  # bool: said by someone the query names (messages)
+    dated: np.ndarray  # bool: written on a day the query names (messages)
 
 
 def _rank(
@@ -397,6 +406,7 @@ def _rank(
                 (RECENT, candidates.recent),
                 (THIS_CONVERSATION, candidates.same_conversation),
                 (AUTHOR, candidates.named),
+                (ON_DATE, candidates.dated),
             )
             if flags[position]
         ]
@@ -416,7 +426,7 @@ def _rank(
 
 def _no_candidates() -> _Candidates:
     empty = np.zeros(0, bool)
-    return _Candidates(np.zeros(0, np.int64), np.zeros(0, np.float32), *[empty] * 6)
+    return _Candidates(np.zeros(0, np.int64), np.zeros(0, np.float32), *[empty] * 7)
 
 
 def _message_candidates(
@@ -429,16 +439,38 @@ def _message_candidates(
     """Recalled messages: BM25 over each message and its neighbours' words (see
     ``RetrievalWeights.episodic``), with the same recency and conversation adjustments
     as memories, plus ``author`` when the query names who said it."""
-    if not terms or weights.episodic <= 0:
+    if weights.episodic <= 0:
         return _no_candidates()
-    match = _lexical_match(db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS)
-    if not match:
-        return _no_candidates()
-    rows = episodes.message_hits(
-        db, match, weights.message_candidates + len(episodic.excluded), weights.message_context
-    )
-    rows = [row for row in rows if row[0] not in episodic.excluded]
-    rows = rows[: weights.message_candidates]
+    match = None
+    if terms:
+        match = _lexical_match(
+            db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS
+        )
+    rows = []
+    if match:
+        rows = episodes.message_hits(
+            db, match, weights.message_candidates + len(episodic.excluded), weights.message_context
+        )
+        rows = [row for row in rows if row[0] not in episodic.excluded]
+        rows = rows[: weights.message_candidates]
+    dated_ids: set[int] = set()
+    if episodic.periods and weights.on_date:
+        dated = [
+            row
+            for row in episodes.messages_in_periods(
+                db, episodic.periods, weights.dated_candidates
+            )
+            if row[0] not in episodic.excluded
+        ]
+        dated_ids = {row[0] for row in dated}
+        found = {row[0] for row in rows}
+        unmatched = [row for row in dated if row[0] not in found]
+        scores = (
+            episodes.message_bm25(db, match, [row[0] for row in unmatched], weights.message_context)
+            if match and unmatched
+            else {}
+        )
+        rows += [(row[0], scores.get(row[0], 0.0), *row[1:]) for row in unmatched]
     if not rows:
         return _no_candidates()
     ids, bm25, conversation, authors, age_days = (list(column) for column in zip(*rows))
@@ -454,20 +486,23 @@ def _message_candidates(
     named = _named(authors, episodic.names) if episodic.names and weights.author else None
     if named is None:
         named = np.zeros(len(ids), bool)
+    on_date = np.array([i in dated_ids for i in ids], bool)
     score = weights.episodic * lexical_part
     score = score + weights.recency * recency
     score = score + weights.this_conversation * same_conversation
     score = score + weights.author * named
+    score = score + weights.on_date * on_date
     none = np.zeros(len(ids), bool)
     return _Candidates(
         np.asarray(ids, np.int64),
         score.astype(np.float32),
-        np.ones(len(ids), bool),
+        bm25 > 0,
         none,
         none,
         (recency >= 0.5) if weights.recency else none,
         same_conversation,
         named,
+        on_date,
     )
 
 
@@ -594,6 +629,7 @@ def _memory_candidates(
         pinned.astype(bool),
         (recency >= 0.5) if weights.recency else np.zeros(count, bool),
         same_conversation,
+        np.zeros(count, bool),
         np.zeros(count, bool),
     )
 
