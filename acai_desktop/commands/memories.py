@@ -17,7 +17,7 @@ import textwrap
 
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.retrieval import HybridRetriever
+from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.memory.transfer import export_memories, import_memories
@@ -187,8 +187,11 @@ async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
         raise InvalidInputError("-k must be at least 1.")
     if not args.query.strip():
         raise InvalidInputError("The search query is empty.")
-    # Exactly the retrieval the assistant uses for its answers.
-    retriever = HybridRetriever(service.store, service.embedder, service.index)
+    # The retrieval the assistant uses for its answers, over memories only: recalled
+    # messages (the episodic tier) are not memories to list, edit or pin.
+    retriever = HybridRetriever(
+        service.store, service.embedder, service.index, weights=RetrievalWeights(episodic=0.0)
+    )
     hits = await retriever.search(args.query, args.k)
     return {
         "memories": [

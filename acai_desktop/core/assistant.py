@@ -202,7 +202,9 @@ async def open_assistant(
             {"critical_info": critical_info.handle, "summary": summary.handle},
             events,
         )
-        retriever = HybridRetriever(store, embedder, memories.index)
+        retriever = HybridRetriever(
+            store, embedder, memories.index, messages=memories.episodes.index
+        )
         orchestrator = Orchestrator(
             conversations=conversations,
             provenance=provenance,

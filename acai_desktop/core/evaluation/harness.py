@@ -185,6 +185,7 @@ async def ingest(
     # For observations the dialogue is only the facts' sources: a temporary chat,
     # which episodic recall never searches.
     message_of = await store.run(_store_sessions, sample, observations)
+    await service.episodes.embed_missing()
     dia_of_message = {message_id: dia_id for dia_id, message_id in message_of.items()}
     if not observations:
         return IngestedSample(store, service, {}, dia_of_message)
@@ -217,8 +218,13 @@ async def score_sample(
     options: HarnessOptions,
     result: EvaluationResult,
 ) -> None:
+    service = ingested.service
     retriever = HybridRetriever(
-        ingested.store, ingested.service.embedder, ingested.service.index, weights=options.weights
+        ingested.store,
+        service.embedder,
+        service.index,
+        weights=options.weights,
+        messages=service.episodes.index,
     )
     depth = max(options.ks)
     for question in questions:

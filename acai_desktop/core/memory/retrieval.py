@@ -83,7 +83,7 @@ class RetrievalWeights:
     lexical_saturation: float = 5.0
     # Cosine into [0, 1]: between the semantic cut-off and the best ("minmax"), or the
     # cosine itself ("raw").
-    semantic_norm: str = "minmax"
+    semantic_norm: str = "raw"
     # Pseudo-relevance feedback: a second semantic pass with the query vector moved
     # towards the first pass's best hits. Off by default (see the evaluation note).
     prf_docs: int = 0
@@ -97,8 +97,8 @@ class RetrievalWeights:
     #   distilled and embedded, wins a tie with a message saying the same);
     # - ``author`` is added when the question names the message's author
     #   ("What did Caroline paint?"): +0.02 recall@10;
-    # - no semantic side: WordLlama cosine added at 0.1-0.3 moved recall by
-    #   -0.004..+0.005, not worth a vector per message.
+    # - ``message_semantic``: the cosine with the message's own vector (scaled as a
+    #   memory's) added with this weight; it finds paraphrases that share no word.
     # - ``on_date`` is added to a message written on a day or in a month the question
     #   names ("What did Nate cook on 9 November, 2022?"); such messages are candidates
     #   even when they share no word with the question.
@@ -107,6 +107,7 @@ class RetrievalWeights:
     message_candidates: int = 100
     author: float = 0.2
     on_date: float = 0.5
+    message_semantic: float = 0.2
     dated_candidates: int = 300
 
 
@@ -165,10 +166,14 @@ class HybridRetriever:
         index: VectorIndex,
         *,
         weights: RetrievalWeights | None = None,
+        messages: VectorIndex | None = None,
     ) -> None:
+        """``messages``: the vectors of recallable messages (the memory service's
+        ``episodes.index``); without it messages are found by their words only."""
         self.store = store
         self.embedder = embedder
         self.index = index
+        self.messages = messages
         self.weights = weights or RetrievalWeights()
 
     async def search(
@@ -222,13 +227,14 @@ class HybridRetriever:
         loop computes the cosine product (at 100,000 memories each takes
         milliseconds), then takes the semantic candidates, fuses, and loads the top
         ``k``'s records."""
-        handoff: Future[_Semantic] = Future()
+        handoff: Future[tuple[_Semantic, _Semantic]] = Future()
         job = self.store.submit(
             _rank,
             terms,
             handoff,
             vector,
             self.index,
+            self.messages,
             excluded,
             conversation_id,
             k,
@@ -238,7 +244,12 @@ class HybridRetriever:
         # Nothing may be awaited before the handoff is settled: the database thread
         # is waiting for it.
         try:
-            handoff.set_result(self._semantic(vector, excluded))
+            handoff.set_result(
+                (
+                    self._semantic(self.index, vector, excluded),
+                    self._semantic(self.messages, vector, episodic.excluded),
+                )
+            )
         except BaseException as error:
             handoff.set_exception(error)
         return await job
@@ -253,11 +264,13 @@ class HybridRetriever:
         terms = list(dict.fromkeys(tokenize_query(query)))
         return ProcessedQuery(text=query, terms=terms, fts=fts_match_expression(terms))
 
-    def _semantic(self, vector: np.ndarray | None, excluded: frozenset[int]) -> _Semantic:
+    def _semantic(
+        self, index: VectorIndex | None, vector: np.ndarray | None, excluded: frozenset[int]
+    ) -> _Semantic:
         empty = _Semantic(np.zeros(0, np.int64), np.zeros(0, np.float32), 0.0)
-        if vector is None or not len(self.index) or self.weights.fusion == "lexical":
+        if vector is None or index is None or not len(index) or self.weights.fusion == "lexical":
             return empty
-        ids, scores = self.index.similarities(vector)
+        ids, scores = index.similarities(vector)
         if excluded:
             scores = np.where(np.isin(ids, list(excluded)), -np.inf, scores)
         count = min(self.weights.candidates, len(scores))
@@ -369,9 +382,10 @@ class _Candidates:
 def _rank(
     db: Database,
     terms: list[str],
-    handoff: Future[_Semantic],
+    handoff: Future[tuple[_Semantic, _Semantic]],
     vector: np.ndarray | None,
     index: VectorIndex,
+    message_index: VectorIndex | None,
     excluded: frozenset[int],
     conversation_id: int | None,
     k: int,
@@ -381,9 +395,11 @@ def _rank(
     """Runs on the database thread: each tier's candidates scored, the best ``k`` of
     all of them, and their records."""
     memories = _memory_candidates(
-        db, terms, handoff, vector, index, excluded, conversation_id, weights
+        db, terms, handoff, vector, index, excluded, conversation_id, weights, episodic.periods
     )
-    messages = _message_candidates(db, terms, conversation_id, weights, episodic)
+    messages = _message_candidates(
+        db, terms, handoff.result()[1], vector, message_index, conversation_id, weights, episodic
+    )
     # Best first; on equal scores memories before messages, each tier in its own order.
     ranked = sorted(
         [(-s, 0, p) for p, s in enumerate(memories.score.tolist())]
@@ -432,6 +448,9 @@ def _no_candidates() -> _Candidates:
 def _message_candidates(
     db: Database,
     terms: list[str],
+    semantic: _Semantic,
+    vector: np.ndarray | None,
+    message_index: VectorIndex | None,
     conversation_id: int | None,
     weights: RetrievalWeights,
     episodic: _EpisodicQuery,
@@ -471,6 +490,11 @@ def _message_candidates(
             else {}
         )
         rows += [(row[0], scores.get(row[0], 0.0), *row[1:]) for row in unmatched]
+    cosine_of = dict(zip(semantic.ids.tolist(), semantic.scores.tolist(), strict=True))
+    if cosine_of and weights.message_semantic:
+        found = {row[0] for row in rows}
+        meaning_only = sorted(i for i in cosine_of if i not in found)
+        rows += [(row[0], 0.0, *row[1:]) for row in episodes.message_facts(db, meaning_only)]
     if not rows:
         return _no_candidates()
     ids, bm25, conversation, authors, age_days = (list(column) for column in zip(*rows))
@@ -487,7 +511,17 @@ def _message_candidates(
     if named is None:
         named = np.zeros(len(ids), bool)
     on_date = np.array([i in dated_ids for i in ids], bool)
-    score = weights.episodic * lexical_part
+    in_semantic = np.array([i in cosine_of for i in ids], bool)
+    semantic_part = np.zeros(len(ids), np.float32)
+    semantic_reason = np.zeros(len(ids), bool)
+    if cosine_of and weights.message_semantic and message_index is not None:
+        cosine = message_index.lookup(ids, vector).cosine
+        cosine[in_semantic] = [cosine_of[i] for i in ids if i in cosine_of]
+        top = float(cosine.max())
+        semantic_part = _scale(cosine, semantic.floor, top)
+        bar = semantic.floor + 0.5 * (top - semantic.floor)
+        semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))
+    score = weights.episodic * (lexical_part + weights.message_semantic * semantic_part)
     score = score + weights.recency * recency
     score = score + weights.this_conversation * same_conversation
     score = score + weights.author * named
@@ -497,7 +531,7 @@ def _message_candidates(
         np.asarray(ids, np.int64),
         score.astype(np.float32),
         bm25 > 0,
-        none,
+        semantic_reason,
         none,
         (recency >= 0.5) if weights.recency else none,
         same_conversation,
@@ -523,22 +557,24 @@ def _named(authors: list[str], names: frozenset[str]) -> np.ndarray:
 def _memory_candidates(
     db: Database,
     terms: list[str],
-    handoff: Future[_Semantic],
+    handoff: Future[tuple[_Semantic, _Semantic]],
     vector: np.ndarray | None,
     index: VectorIndex,
     excluded: frozenset[int],
     conversation_id: int | None,
     weights: RetrievalWeights,
+    periods: tuple[tuple[str, str], ...] = (),
 ) -> _Candidates:
     """Lexical candidates, then (once the loop hands over the semantic ones) fusion
-    with the facts from the index.
+    with the facts from the index. A memory learned from a message written on a day
+    the query names gets ``on_date`` (and is a candidate), as a message does.
 
     Candidate sets are small (two times ``weights.candidates`` at most); the scoring
     is done once over aligned numpy arrays. Their order — lexical ones best BM25 first,
     then the semantic-only ones by id — is the one ties keep.
     """
     lexical = _lexical(db, terms, weights, index.__contains__) if terms else _NO_LEXICAL
-    semantic = handoff.result()
+    semantic = handoff.result()[0]
     # Plain Python for the bookkeeping: with a hundred candidates at most, numpy's
     # per-call overhead (isin, searchsorted) cost more than the work.
     lexical_ids, bm25 = [], []
@@ -549,6 +585,15 @@ def _memory_candidates(
     cosine_of = dict(zip(semantic.ids.tolist(), semantic.scores.tolist(), strict=True))
     lexical_set = set(lexical_ids)
     id_list = lexical_ids + sorted(i for i in cosine_of if i not in lexical_set)
+    dated_ids: set[int] = set()
+    if periods and weights.on_date:
+        dated_ids = {
+            i
+            for i in episodes.memories_told_in_periods(db, periods, weights.dated_candidates)
+            if i not in excluded
+        }
+        listed = set(id_list)
+        id_list += sorted(i for i in dated_ids if i not in listed)
     count = len(id_list)
     if not count:
         return _no_candidates()
@@ -599,9 +644,10 @@ def _memory_candidates(
     cosine = found.cosine
     cosine[semantic_positions] = [cosine_of[id_list[p]] for p in semantic_positions]
 
+    dated = np.array([i in dated_ids for i in id_list], bool)
     if not alive.all():
-        columns = (ids, lexical_raw, is_lexical, cosine, in_semantic)
-        ids, lexical_raw, is_lexical, cosine, in_semantic = (c[alive] for c in columns)
+        columns = (ids, lexical_raw, is_lexical, cosine, in_semantic, dated)
+        ids, lexical_raw, is_lexical, cosine, in_semantic, dated = (c[alive] for c in columns)
         columns = (importance, pinned, age_days, conversation)
         importance, pinned, age_days, conversation = (c[alive] for c in columns)
         count = len(ids)
@@ -617,6 +663,7 @@ def _memory_candidates(
     score = score + weights.recency * recency
     score = score + weights.pinned * pinned
     score = score + weights.this_conversation * same_conversation
+    score = score + weights.on_date * dated
     # "Similar meaning" when the cosine is in the upper half of the semantic
     # candidates' range, or when it is the only evidence.
     semantic_bar = semantic.floor + 0.5 * (float(cosine.max()) - semantic.floor)
@@ -630,7 +677,7 @@ def _memory_candidates(
         (recency >= 0.5) if weights.recency else np.zeros(count, bool),
         same_conversation,
         np.zeros(count, bool),
-        np.zeros(count, bool),
+        dated,
     )
 
 

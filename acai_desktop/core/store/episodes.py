@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.records import RecalledMessage
@@ -97,3 +98,98 @@ def message_bm25(
         [float(context_weight), match],
     ).fetchall()
     return {rowid: score for rowid, score in rows if rowid in wanted}
+
+
+def recallable_embeddings(
+    db: Database, model: str, dimensions: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, vectors) of the recallable messages whose stored vector came from ``model``."""
+    rows = db.execute(
+        "SELECT r.id, e.embedding FROM recallable_messages AS r "
+        "JOIN message_embeddings AS e ON e.message_id = r.id "
+        "WHERE e.embedding_model = ? AND length(e.embedding) = ? ORDER BY r.id",
+        [model, dimensions * 4],
+    ).fetchall()
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dimensions), dtype=np.float32)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+    return ids, vectors.reshape(len(rows), dimensions)
+
+
+def unembedded_messages(
+    db: Database, model: str, dimensions: int, ids: Sequence[int] | None = None
+) -> list[tuple[int, str]]:
+    """(id, content) of the recallable messages (among ``ids``, if given) with no vector
+    from ``model``, oldest first."""
+    where = ""
+    arguments: list = [model, dimensions * 4]
+    if ids is not None:
+        if not len(ids):
+            return []
+        where = f"AND r.id IN ({','.join('?' * len(ids))})"
+        arguments += [int(i) for i in ids]
+    return db.execute(
+        "SELECT r.id, r.content FROM recallable_messages AS r "
+        "LEFT JOIN message_embeddings AS e ON e.message_id = r.id "
+        "AND e.embedding_model = ? AND length(e.embedding) = ? "
+        f"WHERE e.message_id IS NULL {where} ORDER BY r.id",
+        arguments,
+    ).fetchall()
+
+
+def save_message_embeddings(
+    db: Database, ids: Sequence[int], contents: Sequence[str], vectors: np.ndarray, model: str
+) -> list[int]:
+    """Store the vectors of messages whose text is still the one embedded; the ids
+    stored."""
+    stored = []
+    with db.atomic():
+        for message_id, content, vector in zip(ids, contents, vectors, strict=True):
+            still = db.execute(
+                "SELECT 1 FROM messages WHERE id = ? AND content = ?", [int(message_id), content]
+            ).fetchone()
+            if still is None:
+                continue
+            db.execute(
+                "INSERT OR REPLACE INTO message_embeddings (message_id, embedding, "
+                "embedding_model) VALUES (?, ?, ?)",
+                [int(message_id), np.asarray(vector, dtype=np.float32).tobytes(), model],
+            )
+            stored.append(int(message_id))
+    return stored
+
+
+def message_facts(db: Database, ids: Sequence[int]) -> list[tuple[int, int, str, float]]:
+    """``(id, conversation id, author, age in days)`` of the recallable messages among
+    ``ids`` (for candidates found by meaning only)."""
+    if not len(ids):
+        return []
+    marks = ",".join("?" * len(ids))
+    return db.execute(
+        f"""
+        SELECT m.id, m.conversation_id, coalesce(m.author, ''),
+               max(julianday('now') - julianday(m.created_at), 0)
+        FROM recallable_messages AS m WHERE m.id IN ({marks}) ORDER BY m.id
+        """,
+        [int(i) for i in ids],
+    ).fetchall()
+
+
+def memories_told_in_periods(
+    db: Database, periods: Sequence[tuple[str, str]], limit: int
+) -> list[int]:
+    """Ids of memories learned from a message written within any of ``periods`` (a
+    fact's date is the date it was said), at most ``limit``."""
+    if not periods:
+        return []
+    within = " OR ".join("(m.created_at >= ? AND m.created_at < ?)" for _ in periods)
+    rows = db.execute(
+        f"""
+        SELECT DISTINCT s.memory_id FROM messages AS m
+        JOIN memory_sources AS s ON s.message_id = m.id
+        WHERE {within} ORDER BY s.memory_id LIMIT ?
+        """,
+        [bound for period in periods for bound in period] + [int(limit)],
+    ).fetchall()
+    return [row[0] for row in rows]

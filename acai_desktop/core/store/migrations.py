@@ -208,6 +208,10 @@ def m002_episodic_messages(db: Database) -> None:
     change and deletion of a message. It stores its own copy of the text (SQLite 3.40
     has no contentless delete), a few hundred bytes per message.
 
+    ``message_embeddings`` holds each recallable message's vector (computed by the
+    memory service, which also keeps them in its index); a message's vector goes when
+    the message goes or its text changes.
+
     ``answer_sources`` could only name a memory (``memory_id`` in its primary key);
     a row now names a memory or a recalled message (``recalled_message_id``), one per
     rank of an answer's sources. Existing rows are kept.
@@ -240,6 +244,14 @@ def m002_episodic_messages(db: Database) -> None:
         )"""
     )
     db.execute(
+        """
+        CREATE TABLE message_embeddings (
+            message_id INTEGER PRIMARY KEY,
+            embedding BLOB NOT NULL,
+            embedding_model TEXT NOT NULL
+        )"""
+    )
+    db.execute(
         f"""
         CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
             {_refresh_window("new")}
@@ -249,13 +261,17 @@ def m002_episodic_messages(db: Database) -> None:
         f"""
         CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
         WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
+            OR old.content != new.content
         BEGIN
+            DELETE FROM message_embeddings
+            WHERE message_id = new.id AND old.content != new.content;
             {_refresh_window("new")}
         END"""
     )
     db.execute(
         f"""
         CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            DELETE FROM message_embeddings WHERE message_id = old.id;
             {_refresh_window("old")}
         END"""
     )
