@@ -102,12 +102,15 @@ class RetrievalWeights:
     # - ``on_date`` is added to a message written on a day or in a month the question
     #   names ("What did Nate cook on 9 November, 2022?"); such messages are candidates
     #   even when they share no word with the question.
-    episodic: float = 0.9
+    episodic: float = 0.6
     message_context: float = 0.5
     message_candidates: int = 100
     author: float = 0.2
     on_date: float = 0.5
     message_semantic: float = 0.2
+    # BM25 of a message into [0, 1]: s / (s + message_saturation), or, when None,
+    # divided by the query's best message.
+    message_saturation: float | None = 5.0
     dated_candidates: int = 300
 
 
@@ -499,8 +502,11 @@ def _message_candidates(
         return _no_candidates()
     ids, bm25, conversation, authors, age_days = (list(column) for column in zip(*rows))
     bm25 = np.asarray(bm25, np.float32)
-    best = float(bm25.max())
-    lexical_part = bm25 / best if best > 0 else np.zeros(len(bm25), np.float32)
+    if weights.message_saturation is not None:
+        lexical_part = bm25 / (bm25 + weights.message_saturation)
+    else:
+        best = float(bm25.max())
+        lexical_part = bm25 / best if best > 0 else np.zeros(len(bm25), np.float32)
     recency = 0.5 ** (np.asarray(age_days, np.float32) / weights.recency_half_life_days)
     same_conversation = (
         np.asarray(conversation) == conversation_id
@@ -521,11 +527,11 @@ def _message_candidates(
         semantic_part = _scale(cosine, semantic.floor, top)
         bar = semantic.floor + 0.5 * (top - semantic.floor)
         semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))
-    score = weights.episodic * (lexical_part + weights.message_semantic * semantic_part)
+    evidence = lexical_part + weights.message_semantic * semantic_part
+    evidence = evidence + weights.author * named + weights.on_date * on_date
+    score = weights.episodic * evidence
     score = score + weights.recency * recency
     score = score + weights.this_conversation * same_conversation
-    score = score + weights.author * named
-    score = score + weights.on_date * on_date
     none = np.zeros(len(ids), bool)
     return _Candidates(
         np.asarray(ids, np.int64),

@@ -15,7 +15,14 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.records import Actor, Conversation, MemoryItem, Message, MessageStatus
+from acai_desktop.core.records import (
+    Actor,
+    Conversation,
+    MemoryItem,
+    Message,
+    MessageStatus,
+    RecalledMessage,
+)
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import _write_event
 from acai_desktop.core.store.memory_batches import fetch_memories
@@ -273,6 +280,21 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
     return DeletedConversation(conversation, message_ids, kept, jobs_removed)
 
 
+def fetch_recalled_message(db: Database, message_id: int) -> RecalledMessage:
+    """A message with its conversation's title, as provenance shows a recalled one."""
+    message = fetch_message(db, message_id)
+    conversation = fetch_conversation(db, message.conversation_id)
+    return RecalledMessage(
+        id=message.id,
+        conversation_id=conversation.id,
+        conversation_title=conversation.title,
+        role=message.role,
+        content=message.content,
+        created_at=message.created_at,
+        author=message.author,
+    )
+
+
 def recover_interrupted_answers(db: Database) -> int:
     """At start-up: an answer still 'streaming' was cut off by a crash; call it stopped."""
     with db.atomic():
@@ -310,6 +332,9 @@ class ConversationRepository:
 
     async def get_message(self, message_id: int) -> Message:
         return await self.store.run(fetch_message, message_id)
+
+    async def recalled_message(self, message_id: int) -> RecalledMessage:
+        return await self.store.run(fetch_recalled_message, message_id)
 
     async def messages(self, conversation_id: int, *, include_folded: bool = True) -> list[Message]:
         return await self.store.run(list_messages, conversation_id, include_folded=include_folded)

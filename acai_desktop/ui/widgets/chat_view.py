@@ -50,6 +50,7 @@ ERROR_BORDER = QColor("#e8c3c9")
 INK = QColor("#1f1d2b")
 MUTED = QColor("#8a869c")
 LINK = QColor("#6a3fa0")
+HIGHLIGHT_BORDER = QColor("#e0a526")  # a message opened from an answer's provenance
 ERROR = QColor("#a12a3a")
 STOPPED = QColor("#9a6b00")
 
@@ -214,6 +215,9 @@ class MessageDelegate(QStyledItemDelegate):
             painter.fillPath(path, ANSWER_BUBBLE)
             painter.setPen(QPen(ERROR_BORDER if status == "error" else ANSWER_BORDER, 1))
             painter.drawPath(path)
+        if index.data(MessageRoles.ID) == getattr(self.view, "highlighted_message_id", None):
+            painter.setPen(QPen(HIGHLIGHT_BORDER, 3))  # the message a provenance link opened
+            painter.drawPath(path)
         if layout.avatar is not None:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor("#efe8fa"))
@@ -243,6 +247,8 @@ class MessageDelegate(QStyledItemDelegate):
 class ChatView(QListView):
     retry_requested = Signal(int)  # answer message id
     sources_requested = Signal(int)  # answer message id
+    #: The message an answer's provenance pointed at (drawn with a border), or None.
+    highlighted_message_id: int | None = None
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -258,6 +264,19 @@ class ChatView(QListView):
         self.setViewportMargins(0, 14, 0, 0)  # air under the header
         self.delegate = MessageDelegate(self)
         self.setItemDelegate(self.delegate)
+
+    def show_message(self, message_id: int) -> bool:
+        """Scroll ``message_id`` into the middle of the view and highlight it (until
+        another conversation is shown); False when it is not in the transcript."""
+        model = self.model()
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            if index.data(MessageRoles.ID) == message_id:
+                self.highlighted_message_id = message_id
+                self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+                self.viewport().update()
+                return True
+        return False
 
     def setModel(self, model) -> None:
         super().setModel(model)
@@ -336,4 +355,5 @@ class ChatView(QListView):
         self.scrollToBottom()
 
     def _on_model_reset(self) -> None:
+        self.highlighted_message_id = None
         self.scrollToBottom()
