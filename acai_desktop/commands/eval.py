@@ -78,7 +78,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     retrieval.set_defaults(handler=run_retrieval)
 
 
-
 def _options(args: argparse.Namespace):
     from acai_desktop.core.evaluation.harness import HarnessOptions
     from acai_desktop.core.memory.retrieval import RetrievalWeights

@@ -168,7 +168,9 @@ class Orchestrator:
                 )
                 for used in context.used
             ]
-            used_memories = [in_prompt[u.memory_id] for u in context.used if u.memory_id is not None]
+            used_memories = [
+                in_prompt[u.memory_id] for u in context.used if u.memory_id is not None
+            ]
             result.used_contents = {m.id: m.content for m in used_memories}
             result.used_kinds = {m.id: m.kind.value for m in used_memories}
             result.recalled = dict(context.recalled)

@@ -26,9 +26,7 @@ async def _recalled(assistant, query: str, **kw) -> list[RetrievedMessage]:
     return [hit for hit in hits if isinstance(hit, RetrievedMessage)]
 
 
-def test_a_message_from_another_chat_is_recalled_with_its_chat_and_recorded(
-    tmp_path, fake_openai
-):
+def test_a_message_from_another_chat_is_recalled_with_its_chat_and_recorded(tmp_path, fake_openai):
     fake_openai.responder = fake_model
 
     async def scenario():
@@ -41,7 +39,7 @@ def test_a_message_from_another_chat_is_recalled_with_its_chat_and_recorded(
             vectors = len(assistant.memories.episodes.index)
             return told, later, asked, recorded, vectors
 
-    told, later, asked, recorded, vectors = run(scenario())
+    told, _later, asked, recorded, vectors = run(scenario())
     assert asked.status == MessageStatus.COMPLETE
     recalled = [s for s in asked.memories_used if s.recalled_message_id is not None]
     assert [s.recalled_message_id for s in recalled][:1] == [told.user_message.id]
@@ -72,7 +70,7 @@ def test_a_temporary_chats_messages_are_never_recalled(tmp_path, fake_openai):
             recalled = await _recalled(assistant, "Zephyr gym locker code")
             return secret, ordinary, recalled, len(assistant.memories.episodes.index)
 
-    secret, ordinary, recalled, vectors = run(scenario())
+    _secret, ordinary, recalled, vectors = run(scenario())
     assert recalled, "the ordinary chat's message is recallable"
     assert {hit.message.conversation_id for hit in recalled} == {ordinary.id}
     assert vectors == 2  # the ordinary chat's two turns only

@@ -87,7 +87,9 @@ def test_provenance_opens_the_recalled_message_in_its_chat(qapp, tmp_path, fake_
         await wait_until(lambda: window.chat_view.highlighted_message_id == told_id)
         await wait_until(lambda: window.findChild(ProvenanceDialog) is None)  # closed
         row = next(
-            r for r in range(messages.rowCount()) if messages.index(r).data(MessageRoles.ID) == told_id
+            r
+            for r in range(messages.rowCount())
+            if messages.index(r).data(MessageRoles.ID) == told_id
         )
         shown = window.chat_view.visualRect(messages.index(row))
         assert window.chat_view.viewport().rect().intersects(shown)

@@ -273,8 +273,6 @@ async def evaluate(
                 service,
             ):
                 ingested = await ingest(store, service, sample, options)
-                result.memories += len(ingested.dia_ids_of_memory) + len(
-                    ingested.dia_id_of_message
-                )
+                result.memories += len(ingested.dia_ids_of_memory) + len(ingested.dia_id_of_message)
                 await score_sample(ingested, questions, options, result)
     return result

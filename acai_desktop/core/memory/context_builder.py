@@ -97,7 +97,7 @@ def build_context(
     user_message: str,
     budget_tokens: int,
     pinned: Sequence[MemoryItem] = (),
-    retrieved: Sequence[RetrievedMemory] = (),
+    retrieved: Sequence[Retrieved] = (),
     summaries: Sequence[MemoryItem] = (),
     recent_messages: Sequence[Message] = (),
 ) -> BuiltContext:

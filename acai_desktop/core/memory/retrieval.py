@@ -123,7 +123,7 @@ class RetrievedMemory:
 
     @property
     def tier(self) -> str:
-        """"fact", "summary" or "note" (the memory's kind); see RetrievedMessage."""
+        """ "fact", "summary" or "note" (the memory's kind); see RetrievedMessage."""
         return self.memory.kind.value
 
 
@@ -465,9 +465,7 @@ def _message_candidates(
         return _no_candidates()
     match = None
     if terms:
-        match = _lexical_match(
-            db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS
-        )
+        match = _lexical_match(db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS)
     rows = []
     if match:
         rows = episodes.message_hits(
@@ -479,9 +477,7 @@ def _message_candidates(
     if episodic.periods and weights.on_date:
         dated = [
             row
-            for row in episodes.messages_in_periods(
-                db, episodic.periods, weights.dated_candidates
-            )
+            for row in episodes.messages_in_periods(db, episodic.periods, weights.dated_candidates)
             if row[0] not in episodic.excluded
         ]
         dated_ids = {row[0] for row in dated}
@@ -500,7 +496,7 @@ def _message_candidates(
         rows += [(row[0], 0.0, *row[1:]) for row in episodes.message_facts(db, meaning_only)]
     if not rows:
         return _no_candidates()
-    ids, bm25, conversation, authors, age_days = (list(column) for column in zip(*rows))
+    ids, bm25, conversation, authors, age_days = (list(c) for c in zip(*rows, strict=True))
     bm25 = np.asarray(bm25, np.float32)
     if weights.message_saturation is not None:
         lexical_part = bm25 / (bm25 + weights.message_saturation)

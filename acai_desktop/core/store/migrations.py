@@ -219,7 +219,9 @@ def m002_episodic_messages(db: Database) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN author TEXT")
     # "What did I say on 9 November?": recall looks messages up by their date.
     db.execute("CREATE INDEX messages_by_date ON messages(created_at)")
-    db.execute(f"CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE {_RECALLABLE}")
+    db.execute(
+        f"CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE {_RECALLABLE}"
+    )
     db.execute(
         """
         CREATE VIEW message_recall_rows AS
