@@ -1,21 +1,20 @@
-"""Hybrid retrieval: BM25 over the full-text index and cosine over the vector index,
-fused, then adjusted for importance, recency and pins.
+"""Hybrid retrieval over two tiers: memories (facts, summaries, notes) and the
+messages of past conversations (episodic recall), ranked together.
 
 One search is: embed the query (microseconds with WordLlama); queue the ranking on
-the database thread, which starts with the BM25 query while the event loop computes
-the matrix-vector product over the in-memory :class:`VectorIndex` (the loop is the
-only thread that changes the index) and hands the semantic candidates over; the
-database thread then fuses both with numpy, taking each candidate's importance, pin,
-recency and conversation from the index (under its lock) rather than from SQL, and
-loads the records of the top ``k`` only. One hop, two or three SQL statements.
+the database thread, which starts with the BM25 queries while the event loop computes
+the matrix-vector products over the in-memory :class:`VectorIndex` of memories and
+that of messages (the loop is the only thread that changes them) and hands the
+semantic candidates over; the database thread then fuses each tier with numpy,
+taking each memory's importance, pin, recency and conversation from the index (under
+its lock) rather than from SQL, and loads the records of the top ``k`` only. One hop.
 
-Fusion (measured on the LoCoMo-format harness, see ``acai-desktop eval retrieval``
-and the README's table): each side is scaled into [0, 1] — BM25 as s / (s + 5), which
-keeps a weak best match weak (a query matching only a name everybody has), cosine
-between the semantic cut-off and the best cosine — and the two are averaged. The
-query is embedded without its stop words. Reciprocal rank fusion is available for
-comparison (``fusion="rrf"``); it throws away how much better the first hit is than
-the tenth, and lost 0.12-0.13 recall@10 on observations.
+Memories (measured on the LoCoMo dev half with observations as facts, see ``acai-desktop
+eval retrieval`` and the README's table): BM25 scaled as s / (s + 5), which keeps a weak
+best match weak, averaged with the raw cosine (on real conversations the raw cosine
+beat the cosine rescaled between the candidates' worst and best by 0.01-0.014), then
+adjusted for importance, recency and pins. Reciprocal rank fusion is available for
+comparison (``fusion="rrf"``). Messages: see the ``episodic`` weights below.
 """
 
 from __future__ import annotations
@@ -88,30 +87,34 @@ class RetrievalWeights:
     # towards the first pass's best hits. Off by default (see the evaluation note).
     prf_docs: int = 0
     prf_weight: float = 0.5
-    # Episodic recall (messages of past conversations, see store/episodes.py); measured
-    # on the LoCoMo dev half, turns (see the README's table):
-    # - the message's score is its BM25 over its text (weight 1) and the two turns
-    #   before and after it (``message_context``): 0.648 on the text alone, 0.808 with
-    #   the context at 0.5 (0.3: 0.805, 1.0: 0.778);
-    # - scaled by the best message's BM25 of the query, times ``episodic`` (a fact,
-    #   distilled and embedded, wins a tie with a message saying the same);
-    # - ``author`` is added when the question names the message's author
-    #   ("What did Caroline paint?"): +0.02 recall@10;
-    # - ``message_semantic``: the cosine with the message's own vector (scaled as a
-    #   memory's) added with this weight; it finds paraphrases that share no word.
-    # - ``on_date`` is added to a message written on a day or in a month the question
-    #   names ("What did Nate cook on 9 November, 2022?"); such messages are candidates
-    #   even when they share no word with the question.
+    # Episodic recall (messages of past conversations, see store/episodes.py). All
+    # measured on the LoCoMo dev half (turns as messages), recall_any@10:
+    # - a message's BM25 weighs its own words 1 and those of the two turns before and
+    #   after it ``message_context`` (0.5): 0.648 on the message alone, 0.808 with the
+    #   context at 0.5 (0.3: 0.805, 1.0: 0.778); with the author boost a window of ±2
+    #   turns scored 0.830, ±1 0.812, ±3 0.822 (the window is in migration m002);
+    # - scaled as s / (s + message_saturation) so a weak best match stays weak (dividing
+    #   by the query's best message measured the same, but would put any message above
+    #   the facts);
+    # - ``author`` when the question names who said it ("What did Caroline paint?"):
+    #   +0.02;
+    # - ``on_date`` when it was written on a day or in a month the question names
+    #   ("What did Nate cook on 9 November, 2022?"); such messages are candidates even
+    #   with no word in common: +0.015;
+    # - ``message_semantic``: the cosine with the message's own vector (scaled between
+    #   the semantic candidates' worst and best) — it finds paraphrases with no word in
+    #   common; -0.002 on LoCoMo, where the questions reuse the turns' words;
+    # - the whole message score times ``episodic`` (0.6), so that a fact, distilled
+    #   and embedded, wins a tie with a message saying the same; with one tier (the
+    #   benchmark) the factor changes nothing.
     episodic: float = 0.6
     message_context: float = 0.5
     message_candidates: int = 100
     author: float = 0.2
     on_date: float = 0.5
-    message_semantic: float = 0.2
-    # BM25 of a message into [0, 1]: s / (s + message_saturation), or, when None,
-    # divided by the query's best message.
-    message_saturation: float | None = 5.0
     dated_candidates: int = 300
+    message_semantic: float = 0.2
+    message_saturation: float | None = 5.0
 
 
 @dataclass
