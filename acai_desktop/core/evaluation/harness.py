@@ -20,7 +20,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -182,9 +182,7 @@ async def ingest(
     store: Store, service: MemoryService, sample: Sample, options: HarnessOptions
 ) -> IngestedSample:
     observations = options.unit == "observations"
-    # For observations the dialogue is only the facts' sources: a temporary chat,
-    # which episodic recall never searches.
-    message_of = await store.run(_store_sessions, sample, observations)
+    message_of = await store.run(_store_sessions, sample, False)
     await service.episodes.embed_missing()
     dia_of_message = {message_id: dia_id for dia_id, message_id in message_of.items()}
     if not observations:
@@ -219,11 +217,16 @@ async def score_sample(
     result: EvaluationResult,
 ) -> None:
     service = ingested.service
+    weights = options.weights
+    if options.unit == "observations":
+        # Only the facts are ranked; the dialogue they were learned from stays in the
+        # profile as their sources, as in the app.
+        weights = replace(weights, episodic=0.0)
     retriever = HybridRetriever(
         ingested.store,
         service.embedder,
         service.index,
-        weights=options.weights,
+        weights=weights,
         messages=service.episodes.index,
     )
     depth = max(options.ks)

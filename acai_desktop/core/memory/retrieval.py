@@ -115,6 +115,12 @@ class RetrievalWeights:
     dated_candidates: int = 300
     message_semantic: float = 0.2
     message_saturation: float | None = 5.0
+    # A memory learned from a message that matches the query (memory_sources) gets
+    # this times that message's scaled BM25 (its neighbours' words included, plus
+    # ``author`` when the query names who said it): "I've been writing backend
+    # services in Python for years" finds the fact it taught. LoCoMo dev, observations
+    # as facts learned from their turns: 0.693 -> 0.741 (0.5: 0.737, 1.5: 0.746).
+    source_words: float = 1.0
 
 
 @dataclass
@@ -401,7 +407,16 @@ def _rank(
     """Runs on the database thread: each tier's candidates scored, the best ``k`` of
     all of them, and their records."""
     memories = _memory_candidates(
-        db, terms, handoff, vector, index, excluded, conversation_id, weights, episodic.periods
+        db,
+        terms,
+        handoff,
+        vector,
+        index,
+        excluded,
+        conversation_id,
+        weights,
+        episodic.periods,
+        _told_with(db, terms, weights, episodic),
     )
     messages = _message_candidates(
         db, terms, handoff.result()[1], vector, message_index, conversation_id, weights, episodic
@@ -451,6 +466,45 @@ def _no_candidates() -> _Candidates:
     return _Candidates(np.zeros(0, np.int64), np.zeros(0, np.float32), *[empty] * 7)
 
 
+def _message_lexical(
+    db: Database, terms: list[str], weights: RetrievalWeights, episodic: _EpisodicQuery
+) -> tuple[str | None, list[tuple]]:
+    """The message tier's FTS expression and its best BM25 rows (see
+    :func:`episodes.message_hits`), the excluded messages left out."""
+    if not terms:
+        return None, []
+    match = _lexical_match(db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS)
+    if not match:
+        return None, []
+    rows = episodes.message_hits(
+        db, match, weights.message_candidates + len(episodic.excluded), weights.message_context
+    )
+    rows = [row for row in rows if row[0] not in episodic.excluded]
+    return match, rows[: weights.message_candidates]
+
+
+def _told_with(
+    db: Database, terms: list[str], weights: RetrievalWeights, episodic: _EpisodicQuery
+) -> dict[int, float]:
+    """For memories learned from messages the query matches: the best such message's
+    BM25, scaled as a message's (see ``RetrievalWeights.source_words``)."""
+    if not weights.source_words:
+        return {}
+    _match, rows = _message_lexical(db, terms, weights, episodic)
+    scale = weights.message_saturation or weights.lexical_saturation
+    named = _named([row[3] for row in rows], episodic.names) if episodic.names else None
+    part_of = {
+        row[0]: row[1] / (row[1] + scale)
+        + (weights.author if named is not None and named[p] else 0.0)
+        for p, row in enumerate(rows)
+        if row[1] > 0
+    }
+    told: dict[int, float] = {}
+    for memory_id, message_id in episodes.memories_from_messages(db, list(part_of)):
+        told[memory_id] = max(told.get(memory_id, 0.0), part_of[message_id])
+    return told
+
+
 def _message_candidates(
     db: Database,
     terms: list[str],
@@ -466,16 +520,7 @@ def _message_candidates(
     as memories, plus ``author`` when the query names who said it."""
     if weights.episodic <= 0:
         return _no_candidates()
-    match = None
-    if terms:
-        match = _lexical_match(db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS)
-    rows = []
-    if match:
-        rows = episodes.message_hits(
-            db, match, weights.message_candidates + len(episodic.excluded), weights.message_context
-        )
-        rows = [row for row in rows if row[0] not in episodic.excluded]
-        rows = rows[: weights.message_candidates]
+    match, rows = _message_lexical(db, terms, weights, episodic)
     dated_ids: set[int] = set()
     if episodic.periods and weights.on_date:
         dated = [
@@ -569,6 +614,7 @@ def _memory_candidates(
     conversation_id: int | None,
     weights: RetrievalWeights,
     periods: tuple[tuple[str, str], ...] = (),
+    told_with: dict[int, float] | None = None,
 ) -> _Candidates:
     """Lexical candidates, then (once the loop hands over the semantic ones) fusion
     with the facts from the index. A memory learned from a message written on a day
@@ -599,6 +645,10 @@ def _memory_candidates(
         }
         listed = set(id_list)
         id_list += sorted(i for i in dated_ids if i not in listed)
+    told_with = {i: v for i, v in (told_with or {}).items() if i not in excluded}
+    if told_with:
+        listed = set(id_list)
+        id_list += sorted(i for i in told_with if i not in listed)
     count = len(id_list)
     if not count:
         return _no_candidates()
@@ -650,9 +700,12 @@ def _memory_candidates(
     cosine[semantic_positions] = [cosine_of[id_list[p]] for p in semantic_positions]
 
     dated = np.array([i in dated_ids for i in id_list], bool)
+    source_part = np.array([told_with.get(i, 0.0) for i in id_list], np.float32)
     if not alive.all():
-        columns = (ids, lexical_raw, is_lexical, cosine, in_semantic, dated)
-        ids, lexical_raw, is_lexical, cosine, in_semantic, dated = (c[alive] for c in columns)
+        columns = (ids, lexical_raw, is_lexical, cosine, in_semantic, dated, source_part)
+        ids, lexical_raw, is_lexical, cosine, in_semantic, dated, source_part = (
+            c[alive] for c in columns
+        )
         columns = (importance, pinned, age_days, conversation)
         importance, pinned, age_days, conversation = (c[alive] for c in columns)
         count = len(ids)
@@ -669,6 +722,7 @@ def _memory_candidates(
     score = score + weights.pinned * pinned
     score = score + weights.this_conversation * same_conversation
     score = score + weights.on_date * dated
+    score = score + weights.source_words * source_part
     # "Similar meaning" when the cosine is in the upper half of the semantic
     # candidates' range, or when it is the only evidence.
     semantic_bar = semantic.floor + 0.5 * (float(cosine.max()) - semantic.floor)
@@ -676,7 +730,7 @@ def _memory_candidates(
     return _Candidates(
         ids,
         score.astype(np.float32),
-        is_lexical,
+        is_lexical | (source_part > 0),
         semantic_reason,
         pinned.astype(bool),
         (recency >= 0.5) if weights.recency else np.zeros(count, bool),

@@ -193,3 +193,14 @@ def memories_told_in_periods(
         [bound for period in periods for bound in period] + [int(limit)],
     ).fetchall()
     return [row[0] for row in rows]
+
+
+def memories_from_messages(db: Database, message_ids: Sequence[int]) -> list[tuple[int, int]]:
+    """``(memory id, message id)`` for every memory learned from one of ``message_ids``."""
+    if not len(message_ids):
+        return []
+    marks = ",".join("?" * len(message_ids))
+    return db.execute(
+        f"SELECT memory_id, message_id FROM memory_sources WHERE message_id IN ({marks})",
+        [int(i) for i in message_ids],
+    ).fetchall()
