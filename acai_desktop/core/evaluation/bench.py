@@ -137,8 +137,6 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
                 floor_embedding.append(fastest + embedding_ms)
     return {
         "size": size,
-        "memories": memory_count,
-        "messages": len(turns),
         "p50_ms": _percentile(latencies, 50),
         "p95_ms": _percentile(latencies, 95),
         "floor_p95_ms": _percentile(floor, 95),
