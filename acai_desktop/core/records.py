@@ -241,10 +241,6 @@ class AnswerSource:
     reasons: list[str]
     recalled_message_id: int | None = None
 
-    @property
-    def tier_is_message(self) -> bool:
-        return self.recalled_message_id is not None
-
     @classmethod
     def from_row(cls, row: dict) -> AnswerSource:
         return cls(

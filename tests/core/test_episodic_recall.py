@@ -6,7 +6,7 @@ import sqlite3
 
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.memory.retrieval import RetrievedMessage
-from acai_desktop.core.records import MESSAGE_TIER, MessageStatus
+from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store.database import Store
 from tests.core.test_migrations import build_database_at
 from tests.support.aio import run
@@ -175,5 +175,27 @@ def test_an_upgraded_database_indexes_its_messages_and_keeps_answer_sources(tmp_
     assert sources == [(2, 1, None, 1, 0.9)]
 
 
-def test_the_message_tier_name():
-    assert MESSAGE_TIER == "message"
+def test_a_recalled_message_goes_into_the_prompt_with_its_chat_and_date():
+    from acai_desktop.core.memory.context_builder import RECALLED_HEADER, build_context
+    from acai_desktop.core.records import RecalledMessage
+
+    message = RecalledMessage(
+        id=7,
+        conversation_id=3,
+        conversation_title="Bikes",
+        role="user",
+        content="My bike is a blue Gazelle.",
+        created_at="2026-03-04T10:00:00.000000+00:00",
+    )
+    built = build_context(
+        system_prompt="You are ACAI.",
+        user_message="Which bike do I have?",
+        budget_tokens=500,
+        retrieved=[RetrievedMessage(message, 1, 0.7, ["lexical"])],
+    )
+    system = built.messages[0]["content"]
+    assert RECALLED_HEADER in system
+    assert '- [2026-03-04, chat "Bikes"] You: My bike is a blue Gazelle.' in system
+    [used] = built.used
+    assert (used.memory_id, used.message_id, used.rank) == (None, 7, 1)
+    assert built.recalled == {7: message}
