@@ -406,6 +406,11 @@ def _rank(
 ) -> list[Retrieved]:
     """Runs on the database thread: each tier's candidates scored, the best ``k`` of
     all of them, and their records."""
+    # One full-text query over messages serves both tiers: the messages themselves,
+    # and the memories learned from them.
+    match, message_rows = None, []
+    if weights.episodic > 0 or weights.source_words:
+        match, message_rows = _message_lexical(db, terms, weights, episodic)
     memories = _memory_candidates(
         db,
         terms,
@@ -416,10 +421,17 @@ def _rank(
         conversation_id,
         weights,
         episodic.periods,
-        _told_with(db, terms, weights, episodic),
+        _told_with(db, message_rows, weights, episodic),
     )
     messages = _message_candidates(
-        db, terms, handoff.result()[1], vector, message_index, conversation_id, weights, episodic
+        db,
+        (match, list(message_rows)),
+        handoff.result()[1],
+        vector,
+        message_index,
+        conversation_id,
+        weights,
+        episodic,
     )
     # Best first; on equal scores memories before messages, each tier in its own order.
     ranked = sorted(
@@ -484,13 +496,13 @@ def _message_lexical(
 
 
 def _told_with(
-    db: Database, terms: list[str], weights: RetrievalWeights, episodic: _EpisodicQuery
+    db: Database, rows: list[tuple], weights: RetrievalWeights, episodic: _EpisodicQuery
 ) -> dict[int, float]:
-    """For memories learned from messages the query matches: the best such message's
-    BM25, scaled as a message's (see ``RetrievalWeights.source_words``)."""
-    if not weights.source_words:
+    """For memories learned from messages the query matches (``rows``, see
+    :func:`_message_lexical`): the best such message's BM25, scaled as a message's
+    (see ``RetrievalWeights.source_words``)."""
+    if not weights.source_words or not rows:
         return {}
-    _match, rows = _message_lexical(db, terms, weights, episodic)
     scale = weights.message_saturation or weights.lexical_saturation
     named = _named([row[3] for row in rows], episodic.names) if episodic.names else None
     part_of = {
@@ -507,7 +519,7 @@ def _told_with(
 
 def _message_candidates(
     db: Database,
-    terms: list[str],
+    lexical: tuple[str | None, list[tuple]],
     semantic: _Semantic,
     vector: np.ndarray | None,
     message_index: VectorIndex | None,
@@ -520,7 +532,7 @@ def _message_candidates(
     as memories, plus ``author`` when the query names who said it."""
     if weights.episodic <= 0:
         return _no_candidates()
-    match, rows = _message_lexical(db, terms, weights, episodic)
+    match, rows = lexical
     dated_ids: set[int] = set()
     if episodic.periods and weights.on_date:
         dated = [
