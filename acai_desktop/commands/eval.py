@@ -111,11 +111,15 @@ def _options(args: argparse.Namespace):
     )
 
 
+ITEMS_OF_UNIT = {"turns": "messages of past chats", "observations": "facts"}
+
+
 def format_report(report: dict) -> str:
     ks = list(report["recall_any"])
     lines = [
-        f"Retrieval on {report['questions']} questions, {report['memories']} memories "
-        f"(unit: {report['unit']}; excluded: {report['excluded']['adversarial']} adversarial, "
+        f"Retrieval on {report['questions']} questions, {report['memories']} items "
+        f"(unit: {report['unit']}, as {ITEMS_OF_UNIT.get(report['unit'], 'items')}; "
+        f"excluded: {report['excluded']['adversarial']} adversarial, "
         f"{report['excluded']['no_evidence']} without evidence)",
         "",
         f"{'':<14}" + "".join(f"{'@' + k:>8}" for k in ks),
