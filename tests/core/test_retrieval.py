@@ -300,7 +300,7 @@ def test_an_active_memory_missing_from_the_index_is_still_found_by_its_words(tmp
 
 def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(tmp_path):
     async def body(retriever, service, items):
-        def broken(index, vector, excluded):
+        def broken(index, vector, excluded, candidates):
             raise RuntimeError("semantic side failed")
 
         retriever._semantic = broken
