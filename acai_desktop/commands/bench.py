@@ -32,7 +32,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         parents=[common],
         help="hybrid search latency, insert throughput and database size per profile size",
     )
-    retrieval.add_argument("--sizes", default="1000,10000,100000", help="memories per profile")
+    retrieval.add_argument(
+        "--sizes",
+        default="1000,10000,100000",
+        help="items per profile (half memories, half messages)",
+    )
     retrieval.add_argument("--queries", type=int, default=200, help="timed searches per size")
     retrieval.add_argument("--json", action="store_true", help="print one JSON object")
     retrieval.set_defaults(handler=run_retrieval)

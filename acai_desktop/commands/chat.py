@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.records import MESSAGE_TIER, AnswerSource, MemoryItem
 
 if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not with --help
     from acai_desktop.core.assistant import Assistant
@@ -93,21 +93,37 @@ def _as_json(result: TurnResult, stored: list[MemoryItem]) -> dict:
         "answer": result.answer.content,
         "status": str(result.status),
         "error": result.answer.error,
-        "memories_used": [
-            {
-                "id": used.memory_id,
-                "content": result.used_contents.get(used.memory_id, ""),
-                "rank": used.rank,
-                "score": round(used.score, 4),
-                "reasons": used.reasons,
-            }
-            for used in result.memories_used
-        ],
+        "memories_used": [_used_as_json(result, used) for used in result.memories_used],
         "stored": [
             {"id": m.id, "content": m.content, "kind": str(m.kind), "status": str(m.status)}
             for m in stored
         ],
         "prompt_tokens": result.prompt_tokens,
+    }
+
+
+def _used_as_json(result: TurnResult, used: AnswerSource) -> dict:
+    """One item that fed the answer: a memory (``tier`` its kind) or a message recalled
+    from a conversation (``tier`` "message", with where it was said)."""
+    figures = {"rank": used.rank, "score": round(used.score, 4), "reasons": used.reasons}
+    if used.recalled_message_id is None:
+        return {
+            "id": used.memory_id,
+            "tier": result.used_kinds.get(used.memory_id, ""),
+            "content": result.used_contents.get(used.memory_id, ""),
+            **figures,
+        }
+    message = result.recalled.get(used.recalled_message_id)
+    return {
+        "id": None,
+        "tier": MESSAGE_TIER,
+        "conversation_id": message.conversation_id if message else None,
+        "message_id": used.recalled_message_id,
+        "conversation_title": message.conversation_title if message else "",
+        "author": message.speaker if message else "",
+        "created_at": message.created_at if message else None,
+        "content": message.content if message else "",
+        **figures,
     }
 
 
@@ -119,6 +135,14 @@ def _print_human(result: TurnResult, stored: list[MemoryItem], waited: bool) -> 
         print("\nMemories used:")
         for used in result.memories_used:
             reasons = ", ".join(used.reasons)
+            message = result.recalled.get(used.recalled_message_id or -1)
+            if message is not None:
+                where = f'from the chat "{message.conversation_title}", {message.created_at[:10]}'
+                print(
+                    f"  {used.rank}. {message.speaker}: {message.content}  ({where}; {reasons}; "
+                    f"{used.score:.3f})"
+                )
+                continue
             content = result.used_contents.get(used.memory_id, "")
             print(f"  {used.rank}. #{used.memory_id} {content}  ({reasons}; {used.score:.3f})")
     if waited:

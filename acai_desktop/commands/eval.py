@@ -2,9 +2,8 @@
 
 ``eval retrieval --dataset FILE`` ingests each sample into a fresh temporary profile
 and scores recall_any@k / recall_all@k of the orchestrator's retrieval (see
-:mod:`acai_desktop.core.evaluation.harness`). ``eval synthetic --out FILE`` writes a
-synthetic dataset in the same format for development. The options after ``--k`` try
-one idea at a time against the defaults (the figures are in the README).
+:mod:`acai_desktop.core.evaluation.harness`). The options after ``--k`` try one idea
+at a time against the defaults (the figures are in the README).
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ import argparse
 import asyncio
 import json
 from dataclasses import replace
-from pathlib import Path
 
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
@@ -51,35 +49,33 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     retrieval.add_argument("--json", action="store_true", help="print one JSON object")
     ideas = retrieval.add_argument_group("ideas (each changes one thing from the defaults)")
     ideas.add_argument("--fusion", choices=("normalised", "rrf", "lexical", "semantic"))
-    ideas.add_argument("--speaker-prefix", action="store_true", help='turns as "Speaker: text"')
-    ideas.add_argument("--session-date", action="store_true", help="session date in turn text")
-    ideas.add_argument("--previous-turn", action="store_true", help="previous turn in text")
+    ideas.add_argument(
+        "--message-context",
+        type=float,
+        metavar="W",
+        help="BM25 weight of a message's neighbouring turns (default 0.5; 0: the message alone)",
+    )
+    ideas.add_argument(
+        "--author-boost",
+        type=float,
+        metavar="W",
+        help="score + W for a message whose author the question names (default 0.2)",
+    )
     ideas.add_argument("--prf", type=int, metavar="N", help="pseudo-relevance feedback docs")
     ideas.add_argument("--no-stop-words", action="store_true")
     ideas.add_argument("--semantic-query", choices=("raw", "terms"))
     ideas.add_argument("--lexical-norm", choices=("max", "saturate"))
     ideas.add_argument("--semantic-norm", choices=("minmax", "raw"))
     ideas.add_argument(
-        "--speaker-boost",
+        "--date-boost",
         type=float,
         metavar="W",
-        help="score + W for a memory whose speaker the query names (default 0.1)",
+        help="score + W for a message written on a day or month the question names (0.3)",
     )
     ideas.add_argument(
         "--no-adjustments", action="store_true", help="no importance/recency adjustment"
     )
     retrieval.set_defaults(handler=run_retrieval)
-
-    synthetic = actions.add_parser(
-        "synthetic",
-        parents=[common],
-        help="write a synthetic LoCoMo-format dataset (for development)",
-    )
-    synthetic.add_argument("--out", required=True, help="file to write")
-    synthetic.add_argument("--samples", type=int, default=6)
-    synthetic.add_argument("--sessions", type=int, default=20)
-    synthetic.add_argument("--seed", type=int, default=7)
-    synthetic.set_defaults(handler=run_synthetic)
 
 
 def _options(args: argparse.Namespace):
@@ -100,25 +96,30 @@ def _options(args: argparse.Namespace):
         changes["lexical_norm"] = args.lexical_norm
     if args.semantic_norm:
         changes["semantic_norm"] = args.semantic_norm
-    if args.speaker_boost is not None:
-        changes["speaker"] = args.speaker_boost
+    if args.message_context is not None:
+        changes["message_context"] = args.message_context
+    if args.author_boost is not None:
+        changes["author"] = args.author_boost
+    if args.date_boost is not None:
+        changes["on_date"] = args.date_boost
     if args.no_adjustments:
         changes.update(importance=0.0, recency=0.0)
     return HarnessOptions(
         unit=args.unit,
         ks=parse_positive_list(args.k, "--k"),
-        speaker_prefix=args.speaker_prefix,
-        session_date=args.session_date,
-        previous_turn=args.previous_turn,
         weights=replace(weights, **changes),
     )
+
+
+ITEMS_OF_UNIT = {"turns": "messages of past chats", "observations": "facts"}
 
 
 def format_report(report: dict) -> str:
     ks = list(report["recall_any"])
     lines = [
-        f"Retrieval on {report['questions']} questions, {report['memories']} memories "
-        f"(unit: {report['unit']}; excluded: {report['excluded']['adversarial']} adversarial, "
+        f"Retrieval on {report['questions']} questions, {report['memories']} items "
+        f"(unit: {report['unit']}, as {ITEMS_OF_UNIT.get(report['unit'], 'items')}; "
+        f"excluded: {report['excluded']['adversarial']} adversarial, "
         f"{report['excluded']['no_evidence']} without evidence)",
         "",
         f"{'':<14}" + "".join(f"{'@' + k:>8}" for k in ks),
@@ -152,16 +153,4 @@ def run_retrieval(args: argparse.Namespace) -> int:
     dataset = load_dataset(args.dataset)
     report = asyncio.run(evaluate(dataset, options)).as_dict()
     print(json.dumps(report) if args.json else format_report(report))
-    return 0
-
-
-def run_synthetic(args: argparse.Namespace) -> int:
-    from acai_desktop.core.evaluation.synthetic_locomo import generate_dataset
-
-    if args.samples <= 0 or args.sessions <= 0:
-        raise InvalidInputError("--samples and --sessions must be positive.")
-    data = generate_dataset(args.samples, sessions=args.sessions, seed=args.seed)
-    Path(args.out).write_text(json.dumps(data, indent=1), encoding="utf-8")
-    questions = sum(len(sample["qa"]) for sample in data)
-    print(f"Wrote {len(data)} samples with {questions} questions to {args.out}")
     return 0

@@ -213,10 +213,13 @@ async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
         raise InvalidInputError("-k must be at least 1.")
     if not args.query.strip():
         raise InvalidInputError("The search query is empty.")
-    from acai_desktop.core.memory.retrieval import HybridRetriever
+    from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
 
-    # Exactly the retrieval the assistant uses for its answers.
-    retriever = HybridRetriever(service.store, service.embedder, service.index)
+    # The retrieval the assistant uses for its answers, over memories only: recalled
+    # messages (the episodic tier) are not memories to list, edit or pin.
+    retriever = HybridRetriever(
+        service.store, service.embedder, service.index, weights=RetrievalWeights(episodic=0.0)
+    )
     hits = await retriever.search(args.query, args.k)
     return {
         "memories": [

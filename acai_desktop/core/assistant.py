@@ -239,7 +239,9 @@ async def open_assistant(
             events,
             probe=functools.partial(model_answers, client),
         )
-        retriever = HybridRetriever(store, embedder, memories.index)
+        retriever = HybridRetriever(
+            store, embedder, memories.index, messages=memories.episodes.index
+        )
         orchestrator = Orchestrator(
             conversations=conversations,
             provenance=provenance,

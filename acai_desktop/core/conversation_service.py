@@ -32,6 +32,7 @@ class ConversationService:
 
     async def delete(self, conversation_id: int) -> DeletedConversation:
         deleted = await self.conversations.delete(conversation_id)
+        self.memories.episodes.forget(deleted.message_ids)
         for item in deleted.kept_memories:
             # Retrieval favours memories of the current chat; a later chat may get the
             # deleted one's id back (SQLite reuses the highest), so the index forgets it.

@@ -24,17 +24,19 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import BuiltContext, build_context
-from acai_desktop.core.memory.retrieval import HybridRetriever
+from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.planner import Plan, plan_message
 from acai_desktop.core.records import (
     AnswerSource,
     Conversation,
+    MemoryItem,
     MemoryKind,
     MemoryStatus,
     Message,
     MessageStatus,
+    RecalledMessage,
 )
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
@@ -70,7 +72,10 @@ class TurnResult:
     answer: Message
     plan: Plan
     memories_used: list[AnswerSource] = field(default_factory=list)
-    used_contents: dict[int, str] = field(default_factory=dict)
+    used_contents: dict[int, str] = field(default_factory=dict)  # by memory id
+    used_kinds: dict[int, str] = field(default_factory=dict)  # by memory id: fact, note...
+    # The messages of past conversations among memories_used, by message id.
+    recalled: dict[int, RecalledMessage] = field(default_factory=dict)
     prompt_tokens: int = 0
     job_ids: list[int] = field(default_factory=list)
 
@@ -124,7 +129,11 @@ class Orchestrator:
         if self.announce_jobs:
             for job in turn.jobs:
                 self.events.emit(ev.JOB_STATUS_CHANGED, job)
-        result = await self._answer(conversation, user_message, answer)
+        try:
+            result = await self._answer(conversation, user_message, answer)
+        finally:
+            # Whatever became of the answer, its words are recallable from now on.
+            await asyncio.shield(self._recall_later([user_message.id, answer.id]))
         result.job_ids = list(turn.job_ids)
         return result
 
@@ -142,7 +151,10 @@ class Orchestrator:
             answer.id, content="", status=MessageStatus.STREAMING, error=None
         )
         self.events.emit(ev.MESSAGE_UPDATED, _delta(answer, ""))
-        return await self._answer(conversation, earlier[-1], answer)
+        try:
+            return await self._answer(conversation, earlier[-1], answer)
+        finally:
+            await asyncio.shield(self._recall_later([answer.id]))
 
     async def _answer(
         self,
@@ -155,13 +167,25 @@ class Orchestrator:
         parts: list[str] = []
         try:
             await self.conversations.update_message(user_message.id, plan=plan.to_dict())
-            context, contents = await self.build_prompt(conversation, user_message, plan)
+            context, in_prompt = await self.build_prompt(conversation, user_message, plan)
             result.prompt_tokens = context.tokens
             result.memories_used = [
-                AnswerSource(answer.id, used.memory_id, used.rank, used.score, list(used.reasons))
+                AnswerSource(
+                    answer.id,
+                    used.memory_id,
+                    used.rank,
+                    used.score,
+                    list(used.reasons),
+                    recalled_message_id=used.message_id,
+                )
                 for used in context.used
             ]
-            result.used_contents = {u.memory_id: contents[u.memory_id] for u in context.used}
+            used_memories = [
+                in_prompt[u.memory_id] for u in context.used if u.memory_id is not None
+            ]
+            result.used_contents = {m.id: m.content for m in used_memories}
+            result.used_kinds = {m.id: m.kind.value for m in used_memories}
+            result.recalled = dict(context.recalled)
             await self._stream(answer, context, parts)
             result.answer = await self._finish(
                 answer, parts, MessageStatus.COMPLETE, None, result.memories_used
@@ -194,8 +218,9 @@ class Orchestrator:
 
     async def build_prompt(
         self, conversation: Conversation, user_message: Message, plan: Plan
-    ) -> tuple[BuiltContext, dict[int, str]]:
-        """The prompt for answering ``user_message``, and the content of each memory in it."""
+    ) -> tuple[BuiltContext, dict[int, MemoryItem]]:
+        """The prompt for answering ``user_message``, and each memory that was offered
+        for it, by id (the recalled messages are in the context's ``recalled``)."""
         summaries = await self.memories.list(
             MemoryFilter(
                 kinds=[MemoryKind.SUMMARY],
@@ -204,15 +229,17 @@ class Orchestrator:
             )
         )
         pinned = await self.retriever.pinned()
-        # This conversation's summaries go in anyway; don't spend retrieval slots on them.
+        history = await self.conversations.messages(conversation.id, include_folded=False)
+        recent = [m for m in history if m.id < user_message.id]
+        # This conversation's summaries go in anyway, and so do its recent messages (the
+        # short-term context): don't spend retrieval slots on them.
         retrieved = await self.retriever.search(
             user_message.content,
             k=plan.retrieval_k,
             exclude_ids=[s.id for s in summaries] + [p.id for p in pinned],
             conversation_id=conversation.id,
+            exclude_message_ids=[m.id for m in history],
         )
-        history = await self.conversations.messages(conversation.id, include_folded=False)
-        recent = [m for m in history if m.id < user_message.id]
         context = build_context(
             system_prompt=self.system_prompt,
             user_message=user_message.content,
@@ -222,9 +249,9 @@ class Orchestrator:
             recent_messages=recent,
             budget_tokens=self.context_budget_tokens,
         )
-        contents = {m.id: m.content for m in [*pinned, *summaries]}
-        contents.update({hit.memory.id: hit.memory.content for hit in retrieved})
-        return context, contents
+        offered = {m.id: m for m in [*pinned, *summaries]}
+        offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})
+        return context, offered
 
     async def _stream(self, answer: Message, context: BuiltContext, parts: list[str]) -> None:
         last_save = time.monotonic()
@@ -264,9 +291,20 @@ class Orchestrator:
         if sources:
             await self.provenance.record(answer.id, sources)
             with contextlib.suppress(AcaiError):
-                await self.memories.mark_used([s.memory_id for s in sources])
+                await self.memories.mark_used(
+                    [s.memory_id for s in sources if s.memory_id is not None]
+                )
         self.events.emit(ev.MESSAGE_UPDATED, _delta(finished, ""))
         return finished
+
+    async def _recall_later(self, message_ids: list[int]) -> None:
+        """Give the turn's finished messages their vectors for episodic recall (a
+        temporary chat's are skipped). A failure costs only the semantic side: the
+        words are indexed already, and the next start embeds what is missing."""
+        try:
+            await self.memories.episodes.add(message_ids)
+        except Exception:
+            log.warning("could not embed messages %s for recall", message_ids, exc_info=True)
 
 
 def processor_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:

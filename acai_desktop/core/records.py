@@ -91,6 +91,9 @@ class Message:
     folded_into: int | None = None
     error: str | None = None
     plan: dict | None = None
+    # Who said it when that is someone else than the user or ACAI (a recorded dialogue
+    # imported as a conversation); None for the app's own turns.
+    author: str | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> Message:
@@ -106,6 +109,7 @@ class Message:
             folded_into=row["folded_into"],
             error=row["error"],
             plan=_json_or_none(row["plan"]),
+            author=row.get("author"),
         )
 
 
@@ -203,13 +207,39 @@ class MemoryEvent:
         )
 
 
+#: The retrieval tier of a recalled message (the others are the memory kinds).
+MESSAGE_TIER = "message"
+
+
+@dataclass(frozen=True)
+class RecalledMessage:
+    """A message of a past conversation brought back by episodic recall."""
+
+    id: int
+    conversation_id: int
+    conversation_title: str
+    role: str
+    content: str
+    created_at: str
+    author: str | None = None
+
+    @property
+    def speaker(self) -> str:
+        """Who said it, as a person reads it."""
+        return self.author or ("You" if self.role == "user" else "ACAI")
+
+
 @dataclass
 class AnswerSource:
+    """One item that fed an answer (``message_id``): a memory (``memory_id``) or a
+    message recalled from a conversation (``recalled_message_id``)."""
+
     message_id: int
-    memory_id: int
+    memory_id: int | None
     rank: int
     score: float
     reasons: list[str]
+    recalled_message_id: int | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> AnswerSource:
@@ -219,6 +249,7 @@ class AnswerSource:
             rank=row["rank"],
             score=row["score"],
             reasons=json.loads(row["reasons"]),
+            recalled_message_id=row.get("recalled_message_id"),
         )
 
 

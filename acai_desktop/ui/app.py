@@ -248,6 +248,9 @@ class GuiSession:
         window.conversation_rename_requested.connect(self._on_window_conversation_rename_requested)
         window.conversation_delete_requested.connect(self._on_window_conversation_delete_requested)
         window.answer_sources_requested.connect(self._on_window_answer_sources_requested)
+        window.recalled_message_open_requested.connect(
+            self._on_window_recalled_message_open_requested
+        )
         window.memory_save_requested.connect(self._on_window_memory_save_requested)
         window.memory_pin_requested.connect(self._on_window_memory_pin_requested)
         window.memory_forget_requested.connect(self._on_window_memory_forget_requested)
@@ -465,13 +468,31 @@ class GuiSession:
             rows = []
             for source in sources:
                 try:
-                    rows.append((source, await services.memories.get(source.memory_id)))
+                    if source.recalled_message_id is not None:
+                        message_id = source.recalled_message_id
+                        item = await services.conversations.recalled_message(message_id)
+                    else:
+                        item = await services.memories.get(source.memory_id)
                 except NotFoundError:
-                    rows.append((source, None))
+                    item = None
+                rows.append((source, item))
             if shiboken6.isValid(dialog):
                 dialog.set_sources(rows)
 
         self._run_reporting(fill(), "answer-sources")
+
+    def _on_window_recalled_message_open_requested(
+        self, conversation_id: int, message_id: int
+    ) -> None:
+        if (services := self._services_or_say_why()) is None:
+            return
+
+        async def open_at_message() -> None:
+            await self._show_conversation(await services.conversations.get(conversation_id))
+            if self.window is not None and not self.window.chat_view.show_message(message_id):
+                self._say("That message is no longer in its conversation.")
+
+        self._run_reporting(open_at_message(), name=LOAD_TASK)
 
     # -- memories --------------------------------------------------------------------
 

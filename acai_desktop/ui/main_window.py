@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
     open_conversation_requested = Signal(int)
     retry_requested = Signal(int)  # answer id
     answer_sources_requested = Signal(int)  # answer id
+    recalled_message_open_requested = Signal(int, int)  # conversation id, message id
     memory_search_requested = Signal(str)
     memory_save_requested = Signal(int, str)  # memory id, new text
     memory_pin_requested = Signal(int, bool)  # memory id, pinned
@@ -643,6 +644,7 @@ class MainWindow(QMainWindow):
 
     def open_answer_sources(self, answer_id: int) -> ProvenanceDialog:
         dialog = ProvenanceDialog(answer_id, self)
+        dialog.message_open_requested.connect(self.recalled_message_open_requested)
         dialog.open()
         return dialog
 

@@ -160,7 +160,9 @@ async def _open_without_model(
         conversations=conversations,
         provenance=provenance,
         memories=memories,
-        retriever=HybridRetriever(store, embedder, memories.index),
+        retriever=HybridRetriever(
+            store, embedder, memories.index, messages=memories.episodes.index
+        ),
         client=UnavailableModel(error),
         events=events,
         context_budget_tokens=budget,

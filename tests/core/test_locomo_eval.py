@@ -16,7 +16,6 @@ from acai_desktop.core.evaluation.locomo import (
     normalise_dia_ids,
     parse_dataset,
 )
-from acai_desktop.core.evaluation.synthetic_locomo import generate_dataset
 from tests.support.aio import run
 from tests.support.memory import shared_embedder
 
@@ -123,7 +122,8 @@ def test_turns_evaluation_scores_every_non_adversarial_question_with_evidence():
     assert report["malformed_evidence"]["skipped"] == 1
     assert set(report["per_category"]) == {"1", "2", "4"}
     assert report["per_category"]["4"]["questions"] == 4
-    # Deep enough to hold every memory: everything is found.
+    # Each session is a conversation, each turn one of its messages (episodic recall).
+    # Deep enough to hold every message: everything is found.
     assert report["recall_any"]["100"] == 1.0
     assert report["recall_all"]["100"] == 1.0
     for k in ("1", "5", "10"):
@@ -167,17 +167,3 @@ def test_eval_command_human_report_and_bad_arguments(capsys, tmp_path):
     assert main(["eval", "retrieval", "--dataset", str(FIXTURE), "--k", "0,x"]) == 2
     assert main(["eval", "retrieval", "--dataset", str(tmp_path / "missing.json")]) == 2
     assert "Cannot read the dataset" in capsys.readouterr().err
-
-
-def test_synthetic_dataset_is_in_the_format_the_loader_reads(tmp_path, capsys):
-    path = tmp_path / "synthetic.json"
-    assert main(["eval", "synthetic", "--out", str(path), "--samples", "2", "--sessions", "4"]) == 0
-    dataset = load_dataset(path)
-    assert len(dataset.samples) == 2
-    assert dataset.evidence.split == dataset.evidence.skipped == dataset.evidence.unknown == 0
-    sample = dataset.samples[0]
-    known = {turn.dia_id for turn in sample.turns}
-    assert all(set(q.evidence) <= known for q in sample.questions)
-    assert {q.category for q in sample.questions} >= {2, 4}
-    # Same seed, same data: measurements can be repeated.
-    assert generate_dataset(2, sessions=4) == generate_dataset(2, sessions=4)

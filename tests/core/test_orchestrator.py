@@ -45,7 +45,9 @@ def test_seed_scenario_retrieves_the_python_preference_as_a_source(tmp_path, fak
     result, recorded, jobs = run(scenario())
     assert result.status == MessageStatus.COMPLETE
     python = [
-        used for used in result.memories_used if "Python" in result.used_contents[used.memory_id]
+        used
+        for used in result.memories_used
+        if "Python" in result.used_contents.get(used.memory_id, "")
     ]
     assert python, result.used_contents
     assert python[0].rank == 1

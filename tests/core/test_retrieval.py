@@ -300,7 +300,7 @@ def test_an_active_memory_missing_from_the_index_is_still_found_by_its_words(tmp
 
 def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(tmp_path):
     async def body(retriever, service, items):
-        def broken(vector, excluded):
+        def broken(index, vector, excluded, candidates):
             raise RuntimeError("semantic side failed")
 
         retriever._semantic = broken
@@ -309,75 +309,3 @@ def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(tmp_path):
         assert await service.store.run(lambda db: db.execute("SELECT 1").fetchone()[0]) == 1
 
     _with_retriever(tmp_path, body)
-
-
-def _with_speakers(tmp_path, body):
-    """FACTS (no speaker) plus the same turn said by two speakers, Melanie's first."""
-
-    async def go():
-        async with memory_services(tmp_path) as (store, service, _log):
-            items = await service.remember_many(
-                [MemoryDraft(content=f) for f in FACTS]
-                + [
-                    MemoryDraft(content="I painted a sunset over the lake.", meta={"speaker": s})
-                    for s in ("Melanie", "Caroline Lee")
-                ],
-                explicit=True,
-            )
-            return await body(store, service, items)
-
-    return run(go())
-
-
-def _ranking(hits):
-    return [(h.memory.id, h.score, h.reasons) for h in hits]
-
-
-def test_a_memory_by_the_speaker_the_query_names_outranks_an_equal_one(tmp_path):
-    async def body(store, service, items):
-        melanie, caroline = items[-2].id, items[-1].id
-        neutral = HybridRetriever(
-            store, service.embedder, service.index, weights=RetrievalWeights(speaker=0.0)
-        )
-        boosted = HybridRetriever(store, service.embedder, service.index)
-        assert boosted.weights.speaker > 0
-        question = "What did Caroline paint at the lake?"
-        before = await neutral.search(question, k=2)
-        assert {h.memory.id for h in before} == {melanie, caroline}
-        assert before[0].score == before[1].score  # equal but for the speaker
-        after = await boosted.search(question, k=2)
-        assert [h.memory.id for h in after] == [caroline, melanie]
-        assert after[0].score == pytest.approx(before[0].score + boosted.weights.speaker, abs=1e-5)
-        assert after[1].score == before[1].score
-        melanies = await boosted.search("Where did Melanie paint a sunset?", k=2)
-        assert [h.memory.id for h in melanies] == [melanie, caroline]
-        # The same ranking when the speakers come from the database, not the index.
-        bare = VectorIndex(service.index.dimensions)
-        bare.load(service.index.ids.copy(), service.index.matrix.copy())  # no facts
-        from_sql = HybridRetriever(store, service.embedder, bare)
-        assert _ranking(await from_sql.search(question, k=2)) == _ranking(after)
-        # And after the index is reloaded from the database.
-        await service.load_index(reembed=False)
-        assert _ranking(await boosted.search(question, k=2)) == _ranking(after)
-
-    _with_speakers(tmp_path, body)
-
-
-def test_the_speaker_weight_changes_nothing_without_a_named_speaker(tmp_path):
-    async def body(store, service, items):
-        neutral = HybridRetriever(
-            store, service.embedder, service.index, weights=RetrievalWeights(speaker=0.0)
-        )
-        boosted = HybridRetriever(store, service.embedder, service.index)
-        queries = [
-            "what did I paint at the lake",  # names nobody
-            "Where does Leila live?",  # names someone no memory has as its speaker
-            "Did my sister Leila paint the sunset?",
-            "pottery",
-        ]
-        for query in queries:
-            expected = _ranking(await neutral.search(query, k=10))
-            assert _ranking(await boosted.search(query, k=10)) == expected
-            assert expected
-
-    _with_speakers(tmp_path, body)

@@ -128,9 +128,7 @@ def test_touched_time_is_the_later_of_update_and_use_and_nan_when_unreadable():
 
 async def _index_matches_database(store, index):
     """Every active memory is indexed with the facts the database has, and only they."""
-    ids, importance, pinned, touched_ms, conversation, speaker = await store.run(
-        sql.active_ranking_facts
-    )
+    ids, importance, pinned, touched_ms, conversation = await store.run(sql.active_ranking_facts)
     assert sorted(index.ids.tolist()) == sorted(ids.tolist())
     found = index.lookup(ids.tolist(), None)
     assert found.known.all()
@@ -138,7 +136,6 @@ async def _index_matches_database(store, index):
     assert (found.pinned == pinned).all()
     assert (found.touched_ms == touched_ms).all()
     assert (found.conversation_id == conversation).all()
-    assert (found.speaker == speaker).all()
 
 
 def test_the_service_keeps_the_index_facts_equal_to_the_database(tmp_path):

@@ -70,6 +70,14 @@ def test_chat_json_reports_answer_memories_used_and_stored(tmp_path, fake_openai
     used = reply["memories_used"][0]
     assert used["content"] == "The user prefers Python for backend"
     assert used["rank"] == 1 and used["reasons"] and used["score"] > 0
+    assert used["tier"] == "fact"
+    # What was said in the first chat comes back too, as a message of that chat.
+    recalled = [u for u in reply["memories_used"] if u["tier"] == "message"]
+    first_chat = json.loads(first.stdout)["conversation_id"]
+    assert [(u["conversation_id"], u["content"]) for u in recalled][:1] == [
+        (first_chat, "I prefer Python for backend.")
+    ]
+    assert recalled[0]["id"] is None and recalled[0]["message_id"] > 0
     assert "Python" in reply["answer"]
 
 

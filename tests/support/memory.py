@@ -69,8 +69,12 @@ async def count_rows(store: Store, table: str) -> int:
 
 
 async def retrieve(service: MemoryService, query: str, k: int = 10) -> list[int]:
-    """Ids of what the assistant's own retrieval returns for ``query``, best first."""
-    from acai_desktop.core.memory.retrieval import HybridRetriever
+    """Ids of the memories the assistant's own retrieval returns for ``query``, best
+    first (recalled messages, the other tier, left out)."""
+    from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 
-    hits = await HybridRetriever(service.store, service.embedder, service.index).search(query, k)
-    return [hit.memory.id for hit in hits]
+    retriever = HybridRetriever(
+        service.store, service.embedder, service.index, messages=service.episodes.index
+    )
+    hits = await retriever.search(query, k)
+    return [hit.memory.id for hit in hits if isinstance(hit, RetrievedMemory)]

@@ -1,1 +1,1 @@
-"""Retrieval evaluation: the LoCoMo-format harness and the synthetic benchmark profiles."""
+"""Retrieval evaluation: the LoCoMo-format harness and the speed benchmark."""

@@ -1,13 +1,17 @@
 """The retrieval benchmark: synthetic profiles of given sizes, timed.
 
 For each size it builds a real profile in a temporary directory (a SQLite file, real
-WordLlama embeddings of varied chat-memory text), inserting through
-:meth:`MemoryService.remember_many` in batches, then times :meth:`HybridRetriever.search`
+WordLlama embeddings of varied chat text) holding that many retrievable items: half
+memories, inserted through :meth:`MemoryService.remember_many` in batches, and half
+messages of past conversations (episodic recall: full-text indexed with their
+neighbours by the database's triggers, embedded by the memory service), then times
+:meth:`HybridRetriever.search`
 (query embedding included) on questions in the style of a user's, and in the same run
 the *floor*: a bare numpy exact top-k over the same in-memory vectors — the least any
 exact semantic search must do. Each query's floor is the faster of the two numpy
 products (BLAS ``@`` and the single-threaded ``einsum``), so the floor is never
-flattered by a slow path. It is reported twice: the product and top-k alone
+flattered by a slow path; its matrix holds every item's vector, memories and messages.
+It is reported twice: the product and top-k alone
 (``floor_p95_ms``), and with the query's embedding added
 (``floor_with_embedding_p95_ms``), the like-for-like comparison.
 """
@@ -22,18 +26,21 @@ from pathlib import Path
 
 import numpy as np
 
+from acai_desktop.core.clock import now_iso
 from acai_desktop.core.embeddings.base import Embedder
+from acai_desktop.core.evaluation.bench_text import EVENTS, NAMES, memory_texts
 from acai_desktop.core.evaluation.harness import KEEP_EVERYTHING
-from acai_desktop.core.evaluation.synthetic_locomo import EVENTS, NAMES, memory_texts
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.store.conversations import create_conversation
 from acai_desktop.core.store.database import Store
 
 DEFAULT_SIZES = (1000, 10000, 100000)
 INSERT_BATCH = 5000
 TOP_K = 10
+TURNS_PER_CONVERSATION = 40
 
 
 def benchmark_queries(count: int, *, seed: int = 3) -> list[str]:
@@ -84,7 +91,24 @@ async def build_profile(profile: Profile, size: int, *, embedder: Embedder | Non
         await fill_with_memories(store, service, size)
 
 
+def _store_conversations(db, texts: list[str]) -> None:
+    """``texts`` as the turns of conversations of TURNS_PER_CONVERSATION messages."""
+    with db.atomic():
+        conversation_id = None
+        for position, text in enumerate(texts):
+            if position % TURNS_PER_CONVERSATION == 0:
+                conversation_id = create_conversation(db, f"Chat {position}").id
+            db.execute(
+                "INSERT INTO messages (conversation_id, role, content, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                [conversation_id, "user" if position % 2 == 0 else "assistant", text, now_iso()],
+            )
+
+
 async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None = None) -> dict:
+    memory_count = size - size // 2
+    texts = memory_texts(memory_count)
+    turns = memory_texts(size // 2, seed=29)
     questions = benchmark_queries(queries)
     with tempfile.TemporaryDirectory(prefix="acai-bench-") as directory:
         profile = Profile.at(Path(directory))
@@ -92,10 +116,20 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
             store,
             service,
         ):
-            insert_seconds = await fill_with_memories(store, service, size)
+            started = time.perf_counter()
+            for start in range(0, memory_count, INSERT_BATCH):
+                batch = texts[start : start + INSERT_BATCH]
+                await service.remember_many([MemoryDraft(content=t) for t in batch])
+            for start in range(0, len(turns), INSERT_BATCH):
+                await store.run(_store_conversations, turns[start : start + INSERT_BATCH])
+            await service.episodes.embed_missing()
+            insert_seconds = time.perf_counter() - started
+            await store.run(lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
             db_mb = _file_megabytes(profile.data_dir)
 
-            retriever = HybridRetriever(store, service.embedder, service.index)
+            retriever = HybridRetriever(
+                store, service.embedder, service.index, messages=service.episodes.index
+            )
             for question in questions[:20]:  # warm caches and lazy imports
                 await retriever.search(question, TOP_K)
             gc.collect()
@@ -105,7 +139,9 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
                 await retriever.search(question, TOP_K)
                 latencies.append((time.perf_counter() - began) * 1000)
 
-            matrix = np.ascontiguousarray(service.index.matrix)
+            matrix = np.ascontiguousarray(
+                np.concatenate([service.index.matrix, service.episodes.index.matrix])
+            )
             embed = service.embedder.embed
             floor, floor_embedding = [], []
             top_k = min(TOP_K, len(matrix) - 1)

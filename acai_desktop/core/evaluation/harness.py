@@ -1,15 +1,17 @@
 """The retrieval evaluation harness over LoCoMo-format datasets.
 
-Each sample goes into a fresh temporary profile through the real memory pipeline: the
-conversation's turns become messages of a conversation, and memories are stored with
-:meth:`MemoryService.remember_many` (validated, importance-scored, embedded, indexed,
-sources recorded) — no language model involved. With ``unit="turns"`` each turn is one
-memory (``"Speaker: text"``, speaker and session date in its meta); with
-``unit="observations"`` each observation fact is one memory whose sources are the
-messages of its dialogue ids. Every question (category 5, adversarial, excluded) is
-then answered by :meth:`HybridRetriever.search` — the retrieval the orchestrator uses —
-and it is a hit at k when the sources of the top k memories include any
-(``recall_any``) or all (``recall_all``) of its evidence turns.
+Each sample goes into a fresh temporary profile through the app's own storage — no
+language model involved. With ``unit="turns"`` each session becomes an ordinary
+conversation whose turns are its messages (the speaker as the message's author, the
+session's date as its date), found by episodic recall, as the app finds what was said
+in past chats. With ``unit="observations"`` each observation fact is stored with
+:meth:`MemoryService.remember_many` (validated, importance-scored, embedded, indexed)
+with the messages of its dialogue ids as sources; those messages are kept in a
+temporary conversation, so only the facts are retrieved. Every question (category 5,
+adversarial, excluded) is then answered by :meth:`HybridRetriever.search` — the
+retrieval the orchestrator uses — and it is a hit at k when the top k items (a
+message, or a memory's sources) include any (``recall_any``) or all (``recall_all``)
+of its evidence turns.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +35,7 @@ from acai_desktop.core.evaluation.locomo import (
     Sample,
 )
 from acai_desktop.core.memory.policy import MemoryPolicy
-from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
+from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.profile import Profile
@@ -52,15 +55,6 @@ KEEP_EVERYTHING = MemoryPolicy(long_term_threshold=0.0)
 class HarnessOptions:
     unit: str = "turns"
     ks: tuple[int, ...] = DEFAULT_KS
-    # How a turn is written as a memory. The speaker is always kept in its meta;
-    # prefixing "Speaker: " to the text measured worse (the name, in half of all turns,
-    # dominated both BM25 on short turns and the averaged embedding). The session date
-    # in the text measured no better on average (-0.002 and +0.02 on two seeds).
-    speaker_prefix: bool = False
-    session_date: bool = False
-    # Add the previous turn of the same session to a turn's text (context for a reply
-    # like "Yes, last Friday!"). Measured much worse (-0.2 recall@10): off.
-    previous_turn: bool = False
     weights: RetrievalWeights = field(default_factory=RetrievalWeights)
 
 
@@ -131,53 +125,54 @@ class IngestedSample:
     store: Store
     service: MemoryService
     dia_ids_of_memory: dict[int, set[str]]
+    dia_id_of_message: dict[int, str] = field(default_factory=dict)
+
+    def dia_ids(self, hit) -> set[str]:
+        if isinstance(hit, RetrievedMemory):
+            return self.dia_ids_of_memory.get(hit.memory.id, set())
+        dia_id = self.dia_id_of_message.get(hit.message.id)
+        return {dia_id} if dia_id else set()
 
 
-def memory_drafts(
-    sample: Sample, options: HarnessOptions, message_of: dict[str, int]
-) -> list[MemoryDraft]:
-    if options.unit == "observations":
-        return [
-            MemoryDraft(
-                content=observation.text,
-                kind=MemoryKind.FACT,
-                sources=tuple(message_of[d] for d in observation.dia_ids),
-                meta={"speaker": observation.speaker, "session_date": observation.session_date},
-            )
-            for observation in sample.observations
-        ]
-    drafts, previous = [], None
-    for turn in sample.turns:
-        text = f"{turn.speaker}: {turn.text}" if options.speaker_prefix else turn.text
-        if options.session_date and turn.session_date:
-            text = f"[{turn.session_date}] {text}"
-        if options.previous_turn and previous is not None and previous.session == turn.session:
-            text = f"({previous.speaker}: {previous.text}) {text}"
-        drafts.append(
-            MemoryDraft(
-                content=text,
-                kind=MemoryKind.NOTE,
-                sources=(message_of[turn.dia_id],),
-                meta={
-                    "speaker": turn.speaker,
-                    "session_date": turn.session_date,
-                    "dia_id": turn.dia_id,
-                },
-            )
+def session_timestamp(date: str) -> str | None:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as an ISO timestamp (None if unreadable)."""
+    try:
+        moment = datetime.strptime(" ".join(date.split()), "%I:%M %p on %d %B, %Y")
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC).isoformat(timespec="microseconds")
+
+
+def observation_drafts(sample: Sample, message_of: dict[str, int]) -> list[MemoryDraft]:
+    return [
+        MemoryDraft(
+            content=observation.text,
+            kind=MemoryKind.FACT,
+            sources=tuple(message_of[d] for d in observation.dia_ids),
+            meta={"session_date": observation.session_date},
         )
-        previous = turn
-    return drafts
+        for observation in sample.observations
+    ]
 
 
-def _store_conversation(db: Database, sample: Sample) -> dict[str, int]:
-    """The sample's turns as the messages of one conversation; dia_id -> message id."""
+def _store_sessions(db: Database, sample: Sample, temporary: bool) -> dict[str, int]:
+    """Each session of the sample as a conversation of its turns (the speaker as the
+    author, the session's date as the date); dia_id -> message id."""
+    message_of = {}
     with db.atomic():
-        conversation = conversation_sql.create_conversation(db, sample.sample_id)
-        message_of = {}
+        conversation_of: dict[int, int] = {}
         for turn in sample.turns:
-            role = "user" if turn.speaker == sample.speaker_a else "assistant"
+            if turn.session not in conversation_of:
+                title = f"{sample.sample_id} session {turn.session}"
+                conversation = conversation_sql.create_conversation(db, title, temporary)
+                conversation_of[turn.session] = conversation.id
             message = conversation_sql.add_message(
-                db, conversation.id, role, f"{turn.speaker}: {turn.text}"
+                db,
+                conversation_of[turn.session],
+                "user" if turn.speaker == sample.speaker_a else "assistant",
+                turn.text,
+                author=turn.speaker or None,
+                created_at=session_timestamp(turn.session_date),
             )
             message_of[turn.dia_id] = message.id
     return message_of
@@ -186,9 +181,13 @@ def _store_conversation(db: Database, sample: Sample) -> dict[str, int]:
 async def ingest(
     store: Store, service: MemoryService, sample: Sample, options: HarnessOptions
 ) -> IngestedSample:
-    message_of = await store.run(_store_conversation, sample)
+    observations = options.unit == "observations"
+    message_of = await store.run(_store_sessions, sample, False)
+    await service.episodes.embed_missing()
     dia_of_message = {message_id: dia_id for dia_id, message_id in message_of.items()}
-    drafts = memory_drafts(sample, options, message_of)
+    if not observations:
+        return IngestedSample(store, service, {}, dia_of_message)
+    drafts = observation_drafts(sample, message_of)
     items = await service.remember_many(drafts) if drafts else []
     sources = await store.run(sources_of, [item.id for item in items])
     dia_ids_of_memory = {
@@ -217,15 +216,25 @@ async def score_sample(
     options: HarnessOptions,
     result: EvaluationResult,
 ) -> None:
+    service = ingested.service
+    weights = options.weights
+    if options.unit == "observations":
+        # Only the facts are ranked; the dialogue they were learned from stays in the
+        # profile as their sources, as in the app.
+        weights = replace(weights, episodic=0.0)
     retriever = HybridRetriever(
-        ingested.store, ingested.service.embedder, ingested.service.index, weights=options.weights
+        ingested.store,
+        service.embedder,
+        service.index,
+        weights=weights,
+        messages=service.episodes.index,
     )
     depth = max(options.ks)
     for question in questions:
         started = time.perf_counter()
         hits = await retriever.search(question.question, depth)
         result.latencies_ms.append((time.perf_counter() - started) * 1000)
-        ranked = [ingested.dia_ids_of_memory.get(hit.memory.id, set()) for hit in hits]
+        ranked = [ingested.dia_ids(hit) for hit in hits]
         evidence = set(question.evidence)
         result.overall.add(ranked, evidence, options.ks)
         category = str(question.category) if question.category is not None else "none"
@@ -267,6 +276,6 @@ async def evaluate(
                 service,
             ):
                 ingested = await ingest(store, service, sample, options)
-                result.memories += len(ingested.dia_ids_of_memory)
+                result.memories += len(ingested.dia_ids_of_memory) + len(ingested.dia_id_of_message)
                 await score_sample(ingested, questions, options, result)
     return result

@@ -4,7 +4,7 @@ Priority, highest first — each part goes in only while the budget has room:
 
 1. the system prompt and the new user message (always, even over the budget);
 2. pinned memories (the user asked for them to be always in context);
-3. retrieved memories, best rank first;
+3. retrieved memories and messages recalled from past conversations, best rank first;
 4. the conversation's summaries (what older, folded messages said), newest first;
 5. recent messages, newest first — the output keeps them in chronological order.
 
@@ -26,9 +26,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from acai_desktop.core.memory.retrieval import PINNED, RetrievedMemory
+from acai_desktop.core.memory.retrieval import PINNED, Retrieved, RetrievedMessage
 from acai_desktop.core.memory.tokens import estimate_message_tokens, estimate_tokens
-from acai_desktop.core.records import MemoryItem, Message, MessageStatus
+from acai_desktop.core.records import MemoryItem, Message, MessageStatus, RecalledMessage
 
 SUMMARY = "summary"
 PINNED_HEADER = "Pinned memories (the user asked you to always keep these in mind):"
@@ -44,6 +44,12 @@ MEMORY_BLOCK_PREAMBLE = (
 # "<memories>", "</ Memories >", fullwidth "＜/memories＞": anything a model could take
 # for the block's delimiters loses its bracket.
 _DELIMITER_LOOK_ALIKE = re.compile(r"[<\uff1c\ufe64\u2329\u27e8\u3008](?=\s*/?\s*memor)", re.I)
+RECALLED_HEADER = (
+    "Messages recalled from past conversations (what was said then, with its date and chat):"
+)
+# A recalled message longer than this is cut in the prompt: the recall is a pointer to
+# what was said, and one long message must not crowd out the rest.
+RECALLED_MAX_CHARS = 1000
 # A memory the extractor was less sure of than this is marked as uncertain in the prompt.
 UNCERTAIN_BELOW = 0.8
 # Messages that carry words worth sending back to the model.
@@ -52,12 +58,14 @@ _SENDABLE = frozenset({MessageStatus.COMPLETE, MessageStatus.STOPPED})
 
 @dataclass(frozen=True)
 class UsedMemory:
-    """One memory placed in the prompt: what ``answer_sources`` records."""
+    """One memory, or one recalled message (``message_id``, and ``memory_id`` None),
+    placed in the prompt: what ``answer_sources`` records."""
 
-    memory_id: int
-    rank: int  # 1-based position among the memories in the prompt
+    memory_id: int | None
+    rank: int  # 1-based position among the items in the prompt
     score: float
     reasons: list[str]
+    message_id: int | None = None
 
 
 @dataclass
@@ -80,6 +88,8 @@ class BuiltContext:
     used: list[UsedMemory]
     tokens: int
     dropped: Dropped = field(default_factory=Dropped)
+    # The recalled messages among ``used``, by id.
+    recalled: dict[int, RecalledMessage] = field(default_factory=dict)
 
 
 #: What the data block's framing costs, paid once by the first memory placed in it.
@@ -102,16 +112,27 @@ def memory_line(memory: MemoryItem) -> str:
     return line
 
 
+def recalled_line(message: RecalledMessage) -> str:
+    # A past message is quoted data like a memory: its text, the chat's title and the
+    # author's name are all untrusted.
+    text = quoted(message.content)
+    if len(text) > RECALLED_MAX_CHARS:
+        text = text[: RECALLED_MAX_CHARS - 1].rstrip() + "…"
+    title = quoted(message.conversation_title) or "untitled"
+    return f'- [{message.created_at[:10]}, chat "{title}"] {quoted(message.speaker)}: {text}'
+
+
 def build_context(
     *,
     system_prompt: str,
     user_message: str,
     budget_tokens: int,
     pinned: Sequence[MemoryItem] = (),
-    retrieved: Sequence[RetrievedMemory] = (),
+    retrieved: Sequence[Retrieved] = (),
     summaries: Sequence[MemoryItem] = (),
     recent_messages: Sequence[Message] = (),
 ) -> BuiltContext:
+    """``retrieved``: memories and recalled messages, as the retriever ranked them."""
     dropped = Dropped()
     # The fixed part: system prompt, user message, and the system message's framing.
     used_tokens = estimate_message_tokens(system_prompt) + estimate_message_tokens(user_message)
@@ -119,13 +140,31 @@ def build_context(
     def fits(cost: int) -> bool:
         return used_tokens + cost <= budget_tokens
 
-    placed: dict[int, tuple[float, list[str]]] = {}
-    sections: dict[str, list[str]] = {PINNED_HEADER: [], RETRIEVED_HEADER: [], SUMMARY_HEADER: []}
-    retrieved_by_id = {hit.memory.id: hit for hit in retrieved}
+    # Keyed by (False, memory id) or (True, message id), in the order placed.
+    placed: dict[tuple[bool, int], tuple[float, list[str]]] = {}
+    recalled: dict[int, RecalledMessage] = {}
+    sections: dict[str, list[str]] = {
+        PINNED_HEADER: [],
+        RETRIEVED_HEADER: [],
+        RECALLED_HEADER: [],
+        SUMMARY_HEADER: [],
+    }
+    retrieved_by_id = {
+        hit.memory.id: hit for hit in retrieved if not isinstance(hit, RetrievedMessage)
+    }
 
-    def place(header: str, memory: MemoryItem, score: float, reasons: list[str]) -> bool:
+    def place(
+        header: str,
+        memory: MemoryItem | None,
+        score: float,
+        reasons: list[str],
+        *,
+        key: tuple[bool, int] | None = None,
+        line: str | None = None,
+    ) -> bool:
         nonlocal used_tokens
-        line = memory_line(memory)
+        if line is None:
+            line = memory_line(memory)
         cost = estimate_tokens(line) + 1
         if not sections[header]:
             cost += estimate_tokens(header) + 2
@@ -135,11 +174,11 @@ def build_context(
             return False
         sections[header].append(line)
         used_tokens += cost
-        placed[memory.id] = (score, reasons)
+        placed[key if key is not None else (False, memory.id)] = (score, reasons)
         return True
 
     for memory in pinned:
-        if memory.id in placed:
+        if (False, memory.id) in placed:
             continue
         hit = retrieved_by_id.get(memory.id)
         reasons = list(hit.reasons) if hit else []
@@ -148,14 +187,24 @@ def build_context(
         if not place(PINNED_HEADER, memory, hit.score if hit else 1.0, reasons):
             dropped.pinned += 1
     for hit in sorted(retrieved, key=lambda h: h.rank):
-        if hit.memory.id in placed:
+        if isinstance(hit, RetrievedMessage):
+            key = (True, hit.message.id)
+            if key in placed:
+                continue
+            line = recalled_line(hit.message)
+            if place(RECALLED_HEADER, None, hit.score, list(hit.reasons), key=key, line=line):
+                recalled[hit.message.id] = hit.message
+            else:
+                dropped.retrieved += 1
+            continue
+        if (False, hit.memory.id) in placed:
             continue
         if not place(RETRIEVED_HEADER, hit.memory, hit.score, list(hit.reasons)):
             dropped.retrieved += 1
     # Newest summaries first while they fit, then shown oldest first.
     kept_summaries = []
     for memory in sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True):
-        if memory.id in placed:
+        if (False, memory.id) in placed:
             continue
         if place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]):
             kept_summaries.append(sections[SUMMARY_HEADER].pop())
@@ -195,8 +244,16 @@ def build_context(
     messages.append({"role": "user", "content": user_message})
 
     used = [
-        UsedMemory(memory_id, rank, round(score, 6), reasons)
-        for rank, (memory_id, (score, reasons)) in enumerate(placed.items(), start=1)
+        UsedMemory(
+            None if is_message else item_id,
+            rank,
+            round(score, 6),
+            reasons,
+            message_id=item_id if is_message else None,
+        )
+        for rank, ((is_message, item_id), (score, reasons)) in enumerate(placed.items(), start=1)
     ]
     total = sum(estimate_message_tokens(m["content"]) for m in messages)
-    return BuiltContext(messages=messages, used=used, tokens=total, dropped=dropped)
+    return BuiltContext(
+        messages=messages, used=used, tokens=total, dropped=dropped, recalled=recalled
+    )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 
 def _words(text: str) -> list[str]:
@@ -55,6 +56,11 @@ _MONTHS = _words(
 _MONTH_ABBREVIATIONS = {month[:3]: month for month in _MONTHS}
 _WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
+_MONTH_NAME = "(" + "|".join(_MONTHS) + ")"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH_NAME},?\s+(\d{{4}})\b", re.I)
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH_NAME}\s+{_DAY},?\s+(\d{{4}})\b", re.I)
+_MONTH_YEAR = re.compile(rf"\b{_MONTH_NAME},?\s+(\d{{4}})\b", re.I)
 
 
 def normalise(text: str) -> str:
@@ -114,6 +120,28 @@ def _date_terms(terms: list[str]) -> list[str]:
     return found
 
 
+def mentioned_periods(text: str) -> list[tuple[str, str]]:
+    """The days and months ``text`` names ("on 9 November, 2022", "May 3rd 2023", "in
+    January 2024"), each as ``(first day, day after)`` ISO dates, in order."""
+    periods: list[tuple[str, str]] = []
+    taken = text
+    for pattern, day_first in ((_DAY_MONTH_YEAR, True), (_MONTH_DAY_YEAR, False)):
+        for match in pattern.finditer(text):
+            day, month = (match[1], match[2]) if day_first else (match[2], match[1])
+            month_number = _MONTHS.index(month.casefold()) + 1
+            try:
+                start = date(int(match[3]), month_number, int(day))
+            except ValueError:
+                continue  # "31 February"
+            periods.append((start.isoformat(), (start + timedelta(days=1)).isoformat()))
+            taken = taken.replace(match[0], " ")
+    for match in _MONTH_YEAR.finditer(taken):
+        year, month_number = int(match[2]), _MONTHS.index(match[1].casefold()) + 1
+        following = date(year + month_number // 12, month_number % 12 + 1, 1)
+        periods.append((date(year, month_number, 1).isoformat(), following.isoformat()))
+    return list(dict.fromkeys(periods))
+
+
 @dataclass(frozen=True)
 class ProcessedQuery:
     text: str
@@ -124,6 +152,8 @@ class ProcessedQuery:
     # True when the user asked about time ("when", "how long ago"): recency and dates
     # matter more than for "what is my dog called".
     temporal: bool = False
+    # Days or months the query names, as [start, end) ISO dates (mentioned_periods).
+    periods: list[tuple[str, str]] = field(default_factory=list)
 
 
 def process_query(text: str) -> ProcessedQuery:
@@ -136,4 +166,5 @@ def process_query(text: str) -> ProcessedQuery:
         names=_capitalised_names(text),
         dates=_date_terms(terms),
         temporal=bool(lowered & {"when", "date", "ago", "since", "year", "month", "week"}),
+        periods=mentioned_periods(text),
     )

@@ -1,21 +1,20 @@
-"""Hybrid retrieval: BM25 over the full-text index and cosine over the vector index,
-fused, then adjusted for importance, recency and pins.
+"""Hybrid retrieval over two tiers: memories (facts, summaries, notes) and the
+messages of past conversations (episodic recall), ranked together.
 
 One search is: embed the query (microseconds with WordLlama); queue the ranking on
-the database thread, which starts with the BM25 query while the event loop computes
-the matrix-vector product over the in-memory :class:`VectorIndex` (the loop is the
-only thread that changes the index) and hands the semantic candidates over; the
-database thread then fuses both with numpy, taking each candidate's importance, pin,
-recency and conversation from the index (under its lock) rather than from SQL, and
-loads the records of the top ``k`` only. One hop, two or three SQL statements.
+the database thread, which starts with the BM25 queries while the event loop computes
+the matrix-vector products over the in-memory :class:`VectorIndex` of memories and
+that of messages (the loop is the only thread that changes them) and hands the
+semantic candidates over; the database thread then fuses each tier with numpy,
+taking each memory's importance, pin, recency and conversation from the index (under
+its lock) rather than from SQL, and loads the records of the top ``k`` only. One hop.
 
-Fusion (measured on the LoCoMo-format harness, see ``acai-desktop eval retrieval``
-and the README's table): each side is scaled into [0, 1] — BM25 as s / (s + 5), which
-keeps a weak best match weak (a query matching only a name everybody has), cosine
-between the semantic cut-off and the best cosine — and the two are averaged. The
-query is embedded without its stop words. Reciprocal rank fusion is available for
-comparison (``fusion="rrf"``); it throws away how much better the first hit is than
-the tenth, and lost 0.12-0.13 recall@10 on observations.
+Memories (measured on the LoCoMo dev half with observations as facts, see ``acai-desktop
+eval retrieval`` and the README's table): BM25 scaled as s / (s + 5), which keeps a weak
+best match weak, averaged with the raw cosine (on real conversations the raw cosine
+beat the cosine rescaled between the candidates' worst and best by 0.01-0.014), then
+adjusted for importance, recency and pins. Reciprocal rank fusion is available for
+comparison (``fusion="rrf"``). Messages: see the ``episodic`` weights below.
 """
 
 from __future__ import annotations
@@ -37,7 +36,8 @@ from acai_desktop.core.memory.query import (
 )
 from acai_desktop.core.memory.query import tokenize as tokenize_query
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import MemoryItem, MemoryStatus
+from acai_desktop.core.records import MESSAGE_TIER, MemoryItem, MemoryStatus, RecalledMessage
+from acai_desktop.core.store import episodes
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.database import Store
 
@@ -46,6 +46,8 @@ SEMANTIC = "semantic"
 PINNED = "pinned"
 RECENT = "recent"
 THIS_CONVERSATION = "this_conversation"
+AUTHOR = "author"  # a recalled message said by someone the question names
+ON_DATE = "on_date"  # a recalled message written on a day (or in a month) the question names
 
 
 @dataclass(frozen=True)
@@ -80,19 +82,48 @@ class RetrievalWeights:
     lexical_saturation: float = 5.0
     # Cosine into [0, 1]: between the semantic cut-off and the best ("minmax"), or the
     # cosine itself ("raw").
-    semantic_norm: str = "minmax"
+    semantic_norm: str = "raw"
     # Pseudo-relevance feedback: a second semantic pass with the query vector moved
     # towards the first pass's best hits. Off by default (see the evaluation note).
     prf_docs: int = 0
     prf_weight: float = 0.5
-    # score += speaker when the query names the memory's speaker (meta["speaker"]: a
-    # recorded dialogue's turn; the app's own memories have none and are unaffected).
-    # "What did Caroline paint?" is answered by Caroline's turns. recall_any@10 on the
-    # synthetic turns: 0.549 -> 0.594 (seed 7), 0.516 -> 0.568 (seed 99); observations
-    # +0.001 to +0.007. Larger weights scored higher still, but the synthetic questions
-    # always name the speaker who answers, which real ones don't: 0.1 (a pin's boost)
-    # breaks near-ties without turning the name into a filter.
-    speaker: float = 0.1
+    # Episodic recall (messages of past conversations, see store/episodes.py). All
+    # measured on the LoCoMo dev half (turns as messages), recall_any@10:
+    # - a message's BM25 weighs its own words 1 and those of the two turns before and
+    #   after it ``message_context`` (0.5): 0.648 on the message alone, 0.808 with the
+    #   context at 0.5 (0.3: 0.805, 1.0: 0.778); with the author boost a window of ±2
+    #   turns scored 0.830, ±1 0.812, ±3 0.822 (the window is in migration m002);
+    # - scaled as s / (s + message_saturation) so a weak best match stays weak (dividing
+    #   by the query's best message measured the same, but would put any message above
+    #   the facts);
+    # - ``author`` when the question names who said it ("What did Caroline paint?"):
+    #   +0.02;
+    # - ``on_date`` when it was written on a day or in a month the question names
+    #   ("What did Nate cook on 9 November, 2022?"); such messages are candidates even
+    #   with no word in common: +0.015;
+    # - ``message_semantic``: the cosine with the message's own vector (scaled between
+    #   the semantic candidates' worst and best) — it finds paraphrases with no word in
+    #   common; -0.002 on LoCoMo, where the questions reuse the turns' words;
+    # - the whole message score times ``episodic`` (0.6), so that a fact, distilled
+    #   and embedded, wins a tie with a message saying the same; with one tier (the
+    #   benchmark) the factor changes nothing.
+    episodic: float = 0.6
+    message_context: float = 0.5
+    message_candidates: int = 100
+    author: float = 0.2
+    on_date: float = 0.5
+    dated_candidates: int = 300
+    message_semantic: float = 0.2
+    # Messages found by meaning only are few in the top ten (their words did not
+    # match): 25 candidates measured as 50 (turns +0.001) at half the SQL.
+    message_semantic_candidates: int = 25
+    message_saturation: float | None = 5.0
+    # A memory learned from a message that matches the query (memory_sources) gets
+    # this times that message's scaled BM25 (its neighbours' words included, plus
+    # ``author`` when the query names who said it): "I've been writing backend
+    # services in Python for years" finds the fact it taught. LoCoMo dev, observations
+    # as facts learned from their turns: 0.693 -> 0.741 (0.5: 0.737, 1.5: 0.746).
+    source_words: float = 1.0
 
 
 @dataclass
@@ -101,6 +132,26 @@ class RetrievedMemory:
     rank: int  # 1-based
     score: float
     reasons: list[str] = field(default_factory=list)
+
+    @property
+    def tier(self) -> str:
+        """ "fact", "summary" or "note" (the memory's kind); see RetrievedMessage."""
+        return self.memory.kind.value
+
+
+@dataclass
+class RetrievedMessage:
+    """A message of a past conversation, recalled (the ``message`` tier)."""
+
+    message: RecalledMessage
+    rank: int  # 1-based, among every tier
+    score: float
+    reasons: list[str] = field(default_factory=list)
+
+    tier = MESSAGE_TIER
+
+
+Retrieved = RetrievedMemory | RetrievedMessage
 
 
 @dataclass
@@ -130,10 +181,14 @@ class HybridRetriever:
         index: VectorIndex,
         *,
         weights: RetrievalWeights | None = None,
+        messages: VectorIndex | None = None,
     ) -> None:
+        """``messages``: the vectors of recallable messages (the memory service's
+        ``episodes.index``); without it messages are found by their words only."""
         self.store = store
         self.embedder = embedder
         self.index = index
+        self.messages = messages
         self.weights = weights or RetrievalWeights()
 
     async def search(
@@ -143,12 +198,14 @@ class HybridRetriever:
         *,
         exclude_ids: Iterable[int] = (),
         conversation_id: int | None = None,
-    ) -> list[RetrievedMemory]:
-        """The ``k`` best active memories for ``query``, best first.
+        exclude_message_ids: Iterable[int] = (),
+    ) -> list[Retrieved]:
+        """The ``k`` best active memories and recalled messages for ``query``, best first.
 
         ``exclude_ids``: memories the caller already has (the conversation's own
-        summaries, pinned ones it adds anyway). ``conversation_id``: memories that came
-        from this conversation get a small boost.
+        summaries, pinned ones it adds anyway). ``exclude_message_ids``: messages it
+        already has (the recent turns of the conversation it answers in).
+        ``conversation_id``: memories that came from this conversation get a small boost.
         """
         if k <= 0:
             return []
@@ -159,12 +216,17 @@ class HybridRetriever:
             embedded = " ".join(processed.terms)
         vector = (await self.embedder.embed([embedded]))[0] if query.strip() else None
         excluded = frozenset(int(i) for i in exclude_ids)
+        episodic = _EpisodicQuery(
+            frozenset(int(i) for i in exclude_message_ids),
+            frozenset(map(normalise, processed.names)),
+            tuple(processed.periods),
+        )
         terms = processed.terms if weights.fusion != "semantic" else []
-        names = frozenset(map(normalise, processed.names)) if weights.speaker else frozenset()
-        hits = await self._round(terms, vector, excluded, conversation_id, k, names)
+        hits = await self._round(terms, vector, excluded, conversation_id, k, episodic)
         if weights.prf_docs and vector is not None and hits:
-            vector = self._feedback_vector(vector, [h.memory.id for h in hits[: weights.prf_docs]])
-            hits = await self._round(terms, vector, excluded, conversation_id, k, names)
+            memory_ids = [h.memory.id for h in hits if isinstance(h, RetrievedMemory)]
+            vector = self._feedback_vector(vector, memory_ids[: weights.prf_docs])
+            hits = await self._round(terms, vector, excluded, conversation_id, k, episodic)
         return hits
 
     async def _round(
@@ -174,29 +236,40 @@ class HybridRetriever:
         excluded: frozenset[int],
         conversation_id: int | None,
         k: int,
-        names: frozenset[str] = frozenset(),
-    ) -> list[RetrievedMemory]:
-        """One hop to the database thread, which runs the full-text query while the
+        episodic: _EpisodicQuery,
+    ) -> list[Retrieved]:
+        """One hop to the database thread, which runs the full-text queries while the
         loop computes the cosine product (at 100,000 memories each takes
         milliseconds), then takes the semantic candidates, fuses, and loads the top
         ``k``'s records."""
-        handoff: Future[_Semantic] = Future()
+        handoff: Future[tuple[_Semantic, _Semantic]] = Future()
         job = self.store.submit(
             _rank,
             terms,
             handoff,
             vector,
             self.index,
+            self.messages,
             excluded,
             conversation_id,
             k,
             self.weights,
-            names,
+            episodic,
         )
         # Nothing may be awaited before the handoff is settled: the database thread
         # is waiting for it.
         try:
-            handoff.set_result(self._semantic(vector, excluded))
+            handoff.set_result(
+                (
+                    self._semantic(self.index, vector, excluded, self.weights.candidates),
+                    self._semantic(
+                        self.messages,
+                        vector,
+                        episodic.excluded,
+                        self.weights.message_semantic_candidates,
+                    ),
+                )
+            )
         except BaseException as error:
             handoff.set_exception(error)
         return await job
@@ -211,14 +284,20 @@ class HybridRetriever:
         terms = list(dict.fromkeys(tokenize_query(query)))
         return ProcessedQuery(text=query, terms=terms, fts=fts_match_expression(terms))
 
-    def _semantic(self, vector: np.ndarray | None, excluded: frozenset[int]) -> _Semantic:
+    def _semantic(
+        self,
+        index: VectorIndex | None,
+        vector: np.ndarray | None,
+        excluded: frozenset[int],
+        candidates: int,
+    ) -> _Semantic:
         empty = _Semantic(np.zeros(0, np.int64), np.zeros(0, np.float32), 0.0)
-        if vector is None or not len(self.index) or self.weights.fusion == "lexical":
+        if vector is None or index is None or not len(index) or self.weights.fusion == "lexical":
             return empty
-        ids, scores = self.index.similarities(vector)
+        ids, scores = index.similarities(vector)
         if excluded:
             scores = np.where(np.isin(ids, list(excluded)), -np.inf, scores)
-        count = min(self.weights.candidates, len(scores))
+        count = min(candidates, len(scores))
         if count < len(scores):
             top = np.argpartition(-scores, count - 1)[:count]
         else:
@@ -270,7 +349,9 @@ def _lexical(
     return _Lexical(*sql.lexical_hits(db, match, weights.candidates, indexed))
 
 
-def _lexical_match(db: Database, terms: list[str], budget: int) -> str | None:
+def _lexical_match(
+    db: Database, terms: list[str], budget: int, table: str = "memories_fts"
+) -> str | None:
     """The FTS5 expression for ``terms``, kept cheap (see ``lexical_budget_documents``).
 
     Rarest words first, OR-ed, while together they occur in at most ``budget``
@@ -280,7 +361,7 @@ def _lexical_match(db: Database, terms: list[str], budget: int) -> str | None:
     """
     if len(terms) < 2:
         return fts_match_expression(terms)
-    counts = sql.document_counts(db, terms, budget)
+    counts = sql.document_counts(db, terms, budget, table)
     present = sorted((count, position) for position, count in enumerate(counts) if count)
     if not present:
         return None
@@ -298,27 +379,277 @@ def _lexical_match(db: Database, terms: list[str], budget: int) -> str | None:
     return fts_match_expression([terms[position] for position in rarest], conjunction="AND")
 
 
+@dataclass(frozen=True)
+class _EpisodicQuery:
+    """What the message tier needs of a search besides its words."""
+
+    excluded: frozenset[int] = frozenset()
+    names: frozenset[str] = frozenset()  # normalised capitalised words of the query
+    periods: tuple[tuple[str, str], ...] = ()  # days and months it names
+
+
+@dataclass
+class _Candidates:
+    """One tier's candidates, aligned arrays, scored; the flags say why (reasons)."""
+
+    ids: np.ndarray
+    score: np.ndarray
+    lexical: np.ndarray  # bool
+    semantic: np.ndarray  # bool: a semantic reason (see _memory_candidates)
+    pinned: np.ndarray
+    recent: np.ndarray
+    same_conversation: np.ndarray
+    named: np.ndarray  # bool: said by someone the query names (messages)
+    dated: np.ndarray  # bool: written on a day the query names (messages)
+
+
 def _rank(
     db: Database,
     terms: list[str],
-    handoff: Future[_Semantic],
+    handoff: Future[tuple[_Semantic, _Semantic]],
     vector: np.ndarray | None,
     index: VectorIndex,
+    message_index: VectorIndex | None,
     excluded: frozenset[int],
     conversation_id: int | None,
     k: int,
     weights: RetrievalWeights,
-    names: frozenset[str] = frozenset(),
-) -> list[RetrievedMemory]:
-    """Runs on the database thread: lexical candidates, then (once the loop hands over
-    the semantic ones) fusion with the facts from the index, and the top ``k``'s records.
+    episodic: _EpisodicQuery = _EpisodicQuery(),
+) -> list[Retrieved]:
+    """Runs on the database thread: each tier's candidates scored, the best ``k`` of
+    all of them, and their records."""
+    # One full-text query over messages serves both tiers: the messages themselves,
+    # and the memories learned from them.
+    match, message_rows = None, []
+    if weights.episodic > 0 or weights.source_words:
+        match, message_rows = _message_lexical(db, terms, weights, episodic)
+    memories = _memory_candidates(
+        db,
+        terms,
+        handoff,
+        vector,
+        index,
+        excluded,
+        conversation_id,
+        weights,
+        episodic.periods,
+        _told_with(db, message_rows, weights, episodic),
+    )
+    messages = _message_candidates(
+        db,
+        (match, list(message_rows)),
+        handoff.result()[1],
+        vector,
+        message_index,
+        conversation_id,
+        weights,
+        episodic,
+    )
+    # Best first; on equal scores memories before messages, each tier in its own order.
+    ranked = sorted(
+        [(-s, 0, p) for p, s in enumerate(memories.score.tolist())]
+        + [(-s, 1, p) for p, s in enumerate(messages.score.tolist())]
+    )[:k]
+    tiers = (memories, messages)
+    chosen = [[int(tiers[t].ids[p]) for _, t, p in ranked if t == tier] for tier in (0, 1)]
+    records = sql.memories_by_id(db, chosen[0]) if chosen[0] else {}
+    recalled = episodes.recalled_messages(db, chosen[1]) if chosen[1] else {}
+    hits: list[Retrieved] = []
+    for _, tier, position in ranked:
+        candidates = tiers[tier]
+        item_id = int(candidates.ids[position])
+        reasons = [
+            reason
+            for reason, flags in (
+                (LEXICAL, candidates.lexical),
+                (SEMANTIC, candidates.semantic),
+                (PINNED, candidates.pinned),
+                (RECENT, candidates.recent),
+                (THIS_CONVERSATION, candidates.same_conversation),
+                (AUTHOR, candidates.named),
+                (ON_DATE, candidates.dated),
+            )
+            if flags[position]
+        ]
+        score = round(float(candidates.score[position]), 6)
+        if tier == 0:
+            memory = records.get(item_id)
+            if memory is None or memory.status != MemoryStatus.ACTIVE:
+                continue  # changed while we ranked
+            hits.append(RetrievedMemory(memory, len(hits) + 1, score, reasons))
+        else:
+            message = recalled.get(item_id)
+            if message is None:
+                continue  # deleted (or its chat) while we ranked
+            hits.append(RetrievedMessage(message, len(hits) + 1, score, reasons))
+    return hits
+
+
+def _no_candidates() -> _Candidates:
+    empty = np.zeros(0, bool)
+    return _Candidates(np.zeros(0, np.int64), np.zeros(0, np.float32), *[empty] * 7)
+
+
+def _message_lexical(
+    db: Database, terms: list[str], weights: RetrievalWeights, episodic: _EpisodicQuery
+) -> tuple[str | None, list[tuple]]:
+    """The message tier's FTS expression and its best BM25 rows (see
+    :func:`episodes.message_hits`), the excluded messages left out."""
+    if not terms:
+        return None, []
+    match = _lexical_match(db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS)
+    if not match:
+        return None, []
+    rows = episodes.message_hits(
+        db, match, weights.message_candidates + len(episodic.excluded), weights.message_context
+    )
+    rows = [row for row in rows if row[0] not in episodic.excluded]
+    return match, rows[: weights.message_candidates]
+
+
+def _told_with(
+    db: Database, rows: list[tuple], weights: RetrievalWeights, episodic: _EpisodicQuery
+) -> dict[int, float]:
+    """For memories learned from messages the query matches (``rows``, see
+    :func:`_message_lexical`): the best such message's BM25, scaled as a message's
+    (see ``RetrievalWeights.source_words``)."""
+    if not weights.source_words or not rows:
+        return {}
+    scale = weights.message_saturation or weights.lexical_saturation
+    named = _named([row[3] for row in rows], episodic.names) if episodic.names else None
+    part_of = {
+        row[0]: row[1] / (row[1] + scale)
+        + (weights.author if named is not None and named[p] else 0.0)
+        for p, row in enumerate(rows)
+        if row[1] > 0
+    }
+    told: dict[int, float] = {}
+    for memory_id, message_id in episodes.memories_from_messages(db, list(part_of)):
+        told[memory_id] = max(told.get(memory_id, 0.0), part_of[message_id])
+    return told
+
+
+def _message_candidates(
+    db: Database,
+    lexical: tuple[str | None, list[tuple]],
+    semantic: _Semantic,
+    vector: np.ndarray | None,
+    message_index: VectorIndex | None,
+    conversation_id: int | None,
+    weights: RetrievalWeights,
+    episodic: _EpisodicQuery,
+) -> _Candidates:
+    """Recalled messages: BM25 over each message and its neighbours' words (see
+    ``RetrievalWeights.episodic``), with the same recency and conversation adjustments
+    as memories, plus ``author`` when the query names who said it."""
+    if weights.episodic <= 0:
+        return _no_candidates()
+    match, rows = lexical
+    dated_ids: set[int] = set()
+    if episodic.periods and weights.on_date:
+        dated = [
+            row
+            for row in episodes.messages_in_periods(db, episodic.periods, weights.dated_candidates)
+            if row[0] not in episodic.excluded
+        ]
+        dated_ids = {row[0] for row in dated}
+        found = {row[0] for row in rows}
+        unmatched = [row for row in dated if row[0] not in found]
+        scores = (
+            episodes.message_bm25(db, match, [row[0] for row in unmatched], weights.message_context)
+            if match and unmatched
+            else {}
+        )
+        rows += [(row[0], scores.get(row[0], 0.0), *row[1:]) for row in unmatched]
+    cosine_of = dict(zip(semantic.ids.tolist(), semantic.scores.tolist(), strict=True))
+    if cosine_of and weights.message_semantic:
+        found = {row[0] for row in rows}
+        meaning_only = sorted(i for i in cosine_of if i not in found)
+        rows += [(row[0], 0.0, *row[1:]) for row in episodes.message_facts(db, meaning_only)]
+    if not rows:
+        return _no_candidates()
+    ids, bm25, conversation, authors, age_days = (list(c) for c in zip(*rows, strict=True))
+    bm25 = np.asarray(bm25, np.float32)
+    if weights.message_saturation is not None:
+        lexical_part = bm25 / (bm25 + weights.message_saturation)
+    else:
+        best = float(bm25.max())
+        lexical_part = bm25 / best if best > 0 else np.zeros(len(bm25), np.float32)
+    recency = 0.5 ** (np.asarray(age_days, np.float32) / weights.recency_half_life_days)
+    same_conversation = (
+        np.asarray(conversation) == conversation_id
+        if conversation_id is not None
+        else np.zeros(len(ids), bool)
+    )
+    named = _named(authors, episodic.names) if episodic.names and weights.author else None
+    if named is None:
+        named = np.zeros(len(ids), bool)
+    on_date = np.array([i in dated_ids for i in ids], bool)
+    in_semantic = np.array([i in cosine_of for i in ids], bool)
+    semantic_part = np.zeros(len(ids), np.float32)
+    semantic_reason = np.zeros(len(ids), bool)
+    if cosine_of and weights.message_semantic and message_index is not None:
+        cosine = message_index.lookup(ids, vector).cosine
+        cosine[in_semantic] = [cosine_of[i] for i in ids if i in cosine_of]
+        top = float(cosine.max())
+        semantic_part = _scale(cosine, semantic.floor, top)
+        bar = semantic.floor + 0.5 * (top - semantic.floor)
+        semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))
+    evidence = lexical_part + weights.message_semantic * semantic_part
+    evidence = evidence + weights.author * named + weights.on_date * on_date
+    score = weights.episodic * evidence
+    score = score + weights.recency * recency
+    score = score + weights.this_conversation * same_conversation
+    none = np.zeros(len(ids), bool)
+    return _Candidates(
+        np.asarray(ids, np.int64),
+        score.astype(np.float32),
+        bm25 > 0,
+        semantic_reason,
+        none,
+        (recency >= 0.5) if weights.recency else none,
+        same_conversation,
+        named,
+        on_date,
+    )
+
+
+def _named(authors: list[str], names: frozenset[str]) -> np.ndarray:
+    """True where a message's author (or a word of it: "Caroline" for "Caroline Lee")
+    is among ``names`` (normalised)."""
+    verdict: dict[str, bool] = {"": False}
+    named = np.zeros(len(authors), bool)
+    for position, author in enumerate(authors):
+        hit = verdict.get(author)
+        if hit is None:
+            hit = normalise(author) in names or bool(names & set(tokenize_query(author)))
+            verdict[author] = hit
+        named[position] = hit
+    return named
+
+
+def _memory_candidates(
+    db: Database,
+    terms: list[str],
+    handoff: Future[tuple[_Semantic, _Semantic]],
+    vector: np.ndarray | None,
+    index: VectorIndex,
+    excluded: frozenset[int],
+    conversation_id: int | None,
+    weights: RetrievalWeights,
+    periods: tuple[tuple[str, str], ...] = (),
+    told_with: dict[int, float] | None = None,
+) -> _Candidates:
+    """Lexical candidates, then (once the loop hands over the semantic ones) fusion
+    with the facts from the index. A memory learned from a message written on a day
+    the query names gets ``on_date`` (and is a candidate), as a message does.
 
     Candidate sets are small (two times ``weights.candidates`` at most); the scoring
     is done once over aligned numpy arrays. Their order — lexical ones best BM25 first,
     then the semantic-only ones by id — is the one ties keep.
     """
     lexical = _lexical(db, terms, weights, index.__contains__) if terms else _NO_LEXICAL
-    semantic = handoff.result()
+    semantic = handoff.result()[0]
     # Plain Python for the bookkeeping: with a hundred candidates at most, numpy's
     # per-call overhead (isin, searchsorted) cost more than the work.
     lexical_ids, bm25 = [], []
@@ -329,9 +660,22 @@ def _rank(
     cosine_of = dict(zip(semantic.ids.tolist(), semantic.scores.tolist(), strict=True))
     lexical_set = set(lexical_ids)
     id_list = lexical_ids + sorted(i for i in cosine_of if i not in lexical_set)
+    dated_ids: set[int] = set()
+    if periods and weights.on_date:
+        dated_ids = {
+            i
+            for i in episodes.memories_told_in_periods(db, periods, weights.dated_candidates)
+            if i not in excluded
+        }
+        listed = set(id_list)
+        id_list += sorted(i for i in dated_ids if i not in listed)
+    told_with = {i: v for i, v in (told_with or {}).items() if i not in excluded}
+    if told_with:
+        listed = set(id_list)
+        id_list += sorted(i for i in told_with if i not in listed)
     count = len(id_list)
     if not count:
-        return []
+        return _no_candidates()
     ids = np.array(id_list, np.int64)
     lexical_raw = np.zeros(count, np.float32)
     lexical_raw[: len(bm25)] = bm25
@@ -343,7 +687,7 @@ def _rank(
 
     found = index.lookup(id_list, vector)
     age_days = _age_days(found.touched_ms)
-    importance, pinned, speaker = found.importance, found.pinned, found.speaker
+    importance, pinned = found.importance, found.pinned
     age_days, conversation = age_days.astype(np.float32), found.conversation_id
     # Facts from the database for a candidate the index holds without facts, and for
     # a lexical one it doesn't hold (no current vector).
@@ -365,8 +709,7 @@ def _rank(
             pinned[position] = bool(row[2])
             age_days[position] = row[3] or 0.0
             conversation[position] = row[4]
-            speaker[position] = row[5]
-            blob = row[6]
+            blob = row[5]
             if (
                 is_lexical[position]
                 and not found.indexed[position]
@@ -380,14 +723,18 @@ def _rank(
     cosine = found.cosine
     cosine[semantic_positions] = [cosine_of[id_list[p]] for p in semantic_positions]
 
+    dated = np.array([i in dated_ids for i in id_list], bool)
+    source_part = np.array([told_with.get(i, 0.0) for i in id_list], np.float32)
     if not alive.all():
-        columns = (ids, lexical_raw, is_lexical, cosine, in_semantic)
-        ids, lexical_raw, is_lexical, cosine, in_semantic = (c[alive] for c in columns)
-        columns = (importance, pinned, age_days, conversation, speaker)
-        importance, pinned, age_days, conversation, speaker = (c[alive] for c in columns)
+        columns = (ids, lexical_raw, is_lexical, cosine, in_semantic, dated, source_part)
+        ids, lexical_raw, is_lexical, cosine, in_semantic, dated, source_part = (
+            c[alive] for c in columns
+        )
+        columns = (importance, pinned, age_days, conversation)
+        importance, pinned, age_days, conversation = (c[alive] for c in columns)
         count = len(ids)
         if not count:
-            return []
+            return _no_candidates()
 
     fused = _fuse(weights, lexical_raw, is_lexical, cosine, in_semantic, semantic)
     recency = 0.5 ** (age_days / weights.recency_half_life_days)
@@ -398,47 +745,23 @@ def _rank(
     score = score + weights.recency * recency
     score = score + weights.pinned * pinned
     score = score + weights.this_conversation * same_conversation
-    if names and weights.speaker:
-        score = score + weights.speaker * _named(speaker, names)
-
-    top = np.argsort(-score, kind="stable")[:k]
-    records = sql.memories_by_id(db, ids[top])
-    top_cosine = float(cosine.max())
-    semantic_bar = semantic.floor + 0.5 * (top_cosine - semantic.floor)
-    hits = []
-    for position in top.tolist():
-        memory = records.get(int(ids[position]))
-        if memory is None or memory.status != MemoryStatus.ACTIVE:
-            continue  # changed while we ranked
-        reasons = []
-        if is_lexical[position]:
-            reasons.append(LEXICAL)
-        if in_semantic[position] and (cosine[position] >= semantic_bar or not is_lexical[position]):
-            reasons.append(SEMANTIC)
-        if pinned[position]:
-            reasons.append(PINNED)
-        if weights.recency and recency[position] >= 0.5:
-            reasons.append(RECENT)
-        if same_conversation[position]:
-            reasons.append(THIS_CONVERSATION)
-        hits.append(
-            RetrievedMemory(memory, len(hits) + 1, round(float(score[position]), 6), reasons)
-        )
-    return hits
-
-
-def _named(speakers: np.ndarray, names: frozenset[str]) -> np.ndarray:
-    """1 where a candidate's speaker (or a word of it: "Caroline" for "Caroline Lee") is
-    among ``names`` (normalised), else 0."""
-    verdict: dict[str, bool] = {"": False}
-    named = np.zeros(len(speakers), np.float32)
-    for position, speaker in enumerate(speakers.tolist()):
-        hit = verdict.get(speaker)
-        if hit is None:
-            hit = normalise(speaker) in names or bool(names & set(tokenize_query(speaker)))
-            verdict[speaker] = hit
-        named[position] = hit
-    return named
+    score = score + weights.on_date * dated
+    score = score + weights.source_words * source_part
+    # "Similar meaning" when the cosine is in the upper half of the semantic
+    # candidates' range, or when it is the only evidence.
+    semantic_bar = semantic.floor + 0.5 * (float(cosine.max()) - semantic.floor)
+    semantic_reason = in_semantic & ((cosine >= semantic_bar) | ~is_lexical)
+    return _Candidates(
+        ids,
+        score.astype(np.float32),
+        is_lexical | (source_part > 0),
+        semantic_reason,
+        pinned.astype(bool),
+        (recency >= 0.5) if weights.recency else np.zeros(count, bool),
+        same_conversation,
+        np.zeros(count, bool),
+        dated,
+    )
 
 
 def _fuse(
@@ -491,6 +814,7 @@ def with_weights(retriever: HybridRetriever, **changes) -> HybridRetriever:
 
 
 __all__ = [
+    "AUTHOR",
     "LEXICAL",
     "PINNED",
     "RECENT",
@@ -498,6 +822,8 @@ __all__ = [
     "THIS_CONVERSATION",
     "HybridRetriever",
     "RetrievalWeights",
+    "Retrieved",
     "RetrievedMemory",
+    "RetrievedMessage",
     "with_weights",
 ]

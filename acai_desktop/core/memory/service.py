@@ -37,6 +37,7 @@ from acai_desktop.core.clock import now_iso
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError, NotFoundError, ProtectedMemoryError
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.episodic import EpisodicIndex
 from acai_desktop.core.memory.importance import score_importance
 from acai_desktop.core.memory.panel_view import (
     DEFAULT_PAGE_SIZE,
@@ -174,6 +175,8 @@ class MemoryService:
         self.index = index
         self.policy = policy or MemoryPolicy()
         self.repository = MemoryRepository(store)
+        #: The vectors of the recallable messages (the episodic tier's semantic side).
+        self.episodes = EpisodicIndex(store, embedder)
 
     # -- reading -------------------------------------------------------------------
 
@@ -947,6 +950,7 @@ class MemoryService:
             self.index.set_facts_many(*search.active_ranking_facts(db))
 
         await self.store.run(fill)
+        await self.episodes.load()
         if reembed:
             await self.reembed_stale()
         return len(self.index)
@@ -954,8 +958,14 @@ class MemoryService:
     async def reembed_stale(self, batch_size: int = REEMBED_BATCH) -> int:
         """Embed, in batches and active memories first, every memory whose embedding is
         missing or from another embedder, emitting ``EMBEDDING_PROGRESS``
-        ``{"done": n, "total": m}`` after each batch. Safe to run as a background task
-        while the user works: a memory edited meanwhile keeps its newer vector."""
+        ``{"done": n, "total": m}`` after each batch; then embeds the recallable
+        messages that have no vector from this embedder. Safe to run as a background
+        task while the user works: a memory edited meanwhile keeps its newer vector."""
+        total = await self._reembed_memories(batch_size)
+        await self.episodes.embed_missing(batch_size=batch_size)
+        return total
+
+    async def _reembed_memories(self, batch_size: int) -> int:
         stale = await self.store.run(
             batches.stale_embeddings, self.embedder.name, self.embedder.dimensions
         )

@@ -11,9 +11,9 @@ The matrix grows by doubling so an insert is amortised O(1); a removal swaps the
 row into the hole.
 
 Next to each vector the index keeps the memory's :class:`RankingFacts` (importance,
-pinned, when it was last touched, its conversation, its speaker) in parallel arrays, so
-a search adjusts its candidates' scores without asking the database: that was a third
-of a search's time. A row whose facts were never given (``known`` is false) makes the
+pinned, when it was last touched, its conversation) in parallel arrays, so a search
+adjusts its candidates' scores without asking the database: that was a third of a
+search's time. A row whose facts were never given (``known`` is false) makes the
 retriever read them from the database instead, so a forgotten update costs speed,
 never a wrong ranking.
 
@@ -43,8 +43,6 @@ class RankingFacts:
     # (recency), rounded as SQLite's julianday() rounds, so ages match the SQL ones.
     touched_ms: float
     conversation_id: int  # -1 for none
-    # meta["speaker"]: who said it, for a memory of a recorded dialogue; "" for none.
-    speaker: str = ""
 
     @classmethod
     def of(cls, item: MemoryItem) -> RankingFacts:
@@ -53,14 +51,7 @@ class RankingFacts:
             pinned=bool(item.pinned),
             touched_ms=_milliseconds(max(item.updated_at, item.last_used_at or "")),
             conversation_id=-1 if item.conversation_id is None else int(item.conversation_id),
-            speaker=_speaker_of(item.meta),
         )
-
-
-def _speaker_of(meta: dict | None) -> str:
-    """A memory's speaker from its meta ("" when it has none, or not as text)."""
-    speaker = (meta or {}).get("speaker")
-    return speaker if isinstance(speaker, str) else ""
 
 
 def _milliseconds(timestamp: str) -> float:
@@ -87,7 +78,6 @@ class Lookup:
     pinned: np.ndarray
     touched_ms: np.ndarray
     conversation_id: np.ndarray
-    speaker: np.ndarray  # object array of str
     cosine: np.ndarray  # with the query; 0 where not indexed
 
 
@@ -152,10 +142,9 @@ class VectorIndex:
         pinned: np.ndarray,
         touched_ms: np.ndarray,
         conversation_id: np.ndarray,
-        speaker: np.ndarray | None = None,
     ) -> None:
         """Facts of many memories at once (after :meth:`load`); ids not in the index
-        are skipped. ``speaker`` None: nobody's."""
+        are skipped."""
         with self.lock:
             rows = self.rows(ids)
             present = rows >= 0
@@ -164,7 +153,6 @@ class VectorIndex:
             self._pinned[rows] = pinned[present]
             self._touched_ms[rows] = touched_ms[present]
             self._conversation[rows] = conversation_id[present]
-            self._speaker[rows] = "" if speaker is None else speaker[present]
             self._known[rows] = True
 
     def remove(self, memory_id: int) -> None:
@@ -204,7 +192,6 @@ class VectorIndex:
                 pinned=self._pinned[rows],
                 touched_ms=self._touched_ms[rows],
                 conversation_id=self._conversation[rows],
-                speaker=self._speaker[rows],
                 cosine=cosine,
             )
 
@@ -230,7 +217,6 @@ class VectorIndex:
         self._pinned[row] = facts.pinned
         self._touched_ms[row] = facts.touched_ms
         self._conversation[row] = facts.conversation_id
-        self._speaker[row] = facts.speaker
         self._known[row] = True
 
     def _allocate(self, capacity: int) -> None:
@@ -240,7 +226,6 @@ class VectorIndex:
         self._pinned = np.zeros(capacity, dtype=bool)
         self._touched_ms = np.zeros(capacity, dtype=np.float64)
         self._conversation = np.full(capacity, -1, dtype=np.int64)
-        self._speaker = np.full(capacity, "", dtype=object)
         self._known = np.zeros(capacity, dtype=bool)
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
@@ -251,7 +236,6 @@ class VectorIndex:
             self._pinned,
             self._touched_ms,
             self._conversation,
-            self._speaker,
             self._known,
         )
 

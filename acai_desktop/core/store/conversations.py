@@ -22,6 +22,7 @@ from acai_desktop.core.records import (
     MemoryItem,
     Message,
     MessageStatus,
+    RecalledMessage,
 )
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.database import Store
@@ -31,7 +32,7 @@ from acai_desktop.core.store.memory_batches import fetch_memories
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
-    "created_at"
+    "created_at, author"
 )
 CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary"
 MAX_TITLE_CHARS = 200
@@ -100,12 +101,16 @@ def _insert_message(
     model: str | None = None,
     tokens: int | None = None,
     at: str,
+    author: str | None = None,
+    created_at: str | None = None,
 ) -> int:
-    """Insert a message in the caller's transaction; returns its id."""
+    """Insert a message in the caller's transaction; returns its id. ``created_at``
+    (default ``at``) and ``author`` are for a recorded dialogue brought in as a
+    conversation."""
     cursor = db.execute(
         "INSERT INTO messages (conversation_id, role, content, status, model, tokens, "
-        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [conversation_id, role, content, str(status), model, tokens, at],
+        "created_at, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [conversation_id, role, content, str(status), model, tokens, created_at or at, author],
     )
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
     if role == "user":
@@ -126,12 +131,25 @@ def add_message(
     status: MessageStatus = MessageStatus.COMPLETE,
     model: str | None = None,
     tokens: int | None = None,
+    author: str | None = None,
+    created_at: str | None = None,
 ) -> Message:
+    """``author`` and ``created_at`` are for a recorded dialogue brought in as a
+    conversation (who said it, and when); the app's own turns have neither."""
     at = now_iso()
     with db.atomic():
         fetch_conversation(db, conversation_id)
         message_id = _insert_message(
-            db, conversation_id, role, content, status=status, model=model, tokens=tokens, at=at
+            db,
+            conversation_id,
+            role,
+            content,
+            status=status,
+            model=model,
+            tokens=tokens,
+            at=at,
+            author=author,
+            created_at=created_at,
         )
     return fetch_message(db, message_id)
 
@@ -312,9 +330,11 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
                 "messages": from_messages,
             }
             _write_event(db, memory_id, Actor.USER, SOURCE_DELETED_ACTION, before, None, at)
+        # Its answers' provenance, and other answers' mentions of its messages.
         db.execute(
-            f"DELETE FROM answer_sources WHERE message_id IN ({of_conversation})",
-            [conversation_id],
+            f"DELETE FROM answer_sources WHERE message_id IN ({of_conversation}) "
+            f"OR recalled_message_id IN ({of_conversation})",
+            [conversation_id, conversation_id],
         )
         db.execute(
             f"DELETE FROM memory_sources WHERE message_id IN ({of_conversation})",
@@ -332,6 +352,21 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
         db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
         kept = fetch_memories(db, sorted(sources))
     return DeletedConversation(conversation, message_ids, kept, jobs_removed)
+
+
+def fetch_recalled_message(db: Database, message_id: int) -> RecalledMessage:
+    """A message with its conversation's title, as provenance shows a recalled one."""
+    message = fetch_message(db, message_id)
+    conversation = fetch_conversation(db, message.conversation_id)
+    return RecalledMessage(
+        id=message.id,
+        conversation_id=conversation.id,
+        conversation_title=conversation.title,
+        role=message.role,
+        content=message.content,
+        created_at=message.created_at,
+        author=message.author,
+    )
 
 
 def recover_interrupted_answers(db: Database) -> int:
@@ -381,6 +416,9 @@ class ConversationRepository:
 
     async def get_message(self, message_id: int) -> Message:
         return await self.store.run(fetch_message, message_id)
+
+    async def recalled_message(self, message_id: int) -> RecalledMessage:
+        return await self.store.run(fetch_recalled_message, message_id)
 
     async def messages(self, conversation_id: int, *, include_folded: bool = True) -> list[Message]:
         return await self.store.run(list_messages, conversation_id, include_folded=include_folded)

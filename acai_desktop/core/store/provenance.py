@@ -16,11 +16,12 @@ def record_answer_sources(db: Database, message_id: int, sources: Sequence[Answe
         db.execute("DELETE FROM answer_sources WHERE message_id = ?", [message_id])
         for source in sources:
             db.execute(
-                "INSERT INTO answer_sources (message_id, memory_id, rank, score, reasons) "
-                "VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO answer_sources (message_id, memory_id, recalled_message_id, rank, "
+                "score, reasons) VALUES (?, ?, ?, ?, ?, ?)",
                 [
                     message_id,
                     source.memory_id,
+                    source.recalled_message_id,
                     source.rank,
                     source.score,
                     json.dumps(source.reasons),
@@ -30,7 +31,8 @@ def record_answer_sources(db: Database, message_id: int, sources: Sequence[Answe
 
 def _select(db: Database, where: str, value: int) -> list[AnswerSource]:
     cursor = db.execute(
-        "SELECT message_id, memory_id, rank, score, reasons FROM answer_sources "
+        "SELECT message_id, memory_id, recalled_message_id, rank, score, reasons "
+        "FROM answer_sources "
         f"WHERE {where} = ? ORDER BY message_id, rank",
         [value],
     )

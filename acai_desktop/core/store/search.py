@@ -31,32 +31,26 @@ JULIAN_EPOCH_MS = 210866760000000
 # The later of updated_at and last_used_at, from which recency is measured.
 _TOUCHED = "max(m.updated_at, coalesce(m.last_used_at, ''))"
 
-# meta["speaker"] when it is text, else ''.
-_SPEAKER = (
-    "coalesce(CASE WHEN json_valid(m.meta) THEN "
-    "CASE json_type(m.meta, '$.speaker') WHEN 'text' THEN json_extract(m.meta, '$.speaker') END "
-    "END, '')"
-)
-
 # Fusion inputs of a memory, in this column order: id, importance, pinned, age in days
-# (since the later of updated_at and last_used_at), conversation id (-1 for none),
-# speaker ('' for none).
+# (since the later of updated_at and last_used_at), conversation id (-1 for none).
 _FEATURES = (
     "m.id, m.importance, m.pinned, "
     f"max(julianday('now') - julianday({_TOUCHED}), 0), "
-    f"coalesce(m.conversation_id, -1), {_SPEAKER}"
+    "coalesce(m.conversation_id, -1)"
 )
 
 
-def document_counts(db: Database, terms: Sequence[str], cap: int) -> list[int]:
-    """How many memories contain each term (counted up to ``cap + 1``, so a common term
-    costs no more than a rare one), in one statement. Terms must be plain tokens (no
-    FTS syntax)."""
+def document_counts(
+    db: Database, terms: Sequence[str], cap: int, table: str = "memories_fts"
+) -> list[int]:
+    """How many rows of the full-text ``table`` (``memories_fts`` or ``messages_fts``)
+    contain each term (counted up to ``cap + 1``, so a common term costs no more than a
+    rare one), in one statement. Terms must be plain tokens (no FTS syntax)."""
     if not terms:
         return []
-    count = (
-        "(SELECT count(*) FROM (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?))"
-    )
+    if table not in ("memories_fts", "messages_fts"):
+        raise ValueError(f"not a full-text table: {table!r}")
+    count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
     arguments: list = []
     for term in terms:
         arguments += ['"' + term.replace('"', '""') + '"', cap + 1]
@@ -118,25 +112,23 @@ def candidate_rows(db: Database, ids: Sequence[int]) -> list[tuple]:
 
 
 def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
-    """``(ids, importance, pinned, touched_ms, conversation_id, speaker)`` of every
-    active memory, for :meth:`VectorIndex.set_facts_many` (touched_ms: milliseconds
-    since the epoch, recovered exactly from julianday(), which counts whole
-    milliseconds)."""
+    """``(ids, importance, pinned, touched_ms, conversation_id)`` of every active memory,
+    for :meth:`VectorIndex.set_facts_many` (touched_ms: milliseconds since the epoch,
+    recovered exactly from julianday(), which counts whole milliseconds)."""
     rows = db.execute(
         f"SELECT m.id, m.importance, m.pinned, "
         f"round(julianday({_TOUCHED}) * 86400000.0) - {JULIAN_EPOCH_MS}, "
-        f"coalesce(m.conversation_id, -1), {_SPEAKER} "
+        "coalesce(m.conversation_id, -1) "
         "FROM memories AS m WHERE m.status = 'active'"
     ).fetchall()
     count = len(rows)
-    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), (), ()]
+    columns = list(zip(*rows, strict=True)) if rows else [(), (), (), (), ()]
     return (
         np.fromiter(columns[0], np.int64, count),
         np.fromiter(columns[1], np.float32, count),
         np.fromiter(columns[2], bool, count),
         np.fromiter((np.nan if t is None else t for t in columns[3]), np.float64, count),
         np.fromiter(columns[4], np.int64, count),
-        np.array(columns[5], dtype=object) if count else np.zeros(0, dtype=object),
     )
 
 

@@ -359,6 +359,10 @@ class MessageDelegate(QStyledItemDelegate):
             ring.addRoundedRect(QRectF(layout.bubble).adjusted(-3, -3, 2, 2), 16, 16)
             painter.setPen(QPen(theme.color("focus_ring"), 2))
             painter.drawPath(ring)
+        if index.data(MessageRoles.ID) == self.view.highlighted_message_id:
+            # The message an answer's provenance link opened.
+            painter.setPen(QPen(theme.color("recall_highlight"), 3))
+            painter.drawPath(path)
         if layout.avatar is not None:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(theme.color("avatar_bg"))
@@ -429,6 +433,8 @@ class ChatView(QListView):
     sources_requested = Signal(int)  # answer message id
     edit_requested = Signal(int)  # user message id (edit and send again)
     notice_requested = Signal(str)  # a short note for the status bar
+    #: The message an answer's provenance pointed at (drawn with a border), or None.
+    highlighted_message_id: int | None = None
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -456,6 +462,19 @@ class ChatView(QListView):
         self._reader_index: QPersistentModelIndex | None = None
         # Once the window is up, not before: the first code block then costs no import.
         QTimer.singleShot(WARM_UP_MS, self, warm_up)
+
+    def show_message(self, message_id: int) -> bool:
+        """Scroll ``message_id`` into the middle of the view and highlight it (until
+        another conversation is shown); False when it is not in the transcript."""
+        model = self.model()
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            if index.data(MessageRoles.ID) == message_id:
+                self.highlighted_message_id = message_id
+                self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+                self.viewport().update()
+                return True
+        return False
 
     def setModel(self, model) -> None:
         super().setModel(model)
@@ -677,6 +696,7 @@ class ChatView(QListView):
         self.scrollToBottom()
 
     def _on_model_reset(self) -> None:
+        self.highlighted_message_id = None
         self.scrollToBottom()
 
     def showEvent(self, event) -> None:

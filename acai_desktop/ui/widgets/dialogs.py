@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
@@ -25,7 +25,13 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.records import AnswerSource, MemoryEvent, MemoryItem, Message
+from acai_desktop.core.records import (
+    AnswerSource,
+    MemoryEvent,
+    MemoryItem,
+    Message,
+    RecalledMessage,
+)
 from acai_desktop.ui.untrusted import plain_label
 
 ACTOR_LABELS = {
@@ -40,7 +46,12 @@ REASON_LABELS = {
     "pinned": "pinned",
     "recent": "recent",
     "summary": "summary of this chat",
+    "this_conversation": "this conversation",
+    "author": "said by who you named",
+    "on_date": "on the date you named",
 }
+# The link a recalled message's "from the chat ..." line opens (conversation/message).
+MESSAGE_LINK_SCHEME = "acai-message"
 STYLE = """
 <style>
  .head { margin: 14px 0 4px 0; font-size: 8.5pt; font-weight: 600; color: #8a869c; }
@@ -346,18 +357,51 @@ class MemoryDetailsDialog(_BrowserDialog):
         self.browser.setHtml("".join(parts))
 
 
+def message_link(message: RecalledMessage) -> str:
+    return f"{MESSAGE_LINK_SCHEME}:{message.conversation_id}/{message.id}"
+
+
+def parse_message_link(url: QUrl) -> tuple[int, int] | None:
+    """(conversation id, message id) of a link made by :func:`message_link`."""
+    if url.scheme() != MESSAGE_LINK_SCHEME:
+        return None
+    conversation, _, message = url.path().partition("/")
+    if not (conversation.isdigit() and message.isdigit()):
+        return None
+    return int(conversation), int(message)
+
+
 class ProvenanceDialog(_BrowserDialog):
+    #: The user clicked a recalled message: open its conversation at it.
+    message_open_requested = Signal(int, int)  # conversation id, message id
+
     def __init__(self, answer_id: int, parent: QWidget | None = None) -> None:
         super().__init__("Memories used for this answer", parent)
         self.answer_id = answer_id
+        # Links are ours (a recalled message's chat); never follow them as pages.
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
 
-    def set_sources(self, sources: list[tuple[AnswerSource, MemoryItem | None]]) -> None:
+    def _on_browser_anchor_clicked(self, url: QUrl) -> None:
+        target = parse_message_link(url)
+        if target is not None:
+            self.message_open_requested.emit(*target)
+            self.accept()
+
+    def set_sources(
+        self, sources: list[tuple[AnswerSource, MemoryItem | RecalledMessage | None]]
+    ) -> None:
+        """Each source with what it names now: the memory, the recalled message (with
+        its chat), or None when that is gone."""
         e = html.escape
         parts = [STYLE]
         if not sources:
             parts.append("<p class='muted'>No memory was put into this answer's prompt.</p>")
         for source, item in sources:
             reasons = ", ".join(REASON_LABELS.get(r, r) for r in source.reasons) or "—"
+            if source.recalled_message_id is not None:
+                parts.append(_recalled_card(source, item, reasons))
+                continue
             text = e(item.content) if item else "<i>(this memory no longer exists)</i>"
             state = ""
             if item is not None and item.status.value not in ("active", "temporary"):
@@ -368,3 +412,22 @@ class ProvenanceDialog(_BrowserDialog):
                 f" · memory #{source.memory_id}</span></p>"
             )
         self.browser.setHtml("".join(parts))
+
+
+def _recalled_card(source: AnswerSource, message: RecalledMessage | None, reasons: str) -> str:
+    """A recalled message: who said what, and "from the chat *Title*, date" as the link
+    that opens it there."""
+    e = html.escape
+    figures = f"score {source.score:.2f} · {e(reasons)}"
+    if message is None:
+        return (
+            f"<p class='card'><b>#{source.rank}</b> <i>(this message no longer exists)</i>"
+            f"<br><span class='muted'>{figures}</span></p>"
+        )
+    title = e(message.conversation_title or "Untitled chat")
+    where = f"from the chat <i>{title}</i>, {e(_when(message.created_at)[:10])}"
+    return (
+        f"<p class='card'><b>#{source.rank}</b> <b>{e(message.speaker)}:</b> "
+        f"{e(message.content)}<br><a href='{message_link(message)}'>{where}</a>"
+        f" <span class='muted'>· {figures}</span></p>"
+    )

@@ -1,22 +1,16 @@
-"""A generator of LoCoMo-format datasets for developing retrieval offline.
+"""Varied chat text for the speed benchmark (``bench retrieval``): life events told in
+chat style (with the facts an extractor would keep about them), near-miss distractors
+and small talk, and questions about the events in a user's words.
 
-The real benchmark is not shipped (and is not downloaded). This makes conversations of
-the same shape: two speakers, many dated sessions, life events told in chat style
-amid small talk and near-miss distractors (the neighbour's dog when the question is
-about the speaker's dog), observations per session, and questions written in other
-words than the turns that answer them ("What breed of pet did Ana bring home?" for
-"we finally adopted a beagle puppy"). Categories follow LoCoMo: 1 multi-hop,
-2 temporal, 3 inference, 4 single-hop, 5 adversarial (asked about the wrong person).
-
-It is a development aid: numbers on it show whether an idea helps on chat-shaped data,
-not what the real benchmark will say.
+Only the benchmark's timing uses it: word frequencies like a chat's make the full-text
+queries cost what they cost in real profiles. Retrieval quality is measured on real
+conversations (``eval retrieval`` on a LoCoMo-format file), never on this text.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from dataclasses import dataclass
 
 _NAME_LIST = (
     "Caroline Melanie Jon Gina Ana Tomas Priya Wei Nate Joanna Deborah Jolene Evan Sam "
@@ -552,127 +546,8 @@ DISTRACTORS = (
 )
 
 
-@dataclass
-class _Turn:
-    speaker: str
-    text: str
-    dia_id: str = ""
-
-
-@dataclass
-class _Told:
-    event: Event
-    speaker: str
-    other: str
-    values: dict
-    tell_id: str
-    detail_id: str
-    date: str
-    observations: list = field(default_factory=list)
-
-
 def _fill(template: str, values: dict) -> str:
     return template.format(**values)
-
-
-def _session_date(moment: datetime) -> str:
-    hour = moment.hour % 12 or 12
-    suffix = "am" if moment.hour < 12 else "pm"
-    return f"{hour}:{moment.minute:02d} {suffix} on {moment.day} {moment:%B}, {moment.year}"
-
-
-def generate_sample(rng: random.Random, sample_id: str, sessions: int = 20) -> dict:
-    speaker_a, speaker_b = rng.sample(NAMES, 2)
-    # Two rounds over the events; in the second round each event is told by the other
-    # speaker than in the first, so "Ana's dog" and "Wei's dog" are both in the data.
-    first_round = rng.sample(EVENTS, len(EVENTS))
-    second_round = rng.sample(EVENTS, len(EVENTS))
-    events = first_round + second_round
-    per_session = 2
-    first_teller: dict[str, str] = {}
-    moment = datetime(2023, rng.randint(1, 6), rng.randint(1, 28), rng.randint(8, 21), 0)
-    conversation: dict = {"speaker_a": speaker_a, "speaker_b": speaker_b}
-    observation: dict = {}
-    told: list[_Told] = []
-    for number in range(1, sessions + 1):
-        moment += timedelta(days=rng.randint(5, 30), minutes=rng.randint(0, 600))
-        date_text = _session_date(moment)
-        turns: list[_Turn] = []
-        speakers = (speaker_a, speaker_b)
-        turns.append(_Turn(speakers[0], rng.choice(SMALL_TALK[:2])))
-        turns.append(_Turn(speakers[1], rng.choice(SMALL_TALK[2:5])))
-        session_events = events[(number - 1) * per_session : number * per_session]
-        for event in session_events:
-            if event.key in first_teller:
-                teller = speaker_b if first_teller[event.key] == speaker_a else speaker_a
-            else:
-                teller = first_teller[event.key] = rng.choice(speakers)
-            other = speakers[1] if teller == speakers[0] else speakers[0]
-            values = {slot: rng.choice(options) for slot, options in event.slots.items()}
-            values.update(S=teller, O=other, date=f"{moment.day} {moment:%B} {moment.year}")
-            if rng.random() < 0.5:
-                turns.append(_Turn(teller, rng.choice(SMALL_TALK[5:])))
-            tell = _Turn(teller, _fill(rng.choice(event.tells), values))
-            turns.append(tell)
-            turns.append(_Turn(other, _fill(rng.choice(event.reaction), values)))
-            detail = _Turn(teller, _fill(event.detail, values))
-            turns.append(detail)
-            turns.append(_Turn(other, rng.choice(DISTRACTORS)))
-            if rng.random() < 0.4:
-                turns.append(_Turn(teller, rng.choice(SMALL_TALK)))
-            told.append(_Told(event, teller, other, values, "", "", values["date"]))
-            told[-1].observations = [(tell, event.observation), (detail, event.detail_observation)]
-            told[-1].tell_turn, told[-1].detail_turn = tell, detail  # type: ignore[attr-defined]
-        turns.append(_Turn(rng.choice(speakers), rng.choice(SMALL_TALK[9:])))
-        for index, turn in enumerate(turns, start=1):
-            turn.dia_id = f"D{number}:{index}"
-        conversation[f"session_{number}_date_time"] = date_text
-        conversation[f"session_{number}"] = [
-            {"speaker": t.speaker, "dia_id": t.dia_id, "text": t.text} for t in turns
-        ]
-        facts: dict[str, list] = {speaker_a: [], speaker_b: []}
-        for entry in told:
-            if entry.observations and entry.observations[0][0] in turns:
-                for turn, template in entry.observations:
-                    facts[entry.speaker].append([_fill(template, entry.values), turn.dia_id])
-        observation[f"session_{number}_observation"] = facts
-    qa = []
-    for entry in told:
-        tell_id = entry.tell_turn.dia_id  # type: ignore[attr-defined]
-        detail_id = entry.detail_turn.dia_id  # type: ignore[attr-defined]
-        for question, answer, category, which in entry.event.questions:
-            evidence = {"tell": [tell_id], "detail": [detail_id], "both": [tell_id, detail_id]}
-            qa.append(
-                {
-                    "question": _fill(question, entry.values),
-                    "answer": _fill(answer, entry.values),
-                    "evidence": evidence[which],
-                    "category": category,
-                }
-            )
-    # Multi-hop across events: every hobby a speaker mentioned.
-    for speaker in (speaker_a, speaker_b):
-        hobbies = [e for e in told if e.speaker == speaker and e.event.hobby]
-        if len(hobbies) >= 2:
-            qa.append(
-                {
-                    "question": f"What pastimes does {speaker} enjoy?",
-                    "answer": ", ".join(e.event.key for e in hobbies),
-                    "evidence": [e.tell_turn.dia_id for e in hobbies],  # type: ignore[attr-defined]
-                    "category": 1,
-                }
-            )
-    return {
-        "sample_id": sample_id,
-        "conversation": conversation,
-        "observation": observation,
-        "qa": qa,
-    }
-
-
-def generate_dataset(samples: int = 6, *, sessions: int = 20, seed: int = 7) -> list[dict]:
-    rng = random.Random(seed)
-    return [generate_sample(rng, f"synthetic-{i + 1}", sessions) for i in range(samples)]
 
 
 def memory_texts(count: int, *, seed: int = 11) -> list[str]:

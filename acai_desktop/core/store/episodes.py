@@ -1,0 +1,206 @@
+"""The SQL behind episodic recall: messages of past conversations found by their words.
+
+``messages_fts`` (migration m002) holds every recallable message — a finished turn of
+an ordinary conversation — with the text of the turns around it; triggers keep it in
+step, so a temporary chat's messages are never in it and a deleted chat's leave with
+them. These functions run on the database thread, on the search's hot path: they
+return plain tuples, and records only for the few messages a search returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from sqlite_utils import Database
+
+from acai_desktop.core.records import RecalledMessage
+
+MESSAGES_FTS = "messages_fts"
+
+
+def message_hits(
+    db: Database, match: str, limit: int, context_weight: float
+) -> list[tuple[int, float, int, str, float]]:
+    """The best ``limit`` recallable messages for an FTS5 MATCH expression, best first:
+    ``(id, bm25 (higher is better), conversation id, author ('' for none), age in
+    days)``.
+
+    BM25 weighs a word in the message itself 1 and in its neighbours' text
+    ``context_weight``. The join to ``messages`` runs on the few rows FTS5 kept.
+    """
+    rows = db.execute(
+        """
+        SELECT h.id, -h.score, m.conversation_id, coalesce(m.author, ''),
+               max(julianday('now') - julianday(m.created_at), 0)
+        FROM (SELECT rowid AS id, bm25(messages_fts, 1.0, ?) AS score
+              FROM messages_fts WHERE messages_fts MATCH ?
+              ORDER BY score LIMIT ?) AS h
+        JOIN messages AS m ON m.id = h.id
+        ORDER BY h.score, h.id
+        """,
+        [float(context_weight), match, int(limit)],
+    ).fetchall()
+    return [tuple(row) for row in rows]
+
+
+def recalled_messages(db: Database, ids: Sequence[int]) -> dict[int, RecalledMessage]:
+    """The records of the messages among ``ids`` that are still recallable."""
+    if not len(ids):
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(
+        f"""
+        SELECT m.id, m.conversation_id, c.title, m.role, m.content, m.created_at, m.author
+        FROM recallable_messages AS m JOIN conversations AS c ON c.id = m.conversation_id
+        WHERE m.id IN ({marks})
+        """,
+        [int(i) for i in ids],
+    ).fetchall()
+    return {row[0]: RecalledMessage(*row) for row in rows}
+
+
+def messages_in_periods(
+    db: Database, periods: Sequence[tuple[str, str]], limit: int
+) -> list[tuple[int, int, str, float]]:
+    """Recallable messages written within any of ``periods`` (``[start, end)`` ISO
+    dates), oldest first, at most ``limit``: ``(id, conversation id, author, age in
+    days)``. Dates compare as text: every stored date is ISO 8601 in UTC."""
+    if not periods:
+        return []
+    within = " OR ".join("(m.created_at >= ? AND m.created_at < ?)" for _ in periods)
+    rows = db.execute(
+        f"""
+        SELECT m.id, m.conversation_id, coalesce(m.author, ''),
+               max(julianday('now') - julianday(m.created_at), 0)
+        FROM recallable_messages AS m WHERE {within}
+        ORDER BY m.created_at, m.id LIMIT ?
+        """,
+        [bound for period in periods for bound in period] + [int(limit)],
+    ).fetchall()
+    return [tuple(row) for row in rows]
+
+
+def message_bm25(
+    db: Database, match: str, ids: Sequence[int], context_weight: float
+) -> dict[int, float]:
+    """BM25 (higher is better) of the messages among ``ids`` that match.
+
+    Every match is scored and the wanted ones kept: FTS5 answers ``rowid IN (...)``
+    by running the query once per id (8 ms for 30 ids), while the expressions
+    retrieval builds match a few hundred messages at most (see
+    ``RetrievalWeights.lexical_budget_documents``)."""
+    wanted = {int(i) for i in ids}
+    if not wanted:
+        return {}
+    rows = db.execute(
+        "SELECT rowid, -bm25(messages_fts, 1.0, ?) FROM messages_fts WHERE messages_fts MATCH ?",
+        [float(context_weight), match],
+    ).fetchall()
+    return {rowid: score for rowid, score in rows if rowid in wanted}
+
+
+def recallable_embeddings(
+    db: Database, model: str, dimensions: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, vectors) of the recallable messages whose stored vector came from ``model``."""
+    rows = db.execute(
+        "SELECT r.id, e.embedding FROM recallable_messages AS r "
+        "JOIN message_embeddings AS e ON e.message_id = r.id "
+        "WHERE e.embedding_model = ? AND length(e.embedding) = ? ORDER BY r.id",
+        [model, dimensions * 4],
+    ).fetchall()
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dimensions), dtype=np.float32)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+    return ids, vectors.reshape(len(rows), dimensions)
+
+
+def unembedded_messages(
+    db: Database, model: str, dimensions: int, ids: Sequence[int] | None = None
+) -> list[tuple[int, str]]:
+    """(id, content) of the recallable messages (among ``ids``, if given) with no vector
+    from ``model``, oldest first."""
+    where = ""
+    arguments: list = [model, dimensions * 4]
+    if ids is not None:
+        if not len(ids):
+            return []
+        where = f"AND r.id IN ({','.join('?' * len(ids))})"
+        arguments += [int(i) for i in ids]
+    return db.execute(
+        "SELECT r.id, r.content FROM recallable_messages AS r "
+        "LEFT JOIN message_embeddings AS e ON e.message_id = r.id "
+        "AND e.embedding_model = ? AND length(e.embedding) = ? "
+        f"WHERE e.message_id IS NULL {where} ORDER BY r.id",
+        arguments,
+    ).fetchall()
+
+
+def save_message_embeddings(
+    db: Database, ids: Sequence[int], contents: Sequence[str], vectors: np.ndarray, model: str
+) -> list[int]:
+    """Store the vectors of messages whose text is still the one embedded; the ids
+    stored."""
+    stored = []
+    with db.atomic():
+        for message_id, content, vector in zip(ids, contents, vectors, strict=True):
+            still = db.execute(
+                "SELECT 1 FROM messages WHERE id = ? AND content = ?", [int(message_id), content]
+            ).fetchone()
+            if still is None:
+                continue
+            db.execute(
+                "INSERT OR REPLACE INTO message_embeddings (message_id, embedding, "
+                "embedding_model) VALUES (?, ?, ?)",
+                [int(message_id), np.asarray(vector, dtype=np.float32).tobytes(), model],
+            )
+            stored.append(int(message_id))
+    return stored
+
+
+def message_facts(db: Database, ids: Sequence[int]) -> list[tuple[int, int, str, float]]:
+    """``(id, conversation id, author, age in days)`` of the recallable messages among
+    ``ids`` (for candidates found by meaning only)."""
+    if not len(ids):
+        return []
+    marks = ",".join("?" * len(ids))
+    return db.execute(
+        f"""
+        SELECT m.id, m.conversation_id, coalesce(m.author, ''),
+               max(julianday('now') - julianday(m.created_at), 0)
+        FROM recallable_messages AS m WHERE m.id IN ({marks}) ORDER BY m.id
+        """,
+        [int(i) for i in ids],
+    ).fetchall()
+
+
+def memories_told_in_periods(
+    db: Database, periods: Sequence[tuple[str, str]], limit: int
+) -> list[int]:
+    """Ids of memories learned from a message written within any of ``periods`` (a
+    fact's date is the date it was said), at most ``limit``."""
+    if not periods:
+        return []
+    within = " OR ".join("(m.created_at >= ? AND m.created_at < ?)" for _ in periods)
+    rows = db.execute(
+        f"""
+        SELECT DISTINCT s.memory_id FROM messages AS m
+        JOIN memory_sources AS s ON s.message_id = m.id
+        WHERE {within} ORDER BY s.memory_id LIMIT ?
+        """,
+        [bound for period in periods for bound in period] + [int(limit)],
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def memories_from_messages(db: Database, message_ids: Sequence[int]) -> list[tuple[int, int]]:
+    """``(memory id, message id)`` for every memory learned from one of ``message_ids``."""
+    if not len(message_ids):
+        return []
+    marks = ",".join("?" * len(message_ids))
+    return db.execute(
+        f"SELECT memory_id, message_id FROM memory_sources WHERE message_id IN ({marks})",
+        [int(i) for i in message_ids],
+    ).fetchall()
