@@ -65,13 +65,13 @@ class NoneRefcountResult:
     def describe(self) -> str:
         if self.lost > 0:
             return (
-                f"{self.path}: sys.getrefcount(None) fell by {self.lost} over {self.runs} runs "
+                f"sys.getrefcount(None) fell by {self.lost} over {self.runs} runs "
                 f"(about {self.lost / max(self.runs, 1):.0f} per run). This Qt binding "
                 "(PySide6 " + _pyside_version() + ") drops references to None; on Python "
                 "before 3.12 the app will abort with 'Fatal Python error: none_dealloc'."
             )
         immortal = " (None is immortal on this Python: a lost reference could not crash)"
-        return f"{self.path}: sys.getrefcount(None) did not fall over {self.runs} runs" + (
+        return f"sys.getrefcount(None) did not fall over {self.runs} runs" + (
             immortal if self.immortal else ""
         )
 

@@ -87,23 +87,45 @@ def fake_model(body: dict) -> Reply:
     return Reply(text=f"Here is my answer to: {user[:80]}")
 
 
+def call_kind(body: dict) -> str:
+    """Which of our prompts a request is: triage, extraction, reconcile, summary or chat."""
+    system, user = _system_text(body), _last_user_text(body)
+    if '"durable_fact"' in system:
+        return "triage"
+    if '"facts"' in system:
+        return "extraction"
+    if "EXISTING:" in user:
+        return "reconcile"
+    if "Summarise this part" in user:
+        return "summary"
+    return "chat"
+
+
 def call_counts(server) -> dict[str, int]:
     """How many calls of each kind the fake model has answered so far."""
     counts = {"triage": 0, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0}
     for request in server.chat_requests():
-        body = request.json
-        system, user = _system_text(body), _last_user_text(body)
-        if '"durable_fact"' in system:
-            counts["triage"] += 1
-        elif '"facts"' in system:
-            counts["extraction"] += 1
-        elif "EXISTING:" in user:
-            counts["reconcile"] += 1
-        elif "Summarise this part" in user:
-            counts["summary"] += 1
-        else:
-            counts["chat"] += 1
+        counts[call_kind(request.json)] += 1
     return counts
+
+
+MARKDOWN_BLOCK = (
+    "## Setting up the project\n\n"
+    "Install the **dependencies** first, then run the *tests*:\n\n"
+    "```python\nfor item in items:\n    print(item)\n```\n\n"
+    "- a list item with `code`\n- another item, long enough to wrap at the bubble's "
+    "edge when the window is of ordinary width\n\n"
+    "| column | value |\n|---|---|\n| a | 1 |\n\n"
+    "> A block quote, and a [link](https://example.org).\n\n"
+)
+
+
+def markdown_answer(length: int, *, lead: str = "") -> str:
+    """An answer in Markdown (headings, emphasis, code, lists, a table, a quote) of
+    ``length`` characters, starting with ``lead``."""
+    body = lead + "\n\n" if lead else ""
+    repeats = max(1, (length - len(body)) // len(MARKDOWN_BLOCK) + 1)
+    return (body + MARKDOWN_BLOCK * repeats)[: max(length, len(body))]
 
 
 def extraction_inputs(server) -> list[str]:

@@ -37,6 +37,7 @@ Scripting
     ``retry_after``        seconds, sent as ``retry-after-ms`` (the SDK honours it when retrying)
     ``delay``              seconds to wait before answering at all (for timeout tests)
     ``chunk_delay``        seconds between streamed chunks (for cancellation tests)
+    ``chunk_chars``        stream pieces of about this many characters instead of single words
     ``drop_after_chunks``  stream that many content chunks, then close the connection abruptly
     ``finish_reason``      default ``"stop"``; ``None`` ends the stream without one
     ``embeddings``         explicit vectors for an embeddings reply
@@ -95,6 +96,7 @@ class Reply:
     retry_after: float | None = None
     delay: float = 0.0
     chunk_delay: float = 0.0
+    chunk_chars: int | None = None
     drop_after_chunks: int | None = None
     finish_reason: str | None = "stop"
     embeddings: list[list[float]] | None = None
@@ -139,9 +141,17 @@ def hashed_embedding(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[
     return (vector / norm if norm else vector).tolist()
 
 
-def _split_for_streaming(text: str) -> list[str]:
+def _split_for_streaming(text: str, chunk_chars: int | None = None) -> list[str]:
     # Word-sized pieces keeping their whitespace, like a tokenizer's deltas.
-    return re.findall(r"\s*\S+|\s+", text) or [""]
+    words = re.findall(r"\s*\S+|\s+", text) or [""]
+    if not chunk_chars:
+        return words
+    pieces = [""]
+    for word in words:
+        if pieces[-1] and len(pieces[-1]) + len(word) > chunk_chars:
+            pieces.append("")
+        pieces[-1] += word
+    return pieces
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -321,7 +331,9 @@ class _Handler(BaseHTTPRequestHandler):
 
         try:
             send(json.dumps(event({"role": "assistant", "content": ""})))
-            for number, piece in enumerate(_split_for_streaming(reply.content())):
+            for number, piece in enumerate(
+                _split_for_streaming(reply.content(), reply.chunk_chars)
+            ):
                 if reply.drop_after_chunks is not None and number >= reply.drop_after_chunks:
                     self._drop_connection()
                     return
