@@ -65,6 +65,7 @@ import hashlib
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -390,6 +391,12 @@ class _Handler(BaseHTTPRequestHandler):
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeOpenAIServer
+
+    def handle_error(self, request, client_address) -> None:
+        # A client that went away (cancelled, killed) is part of the script, not news.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class FakeOpenAIServer:
