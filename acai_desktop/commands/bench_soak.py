@@ -45,6 +45,7 @@ def format_report(report: dict) -> str:
         f"turns stuck:    {len(report['turns_stuck'])}",
         f"messages lost:  {report['messages_lost']} {report['lost_turns'] or ''}".rstrip(),
         f"answers not complete after retries: {len(report['incomplete_answers'])}",
+        f"messages never queued for learning: {len(report['messages_not_learned_from'])}",
         f"jobs failed or left un-run: {report['jobs_failed']}  (by status: {report['jobs']})",
         f"Qt warnings:    {report['qt_warnings']}",
         f"RSS:            {report['rss_mb_start']} MB -> {report['rss_mb_end']} MB "

@@ -13,8 +13,8 @@ the first send, a malformed JSON reply to the fact extraction, a reply slower th
 read timeout. At the end the child waits for the background jobs to finish.
 
 The figures come from the database, not from the child's word: a turn's message is lost
-when no user message carries its marker; a job failed or was left un-run when its row
-says so.
+when no user message carries its marker; it was not learned from when no critical-info
+job names it; a job failed or was left un-run when its row says so.
 """
 
 from __future__ import annotations
@@ -173,9 +173,15 @@ def verify_turns(database: Path, turns: list[int]) -> dict:
             None,
         )
         answers[turn] = following[4] if following else "missing"
+        learned = db.execute(
+            "SELECT json_extract(payload, '$.message_id') FROM jobs WHERE kind = 'critical_info'"
+        ).fetchall()
+    queued = {row[0] for row in learned}
     lost = [turn for turn in turns if turn not in user_rows]
     incomplete = [turn for turn in turns if turn in user_rows and answers[turn] != "complete"]
-    return {"lost_turns": lost, "incomplete_answers": incomplete}
+    # A message no critical-info job was queued for is never learned from (issue 7, #2).
+    unlearned = [turn for turn in turns if turn in user_rows and user_rows[turn][0] not in queued]
+    return {"lost_turns": lost, "incomplete_answers": incomplete, "not_learned_from": unlearned}
 
 
 # -- the child processes -----------------------------------------------------------------
@@ -317,6 +323,7 @@ def run_soak(
         "messages_lost": len(checked["lost_turns"]),
         "lost_turns": checked["lost_turns"],
         "incomplete_answers": checked["incomplete_answers"],
+        "messages_not_learned_from": checked["not_learned_from"],
         "turns_stuck": [run.error for run in runs if run.error is not None],
         "jobs": jobs,
         "faults_injected": dict(model.injected),
