@@ -22,7 +22,11 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
         parents=[common],
         help="drive the real window offscreen through many turns with faults; count crashes, "
         "lost messages, failed jobs, Qt warnings and memory growth",
-        description=__doc__.split("\n\n")[0],
+        description="Drives the real window offscreen through N turns (a child process, so "
+        "a crash is counted, not fatal) on a temporary profile, with a built-in scripted "
+        "model and injected faults: a dropped stream, server errors, malformed extraction "
+        "JSON, a timeout. Prints turns, crashes, Qt warnings, RSS at the start and end, "
+        "failed or un-run jobs and lost messages. Never touches --data-dir.",
     )
     soak.add_argument("--turns", type=int, default=300, help="turns to run (default 300)")
     soak.add_argument("--json", action="store_true", help="print one JSON object")
