@@ -33,7 +33,11 @@ from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.none_refcount import watch_none_refcount, window_paths
+from acai_desktop.ui.none_refcount import (
+    SpareNoneReferences,
+    watch_none_refcount,
+    window_paths,
+)
 
 NOTE = "ACAI self-test note: the self-test code word is heliotrope."
 QUESTION = "My name is Ada. What is the self-test code word?"
@@ -196,6 +200,13 @@ class SelfTest:
 
 def run_self_test(data_dir: Path) -> SelfTestReport:
     """Run every check on a copy of the profile in ``data_dir``; never writes to it."""
+    # With a binding that loses references to None, the window alone would abort the
+    # process before any check could say why; spare references keep it going to the end.
+    with SpareNoneReferences():
+        return _run_checks(data_dir)
+
+
+def _run_checks(data_dir: Path) -> SelfTestReport:
     checks: list[Check] = []
     with tempfile.TemporaryDirectory(prefix="acai-self-test-") as scratch:
         profile = Profile.at(Path(scratch) / "profile").ensure()
