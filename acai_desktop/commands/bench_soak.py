@@ -62,8 +62,10 @@ def format_report(report: dict) -> str:
     for stuck in report["turns_stuck"]:
         lines.append(f"  stuck: {stuck}")
     for crash in report["crash_reports"]:
-        lines.append(f"  crash from turn {crash['first_turn']} (exit {crash['exit']}):")
-        lines += [f"    {line}" for line in crash["stderr"].strip().splitlines()[-6:]]
+        lines.append(
+            f"  crash of the window started at turn {crash['first_turn']} "
+            f"(exit {crash['exit']}): {crash['reason']}"
+        )
     return "\n".join(lines)
 
 

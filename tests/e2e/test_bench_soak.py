@@ -55,6 +55,7 @@ def test_a_crash_is_counted_and_a_missing_message_is_found_missing():
     assert report["crashes"] == 1
     assert report["window_processes"] == 2  # a new window carried on after the crash
     assert report["crash_reports"][0]["first_turn"] == 1
+    assert report["crash_reports"][0]["exit"] != 0
     assert report["turns_sent"] == 4  # turn 2 was sent before the crash; 3 and 4 after it
     assert report["messages_lost"] == 1 and report["lost_turns"] == [3]
     assert 2 in report["incomplete_answers"]  # the crash cut its answer off

@@ -246,7 +246,9 @@ def run_child(command: list[str], first: int, progress: Callable[[dict], None]) 
                 process.kill()
                 process.wait()
         stderr.seek(0)
-        run.stderr_tail = stderr.read()[-4000:]
+        text = stderr.read()
+        # Its head says why (a fatal error comes first, then a dump of every thread).
+        run.stderr_tail = text if len(text) <= 4000 else f"{text[:2000]}\n…\n{text[-2000:]}"
     return run
 
 
@@ -269,6 +271,15 @@ def _take(run: ChildRun, event: dict) -> None:
     if "qt_warnings" in event:
         run.qt_warnings = event["qt_warnings"]
         run.qt_samples = event.get("qt_samples", run.qt_samples)
+
+
+def crash_reason(stderr: str) -> str:
+    """The line that says why a child died, when it said so."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith(("Fatal Python error", "Segmentation fault")):
+            return line
+    return lines[-1] if lines else "no message (killed by a signal?)"
 
 
 def run_soak(
@@ -329,7 +340,12 @@ def run_soak(
         "faults_injected": dict(model.injected),
         "qt_warning_samples": [s for run in runs for s in run.qt_samples][:5],
         "crash_reports": [
-            {"first_turn": r.first_turn, "exit": r.returncode, "stderr": r.stderr_tail[-800:]}
+            {
+                "first_turn": r.first_turn,
+                "exit": r.returncode,
+                "reason": crash_reason(r.stderr_tail),
+                "stderr": r.stderr_tail[-800:],
+            }
             for r in crashed
         ],
         "seconds": round(time.monotonic() - started, 1),
