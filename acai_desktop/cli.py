@@ -13,6 +13,7 @@ import logging
 import sys
 
 from acai_desktop import __version__
+from acai_desktop.commands import self_test
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
 from acai_desktop.core.redaction import install_log_redaction
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"acai-desktop {__version__}")
     add_common_arguments(parser)
+    self_test.add_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
@@ -71,6 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     install_log_redaction()  # a server's error body may echo the API key
     handler = getattr(args, "handler", None)
+    if args.self_test:
+        if handler is not None:
+            parser.error("--self-test runs by itself, without a command")
+        handler = self_test.run
+    elif args.self_test_json and handler is None:
+        parser.error("--json goes with --self-test (or with a command that has it)")
     if handler is None:
         gui = importlib.import_module("acai_desktop.commands.gui")
         handler = gui.run

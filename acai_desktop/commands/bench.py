@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from acai_desktop.cli import add_common_arguments
+from acai_desktop.commands import bench_soak
 from acai_desktop.commands.eval import parse_positive_list
 from acai_desktop.core.errors import InvalidInputError
 
@@ -57,6 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     conversation.add_argument("--turns", type=int, default=200, help="turns, part 2")
     conversation.add_argument("--json", action="store_true", help="print one JSON object")
     conversation.set_defaults(handler=run_conversation)
+    bench_soak.add_parser(actions, common)
 
     ui = actions.add_parser(
         "ui",

@@ -1,114 +1,13 @@
-"""A rule-based fake model for the scripted server: enough sense to drive whole turns.
+"""The rule-based fake model lives in the product (the self-test and the soak bench use it
+too); tests import it from here as they always did."""
 
-It recognises each of our prompts by its text (so it works whatever model names a test
-configures) and answers like a well-behaved model would:
-- triage: yes when the user talks about themself ("my name", "I prefer", "I live" ...);
-- extraction: one fact per recognised first-person statement, naming the subject;
-- reconcile: "duplicate" for the same fact, "contradiction" for another value of the
-  same attribute, otherwise "unrelated";
-- summary: the user's messages, shortened;
-- chat: an answer that repeats what the memories in its prompt say about the question.
-Each call is recorded by the server, so tests count triage and extraction calls.
-"""
+from acai_desktop.core.evaluation.scripted_model import (
+    FACT_PATTERNS,
+    as_json,
+    call_counts,
+    extraction_inputs,
+    facts_in,
+    fake_model,
+)
 
-from __future__ import annotations
-
-import json
-import re
-
-from tests.support.fake_openai import Reply
-
-FACT_PATTERNS = [
-    (re.compile(r"\bmy name is (\w+)", re.I), "The user's name is {0}", "Personal"),
-    (re.compile(r"\bi(?:'m| am) a big fan of ([^.,!?]+)", re.I), "The user is a big fan of {0}",
-     "Preference"),
-    (re.compile(r"\bi prefer ([^.,!?]+)", re.I), "The user prefers {0}", "Preference"),
-    (re.compile(r"\bi live in ([^.,!?]+)", re.I), "The user lives in {0}", "Location"),
-    (re.compile(r"\bi work as (?:an? )?([^.,!?]+)", re.I), "The user works as {0}",
-     "Professional"),
-    (re.compile(r"\bi(?:'m| am) allergic to ([^.,!?]+)", re.I), "The user is allergic to {0}",
-     "Health"),
-    (re.compile(r"\bi plan to ([^.,!?]+)", re.I), "The user plans to {0}", "Plan"),
-]  # fmt: skip
-
-
-def facts_in(text: str) -> list[dict]:
-    facts = []
-    for pattern, template, category in FACT_PATTERNS:
-        for match in pattern.finditer(text):
-            value = match.group(1).strip()
-            facts.append({"fact": template.format(value), "category": category, "confidence": 0.9})
-    return facts
-
-
-def _attribute(fact: str) -> str:
-    """'The user lives in Paris' -> 'the user lives in' (everything but the value)."""
-    for _, template, _ in FACT_PATTERNS:
-        prefix = template.split("{0}")[0].strip().lower()
-        if fact.lower().startswith(prefix):
-            return prefix
-    return fact.lower()
-
-
-def _last_user_text(body: dict) -> str:
-    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    return users[-1]["content"] if users else ""
-
-
-def _system_text(body: dict) -> str:
-    return "\n".join(m["content"] for m in body.get("messages", []) if m.get("role") == "system")
-
-
-def fake_model(body: dict) -> Reply:
-    system = _system_text(body)
-    user = _last_user_text(body)
-    if '"durable_fact"' in system:
-        return Reply(json_obj={"durable_fact": bool(facts_in(user))})
-    if '"facts"' in system:
-        return Reply(json_obj={"facts": facts_in(user)})
-    if "EXISTING:" in user and "NEW:" in user:
-        existing = re.search(r"EXISTING: (.*)", user).group(1).strip()
-        new = re.search(r"NEW: (.*)", user).group(1).strip()
-        if existing.lower() == new.lower():
-            relation = "duplicate"
-        elif _attribute(existing) == _attribute(new):
-            relation = "contradiction"
-        else:
-            relation = "unrelated"
-        return Reply(json_obj={"relation": relation})
-    if "Summarise this part of a conversation" in user:
-        said = re.findall(r"^user: (.*)$", user, re.M)
-        return Reply(text="The user said: " + " / ".join(s[:60] for s in said))
-    remembered = re.findall(r"^- (.*)$", system, re.M)
-    if remembered:
-        return Reply(text="From what I remember: " + "; ".join(remembered) + ".")
-    return Reply(text=f"Here is my answer to: {user[:80]}")
-
-
-def call_counts(server) -> dict[str, int]:
-    """How many calls of each kind the fake model has answered so far."""
-    counts = {"triage": 0, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0}
-    for request in server.chat_requests():
-        body = request.json
-        system, user = _system_text(body), _last_user_text(body)
-        if '"durable_fact"' in system:
-            counts["triage"] += 1
-        elif '"facts"' in system:
-            counts["extraction"] += 1
-        elif "EXISTING:" in user:
-            counts["reconcile"] += 1
-        elif "Summarise this part" in user:
-            counts["summary"] += 1
-        else:
-            counts["chat"] += 1
-    return counts
-
-
-def extraction_inputs(server) -> list[str]:
-    return [
-        _last_user_text(r.json) for r in server.chat_requests() if '"facts"' in _system_text(r.json)
-    ]
-
-
-def as_json(reply: Reply) -> dict:
-    return json.loads(reply.content)
+__all__ = ["FACT_PATTERNS", "as_json", "call_counts", "extraction_inputs", "facts_in", "fake_model"]

@@ -1,4 +1,5 @@
-"""Fixtures for GUI tests: the scripted model server with the rule-based fake model."""
+"""Fixtures for GUI tests: the scripted model server with the rule-based fake model, and
+spare references to None (see test_none_refcount)."""
 
 from __future__ import annotations
 
@@ -15,3 +16,14 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as server:
         server.responder = fake_model
         yield server
+
+
+@pytest.fixture(autouse=True)
+def spare_none_references() -> Iterator[None]:
+    """A Qt binding that loses references to None (PySide6 6.12.0 on Python 3.11) would
+    abort the whole run with "none_dealloc" long before test_none_refcount reports it;
+    spare references, given back after each test, keep the run going to that report."""
+    from acai_desktop.ui.none_refcount import SpareNoneReferences
+
+    with SpareNoneReferences():
+        yield

@@ -1,0 +1,138 @@
+"""A rule-based fake model for the scripted server: enough sense to drive whole turns.
+
+Used by ``--self-test``, ``bench soak`` and the tests (``tests.support.fake_model``).
+
+It recognises each of our prompts by its text (so it works whatever model names a test
+configures) and answers like a well-behaved model would:
+- triage: yes when the user talks about themself ("my name", "I prefer", "I live" ...);
+- extraction: one fact per recognised first-person statement, naming the subject;
+- reconcile: "duplicate" for the same fact, "contradiction" for another value of the
+  same attribute, otherwise "unrelated";
+- summary: the user's messages, shortened;
+- chat: an answer that repeats what the memories in its prompt say about the question.
+Each call is recorded by the server, so tests count triage and extraction calls.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from acai_desktop.core.evaluation.scripted_openai import Reply
+
+FACT_PATTERNS = [
+    (re.compile(r"\bmy name is (\w+)", re.I), "The user's name is {0}", "Personal"),
+    (re.compile(r"\bi(?:'m| am) a big fan of ([^.,!?]+)", re.I), "The user is a big fan of {0}",
+     "Preference"),
+    (re.compile(r"\bi prefer ([^.,!?]+)", re.I), "The user prefers {0}", "Preference"),
+    (re.compile(r"\bi live in ([^.,!?]+)", re.I), "The user lives in {0}", "Location"),
+    (re.compile(r"\bi work as (?:an? )?([^.,!?]+)", re.I), "The user works as {0}",
+     "Professional"),
+    (re.compile(r"\bi(?:'m| am) allergic to ([^.,!?]+)", re.I), "The user is allergic to {0}",
+     "Health"),
+    (re.compile(r"\bi plan to ([^.,!?]+)", re.I), "The user plans to {0}", "Plan"),
+]  # fmt: skip
+
+
+def facts_in(text: str) -> list[dict]:
+    facts = []
+    for pattern, template, category in FACT_PATTERNS:
+        for match in pattern.finditer(text):
+            value = match.group(1).strip()
+            facts.append({"fact": template.format(value), "category": category, "confidence": 0.9})
+    return facts
+
+
+def _attribute(fact: str) -> str:
+    """'The user lives in Paris' -> 'the user lives in' (everything but the value)."""
+    for _, template, _ in FACT_PATTERNS:
+        prefix = template.split("{0}")[0].strip().lower()
+        if fact.lower().startswith(prefix):
+            return prefix
+    return fact.lower()
+
+
+def _last_user_text(body: dict) -> str:
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    return users[-1]["content"] if users else ""
+
+
+def _system_text(body: dict) -> str:
+    return "\n".join(m["content"] for m in body.get("messages", []) if m.get("role") == "system")
+
+
+def fake_model(body: dict) -> Reply:
+    system = _system_text(body)
+    user = _last_user_text(body)
+    if '"durable_fact"' in system:
+        return Reply(json_obj={"durable_fact": bool(facts_in(user))})
+    if '"facts"' in system:
+        return Reply(json_obj={"facts": facts_in(user)})
+    if "EXISTING:" in user and "NEW:" in user:
+        existing = re.search(r"EXISTING: (.*)", user).group(1).strip()
+        new = re.search(r"NEW: (.*)", user).group(1).strip()
+        if existing.lower() == new.lower():
+            relation = "duplicate"
+        elif _attribute(existing) == _attribute(new):
+            relation = "contradiction"
+        else:
+            relation = "unrelated"
+        return Reply(json_obj={"relation": relation})
+    if "Summarise this part of a conversation" in user:
+        said = re.findall(r"^user: (.*)$", user, re.M)
+        return Reply(text="The user said: " + " / ".join(s[:60] for s in said))
+    remembered = re.findall(r"^- (.*)$", system, re.M)
+    if remembered:
+        return Reply(text="From what I remember: " + "; ".join(remembered) + ".")
+    return Reply(text=f"Here is my answer to: {user[:80]}")
+
+
+def call_kind(body: dict) -> str:
+    """Which of our prompts a request is: triage, extraction, reconcile, summary or chat."""
+    system, user = _system_text(body), _last_user_text(body)
+    if '"durable_fact"' in system:
+        return "triage"
+    if '"facts"' in system:
+        return "extraction"
+    if "EXISTING:" in user:
+        return "reconcile"
+    if "Summarise this part" in user:
+        return "summary"
+    return "chat"
+
+
+def call_counts(server) -> dict[str, int]:
+    """How many calls of each kind the fake model has answered so far."""
+    counts = {"triage": 0, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0}
+    for request in server.chat_requests():
+        counts[call_kind(request.json)] += 1
+    return counts
+
+
+MARKDOWN_BLOCK = (
+    "## Setting up the project\n\n"
+    "Install the **dependencies** first, then run the *tests*:\n\n"
+    "```python\nfor item in items:\n    print(item)\n```\n\n"
+    "- a list item with `code`\n- another item, long enough to wrap at the bubble's "
+    "edge when the window is of ordinary width\n\n"
+    "| column | value |\n|---|---|\n| a | 1 |\n\n"
+    "> A block quote, and a [link](https://example.org).\n\n"
+)
+
+
+def markdown_answer(length: int, *, lead: str = "") -> str:
+    """An answer in Markdown (headings, emphasis, code, lists, a table, a quote) of
+    ``length`` characters, starting with ``lead``."""
+    body = lead + "\n\n" if lead else ""
+    repeats = max(1, (length - len(body)) // len(MARKDOWN_BLOCK) + 1)
+    return (body + MARKDOWN_BLOCK * repeats)[: max(length, len(body))]
+
+
+def extraction_inputs(server) -> list[str]:
+    return [
+        _last_user_text(r.json) for r in server.chat_requests() if '"facts"' in _system_text(r.json)
+    ]
+
+
+def as_json(reply: Reply) -> dict:
+    return json.loads(reply.content)
