@@ -1,14 +1,18 @@
 """``acai-desktop bench ui``: how long the window's event loop stalls under load.
 
-The real main window (offscreen when there is no display) holds 10,000 memories in its
-panel and a short conversation. Then, at once:
+The real main window (offscreen when there is no display) shows a short conversation and,
+in its memory panel, a profile of 10,000 memories: a temporary profile filled by the
+retrieval benchmark's builder (real WordLlama embeddings), read by the panel's paged model
+through :meth:`MemoryService.read_panel` / ``count_panel`` on a qasync loop, as in the
+app. Then, at once:
 
 - a 2,000-token Markdown answer with headings, lists, a table and code blocks streams
   into the chat at 200 tokens/s, chunk by chunk, through the same model path as a real
   answer (``MessagesModel.on_message_updated``);
 - a processor works: a worker thread embeds text with the local WordLlama embedder and
   writes rows to an SQLite file (what the processors' executor does), and every half
-  second a new memory reaches the panel, as when a processor stores a fact;
+  second a processor's fact is stored through the memory service and reaches the panel
+  by its event, as in the app;
 - a 5 ms timer measures the loop: each tick's lateness past its 5 ms is a sample.
 
 It reports ``{"max_ms", "p99_ms", "samples"}``. Goal: max < 50 ms, p99 < 16 ms.
@@ -16,6 +20,7 @@ It reports ``{"max_ms", "p99_ms", "samples"}``. Goal: max < 50 ms, p99 < 16 ms.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import statistics
@@ -55,25 +60,6 @@ def markdown_tokens(count: int = TOKENS) -> list[str]:
     words = "".join(sections).split(" ")
     tokens = [w + " " for w in words[:-1]] + [words[-1]]
     return tokens[:count]
-
-
-def _memories(count: int):
-    from acai_desktop.core.records import MemoryItem, MemoryKind, Origin
-
-    topics = ["coffee", "running", "Python", "Lyon", "chess", "jazz", "hiking", "tea"]
-    return [
-        MemoryItem(
-            i,
-            MemoryKind.FACT,
-            f"The user mentioned {topics[i % len(topics)]} in conversation number {i}",
-            Origin.CRITICAL_INFO,
-            AT,
-            AT,
-            category="Personal",
-            confidence=0.8,
-        )
-        for i in range(1, count + 1)
-    ]
 
 
 class _Processor(threading.Thread):
@@ -140,20 +126,72 @@ def idle_lateness(seconds: float = 3.0) -> list[float]:
 def run_ui_benchmark() -> dict:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
-
-    from acai_desktop.core.orchestrator import MessageDelta
-    from acai_desktop.core.records import Message, MessageStatus
+    from acai_desktop.core.evaluation.bench import build_profile
+    from acai_desktop.core.profile import Profile
     from acai_desktop.ui.app import create_application
-    from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.garbage import MainThreadGarbageCollector
 
     app = create_application()
     idle = idle_lateness()
-    window = MainWindow()
-    window.resize(1280, 800)
-    window.show()
-    memories = _memories(PANEL_MEMORIES)
-    window.show_memories(memories)
+    import qasync  # after PySide6, as in run_gui: qasync binds to the loaded Qt binding
+
+    with tempfile.TemporaryDirectory(prefix="acai-bench-ui-") as folder:
+        profile = Profile.at(Path(folder) / "profile")
+        asyncio.run(build_profile(profile, PANEL_MEMORIES))
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        # As run_gui does: cycles are collected on the Qt thread only.
+        collector = MainThreadGarbageCollector()
+        collector.start()
+        try:
+            report = loop.run_until_complete(_measure(profile, Path(folder)))
+        finally:
+            loop.close()
+            asyncio.set_event_loop(None)
+            collector.stop()
+    return report | {
+        # The machine's own floor (an idle loop, same timer): a busy machine adds this.
+        "idle_max_ms": round(max(idle, default=0.0), 1),
+        "idle_p99_ms": round(_percentile(idle, 0.99), 1),
+    }
+
+
+async def _measure(profile, folder: Path) -> dict:
+
+    from acai_desktop.core.evaluation.harness import KEEP_EVERYTHING
+    from acai_desktop.core.events import EventBus
+    from acai_desktop.core.memory.session import open_memory_services
+    from acai_desktop.ui.main_window import MainWindow
+
+    bus = EventBus()
+    async with open_memory_services(profile, policy=KEEP_EVERYTHING, events=bus) as (_, service):
+        window = MainWindow()
+        window.resize(1280, 800)
+        window.events.attach(bus)
+        window.show()
+        model = window.memories_model
+        try:
+            await model.attach(service.read_panel, service.count_panel)
+            if model.total_count != PANEL_MEMORIES:
+                raise RuntimeError(
+                    f"the panel counts {model.total_count} memories, not {PANEL_MEMORIES}"
+                )
+            report = await _stream_under_load(window, service, folder)
+        finally:
+            window.events.detach()
+            await model.detach()
+            window.close()
+            window.deleteLater()
+    return report
+
+
+async def _stream_under_load(window, service, folder: Path) -> dict:
+    from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+
+    from acai_desktop.core.orchestrator import MessageDelta
+    from acai_desktop.core.records import Actor, Message, MessageStatus, Origin
+
+    model = window.memories_model
     earlier = [
         Message(
             1, 1, "user", "How do I change the configuration safely?", MessageStatus.COMPLETE, AT
@@ -165,14 +203,14 @@ def run_ui_benchmark() -> dict:
     ]
     window.show_conversation(1, "Benchmark", earlier)
     # As in the app, where the window has been up for a while before an answer streams:
-    # the panel has laid out its cards (a few at a time) and Pygments is loaded.
+    # the panel has laid out the cards of its loaded page and Pygments is loaded.
     cards = window.memory_panel.list.itemDelegate()
     settled = time.monotonic() + 2.0
     deadline = time.monotonic() + 120.0
     while time.monotonic() < deadline and (
-        time.monotonic() < settled or len(cards._heights) < PANEL_MEMORIES
+        time.monotonic() < settled or len(cards._heights) < model.rowCount()
     ):
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        await asyncio.sleep(0.05)
     answer = Message(4, 1, "assistant", "", MessageStatus.STREAMING, AT)
     window.messages_model.on_message_added(answer)
 
@@ -181,8 +219,9 @@ def run_ui_benchmark() -> dict:
     clock = QElapsedTimer()
     last = [0]
     streamed = {"text": "", "next": 0}
+    stored: set[asyncio.Task] = set()
     added = [0]
-    loop = QEventLoop()
+    done = asyncio.get_running_loop().create_future()
 
     def probe() -> None:
         now = clock.nsecsElapsed()
@@ -191,6 +230,10 @@ def run_ui_benchmark() -> dict:
         last[0] = now
 
     started = time.monotonic()
+
+    def finish() -> None:
+        if not done.done():
+            done.set_result(None)
 
     def stream() -> None:
         # Chunks arrive at 200 tokens/s; send every token whose time has come.
@@ -207,43 +250,51 @@ def run_ui_benchmark() -> dict:
                 MessageDelta(4, 1, "", streamed["text"], MessageStatus.COMPLETE)
             )
             stream_timer.stop()
-            QTimer.singleShot(300, loop.quit)  # the last batch and its layout included
+            QTimer.singleShot(300, finish)  # the last batch and its layout included
 
     def store_memory() -> None:
+        # As a processor stores a fact: through the service; the panel hears the event.
         added[0] += 1
-        item = _memories(1)[0]
-        from dataclasses import replace
-
-        window.memories_model.on_memory_added(
-            replace(item, id=PANEL_MEMORIES + added[0], content=f"A new fact {added[0]}")
+        task = asyncio.ensure_future(
+            service.remember(
+                f"The user mentioned a new fact, number {added[0]}",
+                category="Personal",
+                confidence=0.8,
+                origin=Origin.CRITICAL_INFO,
+                actor=Actor.CRITICAL_INFO_PROCESSOR,
+            )
         )
+        stored.add(task)
+        task.add_done_callback(stored.discard)
 
-    with tempfile.TemporaryDirectory() as folder:
-        processor = _Processor(Path(folder))
-        processor.start()
-        probe_timer = QTimer()
-        probe_timer.setTimerType(Qt.TimerType.PreciseTimer)
-        probe_timer.setInterval(PROBE_MS)
-        probe_timer.timeout.connect(probe)
-        stream_timer = QTimer()
-        stream_timer.setTimerType(Qt.TimerType.PreciseTimer)
-        stream_timer.setInterval(PROBE_MS)
-        stream_timer.timeout.connect(stream)
-        memory_timer = QTimer()
-        memory_timer.setInterval(500)
-        memory_timer.timeout.connect(store_memory)
-        clock.start()
-        started = time.monotonic()
-        for timer in (probe_timer, stream_timer, memory_timer):
-            timer.start()
-        loop.exec()
+    processor = _Processor(folder)
+    processor.start()
+    probe_timer = QTimer()
+    probe_timer.setTimerType(Qt.TimerType.PreciseTimer)
+    probe_timer.setInterval(PROBE_MS)
+    probe_timer.timeout.connect(probe)
+    stream_timer = QTimer()
+    stream_timer.setTimerType(Qt.TimerType.PreciseTimer)
+    stream_timer.setInterval(PROBE_MS)
+    stream_timer.timeout.connect(stream)
+    memory_timer = QTimer()
+    memory_timer.setInterval(500)
+    memory_timer.timeout.connect(store_memory)
+    clock.start()
+    started = time.monotonic()
+    for timer in (probe_timer, stream_timer, memory_timer):
+        timer.start()
+    try:
+        await done
+    finally:
         for timer in (probe_timer, stream_timer, memory_timer):
             timer.stop()
         processor.stop.set()
         processor.join()
     seconds = time.monotonic() - started
-    window.close()
-    window.deleteLater()
+    if stored:
+        await asyncio.wait(stored)
+    await wait_settled(model)
     return {
         "max_ms": round(max(samples, default=0.0), 1),
         "p99_ms": round(_percentile(samples, 0.99), 1),
@@ -251,9 +302,16 @@ def run_ui_benchmark() -> dict:
         "median_ms": round(statistics.median(samples), 2) if samples else 0.0,
         "tokens": len(tokens),
         "seconds": round(seconds, 1),
-        "panel_memories": window.memories_model.rowCount(),
+        # What the panel counts (from the database): the 10,000 and the facts stored.
+        "panel_memories": model.total_count,
+        "panel_rows_loaded": model.rowCount(),
+        "facts_stored": added[0],
         "processor_batches": processor.batches,
-        # The machine's own floor (an idle loop, same timer): a busy machine adds this.
-        "idle_max_ms": round(max(idle, default=0.0), 1),
-        "idle_p99_ms": round(_percentile(idle, 0.99), 1),
     }
+
+
+async def wait_settled(model, timeout: float = 10.0) -> None:
+    """Until the panel's model has read its pages and counts again."""
+    deadline = time.monotonic() + timeout
+    while not model.settled and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)

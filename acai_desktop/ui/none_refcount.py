@@ -206,12 +206,7 @@ def window_paths(window) -> dict[str, Callable[[], None]]:
 def _read_models(window) -> Callable[[], None]:
     readers = [
         read_every_role(model)
-        for model in (
-            window.messages_model,
-            window.memories_model,
-            window.memory_panel.proxy,
-            window.conversations_model,
-        )
+        for model in (window.messages_model, window.memories_model, window.conversations_model)
     ]
 
     def run() -> None:

@@ -15,30 +15,34 @@ and assert that premise, so a Python whose ``None`` became mortal again is measu
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
+import shutil
 import sys
 
 import pytest
 
-from acai_desktop.core.records import (
-    Conversation,
-    MemoryItem,
-    MemoryKind,
-    MemoryStatus,
-    Message,
-    MessageStatus,
-    Origin,
-)
-from acai_desktop.ui.main_window import MainWindow
+from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.memory.panel_view import PanelQuery
+from acai_desktop.core.memory.service import MemoryDraft
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import MemoryKind, MessageStatus
+from acai_desktop.ui.app import GuiSession
+from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.none_refcount import none_is_immortal, watch_none_refcount, window_paths
-from acai_desktop.ui.theme import apply_theme
+from tests.support.assistant import configure_profile
+from tests.support.fake_model import fake_model
+from tests.support.fake_openai import FakeOpenAIServer
+from tests.support.gui import WAIT_SECONDS, run_in_session, wait_until
 
-AT = "2026-05-01T10:00:00+00:00"
 MEMORIES = 2000
+#: After the services are idle, before measuring.
+QUIET_SECONDS = 0.5
+TOPICS = ["green tea", "Lyon", "Python", "running", "Japanese", "the dentist"]
 
 # Runs per path; each run is many Qt calls (a paint lays out and draws ~150 lines of the
-# long message, a keystroke filters 2,000 memories, a read asks ~15 roles of 200 rows of
-# four models), so every path makes tens of thousands of calls.
+# long message, a keystroke edits the search over 2,000 memories, a read asks ~15 roles
+# of up to 200 rows of three models), so every path makes tens of thousands of calls.
 RUNS = {
     "chat painting": 150,
     "memory search typing": 60,
@@ -59,67 +63,87 @@ def long_markdown(length: int = 12_000) -> str:
     return (block * (length // len(block) + 1))[:length]
 
 
-def messages() -> list[Message]:
-    texts = [
-        ("user", "How do I set up the project?", MessageStatus.COMPLETE, None),
-        ("assistant", long_markdown(), MessageStatus.COMPLETE, None),
-        ("user", "And on Windows?", MessageStatus.COMPLETE, None),
-        ("assistant", "", MessageStatus.ERROR, "The model server closed the connection."),
-        ("user", "Thanks!", MessageStatus.COMPLETE, None),
-        ("assistant", "You're welcome.", MessageStatus.STOPPED, None),
-    ]
+def memory_drafts(count: int = MEMORIES) -> list[MemoryDraft]:
     return [
-        Message(
-            id=number,
-            conversation_id=1,
-            role=role,
-            content=text,
-            status=status,
-            created_at=AT,
-            error=error,
+        MemoryDraft(
+            f"Memory {number}: the user talked about {TOPICS[number % len(TOPICS)]}.",
+            kind=[MemoryKind.FACT, MemoryKind.SUMMARY, MemoryKind.NOTE][number % 3],
+            category=None if number % 2 else "Preference",  # data() answers None
         )
-        for number, (role, text, status, error) in enumerate(texts, start=1)
+        for number in range(1, count + 1)
     ]
 
 
-def memories(count: int = MEMORIES) -> list[MemoryItem]:
-    topics = ["green tea", "Lyon", "Python", "running", "Japanese", "the dentist"]
-    items = []
-    for number in range(1, count + 1):
-        items.append(
-            MemoryItem(
-                id=number,
-                kind=[MemoryKind.FACT, MemoryKind.SUMMARY, MemoryKind.NOTE][number % 3],
-                content=f"Memory {number}: the user talked about {topics[number % len(topics)]}.",
-                origin=Origin.CRITICAL_INFO if number % 3 == 0 else Origin.USER,
-                created_at=AT,
-                updated_at=AT,
-                category=None if number % 2 else "Preference",  # data() answers None
-                pinned=number % 50 == 0,
-                status=MemoryStatus.CONFLICT if number % 97 == 0 else MemoryStatus.ACTIVE,
-            )
+async def seed(profile: Profile) -> None:
+    """One conversation (the 12,000-character answer second, an error, a stopped answer)
+    and 2,000 memories, some pinned, through the real services."""
+    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    try:
+        conversations = assistant.conversations
+        conversation = await conversations.create("Project set-up")
+        await conversations.add_message(conversation.id, "user", "How do I set up the project?")
+        await conversations.add_message(conversation.id, "assistant", long_markdown())
+        await conversations.add_message(conversation.id, "user", "And on Windows?")
+        failed = await conversations.add_message(conversation.id, "assistant", "")
+        await conversations.update_message(
+            failed.id,
+            status=MessageStatus.ERROR,
+            error="The model server closed the connection.",
         )
-    return items
+        await conversations.add_message(conversation.id, "user", "Thanks!")
+        await conversations.add_message(
+            conversation.id, "assistant", "You're welcome.", status=MessageStatus.STOPPED
+        )
+        items = await assistant.memories.remember_many(memory_drafts(), explicit=True)
+        for item in items[49::50]:
+            await assistant.memories.pin(item.id)
+    finally:
+        await assistant.close()
+
+
+@pytest.fixture(scope="module")
+def seeded_profile_dir(tmp_path_factory):
+    """Seeded once for the module (2,000 embedded memories); each test copies it."""
+    data_dir = tmp_path_factory.mktemp("seeded") / "profile"
+    with FakeOpenAIServer() as server:
+        server.responder = fake_model
+        asyncio.run(seed(configure_profile(data_dir, server)))
+    return data_dir
 
 
 @pytest.fixture
-def window(qtbot, qapp):
-    apply_theme(qapp)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    conversation = Conversation(id=1, title="Project set-up", created_at=AT, updated_at=AT)
-    window.conversations_model.set_conversations([conversation])
-    window.show_conversation(1, conversation.title, messages(), {2: 3})
-    window.show_memories(memories())
-    window.show()
-    qtbot.waitExposed(window)
+def profile(seeded_profile_dir, tmp_path, fake_openai) -> Profile:
+    data_dir = tmp_path / "profile"
+    shutil.copytree(seeded_profile_dir, data_dir)
+    return configure_profile(data_dir, fake_openai)  # this test's model server
+
+
+async def opened(session: GuiSession):
+    """The session's window once its panel has read its first page of the 2,000 and the
+    services are quiet: the watcher counts references process-wide, so a worker thread
+    freeing its objects mid-measurement would look like a loss."""
+    window = session.window
+    model = window.memories_model
+    await wait_until(lambda: model.settled and model.total_count == MEMORIES)
+    assistant = session.services.assistant
+    assert assistant is not None, session.services.model_problem
+    if assistant.reembedding is not None:
+        await wait_until(assistant.reembedding.done)
+    await assistant.runner.wait_idle(WAIT_SECONDS)
+    await asyncio.sleep(QUIET_SECONDS)  # what the threads were handed is finished
+    assert model.rowCount() > 0
+    assert window.messages_model.rowCount() == 6
     return window
 
 
 @pytest.mark.parametrize("path", list(RUNS))
-def test_the_windows_hot_paths_do_not_lose_references_to_none(window, path):
-    action = window_paths(window)[path]
-    result = watch_none_refcount(path, action, RUNS[path], check_every=2)
+def test_the_windows_hot_paths_do_not_lose_references_to_none(qapp, profile, path):
+    async def scenario(session: GuiSession):
+        window = await opened(session)
+        action = window_paths(window)[path]
+        return watch_none_refcount(path, action, RUNS[path], check_every=2)
+
+    result = run_in_session(GuiSession(profile), scenario)
     assert result.lost == 0, result.describe()
     assert result.runs == RUNS[path]
     if sys.version_info >= (3, 12):
@@ -127,25 +151,33 @@ def test_the_windows_hot_paths_do_not_lose_references_to_none(window, path):
         assert result.immortal, "None should be immortal on Python 3.12+"
 
 
-def test_the_paths_really_reach_the_long_message_and_every_memory(window):
+def test_the_paths_really_reach_the_long_message_and_every_memory(qapp, profile):
     """The paths are not idle: painting scrolls over the long answer, typing filters."""
-    paths = window_paths(window)
-    view = window.chat_view
-    bar = view.verticalScrollBar()
-    assert bar.maximum() > view.viewport().height()  # the long answer is taller than the view
-    seen_rows = set()
-    for _ in range(13):
-        paths["chat painting"]()
-        top = view.indexAt(view.viewport().rect().topLeft())
-        seen_rows.add(top.row())
-    assert 1 in seen_rows  # the 12,000-character answer was on screen
 
-    proxy = window.memory_panel.proxy
-    assert proxy.rowCount() == MEMORIES
-    for _ in range(len("green")):
-        paths["memory search typing"]()
-    assert window.memory_search.text() == "green"
-    assert 0 < proxy.rowCount() < MEMORIES  # the search filtered the 2,000 memories
+    async def scenario(session: GuiSession):
+        window = await opened(session)
+        paths = window_paths(window)
+        view = window.chat_view
+        await wait_until(lambda: view.verticalScrollBar().maximum() > view.viewport().height())
+        seen_rows = set()
+        for _ in range(13):
+            paths["chat painting"]()
+            top = view.indexAt(view.viewport().rect().topLeft())
+            seen_rows.add(top.row())
+        assert 1 in seen_rows  # the 12,000-character answer was on screen
+        assert window.messages_model.index(1, 0).data(MessageRoles.CONTENT) == long_markdown()
+
+        model = window.memories_model
+        assert model.matching_count == MEMORIES
+        for _ in range(len("green")):
+            paths["memory search typing"]()
+        assert window.memory_search.text() == "green"
+        await wait_until(lambda: model.query == PanelQuery.of("green") and model.settled)
+        assert 0 < model.matching_count < MEMORIES  # the search filtered the 2,000 memories
+        assert 0 < model.rowCount() <= model.matching_count
+        assert all("green" in item.content for item in model.items())
+
+    run_in_session(GuiSession(profile), scenario)
 
 
 def test_the_watcher_catches_a_binding_that_loses_references(qapp):
