@@ -54,7 +54,9 @@ def main(argv: list[str]) -> None:
     key = os.environ.pop(KEY_VARIABLE, None)
     _drop_setting_variables()
     if key:
-        server_args += ["--api_key", key]
+        # One argument: a random key may start with "-", which argparse would take for an
+        # option of its own after a separate "--api_key" (one start in 64 failed so).
+        server_args.append(f"--api_key={key}")
 
     from llama_cpp.server.__main__ import main as serve
 
