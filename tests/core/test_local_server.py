@@ -134,9 +134,8 @@ def test_a_key_that_starts_with_a_dash_still_starts_the_server():
     async def scenario():
         server = LocalModelServer()
         server.api_key = "-starts-with-a-dash_" + server.api_key
-        async with server:
-            async with client_for_server(server) as client:
-                assert await client.list_models()
+        async with server, client_for_server(server) as client:
+            assert await client.list_models()
 
     run(scenario())
 
