@@ -15,6 +15,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.records import RecalledMessage
+from acai_desktop.core.store.memory_batches import ids_and_vectors
 
 MESSAGES_FTS = "messages_fts"
 
@@ -110,11 +111,7 @@ def recallable_embeddings(
         "WHERE e.embedding_model = ? AND length(e.embedding) = ? ORDER BY r.id",
         [model, dimensions * 4],
     ).fetchall()
-    if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, dimensions), dtype=np.float32)
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-    return ids, vectors.reshape(len(rows), dimensions)
+    return ids_and_vectors(rows, dimensions)
 
 
 def unembedded_messages(

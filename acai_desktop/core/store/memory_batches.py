@@ -182,6 +182,11 @@ def active_embeddings(db: Database, model: str, dimensions: int) -> tuple[np.nda
         "AND length(embedding) = ? ORDER BY id",
         [model, dimensions * 4],
     ).fetchall()
+    return ids_and_vectors(rows, dimensions)
+
+
+def ids_and_vectors(rows: list, dimensions: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(id, float32 blob)`` rows as an id array and a ``len(rows) × dimensions`` matrix."""
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros((0, dimensions), dtype=np.float32)
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
