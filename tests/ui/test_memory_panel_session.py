@@ -260,11 +260,16 @@ def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_
         assert model.rowCount() == DEFAULT_PAGE_SIZE
         assert panel.count_label.text() == "450"
         assert model.index(0).data(MemoryRoles.CONTENT) == "The user noted thing 449"
-        # Scrolling to the end brings the next page.
-        await wait_until(lambda: panel.list.verticalScrollBar().maximum() > 0)
+        # Scrolling to the end brings the next page. The list lays its cards out in
+        # batches, so the scroll bar's end moves on while they come: like a user, keep
+        # scrolling down until the view reaches the last card.
         bar = panel.list.verticalScrollBar()
-        bar.setValue(bar.maximum())
-        await wait_until(lambda: model.rowCount() == 2 * DEFAULT_PAGE_SIZE)
+
+        def scrolled_to_the_end_and_loaded() -> bool:
+            bar.setValue(bar.maximum())
+            return model.rowCount() == 2 * DEFAULT_PAGE_SIZE
+
+        await wait_until(scrolled_to_the_end_and_loaded)
         # A search runs over every memory, loaded or not, in the database.
         panel.search.setText("THING 12")
         await wait_until(lambda: model.query == PanelQuery.of("THING 12") and model.settled)

@@ -102,6 +102,9 @@ class MemoriesModel(QAbstractListModel):
     counts_changed = Signal(int, int)
     #: The first page of a new query arrived (or the model was detached).
     loaded = Signal()
+    #: A page the view asked for was dropped as stale (or another may follow): a view
+    #: at its end should ask again.
+    more_available = Signal()
 
     def __init__(self, parent=None, *, page_size: int = DEFAULT_PAGE_SIZE) -> None:
         super().__init__(parent)
@@ -226,7 +229,8 @@ class MemoriesModel(QAbstractListModel):
         page = await self._read(self._query, after, self.page_size, False)
         if generation != self._generation or trims != self._trims:
             # A new query, or rows let go from the end meanwhile: this page would not
-            # continue the loaded rows. The view asks again.
+            # continue the loaded rows. The view asks again once this task is done.
+            QTimer.singleShot(0, self.more_available.emit)
             return
         known = {item.id for item in self._items}
         new = [item for item in page.items if item.id not in known]

@@ -315,6 +315,11 @@ class MemoryPanel(QWidget):
         ):
             signal.connect(self._update_page)
         self.model.dataChanged.connect(self._on_model_data_changed)
+        # Qt asks for the next page when the scroll bar's value reaches its end; while
+        # cards are laid out in batches the end moves on, and a page asked for at the
+        # wrong moment is dropped, so the list also asks whenever it sits at its end.
+        self.list.verticalScrollBar().rangeChanged.connect(self._fetch_more_at_the_end)
+        self.model.more_available.connect(self._fetch_more_at_the_end)
         self.list.selectionModel().selectionChanged.connect(self._update_actions)
         self.list.doubleClicked.connect(self._on_list_double_clicked)
         self.edit_button.clicked.connect(self._on_edit_button_clicked)
@@ -391,6 +396,11 @@ class MemoryPanel(QWidget):
         return f"This contradicts “{other}”, which you pinned or edited. Which one is right?"
 
     # -- slots ---------------------------------------------------------------------
+
+    def _fetch_more_at_the_end(self, *args) -> None:
+        bar = self.list.verticalScrollBar()
+        if bar.value() >= bar.maximum() and self.model.canFetchMore(QModelIndex()):
+            self.model.fetchMore(QModelIndex())
 
     def _on_model_data_changed(self, top, bottom, roles) -> None:
         # Cards change height with their text or badges: measure them again.
