@@ -18,6 +18,7 @@ from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
+from tests.support.sqlite_rows import rows
 
 
 def chat_command(data_dir: Path, *args: str) -> list[str]:
@@ -37,14 +38,6 @@ def run_chat(data_dir: Path, *args: str, timeout: float = 300) -> subprocess.Com
         timeout=timeout,
         env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )
-
-
-def rows(db_path: Path, sql: str) -> list[tuple]:
-    connection = sqlite3.connect(db_path)
-    try:
-        return connection.execute(sql).fetchall()
-    finally:
-        connection.close()
 
 
 def test_chat_json_reports_answer_memories_used_and_stored(tmp_path, fake_openai):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 
 from tests.support.fake_openai import Reply
 from tests.support.readonly import read_only
+from tests.support.sqlite_rows import rows
 
 #: No system keyring in these runs: keys live in the profile's secrets.json.
 NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
@@ -35,14 +35,6 @@ def acai(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
 def scripted(server) -> list[str]:
     return ["--provider", "custom", "--base-url", server.base_url, "--model", "fake-model"]
-
-
-def rows(db_path: Path, sql: str) -> list[tuple]:
-    connection = sqlite3.connect(db_path)
-    try:
-        return connection.execute(sql).fetchall()
-    finally:
-        connection.close()
 
 
 def assert_clear_refusal(result: subprocess.CompletedProcess, *phrases: str) -> None:

@@ -19,6 +19,7 @@ from tests.support.aio import run
 from tests.support.assistant import configure_profile, running_assistant
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
+from tests.support.sqlite_rows import rows
 
 PARALLEL_WRITERS = 48
 
@@ -36,14 +37,6 @@ def run_program(*args: str, timeout: float = 300) -> subprocess.CompletedProcess
         timeout=timeout,
         env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )
-
-
-def rows(db_path: Path, sql: str) -> list[tuple]:
-    connection = sqlite3.connect(db_path)
-    try:
-        return connection.execute(sql).fetchall()
-    finally:
-        connection.close()
 
 
 def scripted(server) -> list[str]:
