@@ -143,6 +143,11 @@ class SelfTest:
         window = session.window
         for path, action in window_paths(window).items():
             result = watch_none_refcount(path, action, PATH_RUNS[path], check_every=2)
+            if not result.ok:
+                # The count is process-wide: a background thread finishing its work can
+                # let go of a few references once. A faulty binding loses on every run
+                # (thousands per run), so it fails the second watch too.
+                result = watch_none_refcount(path, action, PATH_RUNS[path], check_every=2)
             self.checks.append(Check(f"None refcount: {path}", result.ok, result.describe()))
 
     async def window_opened(self, session: GuiSession) -> str:
