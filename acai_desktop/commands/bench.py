@@ -1,6 +1,6 @@
 """``acai-desktop bench retrieval|conversation|startup``: benchmarks that print figures.
 
-See :mod:`acai_desktop.core.evaluation.bench` for what ``retrieval`` builds and
+See :mod:`acai_desktop.evaluation.bench` for what ``retrieval`` builds and
 measures, and :mod:`acai_desktop.ui.startup_probe` for one measured start of the window.
 """
 
@@ -115,7 +115,7 @@ def format_report(report: dict) -> str:
 
 
 def run_retrieval(args: argparse.Namespace) -> int:
-    from acai_desktop.core.evaluation.bench import run_benchmark
+    from acai_desktop.evaluation.bench import run_benchmark
 
     sizes = parse_positive_list(args.sizes, "--sizes")
     if args.queries <= 0:
@@ -147,7 +147,7 @@ def format_conversation_report(report: dict) -> str:
 
 def run_conversation(args: argparse.Namespace) -> int:
     from acai_desktop.core.assistant import ModelOverrides
-    from acai_desktop.core.evaluation.conversation_bench import run_conversation_benchmark
+    from acai_desktop.evaluation.conversation_bench import run_conversation_benchmark
 
     if args.messages <= 0 or args.turns <= 1:
         raise InvalidInputError("--messages must be positive and --turns at least 2.")
@@ -236,9 +236,9 @@ def measure_startup(data_dir: Path, *, runs: int, settle: float) -> dict:
 def _prepare_profile(data_dir: Path, memories: int) -> None:
     """Settings that open without a model server being asked anything at start, and
     ``memories`` memories with real embeddings."""
-    from acai_desktop.core.evaluation.bench import build_profile
     from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
     from acai_desktop.core.profile import Profile
+    from acai_desktop.evaluation.bench import build_profile
 
     profile = Profile.at(data_dir).ensure()
     save_model_settings(profile.settings_path, ModelSettings.for_preset("ollama"))

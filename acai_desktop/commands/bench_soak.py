@@ -1,6 +1,6 @@
 """``acai-desktop bench soak [--turns N] [--json]``: the real window through N turns.
 
-See :mod:`acai_desktop.core.evaluation.soak`. The hidden ``--child`` options start the
+See :mod:`acai_desktop.evaluation.soak`. The hidden ``--child`` options start the
 window side (:mod:`acai_desktop.ui.soak_driver`); the bench starts it itself.
 """
 
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         from acai_desktop.ui.soak_driver import run_soak_child
 
         return run_soak_child(args.data_dir, args.first_turn, args.turns, args.crash_at_turn)
-    from acai_desktop.core.evaluation.soak import run_soak
+    from acai_desktop.evaluation.soak import run_soak
 
     started = time.monotonic()
 

@@ -2,7 +2,7 @@
 
 ``eval retrieval --dataset FILE`` ingests each sample into a fresh temporary profile
 and scores recall_any@k / recall_all@k of the orchestrator's retrieval (see
-:mod:`acai_desktop.core.evaluation.harness`). The options after ``--k`` try one idea
+:mod:`acai_desktop.evaluation.harness`). The options after ``--k`` try one idea
 at a time against the defaults (the figures are in the README).
 """
 
@@ -79,8 +79,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _options(args: argparse.Namespace):
-    from acai_desktop.core.evaluation.harness import HarnessOptions
     from acai_desktop.core.memory.retrieval import RetrievalWeights
+    from acai_desktop.evaluation.harness import HarnessOptions
 
     weights = RetrievalWeights()
     changes: dict = {}
@@ -146,8 +146,8 @@ def format_report(report: dict) -> str:
 
 
 def run_retrieval(args: argparse.Namespace) -> int:
-    from acai_desktop.core.evaluation.harness import evaluate
-    from acai_desktop.core.evaluation.locomo import load_dataset
+    from acai_desktop.evaluation.harness import evaluate
+    from acai_desktop.evaluation.locomo import load_dataset
 
     options = _options(args)
     dataset = load_dataset(args.dataset)

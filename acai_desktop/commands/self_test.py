@@ -46,7 +46,7 @@ def format_report(report) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from acai_desktop.core.evaluation.scripted_profile import keep_away_from_the_keyring
+    from acai_desktop.evaluation.scripted_profile import keep_away_from_the_keyring
     from acai_desktop.ui.headless import use_offscreen_platform
 
     use_offscreen_platform()  # before the QApplication exists

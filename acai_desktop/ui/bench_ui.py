@@ -126,8 +126,8 @@ def idle_lateness(seconds: float = 3.0) -> list[float]:
 def run_ui_benchmark() -> dict:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from acai_desktop.core.evaluation.bench import build_profile
     from acai_desktop.core.profile import Profile
+    from acai_desktop.evaluation.bench import build_profile
     from acai_desktop.ui.app import create_application
     from acai_desktop.ui.garbage import MainThreadGarbageCollector
 
@@ -158,9 +158,9 @@ def run_ui_benchmark() -> dict:
 
 async def _measure(profile, folder: Path) -> dict:
 
-    from acai_desktop.core.evaluation.harness import KEEP_EVERYTHING
     from acai_desktop.core.events import EventBus
     from acai_desktop.core.memory.session import open_memory_services
+    from acai_desktop.evaluation.harness import KEEP_EVERYTHING
     from acai_desktop.ui.main_window import MainWindow
 
     bus = EventBus()

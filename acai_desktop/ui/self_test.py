@@ -1,6 +1,6 @@
 """``acai-desktop --self-test``: the real window, offscreen, through one whole turn.
 
-On a copy of the profile (see :mod:`acai_desktop.core.evaluation.profile_snapshot`) and
+On a copy of the profile (see :mod:`acai_desktop.evaluation.profile_snapshot`) and
 with the in-process scripted model, it opens the window as a user's start would, then:
 saves a note from the window and sees it reach the memory panel's model; sends one
 message and sees the answer stream in, with its provenance naming the note; sees the
@@ -24,11 +24,11 @@ from typing import Any
 
 import PySide6
 
-from acai_desktop.core.evaluation.profile_snapshot import snapshot_database
-from acai_desktop.core.evaluation.scripted_model import call_kind, fake_model, markdown_answer
-from acai_desktop.core.evaluation.scripted_openai import FakeOpenAIServer, Reply
-from acai_desktop.core.evaluation.scripted_profile import use_scripted_model
 from acai_desktop.core.profile import Profile
+from acai_desktop.evaluation.profile_snapshot import snapshot_database
+from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
+from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
+from acai_desktop.evaluation.scripted_profile import use_scripted_model
 from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
 from acai_desktop.ui.models.memories_model import MemoryRoles

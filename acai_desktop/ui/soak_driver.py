@@ -2,7 +2,7 @@
 
 It opens the profile the parent prepared (every model role on the parent's scripted
 server), then turn after turn does what a user does, and prints one JSON line per event
-on stdout for the parent (see :mod:`acai_desktop.core.evaluation.soak`):
+on stdout for the parent (see :mod:`acai_desktop.evaluation.soak`):
 ``started``, ``sending`` (before a message is sent), ``turn`` (after it is answered and
 the window was used), ``done`` (after the background jobs finished) or ``error``.
 """
@@ -14,7 +14,8 @@ import os
 import sys
 import traceback
 
-from acai_desktop.core.evaluation.soak import (
+from acai_desktop.core.profile import Profile
+from acai_desktop.evaluation.soak import (
     CITIES,
     DRINKS,
     job_counts,
@@ -23,7 +24,6 @@ from acai_desktop.core.evaluation.soak import (
     turn_of,
     unfinished_jobs,
 )
-from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
 from acai_desktop.ui.models.memories_model import MemoryRoles

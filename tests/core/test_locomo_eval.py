@@ -9,8 +9,8 @@ import pytest
 
 from acai_desktop.cli import main
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.evaluation.harness import HarnessOptions, evaluate
-from acai_desktop.core.evaluation.locomo import (
+from acai_desktop.evaluation.harness import HarnessOptions, evaluate
+from acai_desktop.evaluation.locomo import (
     EvidenceReport,
     load_dataset,
     normalise_dia_ids,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from acai_desktop.core.evaluation.soak import fault_of, run_soak, turn_message
+from acai_desktop.evaluation.soak import fault_of, run_soak, turn_message
 from tests.e2e.test_program import run_program
 
 REPORT_KEYS = {

@@ -1,7 +1,7 @@
 """The rule-based fake model lives in the product (the self-test and the soak bench use it
 too); tests import it from here as they always did."""
 
-from acai_desktop.core.evaluation.scripted_model import (
+from acai_desktop.evaluation.scripted_model import (
     FACT_PATTERNS,
     as_json,
     call_counts,

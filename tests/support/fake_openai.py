@@ -1,7 +1,7 @@
 """The scripted OpenAI-compatible server lives in the product (the self-test and the soak
 bench use it too); tests import it from here as they always did."""
 
-from acai_desktop.core.evaluation.scripted_openai import (
+from acai_desktop.evaluation.scripted_openai import (
     EMBEDDING_DIMENSIONS,
     FakeOpenAIServer,
     RecordedRequest,

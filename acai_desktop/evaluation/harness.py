@@ -28,12 +28,6 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.evaluation.locomo import (
-    ADVERSARIAL_CATEGORY,
-    Dataset,
-    Question,
-    Sample,
-)
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
@@ -43,6 +37,12 @@ from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memory_batches import sources_of
+from acai_desktop.evaluation.locomo import (
+    ADVERSARIAL_CATEGORY,
+    Dataset,
+    Question,
+    Sample,
+)
 
 DEFAULT_KS = (1, 5, 10, 20)
 UNITS = ("turns", "observations")

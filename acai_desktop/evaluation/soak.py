@@ -33,10 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acai_desktop.core.evaluation.scripted_model import call_kind, fake_model, markdown_answer
-from acai_desktop.core.evaluation.scripted_openai import FakeOpenAIServer, Reply
-from acai_desktop.core.evaluation.scripted_profile import NO_KEYRING, use_scripted_model
 from acai_desktop.core.profile import Profile
+from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
+from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
+from acai_desktop.evaluation.scripted_profile import NO_KEYRING, use_scripted_model
 
 DEFAULT_TURNS = 300
 #: Read timeout of the soak profile: short, so the timeout fault costs seconds, not minutes.

@@ -28,14 +28,14 @@ import numpy as np
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.evaluation.bench_text import EVENTS, NAMES, memory_texts
-from acai_desktop.core.evaluation.harness import KEEP_EVERYTHING
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import create_conversation
 from acai_desktop.core.store.database import Store
+from acai_desktop.evaluation.bench_text import EVENTS, NAMES, memory_texts
+from acai_desktop.evaluation.harness import KEEP_EVERYTHING
 
 DEFAULT_SIZES = (1000, 10000, 100000)
 INSERT_BATCH = 5000

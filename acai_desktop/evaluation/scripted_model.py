@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 
-from acai_desktop.core.evaluation.scripted_openai import Reply
+from acai_desktop.evaluation.scripted_openai import Reply
 
 FACT_PATTERNS = [
     (re.compile(r"\bmy name is (\w+)", re.I), "The user's name is {0}", "Personal"),
