@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from dataclasses import replace
 
 from acai_desktop.cli import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
@@ -81,33 +80,36 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def _options(args: argparse.Namespace):
     from acai_desktop.core.memory.retrieval import RetrievalWeights
     from acai_desktop.evaluation.harness import HarnessOptions
+    from acai_desktop.evaluation.retrieval_variants import RetrievalVariant
 
-    weights = RetrievalWeights()
-    changes: dict = {}
+    # Weights are numbers the app ranks with; a variant is an idea it does not use.
+    weights: dict = {}
+    variant: dict = {}
     if args.fusion:
-        changes["fusion"] = args.fusion
+        variant["fusion"] = args.fusion
     if args.prf:
-        changes["prf_docs"] = args.prf
+        variant["prf_docs"] = args.prf
     if args.no_stop_words:
-        changes["stop_words"] = False
+        variant["stop_words"] = False
     if args.semantic_query:
-        changes["semantic_query"] = args.semantic_query
+        variant["semantic_query"] = args.semantic_query
     if args.lexical_norm:
-        changes["lexical_norm"] = args.lexical_norm
+        variant["lexical_norm"] = args.lexical_norm
     if args.semantic_norm:
-        changes["semantic_norm"] = args.semantic_norm
+        variant["semantic_norm"] = args.semantic_norm
     if args.message_context is not None:
-        changes["message_context"] = args.message_context
+        weights["message_context"] = args.message_context
     if args.author_boost is not None:
-        changes["author"] = args.author_boost
+        weights["author"] = args.author_boost
     if args.date_boost is not None:
-        changes["on_date"] = args.date_boost
+        weights["on_date"] = args.date_boost
     if args.no_adjustments:
-        changes.update(importance=0.0, recency=0.0)
+        weights.update(importance=0.0, recency=0.0)
     return HarnessOptions(
         unit=args.unit,
         ks=parse_positive_list(args.k, "--k"),
-        weights=replace(weights, **changes),
+        weights=RetrievalWeights(**weights),
+        variant=RetrievalVariant(**variant),
     )
 
 

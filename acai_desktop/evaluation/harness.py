@@ -29,7 +29,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.policy import MemoryPolicy
-from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights, RetrievedMemory
+from acai_desktop.core.memory.retrieval import RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.profile import Profile
@@ -43,6 +43,7 @@ from acai_desktop.evaluation.locomo import (
     Question,
     Sample,
 )
+from acai_desktop.evaluation.retrieval_variants import RetrievalVariant, build_retriever
 
 DEFAULT_KS = (1, 5, 10, 20)
 UNITS = ("turns", "observations")
@@ -56,6 +57,8 @@ class HarnessOptions:
     unit: str = "turns"
     ks: tuple[int, ...] = DEFAULT_KS
     weights: RetrievalWeights = field(default_factory=RetrievalWeights)
+    # The app's ranking unless an idea is being tried (see retrieval_variants).
+    variant: RetrievalVariant = field(default_factory=RetrievalVariant)
 
 
 @dataclass
@@ -222,12 +225,13 @@ async def score_sample(
         # Only the facts are ranked; the dialogue they were learned from stays in the
         # profile as their sources, as in the app.
         weights = replace(weights, episodic=0.0)
-    retriever = HybridRetriever(
+    retriever = build_retriever(
         ingested.store,
         service.embedder,
         service.index,
         weights=weights,
         messages=service.episodes.index,
+        variant=options.variant,
     )
     depth = max(options.ks)
     for question in questions:

@@ -1,0 +1,88 @@
+"""The full-text (BM25) side of a search, over memories and over messages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from acai_desktop.core.memory.query import fts_match_expression
+from acai_desktop.core.memory.retrieval.candidates import EpisodicQuery
+from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
+from acai_desktop.core.store import episodes
+from acai_desktop.core.store import search as sql
+
+
+@dataclass
+class LexicalCandidates:
+    ids: list[int]  # best BM25 first
+    bm25: list[float]
+    # Fusion inputs and stored embedding of the candidates that are not in the index
+    # (see sql.candidate_rows); the others' come from the index.
+    rows: dict[int, tuple]
+
+
+NO_LEXICAL = LexicalCandidates([], [], {})
+
+
+def lexical_candidates(
+    db: Database, terms: list[str], weights: RetrievalWeights, indexed: Callable[[int], bool]
+) -> LexicalCandidates:
+    """Runs on the database thread: the BM25 candidates of ``terms`` among memories.
+
+    ``indexed`` is the index's membership test, a single dict lookup (atomic under the
+    GIL) while the loop may be changing the index; a memory it reports is active, and
+    the ranking checks again when it loads the records.
+    """
+    match = lexical_match(db, terms, weights.lexical_budget_documents)
+    if not match:
+        return NO_LEXICAL
+    return LexicalCandidates(*sql.lexical_hits(db, match, weights.candidates, indexed))
+
+
+def lexical_match(
+    db: Database, terms: list[str], budget: int, table: str = "memories_fts"
+) -> str | None:
+    """The FTS5 expression for ``terms``, kept cheap (see ``lexical_budget_documents``).
+
+    Rarest words first, OR-ed, while together they occur in at most ``budget``
+    memories. When even the rarest word is commoner than that, the two rarest are
+    AND-ed instead: memories holding both are few and are the ones BM25 would have
+    put on top anyway; the semantic side still sees everything.
+    """
+    if len(terms) < 2:
+        return fts_match_expression(terms)
+    counts = sql.document_counts(db, terms, budget, table)
+    present = sorted((count, position) for position, count in enumerate(counts) if count)
+    if not present:
+        return None
+    kept, total = [], 0
+    for count, position in present:
+        if total + count > budget:
+            break
+        kept.append(position)
+        total += count
+    if kept:
+        return fts_match_expression([terms[position] for position in sorted(kept)])
+    if len(present) == 1:
+        return fts_match_expression([terms[present[0][1]]])
+    rarest = sorted(position for _, position in present[:2])
+    return fts_match_expression([terms[position] for position in rarest], conjunction="AND")
+
+
+def message_matches(
+    db: Database, terms: list[str], weights: RetrievalWeights, episodic: EpisodicQuery
+) -> tuple[str | None, list[tuple]]:
+    """The message tier's FTS expression and its best BM25 rows (see
+    :func:`episodes.message_hits`), the excluded messages left out."""
+    if not terms:
+        return None, []
+    match = lexical_match(db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS)
+    if not match:
+        return None, []
+    rows = episodes.message_hits(
+        db, match, weights.message_candidates + len(episodic.excluded), weights.message_context
+    )
+    rows = [row for row in rows if row[0] not in episodic.excluded]
+    return match, rows[: weights.message_candidates]

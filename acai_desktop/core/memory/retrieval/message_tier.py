@@ -1,0 +1,114 @@
+"""The message tier: messages of past conversations (episodic recall), scored."""
+
+from __future__ import annotations
+
+import numpy as np
+from sqlite_utils import Database
+
+from acai_desktop.core.memory.query import normalise
+from acai_desktop.core.memory.query import tokenize as tokenize_query
+from acai_desktop.core.memory.retrieval.candidates import (
+    EpisodicQuery,
+    ScoredCandidates,
+    SemanticCandidates,
+    no_candidates,
+    scale_between,
+)
+from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
+from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.store import episodes
+
+
+def message_candidates(
+    db: Database,
+    lexical: tuple[str | None, list[tuple]],
+    semantic: SemanticCandidates,
+    vector: np.ndarray | None,
+    message_index: VectorIndex | None,
+    conversation_id: int | None,
+    weights: RetrievalWeights,
+    episodic: EpisodicQuery,
+) -> ScoredCandidates:
+    """Recalled messages: BM25 over each message and its neighbours' words (see
+    ``RetrievalWeights.episodic``), with the same recency and conversation adjustments
+    as memories, plus ``author`` when the query names who said it."""
+    if weights.episodic <= 0:
+        return no_candidates()
+    match, rows = lexical
+    dated_ids: set[int] = set()
+    if episodic.periods and weights.on_date:
+        dated = [
+            row
+            for row in episodes.messages_in_periods(db, episodic.periods, weights.dated_candidates)
+            if row[0] not in episodic.excluded
+        ]
+        dated_ids = {row[0] for row in dated}
+        found = {row[0] for row in rows}
+        unmatched = [row for row in dated if row[0] not in found]
+        scores = (
+            episodes.message_bm25(db, match, [row[0] for row in unmatched], weights.message_context)
+            if match and unmatched
+            else {}
+        )
+        rows += [(row[0], scores.get(row[0], 0.0), *row[1:]) for row in unmatched]
+    cosine_of = dict(zip(semantic.ids.tolist(), semantic.scores.tolist(), strict=True))
+    if cosine_of and weights.message_semantic:
+        found = {row[0] for row in rows}
+        meaning_only = sorted(i for i in cosine_of if i not in found)
+        rows += [(row[0], 0.0, *row[1:]) for row in episodes.message_facts(db, meaning_only)]
+    if not rows:
+        return no_candidates()
+    ids, bm25, conversation, authors, age_days = (list(c) for c in zip(*rows, strict=True))
+    bm25 = np.asarray(bm25, np.float32)
+    lexical_part = bm25 / (bm25 + weights.message_saturation)
+    recency = 0.5 ** (np.asarray(age_days, np.float32) / weights.recency_half_life_days)
+    same_conversation = (
+        np.asarray(conversation) == conversation_id
+        if conversation_id is not None
+        else np.zeros(len(ids), bool)
+    )
+    named = said_by_named(authors, episodic.names) if episodic.names and weights.author else None
+    if named is None:
+        named = np.zeros(len(ids), bool)
+    on_date = np.array([i in dated_ids for i in ids], bool)
+    in_semantic = np.array([i in cosine_of for i in ids], bool)
+    semantic_part = np.zeros(len(ids), np.float32)
+    semantic_reason = np.zeros(len(ids), bool)
+    if cosine_of and weights.message_semantic and message_index is not None:
+        cosine = message_index.lookup(ids, vector).cosine
+        cosine[in_semantic] = [cosine_of[i] for i in ids if i in cosine_of]
+        top = float(cosine.max())
+        semantic_part = scale_between(cosine, semantic.floor, top)
+        bar = semantic.floor + 0.5 * (top - semantic.floor)
+        semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))
+    evidence = lexical_part + weights.message_semantic * semantic_part
+    evidence = evidence + weights.author * named + weights.on_date * on_date
+    score = weights.episodic * evidence
+    score = score + weights.recency * recency
+    score = score + weights.this_conversation * same_conversation
+    none = np.zeros(len(ids), bool)
+    return ScoredCandidates(
+        np.asarray(ids, np.int64),
+        score.astype(np.float32),
+        bm25 > 0,
+        semantic_reason,
+        none,
+        (recency >= 0.5) if weights.recency else none,
+        same_conversation,
+        named,
+        on_date,
+    )
+
+
+def said_by_named(authors: list[str], names: frozenset[str]) -> np.ndarray:
+    """True where a message's author (or a word of it: "Caroline" for "Caroline Lee")
+    is among ``names`` (normalised)."""
+    verdict: dict[str, bool] = {"": False}
+    named = np.zeros(len(authors), bool)
+    for position, author in enumerate(authors):
+        hit = verdict.get(author)
+        if hit is None:
+            hit = normalise(author) in names or bool(names & set(tokenize_query(author)))
+            verdict[author] = hit
+        named[position] = hit
+    return named

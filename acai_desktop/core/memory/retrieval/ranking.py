@@ -1,0 +1,125 @@
+"""One ranking on the database thread: each tier's candidates scored, the best ``k``
+of all of them, and their records."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import numpy as np
+from sqlite_utils import Database
+
+from acai_desktop.core.memory.retrieval.candidates import EpisodicQuery, SemanticCandidates
+from acai_desktop.core.memory.retrieval.lexical import message_matches
+from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
+from acai_desktop.core.memory.retrieval.message_tier import message_candidates
+from acai_desktop.core.memory.retrieval.results import (
+    AUTHOR,
+    LEXICAL,
+    ON_DATE,
+    PINNED,
+    RECENT,
+    SEMANTIC,
+    THIS_CONVERSATION,
+    Retrieved,
+    RetrievedMemory,
+    RetrievedMessage,
+)
+from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
+from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.store import episodes
+from acai_desktop.core.store import search as sql
+
+
+@dataclass(frozen=True)
+class RankRequest:
+    """What one ranking is asked, besides the query vector."""
+
+    terms: list[str]  # the words for BM25 (empty: the lexical side finds nothing)
+    k: int
+    excluded: frozenset[int]  # memories the caller already has
+    conversation_id: int | None
+    episodic: EpisodicQuery
+
+
+def rank(
+    db: Database,
+    request: RankRequest,
+    handoff: Future[tuple[SemanticCandidates, SemanticCandidates]],
+    vector: np.ndarray | None,
+    index: VectorIndex,
+    message_index: VectorIndex | None,
+    weights: RetrievalWeights,
+    fuse: Fuse,
+) -> list[Retrieved]:
+    """Runs on the database thread: each tier's candidates scored (the semantic ones
+    come from the loop through ``handoff``), the best ``k`` of all of them, and their
+    records."""
+    terms, episodic = request.terms, request.episodic
+    # One full-text query over messages serves both tiers: the messages themselves,
+    # and the memories learned from them.
+    match, message_rows = None, []
+    if weights.episodic > 0 or weights.source_words:
+        match, message_rows = message_matches(db, terms, weights, episodic)
+    memories = memory_candidates(
+        db,
+        terms,
+        handoff,
+        vector,
+        index,
+        request.excluded,
+        request.conversation_id,
+        weights,
+        fuse,
+        episodic.periods,
+        told_with(db, message_rows, weights, episodic),
+    )
+    messages = message_candidates(
+        db,
+        (match, list(message_rows)),
+        handoff.result()[1],
+        vector,
+        message_index,
+        request.conversation_id,
+        weights,
+        episodic,
+    )
+    # Best first; on equal scores memories before messages, each tier in its own order.
+    ranked = sorted(
+        [(-s, 0, p) for p, s in enumerate(memories.score.tolist())]
+        + [(-s, 1, p) for p, s in enumerate(messages.score.tolist())]
+    )[: request.k]
+    tiers = (memories, messages)
+    chosen = [[int(tiers[t].ids[p]) for _, t, p in ranked if t == tier] for tier in (0, 1)]
+    records = sql.memories_by_id(db, chosen[0]) if chosen[0] else {}
+    recalled = episodes.recalled_messages(db, chosen[1]) if chosen[1] else {}
+    hits: list[Retrieved] = []
+    for _, tier, position in ranked:
+        candidates = tiers[tier]
+        item_id = int(candidates.ids[position])
+        reasons = [
+            reason
+            for reason, flags in (
+                (LEXICAL, candidates.lexical),
+                (SEMANTIC, candidates.semantic),
+                (PINNED, candidates.pinned),
+                (RECENT, candidates.recent),
+                (THIS_CONVERSATION, candidates.same_conversation),
+                (AUTHOR, candidates.named),
+                (ON_DATE, candidates.dated),
+            )
+            if flags[position]
+        ]
+        score = round(float(candidates.score[position]), 6)
+        if tier == 0:
+            memory = records.get(item_id)
+            if memory is None or memory.status != MemoryStatus.ACTIVE:
+                continue  # changed while we ranked
+            hits.append(RetrievedMemory(memory, len(hits) + 1, score, reasons))
+        else:
+            message = recalled.get(item_id)
+            if message is None:
+                continue  # deleted (or its chat) while we ranked
+            hits.append(RetrievedMessage(message, len(hits) + 1, score, reasons))
+    return hits

@@ -1,0 +1,44 @@
+"""What a search returns: ranked memories and recalled messages, with the reasons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from acai_desktop.core.records import MESSAGE_TIER, MemoryItem, RecalledMessage
+
+# Why an item was retrieved (``reasons``; the answer's sources keep them).
+LEXICAL = "lexical"
+SEMANTIC = "semantic"
+PINNED = "pinned"
+RECENT = "recent"
+THIS_CONVERSATION = "this_conversation"
+AUTHOR = "author"  # a recalled message said by someone the question names
+ON_DATE = "on_date"  # a recalled message written on a day (or in a month) the question names
+
+
+@dataclass
+class RetrievedMemory:
+    memory: MemoryItem
+    rank: int  # 1-based
+    score: float
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def tier(self) -> str:
+        """ "fact", "summary" or "note" (the memory's kind); see RetrievedMessage."""
+        return self.memory.kind.value
+
+
+@dataclass
+class RetrievedMessage:
+    """A message of a past conversation, recalled (the ``message`` tier)."""
+
+    message: RecalledMessage
+    rank: int  # 1-based, among every tier
+    score: float
+    reasons: list[str] = field(default_factory=list)
+
+    tier = MESSAGE_TIER
+
+
+Retrieved = RetrievedMemory | RetrievedMessage

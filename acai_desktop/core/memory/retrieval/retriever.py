@@ -1,0 +1,189 @@
+"""The hybrid retriever: one search over memories and recalled messages.
+
+One search is: embed the query (microseconds with WordLlama); queue the ranking on
+the database thread, which starts with the BM25 queries while the event loop computes
+the matrix-vector products over the in-memory :class:`VectorIndex` of memories and
+that of messages (the loop is the only thread that changes them) and hands the
+semantic candidates over; the database thread then scores each tier with numpy and
+loads the records of the top ``k`` only (see :mod:`ranking`). One hop.
+
+The steps a variant may change are methods (:meth:`HybridRetriever.understand`,
+:meth:`~HybridRetriever.semantic_candidates`, :meth:`~HybridRetriever.fuse`,
+:meth:`~HybridRetriever.rank`): the evaluation package overrides them to try ideas
+against this ranking without the app carrying switches for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import numpy as np
+
+from acai_desktop.core.embeddings.base import Embedder
+from acai_desktop.core.memory.query import ProcessedQuery, normalise, process_query
+from acai_desktop.core.memory.retrieval.candidates import (
+    EpisodicQuery,
+    SemanticCandidates,
+    no_semantic_candidates,
+)
+from acai_desktop.core.memory.retrieval.fusion import Evidence
+from acai_desktop.core.memory.retrieval.fusion import fuse as fuse_evidence
+from acai_desktop.core.memory.retrieval.ranking import RankRequest
+from acai_desktop.core.memory.retrieval.ranking import rank as rank_on_database
+from acai_desktop.core.memory.retrieval.results import Retrieved
+from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
+from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.store import search as sql
+from acai_desktop.core.store.database import Store
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """What a search takes from the query's text."""
+
+    terms: list[str]  # the words for BM25
+    embedded: str  # the text whose vector is the semantic side's query
+    names: frozenset[str]  # normalised capitalised words ("Caroline")
+    periods: tuple[tuple[str, str], ...]  # the days and months it names
+
+    @classmethod
+    def of(cls, processed: ProcessedQuery, embedded: str) -> SearchQuery:
+        return cls(
+            processed.terms,
+            embedded,
+            frozenset(map(normalise, processed.names)),
+            tuple(processed.periods),
+        )
+
+
+class HybridRetriever:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        index: VectorIndex,
+        *,
+        weights: RetrievalWeights | None = None,
+        messages: VectorIndex | None = None,
+    ) -> None:
+        """``messages``: the vectors of recallable messages (the memory service's
+        ``episodes.index``); without it messages are found by their words only."""
+        self.store = store
+        self.embedder = embedder
+        self.index = index
+        self.messages = messages
+        self.weights = weights or RetrievalWeights()
+
+    async def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        exclude_ids: Iterable[int] = (),
+        conversation_id: int | None = None,
+        exclude_message_ids: Iterable[int] = (),
+    ) -> list[Retrieved]:
+        """The ``k`` best active memories and recalled messages for ``query``, best first.
+
+        ``exclude_ids``: memories the caller already has (the conversation's own
+        summaries, pinned ones it adds anyway). ``exclude_message_ids``: messages it
+        already has (the recent turns of the conversation it answers in).
+        ``conversation_id``: memories that came from this conversation get a small boost.
+        """
+        if k <= 0:
+            return []
+        understood = self.understand(query)
+        vector = (await self.embedder.embed([understood.embedded]))[0] if query.strip() else None
+        request = RankRequest(
+            understood.terms,
+            k,
+            frozenset(int(i) for i in exclude_ids),
+            conversation_id,
+            EpisodicQuery(
+                frozenset(int(i) for i in exclude_message_ids),
+                understood.names,
+                understood.periods,
+            ),
+        )
+        return await self.rank(request, vector)
+
+    def understand(self, query: str) -> SearchQuery:
+        """The query's informative words (stop words out), which are also what is
+        embedded: "how", "did" and the like would pull towards small talk that shares
+        them. A query of stop words only is embedded as typed."""
+        processed = process_query(query)
+        embedded = " ".join(processed.terms) if processed.terms else query
+        return SearchQuery.of(processed, embedded)
+
+    async def rank(self, request: RankRequest, vector: np.ndarray | None) -> list[Retrieved]:
+        """One hop to the database thread, which runs the full-text queries while the
+        loop computes the cosine product (at 100,000 memories each takes
+        milliseconds), then takes the semantic candidates, fuses, and loads the top
+        ``k``'s records."""
+        handoff: Future[tuple[SemanticCandidates, SemanticCandidates]] = Future()
+        job = self.store.submit(
+            rank_on_database,
+            request,
+            handoff,
+            vector,
+            self.index,
+            self.messages,
+            self.weights,
+            self.fuse,
+        )
+        # Nothing may be awaited before the handoff is settled: the database thread
+        # is waiting for it.
+        try:
+            handoff.set_result(
+                (
+                    self.semantic_candidates(
+                        self.index, vector, request.excluded, self.weights.candidates
+                    ),
+                    self.semantic_candidates(
+                        self.messages,
+                        vector,
+                        request.episodic.excluded,
+                        self.weights.message_semantic_candidates,
+                    ),
+                )
+            )
+        except BaseException as error:
+            handoff.set_exception(error)
+        return await job
+
+    def fuse(self, evidence: Evidence) -> np.ndarray:
+        """The memory candidates' lexical and semantic evidence as one score in [0, 1];
+        runs on the database thread."""
+        return fuse_evidence(self.weights, evidence)
+
+    def semantic_candidates(
+        self,
+        index: VectorIndex | None,
+        vector: np.ndarray | None,
+        excluded: frozenset[int],
+        candidates: int,
+    ) -> SemanticCandidates:
+        """The ``candidates`` nearest items of ``index`` to ``vector``, best first."""
+        if vector is None or index is None or not len(index):
+            return no_semantic_candidates()
+        ids, scores = index.similarities(vector)
+        if excluded:
+            scores = np.where(np.isin(ids, list(excluded)), -np.inf, scores)
+        count = min(candidates, len(scores))
+        if count < len(scores):
+            top = np.argpartition(-scores, count - 1)[:count]
+        else:
+            top = np.arange(len(scores))
+        top = top[np.isfinite(scores[top])]
+        top = top[np.argsort(-scores[top])]
+        top_scores = scores[top].astype(np.float32)
+        floor = float(top_scores[-1]) if len(top_scores) else 0.0
+        # Copies: the index may change while the lexical query is awaited.
+        return SemanticCandidates(ids[top].copy(), top_scores, floor)
+
+    async def pinned(self) -> list[MemoryItem]:
+        """Every active pinned memory: the context builder always includes them."""
+        return await self.store.run(sql.pinned_memories)

@@ -1,0 +1,71 @@
+"""The weights of the ranking: plain numbers, the defaults the evaluation supported.
+
+Ideas that were measured and not adopted (reciprocal rank fusion, pseudo-relevance
+feedback, other normalisations, ...) live in :mod:`acai_desktop.evaluation`, which
+builds a variant of the retriever to try them; the app ranks one way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RetrievalWeights:
+    """Knobs of the ranking; the defaults are what the evaluation numbers supported."""
+
+    # Memories: BM25 scaled as s / (s + lexical_saturation), which keeps a weak best
+    # match weak, and the raw cosine, averaged with these weights.
+    lexical: float = 0.5
+    semantic: float = 0.5
+    lexical_saturation: float = 5.0
+    candidates: int = 50  # per side, before fusion
+    # BM25 scores every memory that holds any query word (about 2 µs each), so a word
+    # found in thousands of memories makes the search slow while adding almost nothing
+    # to the ranking (its IDF is near zero). The query keeps its words rarest first
+    # while together they occur in at most this many memories (see lexical.lexical_match).
+    lexical_budget_documents: int = 400
+    # score *= 1 + importance * (memory.importance - 0.5)
+    importance: float = 0.1
+    # score += recency * 0.5 ** (age_days / recency_half_life_days)
+    recency: float = 0.03
+    recency_half_life_days: float = 30.0
+    pinned: float = 0.1
+    this_conversation: float = 0.02
+    # Episodic recall (messages of past conversations, see store/episodes.py). All
+    # measured on the LoCoMo dev half (turns as messages), recall_any@10:
+    # - a message's BM25 weighs its own words 1 and those of the two turns before and
+    #   after it ``message_context`` (0.5): 0.648 on the message alone, 0.808 with the
+    #   context at 0.5 (0.3: 0.805, 1.0: 0.778); with the author boost a window of ±2
+    #   turns scored 0.830, ±1 0.812, ±3 0.822 (the window is in migration m002);
+    # - scaled as s / (s + message_saturation) so a weak best match stays weak (dividing
+    #   by the query's best message measured the same, but would put any message above
+    #   the facts);
+    # - ``author`` when the question names who said it ("What did Caroline paint?"):
+    #   +0.02;
+    # - ``on_date`` when it was written on a day or in a month the question names
+    #   ("What did Nate cook on 9 November, 2022?"); such messages are candidates even
+    #   with no word in common: +0.015;
+    # - ``message_semantic``: the cosine with the message's own vector (scaled between
+    #   the semantic candidates' worst and best) — it finds paraphrases with no word in
+    #   common; -0.002 on LoCoMo, where the questions reuse the turns' words;
+    # - the whole message score times ``episodic`` (0.6), so that a fact, distilled
+    #   and embedded, wins a tie with a message saying the same; with one tier (the
+    #   benchmark) the factor changes nothing. 0 leaves messages out (``memories search``).
+    episodic: float = 0.6
+    message_context: float = 0.5
+    message_candidates: int = 100
+    author: float = 0.2
+    on_date: float = 0.5
+    dated_candidates: int = 300
+    message_semantic: float = 0.2
+    # Messages found by meaning only are few in the top ten (their words did not
+    # match): 25 candidates measured as 50 (turns +0.001) at half the SQL.
+    message_semantic_candidates: int = 25
+    message_saturation: float = 5.0
+    # A memory learned from a message that matches the query (memory_sources) gets
+    # this times that message's scaled BM25 (its neighbours' words included, plus
+    # ``author`` when the query names who said it): "I've been writing backend
+    # services in Python for years" finds the fact it taught. LoCoMo dev, observations
+    # as facts learned from their turns: 0.693 -> 0.741 (0.5: 0.737, 1.5: 0.746).
+    source_words: float = 1.0
