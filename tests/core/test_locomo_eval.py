@@ -167,3 +167,40 @@ def test_eval_command_human_report_and_bad_arguments(capsys, tmp_path):
     assert main(["eval", "retrieval", "--dataset", str(FIXTURE), "--k", "0,x"]) == 2
     assert main(["eval", "retrieval", "--dataset", str(tmp_path / "missing.json")]) == 2
     assert "Cannot read the dataset" in capsys.readouterr().err
+
+
+def test_an_idea_runs_a_variant_retriever_and_the_defaults_the_apps_own(monkeypatch):
+    from acai_desktop.evaluation import retrieval_variants
+    from acai_desktop.evaluation.retrieval_variants import RetrievalVariant
+
+    asked = []
+    understand = retrieval_variants.VariantRetriever.understand
+
+    def spy(self, query):
+        asked.append(self.variant)
+        return understand(self, query)
+
+    monkeypatch.setattr(retrieval_variants.VariantRetriever, "understand", spy)
+    _evaluate("turns")
+    assert asked == []
+    dataset = load_dataset(FIXTURE)
+    options = HarnessOptions(unit="turns", ks=(1,), variant=RetrievalVariant(fusion="rrf"))
+    run(evaluate(dataset, options, embedder=shared_embedder()))
+    assert asked and set(asked) == {RetrievalVariant(fusion="rrf")}
+
+
+def test_eval_options_change_weights_or_try_a_variant():
+    import argparse
+
+    from acai_desktop.commands import eval as eval_command
+    from acai_desktop.core.memory.retrieval import RetrievalWeights
+    from acai_desktop.evaluation.retrieval_variants import RetrievalVariant
+
+    parser = argparse.ArgumentParser()
+    eval_command.add_parser(parser.add_subparsers())
+    argv = ["eval", "retrieval", "--dataset", "x.json", "--author-boost", "0", "--prf", "3"]
+    options = eval_command._options(parser.parse_args(argv))
+    assert options.weights == RetrievalWeights(author=0.0)
+    assert options.variant == RetrievalVariant(prf_docs=3)
+    plain = eval_command._options(parser.parse_args(argv[:4]))
+    assert plain.weights == RetrievalWeights() and plain.variant.is_the_app
