@@ -9,7 +9,8 @@ in past chats. With ``unit="observations"`` each observation fact is stored with
 with the messages of its dialogue ids as sources; those messages are kept in a
 temporary conversation, so only the facts are retrieved. Every question (category 5,
 adversarial, excluded) is then answered by :meth:`HybridRetriever.search` — the
-retrieval the orchestrator uses — and it is a hit at k when the top k items (a
+retrieval the orchestrator uses, or a variant of it when ``HarnessOptions.variant``
+tries an idea (see :mod:`.retrieval_variants`) — and it is a hit at k when the top k items (a
 message, or a memory's sources) include any (``recall_any``) or all (``recall_all``)
 of its evidence turns.
 """
