@@ -2,6 +2,9 @@
 
 import os
 import tempfile
+from pathlib import Path
+
+import pytest
 
 # Qt must never need a display: CI has none, and a developer's desktop should not
 # flash windows. QT_QPA_PLATFORM is read when the QApplication is created.
@@ -13,3 +16,21 @@ if not os.environ.get("XDG_RUNTIME_DIR"):
     runtime_dir = tempfile.mkdtemp(prefix="acai-xdg-runtime-")
     os.chmod(runtime_dir, 0o700)
     os.environ["XDG_RUNTIME_DIR"] = runtime_dir
+
+
+# Each folder's tests carry its marker, so a fast loop can leave the slow ones out:
+#   scripts/test -m "not gui and not e2e and not local_model"
+# (``local_model`` is set by hand on the tests that start the real model server.)
+_TESTS = Path(__file__).parent
+_FOLDER_MARKERS = {"ui": "gui", "e2e": "e2e"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        try:
+            folder = item.path.relative_to(_TESTS).parts[0]
+        except ValueError:  # collected from outside tests/ (not part of the suite)
+            continue
+        marker = _FOLDER_MARKERS.get(folder)
+        if marker is not None:
+            item.add_marker(marker)

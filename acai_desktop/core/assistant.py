@@ -24,7 +24,7 @@ from acai_desktop.core.errors import (
 )
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.detection import detect_providers
+from acai_desktop.core.llm.detection import Detect, detect_providers
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.presets import ProviderName, RoleModels, preset
 from acai_desktop.core.llm.settings import (
@@ -59,10 +59,12 @@ class ModelOverrides:
     model: str | None = None  # one model name for every chat-like role
 
 
-async def first_start_settings(profile: Profile) -> ModelSettings:
+async def first_start_settings(
+    profile: Profile, *, detect: Detect = detect_providers
+) -> ModelSettings:
     """No settings saved yet: propose what is there (a running Ollama / LM Studio /
     llama.cpp server, then OPENAI_API_KEY, then the Local extra) and remember it."""
-    report = await detect_providers()
+    report = await detect()
     settings = report.proposed_settings() or ModelSettings.for_preset(ProviderName.LOCAL)
     try:
         save_model_settings(profile.settings_path, settings)
@@ -76,12 +78,14 @@ async def first_start_settings(profile: Profile) -> ModelSettings:
     return settings
 
 
-async def resolve_settings(profile: Profile, overrides: ModelOverrides) -> ModelSettings:
+async def resolve_settings(
+    profile: Profile, overrides: ModelOverrides, *, detect: Detect = detect_providers
+) -> ModelSettings:
     saved = load_model_settings(profile.settings_path)
     if overrides.provider and (saved is None or saved.provider != overrides.provider):
         settings = ModelSettings.for_preset(overrides.provider)
     else:
-        settings = saved or await first_start_settings(profile)
+        settings = saved or await first_start_settings(profile, detect=detect)
     changes: dict = {}
     if overrides.base_url:
         changes["base_url"] = overrides.base_url

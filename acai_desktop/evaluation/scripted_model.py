@@ -10,6 +10,9 @@ configures) and answers like a well-behaved model would:
   same attribute, otherwise "unrelated";
 - summary: the user's messages, shortened;
 - chat: an answer that repeats what the memories in its prompt say about the question.
+A structured (JSON) request that matches none of these raises ``UnrecognisedRequest``:
+answering it with prose would read as "no facts", and a reworded prompt would pass every
+test that expects no memories for the wrong reason.
 Each call is recorded by the server, so tests count triage and extraction calls.
 """
 
@@ -32,6 +35,16 @@ FACT_PATTERNS = [
      "Health"),
     (re.compile(r"\bi plan to ([^.,!?]+)", re.I), "The user plans to {0}", "Plan"),
 ]  # fmt: skip
+
+
+class UnrecognisedRequest(Exception):
+    """A structured request the fake model has no rule for (see the module docstring)."""
+
+
+def _structured(body: dict, system: str) -> bool:
+    # JSON schema mode sends a response_format; the plainer modes spell the schema out in
+    # the system message (core.llm.structured.instructions_for).
+    return bool(body.get("response_format")) or "JSON schema" in system
 
 
 def facts_in(text: str) -> list[dict]:
@@ -78,6 +91,11 @@ def fake_model(body: dict) -> Reply:
         else:
             relation = "unrelated"
         return Reply(json_obj={"relation": relation})
+    if _structured(body, system):
+        raise UnrecognisedRequest(
+            "the fake model has no rule for this structured request "
+            f"(system: {system[:160]!r}; user: {user[:160]!r})"
+        )
     if "Summarise this part of a conversation" in user:
         said = re.findall(r"^user: (.*)$", user, re.M)
         return Reply(text="The user said: " + " / ".join(s[:60] for s in said))

@@ -1,28 +1,36 @@
-"""First-start detection, with the preset addresses pointed at the scripted server."""
+"""First-start detection, with the preset addresses pointed at the scripted server or at
+closed ports (never at the machine's own servers) and an explicit environment."""
 
 from __future__ import annotations
 
-import socket
+from collections.abc import Iterator
 
-from acai_desktop.core.llm.detection import detect_providers
+import pytest
+
+from acai_desktop.core.llm.detection import PROBED_PROVIDERS, detect_providers
 from acai_desktop.core.llm.local_server import bundled_model_path
 from acai_desktop.core.llm.presets import ProviderName
 from tests.support.aio import run
+from tests.support.closed_ports import presets_with_nothing_there
 
 
-def _dead_url() -> str:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+@pytest.fixture
+def nothing_there() -> Iterator[dict[ProviderName, str]]:
+    with presets_with_nothing_there() as urls:
+        yield urls
 
 
-def test_a_running_server_is_found_and_proposed_with_its_models(fake_openai):
-    fake_openai.models = ["qwen2.5:7b", "nomic-embed-text"]
-    urls = {
-        ProviderName.OLLAMA: _dead_url(),
-        ProviderName.LMSTUDIO: fake_openai.base_url,
-        ProviderName.LLAMACPP: _dead_url(),
+def test_the_probed_presets_are_the_local_servers():
+    assert set(PROBED_PROVIDERS) == {
+        ProviderName.OLLAMA,
+        ProviderName.LMSTUDIO,
+        ProviderName.LLAMACPP,
     }
+
+
+def test_a_running_server_is_found_and_proposed_with_its_models(fake_openai, nothing_there):
+    fake_openai.models = ["qwen2.5:7b", "nomic-embed-text"]
+    urls = nothing_there | {ProviderName.LMSTUDIO: fake_openai.base_url}
     report = run(detect_providers(timeout=0.5, urls=urls, environ={"OPENAI_API_KEY": "sk-x"}))
     assert [p.provider for p in report.reachable] == [ProviderName.LMSTUDIO]
     assert report.reachable[0].models == ["qwen2.5:7b", "nomic-embed-text"]
@@ -37,16 +45,15 @@ def test_a_running_server_is_found_and_proposed_with_its_models(fake_openai):
     assert len(unreachable) == 2 and all(p.error for p in unreachable)
 
 
-def test_the_preset_model_is_kept_when_the_server_has_it(fake_openai):
+def test_the_preset_model_is_kept_when_the_server_has_it(fake_openai, nothing_there):
     fake_openai.models = ["mistral", "llama3.2", "nomic-embed-text"]
-    urls = {ProviderName.OLLAMA: fake_openai.base_url, ProviderName.LMSTUDIO: _dead_url(),
-            ProviderName.LLAMACPP: _dead_url()}  # fmt: skip
+    urls = nothing_there | {ProviderName.OLLAMA: fake_openai.base_url}
     report = run(detect_providers(urls=urls, environ={}))
     assert report.proposed_settings().models.chat == "llama3.2"
 
 
-def test_without_servers_an_openai_key_is_proposed_then_the_local_model():
-    urls = {name: _dead_url() for name in ("ollama", "lmstudio", "llamacpp")}
+def test_without_servers_an_openai_key_is_proposed_then_the_local_model(nothing_there):
+    urls = nothing_there
     with_key = run(detect_providers(urls=urls, environ={"OPENAI_API_KEY": "sk-x"}))
     assert with_key.proposal == ProviderName.OPENAI
     assert with_key.reachable == []

@@ -11,6 +11,7 @@ from acai_desktop.evaluation.conversation_bench import (
     scripted_messages,
 )
 from tests.support.fake_model import call_counts, facts_in, fake_model
+from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 
 def test_counts_calls_and_compares_prompt_tokens(tmp_path, fake_openai):
@@ -21,7 +22,7 @@ def test_counts_calls_and_compares_prompt_tokens(tmp_path, fake_openai):
             "--provider", "custom", "--base-url", fake_openai.base_url, "--model", "fake",
             "--messages", "20", "--turns", "60", "--json",
         ],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=PROGRAM_TIMEOUT_S,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+from tests.support.timeouts import PROGRAM_TIMEOUT_S
+
 
 def test_bench_startup_reports_app_and_bare_medians():
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
@@ -27,7 +29,7 @@ def test_bench_startup_reports_app_and_bare_medians():
         ],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=PROGRAM_TIMEOUT_S,
         env=env,
     )
     assert done.returncode == 0, done.stderr

@@ -19,6 +19,7 @@ from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
+from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 
 def chat_command(data_dir: Path, *args: str) -> list[str]:
@@ -29,7 +30,9 @@ def scripted(server) -> list[str]:
     return ["--provider", "custom", "--base-url", server.base_url, "--model", "fake-model"]
 
 
-def run_chat(data_dir: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def run_chat(
+    data_dir: Path, *args: str, timeout: float = PROGRAM_TIMEOUT_S
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         chat_command(data_dir, *args),
         capture_output=True,
@@ -167,6 +170,10 @@ def test_sigkill_mid_answer_keeps_the_partial_answer_marked_stopped(tmp_path, fa
 
 
 @pytest.mark.local_model
+# The real model on a CPU: loading it, one answer and the extraction jobs can take
+# minutes on a slow machine. The program gets 600 s, the test 660 s, so a hung program
+# still fails with its own output before pytest-timeout stops the test.
+@pytest.mark.timeout(660)
 def test_one_turn_against_the_real_local_model(tmp_path):
     data = tmp_path / "profile"
     result = run_chat(

@@ -15,6 +15,7 @@ import pytest
 from tests.support.fake_openai import Reply
 from tests.support.readonly import read_only
 from tests.support.sqlite_rows import rows
+from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 #: No system keyring in these runs: keys live in the profile's secrets.json.
 NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
@@ -28,7 +29,7 @@ def acai(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
         capture_output=True,
         text=True,
         encoding="utf-8",
-        timeout=300,
+        timeout=PROGRAM_TIMEOUT_S,
         env={**os.environ, "PYTHONIOENCODING": "utf-8", **NO_KEYRING, **(env or {})},
     )
 

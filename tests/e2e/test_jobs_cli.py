@@ -20,6 +20,7 @@ from tests.support.assistant import configure_profile, running_assistant
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
+from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 PARALLEL_WRITERS = 48
 
@@ -28,7 +29,7 @@ def program(*args: str) -> list[str]:
     return [sys.executable, "-m", "acai_desktop", *args]
 
 
-def run_program(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def run_program(*args: str, timeout: float = PROGRAM_TIMEOUT_S) -> subprocess.CompletedProcess:
     return subprocess.run(
         program(*args),
         capture_output=True,
@@ -112,8 +113,10 @@ def test_parallel_writers_all_succeed(tmp_path):
         for n in range(PARALLEL_WRITERS)
     ]
     failures = []
+    # The writers run at once: one deadline for all of them, not one wait each.
+    deadline = time.monotonic() + PROGRAM_TIMEOUT_S
     for writer in writers:
-        _, err = writer.communicate(timeout=600)
+        _, err = writer.communicate(timeout=max(1.0, deadline - time.monotonic()))
         if writer.returncode != 0:
             failures.append(err.strip().splitlines()[-1:] or [f"exit {writer.returncode}"])
     assert failures == []

@@ -3,11 +3,18 @@ too); tests import it from here as they always did."""
 
 from acai_desktop.evaluation.scripted_model import (
     FACT_PATTERNS,
-    as_json,
+    UnrecognisedRequest,
     call_counts,
     extraction_inputs,
     facts_in,
     fake_model,
 )
 
-__all__ = ["FACT_PATTERNS", "as_json", "call_counts", "extraction_inputs", "facts_in", "fake_model"]
+__all__ = [
+    "FACT_PATTERNS",
+    "UnrecognisedRequest",
+    "call_counts",
+    "extraction_inputs",
+    "facts_in",
+    "fake_model",
+]

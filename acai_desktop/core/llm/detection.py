@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,8 +92,11 @@ async def detect_providers(
     urls: Mapping[ProviderName | str, str] | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> DetectionReport:
-    """``urls`` overrides where each probed preset is looked for (tests point them at a
-    scripted server); ``environ`` defaults to the process environment."""
+    """What this machine offers. The defaults are the real ones: each probed preset at its
+    preset address, and the process environment. ``urls`` overrides where a preset is
+    looked for (the settings dialog probes the address typed in it; tests point every
+    preset at a scripted server or a closed port), ``environ`` replaces the environment
+    (tests pass their own, so a key on the developer's machine doesn't leak in)."""
     environ = os.environ if environ is None else environ
     addresses = {name: preset(name).base_url for name in PROBED_PROVIDERS}
     for name, url in (urls or {}).items():
@@ -113,6 +116,11 @@ async def detect_providers(
         bundled_model=bundled,
         proposal=_propose(probes, key_set, extra and bundled is not None),
     )
+
+
+#: How the first start asks "what is there?": :func:`detect_providers` with its defaults in
+#: the program, a ``functools.partial`` with explicit addresses and environment in tests.
+Detect = Callable[[], Awaitable[DetectionReport]]
 
 
 def _propose(

@@ -1,0 +1,33 @@
+"""Addresses where nothing answers, for detection tests that must not see the machine's
+own Ollama / LM Studio / llama.cpp servers."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from acai_desktop.core.llm.detection import PROBED_PROVIDERS
+from acai_desktop.core.llm.presets import ProviderName
+
+
+@contextmanager
+def closed_urls(count: int) -> Iterator[list[str]]:
+    """``count`` base URLs on 127.0.0.1 ports that refuse connections. Each port stays
+    bound (but not listening) until the block ends, so no other process can take it and
+    answer in the meantime."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for held in sockets:
+            held.bind(("127.0.0.1", 0))
+        yield [f"http://127.0.0.1:{held.getsockname()[1]}/v1" for held in sockets]
+    finally:
+        for held in sockets:
+            held.close()
+
+
+@contextmanager
+def presets_with_nothing_there() -> Iterator[dict[ProviderName, str]]:
+    """Every preset that first-start detection probes, at an address where nothing answers."""
+    with closed_urls(len(PROBED_PROVIDERS)) as urls:
+        yield dict(zip(PROBED_PROVIDERS, urls, strict=True))
