@@ -101,7 +101,7 @@ def test_a_database_from_an_earlier_schema_upgrades_cleanly(tmp_path, last):
         # The upgraded data works with today's service: the old memory, stored before
         # embeddings, is embedded at start-up and becomes searchable and editable.
         async with memory_services(tmp_path) as (_store, service, events):
-            assert events.named(ev.EMBEDDING_PROGRESS)[-1] == {"done": 1, "total": 1}
+            assert events.named(ev.EmbeddingProgress)[-1] == ev.EmbeddingProgress(done=1, total=1)
             assert service.index.ids.tolist() == [1]
             memory = await service.get(1)
             assert memory.embedding_model == shared_embedder().name

@@ -68,7 +68,7 @@ def test_streaming_emits_one_event_per_chunk_and_saves_the_answer(tmp_path, fake
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             deltas: list[MessageDelta] = []
-            assistant.events.subscribe(ev.MESSAGE_UPDATED, deltas.append)
+            assistant.events.subscribe(ev.MessageUpdated, lambda e: deltas.append(e.delta))
             conversation = await assistant.conversations.create()
             result = await assistant.orchestrator.send(conversation.id, "Hi!")
             stored = await assistant.conversations.messages(conversation.id)
@@ -92,7 +92,9 @@ def test_stop_keeps_the_partial_answer_and_closes_the_stream(tmp_path, fake_open
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             conversation = await assistant.conversations.create()
             first_chunk = asyncio.Event()
-            assistant.events.subscribe(ev.MESSAGE_UPDATED, lambda d: d.delta and first_chunk.set())
+            assistant.events.subscribe(
+                ev.MessageUpdated, lambda e: e.delta.delta and first_chunk.set()
+            )
             task = asyncio.create_task(assistant.orchestrator.send(conversation.id, "Count"))
             await asyncio.wait_for(first_chunk.wait(), 10)
             task.cancel()

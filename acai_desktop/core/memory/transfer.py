@@ -62,6 +62,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import numpy as np
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -73,14 +74,15 @@ from pydantic import (
 )
 from sqlite_utils import Database
 
-from acai_desktop.core import events as ev
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.importance import score_importance
 from acai_desktop.core.memory.validation import clean_category, clean_memory_text
 from acai_desktop.core.records import Actor, MemoryItem, MemoryKind, MemoryStatus, Origin
-from acai_desktop.core.store import memory_batches as batches
+from acai_desktop.core.store import memories as reads
+from acai_desktop.core.store import memory_writes as writes
 from acai_desktop.core.store.memories import MemoryFilter, list_memories, memory_history
+from acai_desktop.core.store.memory_changes import MemoryChange
 
 FORMAT = "acai-desktop-memories"
 VERSION = 1
@@ -284,8 +286,8 @@ def _collect(db: Database) -> list[dict]:
     """Every memory of the profile as an export entry (runs on the database thread)."""
     items = list_memories(db, MemoryFilter(statuses=None))
     items.sort(key=lambda item: item.id)
-    sources = batches.sources_of(db, [item.id for item in items])
-    created = batches.messages_created_at(db, {s for group in sources.values() for s in group})
+    sources = reads.sources_of(db, [item.id for item in items])
+    created = reads.messages_created_at(db, {s for group in sources.values() for s in group})
     histories = {item.id: memory_history(db, item.id) for item in items}
     uid_of: dict[int, str] = {}
     for item in items:
@@ -389,12 +391,12 @@ async def import_memories(service, path: str | Path) -> ImportReport:
     model = service.embedder.name
     imported_at = now_iso()
 
-    def write(db: Database) -> tuple[list[MemoryItem], dict[int, Any], int, int]:
+    def write(db: Database) -> tuple[MemoryChange, int, int]:
         with db.atomic():
-            id_of_uid = batches.memory_ids_by_uid(db)
+            id_of_uid = reads.memory_ids_by_uid(db)
             _check_links(document, set(id_of_uid) | {m.uid for m in document.memories})
             wanted = {s.message_id for m in document.memories for s in m.sources}
-            created = batches.messages_created_at(db, wanted)
+            created = reads.messages_created_at(db, wanted)
             new: list[tuple[ExportedMemory, MemoryItem, Any]] = []
             skipped = unlinked_count = 0
             for memory, vector in zip(document.memories, vectors, strict=True):
@@ -439,7 +441,7 @@ async def import_memories(service, path: str | Path) -> ImportReport:
                     "embedding": vector,
                     "embedding_model": model,
                 }
-                item = batches.insert_recorded_memory(
+                item = writes.insert_recorded_memory(
                     db,
                     values,
                     created_at=memory.created_at or imported_at,
@@ -465,12 +467,11 @@ async def import_memories(service, path: str | Path) -> ImportReport:
                 )
                 if superseded_by is not None or meta != item.meta:
                     links.append((item.id, superseded_by, meta))
-            batches.link_memories(db, links)
-            items = batches.fetch_memories(db, [item.id for _, item, _ in new])
-            return items, {item.id: vector for _, item, vector in new}, skipped, unlinked_count
+            writes.link_memories(db, links)
+            items = list(reads.memories_by_id(db, [item.id for _, item, _ in new]).values())
+            stored = {item.id: np.asarray(vector, dtype=np.float32) for _, item, vector in new}
+            return MemoryChange(added=items, vectors=stored), skipped, unlinked_count
 
-    items, vector_of, skipped, unlinked = await service.store.run(write)
-    for item in items:
-        service.index_item(item, vector_of[item.id])
-        service.events.emit(ev.MEMORY_ADDED, item)
-    return ImportReport(imported=len(items), skipped=skipped, unlinked_sources=unlinked)
+    change, skipped, unlinked = await service.store.run(write)
+    await service.publish(change)
+    return ImportReport(imported=len(change.added), skipped=skipped, unlinked_sources=unlinked)

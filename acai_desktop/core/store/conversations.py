@@ -27,8 +27,8 @@ from acai_desktop.core.records import (
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
-from acai_desktop.core.store.memories import _write_event
-from acai_desktop.core.store.memory_batches import fetch_memories
+from acai_desktop.core.store.memories import memories_by_id
+from acai_desktop.core.store.memory_writes import write_memory_event
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
@@ -329,7 +329,7 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
                 "conversation_title": conversation.title,
                 "messages": from_messages,
             }
-            _write_event(db, memory_id, Actor.USER, SOURCE_DELETED_ACTION, before, None, at)
+            write_memory_event(db, memory_id, Actor.USER, SOURCE_DELETED_ACTION, before, None, at)
         # Its answers' provenance, and other answers' mentions of its messages.
         db.execute(
             f"DELETE FROM answer_sources WHERE message_id IN ({of_conversation}) "
@@ -350,7 +350,7 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
         ).rowcount
         db.execute("DELETE FROM messages WHERE conversation_id = ?", [conversation_id])
         db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
-        kept = fetch_memories(db, sorted(sources))
+        kept = list(memories_by_id(db, sources).values())
     return DeletedConversation(conversation, message_ids, kept, jobs_removed)
 
 
