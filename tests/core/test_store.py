@@ -15,7 +15,8 @@ from acai_desktop.core.errors import StoreError
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Actor
 from acai_desktop.core.store.database import Store, translate_sqlite_error
-from acai_desktop.core.store.memories import MemoryRepository, insert_memory
+from acai_desktop.core.store.memories import MemoryRepository
+from acai_desktop.core.store.memory_writes import insert_memory
 from tests.support.aio import run
 from tests.support.readonly import read_only
 

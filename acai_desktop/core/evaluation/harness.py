@@ -42,7 +42,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.memory_batches import sources_of
+from acai_desktop.core.store.memories import sources_of
 
 DEFAULT_KS = (1, 5, 10, 20)
 UNITS = ("turns", "observations")
