@@ -86,13 +86,17 @@ def test_a_broken_constraint_is_our_bug_it_raises_as_is_and_rolls_back(tmp_path)
 
             def half_write(db):
                 with db.atomic():
-                    db.execute("INSERT INTO settings (key, value) VALUES ('a', '1')")
-                    db.execute("INSERT INTO settings (key, value) VALUES ('a', '2')")
+                    for title in ("first", "second"):
+                        db.execute(
+                            "INSERT INTO conversations (id, title, created_at, updated_at) "
+                            "VALUES (1, ?, 'now', 'now')",
+                            [title],
+                        )
 
             with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed"):
                 await store.run(half_write)
             count = await store.run(
-                lambda db: db.execute("SELECT count(*) FROM settings").fetchone()[0]
+                lambda db: db.execute("SELECT count(*) FROM conversations").fetchone()[0]
             )
             assert count == 0
             with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
