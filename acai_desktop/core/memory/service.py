@@ -20,19 +20,15 @@ check and the write must be one transaction.
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
-
-import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError, ProtectedMemoryError
 from acai_desktop.core.events import EventBus, MemoryAdded, MemoryChanged, MemoryRemoved
 from acai_desktop.core.memory.episodic import EpisodicIndex
-from acai_desktop.core.memory.importance import score_importance
 from acai_desktop.core.memory.index_upkeep import REEMBED_BATCH, IndexUpkeep
+from acai_desktop.core.memory.new_rows import MemoryDraft, NewRows
 from acai_desktop.core.memory.panel_view import (
     DEFAULT_PAGE_SIZE,
     PanelKey,
@@ -54,7 +50,6 @@ from acai_desktop.core.records import (
     MemoryEvent,
     MemoryItem,
     MemoryKind,
-    MemoryStatus,
     Origin,
 )
 from acai_desktop.core.store import memories as reads
@@ -65,40 +60,12 @@ from acai_desktop.core.store.memory_changes import MemoryChange
 
 log = logging.getLogger(__name__)
 
-ORIGIN_OF_ACTOR = {
-    Actor.USER: Origin.USER,
-    Actor.SYSTEM: Origin.USER,
-    Actor.CRITICAL_INFO_PROCESSOR: Origin.CRITICAL_INFO,
-    Actor.SUMMARY_PROCESSOR: Origin.SUMMARY,
-}
-
-
-@dataclass(frozen=True)
-class MemoryDraft:
-    """One memory for :meth:`MemoryService.remember_many`."""
-
-    content: str
-    kind: MemoryKind | str = MemoryKind.FACT
-    category: str | None = None
-    confidence: float = 1.0
-    sources: Sequence[int] = ()
-    conversation_id: int | None = None
-    meta: dict | None = None
-
 
 def _actor(actor: Actor | str) -> Actor:
     try:
         return Actor(actor)
     except ValueError:
         raise InvalidInputError(f"Unknown actor {actor!r}.") from None
-
-
-def _kind(kind: MemoryKind | str) -> MemoryKind:
-    try:
-        return MemoryKind(kind)
-    except ValueError:
-        choices = ", ".join(k.value for k in MemoryKind)
-        raise InvalidInputError(f"Unknown memory kind {kind!r}; choose {choices}.") from None
 
 
 def _memory_id(memory_id: object) -> int:
@@ -128,6 +95,7 @@ class MemoryService:
         #: The vectors of the recallable messages (the episodic tier's semantic side).
         self.episodes = EpisodicIndex(store, embedder)
         self.upkeep = IndexUpkeep(store, embedder, index, self.episodes, events)
+        self.rows = NewRows(self.policy, embedder.name)
 
     # -- reading -------------------------------------------------------------------
 
@@ -262,7 +230,7 @@ class MemoryService:
             if isinstance(draft, str):
                 draft = MemoryDraft(content=draft)
             try:
-                rows.append(self._new_row(draft, origin=origin, explicit=explicit))
+                rows.append(self.rows.row(draft, origin=origin, explicit=explicit))
             except InvalidInputError as error:
                 if len(drafts) == 1:
                     raise
@@ -272,85 +240,12 @@ class MemoryService:
             return []
         vectors = await self.upkeep.embed([row["content"] for row in rows])
         for row, vector in zip(rows, vectors, strict=True):
-            self._attach_vector(row, vector)
+            self.rows.with_vector(row, vector)
         change = await self.store.run(
             writes.add_memories, rows, actor=actor, sources=sources, write_key=write_key
         )
         await self.publish(change)
         return change.added or [change.result]
-
-    def _new_row(
-        self,
-        draft: MemoryDraft,
-        *,
-        origin: Origin,
-        explicit: bool,
-        status: MemoryStatus | None = None,
-        extra_meta: dict | None = None,
-    ) -> dict:
-        content = clean_memory_text(draft.content)
-        kind = _kind(draft.kind)
-        confidence = clean_confidence(draft.confidence)
-        importance = score_importance(content, kind=kind, confidence=confidence, explicit=explicit)
-        if status is None:
-            status = self.policy.decide(importance, explicit)
-        meta = dict(draft.meta or {})
-        meta.setdefault("uid", uuid.uuid4().hex)
-        if explicit:
-            meta["explicit"] = True
-        meta.update(extra_meta or {})
-        return {
-            "kind": kind,
-            "content": content,
-            "category": clean_category(draft.category),
-            "confidence": confidence,
-            "importance": importance,
-            "pinned": False,
-            "status": status,
-            "origin": origin,
-            "user_edited": False,
-            "superseded_by": None,
-            "conversation_id": draft.conversation_id,
-            "meta": meta,
-        }
-
-    def _attach_vector(self, row: dict, vector: np.ndarray) -> dict:
-        row["embedding"] = vector
-        row["embedding_model"] = self.embedder.name
-        return row
-
-    def _conflict_row(
-        self,
-        content: str,
-        vector: np.ndarray,
-        *,
-        actor: Actor,
-        category: str | None = None,
-        confidence: float | None = None,
-        conversation_id: int | None = None,
-        own_conversation: bool = False,
-    ):
-        """A function of the memory a processor may not change: the row that stores
-        the processor's text beside it, as a ``conflict`` for the user to decide."""
-
-        def row_for(old: MemoryItem) -> dict:
-            draft = MemoryDraft(
-                content=content,
-                kind=old.kind,
-                category=category if category is not None else old.category,
-                confidence=confidence if confidence is not None else old.confidence,
-                conversation_id=old.conversation_id if own_conversation else conversation_id,
-            )
-            row = self._new_row(
-                draft,
-                origin=ORIGIN_OF_ACTOR[actor],
-                explicit=False,
-                status=MemoryStatus.CONFLICT,
-                extra_meta={"conflicts_with": old.id},
-            )
-            return self._attach_vector(row, vector)
-
-        return row_for
 
     # -- changing ------------------------------------------------------------------
 
@@ -368,7 +263,7 @@ class MemoryService:
         actor = _actor(actor)
         content = clean_memory_text(content)
         vector = (await self.upkeep.embed([content]))[0]
-        conflict_row = self._conflict_row(content, vector, actor=actor, own_conversation=True)
+        conflict_row = self.rows.conflict_for(content, vector, actor=actor, own_conversation=True)
         change = await self.store.run(
             writes.edit_memory,
             memory_id,
@@ -430,44 +325,16 @@ class MemoryService:
         confidence = clean_confidence(confidence)
         category = clean_category(category)
         vector = (await self.upkeep.embed([content]))[0]
-
-        def successor_row(old: MemoryItem) -> dict:
-            explicit = actor == Actor.USER
-            draft = MemoryDraft(
-                content=content,
-                kind=old.kind,
-                category=category if category is not None else old.category,
-                confidence=confidence,
-                conversation_id=conversation_id
-                if conversation_id is not None
-                else old.conversation_id,
-            )
-            row = self._new_row(
-                draft,
-                origin=ORIGIN_OF_ACTOR[actor],
-                explicit=explicit,
-                status=None if old.status != MemoryStatus.ACTIVE else MemoryStatus.ACTIVE,
-                extra_meta={"supersedes": old.id},
-            )
-            # The user's pin is about the subject, so it moves to the newer wording.
-            row["pinned"] = old.pinned and actor == Actor.USER
-            row["user_edited"] = explicit
-            return self._attach_vector(row, vector)
-
+        relation = dict(
+            actor=actor, category=category, confidence=confidence, conversation_id=conversation_id
+        )
         change = await self.store.run(
             writes.supersede_memory,
             old_id,
             actor=actor,
             sources=[int(s) for s in sources],
-            successor_row=successor_row,
-            conflict_row=self._conflict_row(
-                content,
-                vector,
-                actor=actor,
-                category=category,
-                confidence=confidence,
-                conversation_id=conversation_id,
-            ),
+            successor_row=self.rows.successor_for(content, vector, **relation),
+            conflict_row=self.rows.conflict_for(content, vector, **relation),
             write_key=write_key,
         )
         await self.publish(change)
