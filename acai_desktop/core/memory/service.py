@@ -29,16 +29,8 @@ from acai_desktop.core.events import EventBus, MemoryAdded, MemoryChanged, Memor
 from acai_desktop.core.memory.episodic import EpisodicIndex
 from acai_desktop.core.memory.index_upkeep import REEMBED_BATCH, IndexUpkeep
 from acai_desktop.core.memory.new_rows import MemoryDraft, NewRows
-from acai_desktop.core.memory.panel_view import (
-    DEFAULT_PAGE_SIZE,
-    PanelKey,
-    PanelPage,
-    PanelQuery,
-    count_panel,
-    read_panel_page,
-)
 from acai_desktop.core.memory.policy import MemoryPolicy
-from acai_desktop.core.memory.similar import similar_memories
+from acai_desktop.core.memory.reader import MemoryReader, memory_id_of
 from acai_desktop.core.memory.validation import (
     clean_category,
     clean_confidence,
@@ -47,15 +39,12 @@ from acai_desktop.core.memory.validation import (
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.records import (
     Actor,
-    MemoryEvent,
     MemoryItem,
     MemoryKind,
     Origin,
 )
-from acai_desktop.core.store import memories as reads
 from acai_desktop.core.store import memory_changes as writes
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.memories import MemoryFilter, MemoryRepository
 from acai_desktop.core.store.memory_changes import MemoryChange
 
 log = logging.getLogger(__name__)
@@ -68,16 +57,9 @@ def _actor(actor: Actor | str) -> Actor:
         raise InvalidInputError(f"Unknown actor {actor!r}.") from None
 
 
-def _memory_id(memory_id: object) -> int:
-    if isinstance(memory_id, bool) or not isinstance(memory_id, int):
-        try:
-            return int(str(memory_id).strip())
-        except ValueError:
-            raise InvalidInputError(f"{memory_id!r} is not a memory id (a number).") from None
-    return memory_id
+class MemoryService(MemoryReader):
+    """The reads of :class:`MemoryReader`, and every write to long-term memory."""
 
-
-class MemoryService:
     def __init__(
         self,
         store: Store,
@@ -86,89 +68,13 @@ class MemoryService:
         index: VectorIndex,
         policy: MemoryPolicy | None = None,
     ) -> None:
-        self.store = store
-        self.embedder = embedder
+        super().__init__(store, embedder, index)
         self.events = events
-        self.index = index
         self.policy = policy or MemoryPolicy()
-        self.repository = MemoryRepository(store)
         #: The vectors of the recallable messages (the episodic tier's semantic side).
         self.episodes = EpisodicIndex(store, embedder)
         self.upkeep = IndexUpkeep(store, embedder, index, self.episodes, events)
         self.rows = NewRows(self.policy, embedder.name)
-
-    # -- reading -------------------------------------------------------------------
-
-    async def get(self, memory_id: int) -> MemoryItem:
-        return await self.repository.get(_memory_id(memory_id))
-
-    async def list(self, where: MemoryFilter | None = None) -> list[MemoryItem]:
-        return await self.repository.list(where)
-
-    async def count(self, where: MemoryFilter | None = None) -> int:
-        """How many memories ``where`` matches (its limit and offset aside)."""
-        return await self.repository.count(where)
-
-    async def history(self, memory_id: int) -> list[MemoryEvent]:
-        return await self.repository.history(_memory_id(memory_id))
-
-    async def read_panel(
-        self,
-        query: PanelQuery,
-        after: PanelKey | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
-        with_total: bool = False,
-    ) -> PanelPage:
-        """A page of what the memory panel shows under ``query`` (see
-        :mod:`~acai_desktop.core.memory.panel_view`), and with ``with_total`` the count."""
-        return await self.store.run(read_panel_page, query, after, limit, with_total=with_total)
-
-    async def count_panel(self, query: PanelQuery) -> int:
-        return await self.store.run(count_panel, query)
-
-    async def sources(self, memory_id: int) -> list[int]:
-        memory_id = _memory_id(memory_id)
-
-        def read(db) -> list[int]:
-            reads.fetch_memory(db, memory_id)  # NotFoundError for an unknown id
-            return reads.sources_of(db, [memory_id])[memory_id]
-
-        return await self.store.run(read)
-
-    async def similar(
-        self,
-        content: str,
-        *,
-        k: int = 5,
-        kinds: Iterable[MemoryKind | str] | None = None,
-        include_temporary: bool = False,
-    ) -> list[tuple[MemoryItem, float]]:
-        """Active memories closest in meaning to ``content`` (cosine), closest first.
-
-        The processors use this to reconcile a new fact with what is already known; they
-        ask for ``include_temporary`` memories too, which the index (active memories, for
-        retrieval) doesn't hold: a fact said again must reinforce its temporary memory
-        (and so earn its promotion), not become a second one.
-        """
-        if not content.strip():
-            return []
-        if not len(self.index) and not include_temporary:
-            return []
-        vector = (await self.upkeep.embed([content]))[0]
-        return await similar_memories(
-            self.store,
-            self.index,
-            self.embedder,
-            vector,
-            k=k,
-            kinds={str(kind) for kind in kinds} if kinds else None,
-            include_temporary=include_temporary,
-        )
-
-    async def stored_from_messages(self, message_ids: Iterable[int]) -> list[MemoryItem]:
-        """Memories whose sources include any of these messages, oldest first."""
-        ids = [int(m) for m in message_ids]
-        return await self.store.run(reads.memories_from_messages, ids)
 
     # -- creating ------------------------------------------------------------------
 
@@ -259,7 +165,7 @@ class MemoryService:
         meanwhile, puts it back and turns the processor's successor into a ``conflict``.
         A processor's edit of a protected memory raises :class:`ProtectedMemoryError`
         after storing its text as a conflict."""
-        memory_id = _memory_id(memory_id)
+        memory_id = memory_id_of(memory_id)
         actor = _actor(actor)
         content = clean_memory_text(content)
         vector = (await self.upkeep.embed([content]))[0]
@@ -284,21 +190,21 @@ class MemoryService:
 
     async def _set_pinned(self, memory_id: int, pinned: bool, actor: Actor | str) -> MemoryItem:
         change = await self.store.run(
-            writes.set_pinned, _memory_id(memory_id), pinned, actor=_actor(actor)
+            writes.set_pinned, memory_id_of(memory_id), pinned, actor=_actor(actor)
         )
         return await self._publish_or_refuse(change)
 
     async def forget(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> MemoryItem:
         """Soft delete: status ``forgotten``, out of retrieval, back with :meth:`restore`."""
         change = await self.store.run(
-            writes.forget_memory, _memory_id(memory_id), actor=_actor(actor)
+            writes.forget_memory, memory_id_of(memory_id), actor=_actor(actor)
         )
         return await self._publish_or_refuse(change)
 
     async def restore(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> MemoryItem:
         """Undo :meth:`forget`: the memory gets back the status it had before."""
         change = await self.store.run(
-            writes.restore_memory, _memory_id(memory_id), actor=_actor(actor)
+            writes.restore_memory, memory_id_of(memory_id), actor=_actor(actor)
         )
         return await self._publish_or_refuse(change)
 
@@ -319,7 +225,7 @@ class MemoryService:
         the newer wording), or, when a processor meets a protected memory, a row with
         status ``conflict`` beside it (the refusal is logged, not raised).
         ``write_key``: a keyed write happens once (see :meth:`remember`)."""
-        old_id = _memory_id(old_id)
+        old_id = memory_id_of(old_id)
         actor = _actor(actor)
         content = clean_memory_text(new_content)
         confidence = clean_confidence(confidence)
@@ -357,7 +263,7 @@ class MemoryService:
         user supersedes a memory. ``keep="old"``: the conflict row is forgotten (it can be
         restored, as a conflict again) and the old memory is left as it is.
         """
-        conflict_id = _memory_id(conflict_id)
+        conflict_id = memory_id_of(conflict_id)
         actor = _actor(actor)
         if keep not in ("new", "old"):
             raise InvalidInputError(f"keep must be 'new' or 'old', not {keep!r}.")
@@ -384,7 +290,7 @@ class MemoryService:
         ``write_key``: a keyed write happens once (see :meth:`remember`)."""
         change = await self.store.run(
             writes.reinforce_memory,
-            _memory_id(memory_id),
+            memory_id_of(memory_id),
             actor=_actor(actor),
             sources=[int(s) for s in source_message_ids],
             confidence=clean_confidence(confidence) if confidence is not None else None,
@@ -401,7 +307,7 @@ class MemoryService:
         leaves importance alone; :func:`score_importance` takes use into account
         whenever a memory is re-scored, and retrieval may read use_count directly.
         """
-        ids = [_memory_id(i) for i in dict.fromkeys(memory_ids)]
+        ids = [memory_id_of(i) for i in dict.fromkeys(memory_ids)]
         if not ids:
             return []
         change = await self.store.run(writes.count_uses, ids)
