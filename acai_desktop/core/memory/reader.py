@@ -81,7 +81,7 @@ class MemoryReader:
     async def stored_from_messages(self, message_ids: Iterable[int]) -> list[MemoryItem]:
         """Memories whose sources include any of these messages, oldest first."""
         ids = [int(m) for m in message_ids]
-        return await self.store.run(reads.memories_from_messages, ids)
+        return await self.store.run(reads.memories_sourced_from, ids)
 
     async def similar(
         self,

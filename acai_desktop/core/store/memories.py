@@ -137,7 +137,7 @@ def sources_of(db: Database, memory_ids: Sequence[int]) -> dict[int, list[int]]:
     return result
 
 
-def memories_from_messages(db: Database, message_ids: Sequence[int]) -> list[MemoryItem]:
+def memories_sourced_from(db: Database, message_ids: Sequence[int]) -> list[MemoryItem]:
     """Memories whose sources include any of ``message_ids``, in id order."""
     if not message_ids:
         return []
