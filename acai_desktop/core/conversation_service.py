@@ -12,7 +12,8 @@ from __future__ import annotations
 from acai_desktop.core.events import ConversationChanged, ConversationRemoved, EventBus
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.records import Conversation
-from acai_desktop.core.store.conversations import ConversationRepository, DeletedConversation
+from acai_desktop.core.store.conversation_deletion import DeletedConversation, delete_conversation
+from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.memory_changes import MemoryChange
 
 
@@ -30,7 +31,7 @@ class ConversationService:
         return conversation
 
     async def delete(self, conversation_id: int) -> DeletedConversation:
-        deleted = await self.conversations.delete(conversation_id)
+        deleted = await self.conversations.store.run(delete_conversation, conversation_id)
         self.memories.episodes.forget(deleted.message_ids)
         # Retrieval favours memories of the current chat; a later chat may get the
         # deleted one's id back (SQLite reuses the highest), so the index forgets it.

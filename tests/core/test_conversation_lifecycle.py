@@ -9,7 +9,8 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.records import Actor, AnswerSource, JobStatus, MemoryKind, Origin
-from acai_desktop.core.store.conversations import MAX_TITLE_CHARS, SOURCE_DELETED_ACTION
+from acai_desktop.core.store.conversation_deletion import SOURCE_DELETED_ACTION
+from acai_desktop.core.store.conversations import MAX_TITLE_CHARS
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
