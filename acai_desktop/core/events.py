@@ -19,7 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from acai_desktop.core.records import Conversation, Job, MemoryItem, Message, MessageStatus
+from acai_desktop.core.records import (
+    AnswerSource,
+    Conversation,
+    Job,
+    MemoryItem,
+    Message,
+    MessageStatus,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +79,11 @@ class MessageUpdated:
 @dataclass(frozen=True)
 class AnswerFinished:
     """An answer is no longer streaming: ``message`` as stored, with its final status
-    (complete, stopped or error) and, when it failed, ``message.error``."""
+    (complete, stopped or error) and, when it failed, ``message.error``; ``sources``
+    are what fed it (memories and recalled messages), as recorded for provenance."""
 
     message: Message
+    sources: tuple[AnswerSource, ...] = ()
 
     @property
     def error(self) -> str | None:

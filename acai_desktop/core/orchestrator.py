@@ -287,7 +287,7 @@ class Orchestrator:
         # The last chunk's news carries the final status and the error, and a separate
         # event says the answer is done, so no listener has to read the row again.
         self.events.emit(ev.MessageUpdated(_delta(finished, "")))
-        self.events.emit(ev.AnswerFinished(finished))
+        self.events.emit(ev.AnswerFinished(finished, tuple(sources)))
         return finished
 
     async def _recall_later(self, message_ids: list[int]) -> None:

@@ -3,8 +3,9 @@ out as a Qt signal, so Qt models and widgets connect to news the Qt way.
 
 Core services emit on the asyncio loop's thread, which under qasync is Qt's own
 thread, so re-emitting directly is safe (no queued connection needed). Each signal
-carries the event's payload (the record it is about), not the event object, so a slot
-takes a ``Message`` or a ``MemoryItem`` as it always did.
+carries the event's payload (the record it is about), so a slot takes a ``Message`` or a
+``MemoryItem`` as it always did; ``answer_finished``, which carries more than one thing,
+passes the :class:`~acai_desktop.core.events.AnswerFinished` event itself.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from acai_desktop.core.events import EventBus
 class EventBridge(QObject):
     message_added = Signal(object)  # Message
     message_updated = Signal(object)  # events.MessageDelta (with ``error`` once it failed)
-    answer_finished = Signal(object)  # Message: final status, and ``error`` when it failed
+    # events.AnswerFinished itself: .message (final status, .error when it failed), .sources
+    answer_finished = Signal(object)
     memory_added = Signal(object)  # MemoryItem
     memory_changed = Signal(object)  # MemoryItem
     memory_removed = Signal(object)  # MemoryItem
@@ -39,7 +41,7 @@ class EventBridge(QObject):
         relays: list[tuple[type, Callable]] = [
             (ev.MessageAdded, lambda e: self.message_added.emit(e.message)),
             (ev.MessageUpdated, lambda e: self.message_updated.emit(e.delta)),
-            (ev.AnswerFinished, lambda e: self.answer_finished.emit(e.message)),
+            (ev.AnswerFinished, self.answer_finished.emit),
             (ev.MemoryAdded, lambda e: self.memory_added.emit(e.memory)),
             (ev.MemoryChanged, lambda e: self.memory_changed.emit(e.memory)),
             (ev.MemoryRemoved, lambda e: self.memory_removed.emit(e.memory)),

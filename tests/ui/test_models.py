@@ -128,9 +128,10 @@ def test_event_bridge_relays_core_events_until_detached(qtbot):
     with qtbot.waitSignal(bridge.embedding_progress_changed, timeout=1000) as blocker:
         bus.emit(ev.EmbeddingProgress(done=2, total=5))
     assert blocker.args == [{"done": 2, "total": 5}]
+    finished = ev.AnswerFinished(added)
     with qtbot.waitSignal(bridge.answer_finished, timeout=1000) as blocker:
-        bus.emit(ev.AnswerFinished(added))
-    assert blocker.args == [added]
+        bus.emit(finished)
+    assert blocker.args == [finished]
     bridge.detach()
     with qtbot.assertNotEmitted(bridge.message_added):
         bus.emit(ev.MessageAdded(added))
