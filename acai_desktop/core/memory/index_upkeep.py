@@ -19,7 +19,8 @@ from acai_desktop.core.memory.vector_index import RankingFacts, VectorIndex
 from acai_desktop.core.records import MemoryItem, MemoryStatus
 from acai_desktop.core.store import memories, search
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.memory_changes import MemoryChange, store_embeddings
+from acai_desktop.core.store.memory_changes import MemoryChange
+from acai_desktop.core.store.memory_writes import store_embeddings
 
 REEMBED_BATCH = 512
 

@@ -38,7 +38,6 @@ from acai_desktop.core.store.memory_writes import (
     insert_memory,
     mark_used,
     record_write_key,
-    set_embeddings,
     update_memory,
 )
 
@@ -391,17 +390,3 @@ def count_uses(db: Database, memory_ids: Sequence[int]) -> MemoryChange:
         mark_used(db, memory_ids, now_iso())
         items = list(memories_by_id(db, memory_ids).values())
     return MemoryChange(changed=items, ranking_only=True)
-
-
-def store_embeddings(
-    db: Database, ids: Sequence[int], vectors: np.ndarray, model: str, contents: Sequence[str]
-) -> dict[int, MemoryItem]:
-    """Store re-computed vectors where the text is still the one embedded; returns the
-    active memories among ``ids`` that kept that text (their vectors belong in the index)."""
-    with db.atomic():
-        set_embeddings(db, ids, vectors, model, contents)
-    return {
-        item.id: item
-        for item in memories_by_id(db, ids).values()
-        if item.status == MemoryStatus.ACTIVE and item.content in contents
-    }

@@ -23,6 +23,7 @@ from acai_desktop.core.records import (
     MEMORY_JSON_COLUMNS,
     Actor,
     MemoryItem,
+    MemoryStatus,
 )
 from acai_desktop.core.store.memories import (
     encode_embedding,
@@ -278,6 +279,20 @@ def set_embeddings(
         "UPDATE memories SET embedding = ?, embedding_model = ? WHERE id = ? AND content = ?",
         zip(blobs, [model] * len(blobs), [int(i) for i in ids], contents, strict=True),
     )
+
+
+def store_embeddings(
+    db: Database, ids: Sequence[int], vectors: np.ndarray, model: str, contents: Sequence[str]
+) -> dict[int, MemoryItem]:
+    """Store re-computed vectors where the text is still the one embedded; returns the
+    active memories among ``ids`` that kept that text (their vectors belong in the index)."""
+    with db.atomic():
+        set_embeddings(db, ids, vectors, model, contents)
+    return {
+        item.id: item
+        for item in memories_by_id(db, ids).values()
+        if item.status == MemoryStatus.ACTIVE and item.content in contents
+    }
 
 
 def mark_used(db: Database, ids: Sequence[int], at: str) -> None:
