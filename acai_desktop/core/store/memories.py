@@ -129,10 +129,15 @@ def memory_history(db: Database, memory_id: int) -> list[MemoryEvent]:
 def sources_of(db: Database, memory_ids: Sequence[int]) -> dict[int, list[int]]:
     """The message ids each memory came from, in id order."""
     result: dict[int, list[int]] = {int(i): [] for i in memory_ids}
-    for memory_id, message_id in db.execute(
-        "SELECT memory_id, message_id FROM memory_sources ORDER BY memory_id, message_id"
-    ):
-        if memory_id in result:
+    wanted = sorted(result)
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for memory_id, message_id in db.execute(
+            f"SELECT memory_id, message_id FROM memory_sources WHERE memory_id IN ({marks}) "
+            "ORDER BY memory_id, message_id",
+            chunk,
+        ):
             result[memory_id].append(message_id)
     return result
 
