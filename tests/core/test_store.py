@@ -13,7 +13,7 @@ import pytest
 
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import Actor
+from acai_desktop.core.records import MEMORY_COLUMNS, Actor
 from acai_desktop.core.store.database import Store, translate_sqlite_error
 from acai_desktop.core.store.memories import MemoryRepository
 from acai_desktop.core.store.memory_writes import insert_memory
@@ -304,3 +304,27 @@ def test_an_older_profile_is_made_private_when_opened(tmp_path):
     run(scenario())
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE(database.stat().st_mode) == 0o600
+
+
+def test_the_memory_record_spells_the_memories_columns_once(tmp_path):
+    """Every column list of ``memories`` derives from MemoryItem's fields; the table has
+    just one column more, the embedding itself, and a row reads back as it was written."""
+
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        try:
+            await insert(store, {**MEMORY, "pinned": True, "meta": {"uid": "u1"}})
+            columns = await store.run(
+                lambda db: [row[1] for row in db.execute("PRAGMA table_info(memories)")]
+            )
+            [item] = await MemoryRepository(store).list()
+            return columns, item
+        finally:
+            await store.close()
+
+    columns, item = run(scenario())
+    assert set(columns) - set(MEMORY_COLUMNS) == {"embedding"}
+    assert set(MEMORY_COLUMNS) <= set(columns)
+    assert (item.kind, item.content, item.origin) == ("fact", "I prefer tea", "user")
+    assert item.pinned is True and item.user_edited is False and item.meta == {"uid": "u1"}
+    assert set(item.to_public_dict()) == set(MEMORY_COLUMNS) - {"embedding_model", "meta"}
