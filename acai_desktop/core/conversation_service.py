@@ -1,20 +1,20 @@
 """Renaming and deleting conversations: the writes, then the news, in one place.
 
-The repository does the SQL (one transaction each); this service brings the memory
-index in line with memories that lost their conversation and announces the change:
-``CONVERSATION_CHANGED`` with the renamed :class:`Conversation`, ``CONVERSATION_REMOVED``
-with the deleted conversation's id, and ``MEMORY_CHANGED`` for every memory it left
-standing (they stay; only their link to the deleted chat is gone).
+The repository does the SQL (one transaction each); this service announces the change:
+``ConversationChanged`` with the renamed :class:`Conversation`, ``ConversationRemoved``
+with the deleted conversation's id. The memories a deletion left standing (they stay;
+only their link to the deleted chat is gone) are published through the
+:class:`MemoryService`, which brings the index in line and says ``MemoryChanged``.
 """
 
 from __future__ import annotations
 
-from acai_desktop.core import events as ev
-from acai_desktop.core.events import EventBus
+from acai_desktop.core.events import ConversationChanged, ConversationRemoved, EventBus
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.vector_index import RankingFacts
 from acai_desktop.core.records import Conversation
-from acai_desktop.core.store.conversations import ConversationRepository, DeletedConversation
+from acai_desktop.core.store.conversation_deletion import DeletedConversation, delete_conversation
+from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.memory_changes import MemoryChange
 
 
 class ConversationService:
@@ -27,16 +27,16 @@ class ConversationService:
 
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         conversation = await self.conversations.rename(conversation_id, title)
-        self.events.emit(ev.CONVERSATION_CHANGED, conversation)
+        self.events.emit(ConversationChanged(conversation))
         return conversation
 
     async def delete(self, conversation_id: int) -> DeletedConversation:
-        deleted = await self.conversations.delete(conversation_id)
+        deleted = await self.conversations.store.run(delete_conversation, conversation_id)
         self.memories.episodes.forget(deleted.message_ids)
-        for item in deleted.kept_memories:
-            # Retrieval favours memories of the current chat; a later chat may get the
-            # deleted one's id back (SQLite reuses the highest), so the index forgets it.
-            self.memories.index.set_facts(item.id, RankingFacts.of(item))
-            self.events.emit(ev.MEMORY_CHANGED, item)
-        self.events.emit(ev.CONVERSATION_REMOVED, conversation_id)
+        # Retrieval favours memories of the current chat; a later chat may get the
+        # deleted one's id back (SQLite reuses the highest), so the index forgets it.
+        await self.memories.publish(
+            MemoryChange(changed=list(deleted.kept_memories), ranking_only=True)
+        )
+        self.events.emit(ConversationRemoved(conversation_id))
         return deleted

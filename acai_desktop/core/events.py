@@ -1,8 +1,14 @@
-"""A small, Qt-free observer so views update live.
+"""A small, Qt-free observer with typed events, so views update live.
 
-Core services ``emit`` named events; the UI (through a Qt bridge) and other core
-services ``subscribe``. Handlers run synchronously on the emitting thread, which is
-always the asyncio loop's thread: services emit after their database call returns.
+Each kind of news is a frozen dataclass; a service ``emit``s an instance and a listener
+``subscribe``s to the class::
+
+    bus.subscribe(MemoryAdded, lambda event: print(event.memory.content))
+    bus.emit(MemoryAdded(memory=item))
+
+A misspelt event class is a NameError at import, and a wrong field a TypeError at the
+emitter, not silence. Handlers run synchronously on the emitting thread, which is always
+the asyncio loop's thread: services emit after their database call returns.
 """
 
 from __future__ import annotations
@@ -11,43 +17,145 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
+
+from acai_desktop.core.records import (
+    AnswerSource,
+    Conversation,
+    Job,
+    MemoryItem,
+    Message,
+    MessageStatus,
+)
 
 log = logging.getLogger(__name__)
 
-# Event names. One constant per kind of news, so a typo fails at import time.
-MEMORY_ADDED = "memory_added"
-MEMORY_CHANGED = "memory_changed"
-MEMORY_REMOVED = "memory_removed"
-MESSAGE_ADDED = "message_added"
-MESSAGE_UPDATED = "message_updated"
-CONVERSATION_CHANGED = "conversation_changed"
-CONVERSATION_REMOVED = "conversation_removed"
-JOB_STATUS_CHANGED = "job_status_changed"
-EMBEDDING_PROGRESS = "embedding_progress"
 
-Handler = Callable[[Any], None]
+@dataclass(frozen=True)
+class MemoryAdded:
+    """A new memory row exists (remembered, a successor, a conflict, an import)."""
+
+    memory: MemoryItem
+
+
+@dataclass(frozen=True)
+class MemoryChanged:
+    """An existing memory changed, its status included (restore, pin, reinforce, use).
+    A view decides by ``memory.status`` whether the memory still belongs in it."""
+
+    memory: MemoryItem
+
+
+@dataclass(frozen=True)
+class MemoryRemoved:
+    """The memory left the user's memory (forgotten; it can be restored)."""
+
+    memory: MemoryItem
+
+
+@dataclass(frozen=True)
+class MessageAdded:
+    message: Message
+
+
+@dataclass(frozen=True)
+class MessageDelta:
+    """One answer row while it streams (one new chunk) or as it ends (``delta`` empty,
+    ``status`` final, ``error`` the reason when the answer failed)."""
+
+    message_id: int
+    conversation_id: int
+    delta: str
+    content: str
+    status: MessageStatus
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class MessageUpdated:
+    delta: MessageDelta
+
+
+@dataclass(frozen=True)
+class AnswerFinished:
+    """An answer is no longer streaming: ``message`` as stored, with its final status
+    (complete, stopped or error) and, when it failed, ``message.error``; ``sources``
+    are what fed it (memories and recalled messages), as recorded for provenance."""
+
+    message: Message
+    sources: tuple[AnswerSource, ...] = ()
+
+    @property
+    def error(self) -> str | None:
+        return self.message.error
+
+
+@dataclass(frozen=True)
+class ConversationChanged:
+    """A conversation was renamed."""
+
+    conversation: Conversation
+
+
+@dataclass(frozen=True)
+class ConversationRemoved:
+    conversation_id: int
+
+
+@dataclass(frozen=True)
+class JobStatusChanged:
+    job: Job
+
+
+@dataclass(frozen=True)
+class EmbeddingProgress:
+    """Re-embedding memories: ``done`` of ``total`` so far."""
+
+    done: int
+    total: int
+
+
+Event = (
+    MemoryAdded
+    | MemoryChanged
+    | MemoryRemoved
+    | MessageAdded
+    | MessageUpdated
+    | AnswerFinished
+    | ConversationChanged
+    | ConversationRemoved
+    | JobStatusChanged
+    | EmbeddingProgress
+)
+EVENT_TYPES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]
+
+E = TypeVar("E")
 
 
 @dataclass
 class EventBus:
-    _handlers: dict[str, list[Handler]] = field(default_factory=lambda: defaultdict(list))
+    _handlers: dict[type, list[Callable]] = field(default_factory=lambda: defaultdict(list))
 
-    def subscribe(self, event: str, handler: Handler) -> Callable[[], None]:
-        """Call ``handler(payload)`` on every ``event``; returns an unsubscribe function."""
-        self._handlers[event].append(handler)
+    def subscribe(self, event_type: type[E], handler: Callable[[E], None]) -> Callable[[], None]:
+        """Call ``handler(event)`` on every event of ``event_type``; returns an
+        unsubscribe function."""
+        if event_type not in EVENT_TYPES:
+            raise TypeError(f"{event_type!r} is not an event class of acai_desktop.core.events")
+        self._handlers[event_type].append(handler)
 
         def unsubscribe() -> None:
-            if handler in self._handlers[event]:
-                self._handlers[event].remove(handler)
+            if handler in self._handlers[event_type]:
+                self._handlers[event_type].remove(handler)
 
         return unsubscribe
 
-    def emit(self, event: str, payload: Any = None) -> None:
+    def emit(self, event: Event) -> None:
+        if type(event) not in EVENT_TYPES:
+            raise TypeError(f"{event!r} is not an event of acai_desktop.core.events")
         # One broken view must not stop the others from hearing the news, nor undo
         # the write that caused it; the error is logged with its traceback.
-        for handler in list(self._handlers.get(event, ())):
+        for handler in list(self._handlers.get(type(event), ())):
             try:
-                handler(payload)
+                handler(event)
             except Exception:
-                log.exception("handler %r for event %s failed", handler, event)
+                log.exception("handler %r for %s failed", handler, type(event).__name__)

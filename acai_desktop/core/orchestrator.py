@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import AcaiError, InvalidInputError
-from acai_desktop.core.events import EventBus
+from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.memory.context_builder import BuiltContext, build_context
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
@@ -52,17 +52,6 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 100_000
 #: How often a streaming answer's partial text is written to disk.
 PARTIAL_SAVE_SECONDS = 1.5
-
-
-@dataclass(frozen=True)
-class MessageDelta:
-    """Payload of MESSAGE_UPDATED while an answer streams: one row, one new chunk."""
-
-    message_id: int
-    conversation_id: int
-    delta: str
-    content: str
-    status: MessageStatus
 
 
 @dataclass
@@ -124,11 +113,11 @@ class Orchestrator:
                 f"{error} Your message was not saved; send it again in a moment."
             ) from error
         user_message, answer = turn.user_message, turn.answer
-        self.events.emit(ev.MESSAGE_ADDED, user_message)
-        self.events.emit(ev.MESSAGE_ADDED, answer)
+        self.events.emit(ev.MessageAdded(user_message))
+        self.events.emit(ev.MessageAdded(answer))
         if self.announce_jobs:
             for job in turn.jobs:
-                self.events.emit(ev.JOB_STATUS_CHANGED, job)
+                self.events.emit(ev.JobStatusChanged(job))
         try:
             result = await self._answer(conversation, user_message, answer)
         finally:
@@ -150,7 +139,7 @@ class Orchestrator:
         answer = await self.conversations.update_message(
             answer.id, content="", status=MessageStatus.STREAMING, error=None
         )
-        self.events.emit(ev.MESSAGE_UPDATED, _delta(answer, ""))
+        self.events.emit(ev.MessageUpdated(_delta(answer, "")))
         try:
             return await self._answer(conversation, earlier[-1], answer)
         finally:
@@ -261,10 +250,11 @@ class Orchestrator:
             parts.append(delta)
             content = "".join(parts)
             self.events.emit(
-                ev.MESSAGE_UPDATED,
-                MessageDelta(
-                    answer.id, answer.conversation_id, delta, content, MessageStatus.STREAMING
-                ),
+                ev.MessageUpdated(
+                    MessageDelta(
+                        answer.id, answer.conversation_id, delta, content, MessageStatus.STREAMING
+                    )
+                )
             )
             if time.monotonic() - last_save > PARTIAL_SAVE_SECONDS:
                 # A crash now loses at most the last second and a half of the answer.
@@ -294,7 +284,10 @@ class Orchestrator:
                 await self.memories.mark_used(
                     [s.memory_id for s in sources if s.memory_id is not None]
                 )
-        self.events.emit(ev.MESSAGE_UPDATED, _delta(finished, ""))
+        # The last chunk's news carries the final status and the error, and a separate
+        # event says the answer is done, so no listener has to read the row again.
+        self.events.emit(ev.MessageUpdated(_delta(finished, "")))
+        self.events.emit(ev.AnswerFinished(finished, tuple(sources)))
         return finished
 
     async def _recall_later(self, message_ids: list[int]) -> None:
@@ -318,7 +311,14 @@ def processor_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]
 
 
 def _delta(message: Message, delta: str) -> MessageDelta:
-    return MessageDelta(message.id, message.conversation_id, delta, message.content, message.status)
+    return MessageDelta(
+        message.id,
+        message.conversation_id,
+        delta,
+        message.content,
+        message.status,
+        message.error,
+    )
 
 
 def validate_user_message(text: str) -> str:

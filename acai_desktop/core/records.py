@@ -7,7 +7,7 @@ plain data: no I/O, no serialisation to files (export has its own module).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -27,6 +27,12 @@ class MemoryStatus(StrEnum):
     # promoted to active when a later message reinforces it.
     TEMPORARY = "temporary"
 
+    @property
+    def is_current(self) -> bool:
+        """Still what is known (not superseded or forgotten): it can be superseded,
+        reinforced or pinned."""
+        return self in (MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY, MemoryStatus.CONFLICT)
+
 
 class Origin(StrEnum):
     USER = "user"
@@ -39,6 +45,11 @@ class Actor(StrEnum):
     SUMMARY_PROCESSOR = "summary_processor"
     CRITICAL_INFO_PROCESSOR = "critical_info_processor"
     SYSTEM = "system"
+
+    @property
+    def is_processor(self) -> bool:
+        """A background processor: it may never change a protected memory."""
+        return self in (Actor.SUMMARY_PROCESSOR, Actor.CRITICAL_INFO_PROCESSOR)
 
 
 class MessageStatus(StrEnum):
@@ -136,25 +147,9 @@ class MemoryItem:
 
     @classmethod
     def from_row(cls, row: dict) -> MemoryItem:
+        """The record of a ``memories`` row (a dict with at least :data:`MEMORY_COLUMNS`)."""
         return cls(
-            id=row["id"],
-            kind=MemoryKind(row["kind"]),
-            content=row["content"],
-            origin=Origin(row["origin"]),
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-            category=row["category"],
-            confidence=row["confidence"],
-            importance=row["importance"],
-            pinned=bool(row["pinned"]),
-            status=MemoryStatus(row["status"]),
-            user_edited=bool(row["user_edited"]),
-            superseded_by=row["superseded_by"],
-            conversation_id=row["conversation_id"],
-            last_used_at=row["last_used_at"],
-            use_count=row["use_count"],
-            embedding_model=row["embedding_model"],
-            meta=_json_or_none(row["meta"]) or {},
+            **{name: _MEMORY_FROM_SQL.get(name, _same)(row[name]) for name in MEMORY_COLUMNS}
         )
 
     @property
@@ -163,25 +158,41 @@ class MemoryItem:
         return self.pinned or self.user_edited
 
     def to_public_dict(self) -> dict:
-        """The JSON shape the command line prints (``--json``)."""
+        """The JSON shape the command line prints (``--json``) and history records:
+        every column but the derived and free-form ones."""
         return {
-            "id": self.id,
-            "content": self.content,
-            "kind": self.kind.value,
-            "category": self.category,
-            "confidence": self.confidence,
-            "importance": self.importance,
-            "pinned": self.pinned,
-            "status": self.status.value,
-            "origin": self.origin.value,
-            "user_edited": self.user_edited,
-            "superseded_by": self.superseded_by,
-            "conversation_id": self.conversation_id,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "last_used_at": self.last_used_at,
-            "use_count": self.use_count,
+            name: value.value if isinstance(value, StrEnum) else value
+            for name in PUBLIC_MEMORY_COLUMNS
+            for value in (getattr(self, name),)
         }
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+#: The columns of ``memories`` that a :class:`MemoryItem` holds, in its field order (the
+#: embedding itself stays in the database). Column lists elsewhere derive from this.
+MEMORY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(MemoryItem))
+#: Every column but the embedding model (derived data) and meta (free-form).
+PUBLIC_MEMORY_COLUMNS = tuple(c for c in MEMORY_COLUMNS if c not in ("embedding_model", "meta"))
+# How a column's SQLite value becomes the field's type, by the field's annotation.
+_CONVERTERS: dict[str, Any] = {
+    "MemoryKind": MemoryKind,
+    "Origin": Origin,
+    "MemoryStatus": MemoryStatus,
+    "bool": bool,
+    "dict": lambda text: _json_or_none(text) or {},
+}
+_MEMORY_FROM_SQL = {
+    f.name: _CONVERTERS[f.type] for f in fields(MemoryItem) if f.type in _CONVERTERS
+}
+#: Boolean, enum and JSON columns, which need converting on their way into SQLite.
+MEMORY_FLAG_COLUMNS = tuple(f.name for f in fields(MemoryItem) if f.type == "bool")
+MEMORY_ENUM_COLUMNS = tuple(
+    f.name for f in fields(MemoryItem) if f.type in ("MemoryKind", "Origin", "MemoryStatus")
+)
+MEMORY_JSON_COLUMNS = tuple(f.name for f in fields(MemoryItem) if f.type == "dict")
 
 
 @dataclass

@@ -37,7 +37,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.memory_batches import sources_of
+from acai_desktop.core.store.memories import sources_of
 from acai_desktop.evaluation.locomo import (
     ADVERSARIAL_CATEGORY,
     Dataset,

@@ -2,7 +2,10 @@
 out as a Qt signal, so Qt models and widgets connect to news the Qt way.
 
 Core services emit on the asyncio loop's thread, which under qasync is Qt's own
-thread, so re-emitting directly is safe (no queued connection needed).
+thread, so re-emitting directly is safe (no queued connection needed). Each signal
+carries the event's payload (the record it is about), so a slot takes a ``Message`` or a
+``MemoryItem`` as it always did; ``answer_finished``, which carries more than one thing,
+passes the :class:`~acai_desktop.core.events.AnswerFinished` event itself.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from acai_desktop.core.events import EventBus
 
 class EventBridge(QObject):
     message_added = Signal(object)  # Message
-    message_updated = Signal(object)  # orchestrator.MessageDelta
+    message_updated = Signal(object)  # events.MessageDelta (with ``error`` once it failed)
+    # events.AnswerFinished itself: .message (final status, .error when it failed), .sources
+    answer_finished = Signal(object)
     memory_added = Signal(object)  # MemoryItem
     memory_changed = Signal(object)  # MemoryItem
     memory_removed = Signal(object)  # MemoryItem
@@ -33,19 +38,23 @@ class EventBridge(QObject):
     def attach(self, bus: EventBus) -> None:
         """Start relaying ``bus``; a bridge relays one bus at a time."""
         self.detach()
-        relays = {
-            ev.MESSAGE_ADDED: self.message_added,
-            ev.MESSAGE_UPDATED: self.message_updated,
-            ev.MEMORY_ADDED: self.memory_added,
-            ev.MEMORY_CHANGED: self.memory_changed,
-            ev.MEMORY_REMOVED: self.memory_removed,
-            ev.CONVERSATION_CHANGED: self.conversation_changed,
-            ev.CONVERSATION_REMOVED: self.conversation_removed,
-            ev.JOB_STATUS_CHANGED: self.job_status_changed,
-            ev.EMBEDDING_PROGRESS: self.embedding_progress_changed,
-        }
-        for name, signal in relays.items():
-            self._unsubscribers.append(bus.subscribe(name, signal.emit))
+        relays: list[tuple[type, Callable]] = [
+            (ev.MessageAdded, lambda e: self.message_added.emit(e.message)),
+            (ev.MessageUpdated, lambda e: self.message_updated.emit(e.delta)),
+            (ev.AnswerFinished, self.answer_finished.emit),
+            (ev.MemoryAdded, lambda e: self.memory_added.emit(e.memory)),
+            (ev.MemoryChanged, lambda e: self.memory_changed.emit(e.memory)),
+            (ev.MemoryRemoved, lambda e: self.memory_removed.emit(e.memory)),
+            (ev.ConversationChanged, lambda e: self.conversation_changed.emit(e.conversation)),
+            (ev.ConversationRemoved, lambda e: self.conversation_removed.emit(e.conversation_id)),
+            (ev.JobStatusChanged, lambda e: self.job_status_changed.emit(e.job)),
+            (
+                ev.EmbeddingProgress,
+                lambda e: self.embedding_progress_changed.emit({"done": e.done, "total": e.total}),
+            ),
+        ]
+        for event_type, relay in relays:
+            self._unsubscribers.append(bus.subscribe(event_type, relay))
 
     def detach(self) -> None:
         while self._unsubscribers:

@@ -35,7 +35,7 @@ def test_memories_from_another_embedder_are_reembedded_in_the_background(tmp_pat
     async def second_run():
         events = EventBus()
         progress = []
-        events.subscribe(ev.EMBEDDING_PROGRESS, progress.append)
+        events.subscribe(ev.EmbeddingProgress, progress.append)
         assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False, events=events)
         try:
             indexed_at_start = len(assistant.memories.index)
@@ -48,7 +48,7 @@ def test_memories_from_another_embedder_are_reembedded_in_the_background(tmp_pat
     indexed_at_start, redone, progress, indexed_after, found = run(second_run())
     assert indexed_at_start == 0  # start-up did not wait for the re-embedding
     assert redone == 3 and indexed_after == 3
-    assert progress[0] == {"done": 0, "total": 3} and progress[-1] == {"done": 3, "total": 3}
+    assert progress[0] == ev.EmbeddingProgress(0, 3) and progress[-1] == ev.EmbeddingProgress(3, 3)
     assert found[0].memory.content == "My sister lives in Oslo"
     with sqlite3.connect(profile.database_path) as db:
         models = {row[0] for row in db.execute("SELECT embedding_model FROM memories")}

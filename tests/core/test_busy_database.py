@@ -22,7 +22,10 @@ def hold_write_lock(path, seconds: float, locked: threading.Event) -> threading.
         connection = sqlite3.connect(path, isolation_level=None)
         try:
             connection.execute("BEGIN IMMEDIATE")
-            connection.execute("INSERT INTO settings (key, value) VALUES ('import', 'busy')")
+            connection.execute(
+                "INSERT INTO conversations (title, created_at, updated_at) "
+                "VALUES ('import', 'now', 'now')"
+            )
             locked.set()
             threading.Event().wait(seconds)
             connection.execute("COMMIT")
@@ -44,17 +47,23 @@ def test_a_read_then_write_transaction_waits_for_another_writer(tmp_path):
 
         def read_then_write(db):
             with db.atomic():
-                db.execute("SELECT count(*) FROM settings").fetchone()
+                db.execute("SELECT count(*) FROM conversations").fetchone()
                 read_done.set()
                 other_wrote.wait(10)
-                db.execute("INSERT INTO settings (key, value) VALUES ('mine', '1')")
+                db.execute(
+                    "INSERT INTO conversations (title, created_at, updated_at) "
+                    "VALUES ('mine', 'now', 'now')"
+                )
 
         def other_writer():
             other = sqlite3.connect(tmp_path / "acai.sqlite3", isolation_level=None, timeout=1)
             read_done.wait(10)
             try:
                 other.execute("BEGIN IMMEDIATE")
-                other.execute("INSERT INTO settings (key, value) VALUES ('theirs', '1')")
+                other.execute(
+                    "INSERT INTO conversations (title, created_at, updated_at) "
+                    "VALUES ('theirs', 'now', 'now')"
+                )
                 other.execute("COMMIT")
             except sqlite3.OperationalError:
                 pass  # it waited for our transaction: also fine, nothing is lost
@@ -67,7 +76,7 @@ def test_a_read_then_write_transaction_waits_for_another_writer(tmp_path):
         await store.run(read_then_write)
         thread.join(20)
         keys = await store.run(
-            lambda db: sorted(r[0] for r in db.execute("SELECT key FROM settings"))
+            lambda db: sorted(r[0] for r in db.execute("SELECT title FROM conversations"))
         )
         await store.close()
         return keys

@@ -62,8 +62,8 @@ def test_keep_new_activates_the_conflict_supersedes_the_old_one_and_moves_the_pi
             await fts_integrity(store)
             assert await retrieve(service, "where do I live Berlin Lisbon") == [new.id]
 
-            assert events.named(ev.MEMORY_CHANGED) == [new, stored_old]
-            assert events.named(ev.MEMORY_ADDED) == events.named(ev.MEMORY_REMOVED) == []
+            assert events.memories(ev.MemoryChanged) == [new, stored_old]
+            assert events.memories(ev.MemoryAdded) == events.memories(ev.MemoryRemoved) == []
 
     run(scenario())
 
@@ -101,8 +101,8 @@ def test_keep_old_forgets_the_conflict_and_leaves_the_old_memory_alone(tmp_path)
             assert await service.history(old.id) == old_history
             last = (await service.history(conflict.id))[-1]
             assert (last.actor, last.action) == (Actor.USER, "conflict_rejected")
-            assert events.named(ev.MEMORY_REMOVED) == [rejected]
-            assert events.named(ev.MEMORY_CHANGED) == []
+            assert events.memories(ev.MemoryRemoved) == [rejected]
+            assert events.memories(ev.MemoryChanged) == []
             assert conflict.id not in [m.id for m in await service.list()]
             assert set(service.index.ids.tolist()) == {old.id}
             assert await retrieve(service, "where do I live Berlin Lisbon") == [old.id]

@@ -9,7 +9,8 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.records import Actor, AnswerSource, JobStatus, MemoryKind, Origin
-from acai_desktop.core.store.conversations import MAX_TITLE_CHARS, SOURCE_DELETED_ACTION
+from acai_desktop.core.store.conversation_deletion import SOURCE_DELETED_ACTION
+from acai_desktop.core.store.conversations import MAX_TITLE_CHARS
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
@@ -19,10 +20,10 @@ def service_of(assistant) -> ConversationService:
     return ConversationService(assistant.conversations, assistant.memories, assistant.events)
 
 
-def heard(assistant, *names):
+def heard(assistant, *event_types):
     news = []
-    for name in names:
-        assistant.events.subscribe(name, lambda payload, name=name: news.append((name, payload)))
+    for event_type in event_types:
+        assistant.events.subscribe(event_type, news.append)
     return news
 
 
@@ -32,7 +33,7 @@ def test_rename_cleans_the_title_keeps_the_order_and_announces_it(tmp_path, fake
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             service = service_of(assistant)
-            news = heard(assistant, ev.CONVERSATION_CHANGED)
+            news = heard(assistant, ev.ConversationChanged)
             conversation = await assistant.conversations.create()
             await assistant.conversations.add_message(conversation.id, "user", "Hello there")
             before = await assistant.conversations.get(conversation.id)
@@ -56,7 +57,7 @@ def test_rename_cleans_the_title_keeps_the_order_and_announces_it(tmp_path, fake
     assert stored.title == "x" * MAX_TITLE_CHARS  # refused renames changed nothing
     assert "empty" in refusals[0] and "empty" in refusals[1]
     assert f"at most {MAX_TITLE_CHARS}" in refusals[2]
-    assert news == [(ev.CONVERSATION_CHANGED, renamed), (ev.CONVERSATION_CHANGED, longest)]
+    assert news == [ev.ConversationChanged(renamed), ev.ConversationChanged(longest)]
 
 
 def test_delete_removes_the_chat_and_keeps_what_was_learned_from_it(tmp_path, fake_openai):
@@ -116,7 +117,7 @@ def test_delete_removes_the_chat_and_keeps_what_was_learned_from_it(tmp_path, fa
                 "critical_info", {"message_id": b1.id}, kept.id
             )
 
-            news = heard(assistant, ev.CONVERSATION_REMOVED, ev.MEMORY_CHANGED)
+            news = heard(assistant, ev.ConversationRemoved, ev.MemoryChanged)
             deleted = await service.delete(gone.id)
 
             with pytest.raises(NotFoundError):
@@ -184,9 +185,9 @@ def test_delete_removes_the_chat_and_keeps_what_was_learned_from_it(tmp_path, fa
     # Jobs of the deleted chat go; the other chat's stays.
     assert out["jobs"] == [(other_job.id, JobStatus.PENDING)]
     assert deleted.jobs_removed == 2
-    changed = [p.id for name, p in out["news"] if name == ev.MEMORY_CHANGED]
+    changed = [e.memory.id for e in out["news"] if isinstance(e, ev.MemoryChanged)]
     assert sorted(changed) == sorted([fact.id, summary.id, both.id])
-    assert out["news"][-1] == (ev.CONVERSATION_REMOVED, gone.id)
+    assert out["news"][-1] == ev.ConversationRemoved(gone.id)
 
 
 def test_processor_jobs_of_a_deleted_chat_end_done_without_retrying(tmp_path, fake_openai):

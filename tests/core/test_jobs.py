@@ -3,7 +3,7 @@
 import asyncio
 
 from acai_desktop.core.errors import InvalidInputError, ModelUnreachableError, StoreError
-from acai_desktop.core.events import JOB_STATUS_CHANGED, MESSAGE_UPDATED, EventBus
+from acai_desktop.core.events import AnswerFinished, EventBus, JobStatusChanged
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.records import JobStatus
 from acai_desktop.core.store.conversations import ConversationRepository
@@ -145,7 +145,7 @@ def test_interrupted_jobs_resume_at_next_start(tmp_path):
 
         statuses = []
         bus = EventBus()
-        bus.subscribe(JOB_STATUS_CHANGED, lambda job: statuses.append(job.status))
+        bus.subscribe(JobStatusChanged, lambda event: statuses.append(event.job.status))
         runner = JobRunner(jobs, {"work": quick}, bus)
         await runner.start()
         [done] = await runner.wait_for([job_id], timeout=10)
@@ -404,11 +404,11 @@ def test_a_job_waits_for_its_answer_without_spinning(tmp_path):
             return await real_claim(busy)
 
         jobs.claim_next = counting_claim
-        bus.emit(JOB_STATUS_CHANGED, await jobs.get(turn.job_ids[0]))
+        bus.emit(JobStatusChanged(await jobs.get(turn.job_ids[0])))
         await asyncio.sleep(0.5)
         ran_while_streaming, claims_while_streaming = list(ran), claims
         answer = await conversations.update_message(turn.answer.id, status="complete")
-        bus.emit(MESSAGE_UPDATED, answer)
+        bus.emit(AnswerFinished(answer))
         [done] = await runner.wait_for(turn.job_ids, timeout=10)
         await runner.stop()
         await store.close()

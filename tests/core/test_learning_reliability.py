@@ -305,11 +305,11 @@ def test_the_turns_jobs_are_queued_with_the_message_and_wait_for_the_answer(tmp_
             seen_while_streaming: list[list[Job]] = []
             model_calls_while_streaming = []
 
-            def on_update(delta):
-                if delta.status == "streaming" and not streaming.is_set():
+            def on_update(event):
+                if event.delta.status == "streaming" and not streaming.is_set():
                     streaming.set()
 
-            assistant.events.subscribe(ev.MESSAGE_UPDATED, on_update)
+            assistant.events.subscribe(ev.MessageUpdated, on_update)
             turn = asyncio.create_task(
                 assistant.orchestrator.send(
                     conversation.id, "My name is John. Tell me a long story please."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 
 import numpy as np
@@ -70,7 +71,7 @@ def test_remember_stores_scores_embeds_indexes_and_announces(tmp_path):
             assert model == shared_embedder().name
             assert np.allclose(decode_embedding(blob), expected)
             assert item.id in service.index and len(service.index) == 1
-            assert events.named(ev.MEMORY_ADDED) == [item]
+            assert events.memories(ev.MemoryAdded) == [item]
             [created] = await service.history(item.id)
             assert (created.actor, created.action) == (Actor.USER, "created")
             assert created.after["content"] == item.content
@@ -158,7 +159,7 @@ def test_remember_many_is_one_batch_and_all_or_nothing(tmp_path):
             assert [item.id for item in items] == list(range(1, 3001))
             assert items[5].meta["dia_id"] == "D1:5" and items[5].meta["uid"]
             assert len(service.index) == 3000
-            assert len(events.named(ev.MEMORY_ADDED)) == 3000
+            assert len(events.memories(ev.MemoryAdded)) == 3000
             assert await service.sources(items[1].id) == [message]
             assert await service.sources(items[2].id) == []
             assert await count_rows(store, "memory_events") == 3000
@@ -190,7 +191,7 @@ def test_unknown_kind_actor_and_ids_are_refused(tmp_path):
                 service.unpin(42),
                 service.forget(42),
                 service.restore(42),
-                service.supersede(42, "text"),
+                service.propose_change(42, "text", actor=Actor.USER),
                 service.reinforce(42, actor=PROCESSOR),
             ):
                 with pytest.raises(NotFoundError, match="No memory with id 42"):
@@ -222,7 +223,7 @@ def test_user_edit_marks_user_edited_reembeds_and_keeps_fts_in_sync(tmp_path):
             assert await fts_ids(store, "coffee") == []
             assert await fts_ids(store, "tea") == [item.id]
             await fts_integrity(store)
-            assert events.named(ev.MEMORY_CHANGED) == [edited]
+            assert events.memories(ev.MemoryChanged) == [edited]
             last = (await service.history(item.id))[-1]
             assert (last.actor, last.action) == (Actor.USER, "edited")
             assert last.before["content"] == "I drink coffee every morning"
@@ -269,7 +270,7 @@ def test_pin_and_unpin(tmp_path):
             actions = [e.action for e in await service.history(temporary.id)]
             assert actions == ["created", "pinned", "unpinned"]
             assert again == pinned
-            assert [m.id for m in events.named(ev.MEMORY_CHANGED)] == [pinned.id, pinned.id]
+            assert [m.id for m in events.memories(ev.MemoryChanged)] == [pinned.id, pinned.id]
 
     run(scenario())
 
@@ -283,7 +284,7 @@ def test_forget_and_restore_bring_back_the_previous_status(tmp_path):
             forgotten = await service.forget(active.id)
             assert forgotten.status == MemoryStatus.FORGOTTEN
             assert active.id not in service.index
-            assert events.named(ev.MEMORY_REMOVED) == [forgotten]
+            assert events.memories(ev.MemoryRemoved) == [forgotten]
             assert active.id not in [m.id for m in await service.list()]
             assert active.id in [m.id for m in await service.list(ALL)]
             # Forgotten is a status, not a deletion: the text stays indexed for the panel's
@@ -335,7 +336,9 @@ def test_supersede_keeps_both_rows_linked_in_one_transaction(tmp_path):
             old = await service.remember("The user lives in Paris", category="Location")
             await service.pin(old.id)
             events.clear()
-            new = await service.supersede(old.id, "The user lives in Berlin", sources=[message])
+            new = await service.propose_change(
+                old.id, "The user lives in Berlin", sources=[message], actor=Actor.USER
+            )
             old_now = await service.get(old.id)
             assert old_now.status == MemoryStatus.SUPERSEDED
             assert old_now.superseded_by == new.id
@@ -344,35 +347,39 @@ def test_supersede_keeps_both_rows_linked_in_one_transaction(tmp_path):
             assert new.meta["supersedes"] == old.id
             assert await service.sources(new.id) == [message]
             assert new.id in service.index and old.id not in service.index
-            assert events.named(ev.MEMORY_ADDED) == [new]
-            assert events.named(ev.MEMORY_CHANGED) == [old_now]
+            assert events.memories(ev.MemoryAdded) == [new]
+            assert events.memories(ev.MemoryChanged) == [old_now]
             assert (await service.history(old.id))[-1].action == "superseded"
 
             with pytest.raises(InvalidInputError, match="superseded; only a current"):
-                await service.supersede(old.id, "The user lives in Rome")
+                await service.propose_change(old.id, "The user lives in Rome", actor=Actor.USER)
             # A failing supersede (unknown source) writes neither row.
             before = await count_rows(store, "memories")
             with pytest.raises(NotFoundError):
-                await service.supersede(new.id, "The user lives in Rome", sources=[404])
+                await service.propose_change(
+                    new.id, "The user lives in Rome", sources=[404], actor=Actor.USER
+                )
             assert await count_rows(store, "memories") == before
             assert (await service.get(new.id)).status == MemoryStatus.ACTIVE
 
     run(scenario())
 
 
-def test_processor_supersede_of_protected_memory_is_refused_and_kept_as_conflict(tmp_path):
+def test_processor_supersede_of_protected_memory_is_refused_and_kept_as_conflict(tmp_path, caplog):
     async def scenario():
         async with memory_services(tmp_path) as (_store, service, events):
             old = await service.remember("I am vegetarian")
             await service.edit(old.id, "I am vegan")
             events.clear()
-            with pytest.raises(ProtectedMemoryError, match="edited by the user") as refused:
-                await service.supersede(old.id, "The user eats fish", actor=PROCESSOR)
-            conflict = refused.value.conflict
+            with caplog.at_level(logging.INFO, logger="acai_desktop.core.memory.service"):
+                conflict = await service.propose_change(
+                    old.id, "The user eats fish", actor=PROCESSOR
+                )
+            assert "edited by the user" in caplog.text  # refused, and said why
             assert conflict.status == MemoryStatus.CONFLICT
             assert conflict.meta["conflicts_with"] == old.id
             assert (await service.get(old.id)).status == MemoryStatus.ACTIVE
-            assert events.named(ev.MEMORY_ADDED) == [conflict]
+            assert events.memories(ev.MemoryAdded) == [conflict]
             assert conflict.id not in service.index
 
             proposed = await service.propose_change(old.id, "The user eats meat", actor=PROCESSOR)
@@ -469,7 +476,7 @@ def test_mark_used_counts_without_history(tmp_path):
             assert [(m.id, m.use_count) for m in used] == [(a.id, 1), (b.id, 1)]
             assert all(m.last_used_at for m in used)
             assert await count_rows(store, "memory_events") == events_before
-            assert events.named(ev.MEMORY_CHANGED) == used
+            assert events.memories(ev.MemoryChanged) == used
 
     run(scenario())
 
@@ -485,7 +492,7 @@ def test_load_index_holds_exactly_the_active_memories_after_reopening(tmp_path):
             await service.forget(gone.id)
             await service.remember("ok", actor=PROCESSOR)  # temporary
             old = await service.remember("I live in Paris")
-            new = await service.supersede(old.id, "I live in Berlin")
+            new = await service.propose_change(old.id, "I live in Berlin", actor=Actor.USER)
         async with memory_services(tmp_path) as (_store, service, _events):
             assert sorted(service.index.ids.tolist()) == [keep.id, new.id]
             query = shared_embedder().embed_sync(["backend language"])[0]
@@ -514,8 +521,8 @@ def test_a_changed_embedder_reembeds_in_batches_with_progress(tmp_path):
         async with memory_services(tmp_path) as (store, service, events):
             # Opening ran load_index(), which re-embedded the 20 in one batch.
             assert set(service.index.ids.tolist()) == {i.id for i in items[1:]}
-            progress = events.named(ev.EMBEDDING_PROGRESS)
-            assert progress == [{"done": 0, "total": 20}, {"done": 20, "total": 20}]
+            progress = events.named(ev.EmbeddingProgress)
+            assert progress == [ev.EmbeddingProgress(0, 20), ev.EmbeddingProgress(20, 20)]
             stale = await store.run(
                 lambda db: db.execute(
                     "SELECT count(*) FROM memories WHERE embedding_model != ?",
@@ -530,11 +537,11 @@ def test_a_changed_embedder_reembeds_in_batches_with_progress(tmp_path):
                 )
             )
             await service.reembed_stale(batch_size=6)
-            assert events.named(ev.EMBEDDING_PROGRESS) == [
-                {"done": 0, "total": 15},
-                {"done": 6, "total": 15},
-                {"done": 12, "total": 15},
-                {"done": 15, "total": 15},
+            assert events.named(ev.EmbeddingProgress) == [
+                ev.EmbeddingProgress(0, 15),
+                ev.EmbeddingProgress(6, 15),
+                ev.EmbeddingProgress(12, 15),
+                ev.EmbeddingProgress(15, 15),
             ]
             assert forgotten.id not in service.index
 

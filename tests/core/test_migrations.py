@@ -47,6 +47,8 @@ def build_database_at(path: Path, last: str) -> None:
             [at, at],
         )
         db.execute("INSERT INTO memory_sources (memory_id, message_id) VALUES (1, 1)")
+        if "settings" in db.table_names():  # before m005; never used, dropped with its rows
+            db.execute("INSERT INTO settings (key, value) VALUES ('theme', 'dark')")
         db.execute(
             "INSERT INTO memory_events (memory_id, at, actor, action, after) "
             "VALUES (1, ?, 'critical_info_processor', 'created', '{}')",
@@ -57,6 +59,7 @@ def build_database_at(path: Path, last: str) -> None:
 
 def test_the_migration_list_starts_with_m001():
     assert ALL_NAMES[0] == "m001_initial"
+    assert ALL_NAMES[-1] == "m005_drop_settings"
     assert all(name[0] == "m" and name[1:4].isdigit() for name in ALL_NAMES)
     assert sorted(ALL_NAMES) == ALL_NAMES
 
@@ -79,10 +82,12 @@ def test_a_database_from_an_earlier_schema_upgrades_cleanly(tmp_path, last):
                     db.execute(
                         "SELECT rowid FROM memories_fts WHERE memories_fts MATCH 'python'"
                     ).fetchall(),
+                    set(db.table_names()),
                 )
 
-            applied, pending, integrity, broken_keys, fts = await store.run(state)
+            applied, pending, integrity, broken_keys, fts, tables = await store.run(state)
             assert applied == ALL_NAMES and pending == []
+            assert "settings" not in tables  # m005: the table nothing used is gone
             assert integrity == "ok" and broken_keys == []
             assert fts == [(1,)]
         finally:
@@ -101,7 +106,7 @@ def test_a_database_from_an_earlier_schema_upgrades_cleanly(tmp_path, last):
         # The upgraded data works with today's service: the old memory, stored before
         # embeddings, is embedded at start-up and becomes searchable and editable.
         async with memory_services(tmp_path) as (_store, service, events):
-            assert events.named(ev.EMBEDDING_PROGRESS)[-1] == {"done": 1, "total": 1}
+            assert events.named(ev.EmbeddingProgress)[-1] == ev.EmbeddingProgress(done=1, total=1)
             assert service.index.ids.tolist() == [1]
             memory = await service.get(1)
             assert memory.embedding_model == shared_embedder().name

@@ -68,7 +68,7 @@ def test_streaming_emits_one_event_per_chunk_and_saves_the_answer(tmp_path, fake
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             deltas: list[MessageDelta] = []
-            assistant.events.subscribe(ev.MESSAGE_UPDATED, deltas.append)
+            assistant.events.subscribe(ev.MessageUpdated, lambda e: deltas.append(e.delta))
             conversation = await assistant.conversations.create()
             result = await assistant.orchestrator.send(conversation.id, "Hi!")
             stored = await assistant.conversations.messages(conversation.id)
@@ -92,7 +92,9 @@ def test_stop_keeps_the_partial_answer_and_closes_the_stream(tmp_path, fake_open
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             conversation = await assistant.conversations.create()
             first_chunk = asyncio.Event()
-            assistant.events.subscribe(ev.MESSAGE_UPDATED, lambda d: d.delta and first_chunk.set())
+            assistant.events.subscribe(
+                ev.MessageUpdated, lambda e: e.delta.delta and first_chunk.set()
+            )
             task = asyncio.create_task(assistant.orchestrator.send(conversation.id, "Count"))
             await asyncio.wait_for(first_chunk.wait(), 10)
             task.cancel()
@@ -116,16 +118,29 @@ def test_model_failure_keeps_the_message_records_the_error_and_retry_works(tmp_p
 
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            news: list = []
+            assistant.events.subscribe(ev.MessageUpdated, news.append)
+            assistant.events.subscribe(ev.AnswerFinished, news.append)
             conversation = await assistant.conversations.create()
             failed = await assistant.orchestrator.send(conversation.id, "Are you there?")
             after_failure = await assistant.conversations.messages(conversation.id)
+            failure_news = list(news)
             retried = await assistant.orchestrator.retry(failed.answer.id)
             after_retry = await assistant.conversations.messages(conversation.id)
-            return failed, after_failure, retried, after_retry
+            return failed, after_failure, retried, after_retry, failure_news, news
 
-    failed, after_failure, retried, after_retry = run(scenario())
+    failed, after_failure, retried, after_retry, failure_news, news = run(scenario())
     assert failed.status == MessageStatus.ERROR
     assert "server" in failed.answer.error.lower()
+    # The news of the failure carries its reason: the last delta and the finish alike.
+    last_delta, finished = failure_news[-2:]
+    assert last_delta.delta.status == MessageStatus.ERROR
+    assert last_delta.delta.error == failed.answer.error
+    assert finished == ev.AnswerFinished(failed.answer)
+    assert finished.error == failed.answer.error
+    # A retry starts afresh (no error on its first delta) and finishes without one.
+    assert news[len(failure_news)].delta.error is None
+    assert news[-1].message.status == MessageStatus.COMPLETE and news[-1].error is None
     assert [m.content for m in after_failure] == ["Are you there?", ""]
     assert retried.status == MessageStatus.COMPLETE
     # The failed turn still queued the processors for the saved message; the retry did not.

@@ -46,7 +46,7 @@ async def varied_profile(service):
     with pytest.raises(ProtectedMemoryError):
         await service.edit(tea.id, "The user prefers coffee", actor=Actor.CRITICAL_INFO_PROCESSOR)
     await service.forget(sister.id)
-    await service.supersede(lisbon.id, "The user flies to Lisbon in June")
+    await service.propose_change(lisbon.id, "The user flies to Lisbon in June", actor=Actor.USER)
     return lyon
 
 

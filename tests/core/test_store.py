@@ -13,9 +13,10 @@ import pytest
 
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import Actor
+from acai_desktop.core.records import MEMORY_COLUMNS, Actor
 from acai_desktop.core.store.database import Store, translate_sqlite_error
-from acai_desktop.core.store.memories import MemoryRepository, insert_memory
+from acai_desktop.core.store.memories import MemoryRepository
+from acai_desktop.core.store.memory_writes import insert_memory
 from tests.support.aio import run
 from tests.support.readonly import read_only
 
@@ -85,13 +86,17 @@ def test_a_broken_constraint_is_our_bug_it_raises_as_is_and_rolls_back(tmp_path)
 
             def half_write(db):
                 with db.atomic():
-                    db.execute("INSERT INTO settings (key, value) VALUES ('a', '1')")
-                    db.execute("INSERT INTO settings (key, value) VALUES ('a', '2')")
+                    for title in ("first", "second"):
+                        db.execute(
+                            "INSERT INTO conversations (id, title, created_at, updated_at) "
+                            "VALUES (1, ?, 'now', 'now')",
+                            [title],
+                        )
 
             with pytest.raises(sqlite3.IntegrityError, match="UNIQUE constraint failed"):
                 await store.run(half_write)
             count = await store.run(
-                lambda db: db.execute("SELECT count(*) FROM settings").fetchone()[0]
+                lambda db: db.execute("SELECT count(*) FROM conversations").fetchone()[0]
             )
             assert count == 0
             with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
@@ -299,3 +304,27 @@ def test_an_older_profile_is_made_private_when_opened(tmp_path):
     run(scenario())
     assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE(database.stat().st_mode) == 0o600
+
+
+def test_the_memory_record_spells_the_memories_columns_once(tmp_path):
+    """Every column list of ``memories`` derives from MemoryItem's fields; the table has
+    just one column more, the embedding itself, and a row reads back as it was written."""
+
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        try:
+            await insert(store, {**MEMORY, "pinned": True, "meta": {"uid": "u1"}})
+            columns = await store.run(
+                lambda db: [row[1] for row in db.execute("PRAGMA table_info(memories)")]
+            )
+            [item] = await MemoryRepository(store).list()
+            return columns, item
+        finally:
+            await store.close()
+
+    columns, item = run(scenario())
+    assert set(columns) - set(MEMORY_COLUMNS) == {"embedding"}
+    assert set(MEMORY_COLUMNS) <= set(columns)
+    assert (item.kind, item.content, item.origin) == ("fact", "I prefer tea", "user")
+    assert item.pinned is True and item.user_edited is False and item.meta == {"uid": "u1"}
+    assert set(item.to_public_dict()) == set(MEMORY_COLUMNS) - {"embedding_model", "meta"}

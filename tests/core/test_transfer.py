@@ -44,7 +44,9 @@ async def build_rich_profile(service, store):
     await service.pin(pinned.id)
     await service.propose_change(pinned.id, "The user is called Jon", actor=PROCESSOR)
     old = await service.remember("The user lives in Paris", actor=PROCESSOR, confidence=0.7)
-    await service.supersede(old.id, "The user lives in Berlin", sources=[message.id])
+    await service.propose_change(
+        old.id, "The user lives in Berlin", sources=[message.id], actor=Actor.USER
+    )
     edited = await service.remember("I drink coffee", kind="note")
     await service.edit(edited.id, "I drink tea")
     gone = await service.remember("I use vim every day")
@@ -103,7 +105,7 @@ def test_round_trip_keeps_every_field_link_source_and_history(tmp_path):
             active = {m.id for m in copies.values() if m.status == MemoryStatus.ACTIVE}
             assert set(service.index.ids.tolist()) == active
             assert (await retrieve(service, "Where does the user live? Berlin"))[0] == berlin.id
-            assert len(events.named(ev.MEMORY_ADDED)) == 8
+            assert len(events.memories(ev.MemoryAdded)) == 8
 
             again = await import_memories(service, exported)
             assert again.to_dict() == {"imported": 0, "skipped": 8, "unlinked_sources": 0}

@@ -158,7 +158,9 @@ def test_the_service_keeps_the_index_facts_equal_to_the_database(tmp_path):
             await service.forget(ids[2])
             await service.mark_used([ids[3], ids[4]])
             await service.reinforce(ids[5], actor=Actor.CRITICAL_INFO_PROCESSOR)
-            await service.supersede(ids[6], "The shed was replaced by a greenhouse.")
+            await service.propose_change(
+                ids[6], "The shed was replaced by a greenhouse.", actor=Actor.USER
+            )
             await _index_matches_database(store, service.index)
             await service.unpin(ids[0])
             await service.restore(ids[2])

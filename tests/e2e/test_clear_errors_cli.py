@@ -105,7 +105,8 @@ def leave_journal_files_behind(database: Path) -> None:
         "import os, signal, sqlite3\n"
         f"db = sqlite3.connect({str(database)!r})\n"
         "db.execute('PRAGMA journal_mode = WAL')\n"
-        "db.execute(\"INSERT INTO settings (key, value) VALUES ('crash', 'yes')\")\n"
+        'db.execute("INSERT INTO conversations (title, created_at, updated_at) '
+        "VALUES ('crash', 'now', 'now')\")\n"
         "db.commit()\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )

@@ -14,6 +14,7 @@ from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import MemoryItem
 from acai_desktop.core.store.database import Store
 
 _EMBEDDER = None
@@ -31,22 +32,27 @@ def shared_embedder():
 
 @dataclass
 class EventLog:
-    """Every core event, in order, as (name, payload)."""
+    """Every memory event and embedding progress, in order."""
 
-    seen: list[tuple[str, Any]] = field(default_factory=list)
+    seen: list[Any] = field(default_factory=list)
 
     def attach(self, bus: EventBus) -> EventLog:
-        for name in (
-            ev.MEMORY_ADDED,
-            ev.MEMORY_CHANGED,
-            ev.MEMORY_REMOVED,
-            ev.EMBEDDING_PROGRESS,
+        for event_type in (
+            ev.MemoryAdded,
+            ev.MemoryChanged,
+            ev.MemoryRemoved,
+            ev.EmbeddingProgress,
         ):
-            bus.subscribe(name, lambda payload, name=name: self.seen.append((name, payload)))
+            bus.subscribe(event_type, self.seen.append)
         return self
 
-    def named(self, name: str) -> list[Any]:
-        return [payload for event, payload in self.seen if event == name]
+    def named(self, event_type: type) -> list[Any]:
+        """The events of ``event_type``, in order."""
+        return [event for event in self.seen if type(event) is event_type]
+
+    def memories(self, event_type: type) -> list[MemoryItem]:
+        """The memory of each ``event_type`` event (MemoryAdded, -Changed, -Removed)."""
+        return [event.memory for event in self.named(event_type)]
 
     def clear(self) -> None:
         self.seen.clear()

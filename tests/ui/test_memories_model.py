@@ -51,12 +51,12 @@ async def scroll_to_end(model: MemoriesModel) -> None:
 
 async def open_model(service: MemoryService, bus: EventBus) -> MemoriesModel:
     model = MemoriesModel(page_size=PAGE)
-    for name, slot in (
-        (ev.MEMORY_ADDED, model.on_memory_added),
-        (ev.MEMORY_CHANGED, model.on_memory_changed),
-        (ev.MEMORY_REMOVED, model.on_memory_removed),
+    for event_type, slot in (
+        (ev.MemoryAdded, model.on_memory_added),
+        (ev.MemoryChanged, model.on_memory_changed),
+        (ev.MemoryRemoved, model.on_memory_removed),
     ):
-        bus.subscribe(name, slot)
+        bus.subscribe(event_type, lambda event, slot=slot: slot(event.memory))
     await asyncio.wait([model.attach(service.read_panel, service.count_panel)])
     return model
 

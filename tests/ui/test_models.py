@@ -115,10 +115,23 @@ def test_event_bridge_relays_core_events_until_detached(qtbot):
     bridge.attach(bus)
     added = message(1)
     with qtbot.waitSignal(bridge.message_added, timeout=1000) as blocker:
-        bus.emit(ev.MESSAGE_ADDED, added)
+        bus.emit(ev.MessageAdded(added))
     assert blocker.args == [added]
-    with qtbot.waitSignal(bridge.memory_removed, timeout=1000):
-        bus.emit(ev.MEMORY_REMOVED, memory(1))
+    forgotten = memory(1)
+    with qtbot.waitSignal(bridge.memory_removed, timeout=1000) as blocker:
+        bus.emit(ev.MemoryRemoved(forgotten))
+    assert blocker.args == [forgotten]
+    # The payloads the UI always had: the record, an id, a progress dict.
+    with qtbot.waitSignal(bridge.conversation_removed, timeout=1000) as blocker:
+        bus.emit(ev.ConversationRemoved(7))
+    assert blocker.args == [7]
+    with qtbot.waitSignal(bridge.embedding_progress_changed, timeout=1000) as blocker:
+        bus.emit(ev.EmbeddingProgress(done=2, total=5))
+    assert blocker.args == [{"done": 2, "total": 5}]
+    finished = ev.AnswerFinished(added)
+    with qtbot.waitSignal(bridge.answer_finished, timeout=1000) as blocker:
+        bus.emit(finished)
+    assert blocker.args == [finished]
     bridge.detach()
     with qtbot.assertNotEmitted(bridge.message_added):
-        bus.emit(ev.MESSAGE_ADDED, added)
+        bus.emit(ev.MessageAdded(added))

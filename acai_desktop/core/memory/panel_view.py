@@ -148,7 +148,7 @@ def panel_page(
 ) -> list[MemoryItem]:
     """Up to ``limit`` memories the panel shows under ``query``, newest first, starting
     after the memory whose key is ``after`` (None: from the newest). Database thread."""
-    from acai_desktop.core.store.memories import SELECT_COLUMNS
+    from acai_desktop.core.store.memories import SELECT_COLUMNS, memory_from_row
 
     _register_fold(db)
     where, params = query.where(for_page=True)
@@ -160,8 +160,7 @@ def panel_page(
         "ORDER BY created_at DESC, id DESC LIMIT ?",
         [*params, limit],
     ).fetchall()
-    names = [c.strip() for c in SELECT_COLUMNS.split(",")]
-    return [MemoryItem.from_row(dict(zip(names, row, strict=True))) for row in rows]
+    return [memory_from_row(row) for row in rows]
 
 
 @dataclass(frozen=True)

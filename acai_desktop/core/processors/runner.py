@@ -99,8 +99,8 @@ class JobRunner:
             log.info("resuming %d job(s) interrupted by the last exit", recovered)
         await self._revive_automatically("a new start")
         self._unsubscribers = [
-            self.events.subscribe(ev.JOB_STATUS_CHANGED, self._on_job_status_changed),
-            self.events.subscribe(ev.MESSAGE_UPDATED, self._on_message_updated),
+            self.events.subscribe(ev.JobStatusChanged, self._on_job_status_changed),
+            self.events.subscribe(ev.AnswerFinished, self._on_answer_finished),
         ]
         self._loop_task = asyncio.create_task(self._loop(), name="job-runner")
         if self.probe is not None:
@@ -112,22 +112,19 @@ class JobRunner:
         self._announce(revived)
         return revived
 
-    def _on_job_status_changed(self, job: Job) -> None:
-        if job.status == JobStatus.PENDING:
+    def _on_job_status_changed(self, event: ev.JobStatusChanged) -> None:
+        if event.job.status == JobStatus.PENDING:
             self._wake.set()  # queued or revived elsewhere (the orchestrator, a retry)
 
-    def _on_message_updated(self, delta) -> None:
-        status = getattr(delta, "status", None)
-        if status is None or status == MessageStatus.STREAMING:
-            return
+    def _on_answer_finished(self, event: ev.AnswerFinished) -> None:
         # An answer is finished: the jobs of its turn may run now.
-        if status == MessageStatus.COMPLETE:
+        if event.message.status == MessageStatus.COMPLETE:
             self._revival_wanted = True  # the model answered: it is reachable again
         self._wake.set()
 
     def _announce(self, jobs: list[Job]) -> None:
         for job in jobs:
-            self.events.emit(ev.JOB_STATUS_CHANGED, job)
+            self.events.emit(ev.JobStatusChanged(job))
         if jobs:
             self._wake.set()
 
@@ -164,7 +161,7 @@ class JobRunner:
         if kind not in self.handlers:
             raise ValueError(f"no handler for job kind {kind!r}")
         job = await self.jobs.enqueue(kind, payload, conversation_id)
-        self.events.emit(ev.JOB_STATUS_CHANGED, job)
+        self.events.emit(ev.JobStatusChanged(job))
         self._wake.set()
         return job
 
@@ -239,7 +236,7 @@ class JobRunner:
                 break
             task = asyncio.create_task(self._run(job), name=f"job-{job.id}-{job.kind}")
             self._running[job.id] = (job, task)
-            self.events.emit(ev.JOB_STATUS_CHANGED, job)
+            self.events.emit(ev.JobStatusChanged(job))
             started = True
         return started
 
@@ -281,7 +278,7 @@ class JobRunner:
             self._running.pop(job.id, None)
             self._wake.set()
         if finished is not None:
-            self.events.emit(ev.JOB_STATUS_CHANGED, finished)
+            self.events.emit(ev.JobStatusChanged(finished))
         async with self._finished:
             self._finished.notify_all()
 

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.records import (
-    Actor,
     Conversation,
     Job,
-    MemoryItem,
     Message,
     MessageStatus,
     RecalledMessage,
@@ -27,8 +25,6 @@ from acai_desktop.core.records import (
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
-from acai_desktop.core.store.memories import _write_event
-from acai_desktop.core.store.memory_batches import fetch_memories
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
@@ -36,8 +32,6 @@ MESSAGE_COLUMNS = (
 )
 CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary"
 MAX_TITLE_CHARS = 200
-#: The history line a memory gets when the conversation it came from is deleted.
-SOURCE_DELETED_ACTION = "source_conversation_deleted"
 
 
 def _rows(cursor) -> list[dict]:
@@ -281,79 +275,6 @@ def rename_conversation(db: Database, conversation_id: int, title: str) -> Conve
     return fetch_conversation(db, conversation_id)
 
 
-@dataclass(frozen=True)
-class DeletedConversation:
-    """What deleting a conversation removed, and the memories it left standing."""
-
-    conversation: Conversation
-    message_ids: list[int] = field(default_factory=list)
-    #: Memories that came from the conversation, now without it (as stored after).
-    kept_memories: list[MemoryItem] = field(default_factory=list)
-    jobs_removed: int = 0
-
-
-def delete_conversation(db: Database, conversation_id: int) -> DeletedConversation:
-    """Delete a conversation and its messages in one transaction, keeping every memory.
-
-    What ACAI learned from the chat — facts and summaries alike — stays: those memories
-    lose their link to the deleted messages and their ``conversation_id``, and each
-    gets a history line naming the deleted conversation, so nothing a memory came from
-    vanishes without a trace. The links pointing at the messages go first (foreign
-    keys are on), then the messages, then the conversation. A job already running
-    keeps its row: its processor finds the message gone and ends without work.
-    """
-    at = now_iso()
-    with db.atomic():
-        conversation = fetch_conversation(db, conversation_id)
-        message_ids = [
-            row[0]
-            for row in db.execute(
-                "SELECT id FROM messages WHERE conversation_id = ? ORDER BY id", [conversation_id]
-            ).fetchall()
-        ]
-        of_conversation = "SELECT id FROM messages WHERE conversation_id = ?"
-        sources: dict[int, list[int]] = {}
-        for memory_id, message_id in db.execute(
-            f"SELECT memory_id, message_id FROM memory_sources "
-            f"WHERE message_id IN ({of_conversation}) ORDER BY memory_id, message_id",
-            [conversation_id],
-        ).fetchall():
-            sources.setdefault(memory_id, []).append(message_id)
-        for (memory_id,) in db.execute(
-            "SELECT id FROM memories WHERE conversation_id = ?", [conversation_id]
-        ).fetchall():
-            sources.setdefault(memory_id, [])
-        for memory_id, from_messages in sorted(sources.items()):
-            before = {
-                "conversation_id": conversation_id,
-                "conversation_title": conversation.title,
-                "messages": from_messages,
-            }
-            _write_event(db, memory_id, Actor.USER, SOURCE_DELETED_ACTION, before, None, at)
-        # Its answers' provenance, and other answers' mentions of its messages.
-        db.execute(
-            f"DELETE FROM answer_sources WHERE message_id IN ({of_conversation}) "
-            f"OR recalled_message_id IN ({of_conversation})",
-            [conversation_id, conversation_id],
-        )
-        db.execute(
-            f"DELETE FROM memory_sources WHERE message_id IN ({of_conversation})",
-            [conversation_id],
-        )
-        db.execute(
-            "UPDATE memories SET conversation_id = NULL WHERE conversation_id = ?",
-            [conversation_id],
-        )
-        jobs_removed = db.execute(
-            "DELETE FROM jobs WHERE conversation_id = ? AND status != 'running'",
-            [conversation_id],
-        ).rowcount
-        db.execute("DELETE FROM messages WHERE conversation_id = ?", [conversation_id])
-        db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
-        kept = fetch_memories(db, sorted(sources))
-    return DeletedConversation(conversation, message_ids, kept, jobs_removed)
-
-
 def fetch_recalled_message(db: Database, message_id: int) -> RecalledMessage:
     """A message with its conversation's title, as provenance shows a recalled one."""
     message = fetch_message(db, message_id)
@@ -434,6 +355,3 @@ class ConversationRepository:
 
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         return await self.store.run(rename_conversation, conversation_id, title)
-
-    async def delete(self, conversation_id: int) -> DeletedConversation:
-        return await self.store.run(delete_conversation, conversation_id)

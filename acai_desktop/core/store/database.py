@@ -40,7 +40,6 @@ BUSY_TIMEOUT_MS = 5000
 #: How long a write that must not be lost (the user's message) keeps trying while another
 #: program holds the database (a large import), beyond each attempt's busy timeout.
 PATIENT_WRITE_SECONDS = 60.0
-_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
 _savepoint_names = itertools.count(1)
 
 
@@ -52,7 +51,7 @@ class DatabaseBusyError(StoreError):
 def is_busy(error: sqlite3.Error) -> bool:
     """SQLITE_BUSY or SQLITE_LOCKED (any extended code), sorted by code, not by text."""
     code = getattr(error, "sqlite_errorcode", None)
-    return code is not None and code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 class ImmediateDatabase(Database):

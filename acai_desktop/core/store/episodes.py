@@ -15,7 +15,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.records import RecalledMessage
-from acai_desktop.core.store.memory_batches import ids_and_vectors
+from acai_desktop.core.store.memories import ids_and_vectors
 
 MESSAGES_FTS = "messages_fts"
 

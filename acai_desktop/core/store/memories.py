@@ -1,51 +1,26 @@
-"""Repository for memories, their sources and their history (memory_events).
+"""Reading memories, their sources, their history and their embeddings.
 
-Functions prefixed ``_`` run on the database thread with the connection; the public
-async methods hand them to :meth:`Store.run`. Every write that changes a memory writes
-its ``memory_events`` row in the same transaction, so history can't miss a change.
+These run on the database thread with the connection (see :meth:`Store.run`); the
+writes are in :mod:`~acai_desktop.core.store.memory_writes` (rows and history) and
+:mod:`~acai_desktop.core.store.memory_changes` (one named transaction per change).
+Every column list derives from :class:`MemoryItem` (:data:`MEMORY_COLUMNS`).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from sqlite_utils import Database
 
-from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.records import Actor, MemoryEvent, MemoryItem
+from acai_desktop.core.records import MEMORY_COLUMNS, MemoryEvent, MemoryItem
 from acai_desktop.core.store.database import Store
 
-# Columns a caller may set through insert/update (id and timestamps are ours).
-WRITABLE_COLUMNS = frozenset(
-    {
-        "kind",
-        "content",
-        "category",
-        "confidence",
-        "importance",
-        "pinned",
-        "status",
-        "origin",
-        "user_edited",
-        "superseded_by",
-        "conversation_id",
-        "last_used_at",
-        "use_count",
-        "meta",
-    }
-)
-# Columns the history records (the embedding is derived data, not history).
-HISTORY_COLUMNS = WRITABLE_COLUMNS - {"last_used_at", "use_count", "meta"}
-
-SELECT_COLUMNS = (
-    "id, kind, content, category, confidence, importance, pinned, status, origin, "
-    "user_edited, superseded_by, conversation_id, created_at, updated_at, last_used_at, "
-    "use_count, embedding_model, meta"
-)
+SELECT_COLUMNS = ", ".join(MEMORY_COLUMNS)
+# SQLite caps the number of bound parameters; 500 at a time is far below any cap.
+_CHUNK = 500
 
 
 def encode_embedding(vector: np.ndarray) -> bytes:
@@ -54,6 +29,11 @@ def encode_embedding(vector: np.ndarray) -> bytes:
 
 def decode_embedding(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
+
+
+def memory_from_row(row: Sequence) -> MemoryItem:
+    """The record of a row selected as :data:`SELECT_COLUMNS`."""
+    return MemoryItem.from_row(dict(zip(MEMORY_COLUMNS, row, strict=True)))
 
 
 @dataclass(frozen=True)
@@ -70,125 +50,26 @@ class MemoryFilter:
     offset: int = 0
 
 
-def _prepare(values: dict) -> dict:
-    unknown = set(values) - WRITABLE_COLUMNS - {"embedding", "embedding_model"}
-    if unknown:
-        raise ValueError(f"not memory columns: {sorted(unknown)}")
-    prepared = dict(values)
-    if "meta" in prepared:
-        prepared["meta"] = json.dumps(prepared["meta"] or {}, ensure_ascii=False)
-    for flag in ("pinned", "user_edited"):
-        if flag in prepared:
-            prepared[flag] = int(bool(prepared[flag]))
-    for enum_column in ("kind", "status", "origin"):
-        if enum_column in prepared and prepared[enum_column] is not None:
-            prepared[enum_column] = str(prepared[enum_column])
-    if "embedding" in prepared and prepared["embedding"] is not None:
-        prepared["embedding"] = encode_embedding(prepared["embedding"])
-    return prepared
-
-
-def _history_view(item: MemoryItem, columns: Iterable[str]) -> dict:
-    public = item.to_public_dict()
-    return {column: public[column] for column in columns if column in public}
-
-
-def _fetch(db: Database, memory_id: int) -> MemoryItem:
+def fetch_memory(db: Database, memory_id: int) -> MemoryItem:
     row = db.execute(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ?", [memory_id]).fetchone()
     if row is None:
         raise NotFoundError(f"No memory with id {memory_id}.")
-    names = [c.strip() for c in SELECT_COLUMNS.split(",")]
-    return MemoryItem.from_row(dict(zip(names, row, strict=True)))
+    return memory_from_row(row)
 
 
-def _write_event(
-    db: Database,
-    memory_id: int,
-    actor: Actor | str,
-    action: str,
-    before: dict | None,
-    after: dict | None,
-    at: str,
-) -> None:
-    db.execute(
-        "INSERT INTO memory_events (memory_id, at, actor, action, before, after) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        [
-            memory_id,
-            at,
-            str(actor),
-            action,
-            json.dumps(before, ensure_ascii=False) if before is not None else None,
-            json.dumps(after, ensure_ascii=False) if after is not None else None,
-        ],
-    )
-
-
-def insert_memory(
-    db: Database,
-    values: dict,
-    *,
-    actor: Actor | str,
-    sources: Iterable[int] = (),
-    action: str = "created",
-    at: str | None = None,
-) -> MemoryItem:
-    """Insert one memory with its sources and its 'created' event (caller's transaction)."""
-    at = at or now_iso()
-    row = _prepare(values)
-    row.setdefault("created_at", at)
-    row.setdefault("updated_at", at)
-    columns = ", ".join(row)
-    marks = ", ".join("?" for _ in row)
-    cursor = db.execute(f"INSERT INTO memories ({columns}) VALUES ({marks})", list(row.values()))
-    memory_id = cursor.lastrowid
-    for message_id in sources:
-        db.execute(
-            "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
-            [memory_id, message_id],
-        )
-    item = _fetch(db, memory_id)
-    _write_event(db, memory_id, actor, action, None, _history_view(item, HISTORY_COLUMNS), at)
-    return item
-
-
-def update_memory(
-    db: Database,
-    memory_id: int,
-    changes: dict,
-    *,
-    actor: Actor | str,
-    action: str,
-    guard: Callable[[MemoryItem], None] | None = None,
-    at: str | None = None,
-) -> MemoryItem:
-    """Apply ``changes`` and record the event (caller's transaction).
-
-    ``guard(current)`` runs on the row as it is inside the transaction and may raise to
-    refuse the change; because every write goes through the one database thread, the
-    check and the write can't be split by another writer.
-    """
-    at = at or now_iso()
-    current = _fetch(db, memory_id)
-    if guard is not None:
-        guard(current)
-    row = _prepare(changes)
-    row["updated_at"] = at
-    assignments = ", ".join(f"{column} = ?" for column in row)
-    db.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*row.values(), memory_id])
-    updated = _fetch(db, memory_id)
-    recorded = [c for c in changes if c in HISTORY_COLUMNS]
-    if recorded:
-        _write_event(
-            db,
-            memory_id,
-            actor,
-            action,
-            _history_view(current, recorded),
-            _history_view(updated, recorded),
-            at,
-        )
-    return updated
+def memories_by_id(db: Database, ids: Iterable[int]) -> dict[int, MemoryItem]:
+    """The records of ``ids`` (unknown ids left out), in id order, in one query per 500."""
+    wanted = sorted({int(i) for i in ids})
+    found: dict[int, MemoryItem] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE id IN ({marks}) ORDER BY id", chunk
+        ):
+            item = memory_from_row(row)
+            found[item.id] = item
+    return found
 
 
 def _filter_clause(where: MemoryFilter) -> tuple[str, list]:
@@ -225,11 +106,7 @@ def list_memories(db: Database, where: MemoryFilter) -> list[MemoryItem]:
     elif where.offset:
         sql += " LIMIT -1 OFFSET ?"
         params.append(where.offset)
-    names = [c.strip() for c in SELECT_COLUMNS.split(",")]
-    return [
-        MemoryItem.from_row(dict(zip(names, row, strict=True)))
-        for row in db.execute(sql, params).fetchall()
-    ]
+    return [memory_from_row(row) for row in db.execute(sql, params).fetchall()]
 
 
 def count_memories(db: Database, where: MemoryFilter) -> int:
@@ -238,16 +115,8 @@ def count_memories(db: Database, where: MemoryFilter) -> int:
     return db.execute(f"SELECT count(*) FROM memories{condition}", params).fetchone()[0]
 
 
-def add_sources(db: Database, memory_id: int, message_ids: Iterable[int]) -> None:
-    for message_id in message_ids:
-        db.execute(
-            "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
-            [memory_id, message_id],
-        )
-
-
 def memory_history(db: Database, memory_id: int) -> list[MemoryEvent]:
-    _fetch(db, memory_id)  # NotFoundError for an unknown id
+    fetch_memory(db, memory_id)  # NotFoundError for an unknown id
     cursor = db.execute(
         "SELECT id, memory_id, at, actor, action, before, after FROM memory_events "
         "WHERE memory_id = ? ORDER BY id",
@@ -255,6 +124,112 @@ def memory_history(db: Database, memory_id: int) -> list[MemoryEvent]:
     )
     names = [d[0] for d in cursor.description]
     return [MemoryEvent.from_row(dict(zip(names, row, strict=True))) for row in cursor]
+
+
+def sources_of(db: Database, memory_ids: Sequence[int]) -> dict[int, list[int]]:
+    """The message ids each memory came from, in id order."""
+    result: dict[int, list[int]] = {int(i): [] for i in memory_ids}
+    wanted = sorted(result)
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for memory_id, message_id in db.execute(
+            f"SELECT memory_id, message_id FROM memory_sources WHERE memory_id IN ({marks}) "
+            "ORDER BY memory_id, message_id",
+            chunk,
+        ):
+            result[memory_id].append(message_id)
+    return result
+
+
+def memories_sourced_from(db: Database, message_ids: Sequence[int]) -> list[MemoryItem]:
+    """Memories whose sources include any of ``message_ids``, in id order."""
+    if not message_ids:
+        return []
+    marks = ",".join("?" * len(message_ids))
+    rows = db.execute(
+        f"SELECT DISTINCT memory_id FROM memory_sources WHERE message_id IN ({marks})",
+        list(message_ids),
+    ).fetchall()
+    return list(memories_by_id(db, [row[0] for row in rows]).values())
+
+
+def messages_created_at(db: Database, message_ids: Iterable[int]) -> dict[int, str]:
+    """``created_at`` of each of ``message_ids`` that exists in this profile."""
+    wanted = sorted({int(i) for i in message_ids})
+    found: dict[int, str] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        found.update(
+            db.execute(f"SELECT id, created_at FROM messages WHERE id IN ({marks})", chunk)
+        )
+    return found
+
+
+def memory_ids_by_uid(db: Database) -> dict[str, int]:
+    """Every memory's export uid (``meta.uid``) → id, for import's duplicate check."""
+    return {
+        uid: memory_id
+        for memory_id, uid in db.execute(
+            "SELECT id, json_extract(meta, '$.uid') FROM memories "
+            "WHERE json_extract(meta, '$.uid') IS NOT NULL"
+        )
+    }
+
+
+def memory_written_by(db: Database, key: str) -> int | None:
+    """The memory a keyed write (one step of one job) made or touched, if it ran."""
+    row = db.execute("SELECT memory_id FROM memory_write_keys WHERE key = ?", [key]).fetchone()
+    return row[0] if row else None
+
+
+# -- embeddings ------------------------------------------------------------------
+
+
+def fetch_embedding(db: Database, memory_id: int) -> tuple[np.ndarray | None, str | None]:
+    row = db.execute(
+        "SELECT embedding, embedding_model FROM memories WHERE id = ?", [memory_id]
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None, row[1] if row else None
+    return decode_embedding(row[0]), row[1]
+
+
+def ids_and_vectors(rows: list, dimensions: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(id, float32 blob)`` rows as an id array and a ``len(rows) × dimensions`` matrix."""
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, dimensions), dtype=np.float32)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+    return ids, vectors.reshape(len(rows), dimensions)
+
+
+def embeddings_with_status(
+    db: Database, status: str, model: str, dimensions: int, kinds: Sequence[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, vectors) of the memories with ``status`` (and of ``kinds``) whose embedding
+    came from ``model``: the active ones fill the index, the temporary ones (not in it)
+    are searched when reconciling a new fact."""
+    sql = (
+        "SELECT id, embedding FROM memories WHERE status = ? "
+        "AND embedding_model = ? AND length(embedding) = ?"
+    )
+    params: list = [status, model, dimensions * 4]
+    if kinds:
+        sql += f" AND kind IN ({', '.join('?' for _ in kinds)})"
+        params.extend(kinds)
+    return ids_and_vectors(db.execute(sql + " ORDER BY id", params).fetchall(), dimensions)
+
+
+def stale_embeddings(db: Database, model: str, dimensions: int) -> list[tuple[int, str, str]]:
+    """(id, content, status) of memories with no embedding from ``model``, active first."""
+    return db.execute(
+        "SELECT id, content, status FROM memories "
+        "WHERE embedding IS NULL OR embedding_model IS NOT ? OR length(embedding) != ? "
+        "ORDER BY status != 'active', id",
+        [model, dimensions * 4],
+    ).fetchall()
 
 
 class MemoryRepository:
@@ -268,7 +243,7 @@ class MemoryRepository:
         self.store = store
 
     async def get(self, memory_id: int) -> MemoryItem:
-        return await self.store.run(_fetch, memory_id)
+        return await self.store.run(fetch_memory, memory_id)
 
     async def list(self, where: MemoryFilter | None = None) -> list[MemoryItem]:
         return await self.store.run(list_memories, where or MemoryFilter())

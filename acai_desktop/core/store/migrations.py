@@ -342,3 +342,10 @@ def m004_episodic_messages(db: Database) -> None:
     db.execute(
         "CREATE INDEX answer_sources_by_recalled_message ON answer_sources(recalled_message_id)"
     )
+
+
+@migrations()
+def m005_drop_settings(db: Database) -> None:
+    """Drop ``settings``: nothing ever read or wrote it (settings live in
+    ``settings.json`` in the data directory, the API key in the keyring)."""
+    db.execute("DROP TABLE IF EXISTS settings")

@@ -3,7 +3,8 @@
 These run on the database thread (see :class:`Store`) with the connection. A search
 makes one hop for its lexical candidates (:func:`lexical_hits`, which runs while the
 event loop computes the cosine product) and one for the records of its top ``k``
-(:func:`memories_by_id`); everything else comes from the in-memory
+(:func:`~acai_desktop.core.store.memories.memories_by_id`, re-exported here); everything
+else comes from the in-memory
 :class:`~acai_desktop.core.memory.vector_index.VectorIndex`. They return plain tuples
 and arrays, not records, because they sit on the hot path: building a
 :class:`MemoryItem` per candidate would cost more than the search.
@@ -17,13 +18,20 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.records import MemoryItem
-from acai_desktop.core.store.memories import SELECT_COLUMNS
+from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
+
+__all__ = [
+    "active_ranking_facts",
+    "candidate_rows",
+    "document_counts",
+    "lexical_hits",
+    "memories_by_id",
+    "pinned_memories",
+]
 
 # bm25() weights of memories_fts's columns (content, category): a category word
 # ("food") should count, but less than the same word in the memory's text.
 BM25_WEIGHTS = (1.0, 0.4)
-
-_COLUMN_NAMES = [c.strip() for c in SELECT_COLUMNS.split(",")]
 
 # The Unix epoch in SQLite's Julian-day milliseconds (julianday('1970-01-01') * 86400000).
 JULIAN_EPOCH_MS = 210866760000000
@@ -132,23 +140,10 @@ def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
     )
 
 
-def memories_by_id(db: Database, ids: Sequence[int]) -> dict[int, MemoryItem]:
-    """The records of ``ids`` in one query (for the few that are returned)."""
-    if not len(ids):
-        return {}
-    marks = ",".join("?" * len(ids))
-    rows = db.execute(
-        f"SELECT {SELECT_COLUMNS} FROM memories WHERE id IN ({marks})",
-        [int(i) for i in ids],
-    ).fetchall()
-    items = (MemoryItem.from_row(dict(zip(_COLUMN_NAMES, row, strict=True))) for row in rows)
-    return {item.id: item for item in items}
-
-
 def pinned_memories(db: Database) -> list[MemoryItem]:
     """Every active pinned memory, oldest first (a stable order keeps prompts stable)."""
     rows = db.execute(
         f"SELECT {SELECT_COLUMNS} FROM memories WHERE status = 'active' AND pinned = 1 "
         "ORDER BY created_at, id"
     ).fetchall()
-    return [MemoryItem.from_row(dict(zip(_COLUMN_NAMES, row, strict=True))) for row in rows]
+    return [memory_from_row(row) for row in rows]
