@@ -291,6 +291,10 @@ def test_client_is_reusable_after_a_cancelled_stream(fake_openai):
     async def scenario():
         async with client_for(fake_openai) as client:
             task = asyncio.create_task(_collect(client))
+            # Cancel mid-stream, not before the request left: on a busy machine 50 ms
+            # may pass before it is even sent, and the next call would get its reply.
+            while not fake_openai.requests_to("/v1/chat/completions"):
+                await asyncio.sleep(0.01)
             await asyncio.sleep(0.05)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
