@@ -12,7 +12,7 @@ import itertools
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -121,7 +121,6 @@ class MainWindow(QMainWindow):
     retry_requested = Signal(int)  # answer id
     answer_sources_requested = Signal(int)  # answer id
     recalled_message_open_requested = Signal(int, int)  # conversation id, message id
-    memory_search_requested = Signal(str)
     memory_save_requested = Signal(int, str)  # memory id, new text
     memory_pin_requested = Signal(int, bool)  # memory id, pinned
     memory_forget_requested = Signal(int)
@@ -138,6 +137,8 @@ class MainWindow(QMainWindow):
     preferences_save_requested = Signal(object)  # UiPreferences
     conversation_rename_requested = Signal(int, str)  # conversation id, new title
     conversation_delete_requested = Signal(int)  # conversation id (confirmed)
+    #: A message was added to it: its title and place in the list may have changed.
+    conversation_refresh_requested = Signal(int)
     quit_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -372,10 +373,10 @@ class MainWindow(QMainWindow):
             signal.connect(self._on_conversations_model_changed)
 
         # The user's requests.
-        self.composer.send_requested.connect(self._on_composer_send_requested)
-        self.composer.stop_requested.connect(self._on_composer_stop_requested)
-        self.new_chat_button.clicked.connect(self._on_new_chat_button_clicked)
-        self.new_chat_action.triggered.connect(self._on_new_chat_button_clicked)
+        self.composer.send_requested.connect(self.send_requested)
+        self.composer.stop_requested.connect(self.stop_requested)
+        self.new_chat_button.clicked.connect(self.new_conversation_requested)
+        self.new_chat_action.triggered.connect(self.new_conversation_requested)
         self.temporary_chat_button.clicked.connect(self.new_temporary_conversation_requested)
         self.temporary_chat_action.triggered.connect(self.new_temporary_conversation_requested)
         self.settings_button.clicked.connect(self.settings_requested)
@@ -391,9 +392,8 @@ class MainWindow(QMainWindow):
         self.chat_view.retry_requested.connect(self.retry_requested)
         self.chat_view.edit_requested.connect(self._on_chat_view_edit_requested)
         self.chat_view.notice_requested.connect(self._on_chat_view_notice_requested)
-        self.stop_action.triggered.connect(self._on_composer_stop_requested)
+        self.stop_action.triggered.connect(self.stop_requested)
         self.chat_view.sources_requested.connect(self.answer_sources_requested)
-        self.memory_panel.search_changed.connect(self.memory_search_requested)
         self.memory_panel.edit_requested.connect(self._on_memory_panel_edit_requested)
         self.memory_panel.pin_requested.connect(self.memory_pin_requested)
         self.memory_panel.forget_requested.connect(self.memory_forget_requested)
@@ -407,17 +407,20 @@ class MainWindow(QMainWindow):
         for button in self.suggestion_buttons:
             button.clicked.connect(self._on_suggestion_button_clicked)
 
+    @Slot(object)
     def _on_events_message_added(self, message: Message) -> None:
-        if (
-            message.role == "user"
-            and message.conversation_id == self.messages_model.conversation_id
-        ):
+        if message.role != "user":
+            return
+        if message.conversation_id == self.messages_model.conversation_id:
             self.composer.clear_sent(message.content)
+        self.conversation_refresh_requested.emit(message.conversation_id)
 
+    @Slot(object)
     def _on_events_conversation_changed(self, conversation: Conversation) -> None:
         if conversation.id == self.messages_model.conversation_id:
             self.set_conversation_title(conversation.title or UNTITLED)
 
+    @Slot(int)
     def _on_conversation_list_rename_requested(self, conversation_id: int) -> None:
         row = self.conversations_model.row_of(conversation_id)
         if row is None:
@@ -427,6 +430,7 @@ class MainWindow(QMainWindow):
         dialog.rename_requested.connect(self.conversation_rename_requested)
         dialog.open()
 
+    @Slot(int)
     def _on_conversation_list_delete_requested(self, conversation_id: int) -> None:
         row = self.conversations_model.row_of(conversation_id)
         if row is None:
@@ -436,6 +440,7 @@ class MainWindow(QMainWindow):
         dialog.delete_confirmed.connect(self.conversation_delete_requested)
         dialog.open()
 
+    @Slot(object)
     def _on_events_job_status_changed(self, job: Job) -> None:
         if job.status in ("pending", "running"):
             self._running_jobs[job.id] = JOB_LABELS.get(job.kind, "Working…")
@@ -449,10 +454,12 @@ class MainWindow(QMainWindow):
             self._failed_jobs.pop(job.id, None)
         self._show_failed_jobs()
 
+    @Slot()
     def _on_retry_jobs_button_clicked(self) -> None:
         if self._failed_jobs:
             self.jobs_retry_requested.emit(sorted(self._failed_jobs))
 
+    @Slot(object)
     def _on_events_embedding_progress_changed(self, progress: dict) -> None:
         done, total = progress.get("done", 0), progress.get("total", 0)
         if total and done < total:
@@ -460,35 +467,31 @@ class MainWindow(QMainWindow):
         elif total:
             self.show_status(f"Memory search is up to date ({total} memories).", 8000)
 
+    @Slot()
     def _on_messages_model_changed(self, *args) -> None:
         has_messages = self.messages_model.rowCount() > 0
         self.transcript_area.setCurrentWidget(
             self.chat_view if has_messages else self.transcript_empty_state
         )
 
+    @Slot()
     def _on_conversations_model_changed(self, *args) -> None:
         has_any = self.conversations_model.rowCount() > 0
         self.conversation_area.setCurrentWidget(
             self.conversation_list if has_any else self.conversations_empty_state
         )
 
-    def _on_composer_send_requested(self, text: str) -> None:
-        self.send_requested.emit(text)
-
-    def _on_composer_stop_requested(self) -> None:
-        self.stop_requested.emit()
-
+    @Slot(int)
     def _on_chat_view_edit_requested(self, message_id: int) -> None:
         row = self.messages_model.row_of(message_id)
         if row is not None:
             self.composer.set_text(self.messages_model.message_at(row).content)
 
+    @Slot(str)
     def _on_chat_view_notice_requested(self, text: str) -> None:
         self.show_status(text, 4000)
 
-    def _on_new_chat_button_clicked(self) -> None:
-        self.new_conversation_requested.emit()
-
+    @Slot(int)
     def _on_memory_panel_edit_requested(self, memory_id: int) -> None:
         row = self.memories_model.row_of(memory_id)
         if row is None:
@@ -497,6 +500,7 @@ class MainWindow(QMainWindow):
         dialog.save_requested.connect(self.memory_save_requested)
         dialog.open()
 
+    @Slot()
     def _on_memory_panel_add_note_requested(self) -> None:
         if self.note_dialog is not None and shiboken6.isValid(self.note_dialog):
             self.note_dialog.raise_()
@@ -506,19 +510,23 @@ class MainWindow(QMainWindow):
         self.note_dialog.save_requested.connect(self.note_save_requested)
         self.note_dialog.open()
 
+    @Slot()
     def _on_undo_button_clicked(self) -> None:
         memory_id, self._undo_memory_id = self._undo_memory_id, None
         self._on_undo_timer_timeout()
         if memory_id is not None:
             self.memory_restore_requested.emit(memory_id)
 
+    @Slot()
     def _on_undo_timer_timeout(self) -> None:
         self.undo_button.setVisible(False)
         self.undo_timer.stop()
 
+    @Slot()
     def _on_suggestion_button_clicked(self) -> None:
         self.composer.set_text(self.sender().property("suggestion"))
 
+    @Slot()
     def _on_quit_action_triggered(self) -> None:
         self.close()
 
@@ -541,11 +549,20 @@ class MainWindow(QMainWindow):
     def set_model_name(self, name: str | None) -> None:
         self.model_badge.setText(name or NO_MODEL_TEXT)
 
-    def set_connecting(self) -> None:
-        """The model is being (re)started: say so until :meth:`set_model_name`."""
+    def show_reconnecting(self) -> None:
+        """The model is being (re)started: say so until :meth:`set_model_name`, and
+        don't offer Try again meanwhile."""
+        self.reconnect_button.setEnabled(False)
         self.model_badge.setText(CONNECTING_TEXT)
         self.show_model_problem(None)
         self.show_status("Connecting to the model …")
+
+    def show_reconnected(self) -> None:
+        """The (re)start is over, however it went: Try again is offered again."""
+        self.reconnect_button.setEnabled(True)
+
+    def focus_composer(self) -> None:
+        self.composer.input.setFocus()
 
     def set_conversation_title(self, title: str) -> None:
         self.conversation_title.setText(title)

@@ -11,7 +11,8 @@ from PySide6.QtCore import QTimer
 
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.app import GuiSession, create_application, run_gui
+from acai_desktop.ui.app import create_application, run_gui
+from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 
 
@@ -48,11 +49,11 @@ def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
             await asyncio.Event().wait()
         finally:
             # Still allowed to use the store: shut-down closes it only afterwards.
-            await session.services.store.run(lambda db: db.execute("select 1").fetchone())
+            await session.assistant.store.run(lambda db: db.execute("select 1").fetchone())
             seen.append("turn cleaned up with the store open")
 
     def start_turn_then_close_window():
-        if session.services is None:  # still opening
+        if session.assistant is None:  # still opening
             QTimer.singleShot(50, start_turn_then_close_window)
             return
         session.tasks.start(streaming_turn(), key="turn")
@@ -61,7 +62,7 @@ def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
     QTimer.singleShot(100, start_turn_then_close_window)
     assert run_session(session) == 0
     assert seen == ["turn cleaned up with the store open"]
-    assert session.services is None and session.window is None
+    assert session.assistant is None and session.window is None
     assert len(session.tasks) == 0
 
 

@@ -146,10 +146,12 @@ def test_suggestion_fills_the_composer_without_sending(window, qtbot):
 def test_requests_from_sidebar_and_memory_panel(window, qtbot):
     with qtbot.waitSignal(window.new_conversation_requested, timeout=1000):
         qtbot.mouseClick(window.new_chat_button, Qt.MouseButton.LeftButton)
+    # The panel filters itself as the user types; the window asks nothing of the session.
     searches = []
-    window.memory_search_requested.connect(searches.append)
+    window.memory_panel.search_changed.connect(searches.append)
     qtbot.keyClicks(window.memory_search, "py")
     assert searches == ["p", "py"]
+    assert not hasattr(window, "memory_search_requested")
 
 
 def test_model_name_and_title_are_shown(window):

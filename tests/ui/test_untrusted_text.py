@@ -23,7 +23,7 @@ from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.transfer import import_memories
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.app import GuiSession
+from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog, MemoryDetailsDialog
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog

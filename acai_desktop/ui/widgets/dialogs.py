@@ -192,7 +192,7 @@ class RenameConversationDialog(_Dialog):
     def __init__(self, conversation_id: int, title: str, parent: QWidget | None = None) -> None:
         # The core's title rule, imported when used: the store module (sqlite_utils)
         # is not needed to paint the window.
-        from acai_desktop.core.store.conversations import MAX_TITLE_CHARS
+        from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS
 
         super().__init__("Rename conversation", parent)
         self.conversation_id = conversation_id
@@ -210,7 +210,7 @@ class RenameConversationDialog(_Dialog):
         self.editor.returnPressed.connect(self._on_buttons_accepted)
 
     def _on_buttons_accepted(self) -> None:
-        from acai_desktop.core.store.conversations import clean_title
+        from acai_desktop.core.conversation_titles import clean_title
 
         try:
             title = clean_title(self.editor.text())  # the core's rule, checked here first
