@@ -13,7 +13,7 @@ import asyncio
 import json
 from dataclasses import replace
 
-from acai_desktop.cli import add_common_arguments
+from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
 
 
