@@ -12,23 +12,18 @@ import itertools
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QMainWindow,
-    QPushButton,
     QSplitter,
-    QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
 from acai_desktop.core.records import Conversation, Job, Message
 from acai_desktop.ui.event_bridge import EventBridge
 from acai_desktop.ui.models.conversations_model import (
-    TEMPORARY_NOTE,
     UNTITLED,
     ConversationsModel,
 )
@@ -36,9 +31,6 @@ from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
-from acai_desktop.ui.widgets.chat_view import ChatView
-from acai_desktop.ui.widgets.composer import Composer
-from acai_desktop.ui.widgets.conversation_list import ConversationList
 from acai_desktop.ui.widgets.dialogs import (
     DeleteConversationDialog,
     MemoryDetailsDialog,
@@ -47,65 +39,32 @@ from acai_desktop.ui.widgets.dialogs import (
     ProvenanceDialog,
     RenameConversationDialog,
 )
-from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
+from acai_desktop.ui.widgets.undo_offer import UNDO_SECONDS, UndoOffer
+from acai_desktop.ui.window_panes import (
+    NO_MODEL_TEXT,
+    TRANSCRIPT_EMPTY_TEXT,
+    TRANSCRIPT_EMPTY_TITLE,
+    build_chat_pane,
+    build_shortcuts,
+    build_sidebar,
+)
 
 if TYPE_CHECKING:  # loaded when opened: its model settings (pydantic) aren't needed to paint
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
-TRANSCRIPT_EMPTY_TITLE = "Ask anything. I remember what matters."
-TRANSCRIPT_EMPTY_TEXT = (
-    "Tell me about your work, your plans and what you like. I keep what is worth "
-    "keeping, and you can see, edit or forget every memory on the right."
-)
 TEMPORARY_EMPTY_TITLE = "A temporary chat"
 TEMPORARY_EMPTY_TEXT = (
     "ACAI still uses what it knows about you, but learns nothing from this chat: "
     "no memory is written from it."
 )
 __all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
-CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
-CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
-NO_MODEL_TEXT = "No model connected"
 CONNECTING_TEXT = "Connecting…"
-UNDO_SECONDS = 10
-JOB_LABELS = {"critical_info": "Learning from your message…", "summary": "Summarising…"}
-FAILED_REASON_CHARS = 90
-# Starting points offered on an empty chat; a click puts the text in the composer.
-SUGGESTIONS = (
-    "Remember that I prefer short, direct answers.",
-    "I'm working on a project about ",
-    "What do you remember about me?",
-)
-
-
-def _styled_panel(object_name: str) -> QWidget:
-    panel = QWidget()
-    panel.setObjectName(object_name)
-    # Plain QWidgets paint stylesheet backgrounds and borders only with this set.
-    panel.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-    return panel
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _short_reason(error: str | None) -> str:
-    """A failed job's reason for the status bar: without the exception's class name, on
-    one line, cut to fit."""
-    if not error:
-        return ""
-    name, colon, rest = error.partition(": ")
-    text = rest if colon and name.isidentifier() else error
-    text = " ".join(text.split())
-    if len(text) > FAILED_REASON_CHARS:
-        text = text[: FAILED_REASON_CHARS - 1].rstrip() + "…"
-    return text
 
 
 def _label(text: str, object_name: str) -> QLabel:
@@ -148,9 +107,6 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(960, 600)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
-        self._undo_memory_id: int | None = None
-        self._running_jobs: dict[int, str] = {}
-        self._failed_jobs: dict[int, Job] = {}
         self.settings_dialog: SettingsDialog | None = None
         self.note_dialog: NoteDialog | None = None
 
@@ -159,8 +115,8 @@ class MainWindow(QMainWindow):
         self.memories_model = MemoriesModel(self)
         self.conversations_model = ConversationsModel(self)
 
-        self.sidebar = self._build_sidebar()
-        self.chat_pane = self._build_chat_pane()
+        self.sidebar = build_sidebar(self)
+        self.chat_pane = build_chat_pane(self)
         self.memory_panel = MemoryPanel(self.memories_model)
         self.memory_search = self.memory_panel.search
 
@@ -173,164 +129,20 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([250, DEFAULT_SIZE.width() - 250 - 330, 330])
         self.setCentralWidget(self.splitter)
 
-        self.quit_action = QAction("&Quit", self)
-        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        self.new_chat_action = QAction("&New chat", self)
-        self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
-        self.temporary_chat_action = QAction("&Temporary chat", self)
-        self.temporary_chat_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
-        self.settings_action = QAction("&Settings…", self)
-        # Ctrl+, is the usual place for preferences (Cmd+, on macOS, where Qt maps it).
-        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        # Esc stops the answer being written; only while one is, so Esc keeps its
-        # usual meaning (close a menu, leave a message's text) the rest of the time.
-        self.stop_action = QAction("&Stop the answer", self)
-        self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
-        self.stop_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        self.stop_action.setEnabled(False)
-        self.addActions(
-            [
-                self.quit_action,
-                self.new_chat_action,
-                self.temporary_chat_action,
-                self.settings_action,
-                self.stop_action,
-            ]
-        )
+        build_shortcuts(self)
 
-        self.undo_button = QPushButton("Undo")
-        self.undo_button.setObjectName("UndoButton")
-        self.undo_button.setVisible(False)
-        self.undo_button.setAccessibleName("Undo forgetting")
+        self.undo = UndoOffer(self)
+        self.undo_button = self.undo.button
         self.statusBar().addPermanentWidget(self.undo_button)
-        self.undo_timer = QTimer(self)
-        self.undo_timer.setSingleShot(True)
-        self.undo_timer.setInterval(UNDO_SECONDS * 1000)
-        self.jobs_label = _label("", "JobsLabel")
-        self.statusBar().addPermanentWidget(self.jobs_label)
-        # Background work that failed (the model was down): what, why, and Retry.
-        self.failed_jobs_label = _label("", "FailedJobsLabel")
-        self.failed_jobs_label.setTextFormat(Qt.TextFormat.PlainText)  # the reason is a server's
-        self.failed_jobs_label.setVisible(False)
-        self.retry_jobs_button = QPushButton("Retry")
-        self.retry_jobs_button.setObjectName("RetryJobsButton")
-        self.retry_jobs_button.setToolTip("Run the failed background jobs again")
-        self.retry_jobs_button.setVisible(False)
-        self.statusBar().addPermanentWidget(self.failed_jobs_label)
-        self.statusBar().addPermanentWidget(self.retry_jobs_button)
+        self.job_status = JobStatus(self)
+        self.jobs_label = self.job_status.running_label
+        self.failed_jobs_label = self.job_status.failed_label
+        self.retry_jobs_button = self.job_status.retry_button
+        for widget in (self.jobs_label, self.failed_jobs_label, self.retry_jobs_button):
+            self.statusBar().addPermanentWidget(widget)
         self.statusBar().showMessage("Ready")
         self._set_tab_order()
         self._connect_signals()
-
-    # ----------------------------------------------------------------- building
-
-    def _build_sidebar(self) -> QWidget:
-        sidebar = _styled_panel("Sidebar")
-        sidebar.setMinimumWidth(200)
-        layout = QVBoxLayout(sidebar)
-        layout.setContentsMargins(16, 18, 16, 12)
-        layout.setSpacing(12)
-
-        brand = QHBoxLayout()
-        brand.setSpacing(10)
-        logo = QLabel()
-        logo.setPixmap(app_icon().pixmap(QSize(30, 30)))
-        brand.addWidget(logo)
-        brand.addWidget(_label("ACAI", "BrandTitle"))
-        brand.addStretch(1)
-        layout.addLayout(brand)
-
-        self.new_chat_button = QPushButton("+  New chat")
-        self.new_chat_button.setObjectName("NewChatButton")
-        self.new_chat_button.setToolTip("Start a new conversation (Ctrl+N)")
-        layout.addWidget(self.new_chat_button)
-        self.temporary_chat_button = QPushButton("Temporary chat")
-        self.temporary_chat_button.setObjectName("TemporaryChatButton")
-        self.temporary_chat_button.setToolTip(
-            "A chat ACAI learns nothing from: no memory is written (Ctrl+Shift+N)"
-        )
-        layout.addWidget(self.temporary_chat_button)
-
-        layout.addWidget(_label("CONVERSATIONS", "SectionLabel"))
-        self.conversation_area = QStackedWidget()
-        self.conversations_empty_state = EmptyState(
-            CONVERSATIONS_EMPTY_TITLE, CONVERSATIONS_EMPTY_TEXT
-        )
-        self.conversation_list = ConversationList()
-        self.conversation_list.setModel(self.conversations_model)
-        self.conversation_area.addWidget(self.conversations_empty_state)
-        self.conversation_area.addWidget(self.conversation_list)
-        layout.addWidget(self.conversation_area, 1)
-
-        self.settings_button = QPushButton("⚙  Settings")
-        self.settings_button.setObjectName("SettingsButton")
-        self.settings_button.setToolTip("Model provider, models and API key (Ctrl+,)")
-        layout.addWidget(self.settings_button)
-        return sidebar
-
-    def _build_chat_pane(self) -> QWidget:
-        pane = _styled_panel("ChatPane")
-        layout = QVBoxLayout(pane)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-
-        header = _styled_panel("ChatHeader")
-        header_layout = QHBoxLayout(header)
-        header_layout.setContentsMargins(24, 14, 24, 14)
-        self.conversation_title = _label("New conversation", "ConversationTitle")
-        self.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
-        self.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
-        self.temporary_badge.setVisible(False)
-        header_layout.addWidget(self.conversation_title)
-        header_layout.addSpacing(10)
-        header_layout.addWidget(self.temporary_badge)
-        header_layout.addStretch(1)
-        header_layout.addWidget(self.model_badge)
-        layout.addWidget(header)
-
-        # Shown when the model can't be reached: what happened and what to do next.
-        self.banner = _styled_panel("ModelBanner")
-        banner_layout = QHBoxLayout(self.banner)
-        banner_layout.setContentsMargins(24, 10, 16, 10)
-        self.banner_label = _label("", "BannerText")
-        self.banner_label.setWordWrap(True)
-        self.banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.reconnect_button = QPushButton("Try again")
-        self.reconnect_button.setObjectName("BannerButton")
-        self.banner_settings_button = QPushButton("Settings…")
-        self.banner_settings_button.setObjectName("BannerButton")
-        banner_layout.addWidget(self.banner_label, 1)
-        banner_layout.addWidget(self.banner_settings_button, 0, Qt.AlignmentFlag.AlignTop)
-        banner_layout.addWidget(self.reconnect_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.banner.setVisible(False)
-        layout.addWidget(self.banner)
-
-        self.transcript_area = QStackedWidget()
-        self.transcript_empty_state = EmptyState(
-            TRANSCRIPT_EMPTY_TITLE, TRANSCRIPT_EMPTY_TEXT, glyph="✦", text_width=460
-        )
-        self.suggestion_buttons: list[QPushButton] = []
-        for suggestion in SUGGESTIONS:
-            button = QPushButton(suggestion.strip())
-            button.setObjectName("SuggestionChip")
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setProperty("suggestion", suggestion)
-            self.suggestion_buttons.append(button)
-            self.transcript_empty_state.extra_layout.addWidget(
-                button, 0, Qt.AlignmentFlag.AlignHCenter
-            )
-        self.chat_view = ChatView()
-        self.chat_view.setModel(self.messages_model)
-        self.transcript_area.addWidget(self.transcript_empty_state)
-        self.transcript_area.addWidget(self.chat_view)
-        layout.addWidget(self.transcript_area, 1)
-
-        self.composer = Composer()
-        composer_row = QHBoxLayout()
-        composer_row.setContentsMargins(24, 8, 24, 20)
-        composer_row.addWidget(self.composer)
-        layout.addLayout(composer_row)
-        return pane
 
     def _set_tab_order(self) -> None:
         """Left to right as seen: conversations, the chat, the composer, the memories."""
@@ -361,7 +173,7 @@ class MainWindow(QMainWindow):
         self.events.memory_added.connect(self.memories_model.on_memory_added)
         self.events.memory_changed.connect(self.memories_model.on_memory_changed)
         self.events.memory_removed.connect(self.memories_model.on_memory_removed)
-        self.events.job_status_changed.connect(self._on_events_job_status_changed)
+        self.events.job_status_changed.connect(self.job_status.on_job_status_changed)
         self.events.embedding_progress_changed.connect(self._on_events_embedding_progress_changed)
         for signal in (self.messages_model.rowsInserted, self.messages_model.modelReset):
             signal.connect(self._on_messages_model_changed)
@@ -399,10 +211,9 @@ class MainWindow(QMainWindow):
         self.memory_panel.forget_requested.connect(self.memory_forget_requested)
         self.memory_panel.details_requested.connect(self.memory_details_requested)
         self.memory_panel.resolve_requested.connect(self.memory_resolve_requested)
-        self.undo_button.clicked.connect(self._on_undo_button_clicked)
-        self.undo_timer.timeout.connect(self._on_undo_timer_timeout)
+        self.undo.restore_requested.connect(self.memory_restore_requested)
         self.reconnect_button.clicked.connect(self.reconnect_requested)
-        self.retry_jobs_button.clicked.connect(self._on_retry_jobs_button_clicked)
+        self.job_status.retry_requested.connect(self.jobs_retry_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
         for button in self.suggestion_buttons:
             button.clicked.connect(self._on_suggestion_button_clicked)
@@ -439,25 +250,6 @@ class MainWindow(QMainWindow):
         dialog = DeleteConversationDialog(conversation_id, title, self)
         dialog.delete_confirmed.connect(self.conversation_delete_requested)
         dialog.open()
-
-    @Slot(object)
-    def _on_events_job_status_changed(self, job: Job) -> None:
-        if job.status in ("pending", "running"):
-            self._running_jobs[job.id] = JOB_LABELS.get(job.kind, "Working…")
-        else:
-            self._running_jobs.pop(job.id, None)
-        labels = list(dict.fromkeys(self._running_jobs.values()))
-        self.jobs_label.setText(labels[0] if labels else "")
-        if job.status == "failed":
-            self._failed_jobs[job.id] = job
-        else:
-            self._failed_jobs.pop(job.id, None)
-        self._show_failed_jobs()
-
-    @Slot()
-    def _on_retry_jobs_button_clicked(self) -> None:
-        if self._failed_jobs:
-            self.jobs_retry_requested.emit(sorted(self._failed_jobs))
 
     @Slot(object)
     def _on_events_embedding_progress_changed(self, progress: dict) -> None:
@@ -509,18 +301,6 @@ class MainWindow(QMainWindow):
         self.note_dialog = NoteDialog(self)
         self.note_dialog.save_requested.connect(self.note_save_requested)
         self.note_dialog.open()
-
-    @Slot()
-    def _on_undo_button_clicked(self) -> None:
-        memory_id, self._undo_memory_id = self._undo_memory_id, None
-        self._on_undo_timer_timeout()
-        if memory_id is not None:
-            self.memory_restore_requested.emit(memory_id)
-
-    @Slot()
-    def _on_undo_timer_timeout(self) -> None:
-        self.undo_button.setVisible(False)
-        self.undo_timer.stop()
 
     @Slot()
     def _on_suggestion_button_clicked(self) -> None:
@@ -578,10 +358,8 @@ class MainWindow(QMainWindow):
 
     def offer_undo(self, text: str, memory_id: int) -> None:
         """After a forget: say so in the status bar with an Undo button for a while."""
-        self._undo_memory_id = memory_id
         self.show_status(text, UNDO_SECONDS * 1000)
-        self.undo_button.setVisible(True)
-        self.undo_timer.start()
+        self.undo.offer(memory_id)
 
     def show_conversation(
         self,
@@ -607,23 +385,7 @@ class MainWindow(QMainWindow):
 
     def show_failed_jobs(self, jobs: list[Job]) -> None:
         """The failed background jobs, as read at start-up (later ones come as events)."""
-        self._failed_jobs = {job.id: job for job in jobs if job.status == "failed"}
-        self._show_failed_jobs()
-
-    def _show_failed_jobs(self) -> None:
-        jobs = sorted(self._failed_jobs.values(), key=lambda job: job.id)
-        self.failed_jobs_label.setVisible(bool(jobs))
-        self.retry_jobs_button.setVisible(bool(jobs))
-        if not jobs:
-            self.failed_jobs_label.setText("")
-            return
-        kinds = {job.kind for job in jobs}
-        if kinds == {"critical_info"}:
-            what = f"Couldn't learn from {_count(len(jobs), 'message')}"
-        else:
-            what = f"{_count(len(jobs), 'background job')} failed"
-        reason = _short_reason(jobs[-1].last_error)
-        self.failed_jobs_label.setText(f"{what}: {reason}" if reason else what)
+        self.job_status.show_failed(jobs)
 
     def open_memory_details(self, memory_id: int) -> MemoryDetailsDialog:
         dialog = MemoryDetailsDialog(memory_id, self)
