@@ -27,6 +27,19 @@ class MemoryStatus(StrEnum):
     # promoted to active when a later message reinforces it.
     TEMPORARY = "temporary"
 
+    @property
+    def is_current(self) -> bool:
+        """Still the user's memory (the panel shows it; it can be edited, pinned,
+        forgotten): active, temporary, or a conflict waiting for a decision. Superseded
+        and forgotten memories live on only in history."""
+        return self in CURRENT_MEMORY_STATUSES
+
+
+#: The one rule of which memories are current (:attr:`MemoryStatus.is_current`).
+CURRENT_MEMORY_STATUSES = frozenset(
+    {MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY, MemoryStatus.CONFLICT}
+)
+
 
 class Origin(StrEnum):
     USER = "user"
