@@ -33,12 +33,11 @@ from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
 from acai_desktop.ui.widgets.dialogs import (
     DeleteConversationDialog,
-    MemoryDetailsDialog,
     MemoryEditDialog,
     NoteDialog,
-    ProvenanceDialog,
     RenameConversationDialog,
 )
+from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
 from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE

@@ -16,7 +16,8 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.session import GuiSession
-from acai_desktop.ui.widgets.dialogs import MemoryDetailsDialog, MemoryEditDialog
+from acai_desktop.ui.widgets.dialogs import MemoryEditDialog
+from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until
 
