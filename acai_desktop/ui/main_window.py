@@ -1,9 +1,12 @@
 """The main window: conversations on the left, the chat in the centre, memory on the right.
 
-The window only shows state and asks for things through its signals; the
-application (``acai_desktop.ui.app``) decides what a request does. It owns the Qt
-models and the :class:`EventBridge` that feeds them core events. Every signal of the
-window is wired in :meth:`MainWindow._connect_signals`.
+The window only shows state and asks for things through its signals; the session
+(:mod:`acai_desktop.ui.session` and its action groups) decides what a request does,
+and tells the window what to show through intent-level methods (``show_conversation``,
+``focus_composer``, ``show_reconnecting``, ``offer_undo`` …). It owns the Qt models and
+the :class:`EventBridge` that feeds them core events. Every signal of the window is
+wired in :meth:`MainWindow._connect_signals`; its panes are built in
+:mod:`acai_desktop.ui.window_panes` and its dialogs opened by :class:`WindowDialogs`.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
@@ -31,18 +33,12 @@ from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
-from acai_desktop.ui.widgets.dialogs import (
-    DeleteConversationDialog,
-    MemoryEditDialog,
-    NoteDialog,
-    RenameConversationDialog,
-)
-from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
 from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 from acai_desktop.ui.widgets.undo_offer import UNDO_SECONDS, UndoOffer
+from acai_desktop.ui.window_dialogs import WindowDialogs
 from acai_desktop.ui.window_panes import (
     NO_MODEL_TEXT,
     TRANSCRIPT_EMPTY_TEXT,
@@ -53,7 +49,7 @@ from acai_desktop.ui.window_panes import (
 )
 
 if TYPE_CHECKING:  # loaded when opened: its model settings (pydantic) aren't needed to paint
-    from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+    pass
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
@@ -106,8 +102,8 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(960, 600)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
-        self.settings_dialog: SettingsDialog | None = None
-        self.note_dialog: NoteDialog | None = None
+        #: Opens the dialogs (one settings and one note dialog at a time).
+        self.dialogs = WindowDialogs(self)
 
         self.events = EventBridge(self)
         self.messages_model = MessagesModel(self)
@@ -193,10 +189,10 @@ class MainWindow(QMainWindow):
         self.settings_button.clicked.connect(self.settings_requested)
         self.settings_action.triggered.connect(self.settings_requested)
         self.banner_settings_button.clicked.connect(self.settings_requested)
-        self.memory_panel.add_note_requested.connect(self._on_memory_panel_add_note_requested)
+        self.memory_panel.add_note_requested.connect(self.dialogs.add_note)
         self.conversation_list.open_conversation_requested.connect(self.open_conversation_requested)
-        self.conversation_list.rename_requested.connect(self._on_conversation_list_rename_requested)
-        self.conversation_list.delete_requested.connect(self._on_conversation_list_delete_requested)
+        self.conversation_list.rename_requested.connect(self.dialogs.rename_conversation)
+        self.conversation_list.delete_requested.connect(self.dialogs.delete_conversation)
         self.events.conversation_changed.connect(self.conversations_model.on_conversation_changed)
         self.events.conversation_changed.connect(self._on_events_conversation_changed)
         self.events.conversation_removed.connect(self.conversations_model.on_conversation_removed)
@@ -205,7 +201,7 @@ class MainWindow(QMainWindow):
         self.chat_view.notice_requested.connect(self._on_chat_view_notice_requested)
         self.stop_action.triggered.connect(self.stop_requested)
         self.chat_view.sources_requested.connect(self.answer_sources_requested)
-        self.memory_panel.edit_requested.connect(self._on_memory_panel_edit_requested)
+        self.memory_panel.edit_requested.connect(self.dialogs.edit_memory)
         self.memory_panel.pin_requested.connect(self.memory_pin_requested)
         self.memory_panel.forget_requested.connect(self.memory_forget_requested)
         self.memory_panel.details_requested.connect(self.memory_details_requested)
@@ -229,26 +225,6 @@ class MainWindow(QMainWindow):
     def _on_events_conversation_changed(self, conversation: Conversation) -> None:
         if conversation.id == self.messages_model.conversation_id:
             self.set_conversation_title(conversation.title or UNTITLED)
-
-    @Slot(int)
-    def _on_conversation_list_rename_requested(self, conversation_id: int) -> None:
-        row = self.conversations_model.row_of(conversation_id)
-        if row is None:
-            return
-        title = self.conversations_model.conversation_at(row).title
-        dialog = RenameConversationDialog(conversation_id, title, self)
-        dialog.rename_requested.connect(self.conversation_rename_requested)
-        dialog.open()
-
-    @Slot(int)
-    def _on_conversation_list_delete_requested(self, conversation_id: int) -> None:
-        row = self.conversations_model.row_of(conversation_id)
-        if row is None:
-            return
-        title = self.conversations_model.conversation_at(row).title or UNTITLED
-        dialog = DeleteConversationDialog(conversation_id, title, self)
-        dialog.delete_confirmed.connect(self.conversation_delete_requested)
-        dialog.open()
 
     @Slot(object)
     def _on_events_embedding_progress_changed(self, progress: dict) -> None:
@@ -281,25 +257,6 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _on_chat_view_notice_requested(self, text: str) -> None:
         self.show_status(text, 4000)
-
-    @Slot(int)
-    def _on_memory_panel_edit_requested(self, memory_id: int) -> None:
-        row = self.memories_model.row_of(memory_id)
-        if row is None:
-            return
-        dialog = MemoryEditDialog(self.memories_model.item_at(row), self)
-        dialog.save_requested.connect(self.memory_save_requested)
-        dialog.open()
-
-    @Slot()
-    def _on_memory_panel_add_note_requested(self) -> None:
-        if self.note_dialog is not None and shiboken6.isValid(self.note_dialog):
-            self.note_dialog.raise_()
-            self.note_dialog.activateWindow()
-            return
-        self.note_dialog = NoteDialog(self)
-        self.note_dialog.save_requested.connect(self.note_save_requested)
-        self.note_dialog.open()
 
     @Slot()
     def _on_suggestion_button_clicked(self) -> None:
@@ -385,46 +342,6 @@ class MainWindow(QMainWindow):
     def show_failed_jobs(self, jobs: list[Job]) -> None:
         """The failed background jobs, as read at start-up (later ones come as events)."""
         self.job_status.show_failed(jobs)
-
-    def open_memory_details(self, memory_id: int) -> MemoryDetailsDialog:
-        dialog = MemoryDetailsDialog(memory_id, self)
-        dialog.open()
-        return dialog
-
-    def open_settings(
-        self,
-        settings,
-        *,
-        providers_with_key: set[str] | frozenset[str] = frozenset(),
-        key_warning: str | None = None,
-        preferences=None,
-    ) -> SettingsDialog:
-        """Open the settings dialog (one at a time); its requests come out of the window."""
-        if self.settings_dialog is not None and shiboken6.isValid(self.settings_dialog):
-            self.settings_dialog.raise_()
-            self.settings_dialog.activateWindow()
-            return self.settings_dialog
-        from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
-
-        dialog = SettingsDialog(
-            settings,
-            providers_with_key=providers_with_key,
-            key_warning=key_warning,
-            preferences=preferences,
-            parent=self,
-        )
-        dialog.preferences_save_requested.connect(self.preferences_save_requested)
-        dialog.save_requested.connect(self.settings_save_requested)
-        dialog.detect_requested.connect(self.settings_detect_requested)
-        self.settings_dialog = dialog
-        dialog.open()
-        return dialog
-
-    def open_answer_sources(self, answer_id: int) -> ProvenanceDialog:
-        dialog = ProvenanceDialog(answer_id, self)
-        dialog.message_open_requested.connect(self.recalled_message_open_requested)
-        dialog.open()
-        return dialog
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Closing the window is how the user quits: the application hears it and

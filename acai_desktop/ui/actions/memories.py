@@ -71,7 +71,7 @@ class MemoryActions(ActionGroup):
         if self.session.assistant is None or self.window is None:
             self.session.assistant_or_say_why()
             return
-        self._fill_details(self.window.open_memory_details(memory_id), memory_id)
+        self._fill_details(self.window.dialogs.memory_details(memory_id), memory_id)
 
     @in_background("memory-details")
     async def _fill_details(
@@ -99,7 +99,7 @@ class MemoryActions(ActionGroup):
         window = self.window
         if window is None:
             return
-        dialog = window.note_dialog
+        dialog = window.dialogs.note
         if self.session.assistant is None:
             if dialog is not None and shiboken6.isValid(dialog):
                 dialog.show_error("Still opening the profile; try again in a moment.")

@@ -65,7 +65,7 @@ class SettingsActions(ActionGroup):
         with_key = await asyncio.to_thread(providers_with_key)
         if self.window is None:
             return
-        dialog = self.window.open_settings(
+        dialog = self.window.dialogs.open_settings(
             settings,
             providers_with_key=with_key,
             key_warning=secrets.warning or secrets.new_key_warning,
@@ -88,7 +88,7 @@ class SettingsActions(ActionGroup):
             except Exception as error:  # shown in the dialog, whose button comes back
                 log.exception("provider detection failed")
                 report, failure = None, f"Detection failed: {error}"
-            dialog = self.window.settings_dialog if self.window is not None else None
+            dialog = self.window.dialogs.settings if self.window is not None else None
             if dialog is None or not shiboken6.isValid(dialog):
                 return
             if report is None:
@@ -116,7 +116,7 @@ class SettingsActions(ActionGroup):
 
         session, window = self.session, self.window
         assert window is not None
-        dialog = window.settings_dialog
+        dialog = window.dialogs.settings
         secrets = SecretStore(session.profile.data_dir)
 
         def write() -> None:

@@ -103,7 +103,7 @@ class TurnActions(ActionGroup):
         if self.session.assistant is None or self.window is None:
             self.session.assistant_or_say_why()
             return
-        self._fill_sources(self.window.open_answer_sources(answer_id), answer_id)
+        self._fill_sources(self.window.dialogs.answer_sources(answer_id), answer_id)
 
     @in_background("answer-sources")
     async def _fill_sources(self, assistant: Assistant, dialog, answer_id: int) -> None:
