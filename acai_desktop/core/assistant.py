@@ -37,7 +37,7 @@ from acai_desktop.core.llm.settings import (
 )
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.memory.session import memory_service_on
 from acai_desktop.core.orchestrator import Orchestrator
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
@@ -343,8 +343,7 @@ class _Services:
 
 async def _build_services(data: ProfileData, model: _Model, events: EventBus) -> _Services:
     store, client, embedder = data.store, model.client, model.embedder
-    memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
-    await memories.load_index(reembed=False)
+    memories = await memory_service_on(store, embedder, events, reembed=False)
     conversations = data.conversations
     critical_info = CriticalInfoProcessor(
         client=client, memories=memories, conversations=conversations
