@@ -5,6 +5,9 @@ opens the database, loads the memory index, starts the local model server when t
 provider is Local, creates the one model client, and starts the job runner;
 :meth:`Assistant.close` undoes all of it in reverse order and leaves no process behind.
 The GUI and the ``chat`` command both build the assistant here, so they can't drift.
+Everything happens under the profile's lock, taken first; the GUI asks for
+``model_required=False`` so a model that can't be started (damaged settings, a refused
+key) leaves the data usable and every model call failing with a clear NoModelError.
 """
 
 from __future__ import annotations
@@ -150,7 +153,7 @@ class Assistant:
 
     @property
     def model_name(self) -> str | None:
-        """ "<chat model> · <provider>", or None without a model."""
+        """The badge's text, "<chat model> · <provider>"; None without a model."""
         if self.model_problem is not None:
             return None
         return f"{self.settings.model_for('chat')} · {self.settings.provider}"

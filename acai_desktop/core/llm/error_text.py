@@ -71,7 +71,7 @@ def translate_error(error: openai.OpenAIError, server: ServerInfo, model: str | 
             "overloaded or the model too slow; retry, or raise the timeout in Settings."
         )
     if isinstance(error, openai.APIConnectionError):
-        reason = server.unreachablereason_of() if server.unreachable_reason else None
+        reason = server.unreachable_reason() if server.unreachable_reason else None
         if reason:
             return LocalModelUnavailableError(reason)
         return ModelUnreachableError(
