@@ -241,13 +241,20 @@ async def _start_model(profile: Profile, overrides: ModelOverrides) -> _Model:
         if not embedder.dimensions:
             await embedder.embed(["probe"])  # a provider's embedder learns its size here
     except BaseException:
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await client.close()
-        if local_server is not None:
-            await asyncio.shield(local_server.stop())
+        await _stop_model(client, local_server)
         raise
     return _Model(settings, client, embedder, local_server, warnings)
+
+
+async def _stop_model(
+    client: ModelClient | NoModelClient | None, local_server: LocalModelServer | None
+) -> None:
+    """Undo a start that failed part-way (the server stops even if we are cancelled)."""
+    if client is not None:
+        with contextlib.suppress(Exception):
+            await client.close()
+    if local_server is not None:
+        await asyncio.shield(local_server.stop())
 
 
 async def _no_model(profile: Profile, overrides: ModelOverrides, error: ModelError) -> _Model:
@@ -296,55 +303,29 @@ async def open_assistant(
             if model_required:
                 raise
             model = await _no_model(profile, overrides, error)
-        services = await _build_services(data, model, events)
+        assistant = await _assemble(profile, data, model, events)
         if start_jobs and model.problem is None:
-            await services.runner.start()
+            await assistant.runner.start()
     except BaseException:
         if model is not None:
-            with contextlib.suppress(Exception):
-                await model.client.close()
-            if model.local_server is not None:
-                await asyncio.shield(model.local_server.stop())
+            await _stop_model(model.client, model.local_server)
         if owns_data:
             await data.aclose()
         raise
     # Vectors from another embedder (the user switched) are redone in the background
     # with progress events; until then those memories are found by their words. Not
     # without a model: the saved provider's vectors stay until it is reachable again.
-    reembedding = None
     if model.problem is None:
-        reembedding = asyncio.create_task(services.memories.reembed_stale(), name="re-embed")
-    return Assistant(
-        profile=profile,
-        settings=model.settings,
-        events=events,
-        store=data.store,
-        client=model.client,
-        local_server=model.local_server,
-        warnings=model.warnings,
-        model_problem=model.problem,
-        reembedding=reembedding,
-        lock=data.lock,
-        data=data,
-        **vars(services),
-    )
+        assistant.reembedding = asyncio.create_task(
+            assistant.memories.reembed_stale(), name="re-embed"
+        )
+    return assistant
 
 
-@dataclass
-class _Services:
-    memories: MemoryService
-    retriever: HybridRetriever
-    conversations: ConversationRepository
-    conversation_service: ConversationService
-    provenance: ProvenanceRepository
-    jobs: JobRepository
-    runner: JobRunner
-    orchestrator: Orchestrator
-    critical_info: CriticalInfoProcessor
-    summary: SummaryProcessor
-
-
-async def _build_services(data: ProfileData, model: _Model, events: EventBus) -> _Services:
+async def _assemble(
+    profile: Profile, data: ProfileData, model: _Model, events: EventBus
+) -> Assistant:
+    """Every service of the profile over its opened database and the model half."""
     store, client, embedder = data.store, model.client, model.embedder
     memories = await memory_service_on(store, embedder, events, reembed=False)
     conversations = data.conversations
@@ -371,7 +352,12 @@ async def _build_services(data: ProfileData, model: _Model, events: EventBus) ->
         announce_jobs=model.problem is None,
         context_budget_tokens=model.settings.context_budget_tokens,
     )
-    return _Services(
+    return Assistant(
+        profile=profile,
+        settings=model.settings,
+        events=events,
+        store=store,
+        client=client,
         memories=memories,
         retriever=retriever,
         conversations=conversations,
@@ -382,4 +368,9 @@ async def _build_services(data: ProfileData, model: _Model, events: EventBus) ->
         orchestrator=orchestrator,
         critical_info=critical_info,
         summary=summary,
+        local_server=model.local_server,
+        warnings=model.warnings,
+        model_problem=model.problem,
+        lock=data.lock,
+        data=data,
     )

@@ -36,6 +36,12 @@ class ActionGroup:
         """Wire the window's requests of this concern to their handlers."""
         raise NotImplementedError
 
+    def window_if_open(self) -> MainWindow | None:
+        """The window, once the assistant is open (else the status bar says to wait)."""
+        if self.session.assistant_or_say_why() is None:
+            return None
+        return self.window
+
     def say(self, text: str) -> None:
         if self.window is not None:
             self.window.show_status(text, STATUS_MS)

@@ -68,10 +68,8 @@ class MemoryActions(ActionGroup):
 
     def show_details(self, memory_id: int) -> None:
         # The dialog opens at once; what it shows is read in the background.
-        if self.session.assistant is None or self.window is None:
-            self.session.assistant_or_say_why()
-            return
-        self._fill_details(self.window.dialogs.memory_details(memory_id), memory_id)
+        if (window := self.window_if_open()) is not None:
+            self._fill_details(window.dialogs.memory_details(memory_id), memory_id)
 
     @in_background("memory-details")
     async def _fill_details(

@@ -100,10 +100,8 @@ class TurnActions(ActionGroup):
 
     def show_sources(self, answer_id: int) -> None:
         # The dialog opens at once; its rows are read in the background.
-        if self.session.assistant is None or self.window is None:
-            self.session.assistant_or_say_why()
-            return
-        self._fill_sources(self.window.dialogs.answer_sources(answer_id), answer_id)
+        if (window := self.window_if_open()) is not None:
+            self._fill_sources(window.dialogs.answer_sources(answer_id), answer_id)
 
     @in_background("answer-sources")
     async def _fill_sources(self, assistant: Assistant, dialog, answer_id: int) -> None:
