@@ -11,6 +11,8 @@ from PySide6.QtCore import QTimer
 
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile_data import open_profile_data
+from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.ui.app import create_application, run_gui
 from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
@@ -97,3 +99,33 @@ def test_a_corrupt_database_is_a_clean_error(qapp, tmp_path):
     profile.database_path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError):
         run_gui(profile, quit_after_ms=10_000)  # a safety net: the error comes first
+
+
+def test_damaged_settings_and_a_profile_open_elsewhere_leave_its_answers_alone(qapp, tmp_path):
+    """The window respects another holder of the profile even when the model settings
+    can't be read: it says so, and no answer of the other one is marked stopped."""
+    profile = Profile.at(tmp_path).ensure()
+
+    async def seed() -> int:
+        """An answer that the other holder is writing right now."""
+        data = await open_profile_data(profile)
+        try:
+            conversation = await data.conversations.create()
+            answer = await data.conversations.add_message(
+                conversation.id, "assistant", "half an ans", status="streaming"
+            )
+            return answer.id
+        finally:
+            await data.aclose()
+
+    answer_id = asyncio.run(seed())
+    profile.settings_path.write_text("{ this is not json", encoding="utf-8")
+    holder = ProfileLock(profile.data_dir).acquire()
+    try:
+        with pytest.raises(StoreError, match="already open in another ACAI Desktop"):
+            run_gui(profile, quit_after_ms=10_000)  # a safety net: the error comes first
+    finally:
+        holder.release()
+    with sqlite3.connect(profile.database_path) as db:
+        (status,) = db.execute("SELECT status FROM messages WHERE id = ?", (answer_id,)).fetchone()
+    assert status == "streaming"
