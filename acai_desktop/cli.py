@@ -1,4 +1,4 @@
-"""Command line and composition root. With no command, ``acai-desktop`` opens the window.
+"""The command line. With no command, ``acai-desktop`` opens the window.
 
 Each sub-command lives in ``acai_desktop.commands.<name>`` and exposes
 ``add_parser(subparsers)``, which registers its parser and sets ``handler`` to a
@@ -14,6 +14,7 @@ import sys
 
 from acai_desktop import __version__
 from acai_desktop.commands import self_test
+from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
 from acai_desktop.core.redaction import install_log_redaction
@@ -41,19 +42,6 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module.add_parser(subparsers)
     return parser
-
-
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options every command accepts, before or after the command name."""
-    parser.add_argument(
-        "--data-dir",
-        default=argparse.SUPPRESS,
-        help="profile directory (database, settings, logs); default: the platform's "
-        "user data directory",
-    )
-    parser.add_argument(
-        "--log-level", default=argparse.SUPPRESS, help="DEBUG, INFO, WARNING (default), ERROR"
-    )
 
 
 def main(argv: list[str] | None = None) -> int:

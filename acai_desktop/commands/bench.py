@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from acai_desktop.cli import add_common_arguments
 from acai_desktop.commands import bench_soak
+from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.commands.eval import parse_positive_list
 from acai_desktop.core.errors import InvalidInputError
 

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from acai_desktop.cli import add_common_arguments
+from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MESSAGE_TIER, AnswerSource, MemoryItem

@@ -12,7 +12,7 @@ import argparse
 import asyncio
 import json
 
-from acai_desktop.cli import add_common_arguments
+from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
 
 

@@ -14,7 +14,7 @@ QUIT_AFTER_ENV = "ACAI_DESKTOP_QUIT_AFTER_MS"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    from acai_desktop.cli import add_common_arguments
+    from acai_desktop.commands.arguments import add_common_arguments
 
     parser = subparsers.add_parser(
         "gui", help="open the chat window (the default)", description=__doc__

@@ -18,7 +18,7 @@ import shutil
 import textwrap
 from typing import TYPE_CHECKING
 
-from acai_desktop.cli import add_common_arguments
+from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind, MemoryStatus

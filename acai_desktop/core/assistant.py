@@ -5,6 +5,9 @@ opens the database, loads the memory index, starts the local model server when t
 provider is Local, creates the one model client, and starts the job runner;
 :meth:`Assistant.close` undoes all of it in reverse order and leaves no process behind.
 The GUI and the ``chat`` command both build the assistant here, so they can't drift.
+Everything happens under the profile's lock, taken first; the GUI asks for
+``model_required=False`` so a model that can't be started (damaged settings, a refused
+key) leaves the data usable and every model call failing with a clear NoModelError.
 """
 
 from __future__ import annotations
@@ -15,14 +18,17 @@ import functools
 import logging
 from dataclasses import dataclass, field
 
+from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
     ModelError,
     ModelServerError,
+    ModelSettingsError,
     ModelUnreachableError,
     StoreError,
 )
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
 from acai_desktop.core.llm.local_server import LocalModelServer
@@ -34,13 +40,15 @@ from acai_desktop.core.llm.settings import (
 )
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.memory.session import memory_service_on
 from acai_desktop.core.orchestrator import Orchestrator
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.processors.summary import SummaryProcessor
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.core.records import Job
 from acai_desktop.core.secrets import SecretStore
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
@@ -119,13 +127,16 @@ def make_embedder(settings: ModelSettings, client: ModelClient) -> Embedder:
 @dataclass
 class Assistant:
     profile: Profile
+    #: What the model runs with (without a model: what is saved, else the defaults).
     settings: ModelSettings
     events: EventBus
     store: Store
-    client: ModelClient
+    client: ModelClient | NoModelClient
     memories: MemoryService
     retriever: HybridRetriever
     conversations: ConversationRepository
+    #: Renames and deletes conversations, and announces it.
+    conversation_service: ConversationService
     provenance: ProvenanceRepository
     jobs: JobRepository
     runner: JobRunner
@@ -135,10 +146,27 @@ class Assistant:
     local_server: LocalModelServer | None = None
     #: Shown to the user once (e.g. "API key stored in a plain file").
     warnings: list[str] = field(default_factory=list)
+    #: Why there is no model (``open_assistant(model_required=False)``); None when there is.
+    model_problem: NoModelError | None = None
     #: Re-embedding memories whose vectors came from another embedder (or None).
     reembedding: asyncio.Task | None = None
     #: Held while open: one running assistant per profile.
     lock: ProfileLock | None = None
+    #: The database under its lock, as opened first (closed with the assistant).
+    data: ProfileData | None = None
+
+    @property
+    def model_name(self) -> str | None:
+        """The badge's text, "<chat model> · <provider>"; None without a model."""
+        if self.model_problem is not None:
+            return None
+        return f"{self.settings.model_for('chat')} · {self.settings.provider}"
+
+    async def retry_jobs(self, job_ids: list[int]) -> list[Job]:
+        """Queue failed jobs again: they run now, or once a model is connected."""
+        if self.model_problem is None:
+            return await self.runner.retry(job_ids)
+        return await self.jobs.revive_failed(job_ids)
 
     async def close(self) -> None:
         """Stop background work, then the model client and server, then the database.
@@ -175,37 +203,28 @@ def _read_secrets(profile: Profile, provider: str) -> tuple[str | None, str | No
     return secrets.warning, secrets.get_api_key(provider)
 
 
-async def open_assistant(
-    profile: Profile,
-    overrides: ModelOverrides | None = None,
-    *,
-    start_jobs: bool = True,
-    events: EventBus | None = None,
-    store: Store | None = None,
-    lock: ProfileLock | None = None,
-) -> Assistant:
-    """Build every service of ``profile``.
+@dataclass
+class _Model:
+    """The model half of an assistant: its settings, client, embedder and server."""
 
-    ``store`` and ``lock``: the profile's database, already opened under its held lock
-    (the window opens them first to show the data while the rest starts). The assistant
-    owns them once this returns; if it raises, they stay the caller's to close."""
-    profile.ensure()
-    settings = await resolve_settings(profile, overrides or ModelOverrides())
-    events = events or EventBus()
+    settings: ModelSettings
+    client: ModelClient | NoModelClient
+    embedder: Embedder
+    local_server: LocalModelServer | None = None
+    warnings: list[str] = field(default_factory=list)
+    problem: NoModelError | None = None
+
+
+async def _start_model(profile: Profile, overrides: ModelOverrides) -> _Model:
+    """Settings, the client (and the Local server), the embedder; a ``ModelError`` if
+    any of them can't be had, with whatever was started already stopped."""
+    settings = await resolve_settings(profile, overrides)
     # The keyring may sit behind D-Bus or a locked wallet: never ask it on the loop.
     secret_warning, api_key = await asyncio.to_thread(
         _read_secrets, profile, str(settings.provider)
     )
     warnings = [secret_warning] if secret_warning else []
     local_server = None
-    owns_store = store is None
-    if store is None:
-        lock = ProfileLock(profile.data_dir).acquire()
-        try:
-            store = await Store.open(profile.database_path)
-        except BaseException:
-            lock.release()
-            raise
     client = None
     try:
         if settings.provider == ProviderName.LOCAL:
@@ -225,68 +244,137 @@ async def open_assistant(
         embedder = make_embedder(settings, client)
         if not embedder.dimensions:
             await embedder.embed(["probe"])  # a provider's embedder learns its size here
-        memories = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions))
-        # Vectors from another embedder (the user switched) are redone in the background
-        # with progress events; until then those memories are found by their words.
-        await memories.load_index(reembed=False)
-        conversations = ConversationRepository(store)
-        await conversations.recover_interrupted_answers()
-        provenance = ProvenanceRepository(store)
-        jobs = JobRepository(store)
-        critical_info = CriticalInfoProcessor(
-            client=client, memories=memories, conversations=conversations
-        )
-        summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
-        runner = JobRunner(
-            jobs,
-            {"critical_info": critical_info.handle, "summary": summary.handle},
-            events,
-            probe=functools.partial(model_answers, client),
-        )
-        retriever = HybridRetriever(
-            store, embedder, memories.index, messages=memories.episodes.index
-        )
-        orchestrator = Orchestrator(
-            conversations=conversations,
-            provenance=provenance,
-            memories=memories,
-            retriever=retriever,
-            client=client,
-            events=events,
-            announce_jobs=True,
-            context_budget_tokens=settings.context_budget_tokens,
-        )
-        if start_jobs:
-            await runner.start()
     except BaseException:
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await client.close()
-        if local_server is not None:
-            await asyncio.shield(local_server.stop())
-        if owns_store:
-            await store.close()
-            if lock is not None:
-                lock.release()
+        await _stop_model(client, local_server)
         raise
-    reembedding = asyncio.create_task(memories.reembed_stale(), name="re-embed")
+    return _Model(settings, client, embedder, local_server, warnings)
+
+
+async def _stop_model(
+    client: ModelClient | NoModelClient | None, local_server: LocalModelServer | None
+) -> None:
+    """Undo a start that failed part-way (the server stops even if we are cancelled)."""
+    if client is not None:
+        with contextlib.suppress(Exception):
+            await client.close()
+    if local_server is not None:
+        await asyncio.shield(local_server.stop())
+
+
+async def _no_model(profile: Profile, overrides: ModelOverrides, error: ModelError) -> _Model:
+    """The stand-in when the model can't be started: every call says why."""
+    log.warning("model unavailable at start-up: %s", error)
+    try:
+        settings = await resolve_settings(profile, overrides)
+    except ModelSettingsError:
+        settings = ModelSettings()  # only its context budget is used; the banner says why
+    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+
+    client = NoModelClient(error)
+    return _Model(settings, client, WordLlamaEmbedder(), problem=client.error)
+
+
+async def open_assistant(
+    profile: Profile,
+    overrides: ModelOverrides | None = None,
+    *,
+    model_required: bool = True,
+    start_jobs: bool = True,
+    events: EventBus | None = None,
+    data: ProfileData | None = None,
+) -> Assistant:
+    """Build every service of ``profile``, under the profile's lock.
+
+    The lock is taken (and the database opened) first, before the settings are read:
+    nothing of the profile is touched by a process that doesn't hold it.
+
+    ``model_required``: when False, a model that can't be started (damaged settings,
+    the local extra missing, a refused key) gives an assistant whose client answers
+    every call with :class:`NoModelError` (``Assistant.model_problem`` says why) instead
+    of raising; the data stays usable. ``data``: the profile's database, already opened
+    under its lock (the window opens it first to show the data while the rest starts);
+    the assistant owns it once this returns, and if this raises it stays the caller's."""
+    overrides = overrides or ModelOverrides()
+    events = events or EventBus()
+    owns_data = data is None
+    if data is None:
+        data = await open_profile_data(profile)
+    model = None
+    try:
+        try:
+            model = await _start_model(profile, overrides)
+        except ModelError as error:
+            if model_required:
+                raise
+            model = await _no_model(profile, overrides, error)
+        assistant = await _assemble(profile, data, model, events)
+        if start_jobs and model.problem is None:
+            await assistant.runner.start()
+    except BaseException:
+        if model is not None:
+            await _stop_model(model.client, model.local_server)
+        if owns_data:
+            await data.aclose()
+        raise
+    # Vectors from another embedder (the user switched) are redone in the background
+    # with progress events; until then those memories are found by their words. Not
+    # without a model: the saved provider's vectors stay until it is reachable again.
+    if model.problem is None:
+        assistant.reembedding = asyncio.create_task(
+            assistant.memories.reembed_stale(), name="re-embed"
+        )
+    return assistant
+
+
+async def _assemble(
+    profile: Profile, data: ProfileData, model: _Model, events: EventBus
+) -> Assistant:
+    """Every service of the profile over its opened database and the model half."""
+    store, client, embedder = data.store, model.client, model.embedder
+    memories = await memory_service_on(store, embedder, events, reembed=False)
+    conversations = data.conversations
+    critical_info = CriticalInfoProcessor(
+        client=client, memories=memories, conversations=conversations
+    )
+    summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
+    jobs = JobRepository(store)
+    runner = JobRunner(
+        jobs,
+        {"critical_info": critical_info.handle, "summary": summary.handle},
+        events,
+        probe=functools.partial(model_answers, client),
+    )
+    retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)
+    orchestrator = Orchestrator(
+        conversations=conversations,
+        provenance=data.provenance,
+        memories=memories,
+        retriever=retriever,
+        client=client,
+        events=events,
+        # Without a model no job runs, so none is announced as queued either.
+        announce_jobs=model.problem is None,
+        context_budget_tokens=model.settings.context_budget_tokens,
+    )
     return Assistant(
         profile=profile,
-        settings=settings,
+        settings=model.settings,
         events=events,
         store=store,
         client=client,
         memories=memories,
         retriever=retriever,
         conversations=conversations,
-        provenance=provenance,
+        conversation_service=ConversationService(conversations, memories, events),
+        provenance=data.provenance,
         jobs=jobs,
         runner=runner,
         orchestrator=orchestrator,
         critical_info=critical_info,
         summary=summary,
-        local_server=local_server,
-        warnings=warnings,
-        reembedding=reembedding,
-        lock=lock,
+        local_server=model.local_server,
+        warnings=model.warnings,
+        model_problem=model.problem,
+        lock=data.lock,
+        data=data,
     )

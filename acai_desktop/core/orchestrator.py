@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
+from acai_desktop.core.llm.chat_model import ChatModel
 from acai_desktop.core.memory.context_builder import BuiltContext, build_context
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
@@ -81,7 +82,7 @@ class Orchestrator:
         provenance: ProvenanceRepository,
         memories: MemoryService,
         retriever: HybridRetriever,
-        client,
+        client: ChatModel,
         events: EventBus,
         announce_jobs: bool = False,
         context_budget_tokens: int = 3000,

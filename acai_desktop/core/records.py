@@ -29,9 +29,16 @@ class MemoryStatus(StrEnum):
 
     @property
     def is_current(self) -> bool:
-        """Still what is known (not superseded or forgotten): it can be superseded,
-        reinforced or pinned."""
-        return self in (MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY, MemoryStatus.CONFLICT)
+        """Still the user's memory (the panel shows it; it can be edited, pinned,
+        forgotten): active, temporary, or a conflict waiting for a decision. Superseded
+        and forgotten memories live on only in history."""
+        return self in CURRENT_MEMORY_STATUSES
+
+
+#: The one rule of which memories are current (:attr:`MemoryStatus.is_current`).
+CURRENT_MEMORY_STATUSES = frozenset(
+    {MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY, MemoryStatus.CONFLICT}
+)
 
 
 class Origin(StrEnum):

@@ -18,8 +18,9 @@ from typing import Any
 
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
-from acai_desktop.ui.app import GuiSession, create_application
+from acai_desktop.ui.app import create_application
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
+from acai_desktop.ui.session import GuiSession
 
 #: Generous: slow machines, and the memory processors make several model calls.
 WAIT_SECONDS = 30.0
@@ -64,7 +65,7 @@ def run_in_session(session: GuiSession, scenario: Callable[[GuiSession], Awaitab
     async def main() -> Any:
         running = asyncio.ensure_future(session.run())
         try:
-            await wait_until(lambda: session.services is not None or running.done())
+            await wait_until(lambda: session.assistant is not None or running.done())
             if running.done():
                 return running.result()
             # Opening also loads the lists; wait for it to finish.

@@ -1,9 +1,12 @@
 """The main window: conversations on the left, the chat in the centre, memory on the right.
 
-The window only shows state and asks for things through its signals; the
-application (``acai_desktop.ui.app``) decides what a request does. It owns the Qt
-models and the :class:`EventBridge` that feeds them core events. Every signal of the
-window is wired in :meth:`MainWindow._connect_signals`.
+The window only shows state and asks for things through its signals; the session
+(:mod:`acai_desktop.ui.session` and its action groups) decides what a request does,
+and tells the window what to show through intent-level methods (``show_conversation``,
+``focus_composer``, ``show_reconnecting``, ``offer_undo`` …). It owns the Qt models and
+the :class:`EventBridge` that feeds them core events. Every signal of the window is
+wired in :meth:`MainWindow._connect_signals`; its panes are built in
+:mod:`acai_desktop.ui.window_panes` and its dialogs opened by :class:`WindowDialogs`.
 """
 
 from __future__ import annotations
@@ -11,24 +14,18 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-import shiboken6
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QMainWindow,
-    QPushButton,
     QSplitter,
-    QStackedWidget,
-    QVBoxLayout,
     QWidget,
 )
 
 from acai_desktop.core.records import Conversation, Job, Message
 from acai_desktop.ui.event_bridge import EventBridge
 from acai_desktop.ui.models.conversations_model import (
-    TEMPORARY_NOTE,
     UNTITLED,
     ConversationsModel,
 )
@@ -36,76 +33,33 @@ from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
-from acai_desktop.ui.widgets.chat_view import ChatView
-from acai_desktop.ui.widgets.composer import Composer
-from acai_desktop.ui.widgets.conversation_list import ConversationList
-from acai_desktop.ui.widgets.dialogs import (
-    DeleteConversationDialog,
-    MemoryDetailsDialog,
-    MemoryEditDialog,
-    NoteDialog,
-    ProvenanceDialog,
-    RenameConversationDialog,
-)
-from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
+from acai_desktop.ui.widgets.undo_offer import UNDO_SECONDS, UndoOffer
+from acai_desktop.ui.window_dialogs import WindowDialogs
+from acai_desktop.ui.window_panes import (
+    NO_MODEL_TEXT,
+    TRANSCRIPT_EMPTY_TEXT,
+    TRANSCRIPT_EMPTY_TITLE,
+    build_chat_pane,
+    build_shortcuts,
+    build_sidebar,
+)
 
 if TYPE_CHECKING:  # loaded when opened: its model settings (pydantic) aren't needed to paint
-    from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+    pass
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
-TRANSCRIPT_EMPTY_TITLE = "Ask anything. I remember what matters."
-TRANSCRIPT_EMPTY_TEXT = (
-    "Tell me about your work, your plans and what you like. I keep what is worth "
-    "keeping, and you can see, edit or forget every memory on the right."
-)
 TEMPORARY_EMPTY_TITLE = "A temporary chat"
 TEMPORARY_EMPTY_TEXT = (
     "ACAI still uses what it knows about you, but learns nothing from this chat: "
     "no memory is written from it."
 )
 __all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
-CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
-CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
-NO_MODEL_TEXT = "No model connected"
 CONNECTING_TEXT = "Connecting…"
-UNDO_SECONDS = 10
-JOB_LABELS = {"critical_info": "Learning from your message…", "summary": "Summarising…"}
-FAILED_REASON_CHARS = 90
-# Starting points offered on an empty chat; a click puts the text in the composer.
-SUGGESTIONS = (
-    "Remember that I prefer short, direct answers.",
-    "I'm working on a project about ",
-    "What do you remember about me?",
-)
-
-
-def _styled_panel(object_name: str) -> QWidget:
-    panel = QWidget()
-    panel.setObjectName(object_name)
-    # Plain QWidgets paint stylesheet backgrounds and borders only with this set.
-    panel.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-    return panel
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _short_reason(error: str | None) -> str:
-    """A failed job's reason for the status bar: without the exception's class name, on
-    one line, cut to fit."""
-    if not error:
-        return ""
-    name, colon, rest = error.partition(": ")
-    text = rest if colon and name.isidentifier() else error
-    text = " ".join(text.split())
-    if len(text) > FAILED_REASON_CHARS:
-        text = text[: FAILED_REASON_CHARS - 1].rstrip() + "…"
-    return text
 
 
 def _label(text: str, object_name: str) -> QLabel:
@@ -121,7 +75,6 @@ class MainWindow(QMainWindow):
     retry_requested = Signal(int)  # answer id
     answer_sources_requested = Signal(int)  # answer id
     recalled_message_open_requested = Signal(int, int)  # conversation id, message id
-    memory_search_requested = Signal(str)
     memory_save_requested = Signal(int, str)  # memory id, new text
     memory_pin_requested = Signal(int, bool)  # memory id, pinned
     memory_forget_requested = Signal(int)
@@ -138,6 +91,8 @@ class MainWindow(QMainWindow):
     preferences_save_requested = Signal(object)  # UiPreferences
     conversation_rename_requested = Signal(int, str)  # conversation id, new title
     conversation_delete_requested = Signal(int)  # conversation id (confirmed)
+    #: A message was added to it: its title and place in the list may have changed.
+    conversation_refresh_requested = Signal(int)
     quit_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -147,19 +102,16 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(960, 600)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
-        self._undo_memory_id: int | None = None
-        self._running_jobs: dict[int, str] = {}
-        self._failed_jobs: dict[int, Job] = {}
-        self.settings_dialog: SettingsDialog | None = None
-        self.note_dialog: NoteDialog | None = None
+        #: Opens the dialogs (one settings and one note dialog at a time).
+        self.dialogs = WindowDialogs(self)
 
         self.events = EventBridge(self)
         self.messages_model = MessagesModel(self)
         self.memories_model = MemoriesModel(self)
         self.conversations_model = ConversationsModel(self)
 
-        self.sidebar = self._build_sidebar()
-        self.chat_pane = self._build_chat_pane()
+        self.sidebar = build_sidebar(self)
+        self.chat_pane = build_chat_pane(self)
         self.memory_panel = MemoryPanel(self.memories_model)
         self.memory_search = self.memory_panel.search
 
@@ -172,164 +124,20 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([250, DEFAULT_SIZE.width() - 250 - 330, 330])
         self.setCentralWidget(self.splitter)
 
-        self.quit_action = QAction("&Quit", self)
-        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        self.new_chat_action = QAction("&New chat", self)
-        self.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
-        self.temporary_chat_action = QAction("&Temporary chat", self)
-        self.temporary_chat_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
-        self.settings_action = QAction("&Settings…", self)
-        # Ctrl+, is the usual place for preferences (Cmd+, on macOS, where Qt maps it).
-        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
-        # Esc stops the answer being written; only while one is, so Esc keeps its
-        # usual meaning (close a menu, leave a message's text) the rest of the time.
-        self.stop_action = QAction("&Stop the answer", self)
-        self.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
-        self.stop_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        self.stop_action.setEnabled(False)
-        self.addActions(
-            [
-                self.quit_action,
-                self.new_chat_action,
-                self.temporary_chat_action,
-                self.settings_action,
-                self.stop_action,
-            ]
-        )
+        build_shortcuts(self)
 
-        self.undo_button = QPushButton("Undo")
-        self.undo_button.setObjectName("UndoButton")
-        self.undo_button.setVisible(False)
-        self.undo_button.setAccessibleName("Undo forgetting")
+        self.undo = UndoOffer(self)
+        self.undo_button = self.undo.button
         self.statusBar().addPermanentWidget(self.undo_button)
-        self.undo_timer = QTimer(self)
-        self.undo_timer.setSingleShot(True)
-        self.undo_timer.setInterval(UNDO_SECONDS * 1000)
-        self.jobs_label = _label("", "JobsLabel")
-        self.statusBar().addPermanentWidget(self.jobs_label)
-        # Background work that failed (the model was down): what, why, and Retry.
-        self.failed_jobs_label = _label("", "FailedJobsLabel")
-        self.failed_jobs_label.setTextFormat(Qt.TextFormat.PlainText)  # the reason is a server's
-        self.failed_jobs_label.setVisible(False)
-        self.retry_jobs_button = QPushButton("Retry")
-        self.retry_jobs_button.setObjectName("RetryJobsButton")
-        self.retry_jobs_button.setToolTip("Run the failed background jobs again")
-        self.retry_jobs_button.setVisible(False)
-        self.statusBar().addPermanentWidget(self.failed_jobs_label)
-        self.statusBar().addPermanentWidget(self.retry_jobs_button)
+        self.job_status = JobStatus(self)
+        self.jobs_label = self.job_status.running_label
+        self.failed_jobs_label = self.job_status.failed_label
+        self.retry_jobs_button = self.job_status.retry_button
+        for widget in (self.jobs_label, self.failed_jobs_label, self.retry_jobs_button):
+            self.statusBar().addPermanentWidget(widget)
         self.statusBar().showMessage("Ready")
         self._set_tab_order()
         self._connect_signals()
-
-    # ----------------------------------------------------------------- building
-
-    def _build_sidebar(self) -> QWidget:
-        sidebar = _styled_panel("Sidebar")
-        sidebar.setMinimumWidth(200)
-        layout = QVBoxLayout(sidebar)
-        layout.setContentsMargins(16, 18, 16, 12)
-        layout.setSpacing(12)
-
-        brand = QHBoxLayout()
-        brand.setSpacing(10)
-        logo = QLabel()
-        logo.setPixmap(app_icon().pixmap(QSize(30, 30)))
-        brand.addWidget(logo)
-        brand.addWidget(_label("ACAI", "BrandTitle"))
-        brand.addStretch(1)
-        layout.addLayout(brand)
-
-        self.new_chat_button = QPushButton("+  New chat")
-        self.new_chat_button.setObjectName("NewChatButton")
-        self.new_chat_button.setToolTip("Start a new conversation (Ctrl+N)")
-        layout.addWidget(self.new_chat_button)
-        self.temporary_chat_button = QPushButton("Temporary chat")
-        self.temporary_chat_button.setObjectName("TemporaryChatButton")
-        self.temporary_chat_button.setToolTip(
-            "A chat ACAI learns nothing from: no memory is written (Ctrl+Shift+N)"
-        )
-        layout.addWidget(self.temporary_chat_button)
-
-        layout.addWidget(_label("CONVERSATIONS", "SectionLabel"))
-        self.conversation_area = QStackedWidget()
-        self.conversations_empty_state = EmptyState(
-            CONVERSATIONS_EMPTY_TITLE, CONVERSATIONS_EMPTY_TEXT
-        )
-        self.conversation_list = ConversationList()
-        self.conversation_list.setModel(self.conversations_model)
-        self.conversation_area.addWidget(self.conversations_empty_state)
-        self.conversation_area.addWidget(self.conversation_list)
-        layout.addWidget(self.conversation_area, 1)
-
-        self.settings_button = QPushButton("⚙  Settings")
-        self.settings_button.setObjectName("SettingsButton")
-        self.settings_button.setToolTip("Model provider, models and API key (Ctrl+,)")
-        layout.addWidget(self.settings_button)
-        return sidebar
-
-    def _build_chat_pane(self) -> QWidget:
-        pane = _styled_panel("ChatPane")
-        layout = QVBoxLayout(pane)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-
-        header = _styled_panel("ChatHeader")
-        header_layout = QHBoxLayout(header)
-        header_layout.setContentsMargins(24, 14, 24, 14)
-        self.conversation_title = _label("New conversation", "ConversationTitle")
-        self.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
-        self.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
-        self.temporary_badge.setVisible(False)
-        header_layout.addWidget(self.conversation_title)
-        header_layout.addSpacing(10)
-        header_layout.addWidget(self.temporary_badge)
-        header_layout.addStretch(1)
-        header_layout.addWidget(self.model_badge)
-        layout.addWidget(header)
-
-        # Shown when the model can't be reached: what happened and what to do next.
-        self.banner = _styled_panel("ModelBanner")
-        banner_layout = QHBoxLayout(self.banner)
-        banner_layout.setContentsMargins(24, 10, 16, 10)
-        self.banner_label = _label("", "BannerText")
-        self.banner_label.setWordWrap(True)
-        self.banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.reconnect_button = QPushButton("Try again")
-        self.reconnect_button.setObjectName("BannerButton")
-        self.banner_settings_button = QPushButton("Settings…")
-        self.banner_settings_button.setObjectName("BannerButton")
-        banner_layout.addWidget(self.banner_label, 1)
-        banner_layout.addWidget(self.banner_settings_button, 0, Qt.AlignmentFlag.AlignTop)
-        banner_layout.addWidget(self.reconnect_button, 0, Qt.AlignmentFlag.AlignTop)
-        self.banner.setVisible(False)
-        layout.addWidget(self.banner)
-
-        self.transcript_area = QStackedWidget()
-        self.transcript_empty_state = EmptyState(
-            TRANSCRIPT_EMPTY_TITLE, TRANSCRIPT_EMPTY_TEXT, glyph="✦", text_width=460
-        )
-        self.suggestion_buttons: list[QPushButton] = []
-        for suggestion in SUGGESTIONS:
-            button = QPushButton(suggestion.strip())
-            button.setObjectName("SuggestionChip")
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setProperty("suggestion", suggestion)
-            self.suggestion_buttons.append(button)
-            self.transcript_empty_state.extra_layout.addWidget(
-                button, 0, Qt.AlignmentFlag.AlignHCenter
-            )
-        self.chat_view = ChatView()
-        self.chat_view.setModel(self.messages_model)
-        self.transcript_area.addWidget(self.transcript_empty_state)
-        self.transcript_area.addWidget(self.chat_view)
-        layout.addWidget(self.transcript_area, 1)
-
-        self.composer = Composer()
-        composer_row = QHBoxLayout()
-        composer_row.setContentsMargins(24, 8, 24, 20)
-        composer_row.addWidget(self.composer)
-        layout.addLayout(composer_row)
-        return pane
 
     def _set_tab_order(self) -> None:
         """Left to right as seen: conversations, the chat, the composer, the memories."""
@@ -360,7 +168,7 @@ class MainWindow(QMainWindow):
         self.events.memory_added.connect(self.memories_model.on_memory_added)
         self.events.memory_changed.connect(self.memories_model.on_memory_changed)
         self.events.memory_removed.connect(self.memories_model.on_memory_removed)
-        self.events.job_status_changed.connect(self._on_events_job_status_changed)
+        self.events.job_status_changed.connect(self.job_status.on_job_status_changed)
         self.events.embedding_progress_changed.connect(self._on_events_embedding_progress_changed)
         for signal in (self.messages_model.rowsInserted, self.messages_model.modelReset):
             signal.connect(self._on_messages_model_changed)
@@ -372,87 +180,53 @@ class MainWindow(QMainWindow):
             signal.connect(self._on_conversations_model_changed)
 
         # The user's requests.
-        self.composer.send_requested.connect(self._on_composer_send_requested)
-        self.composer.stop_requested.connect(self._on_composer_stop_requested)
-        self.new_chat_button.clicked.connect(self._on_new_chat_button_clicked)
-        self.new_chat_action.triggered.connect(self._on_new_chat_button_clicked)
+        self.composer.send_requested.connect(self.send_requested)
+        self.composer.stop_requested.connect(self.stop_requested)
+        self.new_chat_button.clicked.connect(self.new_conversation_requested)
+        self.new_chat_action.triggered.connect(self.new_conversation_requested)
         self.temporary_chat_button.clicked.connect(self.new_temporary_conversation_requested)
         self.temporary_chat_action.triggered.connect(self.new_temporary_conversation_requested)
         self.settings_button.clicked.connect(self.settings_requested)
         self.settings_action.triggered.connect(self.settings_requested)
         self.banner_settings_button.clicked.connect(self.settings_requested)
-        self.memory_panel.add_note_requested.connect(self._on_memory_panel_add_note_requested)
+        self.memory_panel.add_note_requested.connect(self.dialogs.add_note)
         self.conversation_list.open_conversation_requested.connect(self.open_conversation_requested)
-        self.conversation_list.rename_requested.connect(self._on_conversation_list_rename_requested)
-        self.conversation_list.delete_requested.connect(self._on_conversation_list_delete_requested)
+        self.conversation_list.rename_requested.connect(self.dialogs.rename_conversation)
+        self.conversation_list.delete_requested.connect(self.dialogs.delete_conversation)
         self.events.conversation_changed.connect(self.conversations_model.on_conversation_changed)
         self.events.conversation_changed.connect(self._on_events_conversation_changed)
         self.events.conversation_removed.connect(self.conversations_model.on_conversation_removed)
         self.chat_view.retry_requested.connect(self.retry_requested)
         self.chat_view.edit_requested.connect(self._on_chat_view_edit_requested)
         self.chat_view.notice_requested.connect(self._on_chat_view_notice_requested)
-        self.stop_action.triggered.connect(self._on_composer_stop_requested)
+        self.stop_action.triggered.connect(self.stop_requested)
         self.chat_view.sources_requested.connect(self.answer_sources_requested)
-        self.memory_panel.search_changed.connect(self.memory_search_requested)
-        self.memory_panel.edit_requested.connect(self._on_memory_panel_edit_requested)
+        self.memory_panel.edit_requested.connect(self.dialogs.edit_memory)
         self.memory_panel.pin_requested.connect(self.memory_pin_requested)
         self.memory_panel.forget_requested.connect(self.memory_forget_requested)
         self.memory_panel.details_requested.connect(self.memory_details_requested)
         self.memory_panel.resolve_requested.connect(self.memory_resolve_requested)
-        self.undo_button.clicked.connect(self._on_undo_button_clicked)
-        self.undo_timer.timeout.connect(self._on_undo_timer_timeout)
+        self.undo.restore_requested.connect(self.memory_restore_requested)
         self.reconnect_button.clicked.connect(self.reconnect_requested)
-        self.retry_jobs_button.clicked.connect(self._on_retry_jobs_button_clicked)
+        self.job_status.retry_requested.connect(self.jobs_retry_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
         for button in self.suggestion_buttons:
             button.clicked.connect(self._on_suggestion_button_clicked)
 
+    @Slot(object)
     def _on_events_message_added(self, message: Message) -> None:
-        if (
-            message.role == "user"
-            and message.conversation_id == self.messages_model.conversation_id
-        ):
+        if message.role != "user":
+            return
+        if message.conversation_id == self.messages_model.conversation_id:
             self.composer.clear_sent(message.content)
+        self.conversation_refresh_requested.emit(message.conversation_id)
 
+    @Slot(object)
     def _on_events_conversation_changed(self, conversation: Conversation) -> None:
         if conversation.id == self.messages_model.conversation_id:
             self.set_conversation_title(conversation.title or UNTITLED)
 
-    def _on_conversation_list_rename_requested(self, conversation_id: int) -> None:
-        row = self.conversations_model.row_of(conversation_id)
-        if row is None:
-            return
-        title = self.conversations_model.conversation_at(row).title
-        dialog = RenameConversationDialog(conversation_id, title, self)
-        dialog.rename_requested.connect(self.conversation_rename_requested)
-        dialog.open()
-
-    def _on_conversation_list_delete_requested(self, conversation_id: int) -> None:
-        row = self.conversations_model.row_of(conversation_id)
-        if row is None:
-            return
-        title = self.conversations_model.conversation_at(row).title or UNTITLED
-        dialog = DeleteConversationDialog(conversation_id, title, self)
-        dialog.delete_confirmed.connect(self.conversation_delete_requested)
-        dialog.open()
-
-    def _on_events_job_status_changed(self, job: Job) -> None:
-        if job.status in ("pending", "running"):
-            self._running_jobs[job.id] = JOB_LABELS.get(job.kind, "Working…")
-        else:
-            self._running_jobs.pop(job.id, None)
-        labels = list(dict.fromkeys(self._running_jobs.values()))
-        self.jobs_label.setText(labels[0] if labels else "")
-        if job.status == "failed":
-            self._failed_jobs[job.id] = job
-        else:
-            self._failed_jobs.pop(job.id, None)
-        self._show_failed_jobs()
-
-    def _on_retry_jobs_button_clicked(self) -> None:
-        if self._failed_jobs:
-            self.jobs_retry_requested.emit(sorted(self._failed_jobs))
-
+    @Slot(object)
     def _on_events_embedding_progress_changed(self, progress: dict) -> None:
         done, total = progress.get("done", 0), progress.get("total", 0)
         if total and done < total:
@@ -460,65 +234,35 @@ class MainWindow(QMainWindow):
         elif total:
             self.show_status(f"Memory search is up to date ({total} memories).", 8000)
 
+    @Slot()
     def _on_messages_model_changed(self, *args) -> None:
         has_messages = self.messages_model.rowCount() > 0
         self.transcript_area.setCurrentWidget(
             self.chat_view if has_messages else self.transcript_empty_state
         )
 
+    @Slot()
     def _on_conversations_model_changed(self, *args) -> None:
         has_any = self.conversations_model.rowCount() > 0
         self.conversation_area.setCurrentWidget(
             self.conversation_list if has_any else self.conversations_empty_state
         )
 
-    def _on_composer_send_requested(self, text: str) -> None:
-        self.send_requested.emit(text)
-
-    def _on_composer_stop_requested(self) -> None:
-        self.stop_requested.emit()
-
+    @Slot(int)
     def _on_chat_view_edit_requested(self, message_id: int) -> None:
         row = self.messages_model.row_of(message_id)
         if row is not None:
             self.composer.set_text(self.messages_model.message_at(row).content)
 
+    @Slot(str)
     def _on_chat_view_notice_requested(self, text: str) -> None:
         self.show_status(text, 4000)
 
-    def _on_new_chat_button_clicked(self) -> None:
-        self.new_conversation_requested.emit()
-
-    def _on_memory_panel_edit_requested(self, memory_id: int) -> None:
-        row = self.memories_model.row_of(memory_id)
-        if row is None:
-            return
-        dialog = MemoryEditDialog(self.memories_model.item_at(row), self)
-        dialog.save_requested.connect(self.memory_save_requested)
-        dialog.open()
-
-    def _on_memory_panel_add_note_requested(self) -> None:
-        if self.note_dialog is not None and shiboken6.isValid(self.note_dialog):
-            self.note_dialog.raise_()
-            self.note_dialog.activateWindow()
-            return
-        self.note_dialog = NoteDialog(self)
-        self.note_dialog.save_requested.connect(self.note_save_requested)
-        self.note_dialog.open()
-
-    def _on_undo_button_clicked(self) -> None:
-        memory_id, self._undo_memory_id = self._undo_memory_id, None
-        self._on_undo_timer_timeout()
-        if memory_id is not None:
-            self.memory_restore_requested.emit(memory_id)
-
-    def _on_undo_timer_timeout(self) -> None:
-        self.undo_button.setVisible(False)
-        self.undo_timer.stop()
-
+    @Slot()
     def _on_suggestion_button_clicked(self) -> None:
         self.composer.set_text(self.sender().property("suggestion"))
 
+    @Slot()
     def _on_quit_action_triggered(self) -> None:
         self.close()
 
@@ -541,11 +285,20 @@ class MainWindow(QMainWindow):
     def set_model_name(self, name: str | None) -> None:
         self.model_badge.setText(name or NO_MODEL_TEXT)
 
-    def set_connecting(self) -> None:
-        """The model is being (re)started: say so until :meth:`set_model_name`."""
+    def show_reconnecting(self) -> None:
+        """The model is being (re)started: say so until :meth:`set_model_name`, and
+        don't offer Try again meanwhile."""
+        self.reconnect_button.setEnabled(False)
         self.model_badge.setText(CONNECTING_TEXT)
         self.show_model_problem(None)
         self.show_status("Connecting to the model …")
+
+    def show_reconnected(self) -> None:
+        """The (re)start is over, however it went: Try again is offered again."""
+        self.reconnect_button.setEnabled(True)
+
+    def focus_composer(self) -> None:
+        self.composer.input.setFocus()
 
     def set_conversation_title(self, title: str) -> None:
         self.conversation_title.setText(title)
@@ -561,10 +314,8 @@ class MainWindow(QMainWindow):
 
     def offer_undo(self, text: str, memory_id: int) -> None:
         """After a forget: say so in the status bar with an Undo button for a while."""
-        self._undo_memory_id = memory_id
         self.show_status(text, UNDO_SECONDS * 1000)
-        self.undo_button.setVisible(True)
-        self.undo_timer.start()
+        self.undo.offer(memory_id)
 
     def show_conversation(
         self,
@@ -590,63 +341,7 @@ class MainWindow(QMainWindow):
 
     def show_failed_jobs(self, jobs: list[Job]) -> None:
         """The failed background jobs, as read at start-up (later ones come as events)."""
-        self._failed_jobs = {job.id: job for job in jobs if job.status == "failed"}
-        self._show_failed_jobs()
-
-    def _show_failed_jobs(self) -> None:
-        jobs = sorted(self._failed_jobs.values(), key=lambda job: job.id)
-        self.failed_jobs_label.setVisible(bool(jobs))
-        self.retry_jobs_button.setVisible(bool(jobs))
-        if not jobs:
-            self.failed_jobs_label.setText("")
-            return
-        kinds = {job.kind for job in jobs}
-        if kinds == {"critical_info"}:
-            what = f"Couldn't learn from {_count(len(jobs), 'message')}"
-        else:
-            what = f"{_count(len(jobs), 'background job')} failed"
-        reason = _short_reason(jobs[-1].last_error)
-        self.failed_jobs_label.setText(f"{what}: {reason}" if reason else what)
-
-    def open_memory_details(self, memory_id: int) -> MemoryDetailsDialog:
-        dialog = MemoryDetailsDialog(memory_id, self)
-        dialog.open()
-        return dialog
-
-    def open_settings(
-        self,
-        settings,
-        *,
-        providers_with_key: set[str] | frozenset[str] = frozenset(),
-        key_warning: str | None = None,
-        preferences=None,
-    ) -> SettingsDialog:
-        """Open the settings dialog (one at a time); its requests come out of the window."""
-        if self.settings_dialog is not None and shiboken6.isValid(self.settings_dialog):
-            self.settings_dialog.raise_()
-            self.settings_dialog.activateWindow()
-            return self.settings_dialog
-        from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
-
-        dialog = SettingsDialog(
-            settings,
-            providers_with_key=providers_with_key,
-            key_warning=key_warning,
-            preferences=preferences,
-            parent=self,
-        )
-        dialog.preferences_save_requested.connect(self.preferences_save_requested)
-        dialog.save_requested.connect(self.settings_save_requested)
-        dialog.detect_requested.connect(self.settings_detect_requested)
-        self.settings_dialog = dialog
-        dialog.open()
-        return dialog
-
-    def open_answer_sources(self, answer_id: int) -> ProvenanceDialog:
-        dialog = ProvenanceDialog(answer_id, self)
-        dialog.message_open_requested.connect(self.recalled_message_open_requested)
-        dialog.open()
-        return dialog
+        self.job_status.show_failed(jobs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Closing the window is how the user quits: the application hears it and

@@ -29,7 +29,6 @@ from acai_desktop.evaluation.profile_snapshot import snapshot_database
 from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
 from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
 from acai_desktop.evaluation.scripted_profile import use_scripted_model
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -38,6 +37,7 @@ from acai_desktop.ui.none_refcount import (
     watch_none_refcount,
     window_paths,
 )
+from acai_desktop.ui.session import GuiSession, model_problem_text
 
 NOTE = "ACAI self-test note: the self-test code word is heliotrope."
 QUESTION = "My name is Ada. What is the self-test code word?"
@@ -151,10 +151,10 @@ class SelfTest:
             self.checks.append(Check(f"None refcount: {path}", result.ok, result.describe()))
 
     async def window_opened(self, session: GuiSession) -> str:
-        window, services = session.window, session.services
+        window, assistant = session.window, session.assistant
         assert window is not None and window.isVisible(), "the main window is not shown"
-        if services.model_problem:
-            raise RuntimeError(services.model_problem)
+        if assistant.model_problem:
+            raise RuntimeError(model_problem_text(assistant.model_problem))
         return (
             f"window shown; {window.conversations_model.rowCount()} conversations listed, "
             f"{window.memories_model.rowCount()} memories in the panel"
@@ -188,7 +188,7 @@ class SelfTest:
         )
 
     async def provenance(self, session: GuiSession) -> str:
-        sources = await session.services.provenance.sources_of_answer(self.answer_id)
+        sources = await session.assistant.provenance.sources_of_answer(self.answer_id)
         used = [source.memory_id for source in sources]
         if self.note_id not in used:
             raise RuntimeError(f"the answer's sources {used} do not include note #{self.note_id}")

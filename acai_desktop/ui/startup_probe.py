@@ -129,8 +129,9 @@ def probe_app(data_dir: str, started_at: float, settle_s: float) -> dict:
 
     cli.build_parser()
     from acai_desktop.core.profile import Profile
-    from acai_desktop.ui.app import GuiSession, run_gui
+    from acai_desktop.ui.app import run_gui
     from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.session import GuiSession
 
     probes: list[StartupProbe] = []
 
@@ -143,7 +144,7 @@ def probe_app(data_dir: str, started_at: float, settle_s: float) -> dict:
             # assistant's services may still be starting behind them; `services_s`).
             shown = getattr(session, "profile_shown", None)
             if shown is None:  # a session that opens everything before showing data
-                shown = session.services is not None and session.tasks.get("open") is None
+                shown = session.assistant is not None and session.tasks.get("open") is None
             return shown and getattr(window.memories_model, "settled", True)
 
         probe = StartupProbe(
@@ -153,7 +154,7 @@ def probe_app(data_dir: str, started_at: float, settle_s: float) -> dict:
             is_loaded=loaded,
             finish=session.request_quit,
             # The assistant's services (model client, memory index, job runner) are up.
-            is_started=lambda: session.services is not None,
+            is_started=lambda: session.assistant is not None,
         )
         probe.start(app)
         probes.append(probe)

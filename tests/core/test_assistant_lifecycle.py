@@ -9,8 +9,13 @@ import pytest
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
-from acai_desktop.core.errors import StoreError
+from acai_desktop.core.errors import ModelSettingsError, StoreError
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.llm.chat_model import NoModelError
+from acai_desktop.core.llm.settings import load_model_settings
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile_data import open_profile_data
+from acai_desktop.core.profile_lock import ProfileLock
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
 
@@ -79,3 +84,83 @@ def test_one_running_assistant_per_profile(tmp_path, fake_openai):
     assert other.returncode == 2
     assert "already open in another ACAI Desktop" in other.stderr
     assert "Traceback" not in other.stderr
+
+
+def _profile_with_streaming_answer(tmp_path) -> tuple[Profile, int]:
+    """A profile whose last answer was left streaming (the app was killed mid-answer) and
+    whose settings file is damaged."""
+    profile = Profile.at(tmp_path).ensure()
+
+    async def write() -> int:
+        data = await open_profile_data(profile)
+        try:
+            conversation = await data.conversations.create()
+            await data.conversations.add_message(conversation.id, "user", "hello")
+            answer = await data.conversations.add_message(
+                conversation.id, "assistant", "half an ans", status="streaming"
+            )
+            return answer.id
+        finally:
+            await data.aclose()
+
+    answer_id = run(write())
+    profile.settings_path.write_text("{ this is not json", encoding="utf-8")
+    return profile, answer_id
+
+
+def test_damaged_settings_still_wait_for_the_profile_lock(tmp_path):
+    """Another holder of the profile (a running window) is respected even when the model
+    settings can't be read: no answer of its is marked stopped behind its back."""
+    profile, answer_id = _profile_with_streaming_answer(tmp_path)
+    holder = ProfileLock(profile.data_dir).acquire()
+    try:
+        with pytest.raises(StoreError, match="already open in another ACAI Desktop"):
+            run(open_assistant(profile, start_jobs=False, model_required=False))
+        with pytest.raises(StoreError, match="already open in another ACAI Desktop"):
+            run(open_assistant(profile, start_jobs=False))
+        with sqlite3.connect(profile.database_path) as db:
+            (status,) = db.execute(
+                "SELECT status FROM messages WHERE id = ?", (answer_id,)
+            ).fetchone()
+        assert status == "streaming"
+    finally:
+        holder.release()
+
+
+def settings_error_of(profile: Profile) -> ModelSettingsError:
+    """The error the damaged settings file gives on its own."""
+    try:
+        load_model_settings(profile.settings_path)
+    except ModelSettingsError as error:
+        return error
+    raise AssertionError("the settings file was readable")
+
+
+def test_without_a_usable_model_the_assistant_opens_with_a_no_model_client(tmp_path):
+    profile, answer_id = _profile_with_streaming_answer(tmp_path)
+
+    async def scenario():
+        with pytest.raises(ModelSettingsError):
+            await open_assistant(profile, start_jobs=False)
+        assistant = await open_assistant(profile, start_jobs=False, model_required=False)
+        try:
+            # Held while open, like any assistant.
+            with pytest.raises(StoreError, match="already open in another ACAI Desktop"):
+                ProfileLock(profile.data_dir).acquire()
+            problem = assistant.model_problem
+            assert isinstance(problem, NoModelError)
+            assert isinstance(problem.cause, ModelSettingsError)
+            assert problem.next_step.startswith("Open Settings")
+            assert assistant.model_name is None and assistant.reembedding is None
+            answer = await assistant.conversations.get_message(answer_id)
+            with pytest.raises(NoModelError):
+                await assistant.client.complete([{"role": "user", "content": "hi"}])
+            result = await assistant.orchestrator.send(answer.conversation_id, "Still there?")
+            return answer.status, result.status, result.answer.error
+        finally:
+            await assistant.close()
+
+    recovered, status, error = run(scenario())
+    assert recovered == "stopped"  # recovered under the lock
+    assert status == "error"
+    assert error == str(settings_error_of(profile))

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from acai_desktop.core.errors import ModelUnauthorizedError
-from acai_desktop.core.llm.client import key_hint
+from acai_desktop.core.llm.error_text import key_hint
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.redaction import (
     REDACTED,

@@ -11,7 +11,10 @@ from PySide6.QtCore import QTimer
 
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.app import GuiSession, create_application, run_gui
+from acai_desktop.core.profile_data import open_profile_data
+from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.ui.app import create_application, run_gui
+from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 
 
@@ -48,11 +51,11 @@ def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
             await asyncio.Event().wait()
         finally:
             # Still allowed to use the store: shut-down closes it only afterwards.
-            await session.services.store.run(lambda db: db.execute("select 1").fetchone())
+            await session.assistant.store.run(lambda db: db.execute("select 1").fetchone())
             seen.append("turn cleaned up with the store open")
 
     def start_turn_then_close_window():
-        if session.services is None:  # still opening
+        if session.assistant is None:  # still opening
             QTimer.singleShot(50, start_turn_then_close_window)
             return
         session.tasks.start(streaming_turn(), key="turn")
@@ -61,7 +64,7 @@ def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
     QTimer.singleShot(100, start_turn_then_close_window)
     assert run_session(session) == 0
     assert seen == ["turn cleaned up with the store open"]
-    assert session.services is None and session.window is None
+    assert session.assistant is None and session.window is None
     assert len(session.tasks) == 0
 
 
@@ -96,3 +99,33 @@ def test_a_corrupt_database_is_a_clean_error(qapp, tmp_path):
     profile.database_path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError):
         run_gui(profile, quit_after_ms=10_000)  # a safety net: the error comes first
+
+
+def test_damaged_settings_and_a_profile_open_elsewhere_leave_its_answers_alone(qapp, tmp_path):
+    """The window respects another holder of the profile even when the model settings
+    can't be read: it says so, and no answer of the other one is marked stopped."""
+    profile = Profile.at(tmp_path).ensure()
+
+    async def seed() -> int:
+        """An answer that the other holder is writing right now."""
+        data = await open_profile_data(profile)
+        try:
+            conversation = await data.conversations.create()
+            answer = await data.conversations.add_message(
+                conversation.id, "assistant", "half an ans", status="streaming"
+            )
+            return answer.id
+        finally:
+            await data.aclose()
+
+    answer_id = asyncio.run(seed())
+    profile.settings_path.write_text("{ this is not json", encoding="utf-8")
+    holder = ProfileLock(profile.data_dir).acquire()
+    try:
+        with pytest.raises(StoreError, match="already open in another ACAI Desktop"):
+            run_gui(profile, quit_after_ms=10_000)  # a safety net: the error comes first
+    finally:
+        holder.release()
+    with sqlite3.connect(profile.database_path) as db:
+        (status,) = db.execute("SELECT status FROM messages WHERE id = ?", (answer_id,)).fetchone()
+    assert status == "streaming"

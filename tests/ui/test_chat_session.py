@@ -10,11 +10,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.records import MessageStatus
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.chat_view import RETRY, SOURCES
-from acai_desktop.ui.widgets.dialogs import ProvenanceDialog
+from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply

@@ -11,9 +11,9 @@ from PySide6.QtTest import QTest
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Actor
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.memories_model import MemoryRoles
-from acai_desktop.ui.widgets.dialogs import MemoryDetailsDialog
+from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until
 

@@ -11,9 +11,9 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.conversation_list import DELETE_TEXT, RENAME_TEXT, more_rect
 from acai_desktop.ui.widgets.dialogs import (
     DELETE_CONVERSATION_TEXT,

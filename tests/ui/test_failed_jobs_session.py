@@ -9,9 +9,9 @@ from PySide6.QtTest import QTest
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.records import Job, JobStatus
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.main_window import MainWindow
 from acai_desktop.ui.models.memories_model import MemoryRoles
+from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.theme import apply_theme
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until

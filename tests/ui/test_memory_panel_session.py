@@ -13,10 +13,11 @@ from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.panel_view import DEFAULT_PAGE_SIZE, PanelQuery
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.widgets.dialogs import MemoryDetailsDialog, MemoryEditDialog
+from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.widgets.dialogs import MemoryEditDialog
+from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until
 

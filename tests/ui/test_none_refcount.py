@@ -27,9 +27,9 @@ from acai_desktop.core.memory.panel_view import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind, MessageStatus
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.none_refcount import none_is_immortal, watch_none_refcount, window_paths
+from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import FakeOpenAIServer
@@ -125,8 +125,8 @@ async def opened(session: GuiSession):
     window = session.window
     model = window.memories_model
     await wait_until(lambda: model.settled and model.total_count == MEMORIES)
-    assistant = session.services.assistant
-    assert assistant is not None, session.services.model_problem
+    assistant = session.assistant
+    assert assistant is not None and assistant.model_problem is None, assistant
     if assistant.reembedding is not None:
         await wait_until(assistant.reembedding.done)
     await assistant.runner.wait_idle(WAIT_SECONDS)

@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.memory.validation import MAX_MEMORY_CHARS
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.conversations_model import ConversationRoles
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.dialogs import NoteDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until

@@ -8,10 +8,10 @@ from PySide6.QtTest import QTest
 
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.database import Store
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.chat_view import SOURCES
-from acai_desktop.ui.widgets.dialogs import ProvenanceDialog
+from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model

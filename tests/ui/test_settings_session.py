@@ -18,8 +18,8 @@ from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.presets import ModelRole, ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.app import GuiSession
 from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until
@@ -189,7 +189,7 @@ def test_saving_local_with_a_missing_model_file_shows_why_in_the_banner(
         assert "can't be used" in window.banner_label.text()
         assert window.model_badge.text() == "No model connected"
         # The data stays usable without the model.
-        assert session.services is not None and session.services.assistant is None
+        assert session.assistant is not None and session.assistant.model_problem is not None
 
     run_in_session(GuiSession(profile), scenario)
     saved = load_model_settings(profile.settings_path)

@@ -23,9 +23,10 @@ from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.transfer import import_memories
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.app import GuiSession
+from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.untrusted import tooltip_text
-from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog, MemoryDetailsDialog
+from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog
+from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 from tests.core.conftest import settings_for
 from tests.support.assistant import configure_profile

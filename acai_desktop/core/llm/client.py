@@ -11,39 +11,32 @@ tells the person what happened and what to do.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import openai
 from pydantic import BaseModel
 
-from acai_desktop.core.errors import (
-    ContextTooLongError,
-    LocalModelUnavailableError,
-    ModelError,
-    ModelNotFoundError,
-    ModelRateLimitedError,
-    ModelReplyError,
-    ModelServerError,
-    ModelTimeoutError,
-    ModelUnauthorizedError,
-    ModelUnreachableError,
+from acai_desktop.core.errors import ModelError, ModelReplyError, ModelUnreachableError
+from acai_desktop.core.llm.error_text import (
+    ServerInfo,
+    is_context_length,
+    reason_of,
+    translate_error,
+    unreadable_reply,
 )
-from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMode, preset
+from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMode
+from acai_desktop.core.llm.replies import Completion, Messages, ResponseFormatRefused, StreamStats
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.llm.structured import StructuredResult, request_structured
 from acai_desktop.core.redaction import redact
-from acai_desktop.core.secrets import ENVIRONMENT_KEYS
-
-if TYPE_CHECKING:
-    from acai_desktop.core.llm.structured import StructuredResult
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 ModelErrorT = TypeVar("ModelErrorT", bound=ModelError)
-Messages = Sequence[Mapping[str, Any]]
 
 #: Sent when a server needs no key: the SDK insists on one, and a real key must never
 #: travel to a server that did not ask for it.
@@ -52,17 +45,6 @@ NO_KEY = "not-needed"
 #: What the SDK lets through when a body is not the JSON it expected (a broken proxy, a
 #: server that is not OpenAI-compatible): a reply problem, not a crash.
 _UNREADABLE = (ValueError, TypeError, KeyError, AttributeError)
-
-_CONTEXT_LENGTH_HINTS = (
-    "context length",
-    "context_length",
-    "context window",
-    "maximum context",
-    "too many tokens",
-    "exceeds the available context",
-    "prompt is too long",
-    "exceed context",
-)
 
 
 @dataclass(frozen=True)
@@ -77,30 +59,6 @@ class ClientTimeouts:
         return openai.Timeout(
             connect=self.connect, read=self.read, write=self.write, pool=self.pool
         )
-
-
-@dataclass
-class StreamStats:
-    """Filled in by ``stream_chat`` as the stream goes, for callers that want them."""
-
-    finish_reason: str | None = None
-    chunks: int = 0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-
-
-@dataclass(frozen=True)
-class Completion:
-    text: str
-    finish_reason: str | None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-
-
-class ResponseFormatRefused(ModelError):
-    """The server refused a request carrying a response_format (400/422, or a 500 naming
-    response_format); structured.py then asks again in a plainer mode. Never leaves
-    this package."""
 
 
 def _role(role: ModelRole | str) -> ModelRole:
@@ -127,7 +85,6 @@ class ModelClient:
         connection failure then says that, instead of asking the user to check an
         address they never chose."""
         self.settings = settings
-        self._unreachable_reason = unreachable_reason
         #: Redacted from every error text, wherever the server echoes it.
         self._secrets = (api_key,) if api_key else ()
         resolved = base_url or settings.resolved_base_url()
@@ -147,6 +104,9 @@ class ModelClient:
         # A copy shares the connection pool; only the retry count differs.
         self._openai_streaming = self._openai.with_options(max_retries=stream_max_retries)
         self.structured_mode: StructuredMode = settings.resolved_structured_mode()
+        self._server = ServerInfo(
+            self.base_url, settings.provider, self.timeouts.read, unreachable_reason
+        )
 
     @property
     def provider(self) -> ProviderName:
@@ -205,7 +165,7 @@ class ModelClient:
             raise self._redacted(
                 ModelReplyError(
                     f"The answer from {self._where(model)} broke off mid-stream "
-                    f"({_reason(error)}). Retry; if it keeps happening, check the model server."
+                    f"({reason_of(error)}). Retry; if it keeps happening, check the model server."
                 )
             ) from error
         if stats.finish_reason is None:
@@ -250,14 +210,14 @@ class ModelClient:
                 **extra,
             )
         except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
-            if response_format and not _is_context_length(error):
-                raise self._redacted(ResponseFormatRefused(_reason(error))) from error
+            if response_format and not is_context_length(error):
+                raise self._redacted(ResponseFormatRefused(reason_of(error))) from error
             raise self._translate(error, model) from error
         except openai.InternalServerError as error:
             # llama-cpp-python answers an unknown response_format type with HTTP 500 and a
             # validation message naming it, not with 400.
-            if response_format and "response_format" in _reason(error):
-                raise self._redacted(ResponseFormatRefused(_reason(error))) from error
+            if response_format and "response_format" in reason_of(error):
+                raise self._redacted(ResponseFormatRefused(reason_of(error))) from error
             raise self._translate(error, model) from error
         except openai.OpenAIError as error:
             raise self._translate(error, model) from error
@@ -288,8 +248,6 @@ class ModelClient:
     ) -> StructuredResult[T]:
         """A reply validated against ``schema``; a bad reply gives ``value=None`` and a reason
         (logged), never an exception. Transport failures still raise ``ModelError``."""
-        from acai_desktop.core.llm.structured import request_structured
-
         return await request_structured(
             self, messages, schema, role=_role(role), max_tokens=max_tokens, temperature=temperature
         )
@@ -342,11 +300,10 @@ class ModelClient:
     # -- errors -------------------------------------------------------------------
 
     def _where(self, model: str | None) -> str:
-        return f"the model {model!r} at {self.base_url}" if model else self.base_url
+        return self._server.where(model)
 
     def _subject(self, model: str | None) -> str:
-        where = self._where(model)
-        return where[0].upper() + where[1:]
+        return self._server.subject(model)
 
     def _redacted(self, error: ModelErrorT) -> ModelErrorT:
         """``error`` with the key, and anything that looks like one, cut from its text:
@@ -355,89 +312,12 @@ class ModelClient:
         return error
 
     def _unreadable(self, error: Exception, model: str | None) -> ModelReplyError:
-        return self._redacted(
-            ModelReplyError(
-                f"{self._subject(model)} sent a reply that could not be read ({_reason(error)}). "
-                "Retry, or check that the server speaks the OpenAI API."
-            )
-        )
+        return self._redacted(unreadable_reply(error, self._subject(model)))
 
     def _translate(self, error: openai.OpenAIError, model: str | None) -> ModelError:
         """The SDK's exception as one of ours, with a message a person can act on (and
         nothing secret in it)."""
-        return self._redacted(self._translated(error, model))
-
-    def _translated(self, error: openai.OpenAIError, model: str | None) -> ModelError:
-        where = self._where(model)
-        subject = self._subject(model)
-        if isinstance(error, openai.APITimeoutError):
-            return ModelTimeoutError(
-                f"{subject} did not answer within {self.timeouts.read:g} s. The server may be "
-                "overloaded or the model too slow; retry, or raise the timeout in Settings."
-            )
-        if isinstance(error, openai.APIConnectionError):
-            reason = self._unreachable_reason() if self._unreachable_reason else None
-            if reason:
-                return LocalModelUnavailableError(reason)
-            return ModelUnreachableError(
-                f"Could not reach the model server at {self.base_url}. Check that it is "
-                "running and the address is right, or pick another provider in Settings."
-            )
-        if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
-            return ModelUnauthorizedError(
-                f"The model server at {self.base_url} refused the API key ({_reason(error)}). "
-                + key_hint(self.provider)
-            )
-        if isinstance(error, openai.RateLimitError):
-            retry_after = _retry_after(error)
-            wait = f"in {retry_after:g} s" if retry_after else "in a minute"
-            return ModelRateLimitedError(
-                f"{subject} is rate-limiting requests or the quota is used up "
-                f"({_reason(error)}). Try again {wait}, or check your plan.",
-                retry_after=retry_after,
-            )
-        if isinstance(error, openai.NotFoundError):
-            return ModelNotFoundError(
-                f"{subject} does not exist ({_reason(error)}). Pick one of the server's models "
-                "in Settings (for Ollama, `ollama pull` it first)."
-            )
-        if isinstance(error, openai.BadRequestError | openai.UnprocessableEntityError):
-            if _is_context_length(error):
-                return ContextTooLongError(
-                    f"The conversation is too long for {where} ({_reason(error)}). Lower the "
-                    "context budget in Settings or start a new conversation."
-                )
-            return ModelError(
-                f"{subject} refused the request ({_reason(error)}). Check the model settings."
-            )
-        if isinstance(error, openai.APIStatusError):
-            if error.status_code >= 500:
-                return ModelServerError(
-                    f"The model server at {self.base_url} failed (HTTP {error.status_code}: "
-                    f"{_reason(error)}). Retry later; if it persists, check the server's log."
-                )
-            return ModelError(
-                f"{subject} answered HTTP {error.status_code} ({_reason(error)}). "
-                "Check the model settings."
-            )
-        return self._unreadable(error, model)
-
-
-def key_hint(provider: ProviderName | str) -> str:
-    """What to do about a refused key, for this provider: only name an environment
-    variable the app reads for it."""
-    name = ProviderName(provider)
-    variable = ENVIRONMENT_KEYS.get(str(name))
-    if variable:
-        return f"Enter a valid key in Settings, or set {variable}."
-    if name == ProviderName.LOCAL:
-        return "The built-in server refused the app's own key: choose Try again to restart it."
-    if name == ProviderName.CUSTOM or preset(name).needs_api_key:
-        return "Enter the key this server expects in Settings."
-    return (
-        f"{preset(name).label} doesn't usually ask for a key: check that the address is "
-        "the server you meant, or enter the key it expects in Settings."
-    )
+        return self._redacted(translate_error(error, self._server, model))
 
 
 def _sampling(max_tokens: int | None, temperature: float | None) -> dict[str, Any]:
@@ -447,35 +327,3 @@ def _sampling(max_tokens: int | None, temperature: float | None) -> dict[str, An
     if temperature is not None:
         options["temperature"] = temperature
     return options
-
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, openai.APIError):
-        body = error.body
-        if isinstance(body, Mapping) and isinstance(body.get("message"), str):
-            return body["message"]
-        message = getattr(error, "message", None)
-        if message:
-            return str(message)
-    return str(error) or type(error).__name__
-
-
-def _is_context_length(error: openai.APIStatusError) -> bool:
-    code = error.body.get("code") if isinstance(error.body, Mapping) else None
-    if code == "context_length_exceeded":
-        return True
-    text = _reason(error).lower()
-    return any(hint in text for hint in _CONTEXT_LENGTH_HINTS)
-
-
-def _retry_after(error: openai.APIStatusError) -> float | None:
-    headers = error.response.headers
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            return float(value) / divisor
-        except ValueError:
-            continue
-    return None

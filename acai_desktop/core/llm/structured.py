@@ -17,16 +17,13 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from acai_desktop.core.errors import ModelReplyError
-from acai_desktop.core.llm.client import Messages, ResponseFormatRefused
 from acai_desktop.core.llm.presets import ModelRole, StructuredMode
-
-if TYPE_CHECKING:
-    from acai_desktop.core.llm.client import ModelClient
+from acai_desktop.core.llm.replies import Completion, Messages, ResponseFormatRefused
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +34,26 @@ MAX_REPLY_CHARS = 64 * 1024
 
 _FALLBACK_ORDER = list(StructuredMode)
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+class CompletionSource(Protocol):
+    """What structured output needs of a client (the ModelClient is one); typed here so
+    this module need not import the client, which imports it."""
+
+    base_url: str
+    structured_mode: StructuredMode
+
+    def model_for(self, role: ModelRole | str) -> str: ...
+
+    async def create_completion(
+        self,
+        messages: Messages,
+        *,
+        role: ModelRole | str = ...,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> Completion: ...
 
 
 @dataclass(frozen=True)
@@ -135,7 +152,7 @@ def _load_json(text: str) -> tuple[Any, str | None]:
 
 
 async def request_structured(
-    client: ModelClient,
+    client: CompletionSource,
     messages: Messages,
     schema: type[T],
     *,

@@ -23,8 +23,9 @@ from acai_desktop.core.records import MemoryItem, MemoryStatus
 if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
     from sqlite_utils import Database
 
-#: The memories a user still has; superseded and forgotten ones only show in history.
-PANEL_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.TEMPORARY, MemoryStatus.CONFLICT)
+#: The memories a user still has (in a fixed order, for the SQL); superseded and
+#: forgotten ones only show in history.
+PANEL_STATUSES = tuple(status for status in MemoryStatus if status.is_current)
 #: Name of the SQL function folding text the way :func:`fold` does.
 FOLD_FUNCTION = "acai_panel_fold"
 DEFAULT_PAGE_SIZE = 200
@@ -101,7 +102,7 @@ class PanelQuery:
     def matches(self, item: MemoryItem) -> bool:
         """Whether ``item`` belongs in the panel under this query (the SQL of
         :meth:`where`, for one memory in hand)."""
-        if item.status not in PANEL_STATUSES:
+        if not item.status.is_current:
             return False
         condition = FILTER_CONDITIONS[self.filter]
         if condition is not None and _column_value(item, condition[0]) != condition[1]:

@@ -1,8 +1,10 @@
-"""Open a profile's memory: the store, the default embedder, the index and the service.
+"""A profile's memory: the service over a store, with its index loaded.
 
-For commands and tools that need the memory of a profile and nothing else (the
-``memories`` command, evaluation); the GUI's composition root builds the same parts
-alongside the rest of the app.
+:func:`memory_service_on` is the one place a :class:`MemoryService` is put together;
+:func:`acai_desktop.core.assistant.open_assistant` builds the whole assistant with it,
+and :func:`open_memory_services` opens a profile's memory and nothing else, for the
+commands and tools that need only that (the ``memories`` command, evaluation). It takes
+no profile lock: its writes are ordinary transactions, safe beside a running app.
 """
 
 from __future__ import annotations
@@ -17,6 +19,22 @@ from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.database import Store
+
+
+async def memory_service_on(
+    store: Store,
+    embedder: Embedder,
+    events: EventBus,
+    policy: MemoryPolicy | None = None,
+    *,
+    reembed: bool = True,
+) -> MemoryService:
+    """The memory service over ``store`` with its index loaded; ``reembed`` False leaves
+    vectors from another embedder to :meth:`MemoryService.reembed_stale` (the assistant
+    runs it in the background)."""
+    service = MemoryService(store, embedder, events, VectorIndex(embedder.dimensions), policy)
+    await service.load_index(reembed=reembed)
+    return service
 
 
 @asynccontextmanager
@@ -35,10 +53,6 @@ async def open_memory_services(
         embedder = WordLlamaEmbedder()
     store = await Store.open(profile.ensure().database_path)
     try:
-        service = MemoryService(
-            store, embedder, events or EventBus(), VectorIndex(embedder.dimensions), policy
-        )
-        await service.load_index()
-        yield store, service
+        yield store, await memory_service_on(store, embedder, events or EventBus(), policy)
     finally:
         await store.close()

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS as MAX_TITLE_CHARS
+from acai_desktop.core.conversation_titles import clean_title
+from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import (
     Conversation,
     Job,
@@ -31,7 +33,6 @@ MESSAGE_COLUMNS = (
     "created_at, author"
 )
 CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary"
-MAX_TITLE_CHARS = 200
 
 
 def _rows(cursor) -> list[dict]:
@@ -249,21 +250,6 @@ def summary_covering(db: Database, message_ids: list[int]) -> int | None:
         [*message_ids, len(message_ids)],
     ).fetchone()
     return row[0] if row else None
-
-
-def clean_title(title: object) -> str:
-    """A title the user typed: one line, not empty, at most MAX_TITLE_CHARS characters."""
-    if not isinstance(title, str):
-        raise InvalidInputError("A conversation title must be text.")
-    line = " ".join(title.split())
-    if not line:
-        raise InvalidInputError("A conversation title can't be empty.")
-    if len(line) > MAX_TITLE_CHARS:
-        raise InvalidInputError(
-            f"A conversation title can be at most {MAX_TITLE_CHARS} characters "
-            f"(this one has {len(line)})."
-        )
-    return line
 
 
 def rename_conversation(db: Database, conversation_id: int, title: str) -> Conversation:

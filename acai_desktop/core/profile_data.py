@@ -1,10 +1,12 @@
-"""The first thing the window opens: the profile's database, under the profile's lock.
+"""The first step of opening a profile: its database, under the profile's lock.
 
-With it the window shows the user's conversations and the first page of memories at
-once; the assistant (the model client, the memory index, the job runner) then starts
-on the same database (:func:`acai_desktop.ui.services.open_gui_services` takes it over)
-while the window is already usable. This module imports only the light part of the
-core, so it is ready right after the first paint.
+:func:`acai_desktop.core.assistant.open_assistant` starts here, always: the lock is
+taken before anything reads the settings or touches a row (an answer left streaming by
+a crash is marked stopped only by the one process that holds the profile). The window
+opens this part first and shows the user's conversations and the first page of
+memories at once; ``open_assistant(profile, data=...)`` then builds the rest on the
+same database while the window is already usable. This module imports only the light
+part of the core, so it is ready right after the first paint.
 """
 
 from __future__ import annotations

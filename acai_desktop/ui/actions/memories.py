@@ -1,0 +1,129 @@
+"""Memories: edit, pin, forget (with Undo), restore, resolve a conflict, show the details,
+write a note; and retry the background jobs that learn them."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+import shiboken6
+
+from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
+from acai_desktop.core.records import JobStatus
+from acai_desktop.ui.actions.base import ActionGroup, in_background, short
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.widgets.dialogs import NoteDialog
+    from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
+
+
+class MemoryActions(ActionGroup):
+    def connect(self, window: MainWindow) -> None:
+        window.memory_save_requested.connect(self.save)
+        window.memory_pin_requested.connect(self.pin)
+        window.memory_forget_requested.connect(self.forget)
+        window.memory_restore_requested.connect(self.restore)
+        window.memory_resolve_requested.connect(self.resolve)
+        window.memory_details_requested.connect(self.show_details)
+        window.note_save_requested.connect(self.save_note)
+        window.jobs_retry_requested.connect(self.retry_jobs)
+
+    @in_background("memory-edit")
+    async def save(self, assistant: Assistant, memory_id: int, text: str) -> None:
+        await assistant.memories.edit(memory_id, text)
+        self.say("Saved. ACAI will keep this memory as you wrote it.")
+
+    @in_background("memory-pin")
+    async def pin(self, assistant: Assistant, memory_id: int, pinned: bool) -> None:
+        if pinned:
+            await assistant.memories.pin(memory_id)
+            self.say("Pinned: this memory is always in context.")
+        else:
+            await assistant.memories.unpin(memory_id)
+            self.say("Unpinned.")
+
+    @in_background("memory-forget")
+    async def forget(self, assistant: Assistant, memory_id: int) -> None:
+        item = await assistant.memories.forget(memory_id)
+        if self.window is not None:
+            self.window.offer_undo(f"Forgot “{short(item.content)}”.", memory_id)
+
+    @in_background("memory-restore")
+    async def restore(self, assistant: Assistant, memory_id: int) -> None:
+        item = await assistant.memories.restore(memory_id)
+        self.say(f"Restored “{short(item.content)}”.")
+
+    @in_background("memory-resolve")
+    async def resolve(self, assistant: Assistant, memory_id: int, keep: str) -> None:
+        item = await assistant.memories.resolve_conflict(memory_id, keep=keep)
+        if keep == "new":
+            self.say(f"Using “{short(item.content)}” now; the old memory stays in history.")
+        elif self.window is not None:
+            # A rejected conflict is only forgotten: Undo brings the choice back.
+            self.window.offer_undo(
+                f"Kept the old memory; forgot “{short(item.content)}”.", memory_id
+            )
+
+    def show_details(self, memory_id: int) -> None:
+        # The dialog opens at once; what it shows is read in the background.
+        if (window := self.window_if_open()) is not None:
+            self._fill_details(window.dialogs.memory_details(memory_id), memory_id)
+
+    @in_background("memory-details")
+    async def _fill_details(
+        self, assistant: Assistant, dialog: MemoryDetailsDialog, memory_id: int
+    ) -> None:
+        memories = assistant.memories
+        item = await memories.get(memory_id)
+        history = await memories.history(memory_id)
+        messages = []
+        for message_id in await memories.sources(memory_id):
+            try:
+                messages.append(await assistant.conversations.get_message(message_id))
+            except NotFoundError:
+                continue
+        used = await assistant.provenance.answers_using_memory(memory_id)
+        conflicting = None
+        if item.status == "conflict" and item.meta.get("conflicts_with") is not None:
+            # If it can't be read, the dialog names it by its id only.
+            with contextlib.suppress(NotFoundError, InvalidInputError):
+                conflicting = await memories.get(item.meta["conflicts_with"])
+        if shiboken6.isValid(dialog):
+            dialog.set_details(item, history, messages, len(used), conflicting=conflicting)
+
+    def save_note(self, text: str) -> None:
+        window = self.window
+        if window is None:
+            return
+        dialog = window.dialogs.note
+        if self.session.assistant is None:
+            if dialog is not None and shiboken6.isValid(dialog):
+                dialog.show_error("Still opening the profile; try again in a moment.")
+            return
+        self._save_note(dialog, text)
+
+    @in_background("note-add")
+    async def _save_note(self, assistant: Assistant, dialog: NoteDialog | None, text: str) -> None:
+        try:
+            await assistant.memories.remember(text, kind="note", explicit=True)
+        except AcaiError as error:
+            # Refused (empty, too long, control characters): the text stays.
+            if dialog is not None and shiboken6.isValid(dialog):
+                dialog.show_error(str(error))
+            return
+        if dialog is not None and shiboken6.isValid(dialog):
+            dialog.saved()
+        self.say("Noted. ACAI keeps this as you wrote it.")
+
+    @in_background("jobs-retry")
+    async def retry_jobs(self, assistant: Assistant, job_ids: list[int]) -> None:
+        revived = await assistant.retry_jobs(job_ids)
+        if assistant.model_problem is not None:
+            # Revived in the database; no runner here, so the bar is updated by hand.
+            if self.window is not None:
+                self.window.show_failed_jobs(await assistant.jobs.list([JobStatus.FAILED]))
+            self.say("Queued again: they run once the model is connected.")
+        else:
+            self.say(f"Trying again ({len(revived)}).")

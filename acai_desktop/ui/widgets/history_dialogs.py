@@ -1,0 +1,226 @@
+"""Where things came from, read-only: a memory's details (history, sources, use) and an
+answer's sources (the memories and recalled messages put into its prompt)."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtWidgets import (
+    QDialogButtonBox,
+    QTextBrowser,
+    QWidget,
+)
+
+from acai_desktop.core.records import (
+    AnswerSource,
+    MemoryEvent,
+    MemoryItem,
+    Message,
+    RecalledMessage,
+)
+from acai_desktop.ui.widgets.dialogs import BaseDialog
+
+ACTOR_LABELS = {
+    "user": "You",
+    "critical_info_processor": "Fact extraction",
+    "summary_processor": "Summariser",
+    "system": "ACAI",
+}
+REASON_LABELS = {
+    "lexical": "shares words",
+    "semantic": "similar meaning",
+    "pinned": "pinned",
+    "recent": "recent",
+    "summary": "summary of this chat",
+    "this_conversation": "this conversation",
+    "author": "said by who you named",
+    "on_date": "on the date you named",
+}
+# The link a recalled message's "from the chat ..." line opens (conversation/message).
+MESSAGE_LINK_SCHEME = "acai-message"
+STYLE = """
+<style>
+ .head { margin: 14px 0 4px 0; font-size: 8.5pt; font-weight: 600; color: #8a869c; }
+ .muted { color: #8a869c; }
+ .card { margin: 0 0 8px 0; }
+ .warn { color: #a12a3a; }
+</style>
+"""
+
+
+def _when(at: str | None) -> str:
+    """A stored date as HTML-safe text (an imported file's dates end up here too)."""
+    return html.escape((at or "")[:16].replace("T", " "))
+
+
+class _BrowserDialog(BaseDialog):
+    def __init__(self, title: str, parent: QWidget | None) -> None:
+        super().__init__(title, parent)
+        self.resize(540, 480)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(False)
+        self.browser.setHtml("<p class='muted'>Loading…</p>")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        self.layout_.addWidget(self.browser, 1)
+        self.layout_.addWidget(buttons)
+
+    def show_error(self, text: str) -> None:
+        self.browser.setHtml(f"{STYLE}<p class='warn'>{html.escape(text)}</p>")
+
+
+class MemoryDetailsDialog(_BrowserDialog):
+    def __init__(self, memory_id: int, parent: QWidget | None = None) -> None:
+        super().__init__("Memory details", parent)
+        self.memory_id = memory_id
+
+    def set_details(
+        self,
+        item: MemoryItem,
+        history: list[MemoryEvent],
+        sources: list[Message],
+        used_in_answers: int,
+        *,
+        conflicting: MemoryItem | None = None,
+    ) -> None:
+        """``conflicting``: for a conflict, the memory it contradicts, shown beside it."""
+        e = html.escape
+        parts = [STYLE, f"<p style='font-size:11pt'>{e(item.content)}</p>"]
+        facts = [
+            item.kind.value.capitalize(),
+            item.category or "no category",
+            f"confidence {round(item.confidence * 100)}%",
+            f"importance {item.importance:.2f}",
+            f"status {item.status.value}",
+            "pinned" if item.pinned else "",
+            "edited by you" if item.user_edited else "",
+        ]
+        parts.append(f"<p class='muted'>{e(' · '.join(f for f in facts if f))}</p>")
+        if item.status.value == "conflict":
+            # meta comes from the processors, or as it is from an imported file.
+            other = item.meta.get("conflicts_with")
+            parts.append(
+                "<p class='warn'>This contradicts "
+                + (f"memory #{e(str(other))}" if other else "a memory you pinned or edited")
+                + ". In the memory panel, <b>Use new</b> replaces it with this one; "
+                "<b>Keep old</b> forgets this one.</p>"
+            )
+            if conflicting is not None:
+                state = ", ".join(
+                    label
+                    for label, on in (
+                        ("pinned", conflicting.pinned),
+                        ("edited by you", conflicting.user_edited),
+                        (conflicting.status.value, conflicting.status.value != "active"),
+                    )
+                    if on
+                )
+                parts.append("<p class='head'>CONFLICTS WITH</p>")
+                parts.append(
+                    f"<p class='card'>{e(conflicting.content)}<br><span class='muted'>"
+                    f"memory #{conflicting.id}{' · ' + e(state) if state else ''}</span></p>"
+                )
+        parts.append(
+            f"<p class='muted'>Used in {used_in_answers} answer"
+            f"{'' if used_in_answers == 1 else 's'}.</p>"
+        )
+        parts.append("<p class='head'>CAME FROM</p>")
+        if sources:
+            for message in sources:
+                who = "You" if message.role == "user" else "ACAI"
+                parts.append(
+                    f"<p class='card'><b>{who}</b> <span class='muted'>{_when(message.created_at)}"
+                    f"</span><br>{e(message.content)}</p>"
+                )
+        elif item.origin == "user":
+            parts.append("<p class='muted'>Written by you, not taken from a message.</p>")
+        else:
+            # Imported from another profile, whose messages are not here.
+            parts.append("<p class='muted'>No message of this profile is linked to it.</p>")
+        parts.append("<p class='head'>HISTORY</p>")
+        for event in history:
+            action = event.action.replace("_", " ").capitalize()  # conflict_accepted
+            line = f"<b>{e(action)}</b> by {ACTOR_LABELS.get(event.actor, '?')}"
+            before = (event.before or {}).get("content")
+            after = (event.after or {}).get("content")
+            if before and after and before != after:
+                line += f"<br><span class='muted'>“{e(before)}” → “{e(after)}”</span>"
+            parts.append(f"<p class='card'>{line} <span class='muted'>{_when(event.at)}</span></p>")
+        self.browser.setHtml("".join(parts))
+
+
+def message_link(message: RecalledMessage) -> str:
+    return f"{MESSAGE_LINK_SCHEME}:{message.conversation_id}/{message.id}"
+
+
+def parse_message_link(url: QUrl) -> tuple[int, int] | None:
+    """(conversation id, message id) of a link made by :func:`message_link`."""
+    if url.scheme() != MESSAGE_LINK_SCHEME:
+        return None
+    conversation, _, message = url.path().partition("/")
+    if not (conversation.isdigit() and message.isdigit()):
+        return None
+    return int(conversation), int(message)
+
+
+class ProvenanceDialog(_BrowserDialog):
+    #: The user clicked a recalled message: open its conversation at it.
+    message_open_requested = Signal(int, int)  # conversation id, message id
+
+    def __init__(self, answer_id: int, parent: QWidget | None = None) -> None:
+        super().__init__("Memories used for this answer", parent)
+        self.answer_id = answer_id
+        # Links are ours (a recalled message's chat); never follow them as pages.
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+
+    def _on_browser_anchor_clicked(self, url: QUrl) -> None:
+        target = parse_message_link(url)
+        if target is not None:
+            self.message_open_requested.emit(*target)
+            self.accept()
+
+    def set_sources(
+        self, sources: list[tuple[AnswerSource, MemoryItem | RecalledMessage | None]]
+    ) -> None:
+        """Each source with what it names now: the memory, the recalled message (with
+        its chat), or None when that is gone."""
+        e = html.escape
+        parts = [STYLE]
+        if not sources:
+            parts.append("<p class='muted'>No memory was put into this answer's prompt.</p>")
+        for source, item in sources:
+            reasons = ", ".join(REASON_LABELS.get(r, r) for r in source.reasons) or "—"
+            if source.recalled_message_id is not None:
+                parts.append(_recalled_card(source, item, reasons))
+                continue
+            text = e(item.content) if item else "<i>(this memory no longer exists)</i>"
+            state = ""
+            if item is not None and item.status.value not in ("active", "temporary"):
+                state = f" <span class='warn'>({e(item.status.value)} since)</span>"
+            parts.append(
+                f"<p class='card'><b>#{source.rank}</b> {text}{state}<br>"
+                f"<span class='muted'>score {source.score:.2f} · {e(reasons)}"
+                f" · memory #{source.memory_id}</span></p>"
+            )
+        self.browser.setHtml("".join(parts))
+
+
+def _recalled_card(source: AnswerSource, message: RecalledMessage | None, reasons: str) -> str:
+    """A recalled message: who said what, and "from the chat *Title*, date" as the link
+    that opens it there."""
+    e = html.escape
+    figures = f"score {source.score:.2f} · {e(reasons)}"
+    if message is None:
+        return (
+            f"<p class='card'><b>#{source.rank}</b> <i>(this message no longer exists)</i>"
+            f"<br><span class='muted'>{figures}</span></p>"
+        )
+    title = e(message.conversation_title or "Untitled chat")
+    where = f"from the chat <i>{title}</i>, {e(_when(message.created_at)[:10])}"
+    return (
+        f"<p class='card'><b>#{source.rank}</b> <b>{e(message.speaker)}:</b> "
+        f"{e(message.content)}<br><a href='{message_link(message)}'>{where}</a>"
+        f" <span class='muted'>· {figures}</span></p>"
+    )

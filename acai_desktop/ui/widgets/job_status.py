@@ -1,0 +1,90 @@
+"""The status bar's news about background jobs: what is running ("Learning from your
+message…") and what failed (what, why, and Retry)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtWidgets import QPushButton
+
+from acai_desktop.core.records import Job
+from acai_desktop.ui.untrusted import plain_label
+
+JOB_LABELS = {"critical_info": "Learning from your message…", "summary": "Summarising…"}
+FAILED_REASON_CHARS = 90
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _short_reason(error: str | None) -> str:
+    """A failed job's reason for the status bar: without the exception's class name, on
+    one line, cut to fit."""
+    if not error:
+        return ""
+    name, colon, rest = error.partition(": ")
+    text = rest if colon and name.isidentifier() else error
+    text = " ".join(text.split())
+    if len(text) > FAILED_REASON_CHARS:
+        text = text[: FAILED_REASON_CHARS - 1].rstrip() + "…"
+    return text
+
+
+class JobStatus(QObject):
+    """Owns the status bar's job widgets; the window places them."""
+
+    retry_requested = Signal(list)  # ids of the failed jobs to queue again
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._running_jobs: dict[int, str] = {}
+        self._failed_jobs: dict[int, Job] = {}
+        self.running_label = plain_label("", "JobsLabel")
+        # Background work that failed (the model was down): what, why, and Retry.
+        self.failed_label = plain_label("", "FailedJobsLabel")
+        self.failed_label.setTextFormat(Qt.TextFormat.PlainText)  # the reason is a server's
+        self.failed_label.setVisible(False)
+        self.retry_button = QPushButton("Retry")
+        self.retry_button.setObjectName("RetryJobsButton")
+        self.retry_button.setToolTip("Run the failed background jobs again")
+        self.retry_button.setVisible(False)
+        self.retry_button.clicked.connect(self._on_retry_button_clicked)
+
+    @Slot(object)
+    def on_job_status_changed(self, job: Job) -> None:
+        if job.status in ("pending", "running"):
+            self._running_jobs[job.id] = JOB_LABELS.get(job.kind, "Working…")
+        else:
+            self._running_jobs.pop(job.id, None)
+        labels = list(dict.fromkeys(self._running_jobs.values()))
+        self.running_label.setText(labels[0] if labels else "")
+        if job.status == "failed":
+            self._failed_jobs[job.id] = job
+        else:
+            self._failed_jobs.pop(job.id, None)
+        self._show_failed()
+
+    @Slot()
+    def _on_retry_button_clicked(self) -> None:
+        if self._failed_jobs:
+            self.retry_requested.emit(sorted(self._failed_jobs))
+
+    def show_failed(self, jobs: list[Job]) -> None:
+        """The failed background jobs, as read at start-up (later ones come as events)."""
+        self._failed_jobs = {job.id: job for job in jobs if job.status == "failed"}
+        self._show_failed()
+
+    def _show_failed(self) -> None:
+        jobs = sorted(self._failed_jobs.values(), key=lambda job: job.id)
+        self.failed_label.setVisible(bool(jobs))
+        self.retry_button.setVisible(bool(jobs))
+        if not jobs:
+            self.failed_label.setText("")
+            return
+        kinds = {job.kind for job in jobs}
+        if kinds == {"critical_info"}:
+            what = f"Couldn't learn from {_count(len(jobs), 'message')}"
+        else:
+            what = f"{_count(len(jobs), 'background job')} failed"
+        reason = _short_reason(jobs[-1].last_error)
+        self.failed_label.setText(f"{what}: {reason}" if reason else what)

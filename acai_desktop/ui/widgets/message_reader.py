@@ -1,0 +1,125 @@
+"""Each message's rendered document (cached by message id, least recently used dropped)
+and the read-only reader that opens over a message to select its text."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+from PySide6.QtCore import (
+    QModelIndex,
+    Qt,
+    QUrl,
+    Signal,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QKeyEvent,
+    QPalette,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QTextBrowser,
+    QTextEdit,
+    QWidget,
+)
+
+from acai_desktop.ui.message_document import MessageDocument
+from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.theme import Theme
+
+#: Documents kept laid out; others are rebuilt when scrolled back into view.
+DOCUMENT_CACHE_SIZE = 300
+
+
+def shown_text(index: QModelIndex) -> str:
+    content = index.data(MessageRoles.CONTENT) or ""
+    if content:
+        return content
+    return {"streaming": "…", "stopped": "(stopped before any text)"}.get(
+        index.data(MessageRoles.STATUS), ""
+    )
+
+
+class MessageDocuments:
+    """The rendered document of each message, by id; the least recently used go."""
+
+    def __init__(self, theme: Theme, font: QFont, capacity: int = DOCUMENT_CACHE_SIZE) -> None:
+        self.theme = theme
+        self.font = font
+        self.capacity = capacity
+        self._documents: OrderedDict[int, MessageDocument] = OrderedDict()
+        #: Ids whose document a reader shows: never dropped while it does.
+        self.pinned: set[int] = set()
+
+    def document(self, index: QModelIndex, width: int) -> MessageDocument:
+        message_id = index.data(MessageRoles.ID)
+        markdown = index.data(MessageRoles.ROLE) != "user"
+        document = self._documents.get(message_id)
+        if document is None or document.markdown != markdown:
+            document = MessageDocument(self.theme, self.font, markdown=markdown)
+            self._documents[message_id] = document
+        else:
+            self._documents.move_to_end(message_id)
+        document.set_width(width)
+        document.set_source(shown_text(index))
+        while len(self._documents) > self.capacity:
+            oldest = next((i for i in self._documents if i not in self.pinned), None)
+            if oldest is None:
+                break
+            del self._documents[oldest]
+        return document
+
+    def get(self, message_id: int) -> MessageDocument | None:
+        return self._documents.get(message_id)
+
+    def reset(self, theme: Theme, font: QFont) -> None:
+        self.theme, self.font = theme, font
+        self._documents = OrderedDict(
+            (i, d) for i, d in self._documents.items() if i in self.pinned
+        )
+
+
+class MessageReader(QTextBrowser):
+    """A message's document, opened for selecting text with the mouse or the keyboard."""
+
+    link_activated = Signal(str)
+    dismissed = Signal()
+
+    def __init__(self, document: MessageDocument, ink: QColor, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("MessageReader")
+        self.setAccessibleName("Message text")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextBrowserInteraction
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.setLineWrapMode(QTextEdit.LineWrapMode.FixedPixelWidth)
+        self.setLineWrapColumnOrWidth(max(1, math.floor(document.textWidth())))
+        self.setFont(document.defaultFont())
+        self.viewport().setAutoFillBackground(False)
+        palette = self.palette()
+        palette.setColor(QPalette.ColorRole.Base, QColor(0, 0, 0, 0))
+        palette.setColor(QPalette.ColorRole.Text, ink)
+        self.setPalette(palette)
+        # Kept alive with the reader: the view's cache may drop the document while the
+        # reader waits for its deferred deletion.
+        self.shared_document = document
+        self.setDocument(document)
+        self.anchorClicked.connect(self._on_anchor_clicked)
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        self.link_activated.emit(url.toString())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape and not event.modifiers():
+            self.dismissed.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)

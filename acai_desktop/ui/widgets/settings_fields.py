@@ -1,0 +1,81 @@
+"""What the settings dialog's fields say: labels, tips, placeholders, the budget's bounds,
+and the texts made from a validation error or a detection report."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+from PySide6.QtWidgets import (
+    QLabel,
+)
+
+from acai_desktop.core.llm.presets import (
+    BUNDLED_LOCAL_MODEL,
+    ModelRole,
+    preset,
+)
+from acai_desktop.ui.untrusted import plain_label
+
+if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
+    from acai_desktop.core.llm.detection import DetectionReport
+
+
+ROLE_LABELS = {
+    ModelRole.CHAT: "Chat",
+    ModelRole.TRIAGE: "Triage",
+    ModelRole.EXTRACTION: "Extraction",
+    ModelRole.SUMMARY: "Summary",
+    ModelRole.EMBEDDING: "Embedding",
+}
+ROLE_TIPS = {
+    ModelRole.CHAT: "Answers your messages",
+    ModelRole.TRIAGE: "Decides quickly whether a message holds something worth remembering",
+    ModelRole.EXTRACTION: "Writes the facts worth remembering",
+    ModelRole.SUMMARY: "Summarises older parts of long chats",
+    ModelRole.EMBEDDING: "Used only when embeddings come from the provider",
+}
+EMBEDDING_SOURCES = {
+    "local": "On this computer (WordLlama, offline)",
+    "provider": "The provider's embedding model",
+}
+LOCAL_MODEL_PLACEHOLDER = f"Bundled {BUNDLED_LOCAL_MODEL} (default)"
+NO_KEY_PLACEHOLDER = "Not needed for most local servers"
+KEY_STORED_PLACEHOLDER = "Stored — leave empty to keep it"
+KEY_MISSING_PLACEHOLDER = "Paste your API key"
+KEY_FILE_NOTE = "⚠ No system keyring: the key is kept in a file only you can read."
+# The bounds ModelSettings.context_budget_tokens accepts.
+MIN_BUDGET, MAX_BUDGET = 256, 1_000_000
+
+
+def hint(text: str = "") -> QLabel:
+    # One line each, no word wrap: a wrapped label in a form is sized before its width
+    # is known and gets clipped.
+    # Plain: a hint may show what a server answered (its address, its model names).
+    return plain_label(text, "DialogNote")
+
+
+def validation_text(error: ValidationError) -> str:
+    names = {"context_budget_tokens": "Context budget", "base_url": "Base URL"}
+    problems = []
+    for item in error.errors():
+        field = str(item["loc"][0]) if item["loc"] else ""
+        problems.append(f"{names.get(field, field.replace('_', ' '))}: {item['msg']}")
+    return "; ".join(problems)
+
+
+def detection_text(report: DetectionReport) -> str:
+    """What detection found, a line per server (with its first models) and per option."""
+    lines = []
+    for probe in report.reachable:
+        listed = ", ".join(probe.models[:3]) + (" …" if len(probe.models) > 3 else "")
+        label = preset(probe.provider).label.split(" (")[0]
+        lines.append(f"✓ {label} at {probe.base_url}")
+        lines.append(f"    models: {listed or 'none listed'}")
+    if report.openai_key_set:
+        lines.append("✓ OPENAI_API_KEY is set")
+    if report.local_extra_installed and report.bundled_model is not None:
+        lines.append("✓ The built-in Local model is installed")
+    if not report.reachable:
+        lines.insert(0, "No model server answered.")
+    return "\n".join(lines)

@@ -1,0 +1,110 @@
+"""The main window's dialogs: each opens modeless (``open()``, never ``exec()``), and its
+requests leave through the window's ``*_requested`` signals."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import shiboken6
+
+from acai_desktop.ui.models.conversations_model import UNTITLED
+from acai_desktop.ui.widgets.dialogs import (
+    DeleteConversationDialog,
+    MemoryEditDialog,
+    NoteDialog,
+    RenameConversationDialog,
+)
+from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
+
+if TYPE_CHECKING:
+    from acai_desktop.ui.main_window import MainWindow
+
+    # Loaded when opened: its model settings (pydantic) aren't needed to paint.
+    from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+
+
+class WindowDialogs:
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.settings: SettingsDialog | None = None
+        self.note: NoteDialog | None = None
+
+    def rename_conversation(self, conversation_id: int) -> None:
+        model = self.window.conversations_model
+        row = model.row_of(conversation_id)
+        if row is None:
+            return
+        dialog = RenameConversationDialog(
+            conversation_id, model.conversation_at(row).title, self.window
+        )
+        dialog.rename_requested.connect(self.window.conversation_rename_requested)
+        dialog.open()
+
+    def delete_conversation(self, conversation_id: int) -> None:
+        model = self.window.conversations_model
+        row = model.row_of(conversation_id)
+        if row is None:
+            return
+        title = model.conversation_at(row).title or UNTITLED
+        dialog = DeleteConversationDialog(conversation_id, title, self.window)
+        dialog.delete_confirmed.connect(self.window.conversation_delete_requested)
+        dialog.open()
+
+    def edit_memory(self, memory_id: int) -> None:
+        model = self.window.memories_model
+        row = model.row_of(memory_id)
+        if row is None:
+            return
+        dialog = MemoryEditDialog(model.item_at(row), self.window)
+        dialog.save_requested.connect(self.window.memory_save_requested)
+        dialog.open()
+
+    def add_note(self) -> None:
+        if self.note is not None and shiboken6.isValid(self.note):
+            self.note.raise_()
+            self.note.activateWindow()
+            return
+        self.note = NoteDialog(self.window)
+        self.note.save_requested.connect(self.window.note_save_requested)
+        self.note.open()
+
+    def memory_details(self, memory_id: int) -> MemoryDetailsDialog:
+        dialog = MemoryDetailsDialog(memory_id, self.window)
+        dialog.open()
+        return dialog
+
+    def answer_sources(self, answer_id: int) -> ProvenanceDialog:
+        dialog = ProvenanceDialog(answer_id, self.window)
+        dialog.message_open_requested.connect(self.window.recalled_message_open_requested)
+        dialog.open()
+        return dialog
+
+    def open_settings(
+        self,
+        settings,
+        *,
+        providers_with_key: set[str] | frozenset[str] = frozenset(),
+        key_warning: str | None = None,
+        preferences=None,
+    ) -> SettingsDialog:
+        """The settings dialog (one at a time: a second request raises the open one)."""
+        if self.settings is not None and shiboken6.isValid(self.settings):
+            self.settings.raise_()
+            self.settings.activateWindow()
+            return self.settings
+        from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+
+        window = self.window
+        dialog = SettingsDialog(
+            settings,
+            providers_with_key=providers_with_key,
+            key_warning=key_warning,
+            preferences=preferences,
+            parent=window,
+        )
+        dialog.preferences_save_requested.connect(window.preferences_save_requested)
+        dialog.save_requested.connect(window.settings_save_requested)
+        dialog.detect_requested.connect(window.settings_detect_requested)
+        self.settings = dialog
+        dialog.open()
+        return dialog

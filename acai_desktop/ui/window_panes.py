@@ -1,0 +1,193 @@
+"""How the main window's panes are laid out (built once, by :class:`MainWindow`).
+
+Only construction lives here: the widgets become the window's attributes, and the
+window wires their signals in :meth:`MainWindow._connect_signals`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+
+from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE
+from acai_desktop.ui.theme import app_icon
+from acai_desktop.ui.untrusted import plain_label
+from acai_desktop.ui.widgets.chat_view import ChatView
+from acai_desktop.ui.widgets.composer import Composer
+from acai_desktop.ui.widgets.conversation_list import ConversationList
+from acai_desktop.ui.widgets.empty_state import EmptyState
+
+if TYPE_CHECKING:
+    from acai_desktop.ui.main_window import MainWindow
+
+TRANSCRIPT_EMPTY_TITLE = "Ask anything. I remember what matters."
+TRANSCRIPT_EMPTY_TEXT = (
+    "Tell me about your work, your plans and what you like. I keep what is worth "
+    "keeping, and you can see, edit or forget every memory on the right."
+)
+CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
+CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
+NO_MODEL_TEXT = "No model connected"
+# Starting points offered on an empty chat; a click puts the text in the composer.
+SUGGESTIONS = (
+    "Remember that I prefer short, direct answers.",
+    "I'm working on a project about ",
+    "What do you remember about me?",
+)
+
+
+def _styled_panel(object_name: str) -> QWidget:
+    panel = QWidget()
+    panel.setObjectName(object_name)
+    # Plain QWidgets paint stylesheet backgrounds and borders only with this set.
+    panel.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+    return panel
+
+
+def _label(text: str, object_name: str) -> QLabel:
+    # Plain: the header shows a conversation's title, the banner a server's error body.
+    return plain_label(text, object_name)
+
+
+def build_sidebar(window: MainWindow) -> QWidget:
+    """The left pane: brand, new (temporary) chat, the conversation list, Settings."""
+    sidebar = _styled_panel("Sidebar")
+    sidebar.setMinimumWidth(200)
+    layout = QVBoxLayout(sidebar)
+    layout.setContentsMargins(16, 18, 16, 12)
+    layout.setSpacing(12)
+
+    brand = QHBoxLayout()
+    brand.setSpacing(10)
+    logo = QLabel()
+    logo.setPixmap(app_icon().pixmap(QSize(30, 30)))
+    brand.addWidget(logo)
+    brand.addWidget(_label("ACAI", "BrandTitle"))
+    brand.addStretch(1)
+    layout.addLayout(brand)
+
+    window.new_chat_button = QPushButton("+  New chat")
+    window.new_chat_button.setObjectName("NewChatButton")
+    window.new_chat_button.setToolTip("Start a new conversation (Ctrl+N)")
+    layout.addWidget(window.new_chat_button)
+    window.temporary_chat_button = QPushButton("Temporary chat")
+    window.temporary_chat_button.setObjectName("TemporaryChatButton")
+    window.temporary_chat_button.setToolTip(
+        "A chat ACAI learns nothing from: no memory is written (Ctrl+Shift+N)"
+    )
+    layout.addWidget(window.temporary_chat_button)
+
+    layout.addWidget(_label("CONVERSATIONS", "SectionLabel"))
+    window.conversation_area = QStackedWidget()
+    window.conversations_empty_state = EmptyState(
+        CONVERSATIONS_EMPTY_TITLE, CONVERSATIONS_EMPTY_TEXT
+    )
+    window.conversation_list = ConversationList()
+    window.conversation_list.setModel(window.conversations_model)
+    window.conversation_area.addWidget(window.conversations_empty_state)
+    window.conversation_area.addWidget(window.conversation_list)
+    layout.addWidget(window.conversation_area, 1)
+
+    window.settings_button = QPushButton("⚙  Settings")
+    window.settings_button.setObjectName("SettingsButton")
+    window.settings_button.setToolTip("Model provider, models and API key (Ctrl+,)")
+    layout.addWidget(window.settings_button)
+    return sidebar
+
+
+def build_chat_pane(window: MainWindow) -> QWidget:
+    """The centre: header (title, badges), the model banner, the transcript (or its
+    empty state with suggestions) and the composer."""
+    pane = _styled_panel("ChatPane")
+    layout = QVBoxLayout(pane)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(0)
+
+    header = _styled_panel("ChatHeader")
+    header_layout = QHBoxLayout(header)
+    header_layout.setContentsMargins(24, 14, 24, 14)
+    window.conversation_title = _label("New conversation", "ConversationTitle")
+    window.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
+    window.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
+    window.temporary_badge.setVisible(False)
+    header_layout.addWidget(window.conversation_title)
+    header_layout.addSpacing(10)
+    header_layout.addWidget(window.temporary_badge)
+    header_layout.addStretch(1)
+    header_layout.addWidget(window.model_badge)
+    layout.addWidget(header)
+
+    # Shown when the model can't be reached: what happened and what to do next.
+    window.banner = _styled_panel("ModelBanner")
+    banner_layout = QHBoxLayout(window.banner)
+    banner_layout.setContentsMargins(24, 10, 16, 10)
+    window.banner_label = _label("", "BannerText")
+    window.banner_label.setWordWrap(True)
+    window.banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    window.reconnect_button = QPushButton("Try again")
+    window.reconnect_button.setObjectName("BannerButton")
+    window.banner_settings_button = QPushButton("Settings…")
+    window.banner_settings_button.setObjectName("BannerButton")
+    banner_layout.addWidget(window.banner_label, 1)
+    banner_layout.addWidget(window.banner_settings_button, 0, Qt.AlignmentFlag.AlignTop)
+    banner_layout.addWidget(window.reconnect_button, 0, Qt.AlignmentFlag.AlignTop)
+    window.banner.setVisible(False)
+    layout.addWidget(window.banner)
+
+    window.transcript_area = QStackedWidget()
+    window.transcript_empty_state = EmptyState(
+        TRANSCRIPT_EMPTY_TITLE, TRANSCRIPT_EMPTY_TEXT, glyph="✦", text_width=460
+    )
+    window.suggestion_buttons = []
+    for suggestion in SUGGESTIONS:
+        button = QPushButton(suggestion.strip())
+        button.setObjectName("SuggestionChip")
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.setProperty("suggestion", suggestion)
+        window.suggestion_buttons.append(button)
+        window.transcript_empty_state.extra_layout.addWidget(
+            button, 0, Qt.AlignmentFlag.AlignHCenter
+        )
+    window.chat_view = ChatView()
+    window.chat_view.setModel(window.messages_model)
+    window.transcript_area.addWidget(window.transcript_empty_state)
+    window.transcript_area.addWidget(window.chat_view)
+    layout.addWidget(window.transcript_area, 1)
+
+    window.composer = Composer()
+    composer_row = QHBoxLayout()
+    composer_row.setContentsMargins(24, 8, 24, 20)
+    composer_row.addWidget(window.composer)
+    layout.addLayout(composer_row)
+    return pane
+
+
+def build_shortcuts(window: MainWindow) -> None:
+    """The window's keyboard actions (Quit, New chat, Temporary chat, Settings, Stop)."""
+    window.quit_action = QAction("&Quit", window)
+    window.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+    window.new_chat_action = QAction("&New chat", window)
+    window.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
+    window.temporary_chat_action = QAction("&Temporary chat", window)
+    window.temporary_chat_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+    window.settings_action = QAction("&Settings…", window)
+    # Ctrl+, is the usual place for preferences (Cmd+, on macOS, where Qt maps it).
+    window.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+    # Esc stops the answer being written; only while one is, so Esc keeps its
+    # usual meaning (close a menu, leave a message's text) the rest of the time.
+    window.stop_action = QAction("&Stop the answer", window)
+    window.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+    window.stop_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+    window.stop_action.setEnabled(False)
+    window.addActions(
+        [
+            window.quit_action,
+            window.new_chat_action,
+            window.temporary_chat_action,
+            window.settings_action,
+            window.stop_action,
+        ]
+    )
