@@ -1,5 +1,5 @@
-"""The import rules of ARCHITECTURE §2 (the core never imports Qt; the window never imports
-the store; command line > commands > window > core; no cycle in the model client), kept
+"""The import rules of ARCHITECTURE §2 (the core never imports Qt nor the evaluation; the
+window never imports the store; command line > commands > window > core; no cycle in the model client), kept
 in one place — pyproject.toml's import-linter contracts — and checked by one checker,
 which is shown to fail on planted violations."""
 
@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 CONTRACTS = (
     "The core never imports Qt",
+    "The core never imports the evaluation",
     "The UI never imports the store",
     "Command line, commands, window, core",
     "Model client, structured output, reply types",
@@ -65,6 +66,8 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
             "acai_desktop/ui/widget.py": "from acai_desktop.core.store import database\n",
             "acai_desktop/core/store/database.py": "",
             "acai_desktop/core/model.py": "from PySide6.QtCore import QObject\n",
+            "acai_desktop/core/runtime.py": "from acai_desktop.evaluation import harness\n",
+            "acai_desktop/evaluation/harness.py": "",
             "acai_desktop/core/llm/client.py": "from acai_desktop.core.llm import structured\n",
             "acai_desktop/core/llm/structured.py": "from acai_desktop.core.llm import client\n",
             "acai_desktop/core/llm/replies.py": "",
