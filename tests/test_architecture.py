@@ -1,7 +1,7 @@
 """The import rules of ARCHITECTURE §2 (the core never imports Qt nor the evaluation; the
-window never imports the store; command line > commands > window > core; no cycle in the model client), kept
-in one place — pyproject.toml's import-linter contracts — and checked by one checker,
-which is shown to fail on planted violations."""
+window never imports the store; command line > commands > window > core; no cycle in the
+model client), kept in one place — pyproject.toml's import-linter contracts — and checked
+by one checker, which is shown to fail on planted violations."""
 
 from __future__ import annotations
 

@@ -165,6 +165,7 @@ class MainWindow(QMainWindow):
         self.events.message_added.connect(self.messages_model.on_message_added)
         self.events.message_added.connect(self._on_events_message_added)
         self.events.message_updated.connect(self.messages_model.on_message_updated)
+        self.events.answer_finished.connect(self.messages_model.on_answer_finished)
         self.events.memory_added.connect(self.memories_model.on_memory_added)
         self.events.memory_changed.connect(self.memories_model.on_memory_changed)
         self.events.memory_removed.connect(self.memories_model.on_memory_removed)

@@ -147,6 +147,7 @@ def test_model_failure_shows_the_error_and_retry_answers(qapp, tmp_path, fake_op
         await wait_until(lambda: messages.index(1).data(MessageRoles.ERROR))
         assert messages.index(1).data(MessageRoles.STATUS) == "error"
         assert "server" in messages.index(1).data(MessageRoles.ERROR).lower()
+        await wait_until(lambda: not window.composer.busy)  # the turn has ended
         click_action(window.chat_view, 1, RETRY)
         await wait_until(lambda: messages.index(1).data(MessageRoles.STATUS) == "complete")
         assert messages.index(1).data(MessageRoles.CONTENT) == "Back again."

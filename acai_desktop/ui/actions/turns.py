@@ -69,12 +69,9 @@ class TurnActions(ActionGroup):
                 if self.window is not None:
                     self.window.show_status(f"Not sent: {error}", 10_000)
                 return
-            if result is not None and self.window is not None:
-                model = self.window.messages_model
-                model.update_message(result.answer)
-                model.set_sources_count(result.answer.id, len(result.memories_used))
-                if result.status == "error":
-                    self.window.show_status("The answer failed; see the message. Retry?", 10_000)
+            # The answer's row and its sources came with the core's AnswerFinished.
+            if result is not None and self.window is not None and result.status == "error":
+                self.window.show_status("The answer failed; see the message. Retry?", 10_000)
         finally:
             self.session.turn_conversation_id = None
             if self.window is not None:

@@ -161,6 +161,12 @@ class MessagesModel(QAbstractListModel):
                 index = self.index(row)
                 self.dataChanged.emit(index, index, [MessageRoles.CONTENT])
 
+    def on_answer_finished(self, event) -> None:
+        """An answer is done (complete, stopped or failed): its stored row, with its
+        error, and how many memories fed it (``events.AnswerFinished``)."""
+        self.update_message(event.message)
+        self.set_sources_count(event.message.id, len(event.sources))
+
     def update_message(self, message: Message) -> None:
         """The stored row, as the orchestrator returned it (carries the error text)."""
         row = self._row_of.get(message.id)
