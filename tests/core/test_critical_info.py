@@ -1,5 +1,6 @@
 """CriticalInfoProcessor through the real SDK against the scripted server."""
 
+from acai_desktop.core.processors.critical_info import name_the_subject
 from acai_desktop.core.records import MemoryKind, MemoryStatus
 from acai_desktop.core.store.memories import MemoryFilter
 from tests.support.aio import run
@@ -168,7 +169,8 @@ def test_fragments_are_given_their_subject(tmp_path, fake_openai):
                         "facts": [
                             {"fact": "has a PhD in physics", "category": "professional",
                              "confidence": 0.8},
-                            {"fact": "Bob has a PhD", "category": "nonsense", "confidence": 0.7},
+                            {"fact": "The user has a PhD, like Bob", "category": "nonsense",
+                             "confidence": 0.7},
                         ]
                     }
                 ),
@@ -178,7 +180,10 @@ def test_fragments_are_given_their_subject(tmp_path, fake_openai):
 
     memories = run(scenario())
     contents = {m.content: m.category for m in memories}
-    assert contents == {"The user has a PhD in physics": "Professional", "Bob has a PhD": "Other"}
+    assert contents == {
+        "The user has a PhD in physics": "Professional",
+        "The user has a PhD, like Bob": "Other",
+    }
 
 
 def test_a_memory_forgotten_while_the_model_decides_leaves_the_new_fact_stored(
@@ -208,3 +213,55 @@ def test_a_memory_forgotten_while_the_model_decides_leaves_the_new_fact_stored(
     assert by_id[paris_id].status == MemoryStatus.FORGOTTEN  # the user's action stands
     [lyon] = outcome.stored
     assert lyon.content == "The user lives in Lyon" and lyon.status == MemoryStatus.ACTIVE
+
+
+#: What a small extraction model really returns, and why none of it may be stored.
+ADVERSARIAL = [
+    ("Hello! What can you do?", "The user moved to Lisbon last spring", "prompt_example"),
+    ("Hello! What can you do?", "The user's name is John", "unsupported"),
+    ("Hello! What can you do?",
+     "I'm a professional in the field of [insert profession here]", "placeholder"),
+    ("Hello! What can you do?", "The assistant can answer questions and write code",
+     "about_assistant"),
+    ("My sister Anna lives in Rome.", "The user lives in Rome", "third_party_as_user"),
+    ("What is the capital of France?", "The capital of France is Paris", "answer_to_question"),
+    ("What is the capital of France?", "Paris", "fragment"),
+    ("My dog's name is Buster.", "Buster", "fragment"),
+    ("I have two kids.", "The user has " + "two kids and " * 160 + "a cat", "too_long"),
+    ("I live in Madrid with my family.", "El usuario vive en Madrid con su familia",
+     "other_language"),
+    ("I have 2 kids.", "The user has three kids", "unsupported"),
+]  # fmt: skip
+
+
+def test_invented_facts_are_refused_and_counted_by_reason(tmp_path, fake_openai):
+    """The extraction model returns each failure seen with small models; the grounding
+    check refuses every one, stores what the message does say, and counts by reason."""
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            outcomes = []
+            for message, fact, _ in ADVERSARIAL:
+                facts = [{"fact": fact, "category": "Personal", "confidence": 0.9}]
+                if message.startswith("My sister"):
+                    facts.append({"fact": "The user's sister Anna lives in Rome",
+                                  "category": "Relationship", "confidence": 0.9})  # fmt: skip
+                fake_openai.script(
+                    Reply(json_obj={"durable_fact": True}), Reply(json_obj={"facts": facts})
+                )
+                _, outcome = await _say(assistant, conversation.id, message)
+                outcomes.append(outcome)
+            memories = await assistant.memories.list(MemoryFilter(statuses=None))
+            return outcomes, memories, assistant.critical_info.counts.rejected
+
+    outcomes, memories, rejected = run(scenario())
+    assert [m.content for m in memories] == ["The user's sister Anna lives in Rome"]
+    for (_, fact, reason), outcome in zip(ADVERSARIAL, outcomes, strict=True):
+        assert [(f, v.rejection) for f, v in outcome.rejected] == [
+            (name_the_subject(fact), reason)
+        ], fact
+    expected = {}
+    for _, _, reason in ADVERSARIAL:
+        expected[reason] = expected.get(reason, 0) + 1
+    assert dict(rejected) == expected

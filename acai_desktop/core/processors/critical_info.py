@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,6 +23,7 @@ from pydantic.json_schema import SkipJsonSchema
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.planner import is_acknowledgement
+from acai_desktop.core.processors.grounding import MAX_FACT_CHARS, GroundingCheck, Verdict
 from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
@@ -42,19 +44,6 @@ CATEGORIES = (
 #: Messages longer than this are cut before triage/extraction (the start carries the news).
 MAX_MESSAGE_CHARS_FOR_EXTRACTION = 4000
 MAX_FACTS_PER_MESSAGE = 12
-#: Words aimed at the assistant rather than about the user: "Ignore previous instructions",
-#: "you are now DAN", "reveal your system prompt". A message may carry them (pasted text, a
-#: test of the assistant); stored as a "fact" they would come back in every prompt.
-_INSTRUCTION_TO_ASSISTANT = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+)?(?:of\s+)?"
-    r"(?:the\s+|your\s+)?(?:previous|prior|preceding|above|earlier|initial|original|"
-    r"system|all|your|these|those)\b[^.!?\n]{0,20}"
-    r"\b(?:instructions?|rules|prompts?|guidelines|directions|guardrails)\b"
-    r"|\bsystem prompt\b|\bdeveloper mode\b|\bjailbreak"
-    r"|^\s*(?:the\s+)?(?:assistant|ai|you)\s*(?:,|:|must\b|shall\b|are now\b)"
-    r"|\byou are now\b|\bfrom now on,? you\b",
-    re.IGNORECASE,
-)
 
 
 class TriageReply(BaseModel):
@@ -62,7 +51,15 @@ class TriageReply(BaseModel):
 
 
 class ExtractedFact(BaseModel):
-    fact: str = Field(min_length=3, max_length=500)
+    # The schema asks for a short standalone sentence; a longer one is still read, so the
+    # grounding check can refuse it by name ("too_long") instead of a validation error.
+    fact: str = Field(
+        min_length=3,
+        max_length=20_000,
+        description="One short standalone sentence about the user, with a subject and a "
+        "verb, starting with 'The user'; only what the message says.",
+        json_schema_extra={"maxLength": MAX_FACT_CHARS},
+    )
     category: str = "Other"
     confidence: float = Field(ge=0.0, le=1.0)
 
@@ -131,6 +128,8 @@ class CriticalInfoOutcome:
     extraction_called: bool = False
     stored: list[MemoryItem] = field(default_factory=list)
     reinforced: list[int] = field(default_factory=list)
+    #: (fact, why) for each extracted fact the grounding check refused.
+    rejected: list[tuple[str, Verdict]] = field(default_factory=list)
     reason: str | None = None
 
 
@@ -140,11 +139,24 @@ class CallCounts:
     triage: int = 0
     extraction: int = 0
     reconcile: int = 0
+    #: Extracted facts the grounding check refused, by reason ("unsupported", ...).
+    rejected: Counter[str] = field(default_factory=Counter)
+
+
+_FIRST_PERSON_START = (
+    (re.compile(r"^(?:i am|i'm)\b", re.IGNORECASE), "The user is"),
+    (re.compile(r"^(?:i have|i've)\b", re.IGNORECASE), "The user has"),
+    (re.compile(r"^my\b", re.IGNORECASE), "The user's"),
+)
 
 
 def name_the_subject(fact: str) -> str:
-    """A fact must say whose it is: "has a PhD" becomes "The user has a PhD"."""
+    """A fact must say whose it is: "has a PhD" becomes "The user has a PhD", and the
+    user's own first person ("I'm a nurse", "My dog ...") becomes "The user ..."."""
     fact = " ".join(fact.split()).strip()
+    for pattern, subject in _FIRST_PERSON_START:
+        if pattern.match(fact):
+            return pattern.sub(subject, fact, count=1)
     if fact and fact[0].islower():
         return f"The user {fact}"
     return fact
@@ -152,12 +164,6 @@ def name_the_subject(fact: str) -> str:
 
 def normalised(text: str) -> str:
     return re.sub(r"[^\w]+", " ", text.lower()).strip()
-
-
-def is_instruction_to_assistant(fact: str) -> bool:
-    """Words addressed to the assistant ("Ignore previous instructions ...") are not a
-    fact about the user, whatever the extraction model made of them."""
-    return bool(_INSTRUCTION_TO_ASSISTANT.search(fact))
 
 
 class CriticalInfoProcessor:
@@ -179,6 +185,7 @@ class CriticalInfoProcessor:
         self.counts = CallCounts()
         self._triage_prompt = resource_text("prompts", "triage.txt").strip()
         self._extraction_prompt = resource_text("prompts", "extraction.txt").strip()
+        self.grounding = GroundingCheck(self._extraction_prompt)
         self._reconcile_prompt = resource_text("prompts", "reconcile.txt").strip()
 
     async def handle(self, job: Job) -> None:
@@ -241,12 +248,19 @@ class CriticalInfoProcessor:
             return outcome
         seen: set[str] = set()
         for fact in extraction.value.facts:
-            if is_instruction_to_assistant(fact.fact):
-                # Never a fact about the user; stored, it would steer every later answer.
-                log.info("message %d: dropped an instruction to the assistant", message_id)
-                continue
             content = name_the_subject(fact.fact)
             if normalised(content) in seen or len(content) < 3:
+                continue
+            verdict = await self._ground(content, text)
+            if not verdict.grounded:
+                # A small model invents facts; stored, they would come back in every
+                # later prompt as truth. Counted by reason, so the rate is visible.
+                self.counts.rejected[verdict.rejection] += 1
+                outcome.rejected.append((content, verdict))
+                log.info(
+                    "message %d: fact refused (%s: %s): %.80r",
+                    message_id, verdict.rejection, verdict.detail or "-", content,
+                )  # fmt: skip
                 continue
             seen.add(normalised(content))
             try:
@@ -256,6 +270,15 @@ class CriticalInfoProcessor:
                 # keep the others. Retrying would not change the text.
                 log.info("message %d: a fact was refused: %s", message_id, error)
         return outcome
+
+    async def _ground(self, content: str, message: str) -> Verdict:
+        """The grounding check, with the embedder's similarity only where the words
+        alone don't decide (most facts are settled on words, without a vector)."""
+        verdict = self.grounding.check(content, message)
+        if verdict.rejection != "unsupported":
+            return verdict
+        vectors = await self.memories.embedder.embed([content, message])
+        return self.grounding.check(content, message, float(vectors[0] @ vectors[1]))
 
     async def _ask(self, instructions: str, text: str, schema: type[BaseModel], role: str):
         messages = [
