@@ -1,4 +1,4 @@
-"""``acai-desktop eval ...``: measure retrieval on a LoCoMo-format dataset.
+"""``acai-desktop eval ...``: measure retrieval and memory on a LoCoMo-format dataset.
 
 ``eval retrieval --dataset FILE`` ingests each sample into a fresh temporary profile
 and scores recall_any@k / recall_all@k of the orchestrator's retrieval (see
@@ -14,6 +14,7 @@ import json
 
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.llm.presets import ProviderName
 
 
 def parse_positive_list(text: str, what: str) -> tuple[int, ...]:
@@ -32,7 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
     add_common_arguments(common)
     parser = subparsers.add_parser(
-        "eval", parents=[common], help="evaluate retrieval on a LoCoMo-format dataset"
+        "eval", parents=[common], help="evaluate retrieval and memory on a LoCoMo-format dataset"
     )
     actions = parser.add_subparsers(dest="eval_action", metavar="ACTION", required=True)
 
@@ -75,6 +76,38 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--no-adjustments", action="store_true", help="no importance/recency adjustment"
     )
     retrieval.set_defaults(handler=run_retrieval)
+
+    grounding = actions.add_parser(
+        "grounding",
+        parents=[common],
+        help="how the grounding check judges the dataset's gold facts (no model)",
+        description="Check each gold fact against the turns it cites (supported) and "
+        "against other turns of its speaker (unsupported).",
+    )
+    grounding.add_argument("--dataset", required=True, help="LoCoMo-format JSON file")
+    grounding.add_argument("--json", action="store_true", help="print one JSON object")
+    grounding.set_defaults(handler=run_grounding)
+
+    extraction = actions.add_parser(
+        "extraction",
+        parents=[common],
+        help="what the memory processor stores from a dataset, against its gold facts",
+        description="Play each speaker of each sample as the user through the real "
+        "critical-info processor with the configured models, and score the stored facts "
+        "against the speaker's gold facts.",
+    )
+    extraction.add_argument("--dataset", required=True, help="LoCoMo-format JSON file")
+    extraction.add_argument("--provider", choices=[p.value for p in ProviderName])
+    extraction.add_argument("--base-url", help="OpenAI-compatible address")
+    extraction.add_argument("--model", help="model name for triage and extraction")
+    extraction.add_argument(
+        "--limit", type=int, metavar="N", help="the first N sessions of each sample"
+    )
+    extraction.add_argument(
+        "--judge", action="store_true", help="ask the model whether two facts are the same"
+    )
+    extraction.add_argument("--json", action="store_true", help="print one JSON object")
+    extraction.set_defaults(handler=run_extraction)
 
 
 def _options(args: argparse.Namespace):
@@ -155,4 +188,29 @@ def run_retrieval(args: argparse.Namespace) -> int:
     dataset = load_dataset(args.dataset)
     report = asyncio.run(evaluate(dataset, options)).as_dict()
     print(json.dumps(report) if args.json else format_report(report))
+    return 0
+
+
+def run_grounding(args: argparse.Namespace) -> int:
+    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+    from acai_desktop.evaluation.grounding_eval import evaluate_grounding, format_grounding
+    from acai_desktop.evaluation.locomo import load_dataset
+
+    report = asyncio.run(evaluate_grounding(load_dataset(args.dataset), WordLlamaEmbedder()))
+    print(json.dumps(report.as_dict()) if args.json else format_grounding(report))
+    return 0
+
+
+def run_extraction(args: argparse.Namespace) -> int:
+    from acai_desktop.core.assistant import ModelOverrides
+    from acai_desktop.evaluation.extraction import evaluate_extraction, format_extraction
+    from acai_desktop.evaluation.locomo import load_dataset
+
+    if args.limit is not None and args.limit <= 0:
+        raise InvalidInputError(f"--limit must be a positive whole number, not {args.limit}.")
+    dataset = load_dataset(args.dataset)
+    overrides = ModelOverrides(args.provider, args.base_url, args.model)
+    tally = asyncio.run(evaluate_extraction(dataset, overrides, limit=args.limit, judge=args.judge))
+    report = tally.as_dict()
+    print(json.dumps(report) if args.json else format_extraction(report))
     return 0

@@ -150,6 +150,12 @@ _FIRST_PERSON_START = (
 )
 
 
+def extraction_prompt() -> str:
+    """The extraction call's instructions (its worked example is what the grounding
+    check recognises when a model copies it)."""
+    return resource_text("prompts", "extraction.txt").strip()
+
+
 def name_the_subject(fact: str) -> str:
     """A fact must say whose it is: "has a PhD" becomes "The user has a PhD", and the
     user's own first person ("I'm a nurse", "My dog ...") becomes "The user ..."."""
@@ -184,7 +190,7 @@ class CriticalInfoProcessor:
         self.related_similarity = related_similarity
         self.counts = CallCounts()
         self._triage_prompt = resource_text("prompts", "triage.txt").strip()
-        self._extraction_prompt = resource_text("prompts", "extraction.txt").strip()
+        self._extraction_prompt = extraction_prompt()
         self.grounding = GroundingCheck(self._extraction_prompt)
         self._reconcile_prompt = resource_text("prompts", "reconcile.txt").strip()
 
