@@ -26,6 +26,7 @@ from acai_desktop.core.records import (
     MemoryItem,
     Message,
     MessageStatus,
+    Suggestion,
 )
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,13 @@ class JobStatusChanged:
 
 
 @dataclass(frozen=True)
+class SuggestionsChanged:
+    """A memory suggestion was proposed, accepted or dismissed ("Ask before remembering")."""
+
+    suggestion: Suggestion
+
+
+@dataclass(frozen=True)
 class EmbeddingProgress:
     """Re-embedding memories: ``done`` of ``total`` so far."""
 
@@ -125,6 +133,7 @@ Event = (
     | ConversationChanged
     | ConversationRemoved
     | JobStatusChanged
+    | SuggestionsChanged
     | EmbeddingProgress
 )
 EVENT_TYPES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]

@@ -323,3 +323,36 @@ class Job:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
+
+
+class SuggestionStatus(StrEnum):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    DISMISSED = "dismissed"
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    id: int
+    message_id: int
+    conversation_id: int | None
+    content: str
+    category: str
+    confidence: float
+    status: SuggestionStatus
+    memory_id: int | None
+    created_at: str
+
+    @classmethod
+    def from_row(cls, row: dict) -> Suggestion:
+        return cls(
+            id=row["id"],
+            message_id=row["message_id"],
+            conversation_id=row["conversation_id"],
+            content=row["content"],
+            category=row["category"],
+            confidence=row["confidence"],
+            status=SuggestionStatus(row["status"]),
+            memory_id=row["memory_id"],
+            created_at=row["created_at"],
+        )

@@ -349,3 +349,29 @@ def m005_drop_settings(db: Database) -> None:
     """Drop ``settings``: nothing ever read or wrote it (settings live in
     ``settings.json`` in the data directory, the API key in the keyring)."""
     db.execute("DROP TABLE IF EXISTS settings")
+
+
+@migrations()
+def m006_memory_suggestions(db: Database) -> None:
+    """Facts waiting for the user's yes ("Ask before remembering"). A dismissed one stays,
+    so the same fact is never proposed again for the same message; a message deleted with
+    its conversation takes its suggestions with it."""
+    db.execute(
+        """
+        CREATE TABLE memory_suggestions (
+            id INTEGER PRIMARY KEY,
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            conversation_id INTEGER,
+            content TEXT NOT NULL,
+            normalised TEXT NOT NULL,
+            category TEXT NOT NULL DEFAULT 'Other',
+            confidence REAL NOT NULL DEFAULT 1.0,
+            status TEXT NOT NULL DEFAULT 'pending'
+                CHECK (status IN ('pending', 'accepted', 'dismissed')),
+            memory_id INTEGER REFERENCES memories(id) ON DELETE SET NULL,
+            created_at TEXT NOT NULL,
+            decided_at TEXT,
+            UNIQUE (message_id, normalised)
+        )"""
+    )
+    db.execute("CREATE INDEX memory_suggestions_by_status ON memory_suggestions(status, id)")

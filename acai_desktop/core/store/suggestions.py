@@ -1,0 +1,70 @@
+"""SQL for memory suggestions: facts the processor found that wait for the user's decision
+("Ask before remembering"). Functions run on the database thread (``Store.run``)."""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from acai_desktop.core.clock import now_iso
+from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.records import Suggestion, SuggestionStatus
+
+_COLUMNS = (
+    "id, message_id, conversation_id, content, category, confidence, status, memory_id, created_at"
+)
+
+
+def propose_suggestion(
+    db: Database,
+    *,
+    message_id: int,
+    conversation_id: int | None,
+    content: str,
+    normalised: str,
+    category: str,
+    confidence: float,
+) -> Suggestion | None:
+    """A new pending suggestion; None if this fact was already proposed for this message
+    (pending, accepted or dismissed: a dismissed one is never proposed again)."""
+    cursor = db.execute(
+        "INSERT OR IGNORE INTO memory_suggestions (message_id, conversation_id, content, "
+        "normalised, category, confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [message_id, conversation_id, content, normalised, category, confidence, now_iso()],
+    )
+    if cursor.rowcount == 0:
+        return None
+    return fetch_suggestion(db, cursor.lastrowid)
+
+
+def fetch_suggestion(db: Database, suggestion_id: int) -> Suggestion:
+    rows = list(
+        db.query(f"SELECT {_COLUMNS} FROM memory_suggestions WHERE id = ?", [suggestion_id])
+    )
+    if not rows:
+        raise NotFoundError(f"There is no memory suggestion #{suggestion_id}.")
+    return Suggestion.from_row(rows[0])
+
+
+def pending_suggestions(db: Database, limit: int = 200) -> list[Suggestion]:
+    """Pending suggestions, oldest first (the order they were said in)."""
+    rows = db.query(
+        f"SELECT {_COLUMNS} FROM memory_suggestions WHERE status = 'pending' ORDER BY id LIMIT ?",
+        [limit],
+    )
+    return [Suggestion.from_row(row) for row in rows]
+
+
+def decide_suggestion(
+    db: Database, suggestion_id: int, status: SuggestionStatus, memory_id: int | None = None
+) -> Suggestion:
+    """Record the user's decision on a pending suggestion."""
+    suggestion = fetch_suggestion(db, suggestion_id)
+    if suggestion.status != SuggestionStatus.PENDING:
+        raise InvalidInputError(
+            f"Suggestion #{suggestion_id} was already {suggestion.status.value}."
+        )
+    db.execute(
+        "UPDATE memory_suggestions SET status = ?, memory_id = ?, decided_at = ? WHERE id = ?",
+        [status.value, memory_id, now_iso(), suggestion_id],
+    )
+    return fetch_suggestion(db, suggestion_id)
