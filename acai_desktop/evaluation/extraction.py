@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import MemoryKind
 from acai_desktop.evaluation.grounding_eval import as_user_fact
 from acai_desktop.evaluation.harness import session_timestamp
 from acai_desktop.evaluation.locomo import Dataset, Sample
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MemoryKind
 
 #: A stored fact and a gold fact are the same fact at this WordLlama cosine or above.
 #: Two wordings of one fact ("The user lives in Madrid with their family" / "... lives in
