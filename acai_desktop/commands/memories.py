@@ -6,7 +6,8 @@ print the memory object (with ``id`` and ``sources``; ``show`` adds ``history``)
 ``list``/``search`` print ``{"memories": [...]}`` (a search hit adds ``rank``, ``score``
 and ``reasons``; ``list`` adds ``total``, ``more`` and ``offset``: it shows
 ``DEFAULT_LIST_LIMIT`` memories unless given ``--limit N`` or ``--no-limit``),
-``export``/``import`` print a summary.
+``export``/``import`` print a summary. ``suggestions`` prints ``{"suggestions": [...]}``
+(facts waiting for a yes), ``accept`` the new memory, ``dismiss`` the suggestion.
 """
 
 from __future__ import annotations
@@ -96,6 +97,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     search = action("search", "find the memories that match a query")
     search.add_argument("query")
     search.add_argument("-k", type=int, default=DEFAULT_SEARCH_RESULTS, help="how many")
+
+    action("suggestions", 'facts waiting for your yes ("Ask before remembering")')
+    accept = action("accept", "accept a suggestion: it becomes a memory")
+    accept.add_argument("id", help="the id of the suggestion")
+    accept.add_argument("--text", help="remember it in your own words instead")
+    action("dismiss", "dismiss a suggestion: never proposed again for its message").add_argument(
+        "id", help="the id of the suggestion"
+    )
 
     export = action("export", "write every memory to a JSON file")
     export.add_argument("file")
@@ -248,6 +257,40 @@ async def _import(service: MemoryService, args: argparse.Namespace) -> dict:
     return {**report.to_dict(), "file": args.file}
 
 
+def _suggestions_of(service: MemoryService):
+    from acai_desktop.core.memory.suggestions import MemorySuggestions
+
+    return MemorySuggestions(service.store, service, service.events)
+
+
+def _suggestion(suggestion) -> dict:
+    return {
+        "id": suggestion.id,
+        "content": suggestion.content,
+        "category": suggestion.category,
+        "confidence": suggestion.confidence,
+        "status": suggestion.status.value,
+        "message_id": suggestion.message_id,
+        "conversation_id": suggestion.conversation_id,
+        "memory_id": suggestion.memory_id,
+        "created_at": suggestion.created_at,
+    }
+
+
+async def _pending(service: MemoryService, args: argparse.Namespace) -> dict:
+    pending = await _suggestions_of(service).pending()
+    return {"suggestions": [_suggestion(s) for s in pending]}
+
+
+async def _accept(service: MemoryService, args: argparse.Namespace) -> dict:
+    memory = await _suggestions_of(service).accept(_id(args.id), args.text)
+    return await _detailed(service, memory)
+
+
+async def _dismiss(service: MemoryService, args: argparse.Namespace) -> dict:
+    return _suggestion(await _suggestions_of(service).dismiss(_id(args.id)))
+
+
 ACTIONS = {
     "list": _list,
     "show": _show,
@@ -259,6 +302,9 @@ ACTIONS = {
     "restore": _simple("restore"),
     "resolve": _resolve,
     "search": _search,
+    "suggestions": _pending,
+    "accept": _accept,
+    "dismiss": _dismiss,
     "export": _export,
     "import": _import,
 }
@@ -325,7 +371,21 @@ def _more_line(output: dict) -> str:
     )
 
 
+def _suggestion_lines(suggestions: list[dict]) -> str:
+    if not suggestions:
+        return "No suggestions waiting."
+    lines = [f"{'ID':>5}  {'CATEGORY':<12} FACT (from message)"]
+    for s in suggestions:
+        lines.append(f"{s['id']:>5}  {s['category'][:12]:<12} {s['content']} ({s['message_id']})")
+    lines.append("Accept with `memories accept ID`, dismiss with `memories dismiss ID`.")
+    return "\n".join(lines)
+
+
 def _human(action: str, output: dict) -> str:
+    if action == "suggestions":
+        return _suggestion_lines(output["suggestions"])
+    if action == "dismiss":
+        return f"Dismissed suggestion {output['id']}: it won't be proposed again for its message."
     if action == "list" and output["more"]:
         return _table(output["memories"]) + "\n" + _more_line(output)
     if action in ("list", "search"):

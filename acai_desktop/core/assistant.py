@@ -41,6 +41,7 @@ from acai_desktop.core.llm.settings import (
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.session import memory_service_on
+from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.orchestrator import Orchestrator
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
@@ -143,6 +144,7 @@ class Assistant:
     orchestrator: Orchestrator
     critical_info: CriticalInfoProcessor
     summary: SummaryProcessor
+    suggestions: MemorySuggestions
     local_server: LocalModelServer | None = None
     #: Shown to the user once (e.g. "API key stored in a plain file").
     warnings: list[str] = field(default_factory=list)
@@ -333,8 +335,12 @@ async def _assemble(
     store, client, embedder = data.store, model.client, model.embedder
     memories = await memory_service_on(store, embedder, events, reembed=False)
     conversations = data.conversations
+    suggestions = MemorySuggestions(store, memories, events)
     critical_info = CriticalInfoProcessor(
-        client=client, memories=memories, conversations=conversations
+        client=client,
+        memories=memories,
+        conversations=conversations,
+        suggestions=suggestions if model.settings.asks_before_remembering() else None,
     )
     summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
     jobs = JobRepository(store)
@@ -372,6 +378,7 @@ async def _assemble(
         orchestrator=orchestrator,
         critical_info=critical_info,
         summary=summary,
+        suggestions=suggestions,
         local_server=model.local_server,
         warnings=model.warnings,
         model_problem=model.problem,

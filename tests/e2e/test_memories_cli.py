@@ -324,3 +324,35 @@ def test_list_shows_a_page_by_default_and_says_how_many_more(tmp_path):
     assert "--no-limit" in table[-1]
     refused = acai("memories", "list", "--limit", "0", "--data-dir", data, check=False)
     assert refused.returncode == 2 and "--limit" in refused.stderr
+
+
+def test_suggestions_are_listed_accepted_and_dismissed(tmp_path, fake_openai):
+    """With "Ask before remembering" on, a chat turn leaves suggestions, not memories;
+    the CLI accepts one (a memory sourced to the message) and dismisses the other."""
+    from tests.support.assistant import configure_profile
+    from tests.support.fake_model import fake_model
+
+    fake_openai.responder = fake_model
+    data = tmp_path / "profile"
+    configure_profile(data, fake_openai, ask_before_remembering=True)
+    acai("chat", "--data-dir", str(data), "--wait-jobs", "My name is Ada and I live in Paris.")
+    assert acai_json("memories", "--data-dir", str(data), "list")["memories"] == []
+
+    pending = acai_json("memories", "--data-dir", str(data), "suggestions")["suggestions"]
+    assert {s["content"] for s in pending} == {"The user's name is Ada", "The user lives in Paris"}
+    name = next(s for s in pending if "Ada" in s["content"])
+    place = next(s for s in pending if "Paris" in s["content"])
+
+    memory = acai_json("memories", "--data-dir", str(data), "accept", str(name["id"]))
+    assert memory["content"] == "The user's name is Ada"
+    assert memory["sources"] == [name["message_id"]]
+    dismissed = acai("memories", "--data-dir", str(data), "dismiss", str(place["id"]))
+    assert "won't be proposed again" in dismissed.stdout
+    again = acai("memories", "--data-dir", str(data), "dismiss", str(place["id"]), check=False)
+    assert again.returncode == 2 and "already dismissed" in again.stderr
+
+    assert acai("memories", "--data-dir", str(data), "suggestions").stdout.startswith(
+        "No suggestions waiting."
+    )
+    listed = acai_json("memories", "--data-dir", str(data), "list")["memories"]
+    assert [m["content"] for m in listed] == ["The user's name is Ada"]

@@ -46,6 +46,9 @@ class ModelSettings(BaseModel):
     structured_mode: StructuredMode | None = None
     #: Longest wait for the next bytes of a reply (seconds); generous for slow local models.
     read_timeout_seconds: float = Field(default=120.0, gt=0)
+    #: New facts wait in the panel for the user's yes. None: on with the bundled 135M
+    #: local model (small models invent facts), off with every other model.
+    ask_before_remembering: bool | None = None
 
     @classmethod
     def for_preset(cls, name: ProviderName | str, **overrides) -> ModelSettings:
@@ -53,6 +56,11 @@ class ModelSettings(BaseModel):
         values = {"provider": chosen.name, "models": chosen.models}
         values.update(overrides)
         return cls(**values)
+
+    def asks_before_remembering(self) -> bool:
+        if self.ask_before_remembering is not None:
+            return self.ask_before_remembering
+        return self.provider == ProviderName.LOCAL and self.local_model_path is None
 
     def model_for(self, role: ModelRole | str) -> str:
         return self.models.for_role(role)

@@ -22,11 +22,13 @@ from pydantic.json_schema import SkipJsonSchema
 
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
 from acai_desktop.core.processors.grounding import MAX_FACT_CHARS, GroundingCheck, Verdict
 from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.suggestions import Suggestion
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +132,8 @@ class CriticalInfoOutcome:
     reinforced: list[int] = field(default_factory=list)
     #: (fact, why) for each extracted fact the grounding check refused.
     rejected: list[tuple[str, Verdict]] = field(default_factory=list)
+    #: With "Ask before remembering": facts queued for the user's decision.
+    suggested: list[Suggestion] = field(default_factory=list)
     reason: str | None = None
 
 
@@ -179,6 +183,8 @@ class CriticalInfoProcessor:
         client,
         memories: MemoryService,
         conversations: ConversationRepository,
+        #: Given ("Ask before remembering" is on), new facts wait there for the user.
+        suggestions: MemorySuggestions | None = None,
         # WordLlama cosine between two facts on one subject ("lives in Paris" / "lives in
         # Berlin", "in Rome") is about 0.35-0.8; unrelated facts about the user score under 0.2.
         # Above this a reconcile call decides; below it the fact is simply new.
@@ -187,6 +193,7 @@ class CriticalInfoProcessor:
         self.client = client
         self.memories = memories
         self.conversations = conversations
+        self.suggestions = suggestions
         self.related_similarity = related_similarity
         self.counts = CallCounts()
         self._triage_prompt = resource_text("prompts", "triage.txt").strip()
@@ -269,6 +276,18 @@ class CriticalInfoProcessor:
                 )  # fmt: skip
                 continue
             seen.add(normalised(content))
+            if self.suggestions is not None:
+                suggestion = await self.suggestions.propose(
+                    message_id=message.id,
+                    conversation_id=message.conversation_id,
+                    content=content,
+                    normalised=normalised(content),
+                    category=fact.category,
+                    confidence=fact.confidence,
+                )
+                if suggestion is not None:  # None: proposed (maybe dismissed) before
+                    outcome.suggested.append(suggestion)
+                continue
             try:
                 await self._reconcile(message, content, fact, outcome, write_key=write_key)
             except InvalidInputError as error:

@@ -1,0 +1,112 @@
+""" "Ask before remembering": new facts wait as suggestions; accepted they are memories,
+dismissed they never come back for that message."""
+
+import pytest
+
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.store.memories import MemoryFilter
+from acai_desktop.core.store.suggestions import SuggestionStatus
+from tests.support.aio import run
+from tests.support.assistant import running_assistant
+from tests.support.fake_openai import Reply
+
+FACTS = {"facts": [{"fact": "The user's dog is named Buster", "category": "Personal",
+                    "confidence": 0.9}]}  # fmt: skip
+
+
+async def _tell(assistant, conversation_id: int, text: str):
+    message = await assistant.conversations.add_message(conversation_id, "user", text)
+    return message, await assistant.critical_info.process_message(message.id)
+
+
+def test_facts_wait_for_a_yes_and_an_accepted_one_is_a_memory(tmp_path, fake_openai):
+    async def scenario():
+        async with running_assistant(
+            tmp_path, fake_openai, start_jobs=False, ask_before_remembering=True
+        ) as assistant:
+            conversation = await assistant.conversations.create()
+            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
+            message, outcome = await _tell(assistant, conversation.id, "My dog's name is Buster.")
+            before = await assistant.memories.list(MemoryFilter(statuses=None))
+            pending = await assistant.suggestions.pending()
+            memory = await assistant.suggestions.accept(pending[0].id)
+            sources = await assistant.memories.sources(memory.id)
+            with pytest.raises(InvalidInputError, match="already accepted"):
+                await assistant.suggestions.dismiss(pending[0].id)
+            return (
+                message,
+                outcome,
+                before,
+                pending,
+                memory,
+                sources,
+                (await assistant.suggestions.pending()),
+            )
+
+    message, outcome, before, pending, memory, sources, after = run(scenario())
+    assert before == [] and outcome.stored == []
+    assert [(s.content, s.message_id) for s in pending] == [
+        ("The user's dog is named Buster", message.id)
+    ]
+    assert outcome.suggested == pending
+    assert memory.content == "The user's dog is named Buster"
+    assert memory.status == MemoryStatus.ACTIVE
+    assert sources == [message.id]
+    assert after == []
+
+
+def test_a_dismissed_fact_is_never_proposed_again_for_that_message(tmp_path, fake_openai):
+    async def scenario():
+        async with running_assistant(
+            tmp_path, fake_openai, start_jobs=False, ask_before_remembering=True
+        ) as assistant:
+            conversation = await assistant.conversations.create()
+            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
+            message, _ = await _tell(assistant, conversation.id, "My dog's name is Buster.")
+            [suggestion] = await assistant.suggestions.pending()
+            dismissed = await assistant.suggestions.dismiss(suggestion.id)
+            # The job runs again (a retry after a crash): the model says the same.
+            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
+            again = await assistant.critical_info.process_message(message.id)
+            # Another message saying it again is a new proposal.
+            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
+            _, elsewhere = await _tell(assistant, conversation.id, "Buster is my dog's name.")
+            return dismissed, again, elsewhere, await assistant.memories.list()
+
+    dismissed, again, elsewhere, memories = run(scenario())
+    assert dismissed.status == SuggestionStatus.DISMISSED
+    assert again.suggested == [] and again.stored == []
+    assert len(elsewhere.suggested) == 1
+    assert memories == []
+
+
+def test_deleting_the_conversation_takes_its_suggestions(tmp_path, fake_openai):
+    async def scenario():
+        async with running_assistant(
+            tmp_path, fake_openai, start_jobs=False, ask_before_remembering=True
+        ) as assistant:
+            conversation = await assistant.conversations.create()
+            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
+            await _tell(assistant, conversation.id, "My dog's name is Buster.")
+            assert len(await assistant.suggestions.pending()) == 1
+            await assistant.conversations.delete(conversation.id)
+            return await assistant.suggestions.pending()
+
+    assert run(scenario()) == []
+
+
+@pytest.mark.parametrize(
+    ("settings", "asks"),
+    [
+        (ModelSettings.for_preset(ProviderName.LOCAL), True),
+        (ModelSettings.for_preset(ProviderName.LOCAL, local_model_path="/models/big.gguf"), False),
+        (ModelSettings.for_preset(ProviderName.OPENAI), False),
+        (ModelSettings.for_preset(ProviderName.OLLAMA, ask_before_remembering=True), True),
+        (ModelSettings.for_preset(ProviderName.LOCAL, ask_before_remembering=False), False),
+    ],
+)
+def test_asking_is_on_by_default_only_with_the_bundled_small_model(settings, asks):
+    assert settings.asks_before_remembering() is asks
