@@ -166,7 +166,10 @@ async def evaluate_extraction(
                     _count_tokens(assistant.client, tally.tokens)
                     messages, refused = await _play(assistant, sample, speaker, sessions)
                     memories = await assistant.memories.list(MemoryFilter(kinds=[MemoryKind.FACT]))
-                    stored = [m.content for m in memories]
+                    # With "Ask before remembering" (the bundled model's default) the
+                    # facts wait as suggestions: what the processor would store.
+                    pending = await assistant.suggestions.pending(limit=100_000)
+                    stored = [m.content for m in memories] + [s.content for s in pending]
                     matched = await _matches(assistant, stored, gold, judge)
                     refused_texts = [fact for fact, _ in refused]
                     refused_matched = await _matches(assistant, refused_texts, gold, judge)
