@@ -281,7 +281,12 @@ def test_ordinary_facts_that_mention_rules_or_the_assistant_are_kept(tmp_path, f
             fake_openai.script(
                 Reply(json_obj={"durable_fact": True}), Reply(json_obj={"facts": facts})
             )
-            await _say(assistant, conversation.id, "About me: short answers, chess, wedding.")
+            await _say(
+                assistant,
+                conversation.id,
+                "I prefer that you give short answers. I tend to forget the rules of chess. "
+                "I will act as best man at my brother's wedding.",
+            )
             return await assistant.memories.list(MemoryFilter(statuses=None))
 
     assert sorted(m.content for m in run(scenario())) == sorted(kept)
