@@ -3,12 +3,12 @@ dismissed they never come back for that message."""
 
 import pytest
 
+from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings
-from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.records import MemoryStatus, SuggestionStatus
 from acai_desktop.core.store.memories import MemoryFilter
-from acai_desktop.core.store.suggestions import SuggestionStatus
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_openai import Reply
@@ -92,7 +92,10 @@ def test_deleting_the_conversation_takes_its_suggestions(tmp_path, fake_openai):
             fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
             await _tell(assistant, conversation.id, "My dog's name is Buster.")
             assert len(await assistant.suggestions.pending()) == 1
-            await assistant.conversations.delete(conversation.id)
+            deleting = ConversationService(
+                assistant.conversations, assistant.memories, assistant.events
+            )
+            await deleting.delete(conversation.id)
             return await assistant.suggestions.pending()
 
     assert run(scenario()) == []

@@ -25,10 +25,17 @@ from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
 from acai_desktop.core.processors.grounding import MAX_FACT_CHARS, GroundingCheck, Verdict
-from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
+from acai_desktop.core.records import (
+    Actor,
+    Job,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Origin,
+    Suggestion,
+)
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
-from acai_desktop.core.store.suggestions import Suggestion
 
 log = logging.getLogger(__name__)
 
