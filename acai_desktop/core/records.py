@@ -345,14 +345,18 @@ class Suggestion:
 
     @classmethod
     def from_row(cls, row: dict) -> Suggestion:
-        return cls(
-            id=row["id"],
-            message_id=row["message_id"],
-            conversation_id=row["conversation_id"],
-            content=row["content"],
-            category=row["category"],
-            confidence=row["confidence"],
-            status=SuggestionStatus(row["status"]),
-            memory_id=row["memory_id"],
-            created_at=row["created_at"],
-        )
+        values = {f.name: row[f.name] for f in fields(cls)}
+        return cls(**{**values, "status": SuggestionStatus(row["status"])})
+
+
+@dataclass(frozen=True)
+class SuggestionDraft:
+    """A fact the processor found, to be proposed to the user for one message."""
+
+    message_id: int
+    conversation_id: int | None
+    content: str
+    #: The content's comparison form: the same fact is proposed once per message.
+    normalised: str
+    category: str
+    confidence: float

@@ -1,6 +1,8 @@
 """ "Ask before remembering": new facts wait as suggestions; accepted they are memories,
 dismissed they never come back for that message."""
 
+from contextlib import asynccontextmanager
+
 import pytest
 
 from acai_desktop.core.conversation_service import ConversationService
@@ -17,19 +19,26 @@ FACTS = {"facts": [{"fact": "The user's dog is named Buster", "category": "Perso
                     "confidence": 0.9}]}  # fmt: skip
 
 
-async def _tell(assistant, conversation_id: int, text: str):
+async def _tell(assistant, server, conversation_id: int, text: str = "My dog's name is Buster."):
+    """The user says ``text``; the scripted model finds the Buster fact in it."""
+    server.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
     message = await assistant.conversations.add_message(conversation_id, "user", text)
     return message, await assistant.critical_info.process_message(message.id)
 
 
+@asynccontextmanager
+async def asking_assistant(tmp_path, fake_openai):
+    async with running_assistant(
+        tmp_path, fake_openai, start_jobs=False, ask_before_remembering=True
+    ) as assistant:
+        yield assistant
+
+
 def test_facts_wait_for_a_yes_and_an_accepted_one_is_a_memory(tmp_path, fake_openai):
     async def scenario():
-        async with running_assistant(
-            tmp_path, fake_openai, start_jobs=False, ask_before_remembering=True
-        ) as assistant:
+        async with asking_assistant(tmp_path, fake_openai) as assistant:
             conversation = await assistant.conversations.create()
-            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
-            message, outcome = await _tell(assistant, conversation.id, "My dog's name is Buster.")
+            message, outcome = await _tell(assistant, fake_openai, conversation.id)
             before = await assistant.memories.list(MemoryFilter(statuses=None))
             pending = await assistant.suggestions.pending()
             memory = await assistant.suggestions.accept(pending[0].id)
@@ -60,20 +69,18 @@ def test_facts_wait_for_a_yes_and_an_accepted_one_is_a_memory(tmp_path, fake_ope
 
 def test_a_dismissed_fact_is_never_proposed_again_for_that_message(tmp_path, fake_openai):
     async def scenario():
-        async with running_assistant(
-            tmp_path, fake_openai, start_jobs=False, ask_before_remembering=True
-        ) as assistant:
+        async with asking_assistant(tmp_path, fake_openai) as assistant:
             conversation = await assistant.conversations.create()
-            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
-            message, _ = await _tell(assistant, conversation.id, "My dog's name is Buster.")
+            message, _ = await _tell(assistant, fake_openai, conversation.id)
             [suggestion] = await assistant.suggestions.pending()
             dismissed = await assistant.suggestions.dismiss(suggestion.id)
             # The job runs again (a retry after a crash): the model says the same.
             fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
             again = await assistant.critical_info.process_message(message.id)
             # Another message saying it again is a new proposal.
-            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
-            _, elsewhere = await _tell(assistant, conversation.id, "Buster is my dog's name.")
+            _, elsewhere = await _tell(
+                assistant, fake_openai, conversation.id, "Buster is my dog's name."
+            )
             return dismissed, again, elsewhere, await assistant.memories.list()
 
     dismissed, again, elsewhere, memories = run(scenario())
@@ -85,12 +92,9 @@ def test_a_dismissed_fact_is_never_proposed_again_for_that_message(tmp_path, fak
 
 def test_deleting_the_conversation_takes_its_suggestions(tmp_path, fake_openai):
     async def scenario():
-        async with running_assistant(
-            tmp_path, fake_openai, start_jobs=False, ask_before_remembering=True
-        ) as assistant:
+        async with asking_assistant(tmp_path, fake_openai) as assistant:
             conversation = await assistant.conversations.create()
-            fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
-            await _tell(assistant, conversation.id, "My dog's name is Buster.")
+            await _tell(assistant, fake_openai, conversation.id)
             assert len(await assistant.suggestions.pending()) == 1
             deleting = ConversationService(
                 assistant.conversations, assistant.memories, assistant.events

@@ -14,6 +14,7 @@ from acai_desktop.core.records import (
     MemoryKind,
     Origin,
     Suggestion,
+    SuggestionDraft,
     SuggestionStatus,
 )
 from acai_desktop.core.store.database import Store
@@ -31,28 +32,9 @@ class MemorySuggestions:
         self.memories = memories
         self.events = events
 
-    async def propose(
-        self,
-        *,
-        message_id: int,
-        conversation_id: int | None,
-        content: str,
-        normalised: str,
-        category: str,
-        confidence: float,
-    ) -> Suggestion | None:
+    async def propose(self, draft: SuggestionDraft) -> Suggestion | None:
         """Queue a fact for the user; None if it was proposed for this message before."""
-        suggestion = await self.store.run(
-            lambda db: propose_suggestion(
-                db,
-                message_id=message_id,
-                conversation_id=conversation_id,
-                content=content,
-                normalised=normalised,
-                category=category,
-                confidence=confidence,
-            )
-        )
+        suggestion = await self.store.run(propose_suggestion, draft)
         if suggestion is not None:
             self.events.emit(ev.SuggestionsChanged(suggestion))
         return suggestion

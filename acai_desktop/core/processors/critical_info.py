@@ -33,6 +33,7 @@ from acai_desktop.core.records import (
     Message,
     Origin,
     Suggestion,
+    SuggestionDraft,
 )
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
@@ -284,14 +285,11 @@ class CriticalInfoProcessor:
                 continue
             seen.add(normalised(content))
             if self.suggestions is not None:
-                suggestion = await self.suggestions.propose(
-                    message_id=message.id,
-                    conversation_id=message.conversation_id,
-                    content=content,
-                    normalised=normalised(content),
-                    category=fact.category,
-                    confidence=fact.confidence,
-                )
+                draft = SuggestionDraft(
+                    message.id, message.conversation_id, content, normalised(content),
+                    fact.category, fact.confidence,
+                )  # fmt: skip
+                suggestion = await self.suggestions.propose(draft)
                 if suggestion is not None:  # None: proposed (maybe dismissed) before
                     outcome.suggested.append(suggestion)
                 continue

@@ -7,30 +7,22 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.records import Suggestion, SuggestionStatus
+from acai_desktop.core.records import Suggestion, SuggestionDraft, SuggestionStatus
 
 _COLUMNS = (
     "id, message_id, conversation_id, content, category, confidence, status, memory_id, created_at"
 )
 
 
-def propose_suggestion(
-    db: Database,
-    *,
-    message_id: int,
-    conversation_id: int | None,
-    content: str,
-    normalised: str,
-    category: str,
-    confidence: float,
-) -> Suggestion | None:
+def propose_suggestion(db: Database, draft: SuggestionDraft) -> Suggestion | None:
     """A new pending suggestion; None if this fact was already proposed for this message
     (pending, accepted or dismissed: a dismissed one is never proposed again)."""
     cursor = db.execute(
         "INSERT OR IGNORE INTO memory_suggestions (message_id, conversation_id, content, "
         "normalised, category, confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [message_id, conversation_id, content, normalised, category, confidence, now_iso()],
-    )
+        [draft.message_id, draft.conversation_id, draft.content, draft.normalised,
+         draft.category, draft.confidence, now_iso()],
+    )  # fmt: skip
     if cursor.rowcount == 0:
         return None
     return fetch_suggestion(db, cursor.lastrowid)
