@@ -5,7 +5,6 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings
@@ -96,10 +95,7 @@ def test_deleting_the_conversation_takes_its_suggestions(tmp_path, fake_openai):
             conversation = await assistant.conversations.create()
             await _tell(assistant, fake_openai, conversation.id)
             assert len(await assistant.suggestions.pending()) == 1
-            deleting = ConversationService(
-                assistant.conversations, assistant.memories, assistant.events
-            )
-            await deleting.delete(conversation.id)
+            await assistant.conversation_service.delete(conversation.id)
             return await assistant.suggestions.pending()
 
     assert run(scenario()) == []
