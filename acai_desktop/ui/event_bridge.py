@@ -29,6 +29,7 @@ class EventBridge(QObject):
     conversation_changed = Signal(object)  # Conversation (renamed)
     conversation_removed = Signal(int)  # conversation id (deleted)
     job_status_changed = Signal(object)  # Job
+    suggestions_changed = Signal(object)  # Suggestion (proposed, accepted or dismissed)
     embedding_progress_changed = Signal(object)  # {"done": n, "total": m}
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -48,6 +49,7 @@ class EventBridge(QObject):
             (ev.ConversationChanged, lambda e: self.conversation_changed.emit(e.conversation)),
             (ev.ConversationRemoved, lambda e: self.conversation_removed.emit(e.conversation_id)),
             (ev.JobStatusChanged, lambda e: self.job_status_changed.emit(e.job)),
+            (ev.SuggestionsChanged, lambda e: self.suggestions_changed.emit(e.suggestion)),
             (
                 ev.EmbeddingProgress,
                 lambda e: self.embedding_progress_changed.emit({"done": e.done, "total": e.total}),

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.records import Conversation, Job, Message
+from acai_desktop.core.records import Conversation, Job, Message, Suggestion
 from acai_desktop.ui.event_bridge import EventBridge
 from acai_desktop.ui.models.conversations_model import (
     UNTITLED,
@@ -81,6 +81,8 @@ class MainWindow(QMainWindow):
     memory_restore_requested = Signal(int)
     memory_details_requested = Signal(int)
     memory_resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (kept)
+    suggestion_accept_requested = Signal(int)  # suggestion id
+    suggestion_dismiss_requested = Signal(int)  # suggestion id
     reconnect_requested = Signal()
     jobs_retry_requested = Signal(list)  # ids of the failed jobs to queue again
     new_temporary_conversation_requested = Signal()
@@ -207,6 +209,8 @@ class MainWindow(QMainWindow):
         self.memory_panel.forget_requested.connect(self.memory_forget_requested)
         self.memory_panel.details_requested.connect(self.memory_details_requested)
         self.memory_panel.resolve_requested.connect(self.memory_resolve_requested)
+        self.memory_panel.suggestion_accept_requested.connect(self.suggestion_accept_requested)
+        self.memory_panel.suggestion_dismiss_requested.connect(self.suggestion_dismiss_requested)
         self.undo.restore_requested.connect(self.memory_restore_requested)
         self.reconnect_button.clicked.connect(self.reconnect_requested)
         self.job_status.retry_requested.connect(self.jobs_retry_requested)
@@ -339,6 +343,10 @@ class MainWindow(QMainWindow):
         for button in self.suggestion_buttons:  # they are about being remembered
             button.setVisible(not temporary)
         self.conversation_list.select_conversation(conversation_id)
+
+    def show_suggestions(self, suggestions: list[Suggestion]) -> None:
+        """The facts waiting for the user's yes, all of them (it replaces the last list)."""
+        self.memory_panel.suggestions.set_suggestions(suggestions)
 
     def show_failed_jobs(self, jobs: list[Job]) -> None:
         """The failed background jobs, as read at start-up (later ones come as events)."""

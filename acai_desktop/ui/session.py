@@ -174,6 +174,7 @@ class GuiSession:
         # Background work that failed (the model was down), with Retry; later failures
         # and recoveries arrive as job events.
         self.window.show_failed_jobs(await assistant.jobs.list([JobStatus.FAILED]))
+        self.window.show_suggestions(await assistant.suggestions.pending())
         return None
 
     async def shutdown(self) -> None:

@@ -28,6 +28,8 @@ check = GroundingCheck(resource_text("prompts", "extraction.txt")).check
          "Last Fri I took my kids to a pottery workshop"),
         ("El usuario vive en Madrid con su familia", "Vivo en Madrid con mi familia y mi perro"),
         ("ユーザーは東京に住んでいる", "私は東京に住んでいます"),
+        ("The user's status is unknown to their boss", "My status is unknown to my boss"),
+        ("The user writes <b>bold</b> tags", "I write <b>bold</b> tags all day"),
     ],
 )  # fmt: skip
 def test_what_the_message_says_is_grounded(fact, message):

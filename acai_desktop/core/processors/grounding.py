@@ -372,8 +372,10 @@ class GroundingCheck:
         language, and the user's own words."""
         if len(fact) > MAX_FACT_CHARS:
             return Verdict(Rejection.TOO_LONG, f"{len(fact)} characters")
-        if match := _PLACEHOLDER.search(fact):
-            return Verdict(Rejection.PLACEHOLDER, match.group().strip())
+        for match in _PLACEHOLDER.finditer(fact):
+            # "<b>" or "[draft]" the user wrote is their text, not a blank to fill in.
+            if match.group().strip().lower() not in message.lower():
+                return Verdict(Rejection.PLACEHOLDER, match.group().strip())
         if _INSTRUCTION.search(fact):
             return Verdict(Rejection.INSTRUCTION)
         if _ABOUT_ASSISTANT.search(fact):

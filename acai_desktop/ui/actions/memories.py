@@ -1,5 +1,6 @@
 """Memories: edit, pin, forget (with Undo), restore, resolve a conflict, show the details,
-write a note; and retry the background jobs that learn them."""
+write a note; accept or dismiss a suggested fact; and retry the background jobs that
+learn them."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ class MemoryActions(ActionGroup):
         window.memory_details_requested.connect(self.show_details)
         window.note_save_requested.connect(self.save_note)
         window.jobs_retry_requested.connect(self.retry_jobs)
+        window.suggestion_accept_requested.connect(self.accept_suggestion)
+        window.suggestion_dismiss_requested.connect(self.dismiss_suggestion)
+        window.events.suggestions_changed.connect(self.refresh_suggestions)
 
     @in_background("memory-edit")
     async def save(self, assistant: Assistant, memory_id: int, text: str) -> None:
@@ -65,6 +69,23 @@ class MemoryActions(ActionGroup):
             self.window.offer_undo(
                 f"Kept the old memory; forgot “{short(item.content)}”.", memory_id
             )
+
+    @in_background("suggestion-accept")
+    async def accept_suggestion(self, assistant: Assistant, suggestion_id: int) -> None:
+        memory = await assistant.suggestions.accept(suggestion_id)
+        self.say(f"Remembered “{short(memory.content)}”.")
+
+    @in_background("suggestion-dismiss")
+    async def dismiss_suggestion(self, assistant: Assistant, suggestion_id: int) -> None:
+        await assistant.suggestions.dismiss(suggestion_id)
+        self.say("Dismissed: ACAI won't suggest it again for that message.")
+
+    @in_background("suggestions")
+    async def refresh_suggestions(self, assistant: Assistant, *_changed: object) -> None:
+        """Read the waiting list again (a proposal or a decision, here or in a terminal)."""
+        pending = await assistant.suggestions.pending()
+        if self.window is not None:
+            self.window.show_suggestions(pending)
 
     def show_details(self, memory_id: int) -> None:
         # The dialog opens at once; what it shows is read in the background.

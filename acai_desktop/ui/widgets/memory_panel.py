@@ -34,6 +34,7 @@ from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.memory_card import MemoryCardDelegate
+from acai_desktop.ui.widgets.suggestions_box import SuggestionsBox
 
 EMPTY_TITLE = "Memories will appear here"
 EMPTY_TEXT = (
@@ -54,6 +55,8 @@ class MemoryPanel(QWidget):
     details_requested = Signal(int)
     resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (the one to keep)
     add_note_requested = Signal()
+    suggestion_accept_requested = Signal(int)  # suggestion id
+    suggestion_dismiss_requested = Signal(int)  # suggestion id
 
     def __init__(self, model: MemoriesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -166,6 +169,8 @@ class MemoryPanel(QWidget):
         layout.setSpacing(10)
         layout.addLayout(title_row)
         layout.addLayout(search_row)
+        self.suggestions = SuggestionsBox()
+        layout.addWidget(self.suggestions)
         layout.addWidget(self.area, 1)
         layout.addWidget(self.conflict_bar)
         layout.addWidget(self.actions_bar)
@@ -174,6 +179,8 @@ class MemoryPanel(QWidget):
         self._update_actions()
 
     def _connect_signals(self) -> None:
+        self.suggestions.accept_requested.connect(self.suggestion_accept_requested)
+        self.suggestions.dismiss_requested.connect(self.suggestion_dismiss_requested)
         self.search.textChanged.connect(self._on_search_text_changed)
         self._search_timer.timeout.connect(self._on_search_timer_timeout)
         self.filter_box.currentTextChanged.connect(self._on_filter_box_changed)

@@ -57,6 +57,7 @@ from acai_desktop.ui.widgets.settings_fields import (
     NO_KEY_PLACEHOLDER,
     ROLE_LABELS,
     ROLE_TIPS,
+    AskBeforeRememberingBox,
     detection_text,
     hint,
     validation_text,
@@ -151,6 +152,8 @@ class SettingsDialog(QDialog):
         self.budget.setGroupSeparatorShown(True)
         self.budget.setToolTip("How much of the prompt ACAI fills with memories and history")
 
+        self.ask_box = AskBeforeRememberingBox(settings.ask_before_remembering)
+
         preferences = preferences or UiPreferences()
         self.theme_box = QComboBox()
         self.theme_box.setAccessibleName("Theme")
@@ -187,6 +190,7 @@ class SettingsDialog(QDialog):
         form.addRow("Embeddings", self.embedding_box)
         form.addRow("", self.embedding_note)
         form.addRow("Context budget", self.budget)
+        form.addRow("", self.ask_box)
         appearance_title = QLabel("APPEARANCE")
         appearance_title.setObjectName("SectionLabel")
         form.addRow(appearance_title)
@@ -228,6 +232,7 @@ class SettingsDialog(QDialog):
         self.provider_box.currentIndexChanged.connect(self._on_provider_box_changed)
         self.detect_button.clicked.connect(self._on_detect_button_clicked)
         self.browse_button.clicked.connect(self._on_browse_button_clicked)
+        self.local_model.textChanged.connect(self._follow_ask_default)
         self.buttons.accepted.connect(self._on_buttons_accepted)
         self.buttons.rejected.connect(self.reject)
 
@@ -249,6 +254,7 @@ class SettingsDialog(QDialog):
         self.local_model.setText(settings.local_model_path or "")
         self.embedding_box.setCurrentIndex(self.embedding_box.findData(settings.embedding_source))
         self.budget.setValue(settings.context_budget_tokens)
+        self.ask_box.setChecked(settings.asks_before_remembering())
         self._update_for_provider()
 
     def _fill_models(self, models: RoleModels) -> None:
@@ -282,9 +288,18 @@ class SettingsDialog(QDialog):
             ProviderName.LOCAL: "Runs a small model on this computer; nothing leaves it.",
             ProviderName.CUSTOM: "Any server that speaks the OpenAI API.",
         }
+        self._follow_ask_default()
         self.provider_note.setText(notes.get(name, entry.notes))
         self.provider_note.setVisible(bool(self.provider_note.text()))
         self.form.setRowVisible(self.provider_note, bool(self.provider_note.text()))
+
+    def _follow_ask_default(self) -> None:
+        path = self._local_path() or None
+        chosen = ModelSettings.for_preset(self.provider, local_model_path=path)
+        self.ask_box.follow_default(chosen.asks_before_remembering())
+
+    def _local_path(self) -> str:
+        return self.local_model.text().strip() if self.provider == ProviderName.LOCAL else ""
 
     def settings(self) -> ModelSettings:
         """The settings as entered; InvalidInputError says what is wrong."""
@@ -298,13 +313,14 @@ class SettingsDialog(QDialog):
             url = ""  # None means the preset's address, which follows the preset
         if url and not url.startswith(("http://", "https://")):
             raise InvalidInputError("The base URL must start with http:// or https://.")
-        local_path = self.local_model.text().strip() if name == ProviderName.LOCAL else ""
+        local_path = self._local_path()
         values = {
             "base_url": url or None,
             "models": RoleModels(**models),
             "local_model_path": local_path or None,
             "embedding_source": self.embedding_box.currentData(),
             "context_budget_tokens": self.budget.value(),
+            "ask_before_remembering": self.ask_box.choice(),
         }
         if name == self.original.provider:
             # Keep what the dialog doesn't show (structured mode, timeouts).

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
+from PySide6.QtCore import Slot
 from PySide6.QtWidgets import (
+    QCheckBox,
     QLabel,
 )
 
@@ -79,3 +81,29 @@ def detection_text(report: DetectionReport) -> str:
     if not report.reachable:
         lines.insert(0, "No model server answered.")
     return "\n".join(lines)
+
+
+class AskBeforeRememberingBox(QCheckBox):
+    """ "Ask before remembering": until the user ticks or unticks it, it shows the chosen
+    model's default, and saves no choice (so the default follows a later model change)."""
+
+    def __init__(self, saved: bool | None) -> None:
+        super().__init__("Ask before remembering new facts")
+        self.setToolTip(
+            "New facts about you wait in the memory panel until you say Remember. On by "
+            "default with the small built-in model, which sometimes misreads a message."
+        )
+        self.saved = saved
+        self.touched = False
+        self.clicked.connect(self._on_clicked)  # the user's click, not setChecked
+
+    def follow_default(self, default: bool) -> None:
+        if not self.touched and self.saved is None:
+            self.setChecked(default)
+
+    def choice(self) -> bool | None:
+        return self.isChecked() if self.touched or self.saved is not None else None
+
+    @Slot(bool)
+    def _on_clicked(self, _checked: bool) -> None:
+        self.touched = True

@@ -1,0 +1,84 @@
+"""Facts waiting for the user's yes ("Ask before remembering"), at the top of the memory
+panel: each with *Remember* and *Dismiss*. Hidden while there are none.
+
+A suggestion is what a model read into the user's message, so it is shown as plain
+text, never as markup."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from acai_desktop.core.records import Suggestion
+from acai_desktop.ui.untrusted import make_plain
+
+#: More than this many rows would push the memory list out of sight; the rest wait.
+MAX_ROWS = 5
+
+
+class SuggestionsBox(QFrame):
+    accept_requested = Signal(int)  # suggestion id
+    dismiss_requested = Signal(int)  # suggestion id
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("SuggestionsBox")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.title = QLabel()
+        self.title.setObjectName("SuggestionsTitle")
+        self.rows = QVBoxLayout()
+        self.rows.setSpacing(6)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.title)
+        layout.addLayout(self.rows)
+        self.suggestions: list[Suggestion] = []
+        self.setVisible(False)
+
+    def set_suggestions(self, suggestions: list[Suggestion]) -> None:
+        self.suggestions = list(suggestions)
+        while self.rows.count():
+            item = self.rows.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        shown = self.suggestions[:MAX_ROWS]
+        for suggestion in shown:
+            self.rows.addWidget(self._row(suggestion))
+        waiting = len(self.suggestions) - len(shown)
+        count = len(self.suggestions)
+        self.title.setText(
+            f"Remember this? ({count})" if count == 1 else f"Remember these? ({count})"
+        )
+        if waiting:
+            self.rows.addWidget(QLabel(f"{waiting} more after these"))
+        self.setVisible(bool(self.suggestions))
+
+    def _row(self, suggestion: Suggestion) -> QWidget:
+        row = QWidget()
+        row.setObjectName("SuggestionRow")
+        text = make_plain(QLabel(suggestion.content))
+        text.setObjectName("SuggestionText")
+        text.setWordWrap(True)
+        text.setToolTip("What ACAI understood from your message; remember it, or dismiss it")
+        accept = QPushButton("Remember")
+        accept.setObjectName("PrimaryButton")
+        accept.setAccessibleName(f"Remember: {suggestion.content[:80]}")
+        dismiss = QPushButton("Dismiss")
+        dismiss.setAccessibleName(f"Dismiss: {suggestion.content[:80]}")
+        dismiss.setToolTip("Never suggested again for this message")
+        for button in (accept, dismiss):
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+        accept.clicked.connect(lambda: self.accept_requested.emit(suggestion.id))
+        dismiss.clicked.connect(lambda: self.dismiss_requested.emit(suggestion.id))
+        buttons = QHBoxLayout()
+        buttons.setSpacing(6)
+        buttons.addWidget(accept)
+        buttons.addWidget(dismiss)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(text)
+        layout.addLayout(buttons)
+        return row

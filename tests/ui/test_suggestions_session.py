@@ -1,0 +1,126 @@
+"""Ask before remembering, in the window: a fact from the user's message waits in the
+memory panel; Remember makes it a memory, Dismiss drops it for good."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel, QPushButton
+
+from acai_desktop.ui.models.memories_model import MemoryRoles
+from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.session import GuiSession
+from tests.support.assistant import configure_profile
+from tests.support.gui import run_in_session, wait_until
+
+
+def button(box, text: str, index: int = 0) -> QPushButton:
+    return [b for b in box.findChildren(QPushButton) if b.text() == text][index]
+
+
+def test_suggested_facts_wait_for_the_users_yes(qapp, tmp_path, fake_openai):
+    profile = configure_profile(tmp_path / "profile", fake_openai, ask_before_remembering=True)
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        box = window.memory_panel.suggestions
+        assert not box.isVisible()
+
+        window.composer.input.setPlainText("My name is Ada and I live in <b>Paris</b>.")
+        QTest.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+        messages = window.messages_model
+        await wait_until(
+            lambda: (
+                messages.rowCount() == 2
+                and messages.index(1).data(MessageRoles.STATUS) == "complete"
+            )
+        )
+        await wait_until(lambda: len(box.suggestions) == 2, timeout=30)
+        assert box.isVisible() and "(2)" in box.title.text()
+        texts = sorted(label.text() for label in box.findChildren(QLabel, "SuggestionText"))
+        assert texts == ["The user lives in <b>Paris</b>", "The user's name is Ada"]
+        # Quoted from a model's reading of the message: never markup.
+        assert all(
+            label.textFormat() == Qt.TextFormat.PlainText
+            for label in box.findChildren(QLabel, "SuggestionText")
+        )
+        assert window.memories_model.rowCount() == 0  # nothing stored before a yes
+
+        first = box.suggestions[0]
+        QTest.mouseClick(button(box, "Remember"), Qt.MouseButton.LeftButton)
+        model = window.memories_model
+        await wait_until(lambda: model.rowCount() == 1)
+        assert model.index(0).data(MemoryRoles.CONTENT) == first.content
+        await wait_until(lambda: len(box.suggestions) == 1)
+        assert "Remembered" in window.statusBar().currentMessage()
+
+        QTest.mouseClick(button(box, "Dismiss"), Qt.MouseButton.LeftButton)
+        await wait_until(lambda: not box.suggestions and not box.isVisible())
+        assert model.rowCount() == 1
+
+    run_in_session(GuiSession(profile), scenario)
+    with sqlite3.connect(profile.database_path) as db:
+        decided = sorted(r[0] for r in db.execute("SELECT status FROM memory_suggestions"))
+        memories = db.execute("SELECT content, status FROM memories").fetchall()
+    assert decided == ["accepted", "dismissed"]
+    assert len(memories) == 1 and memories[0][1] == "active"
+
+
+def test_waiting_suggestions_are_shown_at_start(qapp, tmp_path, fake_openai):
+    """Proposed while the window was closed (or by another process): shown when it opens."""
+    from tests.support.aio import run
+    from tests.support.assistant import running_assistant
+
+    async def propose():
+        async with running_assistant(
+            tmp_path / "profile", fake_openai, start_jobs=False, ask_before_remembering=True
+        ) as assistant:
+            conversation = await assistant.conversations.create()
+            message = await assistant.conversations.add_message(
+                conversation.id, "user", "My name is Ada."
+            )
+            await assistant.critical_info.process_message(message.id)
+
+    run(propose())
+    profile = configure_profile(tmp_path / "profile", fake_openai, ask_before_remembering=True)
+
+    async def scenario(session: GuiSession):
+        box = session.window.memory_panel.suggestions
+        await wait_until(lambda: [s.content for s in box.suggestions] == ["The user's name is Ada"])
+        assert box.isVisible()
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+def test_the_setting_follows_the_model_until_the_user_chooses(qapp):
+    from acai_desktop.core.llm.presets import ProviderName
+    from acai_desktop.core.llm.settings import ModelSettings
+    from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(ModelSettings.for_preset(ProviderName.LOCAL))
+    box = dialog.ask_box
+    assert box.isChecked()  # the bundled small model
+    dialog.local_model.setText("/models/big.gguf")
+    assert not box.isChecked()
+    dialog.local_model.setText("")
+    dialog.set_provider(ProviderName.OLLAMA)
+    assert not box.isChecked()
+    assert dialog.settings().ask_before_remembering is None  # no choice saved: the default
+
+    box.click()  # as the user does (setChecked would not count as a choice)
+    assert box.isChecked()
+    dialog.set_provider(ProviderName.LOCAL)
+    dialog.set_provider(ProviderName.OPENAI)
+    assert box.isChecked()  # the user's choice stays
+    assert dialog.settings().ask_before_remembering is True
+    dialog.close()
+
+    chosen = SettingsDialog(
+        ModelSettings.for_preset(ProviderName.LOCAL, ask_before_remembering=False)
+    )
+    assert not chosen.ask_box.isChecked()
+    chosen.set_provider(ProviderName.LOCAL)
+    assert chosen.settings().ask_before_remembering is False
+    chosen.close()
