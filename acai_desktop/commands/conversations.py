@@ -1,0 +1,114 @@
+"""``acai-desktop conversations list | export ID --format md|json FILE``.
+
+Read-only: it opens the database beside a running window (SQLite's WAL lets it read while
+the window writes) and changes nothing. ``FILE`` ``-`` writes to standard output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from acai_desktop.cli import add_common_arguments
+from acai_desktop.core.conversation_export import FORMATS, as_json, as_markdown
+from acai_desktop.core.errors import InvalidInputError, StoreError
+from acai_desktop.core.profile import Profile
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    add_common_arguments(common)
+    parser = subparsers.add_parser(
+        "conversations",
+        parents=[common],
+        help="list conversations, export one to Markdown or JSON",
+        description="List the profile's conversations or export one to a file.",
+    )
+    actions = parser.add_subparsers(dest="conversations_action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", parents=[common], help="latest first")
+    listing.add_argument("--json", action="store_true", help="print one JSON object")
+    export = actions.add_parser("export", parents=[common], help="write one conversation to a file")
+    export.add_argument("id", help="the conversation's id (see `conversations list`)")
+    export.add_argument("file", help="where to write it; - for standard output")
+    export.add_argument("--format", choices=FORMATS, default="md")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_run(args))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    from acai_desktop.core.store.conversations import ConversationRepository
+    from acai_desktop.core.store.database import Store
+
+    profile = Profile.at(getattr(args, "data_dir", None))
+    store = await Store.open(profile.ensure().database_path)
+    try:
+        conversations = ConversationRepository(store)
+        if args.conversations_action == "list":
+            _print_list(await conversations.list(), args.json)
+            return 0
+        conversation = await conversations.get(_id(args.id))
+        messages = await conversations.messages(conversation.id)
+    finally:
+        await store.close()
+    if args.format == "json":
+        text = json.dumps(as_json(conversation, messages), ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = as_markdown(conversation, messages)
+    _write(args.file, text)
+    if args.file != "-":
+        print(
+            f"Exported {len(messages)} messages of conversation {conversation.id} to {args.file}."
+        )
+    return 0
+
+
+def _id(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise InvalidInputError(f"{text!r} is not a conversation id (a number).") from None
+
+
+def _print_list(conversations, as_json_output: bool) -> None:
+    if as_json_output:
+        rows = [
+            {"id": c.id, "title": c.title, "created_at": c.created_at,
+             "updated_at": c.updated_at, "temporary": c.temporary}
+            for c in conversations
+        ]  # fmt: skip
+        print(json.dumps({"conversations": rows}, ensure_ascii=False, indent=2))
+        return
+    if not conversations:
+        print("No conversations.")
+        return
+    for c in conversations:
+        temporary = " (temporary)" if c.temporary else ""
+        title = " ".join(c.title.split()) or "Untitled"
+        print(f"{c.id:>6}  {c.updated_at[:16].replace('T', ' ')}  {title}{temporary}")
+
+
+def _write(file: str, text: str) -> None:
+    """Whole or not at all: a full disk or a killed process never leaves half a file
+    where an older export was."""
+    if file == "-":
+        sys.stdout.write(text)
+        return
+    target = Path(file)
+    temporary = None
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".acai-export-")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, target)
+    except OSError as error:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
+        raise StoreError(f"Cannot write {file}: {error.strerror or error}.") from None
