@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from acai_desktop.cli import add_common_arguments
+from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.conversation_export import FORMATS, as_json, as_markdown
 from acai_desktop.core.errors import InvalidInputError, StoreError
 from acai_desktop.core.profile import Profile
