@@ -9,14 +9,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
-import tempfile
-from pathlib import Path
 
 from acai_desktop.commands.arguments import add_common_arguments
-from acai_desktop.core.conversation_export import FORMATS, as_json, as_markdown
-from acai_desktop.core.errors import InvalidInputError, StoreError
+from acai_desktop.core.conversation_export import FORMATS, export_text, write_export
+from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 
 
@@ -58,11 +55,7 @@ async def _run(args: argparse.Namespace) -> int:
         messages = await conversations.messages(conversation.id)
     finally:
         await store.close()
-    if args.format == "json":
-        text = json.dumps(as_json(conversation, messages), ensure_ascii=False, indent=2) + "\n"
-    else:
-        text = as_markdown(conversation, messages)
-    _write(args.file, text)
+    _write(args.file, export_text(conversation, messages, args.format))
     if args.file != "-":
         print(
             f"Exported {len(messages)} messages of conversation {conversation.id} to {args.file}."
@@ -96,19 +89,7 @@ def _print_list(conversations, as_json_output: bool) -> None:
 
 
 def _write(file: str, text: str) -> None:
-    """Whole or not at all: a full disk or a killed process never leaves half a file
-    where an older export was."""
     if file == "-":
         sys.stdout.write(text)
-        return
-    target = Path(file)
-    temporary = None
-    try:
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".acai-export-")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, target)
-    except OSError as error:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
-        raise StoreError(f"Cannot write {file}: {error.strerror or error}.") from None
+    else:
+        write_export(file, text)

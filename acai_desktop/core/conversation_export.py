@@ -8,8 +8,13 @@ messages are quoted as written.
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 from acai_desktop import __version__
 from acai_desktop.core.clock import now_iso
+from acai_desktop.core.errors import StoreError
 from acai_desktop.core.records import Conversation, Message
 
 FORMAT_NAME = "acai-desktop-conversation"
@@ -84,3 +89,27 @@ def as_markdown(conversation: Conversation, messages: list[Message]) -> str:
             lines += ["", f"> Error: {' '.join(message.error.split())}"]
         lines.append("")
     return "\n".join(lines)
+
+
+def export_text(conversation: Conversation, messages: list[Message], file_format: str) -> str:
+    if file_format == "json":
+        import json
+
+        return json.dumps(as_json(conversation, messages), ensure_ascii=False, indent=2) + "\n"
+    return as_markdown(conversation, messages)
+
+
+def write_export(path: str | Path, text: str) -> None:
+    """Whole or not at all: a full disk or a killed process never leaves half a file
+    where an older export was."""
+    target = Path(path)
+    temporary = None
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".acai-export-")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, target)
+    except OSError as error:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
+        raise StoreError(f"Cannot write {path}: {error.strerror or error}.") from None

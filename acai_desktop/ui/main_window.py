@@ -93,6 +93,7 @@ class MainWindow(QMainWindow):
     preferences_save_requested = Signal(object)  # UiPreferences
     conversation_rename_requested = Signal(int, str)  # conversation id, new title
     conversation_delete_requested = Signal(int)  # conversation id (confirmed)
+    conversation_export_requested = Signal(int, str, str)  # id, file path, "md" or "json"
     #: A message was added to it: its title and place in the list may have changed.
     conversation_refresh_requested = Signal(int)
     quit_requested = Signal()
@@ -196,6 +197,7 @@ class MainWindow(QMainWindow):
         self.conversation_list.open_conversation_requested.connect(self.open_conversation_requested)
         self.conversation_list.rename_requested.connect(self.dialogs.rename_conversation)
         self.conversation_list.delete_requested.connect(self.dialogs.delete_conversation)
+        self.conversation_list.export_requested.connect(self.dialogs.export_conversation)
         self.events.conversation_changed.connect(self.conversations_model.on_conversation_changed)
         self.events.conversation_changed.connect(self._on_events_conversation_changed)
         self.events.conversation_removed.connect(self.conversations_model.on_conversation_removed)

@@ -3,9 +3,12 @@ requests leave through the window's ``*_requested`` signals."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
 
 from acai_desktop.ui.models.conversations_model import UNTITLED
 from acai_desktop.ui.widgets.dialogs import (
@@ -21,6 +24,16 @@ if TYPE_CHECKING:
 
     # Loaded when opened: its model settings (pydantic) aren't needed to paint.
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+
+
+#: The export dialog's file types and the suffix each one gives a bare name.
+EXPORT_FILTERS = {"Markdown (*.md)": "md", "JSON (*.json)": "json"}
+
+
+def export_file_name(title: str) -> str:
+    """A file name from a conversation's title: letters, digits and dashes only."""
+    stem = re.sub(r"[^\w]+", "-", title.strip(), flags=re.UNICODE).strip("-")[:60]
+    return f"{stem or 'conversation'}.md"
 
 
 class WindowDialogs:
@@ -49,6 +62,30 @@ class WindowDialogs:
         dialog = DeleteConversationDialog(conversation_id, title, self.window)
         dialog.delete_confirmed.connect(self.window.conversation_delete_requested)
         dialog.open()
+
+    def export_conversation(self, conversation_id: int) -> QFileDialog:
+        """Ask where to save it (Markdown or JSON, from the file type chosen)."""
+        model = self.window.conversations_model
+        row = model.row_of(conversation_id)
+        title = model.conversation_at(row).title if row is not None else ""
+        dialog = QFileDialog(self.window, "Export conversation")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilters(list(EXPORT_FILTERS))
+        dialog.setDefaultSuffix("md")
+        dialog.selectFile(export_file_name(title))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+
+        def on_filter(name: str) -> None:
+            dialog.setDefaultSuffix(EXPORT_FILTERS[name])
+
+        def on_file(path: str) -> None:
+            chosen = "json" if path.lower().endswith(".json") else "md"
+            self.window.conversation_export_requested.emit(conversation_id, path, chosen)
+
+        dialog.filterSelected.connect(on_filter)
+        dialog.fileSelected.connect(on_file)
+        dialog.open()  # never exec(): no nested loop
+        return dialog
 
     def edit_memory(self, memory_id: int) -> None:
         model = self.window.memories_model

@@ -3,6 +3,7 @@ context menu and the "⋯" on a row, the dialogs, the list, the header, the memo
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -14,7 +15,12 @@ from PySide6.QtWidgets import QApplication
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.session import GuiSession
-from acai_desktop.ui.widgets.conversation_list import DELETE_TEXT, RENAME_TEXT, more_rect
+from acai_desktop.ui.widgets.conversation_list import (
+    DELETE_TEXT,
+    EXPORT_TEXT,
+    RENAME_TEXT,
+    more_rect,
+)
 from acai_desktop.ui.widgets.dialogs import (
     DELETE_CONVERSATION_TEXT,
     DeleteConversationDialog,
@@ -64,7 +70,7 @@ def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_op
             QContextMenuEvent(QContextMenuEvent.Reason.Mouse, center, view.mapToGlobal(center)),
         )
         menu = await wait_until(lambda: view.menu)
-        assert [a.text() for a in menu.actions()] == [RENAME_TEXT, DELETE_TEXT]
+        assert [a.text() for a in menu.actions()] == [RENAME_TEXT, EXPORT_TEXT, DELETE_TEXT]
         choose(menu, RENAME_TEXT)
         dialog = await wait_until(lambda: window.findChild(RenameConversationDialog))
         assert dialog.editor.text().startswith("I prefer green tea")
@@ -134,3 +140,48 @@ def test_deleting_the_chat_being_answered_stops_the_answer_first(qapp, tmp_path,
         assert db.execute(
             "select count(*) from jobs where status = 'failed' or last_error is not null"
         ).fetchone() == (0,)
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
+def test_export_from_the_list_writes_markdown_or_json(qapp, tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+    target = tmp_path / "exports"
+    target.mkdir()
+
+    async def scenario(session: GuiSession):
+        from PySide6.QtWidgets import QFileDialog
+
+        window = session.window
+        conversations = window.conversations_model
+        view = window.conversation_list
+        send(window, "I prefer green tea in the morning. <script>alert(1)</script>")
+        await wait_until(lambda: conversations.rowCount() == 1 and not window.composer.busy)
+        conversation_id = session.conversation_id
+
+        view.open_menu(0, view.visualRect(conversations.index(0)).center())
+        choose(await wait_until(lambda: view.menu), EXPORT_TEXT)
+        dialog = await wait_until(lambda: window.findChild(QFileDialog))
+        suggested = dialog.selectedFiles()[0].rsplit("/", 1)[-1]
+        assert suggested.startswith("I-prefer-green-tea") and suggested.endswith(".md")
+        assert "<" not in suggested and " " not in suggested  # named from the title, safely
+        # The user picks a place and a name: the file is written in the background.
+        dialog.fileSelected.emit(str(target / "tea.md"))
+        await wait_until(lambda: (target / "tea.md").exists())
+        await wait_until(lambda: "Exported 2 messages" in window.statusBar().currentMessage())
+        dialog.close()
+        json_file = str(target / "tea.json")
+        window.conversation_export_requested.emit(conversation_id, json_file, "json")
+        await wait_until(lambda: (target / "tea.json").exists())
+        # A place that can't be written: said in the status bar, nothing else changes.
+        window.conversation_export_requested.emit(
+            conversation_id, str(target / "missing" / "tea.md"), "md"
+        )
+        await wait_until(lambda: "Cannot write" in window.statusBar().currentMessage())
+
+    run_in_session(GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario)
+    markdown = (target / "tea.md").read_text(encoding="utf-8")
+    assert "```text\nI prefer green tea in the morning. <script>alert(1)</script>\n```" in markdown
+    exported = json.loads((target / "tea.json").read_text(encoding="utf-8"))
+    assert [m["role"] for m in exported["messages"]] == ["user", "assistant"]
+    # Nothing half-written is left behind, here or where the write failed.
+    assert sorted(target.iterdir()) == [target / "tea.json", target / "tea.md"]

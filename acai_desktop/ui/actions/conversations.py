@@ -1,11 +1,12 @@
-"""Conversations: show one, start a new (or temporary) chat, rename, delete, and keep the
-list's title and order up to date as messages arrive."""
+"""Conversations: show one, start a new (or temporary) chat, rename, export, delete, and
+keep the list's title and order up to date as messages arrive."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
 
+from acai_desktop.core.conversation_export import export_text, write_export
 from acai_desktop.core.records import Conversation
 from acai_desktop.ui.actions.base import ActionGroup, in_background
 
@@ -26,6 +27,7 @@ class ConversationActions(ActionGroup):
         window.open_conversation_requested.connect(self.open)
         window.conversation_rename_requested.connect(self.rename)
         window.conversation_delete_requested.connect(self.delete)
+        window.conversation_export_requested.connect(self.export)
         window.conversation_refresh_requested.connect(self.refresh)
 
     async def load_all(self) -> None:
@@ -102,6 +104,16 @@ class ConversationActions(ActionGroup):
         if conversation_id == session.conversation_id:
             self.show_new_chat()
         self.say("Conversation deleted. What ACAI learned from it stays in your memories.")
+
+    @in_background("conversation-export")
+    async def export(
+        self, assistant: Assistant, conversation_id: int, path: str, file_format: str
+    ) -> None:
+        conversation = await assistant.conversations.get(conversation_id)
+        messages = await assistant.conversations.messages(conversation_id)
+        text = export_text(conversation, messages, file_format)
+        await asyncio.to_thread(write_export, path, text)  # a slow disk never stalls the window
+        self.say(f"Exported {len(messages)} messages to {path}")
 
     def refresh(self, conversation_id: int) -> None:
         """A message was added: the conversation's title (from its first message) and

@@ -34,6 +34,7 @@ ROW_HEIGHT = 50
 MORE_WIDTH = 26  # the "⋯" button at the right of the row under the mouse
 MORE_MARK = "⋯"
 RENAME_TEXT = "Rename…"
+EXPORT_TEXT = "Export…"
 DELETE_TEXT = "Delete…"
 # Short enough for the sidebar; the tooltip says "Temporary — nothing is remembered".
 TEMPORARY_MARK = "Temporary — not remembered"
@@ -118,6 +119,7 @@ class ConversationList(QListView):
     open_conversation_requested = Signal(int)
     rename_requested = Signal(int)  # conversation id
     delete_requested = Signal(int)  # conversation id
+    export_requested = Signal(int)  # conversation id
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -148,7 +150,7 @@ class ConversationList(QListView):
         )
 
     def open_menu(self, row: int, at: QPoint) -> QMenu:
-        """Show Rename… / Delete… for the conversation in ``row`` at ``at`` (viewport)."""
+        """Show Rename… / Export… / Delete… for the conversation in ``row`` at ``at`` (viewport)."""
         conversation_id = self.model().index(row).data(ConversationRoles.ID)
         if self.menu is not None:
             self.menu.close()
@@ -156,6 +158,8 @@ class ConversationList(QListView):
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         rename = menu.addAction(RENAME_TEXT)
         rename.triggered.connect(lambda: self.rename_requested.emit(conversation_id))
+        export = menu.addAction(EXPORT_TEXT)
+        export.triggered.connect(lambda: self.export_requested.emit(conversation_id))
         delete = menu.addAction(DELETE_TEXT)
         delete.triggered.connect(lambda: self.delete_requested.emit(conversation_id))
         menu.destroyed.connect(self._on_menu_destroyed)
