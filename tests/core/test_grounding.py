@@ -9,9 +9,9 @@ from acai_desktop.core.processors.grounding import (
     SEMANTIC_SUPPORT,
     GroundingCheck,
     Rejection,
-    language_of,
     lexical_support,
 )
+from acai_desktop.core.processors.wording import language_of
 from acai_desktop.core.resources import resource_text
 
 check = GroundingCheck(resource_text("prompts", "extraction.txt")).check

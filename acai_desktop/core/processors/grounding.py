@@ -17,10 +17,20 @@ Each rejection says why, so the processor counts rejections by reason.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+
+from acai_desktop.core.processors.wording import (
+    NUMBER_WORDS,
+    WORD,
+    language_of,
+    same_stem,
+    script_of,
+    stem,
+    word_set,
+    words,
+)
 
 
 class Rejection(StrEnum):
@@ -102,18 +112,8 @@ _QUESTION_START = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|myself|im)\b", re.IGNORECASE)
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
-
-
-_UNSPACED_SCRIPTS = ("CJK", "THAI", "LAO", "KHMER", "MYANMAR")
-
-
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
 #: The user's people (and pets): "my sister Anna lives in Rome" is about the sister.
-RELATIONS = _word_set(
+RELATIONS = word_set(
     """sister sisters brother brothers mother mom mum father dad parents parent wife husband
     partner spouse girlfriend boyfriend fiance fiancee son sons daughter daughters kid kids
     child children baby friend friends boss manager colleague colleagues coworker coworkers
@@ -123,7 +123,7 @@ RELATIONS = _word_set(
 )
 #: Words that carry no content of their own, in English (the prompt's language and the
 #: fact's frame, "The user ...").
-_STOPWORDS_EN = _word_set(
+_STOPWORDS_EN = word_set(
     """a an the and or but if of to in on at by for with from as into about over under
     after before between during since until up down out off than then so too very just
     also still even really quite only not no nor is are was were be been being am has have
@@ -132,66 +132,14 @@ _STOPWORDS_EN = _word_set(
     mine who whom which what when where why how all any both each few more most other some
     such own same there here user user's users currently usually often always now"""
 )
-#: A handful of the most frequent words per language: enough to tell the language of a
-#: sentence of six words or more, which is all the check needs.
-_LANGUAGE_MARKERS = {
-    "en": _word_set("the is are was and of to with has have my i i'm it for that this but be"
-                    " user likes lives works"),
-    "es": _word_set("el la los las es y del en con que un una mi yo usuario vive trabaja gusta"),
-    "fr": _word_set("le la les est et des du avec que un une mon ma je l'utilisateur utilisateur"
-                    " habite travaille aime"),
-    "de": _word_set("der die das ist und von mit ein eine mein ich nutzer benutzer wohnt arbeitet"
-                    " mag"),
-    "it": _word_set("il lo la gli è di con che un una mio mia io utente vive lavora piace"),
-    "pt": _word_set("os as é do da em com que um uma meu minha eu usuário utilizador mora trabalha"
-                    " gosta"),
-    "nl": _word_set("de het en van met een mijn ik gebruiker woont werkt houdt"),
-}  # fmt: skip
-_IRREGULAR_VERBS = _word_set(
+#: Verbs that don't end in -s or -ed: a sentence with one has a predicate.
+_IRREGULAR_VERBS = word_set(
     """am is are was were be been has have had do does did can could will would shall should
     may might must went goes got gets made makes took takes came comes saw sees bought began
     became grew left met lost won ran wrote read knew felt found gave held kept spent taught
     thought told built drove ate fell flew forgot sold sent slept spoke swam wore broke chose
     owns own like love hate prefer enjoy live work need want plan speak"""
 )
-_NUMBER_WORDS = {
-    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
-}  # fmt: skip
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words; runs of a script written without spaces (Chinese, Japanese, Thai)
-    become overlapping character pairs, which serve as its words here."""
-    found = []
-    for token in _WORD.findall(text):
-        token = token.lower().replace("’", "'")
-        if len(token) > 2 and script_of(token) in _UNSPACED_SCRIPTS:
-            found.extend(token[i : i + 2] for i in range(len(token) - 1))
-        else:
-            found.append(token)
-    return found
-
-
-def stem(word: str) -> str:
-    """A light English stem: enough to match "prefers" with "preference", "lives" with
-    "living"; not a linguist's stemmer, and it need not be."""
-    word = _NUMBER_WORDS.get(word, word)
-    for suffix in ("'s", "s'"):
-        if word.endswith(suffix):
-            word = word[: -len(suffix)]
-    for suffix in ("ing", "ed", "es", "s", "ly"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def _same_stem(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    shorter, longer = sorted((a, b), key=len)
-    # "Fri" / "Friday", "edu" / "education": people abbreviate; four letters for the rest.
-    return len(shorter) >= 3 and longer.startswith(shorter)
 
 
 def content_words(text: str) -> list[str]:
@@ -203,41 +151,15 @@ def _numbers(fact: str) -> list[str]:
     that no similar meaning can excuse."""
     found = []
     for token in words(fact):
-        if any(ch.isdigit() for ch in token) or token in _NUMBER_WORDS:
-            found.append(_NUMBER_WORDS.get(token, token))
+        if any(ch.isdigit() for ch in token) or token in NUMBER_WORDS:
+            found.append(NUMBER_WORDS.get(token, token))
     return found
 
 
 def _names(fact: str) -> list[str]:
     """Capitalised words after the first: names of people, places, things."""
-    tokens = [m.group() for m in _WORD.finditer(fact)][1:]
+    tokens = [m.group() for m in WORD.finditer(fact)][1:]
     return [t.lower() for t in tokens if t[:1].isupper() and t.lower() not in ("i", "i'm", "user")]
-
-
-def script_of(text: str) -> str | None:
-    """The writing system most of the letters belong to ("LATIN", "CJK", "ARABIC", ...)."""
-    counts: dict[str, int] = {}
-    for ch in text:
-        if not ch.isalpha():
-            continue
-        name = unicodedata.name(ch, "")
-        script = name.split(" ")[0] if name else ""
-        if script in ("CJK", "HIRAGANA", "KATAKANA"):
-            script = "CJK"
-        counts[script] = counts.get(script, 0) + 1
-    return max(counts, key=counts.__getitem__) if counts else None
-
-
-def language_of(text: str) -> str | None:
-    """The language whose frequent words the text uses most, when it is clear: at least
-    three marker words and twice as many as any other language has."""
-    tokens = words(text)
-    scores = sorted(
-        ((sum(t in markers for t in tokens), lang) for lang, markers in _LANGUAGE_MARKERS.items()),
-        reverse=True,
-    )
-    (best, lang), (second, _) = scores[0], scores[1]
-    return lang if best >= 3 and best >= 2 * second else None
 
 
 def _other_language(fact: str, message: str) -> str | None:
@@ -343,14 +265,14 @@ def lexical_support(fact: str, message: str) -> Support:
     found, missing = set(), []
     for word in fact_words:
         word_stem = stem(word)
-        if any(_same_stem(word_stem, m) for m in message_stems):
+        if any(same_stem(word_stem, m) for m in message_stems):
             found.add(word_stem)
         else:
             missing.append(word)
     message_numbers = set(_numbers(message))
     missing_numbers = [n for n in _numbers(fact) if n not in message_numbers]
     missing_names = [
-        n for n in _names(fact) if not any(_same_stem(stem(n), m) for m in message_stems)
+        n for n in _names(fact) if not any(same_stem(stem(n), m) for m in message_stems)
     ]
     share = len(found) / len(fact_words) if fact_words else 0.0
     return Support(share, missing, missing_numbers, missing_names, found)
