@@ -218,3 +218,21 @@ def test_every_control_has_an_accessible_name(window):
         and not part_of_another_control(widget)
     ]
     assert unnamed == []
+
+
+def test_the_composer_grows_with_its_text_up_to_ten_lines(window, qtbot):
+    from acai_desktop.ui.widgets.composer import INPUT_HEIGHT
+
+    field = window.composer.input
+    assert field.height() == INPUT_HEIGHT
+    field.setPlainText("\n".join(f"line {n}" for n in range(6)))
+    six_lines = field.height()
+    assert six_lines > INPUT_HEIGHT
+    field.setPlainText("\n".join(f"line {n}" for n in range(40)))
+    tallest = field.height()
+    assert tallest > six_lines
+    field.setPlainText("\n".join(f"line {n}" for n in range(80)))
+    assert field.height() == tallest  # from ten lines on, it scrolls
+    assert field.verticalScrollBar().maximum() > 0
+    field.clear()
+    assert field.height() == INPUT_HEIGHT

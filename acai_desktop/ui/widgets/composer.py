@@ -21,7 +21,9 @@ ENTER_HINT = "Enter to send · Shift+Enter for a new line"
 CTRL_ENTER_HINT = "Ctrl+Enter to send · Enter for a new line"
 HINT = ENTER_HINT
 _ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-INPUT_HEIGHT = 72
+INPUT_HEIGHT = 72  # about three lines: the height of an empty composer
+#: The composer grows with its text up to this many lines, then scrolls.
+MAX_INPUT_LINES = 10
 
 
 class Composer(QWidget):
@@ -85,6 +87,8 @@ class Composer(QWidget):
 
     def _connect_signals(self) -> None:
         self.input.textChanged.connect(self._on_input_text_changed)
+        # Lines change with the text and with the width (wrapping): follow both.
+        self.input.document().documentLayout().documentSizeChanged.connect(self._fit_height)
         self.send_button.clicked.connect(self._on_send_button_clicked)
         self.stop_button.clicked.connect(self._on_stop_button_clicked)
         for shortcut in self._send_shortcuts:
@@ -135,6 +139,18 @@ class Composer(QWidget):
         self.stop_button.setVisible(self._busy)
         self.send_button.setVisible(not self._busy)
         self.send_button.setEnabled(not self._busy and bool(self.text().strip()))
+
+    def _fit_height(self, *_size) -> None:
+        """As tall as the text, from about three lines up to MAX_INPUT_LINES."""
+        # A plain text document's layout measures its height in lines, not pixels.
+        lines = max(1, int(self.input.document().documentLayout().documentSize().height()))
+        line = self.input.fontMetrics().lineSpacing()
+        margins = self.input.contentsMargins()
+        chrome = int(margins.top() + margins.bottom() + 2 * self.input.document().documentMargin())
+        wanted = min(lines, MAX_INPUT_LINES) * line + chrome
+        height = max(INPUT_HEIGHT, wanted)
+        if height != self.input.height():
+            self.input.setFixedHeight(height)
 
     def _on_input_text_changed(self) -> None:
         self._update_buttons()
