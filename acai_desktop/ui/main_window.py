@@ -23,7 +23,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.records import Conversation, Job, Message, Suggestion
+from acai_desktop.core.records import (
+    Conversation,
+    Job,
+    MemoryItem,
+    MemoryKind,
+    Message,
+    Origin,
+    Suggestion,
+)
 from acai_desktop.ui.event_bridge import EventBridge
 from acai_desktop.ui.models.conversations_model import (
     UNTITLED,
@@ -31,6 +39,7 @@ from acai_desktop.ui.models.conversations_model import (
 )
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
+from acai_desktop.ui.status_text import short
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
 from acai_desktop.ui.widgets.job_status import JobStatus
@@ -214,6 +223,8 @@ class MainWindow(QMainWindow):
         self.memory_panel.suggestion_accept_requested.connect(self.suggestion_accept_requested)
         self.memory_panel.suggestion_dismiss_requested.connect(self.suggestion_dismiss_requested)
         self.undo.restore_requested.connect(self.memory_restore_requested)
+        self.undo.forget_requested.connect(self.memory_forget_requested)
+        self.events.memory_added.connect(self._on_events_memory_added)
         self.reconnect_button.clicked.connect(self.reconnect_requested)
         self.job_status.retry_requested.connect(self.jobs_retry_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
@@ -227,6 +238,21 @@ class MainWindow(QMainWindow):
         if message.conversation_id == self.messages_model.conversation_id:
             self.composer.clear_sent(message.content)
         self.conversation_refresh_requested.emit(message.conversation_id)
+
+    @Slot(object)
+    def _on_events_memory_added(self, memory: MemoryItem) -> None:
+        """What the processors learned, said where the user looks: a note in the status
+        bar with Undo, and the panel scrolled to the new memory."""
+        if memory.origin == Origin.USER or not memory.status.is_current:
+            return  # the user's own notes and edits need no announcing
+        if memory.kind == MemoryKind.SUMMARY:
+            text = "Summarised older messages into a memory."
+        else:
+            text = f"Memory updated: “{short(memory.content)}”"
+        self.offer_undo(text, memory.id, forgets=True)
+        row = self.memories_model.row_of(memory.id)
+        if row is not None:
+            self.memory_panel.list.scrollTo(self.memories_model.index(row))
 
     @Slot(object)
     def _on_events_conversation_changed(self, conversation: Conversation) -> None:
@@ -319,10 +345,11 @@ class MainWindow(QMainWindow):
         self.banner_label.setText(text or "")
         self.banner.setVisible(bool(text))
 
-    def offer_undo(self, text: str, memory_id: int) -> None:
-        """After a forget: say so in the status bar with an Undo button for a while."""
+    def offer_undo(self, text: str, memory_id: int, *, forgets: bool = False) -> None:
+        """Say ``text`` in the status bar with an Undo button for a while: Undo restores
+        the memory (after a forget) or, with ``forgets``, forgets it (just stored)."""
         self.show_status(text, UNDO_SECONDS * 1000)
-        self.undo.offer(memory_id)
+        self.undo.offer(memory_id, forgets=forgets)
 
     def show_conversation(
         self,

@@ -12,14 +12,12 @@ if TYPE_CHECKING:
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.session import GuiSession
 
+from acai_desktop.ui.status_text import short
+
+__all__ = ["ActionGroup", "in_background", "short"]
+
 P = ParamSpec("P")
 STATUS_MS = 6000
-
-
-def short(text: str, limit: int = 48) -> str:
-    """One line of a memory's text, for the status bar."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 class ActionGroup:

@@ -1,4 +1,5 @@
-"""Undo after forgetting a memory: a status-bar button offered for a few seconds."""
+"""Undo in the status bar, offered for a few seconds: after the user forgot a memory
+(Undo restores it) and after a processor stored one (Undo forgets it)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ class UndoOffer(QObject):
     """Owns the Undo button (the window places it) and how long it is offered."""
 
     restore_requested = Signal(int)  # the forgotten memory's id
+    forget_requested = Signal(int)  # the memory a processor just stored
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._memory_id: int | None = None
+        self._undo_forgets = False
         self.button = QPushButton("Undo")
         self.button.setObjectName("UndoButton")
         self.button.setVisible(False)
@@ -26,8 +29,10 @@ class UndoOffer(QObject):
         self.button.clicked.connect(self._on_button_clicked)
         self.timer.timeout.connect(self.withdraw)
 
-    def offer(self, memory_id: int) -> None:
-        self._memory_id = memory_id
+    def offer(self, memory_id: int, *, forgets: bool = False) -> None:
+        """``forgets``: Undo forgets the memory (it was just stored), else restores it."""
+        self._memory_id, self._undo_forgets = memory_id, forgets
+        self.button.setAccessibleName("Undo: forget it" if forgets else "Undo forgetting")
         self.button.setVisible(True)
         self.timer.start()
 
@@ -41,4 +46,5 @@ class UndoOffer(QObject):
         memory_id, self._memory_id = self._memory_id, None
         self.withdraw()
         if memory_id is not None:
-            self.restore_requested.emit(memory_id)
+            signal = self.forget_requested if self._undo_forgets else self.restore_requested
+            signal.emit(memory_id)
