@@ -58,7 +58,8 @@ class RetrievalWeights:
     author: float = 0.2
     on_date: float = 0.5
     dated_candidates: int = 300
-    message_semantic: float = 0.2
+    message_semantic: float = 0.1
+    message_vector_context: float = 0.5
     # Messages found by meaning only are few in the top ten (their words did not
     # match): 25 candidates measured as 50 (turns +0.001) at half the SQL.
     message_semantic_candidates: int = 25
