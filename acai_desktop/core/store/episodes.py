@@ -19,17 +19,16 @@ from acai_desktop.core.store.memory_batches import ids_and_vectors
 
 MESSAGES_FTS = "messages_fts"
 
-# The recallable messages just before and after ``m`` in its conversation (-1 for
-# none): the semantic side scores a message with its neighbours' vectors too. Two
-# index seeks on messages(conversation_id, id) per candidate, in the query that
-# already reads the candidate's row.
+# The messages just before and after ``m`` in its conversation (-1 for none): the
+# semantic side scores a message with its neighbours' vectors too. Read from the
+# index on messages(conversation_id, id) alone (reading the rows to skip ones that
+# are not recallable cost more than the rest of the query); a neighbour that is not
+# recallable has no vector in the message index, and the ranking leaves it out.
 _NEIGHBOURS = """
-    coalesce((SELECT p.id FROM recallable_messages AS p
-              WHERE p.conversation_id = m.conversation_id AND p.id < m.id
-              ORDER BY p.id DESC LIMIT 1), -1),
-    coalesce((SELECT n.id FROM recallable_messages AS n
-              WHERE n.conversation_id = m.conversation_id AND n.id > m.id
-              ORDER BY n.id LIMIT 1), -1)
+    coalesce((SELECT max(p.id) FROM messages AS p
+              WHERE p.conversation_id = m.conversation_id AND p.id < m.id), -1),
+    coalesce((SELECT min(n.id) FROM messages AS n
+              WHERE n.conversation_id = m.conversation_id AND n.id > m.id), -1)
 """
 
 

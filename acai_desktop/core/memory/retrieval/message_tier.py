@@ -110,14 +110,16 @@ def context_cosines(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each message's cosine with the query, and the same averaged with those of the
     messages just before and after it, weighted ``message_vector_context`` (a message
-    not in the index counts 0; a missing neighbour not at all): "Yes, last Friday!"
-    means what the question before it asked."""
+    not in the index counts 0; a neighbour not in it, none or one not recallable or
+    not embedded yet, not at all): "Yes, last Friday!" means what the question
+    before it asked."""
     count = len(ids)
-    cosine = message_index.lookup(ids + before + after, vector).cosine
+    found = message_index.lookup(ids + before + after, vector)
+    cosine = found.cosine
     own, previous, following = cosine[:count], cosine[count : 2 * count], cosine[2 * count :]
     share = weights.message_vector_context
-    has_before = np.asarray(before) >= 0
-    has_after = np.asarray(after) >= 0
+    has_before = found.indexed[count : 2 * count]
+    has_after = found.indexed[2 * count :]
     total = own + share * (previous * has_before + following * has_after)
     return own, total / (1.0 + share * (has_before.astype(np.float32) + has_after))
 
