@@ -29,9 +29,10 @@ def test_a_reply_borrows_the_meaning_of_the_question_before_it():
     np.testing.assert_allclose(own, [0.0, 0.0], atol=1e-6)
     # (0 + 0.5 * 1 + 0.5 * 0) / 2 for the reply; (0 + 0.5 * 0) / 1.5 after it.
     np.testing.assert_allclose(in_context, [0.25, 0.0], atol=1e-6)
-    # A neighbour with no vector (yet) counts 0, a missing one not at all.
-    own, in_context = context_cosines(index, query, [1], [-1], [99], weights)
-    np.testing.assert_allclose(in_context, [1.0 / 1.5], atol=1e-6)
+    # A neighbour not in the index (none, one not recallable, one not embedded yet)
+    # is left out; a message not in it counts 0 with its neighbours.
+    own, in_context = context_cosines(index, query, [1, 98], [-1, 1], [99, -1], weights)
+    np.testing.assert_allclose(in_context, [1.0, 0.5 / 1.5], atol=1e-6)
     # Weight 0: the message's own cosine.
     alone = RetrievalWeights(message_vector_context=0.0)
     _own, in_context = context_cosines(index, query, [2], [1], [3], alone)
