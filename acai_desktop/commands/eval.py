@@ -61,6 +61,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="W",
         help="score + W for a message whose author the question names (default 0.2)",
     )
+    ideas.add_argument(
+        "--message-semantic",
+        type=float,
+        metavar="W",
+        help="weight of a message's cosine with the question (default 0.1; 0: words only)",
+    )
+    ideas.add_argument(
+        "--message-vector-context",
+        type=float,
+        metavar="W",
+        help="weight of the neighbouring turns' cosines in a message's (default 0.5; 0: its own)",
+    )
     ideas.add_argument("--prf", type=int, metavar="N", help="pseudo-relevance feedback docs")
     ideas.add_argument("--no-stop-words", action="store_true")
     ideas.add_argument("--semantic-query", choices=("raw", "terms"))
@@ -132,6 +144,10 @@ def _options(args: argparse.Namespace):
         variant["semantic_norm"] = args.semantic_norm
     if args.message_context is not None:
         weights["message_context"] = args.message_context
+    if args.message_semantic is not None:
+        weights["message_semantic"] = args.message_semantic
+    if args.message_vector_context is not None:
+        weights["message_vector_context"] = args.message_vector_context
     if args.author_boost is not None:
         weights["author"] = args.author_boost
     if args.date_boost is not None:

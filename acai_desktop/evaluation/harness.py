@@ -6,13 +6,14 @@ conversation whose turns are its messages (the speaker as the message's author, 
 session's date as its date), found by episodic recall, as the app finds what was said
 in past chats. With ``unit="observations"`` each observation fact is stored with
 :meth:`MemoryService.remember_many` (validated, importance-scored, embedded, indexed)
-with the messages of its dialogue ids as sources; those messages are kept in a
-temporary conversation, so only the facts are retrieved. Every question (category 5,
-adversarial, excluded) is then answered by :meth:`HybridRetriever.search` — the
-retrieval the orchestrator uses, or a variant of it when ``HarnessOptions.variant``
-tries an idea (see :mod:`.retrieval_variants`) — and it is a hit at k when the top k items (a
-message, or a memory's sources) include any (``recall_any``) or all (``recall_all``)
-of its evidence turns.
+with the messages of its dialogue ids as sources; those messages are stored as
+ordinary conversations (their words find the facts learned from them, as in the app)
+but the message tier is off (``episodic`` 0), so only the facts are ranked. Every
+question (category 5, adversarial, excluded) is then answered by
+:meth:`HybridRetriever.search` — the retrieval the orchestrator uses, or a variant of it
+when ``HarnessOptions.variant`` tries an idea (see :mod:`.retrieval_variants`) — and it
+is a hit at k when the top k items (a message, or a memory's sources) include any
+(``recall_any``) or all (``recall_all``) of its evidence turns.
 """
 
 from __future__ import annotations

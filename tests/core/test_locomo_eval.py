@@ -202,5 +202,8 @@ def test_eval_options_change_weights_or_try_a_variant():
     options = eval_command._options(parser.parse_args(argv))
     assert options.weights == RetrievalWeights(author=0.0)
     assert options.variant == RetrievalVariant(prf_docs=3)
+    semantic = ["--message-semantic", "0.2", "--message-vector-context", "0"]
+    options = eval_command._options(parser.parse_args(argv[:4] + semantic))
+    assert options.weights == RetrievalWeights(message_semantic=0.2, message_vector_context=0.0)
     plain = eval_command._options(parser.parse_args(argv[:4]))
     assert plain.weights == RetrievalWeights() and plain.variant.is_the_app

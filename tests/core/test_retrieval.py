@@ -178,6 +178,42 @@ def test_common_words_are_left_out_of_the_full_text_query(tmp_path):
     )
 
 
+def test_the_and_of_common_words_grows_until_it_matches_few_rows(tmp_path):
+    # "note" and "number" (12 rows each) always occur together, so AND-ing them alone
+    # would still match 12 rows; the next rarest word joins until few rows match.
+    facts = [f"Coffee note number {i}" + (" kettle" if i < 2 else "") for i in range(12)]
+    facts += [f"Kettle on the stove {i}" for i in range(11)]
+
+    async def body(retriever, service, items):
+        terms = ["note", "number", "kettle"]
+        assert await service.store.run(lexical_match, terms, 5) == (
+            '"note" AND "number" AND "kettle"'
+        )
+        # Counts stop at the budget, so these tie and keep the query's order; the
+        # first two ("stove", "number") never occur together: the AND stops at them.
+        assert await service.store.run(lexical_match, ["stove", "number", "kettle"], 5) == (
+            '"stove" AND "number"'
+        )
+
+    _with_retriever(tmp_path, body, facts=facts)
+
+
+def test_a_lone_word_commoner_than_the_budget_is_not_scored(tmp_path):
+    facts = [f"Coffee note number {i}" for i in range(12)] + ["Espresso at the station"]
+
+    async def body(retriever, service, items):
+        # Its IDF is near zero: scoring its thousands of rows would add nothing.
+        assert await service.store.run(lexical_match, ["coffee"], 5) is None
+        assert await service.store.run(lexical_match, ["coffee", "absent"], 5) is None
+        assert await service.store.run(lexical_match, ["espresso"], 5) == '"espresso"'
+        hits = await retriever.search("coffee", k=3)
+        assert len(hits) == 3  # the semantic side still finds them
+
+    _with_retriever(
+        tmp_path, body, facts=facts, weights=RetrievalWeights(lexical_budget_documents=5)
+    )
+
+
 def test_query_processing():
     assert tokenize("Caroline's café—OK?") == ["caroline", "s", "café", "ok"]
     assert content_terms("What did Caroline's sister say about the café?") == [

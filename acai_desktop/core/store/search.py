@@ -66,6 +66,17 @@ def document_counts(
     return list(row)
 
 
+def match_count(db: Database, match: str, cap: int, table: str = "memories_fts") -> int:
+    """How many rows of the full-text ``table`` match the FTS5 expression ``match``,
+    counted up to ``cap + 1`` (no BM25: the rows are not scored)."""
+    if table not in ("memories_fts", "messages_fts"):
+        raise ValueError(f"not a full-text table: {table!r}")
+    return db.execute(
+        f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+        [match, cap + 1],
+    ).fetchone()[0]
+
+
 def lexical_hits(
     db: Database, match: str, limit: int, indexed: Callable[[int], bool]
 ) -> tuple[list[int], list[float], dict[int, tuple]]:

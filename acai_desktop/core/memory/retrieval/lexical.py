@@ -46,17 +46,20 @@ def lexical_match(
 ) -> str | None:
     """The FTS5 expression for ``terms``, kept cheap (see ``lexical_budget_documents``).
 
-    Rarest words first, OR-ed, while together they occur in at most ``budget``
-    memories. When even the rarest word is commoner than that, the two rarest are
-    AND-ed instead: memories holding both are few and are the ones BM25 would have
-    put on top anyway; the semantic side still sees everything.
+    BM25 reads the length of every row that matches, so the expression must match at
+    most about ``budget`` rows. Rarest words first, OR-ed, while together they occur
+    in at most ``budget`` rows. When even the rarest word is commoner than that, the
+    rarest ones are AND-ed instead, as many as it takes to match ``budget`` rows or
+    fewer (rows holding them all are few and are the ones BM25 would have put on top
+    anyway). A lone word commoner than the budget gives no expression: its IDF is
+    near zero, every match would score about alike, and scoring thousands of them
+    (a message's row holds its neighbours' words too) cost milliseconds. The
+    semantic side still sees everything.
     """
-    if len(terms) < 2:
-        return fts_match_expression(terms)
+    if not terms:
+        return None
     counts = sql.document_counts(db, terms, budget, table)
     present = sorted((count, position) for position, count in enumerate(counts) if count)
-    if not present:
-        return None
     kept, total = [], 0
     for count, position in present:
         if total + count > budget:
@@ -65,10 +68,16 @@ def lexical_match(
         total += count
     if kept:
         return fts_match_expression([terms[position] for position in sorted(kept)])
-    if len(present) == 1:
-        return fts_match_expression([terms[present[0][1]]])
-    rarest = sorted(position for _, position in present[:2])
-    return fts_match_expression([terms[position] for position in rarest], conjunction="AND")
+    if len(present) < 2:
+        return None
+    rarest = [position for _, position in present]
+    chosen = rarest[:2]
+    for position in rarest[2:]:
+        together = fts_match_expression([terms[p] for p in sorted(chosen)], conjunction="AND")
+        if sql.match_count(db, together, budget, table) <= budget:
+            break
+        chosen.append(position)
+    return fts_match_expression([terms[p] for p in sorted(chosen)], conjunction="AND")
 
 
 def message_matches(

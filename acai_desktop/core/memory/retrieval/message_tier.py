@@ -58,7 +58,8 @@ def message_candidates(
         rows += [(row[0], 0.0, *row[1:]) for row in episodes.message_facts(db, meaning_only)]
     if not rows:
         return no_candidates()
-    ids, bm25, conversation, authors, age_days = (list(c) for c in zip(*rows, strict=True))
+    columns = (list(c) for c in zip(*rows, strict=True))
+    ids, bm25, conversation, authors, age_days, before, after = columns
     bm25 = np.asarray(bm25, np.float32)
     lexical_part = bm25 / (bm25 + weights.message_saturation)
     recency = 0.5 ** (np.asarray(age_days, np.float32) / weights.recency_half_life_days)
@@ -75,10 +76,9 @@ def message_candidates(
     semantic_part = np.zeros(len(ids), np.float32)
     semantic_reason = np.zeros(len(ids), bool)
     if cosine_of and weights.message_semantic and message_index is not None:
-        cosine = message_index.lookup(ids, vector).cosine
-        cosine[in_semantic] = [cosine_of[i] for i in ids if i in cosine_of]
+        cosine, in_context = context_cosines(message_index, vector, ids, before, after, weights)
+        semantic_part = scale_between(in_context, float(in_context.min()), float(in_context.max()))
         top = float(cosine.max())
-        semantic_part = scale_between(cosine, semantic.floor, top)
         bar = semantic.floor + 0.5 * (top - semantic.floor)
         semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))
     evidence = lexical_part + weights.message_semantic * semantic_part
@@ -98,6 +98,30 @@ def message_candidates(
         named,
         on_date,
     )
+
+
+def context_cosines(
+    message_index: VectorIndex,
+    vector: np.ndarray,
+    ids: list[int],
+    before: list[int],
+    after: list[int],
+    weights: RetrievalWeights,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each message's cosine with the query, and the same averaged with those of the
+    messages just before and after it, weighted ``message_vector_context`` (a message
+    not in the index counts 0; a neighbour not in it, none or one not recallable or
+    not embedded yet, not at all): "Yes, last Friday!" means what the question
+    before it asked."""
+    count = len(ids)
+    found = message_index.lookup(ids + before + after, vector)
+    cosine = found.cosine
+    own, previous, following = cosine[:count], cosine[count : 2 * count], cosine[2 * count :]
+    share = weights.message_vector_context
+    has_before = found.indexed[count : 2 * count]
+    has_after = found.indexed[2 * count :]
+    total = own + share * (previous * has_before + following * has_after)
+    return own, total / (1.0 + share * (has_before.astype(np.float32) + has_after))
 
 
 def said_by_named(authors: list[str], names: frozenset[str]) -> np.ndarray:
