@@ -106,12 +106,14 @@ class MainWindow(QMainWindow):
     #: A message was added to it: its title and place in the list may have changed.
     conversation_refresh_requested = Signal(int)
     quit_requested = Signal()
+    panels_changed = Signal(bool, bool)  # conversations shown, memory panel shown
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(WINDOW_TITLE)
         self.setWindowIcon(app_icon())
-        self.setMinimumSize(960, 600)
+        # Half a laptop screen; below the three panes' own widths, hide a side panel.
+        self.setMinimumSize(640, 480)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
         #: Opens the dialogs (one settings and one note dialog at a time).
@@ -228,6 +230,8 @@ class MainWindow(QMainWindow):
         self.reconnect_button.clicked.connect(self.reconnect_requested)
         self.job_status.retry_requested.connect(self.jobs_retry_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
+        self.conversations_action.toggled.connect(self._on_panel_action_toggled)
+        self.memory_action.toggled.connect(self._on_panel_action_toggled)
         for button in self.suggestion_buttons:
             button.clicked.connect(self._on_suggestion_button_clicked)
 
@@ -238,6 +242,23 @@ class MainWindow(QMainWindow):
         if message.conversation_id == self.messages_model.conversation_id:
             self.composer.clear_sent(message.content)
         self.conversation_refresh_requested.emit(message.conversation_id)
+
+    @Slot(bool)
+    def _on_panel_action_toggled(self, _shown: bool) -> None:
+        shown = (self.conversations_action.isChecked(), self.memory_action.isChecked())
+        self.sidebar.setVisible(shown[0])
+        self.memory_panel.setVisible(shown[1])
+        self.panels_changed.emit(*shown)
+
+    def set_panels(self, conversations: bool, memory: bool) -> None:
+        """Show or hide the side panels (as saved), without announcing a change."""
+        for action, shown in ((self.conversations_action, conversations),
+                              (self.memory_action, memory)):  # fmt: skip
+            action.blockSignals(True)
+            action.setChecked(shown)
+            action.blockSignals(False)
+        self.sidebar.setVisible(conversations)
+        self.memory_panel.setVisible(memory)
 
     @Slot(object)
     def _on_events_memory_added(self, memory: MemoryItem) -> None:

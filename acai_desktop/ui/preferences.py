@@ -1,4 +1,5 @@
-"""The window's own preferences: the colour theme and what Enter does in the composer.
+"""The window's own preferences: the colour theme, what Enter does in the composer, and
+which side panels show.
 
 Kept under the ``"ui"`` key of the profile's settings file, beside the model settings
 (which keep theirs); a damaged or missing section means the defaults.
@@ -22,6 +23,8 @@ SECTION = "ui"
 class UiPreferences:
     theme: str = "system"  # "system", "light" or "dark"
     enter_sends: bool = True  # False: Enter starts a new line, Ctrl+Enter sends
+    show_conversations: bool = True  # the left panel (Ctrl+B)
+    show_memory: bool = True  # the memory panel (Ctrl+Shift+M)
 
 
 def _read(path: Path) -> dict:
@@ -40,10 +43,16 @@ def load_ui_preferences(path: Path) -> UiPreferences:
     if not isinstance(section, dict):
         return UiPreferences()
     theme = section.get("theme")
-    enter_sends = section.get("enter_sends")
+
+    def flag(name: str) -> bool:
+        value = section.get(name)
+        return value if isinstance(value, bool) else True
+
     return UiPreferences(
         theme=theme if theme in THEME_CHOICES else "system",
-        enter_sends=enter_sends if isinstance(enter_sends, bool) else True,
+        enter_sends=flag("enter_sends"),
+        show_conversations=flag("show_conversations"),
+        show_memory=flag("show_memory"),
     )
 
 

@@ -234,7 +234,8 @@ class GuiSession:
             await asyncio.wait([turn])
 
     def apply_preferences(self, preferences: UiPreferences) -> None:
-        """The theme (following the system's colours for "system") and Enter's meaning."""
+        """The theme (following the system's colours for "system"), Enter's meaning and
+        the side panels."""
         assert self.window is not None
         if self.theme is None:
             app = QApplication.instance()
@@ -245,6 +246,7 @@ class GuiSession:
         else:
             self.theme.set_choice(preferences.theme)
         self.window.set_enter_sends(preferences.enter_sends)
+        self.window.set_panels(preferences.show_conversations, preferences.show_memory)
 
     # -- what every action uses ------------------------------------------------------
 

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE
 from acai_desktop.ui.theme import app_icon
@@ -18,6 +26,7 @@ from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.chat_view import ChatView
 from acai_desktop.ui.widgets.composer import Composer
 from acai_desktop.ui.widgets.conversation_list import ConversationList
+from acai_desktop.ui.widgets.elided_label import ElidedLabel
 from acai_desktop.ui.widgets.empty_state import EmptyState
 
 if TYPE_CHECKING:
@@ -109,15 +118,24 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header = _styled_panel("ChatHeader")
     header_layout = QHBoxLayout(header)
     header_layout.setContentsMargins(24, 14, 24, 14)
-    window.conversation_title = _label("New conversation", "ConversationTitle")
+    window.conversation_title = ElidedLabel("New conversation")
+    window.conversation_title.setObjectName("ConversationTitle")
     window.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
     window.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
     window.temporary_badge.setVisible(False)
-    header_layout.addWidget(window.conversation_title)
+    # Show or hide the side panels (their actions and shortcuts: build_shortcuts).
+    window.conversations_toggle = QToolButton()
+    window.memory_toggle = QToolButton()
+    for toggle in (window.conversations_toggle, window.memory_toggle):
+        toggle.setObjectName("PanelToggle")
+        toggle.setCursor(Qt.CursorShape.PointingHandCursor)
+    header_layout.addWidget(window.conversations_toggle)
+    header_layout.addWidget(window.conversation_title, 1)
     header_layout.addSpacing(10)
     header_layout.addWidget(window.temporary_badge)
-    header_layout.addStretch(1)
+    header_layout.addStretch(0)
     header_layout.addWidget(window.model_badge)
+    header_layout.addWidget(window.memory_toggle)
     layout.addWidget(header)
 
     # Shown when the model can't be reached: what happened and what to do next.
@@ -166,7 +184,8 @@ def build_chat_pane(window: MainWindow) -> QWidget:
 
 
 def build_shortcuts(window: MainWindow) -> None:
-    """The window's keyboard actions (Quit, New chat, Temporary chat, Settings, Stop)."""
+    """The window's keyboard actions (Quit, New chat, Temporary chat, Settings, Stop, and
+    showing or hiding the side panels)."""
     window.quit_action = QAction("&Quit", window)
     window.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
     window.new_chat_action = QAction("&New chat", window)
@@ -182,6 +201,20 @@ def build_shortcuts(window: MainWindow) -> None:
     window.stop_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
     window.stop_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     window.stop_action.setEnabled(False)
+    # The side panels can be hidden, for a narrow window; the choice is remembered.
+    window.conversations_action = QAction("Conversations", window)
+    window.conversations_action.setShortcut(QKeySequence("Ctrl+B"))
+    window.conversations_action.setToolTip("Show or hide the conversations (Ctrl+B)")
+    window.memory_action = QAction("Memory", window)
+    window.memory_action.setShortcut(QKeySequence("Ctrl+Shift+M"))
+    window.memory_action.setToolTip("Show or hide the memory panel (Ctrl+Shift+M)")
+    for action, toggle in (
+        (window.conversations_action, window.conversations_toggle),
+        (window.memory_action, window.memory_toggle),
+    ):
+        action.setCheckable(True)
+        action.setChecked(True)
+        toggle.setDefaultAction(action)
     window.addActions(
         [
             window.quit_action,
@@ -189,5 +222,7 @@ def build_shortcuts(window: MainWindow) -> None:
             window.temporary_chat_action,
             window.settings_action,
             window.stop_action,
+            window.conversations_action,
+            window.memory_action,
         ]
     )

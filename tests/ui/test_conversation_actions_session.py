@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -88,9 +88,7 @@ def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_op
         menu = await wait_until(lambda: view.menu)
         choose(menu, DELETE_TEXT)
         confirm = await wait_until(lambda: window.findChild(DeleteConversationDialog))
-        assert DELETE_CONVERSATION_TEXT in [
-            label.text() for label in confirm.findChildren(type(window.conversation_title))
-        ]
+        assert DELETE_CONVERSATION_TEXT in [label.text() for label in confirm.findChildren(QLabel)]
         QTest.mouseClick(confirm.delete_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: conversations.rowCount() == 0)
         await wait_until(lambda: window.conversation_title.text() == "New conversation")

@@ -236,3 +236,32 @@ def test_the_composer_grows_with_its_text_up_to_ten_lines(window, qtbot):
     assert field.verticalScrollBar().maximum() > 0
     field.clear()
     assert field.height() == INPUT_HEIGHT
+
+
+def test_side_panels_hide_and_show_from_the_keyboard_and_the_header(window, qtbot):
+    assert window.minimumWidth() <= 683  # half of a 1366-pixel laptop screen
+    changes = []
+    window.panels_changed.connect(lambda *shown: changes.append(shown))
+    window.conversations_action.trigger()  # Ctrl+B
+    assert not window.sidebar.isVisible() and window.memory_panel.isVisible()
+    window.memory_toggle.click()
+    assert not window.memory_panel.isVisible()
+    window.conversations_toggle.click()
+    assert window.sidebar.isVisible()
+    assert changes == [(False, True), (False, False), (True, False)]
+    window.set_panels(True, True)  # as saved: no change announced
+    assert window.memory_panel.isVisible() and changes[-1] == (True, False)
+    assert window.conversations_action.shortcut().toString() == "Ctrl+B"
+    assert window.memory_action.shortcut().toString() == "Ctrl+Shift+M"
+
+
+def test_a_long_mixed_script_title_is_cut_not_widening_the_window(window, qtbot):
+    before = (window.sidebar.width(), window.memory_panel.width(), window.minimumSizeHint())
+    title = "会議のメモ と مذكرات الاجتماع " * 12
+    window.set_conversation_title(title)
+    qtbot.wait(10)
+    assert window.conversation_title.text() == title  # whole, for the tooltip and tests
+    assert window.conversation_title.shown_text().endswith("…")
+    after = (window.sidebar.width(), window.memory_panel.width(), window.minimumSizeHint())
+    assert after == before
+    assert window.memory_panel.search.isVisible() and window.memory_panel.search.width() > 60

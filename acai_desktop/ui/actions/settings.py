@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import shiboken6
@@ -29,6 +30,7 @@ class SettingsActions(ActionGroup):
         window.settings_detect_requested.connect(self.detect)
         window.settings_save_requested.connect(self.save)
         window.preferences_save_requested.connect(self.save_preferences)
+        window.panels_changed.connect(self.save_panels)
         window.reconnect_requested.connect(self.session.reconnect)
 
     def current_settings(self) -> ModelSettings:
@@ -106,6 +108,18 @@ class SettingsActions(ActionGroup):
             save_ui_preferences(self.session.profile.settings_path, preferences)
         except OSError as error:
             self.window.show_status(f"Appearance not saved: {error}", 10_000)
+
+    def save_panels(self, conversations: bool, memory: bool) -> None:
+        """Remember which side panels show (the rest of the preferences as saved)."""
+        path = self.session.profile.settings_path
+        saved = load_ui_preferences(path)
+        try:
+            save_ui_preferences(
+                path, replace(saved, show_conversations=conversations, show_memory=memory)
+            )
+        except OSError as error:
+            if self.window is not None:
+                self.window.show_status(f"Layout not saved: {error}", 10_000)
 
     def save(self, settings: ModelSettings, api_key: str) -> None:
         self.session.tasks.start(self._save(settings, api_key), key=SETTINGS_TASK)

@@ -155,6 +155,7 @@ class SettingsDialog(QDialog):
         self.ask_box = AskBeforeRememberingBox(settings.ask_before_remembering)
 
         preferences = preferences or UiPreferences()
+        self.original_preferences = preferences
         self.theme_box = QComboBox()
         self.theme_box.setAccessibleName("Theme")
         for value, label in THEME_CHOICES.items():
@@ -397,8 +398,11 @@ class SettingsDialog(QDialog):
         dialog.open()  # never exec(): a nested loop would stall the asyncio loop
 
     def preferences(self) -> UiPreferences:
-        return UiPreferences(
-            theme=self.theme_box.currentData(), enter_sends=self.enter_sends_box.isChecked()
+        # The dialog shows only some preferences; the rest (the panels) stay as they were.
+        return dataclasses.replace(
+            self.original_preferences,
+            theme=self.theme_box.currentData(),
+            enter_sends=self.enter_sends_box.isChecked(),
         )
 
     def _on_buttons_accepted(self) -> None:
