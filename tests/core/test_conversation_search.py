@@ -64,7 +64,8 @@ def test_titles_by_word_and_messages_in_bm25_order_with_plain_snippets(tmp_path)
     reply = dog[-1]
     assert reply.title == "Tell me about Buster" and reply.role == "assistant"
     # The snippet is plain text cut around the first match, not the message's start.
-    assert reply.snippet.startswith("…") and "dog Buster needs" in reply.snippet
+    assert reply.snippet.startswith("…") and "that your dog Buster needs" in reply.snippet
+    assert reply.snippet[1] != " " and reply.snippet[1:].split()[0] in LONG_REPLY.split()
     assert len(reply.snippet) <= 162 and "<b>" not in reply.snippet
     assert reply.created_at
     # A title hit (no message) comes first, by a half-typed word, case-insensitively.
@@ -146,3 +147,6 @@ def test_match_expression_quotes_every_word_and_snippets_keep_short_text_whole()
     assert match_expression(["dog", "a"]) == '{content} : (("dog" OR "dog"*) AND "a")'
     assert match_expression([]) is None
     assert snippet("Short  line\nwith dog", ["dog"]) == "Short line with dog"
+    # Words before the match are kept, and the cut falls between two words.
+    text = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo dog lima"
+    assert snippet(text, ["dog"]) == "…foxtrot golf hotel india juliet kilo dog lima"

@@ -70,8 +70,8 @@ def snippet(text: str, terms: Sequence[str]) -> str:
             start = word.start()
             break
     begin = max(0, start - SNIPPET_BEFORE)
-    if begin > 0:  # don't cut a word in two
-        space = text.rfind(" ", begin, start)
+    if begin > 0:  # start after a space: don't cut a word in two
+        space = text.find(" ", begin, start)
         begin = space + 1 if space != -1 else begin
     end = min(len(text), begin + SNIPPET_CHARS)
     line = " ".join(text[begin:end].split())
