@@ -153,10 +153,14 @@ def test_typing_waits_for_a_pause_and_the_newest_query_wins(qtbot):
     dialog.result_chosen.connect(lambda *args: chosen.append(args))
     dialog.results.activated.emit(dialog.model.index(0))
     assert chosen == [(1, 7)]
+    # Enter before the pause searches at once; it doesn't open the older query's result.
+    QTest.keyClicks(dialog.input, "s")
+    QTest.keyClick(dialog.input, Qt.Key.Key_Return)
+    assert asked == ["bike", "bikes"] and chosen == [(1, 7)]
     # Clearing the box clears the results and never searches for "".
     dialog.input.clear()
     qtbot.wait(DEBOUNCE_MS * 2)
-    assert asked == ["bike"] and dialog.model.rowCount() == 0
+    assert asked == ["bike", "bikes"] and dialog.model.rowCount() == 0
 
 
 def test_search_results_model_passes_the_model_tester(qtmodeltester):

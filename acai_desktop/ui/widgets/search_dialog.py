@@ -5,7 +5,8 @@ Typing waits for a pause (``DEBOUNCE_MS``) before it asks for a search
 :meth:`SearchDialog.show_results`, which drops any answer to a query that is no longer
 the one typed, so a slow older search never replaces a newer one. Down and Up move
 through the results without leaving the line edit, Enter opens the chosen one (the
-first if none is chosen), Esc closes. Opened with ``open()``, never ``exec()``.
+first if none is chosen; before the pause, it searches at once), Esc closes. Opened
+with ``open()``, never ``exec()``.
 """
 
 from __future__ import annotations
@@ -149,7 +150,13 @@ class SearchDialog(QDialog):
                 self._move(1 if key == Qt.Key.Key_Down else -1)
                 return True
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                self.choose()
+                if self._debounce.isActive():
+                    # The results shown answer an older query: search now instead of
+                    # opening one of them; Enter again opens.
+                    self._debounce.stop()
+                    self._on_debounce_timeout()
+                else:
+                    self.choose()
                 return True  # never the dialog's default button
         return super().eventFilter(watched, event)
 
