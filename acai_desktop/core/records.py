@@ -360,3 +360,19 @@ class SuggestionDraft:
     normalised: str
     category: str
     confidence: float
+
+
+@dataclass(frozen=True)
+class ConversationHit:
+    """One result of the search box over conversations: a conversation whose title
+    matched (``message_id`` None) or one of its messages (with a plain-text snippet
+    around the first matched word)."""
+
+    conversation_id: int
+    title: str
+    message_id: int | None
+    snippet: str
+    #: When the message was written (a title hit: when the conversation began).
+    created_at: str
+    role: str | None = None
+    temporary: bool = False

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from acai_desktop.core.records import (
     Conversation,
+    ConversationHit,
     Job,
     MemoryItem,
     MemoryKind,
@@ -103,6 +105,7 @@ class MainWindow(QMainWindow):
     conversation_rename_requested = Signal(int, str)  # conversation id, new title
     conversation_delete_requested = Signal(int)  # conversation id (confirmed)
     conversation_export_requested = Signal(int, str, str)  # id, file path, "md" or "json"
+    conversation_search_requested = Signal(str)  # the query typed in the search box
     #: A message was added to it: its title and place in the list may have changed.
     conversation_refresh_requested = Signal(int)
     quit_requested = Signal()
@@ -158,6 +161,7 @@ class MainWindow(QMainWindow):
         chain = [
             self.new_chat_button,
             self.temporary_chat_button,
+            self.search_button,
             self.conversation_list,
             self.settings_button,
             self.chat_view,
@@ -201,6 +205,8 @@ class MainWindow(QMainWindow):
         self.new_chat_action.triggered.connect(self.new_conversation_requested)
         self.temporary_chat_button.clicked.connect(self.new_temporary_conversation_requested)
         self.temporary_chat_action.triggered.connect(self.new_temporary_conversation_requested)
+        self.search_button.clicked.connect(self.dialogs.search)
+        self.search_action.triggered.connect(self.dialogs.search)
         self.settings_button.clicked.connect(self.settings_requested)
         self.settings_action.triggered.connect(self.settings_requested)
         self.banner_settings_button.clicked.connect(self.settings_requested)
@@ -393,6 +399,12 @@ class MainWindow(QMainWindow):
         for button in self.suggestion_buttons:  # they are about being remembered
             button.setVisible(not temporary)
         self.conversation_list.select_conversation(conversation_id)
+
+    def show_search_results(self, query: str, hits: list[ConversationHit]) -> None:
+        """What the search for ``query`` found, if the search box still shows it."""
+        dialog = self.dialogs.search_dialog
+        if dialog is not None and shiboken6.isValid(dialog):
+            dialog.show_results(query, hits)
 
     def show_suggestions(self, suggestions: list[Suggestion]) -> None:
         """The facts waiting for the user's yes, all of them (it replaces the last list)."""

@@ -18,6 +18,7 @@ from acai_desktop.ui.widgets.dialogs import (
     RenameConversationDialog,
 )
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
+from acai_desktop.ui.widgets.search_dialog import SearchDialog
 
 if TYPE_CHECKING:
     from acai_desktop.ui.main_window import MainWindow
@@ -41,6 +42,7 @@ class WindowDialogs:
         self.window = window
         self.settings: SettingsDialog | None = None
         self.note: NoteDialog | None = None
+        self.search_dialog: SearchDialog | None = None
 
     def rename_conversation(self, conversation_id: int) -> None:
         model = self.window.conversations_model
@@ -86,6 +88,31 @@ class WindowDialogs:
         dialog.fileSelected.connect(on_file)
         dialog.open()  # never exec(): no nested loop
         return dialog
+
+    def search(self) -> SearchDialog:
+        """The search box over conversations (one at a time: Ctrl+K again focuses it)."""
+        dialog = self.search_dialog
+        if dialog is not None and shiboken6.isValid(dialog) and dialog.isVisible():
+            dialog.raise_()
+            dialog.activateWindow()
+            dialog.input.setFocus()
+            dialog.input.selectAll()
+            return dialog
+        dialog = SearchDialog(self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dialog.search_requested.connect(self.window.conversation_search_requested)
+        dialog.result_chosen.connect(self._open_search_result)
+        self.search_dialog = dialog
+        dialog.open()
+        dialog.input.setFocus()
+        return dialog
+
+    def _open_search_result(self, conversation_id: int, message_id: int | None) -> None:
+        # A message opens where it is, highlighted (as a recalled one does).
+        if message_id is None:
+            self.window.open_conversation_requested.emit(conversation_id)
+        else:
+            self.window.recalled_message_open_requested.emit(conversation_id, message_id)
 
     def edit_memory(self, memory_id: int) -> None:
         model = self.window.memories_model

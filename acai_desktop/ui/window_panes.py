@@ -88,6 +88,10 @@ def build_sidebar(window: MainWindow) -> QWidget:
         "A chat ACAI learns nothing from: no memory is written (Ctrl+Shift+N)"
     )
     layout.addWidget(window.temporary_chat_button)
+    window.search_button = QPushButton("⌕  Search chats")
+    window.search_button.setObjectName("SearchChatsButton")
+    window.search_button.setToolTip("Search conversation titles and messages (Ctrl+K)")
+    layout.addWidget(window.search_button)
 
     layout.addWidget(_label("CONVERSATIONS", "SectionLabel"))
     window.conversation_area = QStackedWidget()
@@ -184,14 +188,16 @@ def build_chat_pane(window: MainWindow) -> QWidget:
 
 
 def build_shortcuts(window: MainWindow) -> None:
-    """The window's keyboard actions (Quit, New chat, Temporary chat, Settings, Stop, and
-    showing or hiding the side panels)."""
+    """The window's keyboard actions (Quit, New chat, Temporary chat, Search, Settings,
+    Stop, and showing or hiding the side panels)."""
     window.quit_action = QAction("&Quit", window)
     window.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
     window.new_chat_action = QAction("&New chat", window)
     window.new_chat_action.setShortcut(QKeySequence.StandardKey.New)
     window.temporary_chat_action = QAction("&Temporary chat", window)
     window.temporary_chat_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+    window.search_action = QAction("&Search conversations…", window)
+    window.search_action.setShortcut(QKeySequence("Ctrl+K"))
     window.settings_action = QAction("&Settings…", window)
     # Ctrl+, is the usual place for preferences (Cmd+, on macOS, where Qt maps it).
     window.settings_action.setShortcut(QKeySequence("Ctrl+,"))
@@ -220,6 +226,7 @@ def build_shortcuts(window: MainWindow) -> None:
             window.quit_action,
             window.new_chat_action,
             window.temporary_chat_action,
+            window.search_action,
             window.settings_action,
             window.stop_action,
             window.conversations_action,

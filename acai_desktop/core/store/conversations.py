@@ -19,12 +19,14 @@ from acai_desktop.core.conversation_titles import clean_title
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import (
     Conversation,
+    ConversationHit,
     Job,
     Message,
     MessageStatus,
     RecalledMessage,
 )
 from acai_desktop.core.redaction import redact
+from acai_desktop.core.store.conversation_search import search_conversations
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
@@ -341,3 +343,7 @@ class ConversationRepository:
 
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         return await self.store.run(rename_conversation, conversation_id, title)
+
+    async def search(self, query: str, limit: int = 50) -> list[ConversationHit]:
+        """The search box: conversations by title, then messages by their words."""
+        return await self.store.run(search_conversations, query, limit)

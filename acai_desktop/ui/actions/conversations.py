@@ -1,5 +1,5 @@
-"""Conversations: show one, start a new (or temporary) chat, rename, export, delete, and
-keep the list's title and order up to date as messages arrive."""
+"""Conversations: show one, start a new (or temporary) chat, rename, export, delete,
+search them, and keep the list's title and order up to date as messages arrive."""
 
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ NEW_CONVERSATION_TITLE = "New conversation"
 TEMPORARY_CONVERSATION_TITLE = "Temporary chat"
 #: Opening a conversation (from the list or at a recalled message): a newer one wins.
 LOAD_TASK = "load"
+#: The search box's query: a newer one cancels the one still running.
+SEARCH_TASK = "conversation-search"
+SEARCH_LIMIT = 50
 
 
 class ConversationActions(ActionGroup):
@@ -29,6 +32,7 @@ class ConversationActions(ActionGroup):
         window.conversation_delete_requested.connect(self.delete)
         window.conversation_export_requested.connect(self.export)
         window.conversation_refresh_requested.connect(self.refresh)
+        window.conversation_search_requested.connect(self.search)
 
     async def load_all(self) -> None:
         """The conversation list, the memory panel's first page and the latest chat, from
@@ -114,6 +118,12 @@ class ConversationActions(ActionGroup):
         text = export_text(conversation, messages, file_format)
         await asyncio.to_thread(write_export, path, text)  # a slow disk never stalls the window
         self.say(f"Exported {len(messages)} messages to {path}")
+
+    @in_background(SEARCH_TASK)
+    async def search(self, assistant: Assistant, query: str) -> None:
+        hits = await assistant.conversations.search(query, SEARCH_LIMIT)
+        if self.window is not None:
+            self.window.show_search_results(query, hits)
 
     def refresh(self, conversation_id: int) -> None:
         """A message was added: the conversation's title (from its first message) and
