@@ -14,14 +14,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from acai_desktop.core.memory.panel_view import (
-    DEFAULT_PAGE_SIZE,
-    PanelKey,
-    PanelPage,
-    PanelQuery,
-    count_panel,
-    read_panel_page,
-)
+from acai_desktop.core.memory.panel_view import PanelPages
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.store.conversations import ConversationRepository
@@ -30,25 +23,12 @@ from acai_desktop.core.store.provenance import ProvenanceRepository
 
 
 @dataclass
-class ProfileData:
+class ProfileData(PanelPages):
     profile: Profile
     store: Store
     lock: ProfileLock
     conversations: ConversationRepository
     provenance: ProvenanceRepository
-
-    async def read_panel(
-        self,
-        query: PanelQuery,
-        after: PanelKey | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
-        with_total: bool = False,
-    ) -> PanelPage:
-        """A page of the memory panel (the core's rule), on the database thread."""
-        return await self.store.run(read_panel_page, query, after, limit, with_total=with_total)
-
-    async def count_panel(self, query: PanelQuery) -> int:
-        return await self.store.run(count_panel, query)
 
     async def aclose(self) -> None:
         """Close the database and let the profile go (when no assistant took them)."""

@@ -23,6 +23,8 @@ from acai_desktop.core.records import MemoryItem, MemoryStatus
 if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
     from sqlite_utils import Database
 
+    from acai_desktop.core.store.database import Store
+
 #: The memories a user still has (in a fixed order, for the SQL); superseded and
 #: forgotten ones only show in history.
 PANEL_STATUSES = tuple(status for status in MemoryStatus if status.is_current)
@@ -190,3 +192,24 @@ def read_panel_page(
         # A short first page is everything: no second pass over the table to count.
         total = count_panel(db, query) if more or after is not None else len(items)
     return PanelPage(items=items, total=total, more=more)
+
+
+class PanelPages:
+    """Pages of the memory panel read on the database thread: the window reads them from
+    the database opened first (``ProfileData``) and later through the memory service,
+    with one implementation. Mixed into classes that have a ``store``."""
+
+    store: Store
+
+    async def read_panel(
+        self,
+        query: PanelQuery,
+        after: PanelKey | None = None,
+        limit: int = DEFAULT_PAGE_SIZE,
+        with_total: bool = False,
+    ) -> PanelPage:
+        """A page of what the panel shows under ``query`` and, ``with_total``, the count."""
+        return await self.store.run(read_panel_page, query, after, limit, with_total=with_total)
+
+    async def count_panel(self, query: PanelQuery) -> int:
+        return await self.store.run(count_panel, query)

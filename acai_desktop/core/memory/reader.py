@@ -9,14 +9,7 @@ import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.panel_view import (
-    DEFAULT_PAGE_SIZE,
-    PanelKey,
-    PanelPage,
-    PanelQuery,
-    count_panel,
-    read_panel_page,
-)
+from acai_desktop.core.memory.panel_view import PanelPages
 from acai_desktop.core.memory.similar import similar_memories
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind
@@ -35,7 +28,7 @@ def memory_id_of(memory_id: object) -> int:
     return memory_id
 
 
-class MemoryReader:
+class MemoryReader(PanelPages):
     def __init__(self, store: Store, embedder: Embedder, index: VectorIndex) -> None:
         self.store = store
         self.embedder = embedder
@@ -54,20 +47,6 @@ class MemoryReader:
 
     async def history(self, memory_id: int) -> list[MemoryEvent]:
         return await self.repository.history(memory_id_of(memory_id))
-
-    async def read_panel(
-        self,
-        query: PanelQuery,
-        after: PanelKey | None = None,
-        limit: int = DEFAULT_PAGE_SIZE,
-        with_total: bool = False,
-    ) -> PanelPage:
-        """A page of what the memory panel shows under ``query`` (see
-        :mod:`~acai_desktop.core.memory.panel_view`), and with ``with_total`` the count."""
-        return await self.store.run(read_panel_page, query, after, limit, with_total=with_total)
-
-    async def count_panel(self, query: PanelQuery) -> int:
-        return await self.store.run(count_panel, query)
 
     async def sources(self, memory_id: int) -> list[int]:
         memory_id = memory_id_of(memory_id)
