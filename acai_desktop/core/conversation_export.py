@@ -8,11 +8,10 @@ messages are quoted as written.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from acai_desktop import __version__
+from acai_desktop.core.atomic_files import write_text_atomically
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.records import Conversation, Message
@@ -100,16 +99,9 @@ def export_text(conversation: Conversation, messages: list[Message], file_format
 
 
 def write_export(path: str | Path, text: str) -> None:
-    """Whole or not at all: a full disk or a killed process never leaves half a file
-    where an older export was."""
-    target = Path(path)
-    temporary = None
+    """Whole or not at all (see :mod:`~acai_desktop.core.atomic_files`); a place that
+    can't be written is a clear error."""
     try:
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".acai-export-")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, target)
+        write_text_atomically(Path(path), text)
     except OSError as error:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
         raise StoreError(f"Cannot write {path}: {error.strerror or error}.") from None

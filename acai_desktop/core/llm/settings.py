@@ -8,13 +8,12 @@ their own keys in the same file; a save rewrites the file atomically and keeps t
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from acai_desktop.core.atomic_files import write_json_atomically
 from acai_desktop.core.errors import ModelSettingsError
 from acai_desktop.core.llm.presets import (
     ModelRole,
@@ -122,18 +121,3 @@ def save_model_settings(path: Path, settings: ModelSettings) -> None:
     data = _read_file(path)
     data[SETTINGS_KEY] = settings.model_dump(mode="json")
     write_json_atomically(path, data)
-
-
-def write_json_atomically(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temp_name = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=True)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
