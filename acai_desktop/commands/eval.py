@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
@@ -219,14 +220,38 @@ def run_grounding(args: argparse.Namespace) -> int:
 
 def run_extraction(args: argparse.Namespace) -> int:
     from acai_desktop.core.assistant import ModelOverrides
-    from acai_desktop.evaluation.extraction import evaluate_extraction, format_extraction
+    from acai_desktop.evaluation.extraction import (
+        evaluate_extraction,
+        format_extraction,
+        messages_to_play,
+    )
     from acai_desktop.evaluation.locomo import load_dataset
+    from acai_desktop.evaluation.progress import TerminalProgress
 
     if args.limit is not None and args.limit <= 0:
         raise InvalidInputError(f"--limit must be a positive whole number, not {args.limit}.")
     dataset = load_dataset(args.dataset)
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
-    tally = asyncio.run(evaluate_extraction(dataset, overrides, limit=args.limit, judge=args.judge))
+    total = messages_to_play(dataset, args.limit)
+    # The budget before it starts: a call to triage each message, one to extract from
+    # those it passes (at most all), and a reconcile call per fact near an older one.
+    print(
+        f"{total} messages: about {total}–{2 * total} model calls, plus reconcile calls. "
+        "Ctrl+C stops.",
+        file=sys.stderr,
+    )
+    progress = TerminalProgress(total, "messages")
+    try:
+        tally = asyncio.run(
+            evaluate_extraction(
+                dataset, overrides, limit=args.limit, judge=args.judge, progress=progress.step
+            )
+        )
+    except KeyboardInterrupt:
+        progress.done()
+        print("Stopped: no figures (the temporary profiles are removed).", file=sys.stderr)
+        return 130
+    progress.done()
     report = tally.as_dict()
     print(json.dumps(report) if args.json else format_extraction(report))
     return 0

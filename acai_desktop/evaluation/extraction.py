@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,7 +127,21 @@ async def _matches(assistant, facts: list[str], gold: list[str], judge: bool) ->
     return matches
 
 
-async def _play(assistant, sample: Sample, speaker: str, sessions: list[int]):
+def sessions_of(sample: Sample, limit: int | None) -> list[int]:
+    return sorted({turn.session for turn in sample.turns})[:limit]
+
+
+def messages_to_play(dataset: Dataset, limit: int | None) -> int:
+    """How many user messages a run feeds the processor (each speaker plays the user)."""
+    return sum(
+        sum(1 for turn in sample.turns if turn.session in sessions_of(sample, limit))
+        for sample in dataset.samples
+    )
+
+
+async def _play(
+    assistant, sample: Sample, speaker: str, sessions: list[int], progress: Callable[[], None]
+):
     """Feed ``speaker``'s turns through the processor; returns (messages, refused facts)."""
     messages, refused = 0, []
     for session in sessions:
@@ -138,21 +153,28 @@ async def _play(assistant, sample: Sample, speaker: str, sessions: list[int]):
             )
             if role == "user":
                 messages += 1
+                progress()
                 outcome = await assistant.critical_info.process_message(message.id)
                 refused += outcome.rejected
     return messages, refused
 
 
 async def evaluate_extraction(
-    dataset: Dataset, overrides, *, limit: int | None = None, judge: bool = False
+    dataset: Dataset,
+    overrides,
+    *,
+    limit: int | None = None,
+    judge: bool = False,
+    progress: Callable[[], None] = lambda: None,
 ) -> ExtractionTally:
-    """``limit``: at most this many sessions per sample (the first ones)."""
+    """``limit``: at most this many sessions per sample (the first ones); ``progress`` is
+    called after each message played."""
     from acai_desktop.core.assistant import open_assistant
     from acai_desktop.core.store.memories import MemoryFilter
 
     tally = ExtractionTally()
     for sample in dataset.samples:
-        sessions = sorted({turn.session for turn in sample.turns})[:limit]
+        sessions = sessions_of(sample, limit)
         for speaker in (sample.speaker_a, sample.speaker_b):
             gold = [
                 as_user_fact(o)
@@ -164,7 +186,7 @@ async def evaluate_extraction(
                 assistant = await open_assistant(profile, overrides, start_jobs=False)
                 try:
                     _count_tokens(assistant.client, tally.tokens)
-                    messages, refused = await _play(assistant, sample, speaker, sessions)
+                    messages, refused = await _play(assistant, sample, speaker, sessions, progress)
                     memories = await assistant.memories.list(MemoryFilter(kinds=[MemoryKind.FACT]))
                     # With "Ask before remembering" (the bundled model's default) the
                     # facts wait as suggestions: what the processor would store.

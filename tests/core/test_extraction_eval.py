@@ -5,7 +5,11 @@ import json
 
 from acai_desktop.core.assistant import ModelOverrides
 from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
-from acai_desktop.evaluation.extraction import MATCH_SIMILARITY, evaluate_extraction
+from acai_desktop.evaluation.extraction import (
+    MATCH_SIMILARITY,
+    evaluate_extraction,
+    messages_to_play,
+)
 from acai_desktop.evaluation.grounding_eval import as_user_fact, evaluate_grounding
 from acai_desktop.evaluation.locomo import Observation, load_dataset
 from tests.support.aio import run
@@ -54,10 +58,14 @@ def test_gold_facts_are_worded_as_the_processor_stores_them():
 def test_extraction_is_scored_against_the_gold_facts(fake_openai):
     fake_openai.responder = responder
     overrides = ModelOverrides("custom", fake_openai.base_url, "fake-model")
-    report = run(evaluate_extraction(load_dataset(FIXTURE), overrides)).as_dict()
+    played = []
+    report = run(
+        evaluate_extraction(load_dataset(FIXTURE), overrides, progress=lambda: played.append(1))
+    ).as_dict()
 
     messages = sum(1 for t in load_dataset(FIXTURE).samples[0].turns)
     assert report["messages"] == messages  # every turn was once the user's
+    assert len(played) == messages == messages_to_play(load_dataset(FIXTURE), None)
     assert report["stored"] == 1 and report["gold"] == 6
     assert report["precision"] == 1.0 and report["unnecessary_rate"] == 0.0
     assert report["recall"] == round(1 / 6, 4)
@@ -76,3 +84,21 @@ def test_grounding_eval_judges_cited_turns_and_others():
     assert supported["pairs"] == 6
     assert supported["refused_rate"] < 0.2  # at most one of the six
     assert report["unsupported_other_session"]["refused_rate"] >= 0.8
+
+
+def test_progress_prints_a_line_every_tenth_of_the_way_off_a_terminal():
+    import io
+
+    from acai_desktop.evaluation.progress import TerminalProgress
+
+    out = io.StringIO()
+    progress = TerminalProgress(40, "messages", out)
+    for _ in range(40):
+        progress.step()
+    progress.done()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "messages 1/40" and lines[-1] == "messages 37/40"
+    assert len(lines) == 10
+    assert messages_to_play(load_dataset(FIXTURE), 1) < messages_to_play(
+        load_dataset(FIXTURE), None
+    )
