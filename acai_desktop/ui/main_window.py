@@ -92,6 +92,7 @@ class MainWindow(QMainWindow):
     memory_restore_requested = Signal(int)
     memory_details_requested = Signal(int)
     memory_resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (kept)
+    memory_search_requested = Signal(object)  # PanelQuery (add what is close in meaning)
     suggestion_accept_requested = Signal(int)  # suggestion id
     suggestion_dismiss_requested = Signal(int)  # suggestion id
     reconnect_requested = Signal()
@@ -228,6 +229,7 @@ class MainWindow(QMainWindow):
         self.memory_panel.forget_requested.connect(self.memory_forget_requested)
         self.memory_panel.details_requested.connect(self.memory_details_requested)
         self.memory_panel.resolve_requested.connect(self.memory_resolve_requested)
+        self.memory_panel.search_requested.connect(self.memory_search_requested)
         self.memory_panel.suggestion_accept_requested.connect(self.suggestion_accept_requested)
         self.memory_panel.suggestion_dismiss_requested.connect(self.suggestion_dismiss_requested)
         self.undo.restore_requested.connect(self.memory_restore_requested)

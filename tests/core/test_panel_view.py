@@ -119,3 +119,39 @@ def test_keyset_pages_cover_everything_once_even_with_inserts_between_pages(tmp_
             assert searched.items[0].content == "The user noted item number 21"
 
     run(scenario())
+
+
+def test_a_search_finds_memories_by_meaning_beside_its_words(tmp_path):
+    """ "pet" holds none of the words of "The user's dog is named Buster", but its meaning
+    is close (MEANING_MATCH); the SQL and the one-memory rule agree on the result."""
+    from acai_desktop.core.memory.reader import MEANING_MATCH
+
+    async def scenario():
+        async with memory_services(tmp_path) as (_store, service, _events):
+            dog, job, petition = [
+                await service.remember(text, explicit=True)
+                for text in (
+                    "The user's dog is named Buster",
+                    "The user works as a data engineer",
+                    "The user signed a petition for the park",
+                )
+            ]
+            near = await service.near_in_meaning("pet")
+            by_words = PanelQuery(text="pet")
+            both = PanelQuery(text="pet", near=near)
+            pages = [
+                await service.read_panel(query, None, 100, with_total=True)
+                for query in (by_words, both)
+            ]
+            scores = dict((item.id, score) for item, score in await service.similar("pet", k=10))
+            return dog, job, petition, near, pages, both, scores
+
+    dog, job, petition, near, (words_page, both_page), both, scores = run(scenario())
+    assert [m.id for m in words_page.items] == [petition.id]  # "petition" holds "pet"
+    assert dog.id in near and job.id not in near
+    assert scores[dog.id] >= MEANING_MATCH > scores[job.id]
+    assert {m.id for m in both_page.items} == {dog.id, petition.id}
+    assert both_page.total == len(both_page.items)
+    # A memory arriving while the search is shown is judged by the same rule.
+    assert both.matches(dog) and both.matches(petition) and not both.matches(job)
+    assert both.asked() == PanelQuery(text="pet")

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.panel_view import DEFAULT_PAGE_SIZE, PanelQuery
+from acai_desktop.core.memory.reader import NEAR_LIMIT
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -116,13 +117,13 @@ def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_op
         assert "Edited by You" in text and "The user plays chess every Sunday" in text
         details.close()
 
-        # Search narrows the list (the core runs it when the typing pauses); a search
-        # with no match says so.
+        # Search narrows the list (the core runs it when the typing pauses; nothing here
+        # is close in meaning to these words either); a search with no match says so.
         model = window.memories_model
 
         async def answered(text: str, filter_name: str = "All") -> None:
             await wait_until(
-                lambda: model.query == PanelQuery.of(text, filter_name) and model.settled
+                lambda: model.query.asked() == PanelQuery.of(text, filter_name) and model.settled
             )
 
         panel.search.setText("peanuts")
@@ -274,9 +275,43 @@ def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_
         await wait_until(scrolled_to_the_end_and_loaded)
         # A search runs over every memory, loaded or not, in the database.
         panel.search.setText("THING 12")
-        await wait_until(lambda: model.query == PanelQuery.of("THING 12") and model.settled)
-        # Words match inside numbers too: 12, 112, 120..129, 212, 312, 412.
-        assert model.rowCount() == model.matching_count == 15
+        await wait_until(lambda: model.query.near and model.settled)
+        assert model.query.asked() == PanelQuery.of("THING 12")
+        # Words match inside numbers too: 12, 112, 120..129, 212, 312, 412; beside them,
+        # at most NEAR_LIMIT notes close in meaning (all "thing" notes are).
+        shown = {model.index(r).data(MemoryRoles.CONTENT) for r in range(model.rowCount())}
+        by_words = {f"The user noted thing {n}" for n in range(450) if "12" in str(n)}
+        assert len(by_words) == 15 and by_words <= shown
+        assert len(shown) == model.matching_count <= 15 + NEAR_LIMIT
         assert panel.count_label.text() == "450"
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+def test_the_memory_search_finds_by_meaning_too(qapp, tmp_path, fake_openai):
+    """Typing "pet" shows "The user's dog is named Buster" (no shared word), first by
+    words at once, then with the memories close in meaning; a newer search wins."""
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: GuiSession):
+        await wait_until(lambda: session.assistant is not None)
+        for text in ("The user's dog is named Buster", "The user works as a data engineer"):
+            await session.assistant.memories.remember(text, explicit=True)
+        panel, model = session.window.memory_panel, session.window.memories_model
+        await wait_until(lambda: model.rowCount() == 2)
+
+        panel.search.setText("pet")
+        await wait_until(
+            lambda: (
+                [model.index(r).data(MemoryRoles.CONTENT) for r in range(model.rowCount())]
+                == ["The user's dog is named Buster"]
+            )
+        )
+        assert model.query.near and model.query.asked() == PanelQuery.of("pet")
+        assert panel.area.currentWidget() is panel.list
+
+        panel.search.setText("zzzz")
+        await wait_until(lambda: model.rowCount() == 0 and model.query.text == "zzzz")
+        await wait_until(lambda: panel.area.currentWidget() is panel.no_match)
 
     run_in_session(GuiSession(profile), scenario)

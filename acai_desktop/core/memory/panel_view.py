@@ -14,7 +14,7 @@ memory added meanwhile never shifts a page (no duplicate, no gap).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -88,6 +88,9 @@ class PanelQuery:
 
     text: str = ""
     filter: PanelFilter = PanelFilter.ALL
+    #: Memories close in meaning to ``text`` (found by the assistant's embeddings: "pet"
+    #: finds "The user's dog is named Buster"); shown beside those containing its words.
+    near: frozenset[int] = frozenset()
 
     @classmethod
     def of(cls, text: str = "", filter_name: str = PanelFilter.ALL.value) -> PanelQuery:
@@ -101,6 +104,10 @@ class PanelQuery:
     def words(self) -> list[str]:
         return fold(self.text).split()
 
+    def asked(self) -> PanelQuery:
+        """The query as the user typed it (without the memories found by meaning)."""
+        return replace(self, near=frozenset())
+
     def matches(self, item: MemoryItem) -> bool:
         """Whether ``item`` belongs in the panel under this query (the SQL of
         :meth:`where`, for one memory in hand)."""
@@ -110,7 +117,7 @@ class PanelQuery:
         if condition is not None and _column_value(item, condition[0]) != condition[1]:
             return False
         haystack = _searchable(item.content, item.category)
-        return all(word in haystack for word in self.words)
+        return all(word in haystack for word in self.words) or item.id in self.near
 
     def where(self, *, for_page: bool = False) -> tuple[str, list]:
         """The same rule as a SQL condition over ``memories`` and its parameters;
@@ -129,9 +136,14 @@ class PanelQuery:
         if condition is not None:
             clauses.append(f"{prefix}{condition[0]} = ?")
             params.append(condition[1])
-        for word in self.words:
-            clauses.append(f"instr({FOLD_FUNCTION}(content, category), ?) > 0")
-            params.append(word)
+        words = [f"instr({FOLD_FUNCTION}(content, category), ?) > 0" for _ in self.words]
+        params += self.words
+        if words and self.near:
+            near = f"id IN ({', '.join('?' for _ in self.near)})"
+            clauses.append(f"(({' AND '.join(words)}) OR {near})")
+            params += sorted(self.near)
+        else:
+            clauses += words
         return " AND ".join(clauses), params
 
 

@@ -28,6 +28,16 @@ def memory_id_of(memory_id: object) -> int:
     return memory_id
 
 
+#: WordLlama cosine between a search word and a memory it is about: "pet" / "The user's
+#: dog is named Buster" 0.40, "job" / "works as a data engineer" 0.33, "food" / "is
+#: vegetarian" 0.29, "travel" / "planning a trip to Japan" 0.30; unrelated pairs ("food" /
+#: "prefers quiet places", "music" / "allergic to peanuts") score under 0.1.
+MEANING_MATCH = 0.25
+#: The panel's search shows at most this many memories found by meaning alone (beside
+#: every memory holding its words), so a precise search isn't drowned.
+NEAR_LIMIT = 20
+
+
 class MemoryReader(PanelPages):
     def __init__(self, store: Store, embedder: Embedder, index: VectorIndex) -> None:
         self.store = store
@@ -61,6 +71,12 @@ class MemoryReader(PanelPages):
         """Memories whose sources include any of these messages, oldest first."""
         ids = [int(m) for m in message_ids]
         return await self.store.run(reads.memories_sourced_from, ids)
+
+    async def near_in_meaning(self, text: str, *, k: int = NEAR_LIMIT) -> frozenset[int]:
+        """Active memories whose meaning is close to a search ``text``, for the panel's
+        search beside its word match (at most ``k``, cosine at least MEANING_MATCH)."""
+        found = await self.similar(text, k=k)
+        return frozenset(item.id for item, score in found if score >= MEANING_MATCH)
 
     async def similar(
         self,

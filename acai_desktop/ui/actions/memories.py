@@ -5,6 +5,7 @@ learn them."""
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import shiboken6
@@ -15,6 +16,7 @@ from acai_desktop.ui.actions.base import ActionGroup, in_background, short
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.memory.panel_view import PanelQuery
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.dialogs import NoteDialog
     from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
@@ -30,6 +32,7 @@ class MemoryActions(ActionGroup):
         window.memory_details_requested.connect(self.show_details)
         window.note_save_requested.connect(self.save_note)
         window.jobs_retry_requested.connect(self.retry_jobs)
+        window.memory_search_requested.connect(self.search_by_meaning)
         window.suggestion_accept_requested.connect(self.accept_suggestion)
         window.suggestion_dismiss_requested.connect(self.dismiss_suggestion)
         window.events.suggestions_changed.connect(self.refresh_suggestions)
@@ -69,6 +72,15 @@ class MemoryActions(ActionGroup):
             self.window.offer_undo(
                 f"Kept the old memory; forgot “{short(item.content)}”.", memory_id
             )
+
+    @in_background("memory-search")
+    async def search_by_meaning(self, assistant: Assistant, query: PanelQuery) -> None:
+        """Beside the memories holding the search's words, those close in meaning."""
+        near = await assistant.memories.near_in_meaning(query.text)
+        window = self.window
+        # A newer search (or filter) may have been asked meanwhile: it wins.
+        if window is not None and window.memories_model.query.asked() == query.asked():
+            window.memories_model.set_query(replace(query, near=near))
 
     @in_background("suggestion-accept")
     async def accept_suggestion(self, assistant: Assistant, suggestion_id: int) -> None:

@@ -55,6 +55,7 @@ class MemoryPanel(QWidget):
     details_requested = Signal(int)
     resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (the one to keep)
     add_note_requested = Signal()
+    search_requested = Signal(object)  # PanelQuery: find memories close in meaning too
     suggestion_accept_requested = Signal(int)  # suggestion id
     suggestion_dismiss_requested = Signal(int)  # suggestion id
 
@@ -231,9 +232,14 @@ class MemoryPanel(QWidget):
         return PanelQuery.of(self.search.text(), self.filter_box.currentText())
 
     def apply_query(self) -> None:
-        """Ask the model for what the search box and the filter say now."""
+        """Ask the model for what the search box and the filter say now (by words at
+        once), and the session for the memories close in meaning (which come after)."""
         self._search_timer.stop()
-        self.model.set_query(self.current_query())
+        query = self.current_query()
+        if query != self.model.query.asked():
+            self.model.set_query(query)
+        if query.text.strip():
+            self.search_requested.emit(query)
 
     def _update_page(self, *args) -> None:
         total = self.model.total_count
@@ -241,7 +247,7 @@ class MemoryPanel(QWidget):
         self.count_label.setVisible(bool(total))  # an empty badge would be a blank pill
         if self.model.rowCount():
             self.area.setCurrentWidget(self.list)
-        elif self.model.loading or self.model.query != self.current_query():
+        elif self.model.loading or self.model.query.asked() != self.current_query():
             pass  # the answer to the new search is on its way: keep what is shown
         elif not total:
             self.area.setCurrentWidget(self.empty_state)
