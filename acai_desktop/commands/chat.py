@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MESSAGE_TIER, AnswerSource, MemoryItem
+from acai_desktop.core.records import MESSAGE_TIER, AnswerSource, MemoryItem, Suggestion
 
 if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not with --help
     from acai_desktop.core.assistant import Assistant
@@ -71,12 +71,13 @@ async def _chat(args: argparse.Namespace) -> int:
             conversation = await assistant.conversations.create()
         result = await assistant.orchestrator.send(conversation.id, args.message)
         stored = await _stored_by_jobs(assistant, result) if args.wait_jobs else []
+        suggested = await _suggested_by_jobs(assistant, result) if args.wait_jobs else []
     finally:
         await assistant.close()
     if args.json:
-        print(json.dumps(_as_json(result, stored), ensure_ascii=False, indent=2))
+        print(json.dumps(_as_json(result, stored, suggested), ensure_ascii=False, indent=2))
     else:
-        _print_human(result, stored, args.wait_jobs)
+        _print_human(result, stored, args.wait_jobs, suggested)
     return 0 if result.status == "complete" else 1
 
 
@@ -87,7 +88,13 @@ async def _stored_by_jobs(assistant: Assistant, result: TurnResult) -> list[Memo
     return await assistant.memories.stored_from_messages([result.user_message.id, result.answer.id])
 
 
-def _as_json(result: TurnResult, stored: list[MemoryItem]) -> dict:
+async def _suggested_by_jobs(assistant: Assistant, result: TurnResult) -> list[Suggestion]:
+    """With "Ask before remembering", what this turn's processors proposed instead."""
+    pending = await assistant.suggestions.pending(limit=10_000)
+    return [s for s in pending if s.message_id == result.user_message.id]
+
+
+def _as_json(result: TurnResult, stored: list[MemoryItem], suggested: list[Suggestion]) -> dict:
     return {
         "conversation_id": result.conversation_id,
         "answer": result.answer.content,
@@ -98,6 +105,7 @@ def _as_json(result: TurnResult, stored: list[MemoryItem]) -> dict:
             {"id": m.id, "content": m.content, "kind": str(m.kind), "status": str(m.status)}
             for m in stored
         ],
+        "suggested": [{"id": s.id, "content": s.content} for s in suggested],
         "prompt_tokens": result.prompt_tokens,
     }
 
@@ -127,7 +135,9 @@ def _used_as_json(result: TurnResult, used: AnswerSource) -> dict:
     }
 
 
-def _print_human(result: TurnResult, stored: list[MemoryItem], waited: bool) -> None:
+def _print_human(
+    result: TurnResult, stored: list[MemoryItem], waited: bool, suggested: list[Suggestion]
+) -> None:
     print(result.answer.content or "(no answer)")
     if result.answer.error:
         print(f"\n[{result.status}] {result.answer.error}", file=sys.stderr)
@@ -149,3 +159,7 @@ def _print_human(result: TurnResult, stored: list[MemoryItem], waited: bool) -> 
         print("\nStored by the background processors:" if stored else "\nNothing new stored.")
         for memory in stored:
             print(f"  #{memory.id} [{memory.kind}/{memory.status}] {memory.content}")
+    if suggested:
+        print("\nWaiting for your yes (Ask before remembering; `memories accept ID`):")
+        for suggestion in suggested:
+            print(f"  {suggestion.id}. {suggestion.content}")

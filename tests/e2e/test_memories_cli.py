@@ -335,7 +335,10 @@ def test_suggestions_are_listed_accepted_and_dismissed(tmp_path, fake_openai):
     fake_openai.responder = fake_model
     data = tmp_path / "profile"
     configure_profile(data, fake_openai, ask_before_remembering=True)
-    acai("chat", "--data-dir", str(data), "--wait-jobs", "My name is Ada and I live in Paris.")
+    said = acai(
+        "chat", "--data-dir", str(data), "--wait-jobs", "My name is Ada and I live in Paris."
+    )
+    assert "Waiting for your yes" in said.stdout and "The user lives in Paris" in said.stdout
     assert acai_json("memories", "--data-dir", str(data), "list")["memories"] == []
 
     pending = acai_json("memories", "--data-dir", str(data), "suggestions")["suggestions"]
