@@ -122,6 +122,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     extraction.add_argument("--json", action="store_true", help="print one JSON object")
     extraction.set_defaults(handler=run_extraction)
 
+    updates = actions.add_parser(
+        "updates",
+        parents=[common],
+        help="does the memory follow facts that change (update accuracy, stale memories)",
+        description="A scripted user states facts, then new values of them, through the "
+        "real processors with the configured models; prints update accuracy and the stale "
+        "memory rate.",
+    )
+    updates.add_argument("--provider", choices=[p.value for p in ProviderName])
+    updates.add_argument("--base-url", help="OpenAI-compatible address")
+    updates.add_argument("--model", help="model name for triage, extraction and reconcile")
+    updates.add_argument("--json", action="store_true", help="print one JSON object")
+    updates.set_defaults(handler=run_updates)
+
 
 def _options(args: argparse.Namespace):
     from acai_desktop.core.memory.retrieval import RetrievalWeights
@@ -254,4 +268,25 @@ def run_extraction(args: argparse.Namespace) -> int:
     progress.done()
     report = tally.as_dict()
     print(json.dumps(report) if args.json else format_extraction(report))
+    return 0
+
+
+def run_updates(args: argparse.Namespace) -> int:
+    from acai_desktop.core.assistant import ModelOverrides
+    from acai_desktop.evaluation.updates import (
+        SCENARIO,
+        SMALL_TALK,
+        evaluate_updates,
+        format_updates,
+    )
+
+    messages = 2 * len(SCENARIO) + len(SMALL_TALK)
+    print(f"{messages} messages: about {messages}–{3 * messages} model calls.", file=sys.stderr)
+    overrides = ModelOverrides(args.provider, args.base_url, args.model)
+    try:
+        report = asyncio.run(evaluate_updates(overrides)).as_dict()
+    except KeyboardInterrupt:
+        print("Stopped: no figures.", file=sys.stderr)
+        return 130
+    print(json.dumps(report) if args.json else format_updates(report))
     return 0
