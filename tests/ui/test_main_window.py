@@ -146,11 +146,12 @@ def test_suggestion_fills_the_composer_without_sending(window, qtbot):
 def test_requests_from_sidebar_and_memory_panel(window, qtbot):
     with qtbot.waitSignal(window.new_conversation_requested, timeout=1000):
         qtbot.mouseClick(window.new_chat_button, Qt.MouseButton.LeftButton)
-    # The panel searches by itself as the user types (the core's rule, through its
-    # model); the window asks nothing of the session for it.
-    qtbot.keyClicks(window.memory_search, "py")
-    qtbot.waitUntil(lambda: window.memories_model.query.text == "py", timeout=2000)
-    assert not hasattr(window, "memory_search_requested")
+    # The panel searches by words by itself as the user types (the core's rule, through
+    # its model), and asks the session for the memories close in meaning.
+    with qtbot.waitSignal(window.memory_search_requested, timeout=2000) as asked:
+        qtbot.keyClicks(window.memory_search, "py")
+    assert window.memories_model.query.text == "py"
+    assert asked.args[0].text == "py"
 
 
 def test_model_name_and_title_are_shown(window):

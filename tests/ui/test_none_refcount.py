@@ -172,7 +172,7 @@ def test_the_paths_really_reach_the_long_message_and_every_memory(qapp, profile)
         for _ in range(len("green")):
             paths["memory search typing"]()
         assert window.memory_search.text() == "green"
-        await wait_until(lambda: model.query == PanelQuery.of("green") and model.settled)
+        await wait_until(lambda: model.query.asked() == PanelQuery.of("green") and model.settled)
         assert 0 < model.matching_count < MEMORIES  # the search filtered the 2,000 memories
         assert 0 < model.rowCount() <= model.matching_count
         assert all("green" in item.content for item in model.items())
