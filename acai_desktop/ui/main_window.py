@@ -1,5 +1,9 @@
 """The main window: conversations on the left, the chat in the centre, memory on the right.
 
+(About 400 lines: it owns every widget and model of the window and wires all their signals
+in one method, so that the wiring can be read in one place; the panes, dialogs and actions
+live in their own modules.)
+
 The window only shows state and asks for things through its signals; the session
 (:mod:`acai_desktop.ui.session` and its action groups) decides what a request does,
 and tells the window what to show through intent-level methods (``show_conversation``,
@@ -28,10 +32,7 @@ from acai_desktop.core.records import (
     Conversation,
     ConversationHit,
     Job,
-    MemoryItem,
-    MemoryKind,
     Message,
-    Origin,
     Suggestion,
 )
 from acai_desktop.ui.event_bridge import EventBridge
@@ -41,7 +42,6 @@ from acai_desktop.ui.models.conversations_model import (
 )
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
-from acai_desktop.ui.status_text import short
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
 from acai_desktop.ui.widgets.job_status import JobStatus
@@ -234,7 +234,6 @@ class MainWindow(QMainWindow):
         self.memory_panel.suggestion_dismiss_requested.connect(self.suggestion_dismiss_requested)
         self.undo.restore_requested.connect(self.memory_restore_requested)
         self.undo.forget_requested.connect(self.memory_forget_requested)
-        self.events.memory_added.connect(self._on_events_memory_added)
         self.reconnect_button.clicked.connect(self.reconnect_requested)
         self.job_status.retry_requested.connect(self.jobs_retry_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
@@ -268,18 +267,9 @@ class MainWindow(QMainWindow):
         self.sidebar.setVisible(conversations)
         self.memory_panel.setVisible(memory)
 
-    @Slot(object)
-    def _on_events_memory_added(self, memory: MemoryItem) -> None:
-        """What the processors learned, said where the user looks: a note in the status
-        bar with Undo, and the panel scrolled to the new memory."""
-        if memory.origin == Origin.USER or not memory.status.is_current:
-            return  # the user's own notes and edits need no announcing
-        if memory.kind == MemoryKind.SUMMARY:
-            text = "Summarised older messages into a memory."
-        else:
-            text = f"Memory updated: “{short(memory.content)}”"
-        self.offer_undo(text, memory.id, forgets=True)
-        row = self.memories_model.row_of(memory.id)
+    def reveal_memory(self, memory_id: int) -> None:
+        """Scroll the memory panel to ``memory_id`` (when it is in the loaded pages)."""
+        row = self.memories_model.row_of(memory_id)
         if row is not None:
             self.memory_panel.list.scrollTo(self.memories_model.index(row))
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import shiboken6
 
 from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
-from acai_desktop.core.records import JobStatus
+from acai_desktop.core.records import JobStatus, MemoryItem, MemoryKind, Origin
 from acai_desktop.ui.actions.base import ActionGroup, in_background, short
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ class MemoryActions(ActionGroup):
         window.suggestion_accept_requested.connect(self.accept_suggestion)
         window.suggestion_dismiss_requested.connect(self.dismiss_suggestion)
         window.events.suggestions_changed.connect(self.refresh_suggestions)
+        window.events.memory_added.connect(self.announce_learned)
 
     @in_background("memory-edit")
     async def save(self, assistant: Assistant, memory_id: int, text: str) -> None:
@@ -72,6 +73,19 @@ class MemoryActions(ActionGroup):
             self.window.offer_undo(
                 f"Kept the old memory; forgot “{short(item.content)}”.", memory_id
             )
+
+    def announce_learned(self, memory: MemoryItem) -> None:
+        """What the processors learned, said where the user looks: a note in the status
+        bar with Undo (which forgets it), and the panel scrolled to the new memory."""
+        window = self.window
+        if window is None or memory.origin == Origin.USER or not memory.status.is_current:
+            return  # the user's own notes and edits need no announcing
+        if memory.kind == MemoryKind.SUMMARY:
+            text = "Summarised older messages into a memory."
+        else:
+            text = f"Memory updated: “{short(memory.content)}”"
+        window.offer_undo(text, memory.id, forgets=True)
+        window.reveal_memory(memory.id)
 
     @in_background("memory-search")
     async def search_by_meaning(self, assistant: Assistant, query: PanelQuery) -> None:
