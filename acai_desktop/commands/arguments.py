@@ -17,3 +17,13 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--log-level", default=argparse.SUPPRESS, help="DEBUG, INFO, WARNING (default), ERROR"
     )
+
+
+def add_model_arguments(parser: argparse.ArgumentParser, model_help: str) -> None:
+    """--provider / --base-url / --model: this run's model, over the saved settings
+    (they become ``core.assistant.ModelOverrides``)."""
+    from acai_desktop.core.llm.presets import ProviderName
+
+    parser.add_argument("--provider", choices=[p.value for p in ProviderName])
+    parser.add_argument("--base-url", help="OpenAI-compatible address, e.g. http://host:port/v1")
+    parser.add_argument("--model", help=model_help)

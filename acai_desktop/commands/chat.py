@@ -13,8 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from acai_desktop.commands.arguments import add_common_arguments
-from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MESSAGE_TIER, AnswerSource, MemoryItem, Suggestion
 
@@ -35,9 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     add_common_arguments(parser)
     parser.add_argument("message", help="what to say")
-    parser.add_argument("--provider", choices=[p.value for p in ProviderName])
-    parser.add_argument("--base-url", help="OpenAI-compatible address, e.g. http://host:port/v1")
-    parser.add_argument("--model", help="model name for chat, triage, extraction and summary")
+    add_model_arguments(parser, "model name for chat, triage, extraction and summary")
     parser.add_argument("--new", action="store_true", help="start a new conversation")
     parser.add_argument(
         "--wait-jobs",

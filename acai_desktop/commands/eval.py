@@ -13,9 +13,8 @@ import asyncio
 import json
 import sys
 
-from acai_desktop.commands.arguments import add_common_arguments
+from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.presets import ProviderName
 
 
 def parse_positive_list(text: str, what: str) -> tuple[int, ...]:
@@ -110,9 +109,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "against the speaker's gold facts.",
     )
     extraction.add_argument("--dataset", required=True, help="LoCoMo-format JSON file")
-    extraction.add_argument("--provider", choices=[p.value for p in ProviderName])
-    extraction.add_argument("--base-url", help="OpenAI-compatible address")
-    extraction.add_argument("--model", help="model name for triage and extraction")
+    add_model_arguments(extraction, "model name for triage and extraction")
     extraction.add_argument(
         "--limit", type=int, metavar="N", help="the first N sessions of each sample"
     )
@@ -130,9 +127,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "real processors with the configured models; prints update accuracy and the stale "
         "memory rate.",
     )
-    updates.add_argument("--provider", choices=[p.value for p in ProviderName])
-    updates.add_argument("--base-url", help="OpenAI-compatible address")
-    updates.add_argument("--model", help="model name for triage, extraction and reconcile")
+    add_model_arguments(updates, "model name for triage, extraction and reconcile")
     updates.add_argument("--json", action="store_true", help="print one JSON object")
     updates.set_defaults(handler=run_updates)
 
