@@ -73,6 +73,8 @@ def test_a_dismissed_fact_is_never_proposed_again_for_that_message(tmp_path, fak
             message, _ = await _tell(assistant, fake_openai, conversation.id)
             [suggestion] = await assistant.suggestions.pending()
             dismissed = await assistant.suggestions.dismiss(suggestion.id)
+            with pytest.raises(InvalidInputError, match="already dismissed"):
+                await assistant.suggestions.accept(suggestion.id)  # stores nothing
             # The job runs again (a retry after a crash): the model says the same.
             fake_openai.script(Reply(json_obj={"durable_fact": True}), Reply(json_obj=FACTS))
             again = await assistant.critical_info.process_message(message.id)

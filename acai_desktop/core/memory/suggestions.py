@@ -20,6 +20,7 @@ from acai_desktop.core.records import (
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.suggestions import (
     decide_suggestion,
+    ensure_pending,
     fetch_suggestion,
     pending_suggestions,
     propose_suggestion,
@@ -49,9 +50,7 @@ class MemorySuggestions:
         """The user says yes (optionally with their own wording): an ordinary memory,
         sourced to the message. Keyed by the suggestion, so a second accept after a crash
         between the two writes stores nothing twice."""
-        suggestion = await self.get(suggestion_id)
-        if suggestion.status != SuggestionStatus.PENDING:
-            await self.store.run(decide_suggestion, suggestion_id, SuggestionStatus.ACCEPTED)
+        suggestion = ensure_pending(await self.get(suggestion_id))
         memory = await self.memories.remember(
             content if content is not None else suggestion.content,
             kind=MemoryKind.FACT,

@@ -46,15 +46,20 @@ def pending_suggestions(db: Database, limit: int = 200) -> list[Suggestion]:
     return [Suggestion.from_row(row) for row in rows]
 
 
+def ensure_pending(suggestion: Suggestion) -> Suggestion:
+    """A suggestion is decided once: accepting or dismissing it again is refused."""
+    if suggestion.status != SuggestionStatus.PENDING:
+        raise InvalidInputError(
+            f"Suggestion #{suggestion.id} was already {suggestion.status.value}."
+        )
+    return suggestion
+
+
 def decide_suggestion(
     db: Database, suggestion_id: int, status: SuggestionStatus, memory_id: int | None = None
 ) -> Suggestion:
     """Record the user's decision on a pending suggestion."""
-    suggestion = fetch_suggestion(db, suggestion_id)
-    if suggestion.status != SuggestionStatus.PENDING:
-        raise InvalidInputError(
-            f"Suggestion #{suggestion_id} was already {suggestion.status.value}."
-        )
+    ensure_pending(fetch_suggestion(db, suggestion_id))
     db.execute(
         "UPDATE memory_suggestions SET status = ?, memory_id = ?, decided_at = ? WHERE id = ?",
         [status.value, memory_id, now_iso(), suggestion_id],
