@@ -90,8 +90,13 @@ class VariantRetriever(HybridRetriever):
             understood = replace(understood, terms=[])
         return understood
 
-    async def rank(self, request: RankRequest, vector: np.ndarray | None) -> list[Retrieved]:
-        hits = await super().rank(request, vector)
+    async def rank(
+        self, request: RankRequest, vector: np.ndarray | None, *, embed: str | None = None
+    ) -> list[Retrieved]:
+        if self.variant.prf_docs and embed is not None:
+            # Feedback needs the query's vector here, not only on the database thread.
+            vector, embed = (await self.embedder.embed([embed]))[0], None
+        hits = await super().rank(request, vector, embed=embed)
         if self.variant.prf_docs and vector is not None and hits:
             memory_ids = [h.memory.id for h in hits if isinstance(h, RetrievedMemory)]
             vector = self._feedback_vector(vector, memory_ids[: self.variant.prf_docs])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from acai_desktop.core.memory.query import (
@@ -327,5 +329,52 @@ def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(tmp_path):
         with pytest.raises(RuntimeError, match="semantic side failed"):
             await retriever.search("Leila", k=3)
         assert await service.store.run(lambda db: db.execute("SELECT 1").fetchone()[0]) == 1
+
+    _with_retriever(tmp_path, body)
+
+
+class _WaitingEmbedder:
+    """An embedder that must wait (as one over the network does) until released."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name, self.dimensions = inner.name, inner.dimensions
+        self.released = asyncio.Event()
+        self.asked = asyncio.Event()
+
+    def embeds_now(self, texts):
+        return False
+
+    async def embed(self, texts):
+        self.asked.set()
+        await self.released.wait()
+        return await self.inner.embed(texts)
+
+
+def test_an_embedder_that_waits_never_holds_the_database_thread(tmp_path):
+    """The query is embedded on the loop while the database thread already runs the
+    full-text queries only when the embedder embeds it at once; one that waits (the
+    network) embeds first, so other database work goes on meanwhile."""
+
+    async def body(retriever, service, items):
+        waiting = _WaitingEmbedder(service.embedder)
+        slow = HybridRetriever(retriever.store, waiting, retriever.index)
+        search = asyncio.ensure_future(slow.search("Where does Leila live?", k=3))
+        await waiting.asked.wait()
+        # The database thread is free while the embedding is pending.
+        one = asyncio.ensure_future(
+            service.store.run(lambda db: db.execute("SELECT 1").fetchone()[0])
+        )
+        done, _ = await asyncio.wait([one], timeout=5)
+        waiting.released.set()  # (before asserting, so a failure does not hang)
+        slow_hits = await search
+        assert one in done, "the database thread waited for the embedding"
+        assert await one == 1
+        inline_hits = await retriever.search("Where does Leila live?", k=3)
+        assert service.embedder.embeds_now(["leila live"])
+        assert [(h.memory.id, h.score) for h in slow_hits] == [
+            (h.memory.id, h.score) for h in inline_hits
+        ]
+        assert slow_hits[0].memory.id == items[0].id
 
     _with_retriever(tmp_path, body)

@@ -17,6 +17,13 @@ class Embedder(Protocol):
         """An array of shape (len(texts), dimensions), float32, each row L2-normalised."""
         ...
 
+    def embeds_now(self, texts: list[str]) -> bool:
+        """True when :meth:`embed` of ``texts`` would finish without suspending (no model
+        to load, no network, no worker thread): a search may then embed its query while
+        the database thread already runs the full-text queries (see
+        :meth:`HybridRetriever.rank`), which must never wait on anything slow."""
+        ...
+
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)

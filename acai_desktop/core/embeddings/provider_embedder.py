@@ -25,6 +25,9 @@ class ProviderEmbedder:
         #: 0 until the first call tells.
         self.dimensions = 0
 
+    def embeds_now(self, texts: list[str]) -> bool:
+        return False  # every call goes over the network
+
     async def embed(self, texts: list[str]) -> np.ndarray:
         # Blank texts are not sent (OpenAI refuses empty input); they embed to zeros, as
         # with WordLlama.

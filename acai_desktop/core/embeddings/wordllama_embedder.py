@@ -57,11 +57,14 @@ class WordLlamaEmbedder:
         vectors = self._ensure_model().embed(list(texts), norm=False)
         return normalise_rows(vectors)
 
-    async def embed(self, texts: list[str]) -> np.ndarray:
+    def embeds_now(self, texts: list[str]) -> bool:
         # A query or a new memory takes microseconds: inline is cheaper than a thread
         # hop. Loading the model (a third of a second) and big batches (re-embedding
         # after an embedder switch, imports, evaluation) go to a worker thread so the
         # window never freezes.
-        if self._model is None or sum(len(t) for t in texts) > INLINE_CHARACTERS:
-            return await asyncio.to_thread(self.embed_sync, texts)
-        return self.embed_sync(texts)
+        return self._model is not None and sum(len(t) for t in texts) <= INLINE_CHARACTERS
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        if self.embeds_now(texts):
+            return self.embed_sync(texts)
+        return await asyncio.to_thread(self.embed_sync, texts)

@@ -22,6 +22,16 @@ def no_semantic_candidates() -> SemanticCandidates:
     return SemanticCandidates(np.zeros(0, np.int64), np.zeros(0, np.float32), 0.0)
 
 
+@dataclass
+class SemanticSide:
+    """What the event loop hands the database thread during a ranking: the query's
+    vector (None: no semantic side) and the nearest memories and messages to it."""
+
+    vector: np.ndarray | None
+    memories: SemanticCandidates
+    messages: SemanticCandidates
+
+
 @dataclass(frozen=True)
 class EpisodicQuery:
     """What the message tier needs of a search besides its words."""

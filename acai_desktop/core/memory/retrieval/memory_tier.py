@@ -16,7 +16,7 @@ from sqlite_utils import Database
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     ScoredCandidates,
-    SemanticCandidates,
+    SemanticSide,
     age_days,
     no_candidates,
 )
@@ -56,8 +56,7 @@ def told_with(
 def memory_candidates(
     db: Database,
     terms: list[str],
-    handoff: Future[tuple[SemanticCandidates, SemanticCandidates]],
-    vector: np.ndarray | None,
+    handoff: Future[SemanticSide],
     index: VectorIndex,
     excluded: frozenset[int],
     conversation_id: int | None,
@@ -76,7 +75,8 @@ def memory_candidates(
     then the semantic-only ones by id — is the one ties keep.
     """
     lexical = lexical_candidates(db, terms, weights, index.__contains__) if terms else NO_LEXICAL
-    semantic = handoff.result()[0]
+    side = handoff.result()
+    semantic, vector = side.memories, side.vector
     # Plain Python for the bookkeeping: with a hundred candidates at most, numpy's
     # per-call overhead (isin, searchsorted) cost more than the work.
     lexical_ids, bm25 = [], []

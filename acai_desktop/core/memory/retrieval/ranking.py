@@ -6,10 +6,9 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass
 
-import numpy as np
 from sqlite_utils import Database
 
-from acai_desktop.core.memory.retrieval.candidates import EpisodicQuery, SemanticCandidates
+from acai_desktop.core.memory.retrieval.candidates import EpisodicQuery, SemanticSide
 from acai_desktop.core.memory.retrieval.lexical import message_matches
 from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
 from acai_desktop.core.memory.retrieval.message_tier import message_candidates
@@ -46,16 +45,15 @@ class RankRequest:
 def rank(
     db: Database,
     request: RankRequest,
-    handoff: Future[tuple[SemanticCandidates, SemanticCandidates]],
-    vector: np.ndarray | None,
+    handoff: Future[SemanticSide],
     index: VectorIndex,
     message_index: VectorIndex | None,
     weights: RetrievalWeights,
     fuse: Fuse,
 ) -> list[Retrieved]:
-    """Runs on the database thread: each tier's candidates scored (the semantic ones
-    come from the loop through ``handoff``), the best ``k`` of all of them, and their
-    records."""
+    """Runs on the database thread: each tier's candidates scored (the query's vector
+    and the semantic candidates come from the loop through ``handoff``, while the
+    full-text queries run here), the best ``k`` of all of them, and their records."""
     terms, episodic = request.terms, request.episodic
     # One full-text query over messages serves both tiers: the messages themselves,
     # and the memories learned from them.
@@ -66,7 +64,6 @@ def rank(
         db,
         terms,
         handoff,
-        vector,
         index,
         request.excluded,
         request.conversation_id,
@@ -75,11 +72,12 @@ def rank(
         episodic.periods,
         told_with(db, message_rows, weights, episodic),
     )
+    side = handoff.result()
     messages = message_candidates(
         db,
         (match, list(message_rows)),
-        handoff.result()[1],
-        vector,
+        side.messages,
+        side.vector,
         message_index,
         request.conversation_id,
         weights,

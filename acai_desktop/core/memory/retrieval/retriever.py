@@ -1,8 +1,9 @@
 """The hybrid retriever: one search over memories and recalled messages.
 
-One search is: embed the query (microseconds with WordLlama); queue the ranking on
-the database thread, which starts with the BM25 queries while the event loop computes
-the matrix-vector products over the in-memory :class:`VectorIndex` of memories and
+One search is: queue the ranking on the database thread, which starts with the BM25
+queries while the event loop embeds the query (microseconds with WordLlama; an
+embedder that must wait, for the network, embeds before the ranking is queued) and
+computes the matrix-vector products over the in-memory :class:`VectorIndex` of memories and
 that of messages (the loop is the only thread that changes them) and hands the
 semantic candidates over; the database thread then scores each tier with numpy and
 loads the records of the top ``k`` only (see :mod:`ranking`). One hop.
@@ -26,6 +27,7 @@ from acai_desktop.core.memory.query import ProcessedQuery, normalise, process_qu
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     SemanticCandidates,
+    SemanticSide,
     no_semantic_candidates,
 )
 from acai_desktop.core.memory.retrieval.fusion import Evidence
@@ -96,7 +98,6 @@ class HybridRetriever:
         if k <= 0:
             return []
         understood = self.understand(query)
-        vector = (await self.embedder.embed([understood.embedded]))[0] if query.strip() else None
         request = RankRequest(
             understood.terms,
             k,
@@ -108,7 +109,13 @@ class HybridRetriever:
                 understood.periods,
             ),
         )
-        return await self.rank(request, vector)
+        if not query.strip():
+            return await self.rank(request, None)
+        text = [understood.embedded]
+        if self.embedder.embeds_now(text):
+            # Embedded on the loop while the database thread runs the full-text queries.
+            return await self.rank(request, None, embed=understood.embedded)
+        return await self.rank(request, (await self.embedder.embed(text))[0])
 
     def understand(self, query: str) -> SearchQuery:
         """The query's informative words (stop words out), which are also what is
@@ -118,27 +125,35 @@ class HybridRetriever:
         embedded = " ".join(processed.terms) if processed.terms else query
         return SearchQuery.of(processed, embedded)
 
-    async def rank(self, request: RankRequest, vector: np.ndarray | None) -> list[Retrieved]:
+    async def rank(
+        self, request: RankRequest, vector: np.ndarray | None, *, embed: str | None = None
+    ) -> list[Retrieved]:
         """One hop to the database thread, which runs the full-text queries while the
-        loop computes the cosine product (at 100,000 memories each takes
-        milliseconds), then takes the semantic candidates, fuses, and loads the top
-        ``k``'s records."""
-        handoff: Future[tuple[SemanticCandidates, SemanticCandidates]] = Future()
+        loop computes the cosine products (at 100,000 memories each takes
+        milliseconds), then takes the semantic side, fuses, and loads the top ``k``'s
+        records.
+
+        ``embed``: a text to embed for ``vector`` once the database thread has started;
+        only for an embedder that :meth:`~Embedder.embeds_now` it, since the database
+        thread waits for the vector."""
+        handoff: Future[SemanticSide] = Future()
         job = self.store.submit(
             rank_on_database,
             request,
             handoff,
-            vector,
             self.index,
             self.messages,
             self.weights,
             self.fuse,
         )
-        # Nothing may be awaited before the handoff is settled: the database thread
-        # is waiting for it.
+        # Nothing may be awaited that can suspend before the handoff is settled: the
+        # database thread is waiting for it. (An embedder that embeds_now never does.)
         try:
+            if embed is not None:
+                vector = (await self.embedder.embed([embed]))[0]
             handoff.set_result(
-                (
+                SemanticSide(
+                    vector,
                     self.semantic_candidates(
                         self.index, vector, request.excluded, self.weights.candidates
                     ),
