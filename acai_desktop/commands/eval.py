@@ -186,6 +186,17 @@ def format_report(report: dict) -> str:
         f"{'':<14}" + "".join(f"{'@' + k:>8}" for k in ks),
         f"{'recall_any':<14}" + "".join(f"{report['recall_any'][k]:>8.3f}" for k in ks),
         f"{'recall_all':<14}" + "".join(f"{report['recall_all'][k]:>8.3f}" for k in ks),
+    ]
+    reachable = report["reachable"]
+    if reachable["questions"] < report["questions"]:
+        share = reachable["questions"] / max(report["questions"], 1)
+        lines += [
+            "",
+            f"{reachable['questions']} questions ({share:.1%}, the ceiling of recall_any) "
+            "have an evidence turn that a stored item carries; recall_any among them:",
+            f"{'':<14}" + "".join(f"{reachable['recall_any'][k]:>8.3f}" for k in ks),
+        ]
+    lines += [
         "",
         "per category (recall_any / recall_all):",
     ]

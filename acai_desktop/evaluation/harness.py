@@ -94,6 +94,10 @@ class EvaluationResult:
     malformed_evidence: dict
     memories: int
     excluded: dict[str, int]
+    # The questions with an evidence turn that some stored item carries: the others
+    # cannot be hit at any depth (an observation set need not cite every turn a
+    # question rests on), so their share is the ceiling of recall_any.
+    reachable: _Tally = field(default_factory=_Tally)
 
     def as_dict(self) -> dict:
         recall_any, recall_all = self.overall.rates(self.ks)
@@ -120,6 +124,10 @@ class EvaluationResult:
             },
             "malformed_evidence": self.malformed_evidence,
             "excluded": self.excluded,
+            "reachable": {
+                "questions": self.reachable.questions,
+                "recall_any": self.reachable.rates(self.ks)[0],
+            },
         }
 
 
@@ -131,6 +139,10 @@ class IngestedSample:
     service: MemoryService
     dia_ids_of_memory: dict[int, set[str]]
     dia_id_of_message: dict[int, str] = field(default_factory=dict)
+
+    def stored_dia_ids(self) -> set[str]:
+        """Every evidence turn some item of the profile carries."""
+        return set(self.dia_id_of_message.values()).union(*self.dia_ids_of_memory.values())
 
     def dia_ids(self, hit) -> set[str]:
         if isinstance(hit, RetrievedMemory):
@@ -236,6 +248,7 @@ async def score_sample(
         variant=options.variant,
     )
     depth = max(options.ks)
+    stored = ingested.stored_dia_ids()
     for question in questions:
         started = time.perf_counter()
         hits = await retriever.search(question.question, depth)
@@ -243,6 +256,8 @@ async def score_sample(
         ranked = [ingested.dia_ids(hit) for hit in hits]
         evidence = set(question.evidence)
         result.overall.add(ranked, evidence, options.ks)
+        if evidence & stored:
+            result.reachable.add(ranked, evidence, options.ks)
         category = str(question.category) if question.category is not None else "none"
         result.per_category.setdefault(category, _Tally()).add(ranked, evidence, options.ks)
 

@@ -142,6 +142,25 @@ def test_observations_evaluation_maps_sources_back_to_turns():
     assert report["recall_any"]["100"] == 1.0
     assert report["recall_all"]["100"] == 1.0
     assert report["recall_any"]["3"] >= 0.7
+    # Every question's evidence is cited by some observation here.
+    assert report["reachable"]["questions"] == report["questions"]
+
+
+def test_questions_no_stored_item_carries_the_evidence_of_set_the_ceiling():
+    """An observation set need not cite every turn a question rests on: such a
+    question cannot be hit at any depth, and the report says how many are left."""
+    raw = json.loads(FIXTURE.read_text())
+    session = raw[0]["observation"]["session_2_observation"]
+    session["Rosa"] = [o for o in session["Rosa"] if "Pixel" not in o[0]]
+    dataset = parse_dataset(raw)
+    options = HarnessOptions(unit="observations", ks=(1, 100))
+    report = run(evaluate(dataset, options, embedder=shared_embedder())).as_dict()
+    assert report["questions"] == 7
+    assert report["reachable"]["questions"] == 6
+    assert report["recall_any"]["100"] == round(6 / 7, 4)
+    assert report["reachable"]["recall_any"]["100"] == 1.0
+    # Every turn is a message: with turns everything is reachable.
+    assert _evaluate("turns")["reachable"]["questions"] == 7
 
 
 def test_eval_command_prints_the_json_shape(capsys):
