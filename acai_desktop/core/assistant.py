@@ -150,8 +150,8 @@ class Assistant:
     warnings: list[str] = field(default_factory=list)
     #: Why there is no model (``open_assistant(model_required=False)``); None when there is.
     model_problem: NoModelError | None = None
-    #: Re-embedding memories whose vectors came from another embedder (or None).
-    reembedding: asyncio.Task | None = None
+    #: The index upkeep after start-up (see :meth:`MemoryService.upkeep_after_start`).
+    upkeep: asyncio.Task | None = None
     #: Held while open: one running assistant per profile.
     lock: ProfileLock | None = None
     #: The database under its lock, as opened first (closed with the assistant).
@@ -175,9 +175,9 @@ class Assistant:
 
         A step that fails is logged and the next still runs: the database must be
         closed and the model server stopped whatever happened before."""
-        if self.reembedding is not None:
-            self.reembedding.cancel()
-        steps = [self._await_reembedding, self.runner.stop, self.client.close]
+        if self.upkeep is not None:
+            self.upkeep.cancel()
+        steps = [self._await_upkeep, self.runner.stop, self.client.close]
         if self.local_server is not None:
             steps.append(self.local_server.stop)
         for step in steps:
@@ -191,10 +191,10 @@ class Assistant:
             if self.lock is not None:
                 self.lock.release()
 
-    async def _await_reembedding(self) -> None:
-        if self.reembedding is not None:
+    async def _await_upkeep(self) -> None:
+        if self.upkeep is not None:
             with contextlib.suppress(asyncio.CancelledError):
-                await self.reembedding
+                await self.upkeep
 
 
 def _read_secrets(profile: Profile, provider: str) -> tuple[str | None, str | None]:
@@ -321,10 +321,10 @@ async def open_assistant(
     # Vectors from another embedder (the user switched) are redone in the background
     # with progress events; until then those memories are found by their words. Not
     # without a model: the saved provider's vectors stay until it is reachable again.
-    if model.problem is None:
-        assistant.reembedding = asyncio.create_task(
-            assistant.memories.reembed_stale(), name="re-embed"
-        )
+    assistant.upkeep = asyncio.create_task(
+        assistant.memories.upkeep_after_start(reembed=model.problem is None),
+        name="index upkeep",
+    )
     return assistant
 
 

@@ -124,6 +124,9 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
                 await store.run(_store_conversations, turns[start : start + INSERT_BATCH])
             await service.episodes.embed_missing()
             insert_seconds = time.perf_counter() - started
+            # The profile as the app keeps it: every start merges the full-text
+            # segments that bulk inserts leave (MemoryService.upkeep_after_start).
+            await service.upkeep.merge_full_text()
             await store.run(lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
             db_mb = _file_megabytes(profile.data_dir)
 

@@ -28,7 +28,7 @@ def test_memories_from_another_embedder_are_reembedded_in_the_background(tmp_pat
         try:
             for text in ("I like green tea", "My sister lives in Oslo", "I run on Sundays"):
                 await assistant.memories.remember(text, explicit=True)
-            await assistant.reembedding
+            await assistant.upkeep
         finally:
             await assistant.close()
 
@@ -44,7 +44,7 @@ def test_memories_from_another_embedder_are_reembedded_in_the_background(tmp_pat
         assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False, events=events)
         try:
             indexed_at_start = len(assistant.memories.index)
-            redone = await asyncio.wait_for(assistant.reembedding, 30)
+            redone = await asyncio.wait_for(assistant.upkeep, 30)
             found = await assistant.retriever.search("Where does my sister live?", k=1)
             return indexed_at_start, redone, progress, len(assistant.memories.index), found
         finally:
@@ -151,7 +151,8 @@ def test_without_a_usable_model_the_assistant_opens_with_a_no_model_client(tmp_p
             assert isinstance(problem, NoModelError)
             assert isinstance(problem.cause, ModelSettingsError)
             assert problem.next_step.startswith("Open Settings")
-            assert assistant.model_name is None and assistant.reembedding is None
+            assert assistant.model_name is None
+            assert await assistant.upkeep == 0  # nothing re-embedded without a model
             answer = await assistant.conversations.get_message(answer_id)
             with pytest.raises(NoModelError):
                 await assistant.client.complete([{"role": "user", "content": "hi"}])

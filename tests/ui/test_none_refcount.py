@@ -127,8 +127,8 @@ async def opened(session: GuiSession):
     await wait_until(lambda: model.settled and model.total_count == MEMORIES)
     assistant = session.assistant
     assert assistant is not None and assistant.model_problem is None, assistant
-    if assistant.reembedding is not None:
-        await wait_until(assistant.reembedding.done)
+    if assistant.upkeep is not None:
+        await wait_until(assistant.upkeep.done)
     await assistant.runner.wait_idle(WAIT_SECONDS)
     await asyncio.sleep(QUIET_SECONDS)  # what the threads were handed is finished
     assert model.rowCount() > 0

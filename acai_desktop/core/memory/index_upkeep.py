@@ -4,7 +4,8 @@ The :class:`VectorIndex` holds one vector per ``active`` memory (retrieval's sem
 side). :class:`IndexUpkeep` fills it at start-up (:meth:`load`), re-embeds what another
 embedder wrote (:meth:`reembed_stale`, a background task), and brings it in line after
 every write (:meth:`sync`), which the :class:`MemoryService` calls before it announces
-the change.
+the change. It also merges the full-text indexes' segments (:meth:`merge_full_text`),
+which many small writes leave behind and every BM25 query reads.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from acai_desktop.core.memory.vector_index import RankingFacts, VectorIndex
 from acai_desktop.core.records import MemoryItem, MemoryStatus
 from acai_desktop.core.store import memories, search
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.full_text_upkeep import FULL_TEXT_TABLES, merge_step
 from acai_desktop.core.store.memory_changes import MemoryChange
 from acai_desktop.core.store.memory_writes import store_embeddings
 
@@ -75,6 +77,16 @@ class IndexUpkeep:
         total = await self._reembed_memories(batch_size)
         await self.episodes.embed_missing(batch_size=batch_size)
         return total
+
+    async def merge_full_text(self) -> int:
+        """Merge each full-text index's segments into one, in bounded steps with other
+        database work between them (see :mod:`full_text_upkeep`); a background task
+        after start-up. Returns the number of steps that merged something."""
+        steps = 0
+        for table in FULL_TEXT_TABLES:
+            while await self.store.run(merge_step, table):
+                steps += 1
+        return steps
 
     async def _reembed_memories(self, batch_size: int) -> int:
         stale = await self.store.run(

@@ -324,6 +324,14 @@ class MemoryService(MemoryReader):
         """Embed what another embedder wrote (see :meth:`IndexUpkeep.reembed_stale`)."""
         return await self.upkeep.reembed_stale(batch_size)
 
+    async def upkeep_after_start(self, *, reembed: bool = True) -> int:
+        """The background work after start-up: re-embed what another embedder wrote
+        (with ``reembed``), then merge the full-text segments (see
+        :meth:`IndexUpkeep.merge_full_text`). Returns the memories re-embedded."""
+        reembedded = await self.upkeep.reembed_stale() if reembed else 0
+        await self.upkeep.merge_full_text()
+        return reembedded
+
     # -- publishing ----------------------------------------------------------------
 
     async def publish(self, change: MemoryChange) -> None:
