@@ -61,9 +61,11 @@ class WindowDialogs:
         for the charts."""
         dialog = self.health
         if dialog is not None and shiboken6.isValid(dialog):
-            dialog.show()
-            dialog.raise_()
-            dialog.activateWindow()
+            if dialog.isVisible():
+                dialog.raise_()
+                dialog.activateWindow()
+            else:  # closed earlier: the same window, with its last results
+                dialog.show()
             return dialog, False
         from acai_desktop.ui.theme import load_theme
         from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
