@@ -19,8 +19,8 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.updates import messages_said
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.memory_health_charts import day_x
-from tests.support.assistant import running_assistant
 from tests.support.aio import run
+from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
 from tests.support.gui import run_in_session, wait_until
