@@ -44,7 +44,7 @@ STATUSES = (
     ("temporary", "recall_highlight"),
     ("conflict", "danger"),
     ("superseded", "faint"),
-    ("forgotten", "line"),
+    ("forgotten", "soft_ink"),
 )
 
 
@@ -72,11 +72,15 @@ class Figure(QWidget):
         font.setBold(True)
         self.value.setFont(font)
         self.caption = plain_label(caption, "SectionLabel")
+        self.detail = plain_label("", "DialogNote")
         layout.addWidget(self.value)
         layout.addWidget(self.caption)
+        layout.addWidget(self.detail)
 
-    def set(self, value: str, detail: str = "") -> None:
+    def set(self, value: str, detail: str = "", summary: str = "") -> None:
+        """``summary`` shows under the caption; ``detail`` (longer) is the tooltip."""
         self.value.setText(value)
+        self.detail.setText(summary)
         self.setToolTip(detail)
         self.setAccessibleName(f"{self.caption.text()}: {value}. {detail}".strip())
 
@@ -179,17 +183,23 @@ class MemoryHealthDialog(QDialog):
             f"{sum(n for s, n in by_kind.get(k, {}).items() if s.is_current)} {label}"
             for k, label in KINDS
         )
-        self.current_figure.set(str(health.current), f"{current_by_kind}; {health.total} in all")
-        self.never_used_figure.set(str(health.never_used), NEVER_USED_DEFINITION)
+        self.current_figure.set(
+            str(health.current), f"{health.total} memories in all", current_by_kind
+        )
+        share = f"{health.never_used / health.current:.0%} of current" if health.current else ""
+        self.never_used_figure.set(str(health.never_used), NEVER_USED_DEFINITION, share)
         self.stale_figure.set(
             str(health.stale),
-            f"{health.superseded_kept} superseded kept, {health.unused_long} not used in "
-            f"{health.stale_after_days} days. {STALE_DEFINITION}",
+            STALE_DEFINITION,
+            f"{health.superseded_kept} superseded, {health.unused_long} unused "
+            f"{health.stale_after_days} days",
         )
         size = health.database
         self.database_figure.set(
             human_size(size.total_bytes),
-            f"file {human_size(size.file_bytes)} + write-ahead log {human_size(size.wal_bytes)}",
+            "The database file and its write-ahead log (folded back into the file when "
+            "ACAI closes)",
+            f"file {human_size(size.file_bytes)} + WAL {human_size(size.wal_bytes)}",
         )
         self.kind_status_chart.show_categories(
             [label for _, label in KINDS],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -21,6 +21,7 @@ from acai_desktop.ui.theme import Theme
 
 DAY_SECONDS = 86_400.0
 BAR_WIDTH = 0.7
+MAX_DAY_LABELS = 6
 #: Below this many units on the y axis, ticks are whole numbers one apart.
 WHOLE_TICKS_UP_TO = 12
 
@@ -41,8 +42,7 @@ def day_x(day: date) -> float:
 
 class BarChart(pg.PlotWidget):
     def __init__(self, title: str, *, dates: bool = False) -> None:
-        axes = {"bottom": pg.DateAxisItem(orientation="bottom")} if dates else {}
-        super().__init__(axisItems=axes)
+        super().__init__()
         self.title = title
         self.dates = dates
         self.setAccessibleName(f"{title} (chart)")
@@ -54,6 +54,7 @@ class BarChart(pg.PlotWidget):
         self.setMenuEnabled(False)
         self.hideButtons()
         self.getPlotItem().showGrid(x=False, y=True, alpha=0.25)
+        self.getAxis("left").setZValue(-1)  # the grid lines behind the bars, not across
         self.bars: dict[str, pg.BarGraphItem] = {}
         # Said in the middle of an empty chart (bars of nothing would look broken).
         self.empty_text = pg.TextItem("none yet", anchor=(0.5, 0.5))
@@ -78,12 +79,20 @@ class BarChart(pg.PlotWidget):
     def show_days(self, days: Sequence[date], series: Sequence[Series]) -> None:
         """Bars over days (one bar per day that has any)."""
         self._x = [day_x(day) for day in days]
+        self._labels = {}
         self._draw(series, BAR_WIDTH * DAY_SECONDS)
-        if self._x:
-            # At least a week wide, so one day's bar isn't a wall.
-            middle = (self._x[0] + self._x[-1]) / 2
-            half = max((self._x[-1] - self._x[0]) / 2 + DAY_SECONDS, 3.5 * DAY_SECONDS)
-            self.setXRange(middle - half, middle + half, padding=0)
+        if not days:
+            self.getAxis("bottom").setTicks([[]])
+            return
+        # At least a week wide, so one day's bar isn't a wall.
+        first, last = min(days), max(days)
+        span = max((last - first).days + 2, 7)
+        start = first - timedelta(days=(span - (last - first).days) // 2)
+        self.setXRange(day_x(start) - DAY_SECONDS / 2, day_x(start) + span * DAY_SECONDS, padding=0)
+        # A date under every few days, "3 Nov", at most MAX_DAY_LABELS of them.
+        every = max(1, -(-span // MAX_DAY_LABELS))
+        ticks = [start + timedelta(days=i) for i in range(0, span + 1, every)]
+        self.getAxis("bottom").setTicks([[(day_x(d), f"{d.day} {d:%b}") for d in ticks]])
 
     def _draw(self, series: Sequence[Series], width: float) -> None:
         for item in self.bars.values():
@@ -107,7 +116,6 @@ class BarChart(pg.PlotWidget):
         self.setYRange(0, max(top * (1.5 if self.legend else 1.1), 1), padding=0)
         self.getAxis("left").setTickSpacing(*((1, 1) if top <= WHOLE_TICKS_UP_TO else ()))
         self.empty_text.setVisible(top == 0)
-        self.getAxis("bottom").setStyle(showValues=bool(self._x) or not self.dates)
         self.setAccessibleDescription(self.describe())
         self._paint()
 

@@ -7,6 +7,8 @@ evaluation (see :mod:`acai_desktop.ui.actions.memory_health`).
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -42,6 +44,7 @@ class EvaluationPanel(QWidget):
         super().__init__(parent)
         self.running = False
         self.total = 0
+        self.started = 0.0
         layout = QVBoxLayout(self)
         form = QFormLayout()
         self.choice = QComboBox()
@@ -154,6 +157,7 @@ class EvaluationPanel(QWidget):
         self.choice.setEnabled(not running)
         self._on_choice_current_index_changed(self.choice.currentIndex())
         if running:
+            self.started = time.monotonic()
             self.total = 0
             self.progress.setRange(0, 0)  # busy until the run says how long it is
             self.state.setText(f"Starting {self.evaluation.title.lower()}…")
@@ -173,7 +177,8 @@ class EvaluationPanel(QWidget):
     def finished(self, text: str) -> None:
         self.progress.setRange(0, max(self.total, 1))
         self.progress.setValue(self.progress.maximum())
-        self.state.setText("Done.")
+        seconds = time.monotonic() - self.started
+        self.state.setText(f"Done in {seconds:.0f} s." if seconds >= 1 else "Done.")
         self.results.setPlainText(text)
 
     def stopped(self) -> None:
