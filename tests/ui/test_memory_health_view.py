@@ -14,11 +14,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QFileDialog
 
 from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.updates import messages_said
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.memory_health_charts import day_x
+from tests.core.test_extraction_eval import FIXTURE
+from tests.core.test_extraction_eval import responder as extraction_model
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
@@ -185,6 +188,67 @@ def test_stop_halts_a_run_and_the_window_stays_responsive(qapp, tmp_path, fake_o
         assert session.tasks.get("evaluation") is None
         assert await profile_state(session) == before
         assert eval_dirs() == before_dirs
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+def test_eval_extraction_runs_on_a_dataset_chosen_in_a_file_dialog(qapp, tmp_path, fake_openai):
+    profile = known_profile(tmp_path / "profile", fake_openai)
+    dataset = str(Path(FIXTURE).resolve())
+
+    async def scenario(session: GuiSession):
+        dialog = await open_view(session)
+        before = await profile_state(session)
+        panel = dialog.evaluation
+        dialog.tabs.setCurrentWidget(panel)
+        panel.choose("extraction")
+        assert panel.dataset_row.isEnabled() and panel.limit.isEnabled()
+
+        # Without a file: said, nothing runs.
+        click(panel.run_button)
+        assert not panel.running and "Choose a LoCoMo-format dataset" in panel.state.text()
+        # A file that isn't there: the reason, and the view ready for another try.
+        panel.dataset.setText(str(tmp_path / "missing.json"))
+        click(panel.run_button)
+        await wait_until(lambda: not panel.running and "could not run" in panel.state.text())
+        assert "Cannot read the dataset" in panel.state.text()
+
+        click(panel.browse_button)
+        chooser = await wait_until(lambda: panel.findChild(QFileDialog))
+        chooser.selectFile(dataset)
+        chooser.accept()
+        assert panel.dataset.text() == dataset
+        panel.limit.setValue(0)  # every session
+        fake_openai.responder = extraction_model
+        click(panel.run_button)
+        await wait_until(lambda: "memory precision" in panel.results.toPlainText(), timeout=90)
+        text = " ".join(panel.results.toPlainText().split())
+        assert "memory precision 100.0%" in text, text
+        assert "memory recall 16.7%" in text, text
+        assert panel.progress.value() == panel.progress.maximum() > 1
+        assert await profile_state(session) == before
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+def test_closing_the_view_stops_its_run(qapp, tmp_path, fake_openai):
+    profile = known_profile(tmp_path / "profile", fake_openai)
+
+    def slow(body: dict) -> Reply:
+        reply = fake_model(body)
+        reply.delay = 0.3
+        return reply
+
+    async def scenario(session: GuiSession):
+        dialog = await open_view(session)
+        panel = dialog.evaluation
+        panel.choose("updates")
+        fake_openai.responder = slow
+        click(panel.run_button)
+        await wait_until(lambda: panel.progress.value() >= 1, timeout=60)
+        dialog.close()
+        await wait_until(lambda: session.tasks.get("evaluation") is None, timeout=20)
+        assert panel.state.text().startswith("Stopped") and not panel.running
 
     run_in_session(GuiSession(profile), scenario)
 
