@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 import shiboken6
 
 from acai_desktop.core.errors import AcaiError
-from acai_desktop.evaluation.runs import EVALUATIONS, Evaluation, EvaluationRequest
 from acai_desktop.ui.actions.base import ActionGroup
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
+    from acai_desktop.evaluation.runs import Evaluation, EvaluationRequest
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
 
@@ -99,6 +99,9 @@ class MemoryHealthActions(ActionGroup):
         dialog = self._dialog()
         if dialog is None or self.session.tasks.get(EVALUATION_TASK) is not None:
             return  # one run at a time
+        # Loaded when asked for, like the view itself: start-up doesn't pay for it.
+        from acai_desktop.evaluation.runs import EVALUATIONS, EvaluationRequest
+
         request = EvaluationRequest(
             model_of=self.session.profile,
             dataset=Path(dataset).expanduser() if dataset else None,
