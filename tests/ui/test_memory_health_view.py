@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.updates import messages_said
+from acai_desktop.ui.actions.memory_health import STILL_OPENING
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.memory_health_charts import day_x
 from tests.core.test_extraction_eval import FIXTURE
@@ -111,6 +112,14 @@ def test_the_view_opens_from_the_window_and_charts_the_profile(qapp, tmp_path, f
         await session.assistant.memories.remember("Water the plants", kind="note", explicit=True)
         await wait_until(lambda: heights(kinds, "active") == [2, 0, 2])
         assert dialog.current_figure.value.text() == "4"
+
+        # While the profile reopens (a reconnect), the view says so, then reads again.
+        session.reconnect()
+        await wait_until(lambda: session.assistant is None, timeout=5)
+        click(dialog.refresh_button)
+        assert dialog.status_label.text() == STILL_OPENING
+        await wait_until(lambda: dialog.status_label.text().startswith("Read at"))
+        assert session.assistant is not None
 
         # Closed and opened again: the same window.
         dialog.close_button.click()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import shiboken6
+from PySide6.QtCore import QTimer
 
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.ui.actions.base import ActionGroup
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 HEALTH_TASK = "memory-health"
 EVALUATION_TASK = "evaluation"
 STILL_OPENING = "Still opening the profile; the figures come once it is open."
+RETRY_MS = 500
 
 
 class _DialogProgress:
@@ -78,8 +80,10 @@ class MemoryHealthActions(ActionGroup):
         if dialog is None:
             return
         assistant = self.session.assistant
-        if assistant is None:
+        if assistant is None:  # opening or reconnecting: try again in a moment
             dialog.show_health_error(STILL_OPENING)
+            if dialog.isVisible():
+                QTimer.singleShot(RETRY_MS, self.refresh)
             return
         self.session.tasks.start(self._refresh(assistant, dialog), key=HEALTH_TASK)
 
