@@ -2,20 +2,27 @@
 
 Each entry says what it measures and whether it needs a LoCoMo-format dataset, and runs
 as a coroutine: it announces its size (``Progress.begin``, with the model-call budget),
-steps the progress once per message played, and returns the figures as the plain text
-the command line prints (and the JSON report beside it). Stopping is cancelling the
-task: every evaluation plays in temporary profiles that are removed on the way out, so a
-stopped run leaves nothing behind. The user's own profile only lends its model settings
-(see :mod:`.temporary_profile`).
+steps the progress once per step, and returns the figures as the plain text the command
+line prints (and the JSON report beside it). Stop either cancels the task (every
+evaluation plays in temporary profiles that are removed on the way out, so a stopped run
+leaves nothing behind) or, for an evaluation that ``stops_gracefully``, sets the
+request's ``stop`` event: the run ends after the step under way and returns the figures
+measured so far (``stopped`` set); a second Stop cancels it. The user's own profile only
+lends its model settings (see :mod:`.temporary_profile`).
 
-Adding an evaluation is one more :class:`Evaluation` in :data:`EVALUATIONS`.
+Adding an evaluation is one more :class:`Evaluation` in :data:`EVALUATIONS`. An ablation
+entry, for instance, loads the dataset on a thread as :func:`_extraction` does, calls
+``progress.begin(size.steps, "steps", budget)``, runs ``evaluate_ablation(dataset,
+request.model_overrides(), options, progress=progress.step, stop=request.stop)`` and
+returns its formatted report with ``stopped=report.stopped``; ``stops_gracefully=True``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -42,6 +49,8 @@ class EvaluationRequest:
     limit: int | None = None
     #: This run's choices over the saved settings (the window's command-line options).
     overrides: ModelOverrides | None = None
+    #: Set by Stop for an evaluation that ``stops_gracefully``.
+    stop: threading.Event = field(default_factory=threading.Event, compare=False)
 
     def model_overrides(self) -> ModelOverrides:
         from acai_desktop.core.assistant import ModelOverrides
@@ -53,6 +62,8 @@ class EvaluationRequest:
 class EvaluationResult:
     text: str
     report: dict
+    #: The run was stopped: the figures are those measured until then.
+    stopped: bool = False
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,8 @@ class Evaluation:
     about: str
     needs_dataset: bool
     run: Callable[[EvaluationRequest, Progress], Awaitable[EvaluationResult]]
+    #: Stop sets ``request.stop`` and the run returns what it measured (else: cancelled).
+    stops_gracefully: bool = False
 
 
 def calls_budget(messages: int, most_per_message: int) -> str:

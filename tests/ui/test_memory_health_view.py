@@ -9,6 +9,7 @@ import asyncio
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -17,6 +18,12 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
 
 from acai_desktop.core.profile import Profile
+from acai_desktop.evaluation.runs import (
+    EVALUATIONS,
+    Evaluation,
+    EvaluationRequest,
+    EvaluationResult,
+)
 from acai_desktop.evaluation.updates import messages_said
 from acai_desktop.ui.actions.memory_health import STILL_OPENING
 from acai_desktop.ui.session import GuiSession
@@ -258,6 +265,60 @@ def test_closing_the_view_stops_its_run(qapp, tmp_path, fake_openai):
         dialog.close()
         await wait_until(lambda: session.tasks.get("evaluation") is None, timeout=20)
         assert panel.state.text().startswith("Stopped") and not panel.running
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+def counting(*, heeds_stop: bool) -> Evaluation:
+    """An evaluation of 50 quick steps that stops gracefully (if it ``heeds_stop``), as
+    ``eval ablation`` does: the runner's other way of stopping."""
+
+    async def count(request: EvaluationRequest, progress) -> EvaluationResult:
+        progress.begin(50, "steps", "50 steps: no model calls")
+        done = 0
+        while done < 50 and not (heeds_stop and request.stop.is_set()):
+            await asyncio.sleep(0.05)
+            done += 1
+            progress.step()
+        return EvaluationResult(f"steps done: {done}", {"done": done}, request.stop.is_set())
+
+    return Evaluation("counting", "Counting", "Counts.", False, count, stops_gracefully=True)
+
+
+def test_an_evaluation_that_stops_gracefully_keeps_its_figures(
+    qapp, tmp_path, fake_openai, monkeypatch
+):
+    profile = known_profile(tmp_path / "profile", fake_openai)
+    monkeypatch.setitem(EVALUATIONS, "counting", counting(heeds_stop=True))
+    monkeypatch.setitem(
+        EVALUATIONS, "stubborn", replace(counting(heeds_stop=False), name="stubborn")
+    )
+
+    async def scenario(session: GuiSession):
+        dialog = await open_view(session)
+        panel = dialog.evaluation
+        panel.choose("counting")
+        click(panel.run_button)
+        await wait_until(lambda: panel.progress.value() >= 2)
+        click(panel.stop_button)
+        assert panel.state.text().startswith("Stopping after the step under way")
+        await wait_until(lambda: not panel.running)
+        assert panel.state.text().startswith("Stopped after")
+        done = panel.progress.value()
+        assert 2 <= done < 50
+        assert panel.results.toPlainText() == f"steps done: {done}"
+
+        # One that doesn't heed it: a second Stop stops it at once, without figures.
+        panel.choose("stubborn")
+        click(panel.run_button)
+        await wait_until(lambda: panel.progress.value() >= 2)
+        click(panel.stop_button)
+        await asyncio.sleep(0.2)
+        assert panel.running
+        click(panel.stop_button)
+        await wait_until(lambda: not panel.running)
+        assert panel.state.text().startswith("Stopped: no figures")
+        assert panel.results.toPlainText() == ""
 
     run_in_session(GuiSession(profile), scenario)
 

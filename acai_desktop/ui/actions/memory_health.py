@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.evaluation.runs import Evaluation, EvaluationRequest
     from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.session import GuiSession
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,11 @@ class _DialogProgress:
 
 
 class MemoryHealthActions(ActionGroup):
+    def __init__(self, session: GuiSession) -> None:
+        super().__init__(session)
+        #: The evaluation under way and its request (Stop needs both), or None.
+        self.running: tuple[Evaluation, EvaluationRequest] | None = None
+
     def connect(self, window: MainWindow) -> None:
         window.memory_health_requested.connect(self.open)
 
@@ -112,10 +118,10 @@ class MemoryHealthActions(ActionGroup):
             limit=limit or None,
             overrides=self.session.overrides,
         )
+        evaluation = EVALUATIONS[name]
         dialog.set_running(True)
-        self.session.tasks.start(
-            self._evaluate(dialog, EVALUATIONS[name], request), key=EVALUATION_TASK
-        )
+        self.running = (evaluation, request)
+        self.session.tasks.start(self._evaluate(dialog, evaluation, request), key=EVALUATION_TASK)
 
     async def _evaluate(
         self, dialog: MemoryHealthDialog, evaluation: Evaluation, request: EvaluationRequest
@@ -135,10 +141,23 @@ class MemoryHealthActions(ActionGroup):
             raise  # our bug: the task tracker logs it with its traceback
         else:
             if shiboken6.isValid(dialog):
-                dialog.evaluation_finished(result.text)
+                dialog.evaluation_finished(result.text, stopped=result.stopped)
         finally:
+            self.running = None
             if shiboken6.isValid(dialog):
                 dialog.set_running(False)
 
     def stop(self) -> None:
-        self.session.tasks.cancel(EVALUATION_TASK)
+        """Ask an evaluation that stops gracefully to stop after the step under way (it
+        still reports what it measured); otherwise, or asked twice, cancel it."""
+        running, dialog = self.running, self._dialog()
+        if running is None:
+            return
+        evaluation, request = running
+        at_once = not evaluation.stops_gracefully or request.stop.is_set()
+        if at_once:
+            self.session.tasks.cancel(EVALUATION_TASK)
+        else:
+            request.stop.set()
+        if dialog is not None:
+            dialog.evaluation_stopping(at_once=at_once)

@@ -252,8 +252,11 @@ class MemoryHealthDialog(QDialog):
     def evaluation_stepped(self) -> None:
         self.evaluation.stepped()
 
-    def evaluation_finished(self, text: str) -> None:
-        self.evaluation.finished(text)
+    def evaluation_finished(self, text: str, *, stopped: bool = False) -> None:
+        self.evaluation.finished(text, stopped=stopped)
+
+    def evaluation_stopping(self, *, at_once: bool) -> None:
+        self.evaluation.stopping(at_once=at_once)
 
     def evaluation_stopped(self) -> None:
         self.evaluation.stopped()

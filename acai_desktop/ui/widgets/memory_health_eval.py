@@ -144,8 +144,6 @@ class EvaluationPanel(QWidget):
 
     @Slot()
     def _on_stop_button_clicked(self) -> None:
-        self.stop_button.setEnabled(False)
-        self.state.setText("Stopping…")
         self.stop_requested.emit()
 
     # -- what the session reports ------------------------------------------------------
@@ -174,11 +172,25 @@ class EvaluationPanel(QWidget):
     def stepped(self) -> None:
         self.progress.setValue(min(self.progress.value() + 1, self.progress.maximum()))
 
-    def finished(self, text: str) -> None:
-        self.progress.setRange(0, max(self.total, 1))
-        self.progress.setValue(self.progress.maximum())
+    def stopping(self, *, at_once: bool) -> None:
+        if at_once:
+            self.stop_button.setEnabled(False)
+            self.state.setText("Stopping…")
+        else:  # the run ends after the step under way, with what it measured
+            self.state.setText(
+                "Stopping after the step under way, with the figures so far. "
+                "Stop again to stop at once, without them."
+            )
+
+    def finished(self, text: str, *, stopped: bool = False) -> None:
         seconds = time.monotonic() - self.started
-        self.state.setText(f"Done in {seconds:.0f} s." if seconds >= 1 else "Done.")
+        if stopped:
+            self._idle_progress()
+            self.state.setText(f"Stopped after {seconds:.0f} s: the figures measured until then.")
+        else:
+            self.progress.setRange(0, max(self.total, 1))
+            self.progress.setValue(self.progress.maximum())
+            self.state.setText(f"Done in {seconds:.0f} s." if seconds >= 1 else "Done.")
         self.results.setPlainText(text)
 
     def stopped(self) -> None:
