@@ -222,12 +222,12 @@ def test_eval_extraction_runs_on_a_dataset_chosen_in_a_file_dialog(qapp, tmp_pat
 
         # Without a file: said, nothing runs.
         click(panel.run_button)
-        assert not panel.running and "Choose a LoCoMo-format dataset" in panel.state.text()
+        assert not panel.running and "Choose a LoCoMo-format dataset" in panel.error.text()
         # A file that isn't there: the reason, and the view ready for another try.
         panel.dataset.setText(str(tmp_path / "missing.json"))
         click(panel.run_button)
-        await wait_until(lambda: not panel.running and "could not run" in panel.state.text())
-        assert "Cannot read the dataset" in panel.state.text()
+        await wait_until(lambda: not panel.running and "could not run" in panel.error.text())
+        assert "Cannot read the dataset" in panel.error.text() and panel.error.isVisible()
 
         click(panel.browse_button)
         chooser = await wait_until(lambda: panel.findChild(QFileDialog))
@@ -242,6 +242,7 @@ def test_eval_extraction_runs_on_a_dataset_chosen_in_a_file_dialog(qapp, tmp_pat
         assert "memory precision 100.0%" in text, text
         assert "memory recall 16.7%" in text, text
         assert panel.progress.value() == panel.progress.maximum() > 1
+        assert not panel.error.isVisible()  # the earlier refusal is gone
         assert await profile_state(session) == before
 
     run_in_session(GuiSession(profile), scenario)

@@ -49,12 +49,15 @@ STATUSES = (
 
 
 def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
+    """``size`` bytes as people read it: "812 bytes", "224.0 KB", "1.3 MB"."""
+    if size < 1024:
+        return f"{size} bytes"
+    value, unit = size / 1024, "KB"
+    for bigger in ("MB", "GB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, bigger
+    return f"{value:.1f} {unit}"
 
 
 class Figure(QWidget):

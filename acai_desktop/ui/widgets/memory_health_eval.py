@@ -97,6 +97,11 @@ class EvaluationPanel(QWidget):
         self.state = plain_label("", "DialogNote")
         self.state.setWordWrap(True)
         layout.addWidget(self.state)
+        # Why a run could not start or went wrong (a server's error text: plain).
+        self.error = plain_label("", "DialogError")
+        self.error.setWordWrap(True)
+        self.error.setVisible(False)
+        layout.addWidget(self.error)
         self.results = QPlainTextEdit()
         self.results.setReadOnly(True)
         self.results.setAccessibleName("Evaluation results")
@@ -155,6 +160,7 @@ class EvaluationPanel(QWidget):
         self.choice.setEnabled(not running)
         self._on_choice_current_index_changed(self.choice.currentIndex())
         if running:
+            self.error.setVisible(False)
             self.started = time.monotonic()
             self.total = 0
             self.progress.setRange(0, 0)  # busy until the run says how long it is
@@ -199,7 +205,9 @@ class EvaluationPanel(QWidget):
 
     def failed(self, text: str) -> None:
         self._idle_progress()
-        self.state.setText(f"The evaluation could not run: {text}")
+        self.state.setText("")
+        self.error.setText(f"The evaluation could not run: {text}")
+        self.error.setVisible(True)
 
     def _idle_progress(self) -> None:
         if self.progress.maximum() == 0:  # still busy-looking
