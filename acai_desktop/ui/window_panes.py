@@ -110,11 +110,14 @@ def build_sidebar(window: MainWindow) -> QWidget:
     window.memory_health_button.setToolTip(
         "Charts of what ACAI remembers, and evaluations on your model (Ctrl+Shift+H)"
     )
-    layout.addWidget(window.memory_health_button)
     window.settings_button = QPushButton("⚙  Settings")
     window.settings_button.setObjectName("SettingsButton")
     window.settings_button.setToolTip("Model provider, models and API key (Ctrl+,)")
-    layout.addWidget(window.settings_button)
+    footer = QVBoxLayout()  # the two entries read as one group
+    footer.setSpacing(2)
+    footer.addWidget(window.memory_health_button)
+    footer.addWidget(window.settings_button)
+    layout.addLayout(footer)
     return sidebar
 
 
