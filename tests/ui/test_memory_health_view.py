@@ -151,6 +151,7 @@ def test_eval_updates_runs_on_the_users_model_and_leaves_the_profile_alone(
         dialog.tabs.setCurrentWidget(panel)
         panel.choose("updates")
         assert not panel.dataset_row.isEnabled()  # no dataset for this one
+        assert "triage fake-triage" in panel.model.text() and "(custom)" in panel.model.text()
         click(panel.run_button)
         assert panel.running and panel.stop_button.isEnabled()
         await wait_until(lambda: "update accuracy" in panel.results.toPlainText(), timeout=90)

@@ -38,6 +38,17 @@ STILL_OPENING = "Still opening the profile; the figures come once it is open."
 RETRY_MS = 500
 
 
+def model_text(assistant: Assistant) -> str:
+    """Which model an evaluation will use: the profile's, as the assistant runs it."""
+    if assistant.model_problem is not None:
+        return f"Your model can't be used now, so a run would fail: {assistant.model_problem}"
+    settings = assistant.settings
+    roles = ", ".join(
+        f"{role} {settings.model_for(role)}" for role in ("triage", "extraction", "chat")
+    )
+    return f"Your model: {roles} ({settings.provider})."
+
+
 class _DialogProgress:
     """An evaluation's progress, shown in the dialog while it is still open."""
 
@@ -102,6 +113,7 @@ class MemoryHealthActions(ActionGroup):
             return
         if shiboken6.isValid(dialog):
             dialog.show_health(health)
+            dialog.evaluation.set_model(model_text(assistant))
 
     # -- evaluations -------------------------------------------------------------------
 

@@ -77,6 +77,10 @@ class EvaluationPanel(QWidget):
         form.addRow("Sessions per sample", self.limit)
         layout.addLayout(form)
 
+        self.model = plain_label("", "DialogNote")  # which model a run uses (as set up)
+        self.model.setWordWrap(True)
+        self.model.setVisible(False)
+        layout.addWidget(self.model)
         note = plain_label(SAFETY_NOTE, "DialogNote")
         note.setWordWrap(True)
         layout.addWidget(note)
@@ -118,6 +122,10 @@ class EvaluationPanel(QWidget):
     @property
     def evaluation(self) -> Evaluation:
         return EVALUATIONS[self.choice.currentData()]
+
+    def set_model(self, text: str) -> None:
+        self.model.setText(text)
+        self.model.setVisible(bool(text))
 
     def choose(self, name: str) -> None:
         self.choice.setCurrentIndex(self.choice.findData(name))
