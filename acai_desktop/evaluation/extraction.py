@@ -18,11 +18,9 @@ many invented facts the check caught and how many correct ones it cost.
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
@@ -32,6 +30,7 @@ from acai_desktop.core.records import MemoryKind
 from acai_desktop.evaluation.grounding_eval import as_user_fact
 from acai_desktop.evaluation.harness import session_timestamp
 from acai_desktop.evaluation.locomo import Dataset, Sample
+from acai_desktop.evaluation.temporary_profile import temporary_profile
 
 #: A stored fact and a gold fact are the same fact at this WordLlama cosine or above.
 #: Two wordings of one fact ("The user lives in Madrid with their family" / "... lives in
@@ -166,9 +165,11 @@ async def evaluate_extraction(
     limit: int | None = None,
     judge: bool = False,
     progress: Callable[[], None] = lambda: None,
+    model_of: Profile | None = None,
 ) -> ExtractionTally:
     """``limit``: at most this many sessions per sample (the first ones); ``progress`` is
-    called after each message played."""
+    called after each message played; ``model_of``: a profile whose saved model (settings
+    and key) the temporary profiles use, before ``overrides``."""
     from acai_desktop.core.assistant import open_assistant
     from acai_desktop.core.store.memories import MemoryFilter
 
@@ -181,8 +182,7 @@ async def evaluate_extraction(
                 for o in sample.observations
                 if o.speaker == speaker and o.session in sessions
             ]
-            with tempfile.TemporaryDirectory(prefix="acai-eval-extraction-") as directory:
-                profile = Profile.at(Path(directory))
+            async with temporary_profile("acai-eval-extraction-", model_of) as profile:
                 assistant = await open_assistant(profile, overrides, start_jobs=False)
                 try:
                     _count_tokens(assistant.client, tally.tokens)

@@ -17,11 +17,11 @@ remembering" would otherwise queue them for the user.
 
 from __future__ import annotations
 
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from acai_desktop.core.profile import Profile
+from acai_desktop.evaluation.temporary_profile import temporary_profile
 
 
 @dataclass(frozen=True)
@@ -83,23 +83,36 @@ def _holds(content: str, word: str) -> bool:
     return word in content.casefold()
 
 
-async def evaluate_updates(overrides, scenario: tuple[Change, ...] = SCENARIO) -> UpdatesReport:
+def messages_said(scenario: tuple[Change, ...] = SCENARIO) -> list[str]:
+    """What the scripted user says, in order: the old values, small talk, the new values."""
+    return [c.before for c in scenario] + list(SMALL_TALK) + [c.after for c in scenario]
+
+
+async def evaluate_updates(
+    overrides,
+    scenario: tuple[Change, ...] = SCENARIO,
+    *,
+    progress: Callable[[], None] = lambda: None,
+    model_of: Profile | None = None,
+) -> UpdatesReport:
+    """``progress`` is called after each message played; ``model_of``: a profile whose
+    saved model (settings and key) the temporary profile uses, before ``overrides``."""
     from acai_desktop.core.assistant import open_assistant
     from acai_desktop.core.memory.retrieval import RetrievedMemory
     from acai_desktop.core.records import MemoryKind, MemoryStatus
     from acai_desktop.core.store.memories import MemoryFilter
 
     report = UpdatesReport()
-    with tempfile.TemporaryDirectory(prefix="acai-eval-updates-") as directory:
-        assistant = await open_assistant(Profile.at(Path(directory)), overrides, start_jobs=False)
+    async with temporary_profile("acai-eval-updates-", model_of) as profile:
+        assistant = await open_assistant(profile, overrides, start_jobs=False)
         try:
             processor = assistant.critical_info
             processor.suggestions = None  # measure the memory's own updates (see above)
             conversation = await assistant.conversations.create("Facts that change")
-            said = [c.before for c in scenario] + list(SMALL_TALK) + [c.after for c in scenario]
-            for text in said:
+            for text in messages_said(scenario):
                 message = await assistant.conversations.add_message(conversation.id, "user", text)
                 await processor.process_message(message.id)
+                progress()
             facts = await assistant.memories.list(
                 MemoryFilter(kinds=[MemoryKind.FACT], statuses=None, limit=None)
             )

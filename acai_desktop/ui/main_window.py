@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
     new_temporary_conversation_requested = Signal()
     note_save_requested = Signal(str)
     settings_requested = Signal()
+    memory_health_requested = Signal()
     settings_save_requested = Signal(object, str)  # ModelSettings, API key ("" keeps it)
     settings_detect_requested = Signal(str, str)  # provider, address typed for it
     preferences_save_requested = Signal(object)  # UiPreferences
@@ -164,6 +165,7 @@ class MainWindow(QMainWindow):
             self.temporary_chat_button,
             self.search_button,
             self.conversation_list,
+            self.memory_health_button,
             self.settings_button,
             self.chat_view,
             self.composer.input,
@@ -209,6 +211,8 @@ class MainWindow(QMainWindow):
         self.search_button.clicked.connect(self.dialogs.search)
         self.search_action.triggered.connect(self.dialogs.search)
         self.settings_button.clicked.connect(self.settings_requested)
+        self.memory_health_button.clicked.connect(self.memory_health_requested)
+        self.memory_health_action.triggered.connect(self.memory_health_requested)
         self.settings_action.triggered.connect(self.settings_requested)
         self.banner_settings_button.clicked.connect(self.settings_requested)
         self.memory_panel.add_note_requested.connect(self.dialogs.add_note)
@@ -330,6 +334,7 @@ class MainWindow(QMainWindow):
         self.chat_view.set_theme(theme)
         self.conversation_list.set_theme(theme)
         self.memory_panel.set_theme(theme)
+        self.dialogs.set_theme(theme)
 
     def set_enter_sends(self, enter_sends: bool) -> None:
         self.composer.set_enter_sends(enter_sends)

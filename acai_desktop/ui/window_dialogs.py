@@ -22,8 +22,10 @@ from acai_desktop.ui.widgets.search_dialog import SearchDialog
 
 if TYPE_CHECKING:
     from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.theme import Theme
 
     # Loaded when opened: its model settings (pydantic) aren't needed to paint.
+    from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
 
@@ -43,6 +45,39 @@ class WindowDialogs:
         self.settings: SettingsDialog | None = None
         self.note: NoteDialog | None = None
         self.search_dialog: SearchDialog | None = None
+        self.health: MemoryHealthDialog | None = None
+        #: The colours in use, for what paints itself (the memory health charts).
+        self.theme: Theme | None = None
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        if self.health is not None and shiboken6.isValid(self.health):
+            self.health.set_theme(theme)
+
+    def memory_health(self) -> tuple[MemoryHealthDialog, bool]:
+        """The memory health window (one at a time) and whether it was just created.
+
+        Its module imports pyqtgraph, so it is loaded on first use: start-up never pays
+        for the charts."""
+        dialog = self.health
+        if dialog is not None and shiboken6.isValid(dialog):
+            if dialog.isVisible():
+                dialog.raise_()
+                dialog.activateWindow()
+            else:  # closed earlier: the same window, with its last results
+                dialog.show()
+            return dialog, False
+        from acai_desktop.ui.theme import load_theme
+        from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
+
+        dialog = MemoryHealthDialog(self.window)
+        dialog.set_theme(self.theme or load_theme())
+        events = self.window.events
+        for news in (events.memory_added, events.memory_changed, events.memory_removed):
+            news.connect(dialog.schedule_refresh)
+        self.health = dialog
+        dialog.open()
+        return dialog, True
 
     def rename_conversation(self, conversation_id: int) -> None:
         model = self.window.conversations_model

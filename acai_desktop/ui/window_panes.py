@@ -62,7 +62,8 @@ def _label(text: str, object_name: str) -> QLabel:
 
 
 def build_sidebar(window: MainWindow) -> QWidget:
-    """The left pane: brand, new (temporary) chat, the conversation list, Settings."""
+    """The left pane: brand, new (temporary) chat, the conversation list, Memory health
+    and Settings."""
     sidebar = _styled_panel("Sidebar")
     sidebar.setMinimumWidth(200)
     layout = QVBoxLayout(sidebar)
@@ -104,10 +105,19 @@ def build_sidebar(window: MainWindow) -> QWidget:
     window.conversation_area.addWidget(window.conversation_list)
     layout.addWidget(window.conversation_area, 1)
 
+    window.memory_health_button = QPushButton("▥  Memory health")
+    window.memory_health_button.setObjectName("MemoryHealthButton")
+    window.memory_health_button.setToolTip(
+        "Charts of what ACAI remembers, and evaluations on your model (Ctrl+Shift+H)"
+    )
     window.settings_button = QPushButton("⚙  Settings")
     window.settings_button.setObjectName("SettingsButton")
     window.settings_button.setToolTip("Model provider, models and API key (Ctrl+,)")
-    layout.addWidget(window.settings_button)
+    footer = QVBoxLayout()  # the two entries read as one group
+    footer.setSpacing(2)
+    footer.addWidget(window.memory_health_button)
+    footer.addWidget(window.settings_button)
+    layout.addLayout(footer)
     return sidebar
 
 
@@ -188,8 +198,8 @@ def build_chat_pane(window: MainWindow) -> QWidget:
 
 
 def build_shortcuts(window: MainWindow) -> None:
-    """The window's keyboard actions (Quit, New chat, Temporary chat, Search, Settings,
-    Stop, and showing or hiding the side panels)."""
+    """The window's keyboard actions (Quit, New chat, Temporary chat, Search, Memory
+    health, Settings, Stop, and showing or hiding the side panels)."""
     window.quit_action = QAction("&Quit", window)
     window.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
     window.new_chat_action = QAction("&New chat", window)
@@ -198,6 +208,8 @@ def build_shortcuts(window: MainWindow) -> None:
     window.temporary_chat_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
     window.search_action = QAction("&Search conversations…", window)
     window.search_action.setShortcut(QKeySequence("Ctrl+K"))
+    window.memory_health_action = QAction("Memory &health…", window)
+    window.memory_health_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
     window.settings_action = QAction("&Settings…", window)
     # Ctrl+, is the usual place for preferences (Cmd+, on macOS, where Qt maps it).
     window.settings_action.setShortcut(QKeySequence("Ctrl+,"))
@@ -227,6 +239,7 @@ def build_shortcuts(window: MainWindow) -> None:
             window.new_chat_action,
             window.temporary_chat_action,
             window.search_action,
+            window.memory_health_action,
             window.settings_action,
             window.stop_action,
             window.conversations_action,

@@ -9,6 +9,7 @@ import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.memory.health import MemoryHealth, read_memory_health
 from acai_desktop.core.memory.panel_view import PanelPages
 from acai_desktop.core.memory.similar import similar_memories
 from acai_desktop.core.memory.vector_index import VectorIndex
@@ -66,6 +67,10 @@ class MemoryReader(PanelPages):
             return reads.sources_of(db, [memory_id])[memory_id]
 
         return await self.store.run(read)
+
+    async def health(self) -> MemoryHealth:
+        """Counts for the memory health view (see :mod:`acai_desktop.core.memory.health`)."""
+        return await read_memory_health(self.store)
 
     async def stored_from_messages(self, message_ids: Iterable[int]) -> list[MemoryItem]:
         """Memories whose sources include any of these messages, oldest first."""
