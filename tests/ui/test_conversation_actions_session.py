@@ -183,3 +183,45 @@ def test_export_from_the_list_writes_markdown_or_json(qapp, tmp_path, fake_opena
     assert [m["role"] for m in exported["messages"]] == ["user", "assistant"]
     # Nothing half-written is left behind, here or where the write failed.
     assert sorted(target.iterdir()) == [target / "tea.json", target / "tea.md"]
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
+def test_deleting_another_chat_keeps_the_shown_one_selected(qapp, tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        conversations = window.conversations_model
+        view = window.conversation_list
+        send(window, "First chat: what is a good name for a cat?")
+        await wait_until(lambda: conversations.rowCount() == 1 and not window.composer.busy)
+        first = session.conversation_id
+        window.new_conversation_requested.emit()
+        await wait_until(lambda: session.conversation_id is None)
+        send(window, "Second chat: how long do I boil an egg?")
+        await wait_until(lambda: conversations.rowCount() == 2 and not window.composer.busy)
+        shown = session.conversation_id
+        assert shown != first
+
+        def selected_id():
+            rows = view.selectionModel().selectedRows()
+            return [conversations.conversation_at(i.row()).id for i in rows] == [shown]
+
+        await wait_until(selected_id)
+        # Delete the other chat from its row's context menu.
+        row = conversations.row_of(first)
+        center = view.visualRect(conversations.index(row)).center()
+        QApplication.sendEvent(
+            view.viewport(),
+            QContextMenuEvent(QContextMenuEvent.Reason.Mouse, center, view.mapToGlobal(center)),
+        )
+        menu = await wait_until(lambda: view.menu)
+        choose(menu, DELETE_TEXT)
+        confirm = await wait_until(lambda: window.findChild(DeleteConversationDialog))
+        QTest.mouseClick(confirm.delete_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: conversations.rowCount() == 1)
+        # The chat on screen is still the one highlighted in the list.
+        assert session.conversation_id == shown
+        await wait_until(selected_id)
+
+    run_in_session(GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario)

@@ -315,3 +315,49 @@ def test_the_memory_search_finds_by_meaning_too(qapp, tmp_path, fake_openai):
         await wait_until(lambda: panel.area.currentWidget() is panel.no_match)
 
     run_in_session(GuiSession(profile), scenario)
+
+
+def test_cards_are_measured_again_when_the_panel_is_resized(qapp, tmp_path, fake_openai):
+    """A narrower panel wraps a card's text on more lines: the card grows instead of
+    its tags overlapping the next card, and shrinks back when the panel widens."""
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    asyncio.run(seed(profile))
+    long_fact = (
+        "The user is learning to restore antique clocks, starting with a French "
+        "mantel clock from 1890 that belonged to their grandmother in Annecy"
+    )
+
+    async def scenario(session: GuiSession):
+        window, panel = session.window, session.window.memory_panel
+        item = await session.assistant.memories.remember(long_fact, explicit=True)
+        await wait_until(lambda: memory_row(session, item.id))
+        window.resize(1400, 800)
+        sizes = window.splitter.sizes()
+
+        def panel_width(width: int) -> None:
+            window.splitter.setSizes([sizes[0], sum(sizes) - sizes[0] - width, width])
+
+        def card() -> tuple[int, int]:
+            rect = panel.list.visualRect(memory_row(session, item.id))
+            return rect.width(), rect.height()
+
+        panel_width(460)
+        wide_width, wide_height = await wait_until(lambda: card()[0] > 400 and card())
+        panel_width(260)
+        narrow = await wait_until(lambda: card()[0] < 260 and card()[1] > wide_height and card())
+
+        # Once laid out again, the next card starts below this one: nothing overlaps.
+        def overlaps() -> bool:
+            mine = panel.list.visualRect(memory_row(session, item.id))
+            return any(
+                panel.list.visualRect(window.memories_model.index(row)).intersects(mine)
+                for row in range(window.memories_model.rowCount())
+                if row != memory_row(session, item.id).row()
+            )
+
+        await wait_until(lambda: not overlaps())
+        panel_width(460)
+        await wait_until(lambda: card()[0] > 400 and card()[1] == wide_height)
+        assert narrow[1] > wide_height and wide_width > narrow[0]
+
+    run_in_session(GuiSession(profile), scenario)

@@ -389,3 +389,23 @@ def test_a_message_that_changes_entirely_is_rendered_again(qapp):
     document.set_source("New text only")  # a retry restarts the answer
     assert document.toPlainText() == "New text only"
     assert replace(message(1), content="x").content == "x"
+
+
+def test_messages_are_laid_out_again_when_the_chat_gets_narrower(window, qtbot):
+    """A narrower chat wraps an answer on more lines: its row grows and the next
+    message moves down instead of being painted over."""
+    show(window, message(1, content=ANSWER), message(2, role="user", content="Thanks!"))
+    view = window.chat_view
+    model = window.messages_model
+
+    def rows():
+        return [view.visualRect(model.index(row, 0)) for row in range(2)]
+
+    qtbot.waitUntil(lambda: rows()[0].height() > 0)
+    wide = rows()
+    sizes = window.splitter.sizes()
+    narrower = sizes[1] - 250
+    window.splitter.setSizes([sizes[0], narrower, sizes[2] + 250])
+    qtbot.waitUntil(lambda: rows()[0].height() > wide[0].height())
+    qtbot.waitUntil(lambda: not rows()[0].intersects(rows()[1]))
+    assert rows()[1].top() > wide[1].top()

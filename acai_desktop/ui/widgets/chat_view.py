@@ -83,6 +83,8 @@ class ChatView(QListView):
         # Always there: a scroll bar appearing would narrow every row and re-lay out all.
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setResizeMode(QListView.ResizeMode.Adjust)
+        # Lay the messages out again when the width changes too (see MemoryPanel).
+        self.setWordWrap(True)
         self.setUniformItemSizes(False)
         self.setMouseTracking(True)
         self.setSpacing(0)

@@ -101,6 +101,10 @@ class MemoryPanel(QWidget):
         self.list.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setResizeMode(QListView.ResizeMode.Adjust)
+        # A card's height depends on the width, but Adjust lays the list out again only
+        # when the height changes (the flow's direction), unless the view wraps text:
+        # without this a narrower panel left cards at their old height, overlapping.
+        self.list.setWordWrap(True)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setUniformItemSizes(False)
         # Thousands of cards are laid out a few at a time between events, so a large
