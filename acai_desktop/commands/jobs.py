@@ -14,13 +14,15 @@ import argparse
 import asyncio
 import json
 
+from typing import TYPE_CHECKING
+
 from acai_desktop.commands.arguments import add_common_arguments
-from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Job, JobStatus
-from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.jobs import JobRepository
+
+if TYPE_CHECKING:
+    from acai_desktop.core.store.jobs import JobRepository
 
 #: How long ``retry --wait`` waits for the jobs it queued.
 WAIT_SECONDS = 600
@@ -107,6 +109,11 @@ def _job_ids(args: argparse.Namespace) -> list[int] | None:
 
 
 async def _read(profile: Profile, action):
+    # Imported here: every start of the app builds the command line, and the window
+    # must not wait for the database layer (or, below, the model client) to import.
+    from acai_desktop.core.store.database import Store
+    from acai_desktop.core.store.jobs import JobRepository
+
     store = await Store.open(profile.ensure().database_path)
     try:
         return await action(JobRepository(store))
@@ -115,6 +122,8 @@ async def _read(profile: Profile, action):
 
 
 async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
+    from acai_desktop.core.assistant import open_assistant
+
     assistant = await open_assistant(profile)
     try:
         return await assistant.runner.wait_for(job_ids, timeout=WAIT_SECONDS)
