@@ -14,15 +14,10 @@ import argparse
 import asyncio
 import json
 
-from typing import TYPE_CHECKING
-
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Job, JobStatus
-
-if TYPE_CHECKING:
-    from acai_desktop.core.store.jobs import JobRepository
 
 #: How long ``retry --wait`` waits for the jobs it queued.
 WAIT_SECONDS = 600
