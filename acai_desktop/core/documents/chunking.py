@@ -82,12 +82,12 @@ def _section_pieces(text: str, budget: int, overlap: int) -> list[str]:
 def _cut_words(paragraph: str, budget: int) -> list[tuple[str, int]]:
     """A paragraph too long for one chunk, cut between words into parts of at most
     about ``budget`` tokens."""
-    parts, words, used = [], [], 0
+    parts, words, used = [], [], 0.0
     for word in paragraph.split():
-        cost = estimate_tokens(word)
+        cost = _word_cost(word)
         if words and used + cost > budget:
             parts.append(" ".join(words))
-            words, used = [], 0
+            words, used = [], 0.0
         words.append(word)
         used += cost
     if words:
@@ -95,14 +95,21 @@ def _cut_words(paragraph: str, budget: int) -> list[tuple[str, int]]:
     return [(part, estimate_tokens(part)) for part in parts]
 
 
+def _word_cost(word: str) -> float:
+    """A word's share of the estimate of the text it is joined into: its own estimate,
+    or its characters and the space after it by the characters rule, whichever is
+    more. The sum over words bounds the joined text's estimate from above."""
+    return max(estimate_tokens(word), (len(word) + 1) / 4)
+
+
 def _tail(text: str, overlap: int) -> str:
     """The last words of ``text`` worth about ``overlap`` tokens."""
     if overlap <= 0:
         return ""
     words = text.split()
-    kept, used = [], 0
+    kept, used = [], 0.0
     for word in reversed(words):
-        cost = estimate_tokens(word)
+        cost = _word_cost(word)
         if used + cost > overlap:
             break
         kept.append(word)
