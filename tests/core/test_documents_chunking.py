@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from acai_desktop.core.documents.chunking import chunk_sections
@@ -36,7 +38,7 @@ def test_a_long_paragraph_is_cut_between_words_with_overlap():
     assert all(c.token_count <= 110 for c in chunks)
     joined = " ".join(c.content for c in chunks).split()
     assert set(joined) == set(words)  # every word kept
-    for before, after in zip(chunks, chunks[1:], strict=False):
+    for before, after in itertools.pairwise(chunks):
         # The next chunk starts with the last words of the one before.
         assert after.content.split()[0] in before.content.split()[-20:]
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))

@@ -91,7 +91,7 @@ def test_an_encrypted_pdf_is_refused_saying_so(tmp_path):
     locked = tmp_path / "locked.pdf"
     with locked.open("wb") as handle:
         writer.write(handle)
-    with pytest.raises(DocumentReadError, match="locked.pdf is encrypted"):
+    with pytest.raises(DocumentReadError, match=r"locked\.pdf is encrypted"):
         read_document(locked)
 
 
@@ -110,7 +110,7 @@ def test_a_pdf_encrypted_with_an_empty_password_opens(tmp_path):
 def test_a_corrupt_pdf_is_refused_as_damaged(tmp_path):
     path = tmp_path / "broken.pdf"
     path.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> garbage")
-    with pytest.raises(DocumentReadError, match="broken.pdf could not be read as a PDF"):
+    with pytest.raises(DocumentReadError, match=r"broken\.pdf could not be read as a PDF"):
         read_document(path)
 
 
@@ -161,7 +161,7 @@ def test_utf8_with_a_bom_and_utf16_with_a_bom_are_read(tmp_path):
 def test_another_encoding_is_refused_not_guessed(tmp_path):
     path = tmp_path / "latin.txt"
     path.write_bytes("déjà vu".encode("cp1252"))
-    with pytest.raises(DocumentReadError, match="not UTF-8 text .*Save it as UTF-8"):
+    with pytest.raises(DocumentReadError, match=r"not UTF-8 text .*Save it as UTF-8"):
         read_document(path)
 
 
