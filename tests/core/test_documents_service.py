@@ -133,9 +133,9 @@ def test_reindex_compares_date_and_hash_and_keeps_chunks_of_a_vanished_file(tmp_
             thursday = await service.search("Thursdays", k=1)
             path.unlink()
             vanished = await service.reindex(1)
-            return unchanged, touched, changed, after_change, thursday, vanished, service
+            return unchanged, touched, changed, after_change, thursday, vanished
 
-    unchanged, touched, changed, after, thursday, vanished, service = run(scenario())
+    unchanged, touched, changed, after, thursday, vanished = run(scenario())
     assert unchanged.queued == [] and touched.queued == []
     assert [d.id for d in changed.queued] == [1]
     assert after.status == DocumentStatus.READY and after.chunk_count == 1
