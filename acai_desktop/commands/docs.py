@@ -176,9 +176,10 @@ async def _add(service: DocumentService, args: argparse.Namespace) -> tuple[dict
         path = Path(raw).expanduser()
         part = await (service.add_folder(path) if path.is_dir() else service.add([path]))
         report.queued += part.queued
+        report.unchanged += part.unchanged
         report.refused += part.refused
         report.job_ids += part.job_ids
-    return _report(report, await _index(service, report))
+    return _report(report, report.unchanged + await _index(service, report))
 
 
 async def _list(service: DocumentService, args: argparse.Namespace) -> tuple[dict, bool]:

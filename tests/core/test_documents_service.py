@@ -268,3 +268,19 @@ def test_documents_embedded_by_another_embedder_are_queued_again(tmp_path):
     run(first())
     documents, vectors = run(second())
     assert [d.status for d in documents] == [DocumentStatus.QUEUED] and vectors == 0
+
+
+def test_adding_an_unchanged_file_again_does_not_index_it_again(tmp_path):
+    path = handbook(tmp_path)
+
+    async def scenario():
+        async with documents_at(tmp_path / "db.sqlite3", runner=False) as (service, _):
+            await service.index_now((await service.add([path])).job_ids)
+            again = await service.add([path])
+            path.write_text("# Handbook\n\nNew text.\n", encoding="utf-8")
+            changed = await service.add([path])
+            return again, changed
+
+    again, changed = run(scenario())
+    assert [d.id for d in again.unchanged] == [1] and again.job_ids == []
+    assert [d.id for d in changed.queued] == [1] and len(changed.job_ids) == 1

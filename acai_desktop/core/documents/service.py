@@ -50,6 +50,8 @@ class AddReport:
     and the indexing jobs (for :meth:`DocumentService.index_now` or waiting)."""
 
     queued: list[Document] = field(default_factory=list)
+    #: Added before, indexed, and the file has not changed since: nothing to do.
+    unchanged: list[Document] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     job_ids: list[int] = field(default_factory=list)
     stopped: bool = False
@@ -104,7 +106,8 @@ class DocumentService:
     async def add(self, paths: Iterable[str | Path]) -> AddReport:
         """Queue files for indexing. A file that is clearly unusable (unsupported type,
         missing, unreadable, over the size limit) is refused at once with the reason,
-        and the others are still queued; a file added before is queued again."""
+        and the others are still queued. A file added before is queued again if it
+        changed since it was indexed (see :meth:`reindex`), else left as it is."""
         report = AddReport()
         for path in paths:
             await self._add_one(Path(path), report)
@@ -129,11 +132,8 @@ class DocumentService:
                 break
             await self._add_one(path, report)
             self.events.emit(ev.FolderProgress(name, done, len(files)))
-        self.events.emit(
-            ev.FolderProgress(
-                name, len(report.queued) + len(report.refused), len(files), True, report.stopped
-            )
-        )
+        handled = len(report.queued) + len(report.unchanged) + len(report.refused)
+        self.events.emit(ev.FolderProgress(name, handled, len(files), True, report.stopped))
         return report
 
     async def _add_one(self, path: Path, report: AddReport) -> None:
@@ -145,6 +145,14 @@ class DocumentService:
             report.refused.append((str(path), str(error)))
             return
         known = await self.store.run(sql.document_at, str(path))
+        if known is not None and known.status == DocumentStatus.READY:
+            try:
+                if not await asyncio.to_thread(_file_changed, known):
+                    report.unchanged.append(known)
+                    return
+            except DocumentReadError as error:
+                report.refused.append((str(path), str(error)))
+                return
         document, job_id = await self.store.run(
             sql.queue_document, str(path), path.name, kind, size
         )
