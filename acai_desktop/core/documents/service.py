@@ -214,10 +214,12 @@ class DocumentService:
         report.queued, report.job_ids = queued.queued, queued.job_ids
         return report
 
-    async def stop_indexing(self, document_ids: Iterable[int]) -> list[Document]:
-        """Take back documents still waiting to be indexed (a folder's Stop): their
-        jobs are dropped and they show "stopped"; re-index brings them back."""
-        stopped = await self.store.run(_stop_queued, list(document_ids))
+    async def stop_indexing(self, document_ids: Iterable[int] | None = None) -> list[Document]:
+        """Take back documents still waiting to be indexed (a folder's Stop; None: every
+        queued document): their jobs are dropped and they show "stopped" (status error,
+        so the reason shows); re-index brings them back. One being indexed finishes."""
+        ids = None if document_ids is None else list(document_ids)
+        stopped = await self.store.run(_stop_queued, ids)
         for document in stopped:
             self.events.emit(ev.DocumentChanged(document))
         return stopped
@@ -307,9 +309,13 @@ def _has_chunks(db) -> bool:
     return db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
 
 
-def _stop_queued(db, document_ids: list[int]) -> list[Document]:
+def _stop_queued(db, document_ids: list[int] | None) -> list[Document]:
     stopped = []
     with db.atomic():
+        if document_ids is None:
+            document_ids = [
+                row[0] for row in db.execute("SELECT id FROM documents WHERE status = 'queued'")
+            ]
         for document_id in document_ids:
             removed = db.execute(
                 "DELETE FROM jobs WHERE kind = ? AND status = 'pending' "
