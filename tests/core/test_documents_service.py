@@ -200,6 +200,7 @@ def test_a_folder_is_added_recursively_with_progress_and_a_stop(tmp_path):
     assert report.stopped and len(report.queued) == 2
     assert [(p.done, p.total) for p in progress[:3]] == [(0, 5), (1, 5), (2, 5)]
     assert progress[-1].finished and progress[-1].stopped
+    assert len(stopped) == 2
     assert all(d.status == DocumentStatus.ERROR and "Stopped" in d.error for d in stopped)
     assert len(documents) == 2
 
