@@ -4,11 +4,15 @@ BM25 from the chunks' full-text index (the same cheap expression as for memories
 :func:`~acai_desktop.core.memory.retrieval.lexical.lexical_match`) and the cosine with
 the query's vector, fused by the memories' :func:`~acai_desktop.core.memory.retrieval.
 fusion.fuse` with the same weights. A passage has no importance, pin or recency, so
-those adjustments don't apply. The cosine product runs on the loop, the full-text query
-and the fusion on the database thread: one hop.
+those adjustments don't apply. One hop, as for memories: the database thread starts
+the full-text query while the loop computes the cosine product (at 100,000 chunks each
+takes milliseconds) and hands the semantic candidates over; the database thread then
+fuses and loads the top ``k``'s text.
 """
 
 from __future__ import annotations
+
+from concurrent.futures import Future
 
 import numpy as np
 from sqlite_utils import Database
@@ -55,23 +59,33 @@ class DocumentSearch:
         processed = process_query(query)
         embedded = " ".join(processed.terms) if processed.terms else query
         vector = (await self.embedder.embed([embedded]))[0]
-        ids, scores = self.vectors.nearest(vector, self.weights.candidates, allowed)
-        semantic = SemanticCandidates(ids, scores, float(scores[-1]) if len(scores) else 0.0)
-        return await self.store.run(self._rank, processed.terms, vector, semantic, allowed, k)
+        handoff: Future[SemanticCandidates] = Future()
+        job = self.store.submit(self._rank, processed.terms, vector, handoff, allowed, k)
+        # Nothing may be awaited before the handoff is settled: the database thread
+        # waits for it once its full-text query is done.
+        try:
+            ids, scores = self.vectors.nearest(vector, self.weights.candidates, allowed)
+            floor = float(scores[-1]) if len(scores) else 0.0
+            handoff.set_result(SemanticCandidates(ids, scores, floor))
+        except BaseException as error:
+            handoff.set_exception(error)
+        return await job
 
     def _rank(
         self,
         db: Database,
         terms: list[str],
         vector: np.ndarray,
-        semantic: SemanticCandidates,
+        handoff: Future[SemanticCandidates],
         allowed: list[int] | None,
         k: int,
     ) -> list[RetrievedPassage]:
-        """On the database thread: lexical candidates, fusion, the top ``k``'s text."""
+        """On the database thread: lexical candidates, then (once the loop hands the
+        semantic ones over) fusion and the top ``k``'s text."""
         weights = self.weights
         match = lexical_match(db, terms, weights.lexical_budget_documents, CHUNKS_FTS)
         hits = sql.chunk_hits(db, match, weights.candidates, allowed) if match else []
+        semantic = handoff.result()
         bm25_of = dict(hits)
         lexical_ids = [chunk_id for chunk_id, _ in hits]
         listed = set(lexical_ids)
