@@ -108,7 +108,9 @@ class DocumentIndexer:
         )
         if stored is None:
             return None  # removed while it was being indexed
-        ids = await self.store.run(sql.chunk_ids_of, document.id)
+        stored, ids = stored
+        # No await between the write and this: a removal queued meanwhile runs on the
+        # database thread after our write and reaches the vectors after this, too.
         self.vectors.replace_document(document.id, ids, vectors)
         emit(ev.IndexingProgress(document.id, "storing", 1, 1))
         emit(ev.DocumentChanged(stored))

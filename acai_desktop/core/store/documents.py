@@ -99,10 +99,11 @@ def store_chunks(
     vectors: np.ndarray,
     embedding_model: str,
     facts: dict,
-) -> Document | None:
+) -> tuple[Document, list[int]] | None:
     """Replace the document's chunks with these, and mark it ready, in one transaction
-    (a crash leaves the old chunks or the new ones, never half). ``facts``: size,
-    sha256, mtime, page_count, name. None if the document was removed meanwhile."""
+    (a crash leaves the old chunks or the new ones, never half); returns the document
+    and the new chunks' ids in order. ``facts``: size, sha256, mtime, page_count.
+    None if the document was removed meanwhile."""
     with db.atomic():
         if not db.execute("SELECT 1 FROM documents WHERE id = ?", [document_id]).fetchone():
             return None
@@ -137,7 +138,7 @@ def store_chunks(
                 document_id,
             ],
         )
-    return fetch_document(db, document_id)
+        return fetch_document(db, document_id), chunk_ids_of(db, document_id)
 
 
 def delete_document(db: Database, document_id: int) -> Document:
