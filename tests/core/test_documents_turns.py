@@ -132,3 +132,39 @@ def test_evidence_stays_within_its_share_of_the_prompt_budget(tmp_path, fake_ope
     # 35% of 1200 tokens: some passages fit, not all five asked for.
     assert 1 <= len(result.evidence_used) < 5
     assert estimate_tokens(block) <= 0.35 * 1200
+
+
+def test_a_turn_is_answered_while_a_document_is_being_indexed(tmp_path, fake_openai):
+    import asyncio
+    import threading
+
+    from acai_desktop.core.documents.model import DocumentStatus
+    from acai_desktop.core.documents.readers import read_document
+
+    fake_openai.responder = fake_model
+    document = tmp_path / "handbook.md"
+    document.write_text(HANDBOOK, encoding="utf-8")
+    reading, release = threading.Event(), threading.Event()
+
+    def slow_read(path):  # a long PDF: the worker thread is busy reading
+        reading.set()
+        release.wait(30)
+        return read_document(path)
+
+    async def scenario():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            assistant.documents.indexer.read = slow_read
+            report = await assistant.documents.add([document])
+            await asyncio.to_thread(reading.wait, 30)
+            conversation = await assistant.conversations.create()
+            result = await assistant.orchestrator.send(conversation.id, "Hello there")
+            during = await assistant.documents.get(report.queued[0].id)
+            release.set()
+            await assistant.runner.wait_for(report.job_ids, timeout=60)
+            after = await assistant.documents.get(report.queued[0].id)
+            return result, during, after
+
+    result, during, after = run(scenario())
+    assert str(result.status) == "complete"
+    assert during.status == DocumentStatus.INDEXING
+    assert after.status == DocumentStatus.READY
