@@ -20,7 +20,7 @@ from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
 from acai_desktop.core.redaction import install_log_redaction
 
 # Sub-command modules in acai_desktop.commands, in the order --help lists them.
-COMMAND_MODULES = ("gui", "memories", "conversations", "chat", "jobs", "eval", "bench")
+COMMAND_MODULES = ("gui", "memories", "docs", "conversations", "chat", "jobs", "eval", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

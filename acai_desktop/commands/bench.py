@@ -1,4 +1,4 @@
-"""``acai-desktop bench retrieval|conversation|startup``: benchmarks that print figures.
+"""``acai-desktop bench retrieval|conversation|startup|documents``: benchmarks that print figures.
 
 See :mod:`acai_desktop.evaluation.bench` for what ``retrieval`` builds and
 measures, and :mod:`acai_desktop.ui.startup_probe` for one measured start of the window.
@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from acai_desktop.commands import bench_soak
+from acai_desktop.commands import bench_documents, bench_soak
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.commands.eval import parse_positive_list
 from acai_desktop.core.errors import InvalidInputError
@@ -59,6 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     conversation.add_argument("--json", action="store_true", help="print one JSON object")
     conversation.set_defaults(handler=run_conversation)
     bench_soak.add_parser(actions, common)
+    bench_documents.add_parser(actions, common)
 
     ui = actions.add_parser(
         "ui",

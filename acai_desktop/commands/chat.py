@@ -103,6 +103,19 @@ def _as_json(result: TurnResult, stored: list[MemoryItem], suggested: list[Sugge
             for m in stored
         ],
         "suggested": [{"id": s.id, "content": s.content} for s in suggested],
+        # The document passages that fed the answer, by rank.
+        "evidence_used": [
+            {
+                "document": e.document_name,
+                "document_id": e.document_id,
+                "chunk_id": e.chunk_id,
+                "page": e.page,
+                "rank": e.rank,
+                "score": round(e.score, 4),
+                "snippet": e.snippet,
+            }
+            for e in result.evidence_used
+        ],
         "prompt_tokens": result.prompt_tokens,
     }
 
@@ -152,6 +165,10 @@ def _print_human(
                 continue
             content = result.used_contents.get(used.memory_id, "")
             print(f"  {used.rank}. #{used.memory_id} {content}  ({reasons}; {used.score:.3f})")
+    if result.evidence_used:
+        print("\nSources: " + "; ".join(dict.fromkeys(e.citation() for e in result.evidence_used)))
+        for e in result.evidence_used:
+            print(f"  [{e.rank}] {e.citation()} (chunk {e.chunk_id}, {e.score:.3f}): {e.snippet}")
     if waited:
         print("\nStored by the background processors:" if stored else "\nNothing new stored.")
         for memory in stored:

@@ -22,7 +22,11 @@ from acai_desktop.core.records import Job, JobStatus
 #: How long ``retry --wait`` waits for the jobs it queued.
 WAIT_SECONDS = 600
 OPEN_STATUSES = (JobStatus.PENDING, JobStatus.RUNNING, JobStatus.FAILED)
-KIND_NAMES = {"critical_info": "learn from a message", "summary": "summarise a conversation"}
+KIND_NAMES = {
+    "critical_info": "learn from a message",
+    "summary": "summarise a conversation",
+    "index_document": "index a document",
+}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -19,6 +19,7 @@ import logging
 from dataclasses import dataclass, field
 
 from acai_desktop.core.conversation_service import ConversationService
+from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
     ModelError,
@@ -53,6 +54,7 @@ from acai_desktop.core.records import Job
 from acai_desktop.core.secrets import SecretStore
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.documents import INDEX_JOB
 from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
@@ -145,6 +147,8 @@ class Assistant:
     critical_info: CriticalInfoProcessor
     summary: SummaryProcessor
     suggestions: MemorySuggestions
+    #: The user's documents: add, list, remove, re-index, search, per-chat scope.
+    documents: DocumentService
     local_server: LocalModelServer | None = None
     #: Shown to the user once (e.g. "API key stored in a plain file").
     warnings: list[str] = field(default_factory=list)
@@ -343,10 +347,16 @@ async def _assemble(
         suggestions=suggestions if model.settings.asks_before_remembering() else None,
     )
     summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
+    documents = DocumentService(store, embedder, events)
+    await documents.load()
     jobs = JobRepository(store)
     runner = JobRunner(
         jobs,
-        {"critical_info": critical_info.handle, "summary": summary.handle},
+        {
+            "critical_info": critical_info.handle,
+            "summary": summary.handle,
+            INDEX_JOB: documents.handle,
+        },
         events,
         probe=functools.partial(model_answers, client),
     )
@@ -356,6 +366,7 @@ async def _assemble(
         provenance=data.provenance,
         memories=memories,
         retriever=retriever,
+        documents=documents,
         client=client,
         events=events,
         # Without a model no job runs, so none is announced as queued either.
@@ -379,6 +390,7 @@ async def _assemble(
         critical_info=critical_info,
         summary=summary,
         suggestions=suggestions,
+        documents=documents,
         local_server=model.local_server,
         warnings=model.warnings,
         model_problem=model.problem,

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from acai_desktop.core.documents.model import Document, EvidenceSource
 from acai_desktop.core.records import (
     AnswerSource,
     Conversation,
@@ -85,6 +86,8 @@ class AnswerFinished:
 
     message: Message
     sources: tuple[AnswerSource, ...] = ()
+    #: The document passages that fed it ("Sources: file.pdf, p. 12").
+    evidence: tuple[EvidenceSource, ...] = ()
 
     @property
     def error(self) -> str | None:
@@ -123,6 +126,48 @@ class EmbeddingProgress:
     total: int
 
 
+@dataclass(frozen=True)
+class DocumentAdded:
+    """A document row exists (queued for indexing)."""
+
+    document: Document
+
+
+@dataclass(frozen=True)
+class DocumentChanged:
+    """A document's state changed (queued, indexing, ready with its chunk count, error)."""
+
+    document: Document
+
+
+@dataclass(frozen=True)
+class DocumentRemoved:
+    document_id: int
+
+
+@dataclass(frozen=True)
+class IndexingProgress:
+    """Indexing one document: ``stage`` is "reading", "embedding" or "storing";
+    ``done`` of ``total`` units of that stage (pages read, chunks embedded)."""
+
+    document_id: int
+    stage: str
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class FolderProgress:
+    """Adding a folder: ``done`` of ``total`` files queued (or refused) so far;
+    ``finished`` once the walk ended (``stopped`` when the user stopped it)."""
+
+    folder: str
+    done: int
+    total: int
+    finished: bool = False
+    stopped: bool = False
+
+
 Event = (
     MemoryAdded
     | MemoryChanged
@@ -135,6 +180,11 @@ Event = (
     | JobStatusChanged
     | SuggestionsChanged
     | EmbeddingProgress
+    | DocumentAdded
+    | DocumentChanged
+    | DocumentRemoved
+    | IndexingProgress
+    | FolderProgress
 )
 EVENT_TYPES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]
 

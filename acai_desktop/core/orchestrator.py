@@ -21,10 +21,13 @@ import time
 from dataclasses import dataclass, field
 
 from acai_desktop.core import events as ev
+from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
+from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
+from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.llm.chat_model import ChatModel
-from acai_desktop.core.memory.context_builder import BuiltContext, build_context
+from acai_desktop.core.memory.context_builder import BuiltContext, UsedEvidence, build_context
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
@@ -68,6 +71,8 @@ class TurnResult:
     recalled: dict[int, RecalledMessage] = field(default_factory=dict)
     prompt_tokens: int = 0
     job_ids: list[int] = field(default_factory=list)
+    # The document passages that fed the answer ("Sources: file.pdf, p. 12").
+    evidence_used: list[EvidenceSource] = field(default_factory=list)
 
     @property
     def status(self) -> MessageStatus:
@@ -86,11 +91,14 @@ class Orchestrator:
         events: EventBus,
         announce_jobs: bool = False,
         context_budget_tokens: int = 3000,
+        documents: DocumentService | None = None,
     ) -> None:
         self.conversations = conversations
         self.provenance = provenance
         self.memories = memories
         self.retriever = retriever
+        #: The user's documents, searched for evidence in every turn (None: no documents).
+        self.documents = documents
         self.client = client
         self.events = events
         #: Whether a job runner works this profile's queue, so queued jobs are news
@@ -176,21 +184,39 @@ class Orchestrator:
             result.used_contents = {m.id: m.content for m in used_memories}
             result.used_kinds = {m.id: m.kind.value for m in used_memories}
             result.recalled = dict(context.recalled)
+            result.evidence_used = [evidence_source(answer.id, e) for e in context.evidence]
             await self._stream(answer, context, parts)
             result.answer = await self._finish(
-                answer, parts, MessageStatus.COMPLETE, None, result.memories_used
+                answer,
+                parts,
+                MessageStatus.COMPLETE,
+                None,
+                result.memories_used,
+                result.evidence_used,
             )
         except asyncio.CancelledError:
             # Stop button: keep what was written, say it was stopped, then let the
             # cancellation carry on so the caller's task really ends.
             result.answer = await asyncio.shield(
-                self._finish(answer, parts, MessageStatus.STOPPED, None, result.memories_used)
+                self._finish(
+                    answer,
+                    parts,
+                    MessageStatus.STOPPED,
+                    None,
+                    result.memories_used,
+                    result.evidence_used,
+                )
             )
             raise
         except AcaiError as error:  # model errors included: say what happened, keep all
             log.warning("turn failed in conversation %s: %s", conversation.id, error)
             result.answer = await self._finish(
-                answer, parts, MessageStatus.ERROR, str(error), result.memories_used
+                answer,
+                parts,
+                MessageStatus.ERROR,
+                str(error),
+                result.memories_used,
+                result.evidence_used,
             )
             return result
         except Exception as error:
@@ -202,6 +228,7 @@ class Orchestrator:
                 f"Something went wrong ({type(error).__name__}: {error}). "
                 "Your message is saved; try again.",
                 result.memories_used,
+                result.evidence_used,
             )
             return result
         return result
@@ -230,8 +257,10 @@ class Orchestrator:
             conversation_id=conversation.id,
             exclude_message_ids=[m.id for m in history],
         )
+        evidence = await self.evidence(conversation, user_message)
         context = build_context(
             system_prompt=self.system_prompt,
+            evidence=evidence,
             user_message=user_message.content,
             pinned=pinned,
             retrieved=retrieved,
@@ -242,6 +271,18 @@ class Orchestrator:
         offered = {m.id: m for m in [*pinned, *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})
         return context, offered
+
+    async def evidence(
+        self, conversation: Conversation, user_message: Message
+    ) -> list[RetrievedPassage]:
+        """Passages of the user's documents for this turn, within the conversation's
+        document scope; weak matches are left out (see EVIDENCE_MIN_SCORE)."""
+        if self.documents is None:
+            return []
+        found = await self.documents.evidence_for(
+            conversation.id, user_message.content, k=EVIDENCE_K
+        )
+        return [hit for hit in found if hit.score >= EVIDENCE_MIN_SCORE]
 
     async def _stream(self, answer: Message, context: BuiltContext, parts: list[str]) -> None:
         last_save = time.monotonic()
@@ -269,6 +310,7 @@ class Orchestrator:
         status: MessageStatus,
         error: str | None,
         sources: list[AnswerSource],
+        evidence: list[EvidenceSource] = (),
     ) -> Message:
         content = "".join(parts)
         finished = await self.conversations.update_message(
@@ -279,6 +321,8 @@ class Orchestrator:
             tokens=estimate_tokens(content),
             model=self.client.model_for("chat"),
         )
+        if evidence:
+            await self.provenance.record_evidence(answer.id, evidence)
         if sources:
             await self.provenance.record(answer.id, sources)
             with contextlib.suppress(AcaiError):
@@ -288,7 +332,7 @@ class Orchestrator:
         # The last chunk's news carries the final status and the error, and a separate
         # event says the answer is done, so no listener has to read the row again.
         self.events.emit(ev.MessageUpdated(_delta(finished, "")))
-        self.events.emit(ev.AnswerFinished(finished, tuple(sources)))
+        self.events.emit(ev.AnswerFinished(finished, tuple(sources), tuple(evidence)))
         return finished
 
     async def _recall_later(self, message_ids: list[int]) -> None:
@@ -299,6 +343,29 @@ class Orchestrator:
             await self.memories.episodes.add(message_ids)
         except Exception:
             log.warning("could not embed messages %s for recall", message_ids, exc_info=True)
+
+
+#: How much of a passage an answer's provenance keeps (the whole passage stays in
+#: the document; this is what a list of sources shows).
+SNIPPET_CHARS = 240
+
+
+def evidence_source(answer_id: int, used: UsedEvidence) -> EvidenceSource:
+    passage = used.hit.passage
+    snippet = " ".join(passage.content.split())
+    if len(snippet) > SNIPPET_CHARS:
+        snippet = snippet[: SNIPPET_CHARS - 1].rstrip() + "…"
+    return EvidenceSource(
+        message_id=answer_id,
+        rank=used.rank,
+        chunk_id=passage.chunk_id,
+        document_id=passage.document_id,
+        document_name=passage.document_name,
+        page=passage.page,
+        score=used.hit.score,
+        reasons=list(used.hit.reasons),
+        snippet=snippet,
+    )
 
 
 def processor_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:

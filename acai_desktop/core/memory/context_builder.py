@@ -4,6 +4,8 @@ Priority, highest first — each part goes in only while the budget has room:
 
 1. the system prompt and the new user message (always, even over the budget);
 2. pinned memories (the user asked for them to be always in context);
+2b. passages of the user's documents (evidence), within their own share of the budget
+   (``evidence_share``), in their own quoted block (see ``core.documents.prompt_block``);
 3. retrieved memories and messages recalled from past conversations, best rank first;
 4. the conversation's summaries (what older, folded messages said), newest first;
 5. recent messages, newest first — the output keeps them in chronological order.
@@ -26,6 +28,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from acai_desktop.core.documents import prompt_block
+from acai_desktop.core.documents.model import RetrievedPassage
 from acai_desktop.core.memory.retrieval import PINNED, Retrieved, RetrievedMessage
 from acai_desktop.core.memory.tokens import estimate_message_tokens, estimate_tokens
 from acai_desktop.core.records import MemoryItem, Message, MessageStatus, RecalledMessage
@@ -68,6 +72,14 @@ class UsedMemory:
     message_id: int | None = None
 
 
+@dataclass(frozen=True)
+class UsedEvidence:
+    """One document passage placed in the prompt (``answer_evidence`` records it)."""
+
+    hit: RetrievedPassage
+    rank: int  # 1-based among the passages in the prompt: "source N" in the block
+
+
 @dataclass
 class Dropped:
     """What did not fit the budget (or was not sendable), by kind."""
@@ -77,6 +89,7 @@ class Dropped:
     summaries: int = 0
     messages: int = 0
     folded: int = 0  # raw messages left out because a summary stands for them
+    evidence: int = 0  # document passages over their share of the budget
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -90,6 +103,8 @@ class BuiltContext:
     dropped: Dropped = field(default_factory=Dropped)
     # The recalled messages among ``used``, by id.
     recalled: dict[int, RecalledMessage] = field(default_factory=dict)
+    # The document passages in the prompt, in their order.
+    evidence: list[UsedEvidence] = field(default_factory=list)
 
 
 #: What the data block's framing costs, paid once by the first memory placed in it.
@@ -131,8 +146,12 @@ def build_context(
     retrieved: Sequence[Retrieved] = (),
     summaries: Sequence[MemoryItem] = (),
     recent_messages: Sequence[Message] = (),
+    evidence: Sequence[RetrievedPassage] = (),
+    evidence_share: float = prompt_block.EVIDENCE_SHARE,
 ) -> BuiltContext:
-    """``retrieved``: memories and recalled messages, as the retriever ranked them."""
+    """``retrieved``: memories and recalled messages, as the retriever ranked them.
+    ``evidence``: document passages, best first; they take at most ``evidence_share``
+    of ``budget_tokens``, so documents can't crowd out the memory and the history."""
     dropped = Dropped()
     # The fixed part: system prompt, user message, and the system message's framing.
     used_tokens = estimate_message_tokens(system_prompt) + estimate_message_tokens(user_message)
@@ -186,6 +205,22 @@ def build_context(
             reasons.append(PINNED)
         if not place(PINNED_HEADER, memory, hit.score if hit else 1.0, reasons):
             dropped.pinned += 1
+    evidence_lines: list[str] = []
+    evidence_used: list[UsedEvidence] = []
+    evidence_tokens = 0
+    evidence_budget = int(budget_tokens * evidence_share)
+    for hit in sorted(evidence, key=lambda h: h.rank):
+        line = prompt_block.passage_line(len(evidence_lines) + 1, hit.passage)
+        cost = estimate_tokens(line) + 1
+        if not evidence_lines:
+            cost += prompt_block.BLOCK_TOKENS
+        if evidence_tokens + cost > evidence_budget or not fits(cost):
+            dropped.evidence += 1
+            continue
+        evidence_lines.append(line)
+        evidence_used.append(UsedEvidence(hit, len(evidence_lines)))
+        evidence_tokens += cost
+        used_tokens += cost
     for hit in sorted(retrieved, key=lambda h: h.rank):
         if isinstance(hit, RetrievedMessage):
             key = (True, hit.message.id)
@@ -239,6 +274,8 @@ def build_context(
             + "\n\n".join(memory_parts)
             + f"\n{MEMORY_BLOCK_END}"
         )
+    if evidence_lines:
+        system_parts.append(prompt_block.evidence_block(evidence_lines))
     messages = [{"role": "system", "content": "\n\n".join(p for p in system_parts if p)}]
     messages += history
     messages.append({"role": "user", "content": user_message})
@@ -255,5 +292,10 @@ def build_context(
     ]
     total = sum(estimate_message_tokens(m["content"]) for m in messages)
     return BuiltContext(
-        messages=messages, used=used, tokens=total, dropped=dropped, recalled=recalled
+        messages=messages,
+        used=used,
+        tokens=total,
+        dropped=dropped,
+        recalled=recalled,
+        evidence=evidence_used,
     )

@@ -235,3 +235,15 @@ class JobRepository:
 
     async def list(self, statuses: Collection[str] | None = None) -> list[Job]:
         return await self.store.run(list_jobs, statuses)
+
+
+def claim_job(db: Database, job_id: int) -> Job | None:
+    """Take one named job if it is pending (a command running it in the foreground);
+    None when it is done, failed, or being run by another process."""
+    with db.atomic():
+        claimed = db.execute(
+            "UPDATE jobs SET status = 'running', attempts = attempts + 1, updated_at = ? "
+            "WHERE id = ? AND status = 'pending'",
+            [now_iso(), job_id],
+        ).rowcount
+    return fetch_job(db, job_id) if claimed else None

@@ -375,3 +375,118 @@ def m006_memory_suggestions(db: Database) -> None:
         )"""
     )
     db.execute("CREATE INDEX memory_suggestions_by_status ON memory_suggestions(status, id)")
+
+
+@migrations()
+def m007_documents(db: Database) -> None:
+    """Documents as evidence beside memory (the user's files, chunked and indexed).
+
+    * ``documents``: one row per file added, with what re-indexing compares (size,
+      sha256, mtime) and its indexing state (queued, indexing, ready, error + why).
+    * ``chunks``: a document's passages, in order, with the page and heading they came
+      from, their vector, and an external-content FTS5 index (``chunks_fts``) kept in
+      step by triggers, as ``memories_fts`` is.
+    * ``document_scopes`` / ``conversation_documents``: which documents a conversation
+      draws evidence from: all (no row), some (the listed ones) or none.
+    * ``answer_evidence``: the passages that fed an answer. The document's name, the page
+      and a snippet are copied, so the provenance of an old answer still reads after
+      its document is removed (the links then become NULL).
+    """
+    db.execute(
+        """
+        CREATE TABLE documents (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            size INTEGER NOT NULL DEFAULT 0,
+            sha256 TEXT,
+            mtime REAL,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'queued'
+                CHECK (status IN ('queued', 'indexing', 'ready', 'error')),
+            error TEXT,
+            chunk_count INTEGER NOT NULL DEFAULT 0,
+            page_count INTEGER NOT NULL DEFAULT 0,
+            added_at TEXT NOT NULL,
+            indexed_at TEXT
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            page INTEGER,
+            heading TEXT NOT NULL DEFAULT '',
+            content TEXT NOT NULL,
+            token_count INTEGER NOT NULL,
+            embedding BLOB,
+            embedding_model TEXT,
+            UNIQUE (document_id, ordinal)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            content, heading,
+            content='chunks', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, content, heading)
+            VALUES (new.id, new.content, new.heading);
+        END"""
+    )
+    db.execute(
+        """
+        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, content, heading)
+            VALUES ('delete', old.id, old.content, old.heading);
+        END"""
+    )
+    db.execute(
+        """
+        CREATE TRIGGER chunks_fts_update AFTER UPDATE OF content, heading ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, content, heading)
+            VALUES ('delete', old.id, old.content, old.heading);
+            INSERT INTO chunks_fts(rowid, content, heading)
+            VALUES (new.id, new.content, new.heading);
+        END"""
+    )
+    db.execute(
+        """
+        CREATE TABLE document_scopes (
+            conversation_id INTEGER PRIMARY KEY
+                REFERENCES conversations(id) ON DELETE CASCADE,
+            mode TEXT NOT NULL CHECK (mode IN ('all', 'some', 'none'))
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE conversation_documents (
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            PRIMARY KEY (conversation_id, document_id)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE answer_evidence (
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            rank INTEGER NOT NULL,
+            chunk_id INTEGER REFERENCES chunks(id) ON DELETE SET NULL,
+            document_id INTEGER REFERENCES documents(id) ON DELETE SET NULL,
+            document_name TEXT NOT NULL,
+            page INTEGER,
+            score REAL NOT NULL,
+            reasons TEXT NOT NULL,
+            snippet TEXT NOT NULL,
+            PRIMARY KEY (message_id, rank)
+        )"""
+    )
+    db.execute("CREATE INDEX answer_evidence_by_chunk ON answer_evidence(chunk_id)")
+    db.execute("CREATE INDEX answer_evidence_by_document ON answer_evidence(document_id)")

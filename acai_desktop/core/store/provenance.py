@@ -1,4 +1,5 @@
-"""Repository for answer_sources: which memories fed which answer, and why."""
+"""Repository for answer_sources: which memories fed which answer, and why; and for
+answer_evidence: which document passages did."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from collections.abc import Sequence
 
 from sqlite_utils import Database
 
+from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.records import AnswerSource
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.documents import evidence_of_answer, record_evidence
 
 
 def record_answer_sources(db: Database, message_id: int, sources: Sequence[AnswerSource]) -> None:
@@ -60,3 +63,10 @@ class ProvenanceRepository:
 
     async def answers_using_memory(self, memory_id: int) -> list[AnswerSource]:
         return await self.store.run(answers_using_memory, memory_id)
+
+    async def record_evidence(self, message_id: int, sources: Sequence[EvidenceSource]) -> None:
+        await self.store.run(record_evidence, message_id, list(sources))
+
+    async def evidence_of_answer(self, message_id: int) -> list[EvidenceSource]:
+        """The document passages that fed an answer, by rank ("Sources: file.pdf, p. 12")."""
+        return await self.store.run(evidence_of_answer, message_id)

@@ -33,6 +33,9 @@ __all__ = [
 # ("food") should count, but less than the same word in the memory's text.
 BM25_WEIGHTS = (1.0, 0.4)
 
+# The full-text tables a term may be counted in (their names go into the SQL text).
+FULL_TEXT_TABLES = ("memories_fts", "messages_fts", "chunks_fts")
+
 # The Unix epoch in SQLite's Julian-day milliseconds (julianday('1970-01-01') * 86400000).
 JULIAN_EPOCH_MS = 210866760000000
 
@@ -56,7 +59,7 @@ def document_counts(
     rare one), in one statement. Terms must be plain tokens (no FTS syntax)."""
     if not terms:
         return []
-    if table not in ("memories_fts", "messages_fts"):
+    if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
     count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
     arguments: list = []
@@ -69,7 +72,7 @@ def document_counts(
 def match_count(db: Database, match: str, cap: int, table: str = "memories_fts") -> int:
     """How many rows of the full-text ``table`` match the FTS5 expression ``match``,
     counted up to ``cap + 1`` (no BM25: the rows are not scored)."""
-    if table not in ("memories_fts", "messages_fts"):
+    if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
     return db.execute(
         f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",

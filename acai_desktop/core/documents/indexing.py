@@ -1,0 +1,157 @@
+"""The ``index_document`` job: read a file, chunk it, embed the chunks, store them.
+
+It runs in the persisted job runner, so a document queued before a crash or quit is
+indexed at the next start (the job is committed with the document row). The reading
+and chunking (pypdf is pure Python: seconds for a long PDF) run on a worker thread and
+the embedding in batches off the loop, so the window never stalls; the chunks are
+written in one transaction, so a crash leaves the old chunks or the new, never half.
+A file that can't be read is not a failed job: the document shows the reason
+(status ``error``) and trying again would not help.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import numpy as np
+
+from acai_desktop.core import events as ev
+from acai_desktop.core.documents.chunking import Chunk, chunk_sections
+from acai_desktop.core.documents.model import Document, DocumentReadError, DocumentStatus
+from acai_desktop.core.documents.readers import ReadDocument, read_document
+from acai_desktop.core.documents.vectors import ChunkVectors
+from acai_desktop.core.embeddings.base import Embedder
+from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.records import Job
+from acai_desktop.core.store import documents as sql
+from acai_desktop.core.store.database import Store
+
+log = logging.getLogger(__name__)
+
+#: Chunks embedded per call: large enough to be efficient, small enough that progress
+#: moves and a Stop (cancel) is heard between batches.
+EMBED_BATCH = 256
+#: How many times a long PDF's reading reports its progress.
+PAGE_PROGRESS_STEPS = 10
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What a chunk's vector is made from: its heading gives a passage its topic."""
+    return f"{chunk.heading}\n{chunk.content}" if chunk.heading else chunk.content
+
+
+class DocumentIndexer:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        vectors: ChunkVectors,
+        events: EventBus,
+        read: Callable[..., ReadDocument] = read_document,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.vectors = vectors
+        self.events = events
+        self.read = read
+
+    async def handle(self, job: Job) -> None:
+        """The job handler: index the document named in the job's payload."""
+        document_id = int(job.payload["document_id"])
+        try:
+            document = await self._set(document_id, DocumentStatus.INDEXING)
+        except NotFoundError:
+            return  # removed since it was queued: nothing to do
+        try:
+            await self.index(document)
+        except DocumentReadError as error:
+            log.info("document %d not indexed: %s", document_id, error)
+            await self._set(document_id, DocumentStatus.ERROR, str(error), missing_ok=True)
+        except asyncio.CancelledError:
+            # Stopped (quit, or the runner stopping): the job is put back and runs again.
+            await asyncio.shield(self._set(document_id, DocumentStatus.QUEUED, missing_ok=True))
+            raise
+        except Exception as error:
+            # Probably passing (the embedding server is down, the disk is busy): shown on
+            # the document, and the runner tries the job again.
+            await self._set(
+                document_id,
+                DocumentStatus.ERROR,
+                f"Indexing failed ({type(error).__name__}: {error}); it will be tried again.",
+                missing_ok=True,
+            )
+            raise
+
+    async def index(self, document: Document) -> Document | None:
+        emit = self.events.emit
+        emit(ev.IndexingProgress(document.id, "reading", 0, 1))
+        read = await asyncio.to_thread(self.read, document.path, self._page_progress(document.id))
+        emit(ev.IndexingProgress(document.id, "reading", 1, 1))
+        chunks = await asyncio.to_thread(chunk_sections, read.sections)
+        texts = [embedding_text(chunk) for chunk in chunks]
+        batches = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            batches.append(await self._embed(texts[start : start + EMBED_BATCH]))
+            done = min(start + EMBED_BATCH, len(texts))
+            emit(ev.IndexingProgress(document.id, "embedding", done, len(texts)))
+        vectors = np.concatenate(batches) if batches else np.zeros((0, self.embedder.dimensions))
+        facts = {
+            "size": read.size,
+            "sha256": read.sha256,
+            "mtime": read.mtime,
+            "page_count": read.page_count,
+        }
+        emit(ev.IndexingProgress(document.id, "storing", 0, 1))
+        stored = await self.store.run(
+            sql.store_chunks, document.id, chunks, vectors, self.embedder.name, facts
+        )
+        if stored is None:
+            return None  # removed while it was being indexed
+        stored, ids = stored
+        # No await between the write and this: a removal queued meanwhile runs on the
+        # database thread after our write and reaches the vectors after this, too.
+        self.vectors.replace_document(document.id, ids, vectors)
+        emit(ev.IndexingProgress(document.id, "storing", 1, 1))
+        emit(ev.DocumentChanged(stored))
+        return stored
+
+    def _page_progress(self, document_id: int) -> Callable[[int, int], None]:
+        """A callback for the reading thread: every tenth of a long PDF's pages, the
+        news is handed to the loop (events are emitted on the loop's thread only)."""
+        loop = asyncio.get_running_loop()
+        emit = self.events.emit
+
+        def on_page(done: int, total: int) -> None:
+            step = max(1, total // PAGE_PROGRESS_STEPS)
+            if done % step == 0 and done < total:
+                news = ev.IndexingProgress(document_id, "reading", done, total)
+                loop.call_soon_threadsafe(emit, news)
+
+        return on_page
+
+    async def _embed(self, texts: list[str]) -> np.ndarray:
+        embed_sync = getattr(self.embedder, "embed_sync", None)
+        if embed_sync is not None:
+            # Always on a worker thread: a batch of passages is milliseconds of CPU.
+            return await asyncio.to_thread(embed_sync, texts)
+        return await self.embedder.embed(texts)
+
+    async def _set(
+        self,
+        document_id: int,
+        status: DocumentStatus,
+        error: str | None = None,
+        *,
+        missing_ok: bool = False,
+    ) -> Document | None:
+        try:
+            document = await self.store.run(sql.set_status, document_id, status, error)
+        except NotFoundError:
+            if missing_ok:
+                return None
+            raise
+        self.events.emit(ev.DocumentChanged(document))
+        return document

@@ -1,0 +1,114 @@
+"""The records of the documents feature: a document, a passage found in it, and the
+evidence an answer used."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from acai_desktop.core.errors import InvalidInputError
+
+
+class DocumentReadError(InvalidInputError):
+    """A file that can't be used as a document; the message says why and what to do."""
+
+
+class DocumentStatus(StrEnum):
+    QUEUED = "queued"
+    INDEXING = "indexing"
+    READY = "ready"
+    ERROR = "error"
+
+
+class ScopeMode(StrEnum):
+    """Which documents a conversation draws evidence from."""
+
+    ALL = "all"
+    SOME = "some"  # the documents listed for it
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class DocumentScope:
+    mode: ScopeMode = ScopeMode.ALL
+    document_ids: tuple[int, ...] = ()  # with SOME only
+
+    def to_dict(self) -> dict:
+        return {"mode": str(self.mode), "document_ids": list(self.document_ids)}
+
+
+@dataclass(frozen=True)
+class Document:
+    id: int
+    path: str
+    name: str
+    size: int
+    kind: str  # text, markdown, pdf, html, code
+    status: DocumentStatus
+    added_at: str
+    sha256: str | None = None
+    mtime: float | None = None
+    error: str | None = None
+    chunk_count: int = 0
+    page_count: int = 0
+    indexed_at: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict) -> Document:
+        return cls(**{**row, "status": DocumentStatus(row["status"])})
+
+    def to_public_dict(self) -> dict:
+        return {**self.__dict__, "status": str(self.status)}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One chunk of a document, as search returns it."""
+
+    chunk_id: int
+    document_id: int
+    document_name: str
+    ordinal: int
+    page: int | None
+    heading: str
+    content: str
+
+
+@dataclass(frozen=True)
+class RetrievedPassage:
+    passage: Passage
+    rank: int  # 1-based
+    score: float
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EvidenceSource:
+    """One passage that fed an answer (``message_id``), as ``answer_evidence`` keeps it:
+    the document's name, page and a snippet are copies, so they outlive the document."""
+
+    message_id: int
+    rank: int
+    chunk_id: int | None
+    document_id: int | None
+    document_name: str
+    page: int | None
+    score: float
+    reasons: list[str]
+    snippet: str
+
+    def citation(self) -> str:
+        """ "file.pdf, p. 12" (or just the name when the document has no pages)."""
+        return f"{self.document_name}, p. {self.page}" if self.page else self.document_name
+
+    def to_public_dict(self) -> dict:
+        return {
+            "document": self.document_name,
+            "document_id": self.document_id,
+            "chunk_id": self.chunk_id,
+            "page": self.page,
+            "rank": self.rank,
+            "score": round(self.score, 4),
+            "reasons": list(self.reasons),
+            "snippet": self.snippet,
+        }

@@ -1,0 +1,208 @@
+"""A file on disk to text sections (each with its page and heading), or a clear refusal.
+
+What is read: plain text, Markdown, PDF (pypdf), HTML (to text) and source code, by
+the file's extension. What is refused, saying why, with nothing else touched: a file
+over :data:`MAX_FILE_BYTES`, a binary file, an encrypted or damaged PDF, a file that
+can't be opened (permissions, missing), and text that is not UTF-8.
+
+Encodings: UTF-8 (with or without a byte-order mark) and UTF-16 with its byte-order
+mark are read. Anything else is refused rather than guessed: decoding Windows-1252 or
+Latin-1 "successfully" is always possible and silently garbles other encodings, and a
+garbled passage would be quoted to the model as evidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from acai_desktop.core.documents.html_text import html_to_text
+from acai_desktop.core.documents.model import DocumentReadError
+from acai_desktop.core.documents.pdf_text import PageProgress, pdf_pages
+
+#: The largest file accepted (50 MB); larger ones are refused before being read.
+MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_FILE_LABEL = "50 MB"
+
+TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".log", ".csv", ".tsv"})
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown"})
+HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+CODE_SUFFIXES = frozenset(
+    {
+        ".py", ".pyi", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".java", ".kt", ".scala",
+        ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".go", ".rs", ".rb", ".php", ".swift",
+        ".m", ".lua", ".pl", ".r", ".sh", ".bash", ".zsh", ".ps1", ".sql", ".css",
+        ".scss", ".xml", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".qml",
+    }
+)  # fmt: skip
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | MARKDOWN_SUFFIXES | HTML_SUFFIXES | CODE_SUFFIXES | {".pdf"}
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A stretch of a document with one page and one heading (either may be empty)."""
+
+    text: str
+    page: int | None = None
+    heading: str = ""
+
+
+@dataclass(frozen=True)
+class ReadDocument:
+    kind: str  # text, markdown, pdf, html, code
+    sections: list[Section]
+    size: int
+    sha256: str
+    mtime: float
+    page_count: int = 0  # PDF pages (0 for other kinds)
+    title: str = ""
+
+
+def kind_of(path: Path) -> str | None:
+    """The kind of document ``path`` is by its extension, or None if not supported."""
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        return "pdf"
+    for kind, suffixes in (
+        ("markdown", MARKDOWN_SUFFIXES),
+        ("html", HTML_SUFFIXES),
+        ("code", CODE_SUFFIXES),
+        ("text", TEXT_SUFFIXES),
+    ):
+        if suffix in suffixes:
+            return kind
+    return None
+
+
+def require_kind(path: Path) -> str:
+    kind = kind_of(path)
+    if kind is None:
+        raise DocumentReadError(
+            f"{path.name}: files of this type ({path.suffix or 'no extension'}) are not "
+            "supported. Add text, Markdown, PDF, HTML or source code files."
+        )
+    return kind
+
+
+def read_bytes(path: Path) -> tuple[bytes, float]:
+    """The file's bytes and modification time, refusing what can't or mustn't be read."""
+    try:
+        status = path.stat()
+        if path.is_dir():
+            raise DocumentReadError(f"{path} is a folder; add it as a folder.")
+        if status.st_size > MAX_FILE_BYTES:
+            raise DocumentReadError(
+                f"{path.name} is {status.st_size / 1024 / 1024:.0f} MB; the limit is "
+                f"{MAX_FILE_LABEL} per file. Split it into smaller files."
+            )
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise DocumentReadError(f"{path} does not exist (moved or deleted?).") from None
+    except PermissionError:
+        raise DocumentReadError(
+            f"{path.name} can't be read: permission denied. Check the file's permissions."
+        ) from None
+    except OSError as error:
+        raise DocumentReadError(f"{path.name} can't be read ({error.strerror or error}).") from None
+    if len(data) > MAX_FILE_BYTES:  # it grew since stat()
+        raise DocumentReadError(f"{path.name} is over the {MAX_FILE_LABEL} limit per file.")
+    return data, status.st_mtime
+
+
+def decode_text(path: Path, data: bytes) -> str:
+    """UTF-8 (a BOM is dropped) or BOM-marked UTF-16; a binary file or another
+    encoding is refused (see the module's docstring for why nothing is guessed)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass  # a binary file that happens to start so; refused below
+    if b"\x00" in data[:8192]:
+        raise DocumentReadError(
+            f"{path.name} looks like a binary file (it contains NUL bytes), not text. "
+            "Nothing was indexed."
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise DocumentReadError(
+            f"{path.name} is not UTF-8 text (byte 0x{data[error.start]:02x} at position "
+            f"{error.start}). Save it as UTF-8 and add it again."
+        ) from None
+
+
+def fingerprint(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_document(path: Path | str, on_page: PageProgress | None = None) -> ReadDocument:
+    """Read ``path`` into sections. Raises DocumentReadError with a message for the user.
+    ``on_page(done, total)``: called as each page of a PDF is read."""
+    path = Path(path)
+    kind = require_kind(path)
+    data, mtime = read_bytes(path)
+    digest = fingerprint(data)
+    title, page_count = "", 0
+    if kind == "pdf":
+        pages = pdf_pages(path, data, on_page)
+        sections = [Section(text, page=n) for n, text in enumerate(pages, 1) if text.strip()]
+        page_count = len(pages)
+    else:
+        text = decode_text(path, data)
+        if kind == "html":
+            title, text = html_to_text(text)
+        if kind in ("markdown", "html"):
+            sections = markdown_sections(text)
+        else:
+            sections = [Section(text)] if text.strip() else []
+    if not sections:
+        raise DocumentReadError(f"{path.name} is empty: there is no text to index.")
+    return ReadDocument(kind, sections, len(data), digest, mtime, page_count, title)
+
+
+def markdown_sections(text: str) -> list[Section]:
+    """One section per heading, its heading the path of headings above it
+    ("Install > Linux"); a ``#`` inside a fenced code block is not a heading."""
+    sections: list[Section] = []
+    trail: list[tuple[int, str]] = []
+    lines: list[str] = []
+    in_fence = False
+
+    def close() -> None:
+        body = "\n".join(lines).strip()
+        if body:
+            sections.append(Section(body, heading=" > ".join(t for _, t in trail)))
+        lines.clear()
+
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        if match:
+            close()
+            level = len(match.group(1))
+            trail = [(lv, t) for lv, t in trail if lv < level] + [(level, match.group(2))]
+            continue
+        lines.append(line)
+    close()
+    return sections
+
+
+def walk_folder(folder: Path | str) -> list[Path]:
+    """Every supported file under ``folder`` (recursively), sorted; hidden files and
+    folders (".git") are skipped, and symbolic links to folders are not followed."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = Path(root) / name
+            if not name.startswith(".") and kind_of(path) is not None:
+                found.append(path)
+    return found

@@ -1,0 +1,332 @@
+"""DocumentService: what the window and the ``docs`` command call.
+
+Adding queues: a document row and its ``index_document`` job are committed together,
+and the job runner indexes it in the background (a command with no runner calls
+:meth:`DocumentService.index_now`). Every change is announced on the event bus
+(DocumentAdded / DocumentChanged / DocumentRemoved, IndexingProgress while indexing,
+FolderProgress while a folder is walked), so a list model follows without polling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from acai_desktop.core import events as ev
+from acai_desktop.core.documents.indexing import DocumentIndexer
+from acai_desktop.core.documents.model import (
+    Document,
+    DocumentReadError,
+    DocumentScope,
+    DocumentStatus,
+    Passage,
+    RetrievedPassage,
+)
+from acai_desktop.core.documents.readers import (
+    MAX_FILE_BYTES,
+    MAX_FILE_LABEL,
+    fingerprint,
+    require_kind,
+    walk_folder,
+)
+from acai_desktop.core.documents.search import DocumentSearch
+from acai_desktop.core.documents.vectors import ChunkVectors
+from acai_desktop.core.embeddings.base import Embedder
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.records import Job
+from acai_desktop.core.store import documents as sql
+from acai_desktop.core.store import jobs as job_sql
+from acai_desktop.core.store.database import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AddReport:
+    """What an add did: documents queued (new or queued again), files refused and why,
+    and the indexing jobs (for :meth:`DocumentService.index_now` or waiting)."""
+
+    queued: list[Document] = field(default_factory=list)
+    #: Added before, indexed, and the file has not changed since: nothing to do.
+    unchanged: list[Document] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    job_ids: list[int] = field(default_factory=list)
+    stopped: bool = False
+
+
+class DocumentService:
+    def __init__(self, store: Store, embedder: Embedder, events: EventBus) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.events = events
+        self.vectors = ChunkVectors(embedder.dimensions)
+        self.indexer = DocumentIndexer(store, embedder, self.vectors, events)
+        self.searcher = DocumentSearch(store, embedder, self.vectors)
+
+    async def load(self) -> None:
+        """Load the chunks' vectors; documents embedded by another embedder (the user
+        switched) are queued for indexing again."""
+        ids, documents, vectors = await self.store.run(sql.chunk_vectors, self.embedder.name)
+        self.vectors.load(ids, documents, vectors.reshape(len(ids), self.embedder.dimensions))
+        stale = await self.store.run(_stale_documents, self.embedder.name)
+        if stale:
+            log.info("re-indexing %d document(s) embedded by another embedder", len(stale))
+            await self._queue_existing(stale)
+
+    # -- the job -------------------------------------------------------------------
+
+    async def handle(self, job: Job) -> None:
+        """The ``index_document`` job handler (registered with the job runner)."""
+        await self.indexer.handle(job)
+
+    async def index_now(self, job_ids: Iterable[int]) -> list[Document]:
+        """Run these indexing jobs here and now (a command without a job runner).
+        A job another process is running already is left to it."""
+        finished = []
+        for job_id in job_ids:
+            job = await self.store.run(job_sql.claim_job, job_id)
+            if job is None:
+                continue
+            try:
+                await self.handle(job)
+            except Exception as error:
+                await self.store.run(
+                    job_sql.fail_job, job.id, f"{type(error).__name__}: {error}", None
+                )
+                raise
+            await self.store.run(job_sql.finish_job, job.id)
+            finished.append(await self.get(int(job.payload["document_id"])))
+        return finished
+
+    # -- adding ----------------------------------------------------------------------
+
+    async def add(self, paths: Iterable[str | Path]) -> AddReport:
+        """Queue files for indexing. A file that is clearly unusable (unsupported type,
+        missing, unreadable, over the size limit) is refused at once with the reason,
+        and the others are still queued. A file added before is queued again if it
+        changed since it was indexed (see :meth:`reindex`), else left as it is."""
+        report = AddReport()
+        for path in paths:
+            await self._add_one(Path(path), report)
+        return report
+
+    async def add_folder(
+        self, folder: str | Path, *, stop: asyncio.Event | None = None
+    ) -> AddReport:
+        """Queue every supported file under ``folder``, recursively, announcing
+        FolderProgress; setting ``stop`` ends the walk (what was queued stays queued;
+        :meth:`stop_indexing` takes those back)."""
+        folder = Path(folder).expanduser()
+        if not folder.is_dir():
+            raise DocumentReadError(f"{folder} is not a folder.")
+        files = await asyncio.to_thread(walk_folder, folder)
+        report = AddReport()
+        name = str(folder)
+        self.events.emit(ev.FolderProgress(name, 0, len(files)))
+        for done, path in enumerate(files, 1):
+            if stop is not None and stop.is_set():
+                report.stopped = True
+                break
+            await self._add_one(path, report)
+            self.events.emit(ev.FolderProgress(name, done, len(files)))
+        handled = len(report.queued) + len(report.unchanged) + len(report.refused)
+        self.events.emit(ev.FolderProgress(name, handled, len(files), True, report.stopped))
+        return report
+
+    async def _add_one(self, path: Path, report: AddReport) -> None:
+        path = path.expanduser().absolute()
+        try:
+            kind = require_kind(path)
+            size = await asyncio.to_thread(_checked_size, path)
+        except DocumentReadError as error:
+            report.refused.append((str(path), str(error)))
+            return
+        known = await self.store.run(sql.document_at, str(path))
+        if known is not None and known.status == DocumentStatus.READY:
+            try:
+                if not await asyncio.to_thread(_file_changed, known):
+                    report.unchanged.append(known)
+                    return
+            except DocumentReadError as error:
+                report.refused.append((str(path), str(error)))
+                return
+        document, job_id = await self.store.run(
+            sql.queue_document, str(path), path.name, kind, size
+        )
+        report.queued.append(document)
+        report.job_ids.append(job_id)
+        news = ev.DocumentAdded if known is None else ev.DocumentChanged
+        self.events.emit(news(document))
+        await self._announce_job(job_id)
+
+    async def _announce_job(self, job_id: int) -> None:
+        # A pending job wakes the runner (it listens for JobStatusChanged).
+        self.events.emit(ev.JobStatusChanged(await self.store.run(job_sql.fetch_job, job_id)))
+
+    async def _queue_existing(self, documents: list[Document]) -> AddReport:
+        report = AddReport()
+        for document in documents:
+            queued, job_id = await self.store.run(
+                sql.queue_document, document.path, document.name, document.kind, document.size
+            )
+            report.queued.append(queued)
+            report.job_ids.append(job_id)
+            self.events.emit(ev.DocumentChanged(queued))
+            await self._announce_job(job_id)
+        return report
+
+    # -- looking and changing --------------------------------------------------------
+
+    async def list(self) -> list[Document]:
+        return await self.store.run(sql.list_documents)
+
+    async def get(self, document_id: int) -> Document:
+        return await self.store.run(sql.fetch_document, document_id)
+
+    async def remove(self, document_id: int) -> Document:
+        """Remove a document and its chunks (answers that cited it keep the citation)."""
+        document = await self.store.run(sql.delete_document, document_id)
+        self.vectors.remove_document(document_id)
+        self.events.emit(ev.DocumentRemoved(document_id))
+        return document
+
+    async def reindex(self, document_id: int | None = None, *, force: bool = False) -> AddReport:
+        """Queue a document (None: every document) for indexing again when its file
+        changed since it was indexed (size, date, then content hash compared), when
+        its indexing failed, or always with ``force``. A file that is gone or now
+        unreadable is marked so, with the reason, and its chunks are kept."""
+        documents = [await self.get(document_id)] if document_id is not None else await self.list()
+        report = AddReport()
+        changed = []
+        for document in documents:
+            if document.status in (DocumentStatus.QUEUED, DocumentStatus.INDEXING):
+                continue  # on its way already
+            try:
+                if force or await asyncio.to_thread(_file_changed, document):
+                    changed.append(document)
+            except DocumentReadError as error:
+                report.refused.append((document.path, str(error)))
+                await self._mark_error(document.id, str(error))
+        queued = await self._queue_existing(changed)
+        report.queued, report.job_ids = queued.queued, queued.job_ids
+        return report
+
+    async def stop_indexing(self, document_ids: Iterable[int] | None = None) -> list[Document]:
+        """Take back documents still waiting to be indexed (a folder's Stop; None: every
+        queued document): their jobs are dropped and they show "stopped" (status error,
+        so the reason shows); re-index brings them back. One being indexed finishes."""
+        ids = None if document_ids is None else list(document_ids)
+        stopped = await self.store.run(_stop_queued, ids)
+        for document in stopped:
+            self.events.emit(ev.DocumentChanged(document))
+        return stopped
+
+    async def _mark_error(self, document_id: int, reason: str) -> None:
+        document = await self.store.run(sql.set_status, document_id, DocumentStatus.ERROR, reason)
+        self.events.emit(ev.DocumentChanged(document))
+
+    # -- searching -------------------------------------------------------------------
+
+    async def search(
+        self, query: str, k: int = 5, scope: DocumentScope | None = None
+    ) -> list[RetrievedPassage]:
+        return await self.searcher.search(query, k, scope)
+
+    async def evidence_for(
+        self, conversation_id: int, query: str, k: int = 5
+    ) -> list[RetrievedPassage]:
+        """The passages for a turn of ``conversation_id``, within its document scope."""
+        if not len(self.vectors) and not await self.store.run(_has_chunks):
+            return []  # no document at all: no query
+        return await self.search(query, k, await self.scope(conversation_id))
+
+    async def passages(self, document_id: int) -> list[Passage]:
+        """Every chunk of a document in order (to show a passage in its place)."""
+        return await self.store.run(sql.chunks_of, document_id)
+
+    async def passage(self, chunk_id: int) -> Passage | None:
+        return (await self.store.run(sql.passages_by_id, [chunk_id])).get(chunk_id)
+
+    # -- scope -----------------------------------------------------------------------
+
+    async def scope(self, conversation_id: int) -> DocumentScope:
+        return await self.store.run(sql.get_scope, conversation_id)
+
+    async def set_scope(self, conversation_id: int, scope: DocumentScope) -> DocumentScope:
+        return await self.store.run(sql.set_scope, conversation_id, scope)
+
+
+def _checked_size(path: Path) -> int:
+    """The file's size, refusing a missing, unreadable or too large file before it is
+    queued (the job reads it again and checks everything)."""
+    try:
+        if path.is_dir():
+            raise DocumentReadError(f"{path} is a folder; add it as a folder.")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise DocumentReadError(
+                f"{path.name} is {size / 1024 / 1024:.0f} MB; the limit is {MAX_FILE_LABEL} "
+                "per file. Split it into smaller files."
+            )
+        with path.open("rb"):
+            pass
+    except FileNotFoundError:
+        raise DocumentReadError(f"{path} does not exist.") from None
+    except PermissionError:
+        raise DocumentReadError(
+            f"{path.name} can't be read: permission denied. Check the file's permissions."
+        ) from None
+    return size
+
+
+def _file_changed(document: Document) -> bool:
+    """Whether the file differs from what was indexed: size or date first (cheap),
+    then the content hash (a touched file with the same bytes is not re-indexed)."""
+    if document.status == DocumentStatus.ERROR or document.sha256 is None:
+        return True
+    path = Path(document.path)
+    size = _checked_size(path)
+    if size == document.size and path.stat().st_mtime == document.mtime:
+        return False
+    return fingerprint(path.read_bytes()) != document.sha256
+
+
+def _stale_documents(db, embedding_model: str) -> list[Document]:
+    ids = [
+        row[0]
+        for row in db.execute(
+            "SELECT DISTINCT document_id FROM chunks WHERE embedding_model IS NOT ? ",
+            [embedding_model],
+        )
+    ]
+    return [sql.fetch_document(db, i) for i in ids]
+
+
+def _has_chunks(db) -> bool:
+    return db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
+
+def _stop_queued(db, document_ids: list[int] | None) -> list[Document]:
+    stopped = []
+    with db.atomic():
+        if document_ids is None:
+            document_ids = [
+                row[0] for row in db.execute("SELECT id FROM documents WHERE status = 'queued'")
+            ]
+        for document_id in document_ids:
+            removed = db.execute(
+                "DELETE FROM jobs WHERE kind = ? AND status = 'pending' "
+                "AND json_extract(payload, '$.document_id') = ?",
+                [sql.INDEX_JOB, document_id],
+            ).rowcount
+            if removed:
+                db.execute(
+                    "UPDATE documents SET status = 'error', error = ? WHERE id = ? "
+                    "AND status = 'queued'",
+                    ["Stopped before it was indexed; re-index it to index it.", document_id],
+                )
+                stopped.append(sql.fetch_document(db, document_id))
+    return stopped

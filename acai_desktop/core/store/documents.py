@@ -1,0 +1,298 @@
+"""SQL of the documents feature: documents, their chunks, the conversations' document
+scope and the evidence that fed answers. Runs on the database thread (see Store)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import numpy as np
+from sqlite_utils import Database
+
+from acai_desktop.core.clock import now_iso
+from acai_desktop.core.documents.model import (
+    Document,
+    DocumentScope,
+    DocumentStatus,
+    EvidenceSource,
+    Passage,
+    ScopeMode,
+)
+from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.store.jobs import JobSpec, insert_job
+
+#: The background job that reads, chunks, embeds and stores one document.
+INDEX_JOB = "index_document"
+
+DOCUMENT_COLUMNS = (
+    "id, path, name, size, sha256, mtime, kind, status, error, chunk_count, page_count, "
+    "added_at, indexed_at"
+)
+
+
+def _documents(cursor) -> list[Document]:
+    names = [d[0] for d in cursor.description]
+    return [Document.from_row(dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+
+
+def fetch_document(db: Database, document_id: int) -> Document:
+    found = _documents(
+        db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", [document_id])
+    )
+    if not found:
+        raise NotFoundError(f"No document with id {document_id}.")
+    return found[0]
+
+
+def document_at(db: Database, path: str) -> Document | None:
+    found = _documents(
+        db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE path = ?", [path])
+    )
+    return found[0] if found else None
+
+
+def list_documents(db: Database) -> list[Document]:
+    return _documents(db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents ORDER BY id"))
+
+
+def queue_document(
+    db: Database, path: str, name: str, kind: str, size: int
+) -> tuple[Document, int]:
+    """Add a document (or queue an existing one at ``path`` again) with its indexing
+    job, in one transaction; returns the document and the job's id."""
+    at = now_iso()
+    with db.atomic():
+        existing = document_at(db, path)
+        if existing is None:
+            document_id = db.execute(
+                "INSERT INTO documents (path, name, size, kind, status, added_at) "
+                "VALUES (?, ?, ?, ?, 'queued', ?)",
+                [path, name, size, kind, at],
+            ).lastrowid
+        else:
+            document_id = existing.id
+            db.execute(
+                "UPDATE documents SET status = 'queued', error = NULL WHERE id = ?",
+                [document_id],
+            )
+        job_id = insert_job(db, JobSpec(INDEX_JOB, {"document_id": document_id}), at=at)
+    return fetch_document(db, document_id), job_id
+
+
+def set_status(
+    db: Database, document_id: int, status: DocumentStatus, error: str | None = None
+) -> Document:
+    with db.atomic():
+        changed = db.execute(
+            "UPDATE documents SET status = ?, error = ? WHERE id = ?",
+            [str(status), error, document_id],
+        ).rowcount
+    if not changed:
+        raise NotFoundError(f"No document with id {document_id}.")
+    return fetch_document(db, document_id)
+
+
+def store_chunks(
+    db: Database,
+    document_id: int,
+    chunks: Sequence,
+    vectors: np.ndarray,
+    embedding_model: str,
+    facts: dict,
+) -> tuple[Document, list[int]] | None:
+    """Replace the document's chunks with these, and mark it ready, in one transaction
+    (a crash leaves the old chunks or the new ones, never half); returns the document
+    and the new chunks' ids in order. ``facts``: size, sha256, mtime, page_count.
+    None if the document was removed meanwhile."""
+    with db.atomic():
+        if not db.execute("SELECT 1 FROM documents WHERE id = ?", [document_id]).fetchone():
+            return None
+        db.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
+        db.conn.executemany(
+            "INSERT INTO chunks (document_id, ordinal, page, heading, content, token_count, "
+            "embedding, embedding_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    document_id,
+                    chunk.ordinal,
+                    chunk.page,
+                    chunk.heading,
+                    chunk.content,
+                    chunk.token_count,
+                    np.asarray(vector, np.float32).tobytes(),
+                    embedding_model,
+                )
+                for chunk, vector in zip(chunks, vectors, strict=True)
+            ],
+        )
+        db.execute(
+            "UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, size = ?, "
+            "sha256 = ?, mtime = ?, page_count = ?, indexed_at = ? WHERE id = ?",
+            [
+                len(chunks),
+                facts["size"],
+                facts["sha256"],
+                facts["mtime"],
+                facts["page_count"],
+                now_iso(),
+                document_id,
+            ],
+        )
+        return fetch_document(db, document_id), chunk_ids_of(db, document_id)
+
+
+def delete_document(db: Database, document_id: int) -> Document:
+    """Remove a document, its chunks (the full-text index follows) and its waiting
+    indexing jobs. Answers that quoted it keep their copied citation."""
+    with db.atomic():
+        document = fetch_document(db, document_id)
+        db.execute(
+            "DELETE FROM jobs WHERE kind = ? AND status != 'running' "
+            "AND json_extract(payload, '$.document_id') = ?",
+            [INDEX_JOB, document_id],
+        )
+        db.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
+        db.execute("DELETE FROM documents WHERE id = ?", [document_id])
+    return document
+
+
+def chunk_ids_of(db: Database, document_id: int) -> list[int]:
+    """The document's chunk ids by ordinal (the order their vectors were computed in)."""
+    return [
+        r[0]
+        for r in db.execute(
+            "SELECT id FROM chunks WHERE document_id = ? ORDER BY ordinal", [document_id]
+        )
+    ]
+
+
+def chunk_vectors(db: Database, embedding_model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(chunk ids, document ids, vectors) of every chunk embedded by ``embedding_model``."""
+    rows = db.execute(
+        "SELECT id, document_id, embedding FROM chunks "
+        "WHERE embedding IS NOT NULL AND embedding_model = ?",
+        [embedding_model],
+    ).fetchall()
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
+    ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    documents = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+    vectors = np.frombuffer(b"".join(r[2] for r in rows), np.float32).reshape(len(rows), -1)
+    return ids, documents, vectors
+
+
+def chunk_hits(
+    db: Database, match: str, limit: int, document_ids: Sequence[int] | None
+) -> list[tuple[int, float]]:
+    """(chunk id, BM25 as a positive score) of the best full-text matches, within
+    ``document_ids`` when given."""
+    sql = (
+        "SELECT c.id, -bm25(chunks_fts, 1.0, 0.5) FROM chunks_fts "
+        "JOIN chunks AS c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?"
+    )
+    params: list = [match]
+    if document_ids is not None:
+        sql += f" AND c.document_id IN ({', '.join('?' for _ in document_ids)})"
+        params += list(document_ids)
+    sql += " ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?"
+    return [(r[0], float(r[1])) for r in db.execute(sql, [*params, limit])]
+
+
+def passages_by_id(db: Database, chunk_ids: Sequence[int]) -> dict[int, Passage]:
+    if not chunk_ids:
+        return {}
+    marks = ", ".join("?" for _ in chunk_ids)
+    rows = db.execute(
+        "SELECT c.id, c.document_id, d.name, c.ordinal, c.page, c.heading, c.content "
+        f"FROM chunks AS c JOIN documents AS d ON d.id = c.document_id WHERE c.id IN ({marks})",
+        list(chunk_ids),
+    )
+    return {row[0]: Passage(*row) for row in rows}
+
+
+def chunks_of(db: Database, document_id: int) -> list[Passage]:
+    rows = db.execute(
+        "SELECT c.id, c.document_id, d.name, c.ordinal, c.page, c.heading, c.content "
+        "FROM chunks AS c JOIN documents AS d ON d.id = c.document_id "
+        "WHERE c.document_id = ? ORDER BY c.ordinal",
+        [document_id],
+    )
+    return [Passage(*row) for row in rows]
+
+
+def _require_conversation(db: Database, conversation_id: int) -> None:
+    if not db.execute("SELECT 1 FROM conversations WHERE id = ?", [conversation_id]).fetchone():
+        raise NotFoundError(f"No conversation with id {conversation_id}.")
+
+
+def get_scope(db: Database, conversation_id: int) -> DocumentScope:
+    """Which documents the conversation draws evidence from (all, unless it was set)."""
+    _require_conversation(db, conversation_id)
+    row = db.execute(
+        "SELECT mode FROM document_scopes WHERE conversation_id = ?", [conversation_id]
+    ).fetchone()
+    mode = ScopeMode(row[0]) if row else ScopeMode.ALL
+    ids: tuple[int, ...] = ()
+    if mode == ScopeMode.SOME:
+        ids = tuple(
+            r[0]
+            for r in db.execute(
+                "SELECT document_id FROM conversation_documents WHERE conversation_id = ? "
+                "ORDER BY document_id",
+                [conversation_id],
+            )
+        )
+    return DocumentScope(mode, ids)
+
+
+def set_scope(db: Database, conversation_id: int, scope: DocumentScope) -> DocumentScope:
+    with db.atomic():
+        _require_conversation(db, conversation_id)
+        for document_id in scope.document_ids:
+            fetch_document(db, document_id)  # NotFoundError names a wrong id
+        db.execute(
+            "INSERT INTO document_scopes (conversation_id, mode) VALUES (?, ?) "
+            "ON CONFLICT (conversation_id) DO UPDATE SET mode = excluded.mode",
+            [conversation_id, str(scope.mode)],
+        )
+        db.execute(
+            "DELETE FROM conversation_documents WHERE conversation_id = ?", [conversation_id]
+        )
+        if scope.mode == ScopeMode.SOME:
+            db.conn.executemany(
+                "INSERT INTO conversation_documents (conversation_id, document_id) VALUES (?, ?)",
+                [(conversation_id, d) for d in sorted(set(scope.document_ids))],
+            )
+    return get_scope(db, conversation_id)
+
+
+def record_evidence(db: Database, message_id: int, sources: Sequence[EvidenceSource]) -> None:
+    with db.atomic():
+        db.execute("DELETE FROM answer_evidence WHERE message_id = ?", [message_id])
+        db.conn.executemany(
+            "INSERT INTO answer_evidence (message_id, rank, chunk_id, document_id, "
+            "document_name, page, score, reasons, snippet) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    message_id,
+                    s.rank,
+                    s.chunk_id,
+                    s.document_id,
+                    s.document_name,
+                    s.page,
+                    s.score,
+                    json.dumps(s.reasons),
+                    s.snippet,
+                )
+                for s in sources
+            ],
+        )
+
+
+def evidence_of_answer(db: Database, message_id: int) -> list[EvidenceSource]:
+    rows = db.execute(
+        "SELECT message_id, rank, chunk_id, document_id, document_name, page, score, "
+        "reasons, snippet FROM answer_evidence WHERE message_id = ? ORDER BY rank",
+        [message_id],
+    )
+    return [EvidenceSource(*row[:7], json.loads(row[7]), row[8]) for row in rows]

@@ -1,0 +1,83 @@
+"""The documents tables: FTS in step with chunks, provenance that outlives a document,
+and rows that go with their conversation."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from acai_desktop.core.documents.chunking import Chunk
+from acai_desktop.core.documents.model import DocumentScope, EvidenceSource, ScopeMode
+from acai_desktop.core.store import documents as sql
+from acai_desktop.core.store.conversation_deletion import delete_conversation
+from acai_desktop.core.store.database import connect
+
+
+def _document_with_chunks(db, texts: list[str]) -> int:
+    document, _ = sql.queue_document(db, "/x/manual.pdf", "manual.pdf", "pdf", 10)
+    chunks = [Chunk(i, text, 3, page=i + 1) for i, text in enumerate(texts)]
+    facts = {"size": 10, "sha256": "ab", "mtime": 1.0, "page_count": len(texts)}
+    sql.store_chunks(db, document.id, chunks, np.ones((len(texts), 4)), "m", facts)
+    return document.id
+
+
+def _answer(db) -> int:
+    db.execute(
+        "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (1, '', 'x', 'x')"
+    )
+    return db.execute(
+        "INSERT INTO messages (conversation_id, role, content, created_at) "
+        "VALUES (1, 'assistant', 'answer', 'x')"
+    ).lastrowid
+
+
+def test_replacing_chunks_keeps_the_full_text_index_in_step(tmp_path):
+    db = connect(tmp_path / "db.sqlite3")
+    document_id = _document_with_chunks(db, ["alpha pump", "beta valve"])
+    facts = {"size": 10, "sha256": "cd", "mtime": 2.0, "page_count": 1}
+    sql.store_chunks(
+        db, document_id, [Chunk(0, "gamma fan", 2, page=1)], np.ones((1, 4)), "m", facts
+    )
+    match = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+    assert db.execute(match, ["pump"]).fetchone() == (0,)
+    assert db.execute(match, ["gamma"]).fetchone() == (1,)
+    assert sql.fetch_document(db, document_id).chunk_count == 1
+
+
+def test_an_answers_evidence_outlives_its_document_and_goes_with_its_conversation(tmp_path):
+    db = connect(tmp_path / "db.sqlite3")
+    document_id = _document_with_chunks(db, ["alpha pump"])
+    (chunk_id,) = sql.chunk_ids_of(db, document_id)
+    answer_id = _answer(db)
+    source = EvidenceSource(
+        answer_id, 1, chunk_id, document_id, "manual.pdf", 1, 0.5, ["lexical"], "alpha pump"
+    )
+    sql.record_evidence(db, answer_id, [source])
+    sql.set_scope(db, 1, DocumentScope(ScopeMode.SOME, (document_id,)))
+
+    sql.delete_document(db, document_id)
+    (kept,) = sql.evidence_of_answer(db, answer_id)
+    assert (kept.document_name, kept.page, kept.snippet) == ("manual.pdf", 1, "alpha pump")
+    assert kept.chunk_id is None and kept.document_id is None
+    assert sql.get_scope(db, 1) == DocumentScope(ScopeMode.SOME, ())
+
+    delete_conversation(db, 1)
+    assert sql.evidence_of_answer(db, answer_id) == []
+    count = "SELECT count(*) FROM document_scopes"
+    assert db.execute(count).fetchone() == (0,)
+    db.close()
+
+
+def test_a_document_path_is_queued_once(tmp_path):
+    db = connect(tmp_path / "db.sqlite3")
+    first, job_one = sql.queue_document(db, "/x/a.md", "a.md", "markdown", 1)
+    again, job_two = sql.queue_document(db, "/x/a.md", "a.md", "markdown", 1)
+    assert first.id == again.id and job_one != job_two
+    assert len(sql.list_documents(db)) == 1
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute(
+            "INSERT INTO documents (path, name, kind, added_at) "
+            "VALUES ('/x/a.md', 'a', 'text', 'x')"
+        )
