@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-FULL_TEXT_TABLES = ("memories_fts", "messages_fts")
+FULL_TEXT_TABLES = ("memories_fts", "messages_fts", "chunks_fts")
 MERGE_PAGES = 256
 
 
