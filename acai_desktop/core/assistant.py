@@ -59,6 +59,8 @@ from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
 log = logging.getLogger(__name__)
+#: Background jobs that need no model: they run even when the model can't be started.
+MODEL_FREE_JOBS = frozenset({INDEX_JOB})
 
 
 @dataclass(frozen=True)
@@ -314,8 +316,10 @@ async def open_assistant(
                 raise
             model = await _no_model(profile, overrides, error)
         assistant = await _assemble(profile, data, model, events)
-        if start_jobs and model.problem is None:
-            await assistant.runner.start()
+        if start_jobs:
+            # Without a model, documents are still indexed: that needs only the
+            # offline embedder.
+            await assistant.runner.start(kinds=None if model.problem is None else MODEL_FREE_JOBS)
     except BaseException:
         if model is not None:
             await _stop_model(model.client, model.local_server)

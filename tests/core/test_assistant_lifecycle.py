@@ -165,3 +165,29 @@ def test_without_a_usable_model_the_assistant_opens_with_a_no_model_client(tmp_p
     assert recovered == "stopped"  # recovered under the lock
     assert status == "error"
     assert error == str(settings_error_of(profile))
+
+
+def test_without_a_model_documents_are_still_indexed_and_model_jobs_wait(tmp_path):
+    """Reading, chunking and embedding a document needs no model (the embedder is
+    offline), so the job runner runs those jobs; learning from messages waits."""
+    profile, _answer_id = _profile_with_streaming_answer(tmp_path)
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Garden\n\nThe tomatoes go in the south bed in May.\n", encoding="utf-8")
+
+    async def scenario():
+        assistant = await open_assistant(profile, model_required=False)
+        try:
+            assert assistant.model_problem is not None
+            waiting = await assistant.runner.enqueue("critical_info", {"message_id": 1})
+            report = await assistant.documents.add([notes])
+            [document] = await assistant.runner.wait_for(report.job_ids, timeout=60)
+            hits = await assistant.documents.search("when do tomatoes go in", k=1)
+            [job] = [j for j in await assistant.jobs.list() if j.id == waiting.id]
+            return document, hits, job
+        finally:
+            await assistant.close()
+
+    job_of_document, hits, learning = run(scenario())
+    assert job_of_document.status.value == "done"
+    assert "south bed" in hits[0].passage.content
+    assert learning.status.value == "pending"  # for when a model is there

@@ -92,18 +92,24 @@ class JobRunner:
         self._unsubscribers: list[Callable[[], None]] = []
         self._running: dict[int, tuple[Job, asyncio.Task]] = {}
         self._finished = asyncio.Condition()
+        self._kinds: frozenset[str] | None = None  # see start()
 
-    async def start(self) -> None:
+    async def start(self, *, kinds: Collection[str] | None = None) -> None:
+        """Run queued jobs from now on; ``kinds``: only jobs of these kinds (without a
+        model, the ones that need none), with no reviving of failed jobs and no asking
+        the model whether it is back."""
+        self._kinds = None if kinds is None else frozenset(kinds)
         recovered = await self.jobs.requeue()
         if recovered:
             log.info("resuming %d job(s) interrupted by the last exit", recovered)
-        await self._revive_automatically("a new start")
+        if self._kinds is None:
+            await self._revive_automatically("a new start")
         self._unsubscribers = [
             self.events.subscribe(ev.JobStatusChanged, self._on_job_status_changed),
             self.events.subscribe(ev.AnswerFinished, self._on_answer_finished),
         ]
         self._loop_task = asyncio.create_task(self._loop(), name="job-runner")
-        if self.probe is not None:
+        if self.probe is not None and self._kinds is None:
             self._probe_task = asyncio.create_task(self._probe_loop(), name="job-model-probe")
 
     async def retry(self, job_ids: Collection[int] | None = None) -> list[Job]:
@@ -231,7 +237,7 @@ class JobRunner:
         started = False
         while len(self._running) < self.max_concurrent:
             busy = {job.conversation_id for job, _ in self._running.values()}
-            job = await self.jobs.claim_next({c for c in busy if c is not None})
+            job = await self.jobs.claim_next({c for c in busy if c is not None}, self._kinds)
             if job is None:
                 break
             task = asyncio.create_task(self._run(job), name=f"job-{job.id}-{job.kind}")

@@ -77,15 +77,20 @@ def enqueue_job(db: Database, kind: str, payload: dict, conversation_id: int | N
     return fetch_job(db, job_id)
 
 
-def claim_next_job(db: Database, busy_conversations: Collection[int]) -> Job | None:
-    """Take the oldest runnable job, skipping conversations that already have one running
-    and jobs whose answer is still being written."""
+def claim_next_job(
+    db: Database, busy_conversations: Collection[int], kinds: Collection[str] | None = None
+) -> Job | None:
+    """Take the oldest runnable job (of ``kinds``, None: any), skipping conversations that
+    already have one running and jobs whose answer is still being written."""
     at = now_iso()
     params: list = [at]
     sql = (
         f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'pending' "
         f"AND (run_after IS NULL OR run_after <= ?) AND {_ANSWER_FINISHED}"
     )
+    if kinds is not None:
+        sql += f" AND kind IN ({', '.join('?' for _ in kinds)})"
+        params.extend(kinds)
     if busy_conversations:
         marks = ", ".join("?" for _ in busy_conversations)
         sql += f" AND (conversation_id IS NULL OR conversation_id NOT IN ({marks}))"
@@ -204,8 +209,12 @@ class JobRepository:
     async def enqueue(self, kind: str, payload: dict, conversation_id: int | None = None) -> Job:
         return await self.store.run(enqueue_job, kind, payload, conversation_id)
 
-    async def claim_next(self, busy_conversations: Collection[int] = ()) -> Job | None:
-        return await self.store.run(claim_next_job, list(busy_conversations))
+    async def claim_next(
+        self, busy_conversations: Collection[int] = (), kinds: Collection[str] | None = None
+    ) -> Job | None:
+        return await self.store.run(
+            claim_next_job, list(busy_conversations), None if kinds is None else list(kinds)
+        )
 
     async def next_run_after(self) -> str | None:
         return await self.store.run(next_run_after)
