@@ -398,10 +398,10 @@ def test_a_job_waits_for_its_answer_without_spinning(tmp_path):
         claims = 0
         real_claim = jobs.claim_next
 
-        async def counting_claim(busy=()):
+        async def counting_claim(busy=(), kinds=None):
             nonlocal claims
             claims += 1
-            return await real_claim(busy)
+            return await real_claim(busy, kinds)
 
         jobs.claim_next = counting_claim
         bus.emit(JobStatusChanged(await jobs.get(turn.job_ids[0])))
