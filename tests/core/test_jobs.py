@@ -230,10 +230,10 @@ def test_the_loop_survives_a_queue_error(tmp_path, monkeypatch):
         failures = [StoreError("disk I/O error")]
         real_claim = jobs.claim_next
 
-        async def claim_next(busy=()):
+        async def claim_next(busy=(), kinds=None):
             if failures:
                 raise failures.pop()
-            return await real_claim(busy)
+            return await real_claim(busy, kinds)
 
         jobs.claim_next = claim_next
         ran = []
