@@ -40,8 +40,11 @@ class SuggestionsBox(QFrame):
         self.suggestions = list(suggestions)
         while self.rows.count():
             item = self.rows.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            if (widget := item.widget()) is not None:
+                # Out of the box at once (deleteLater alone leaves the old row a child,
+                # still found by accessibility and findChildren until the loop runs).
+                widget.setParent(None)
+                widget.deleteLater()
         shown = self.suggestions[:MAX_ROWS]
         for suggestion in shown:
             self.rows.addWidget(self._row(suggestion))
