@@ -19,6 +19,15 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def options_of_every_action() -> argparse.ArgumentParser:
+    """The parent parser of a command with actions (``docs add``, ``jobs list``…): the
+    common options and ``--json``, accepted after the action's name too."""
+    common = argparse.ArgumentParser(add_help=False)
+    add_common_arguments(common)
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    return common
+
+
 def add_model_arguments(parser: argparse.ArgumentParser, model_help: str) -> None:
     """--provider / --base-url / --model: this run's model, over the saved settings
     (they become ``core.assistant.ModelOverrides``)."""

@@ -19,7 +19,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from acai_desktop.commands.arguments import add_common_arguments
+from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 
@@ -32,9 +32,7 @@ OTHER_PROCESS_WAIT_SECONDS = 600
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    common = argparse.ArgumentParser(add_help=False)
-    add_common_arguments(common)
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    common = options_of_every_action()
     parser = subparsers.add_parser(
         "docs",
         parents=[common],

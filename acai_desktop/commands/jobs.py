@@ -14,7 +14,7 @@ import argparse
 import asyncio
 import json
 
-from acai_desktop.commands.arguments import add_common_arguments
+from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Job, JobStatus
@@ -30,9 +30,7 @@ KIND_NAMES = {
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    common = argparse.ArgumentParser(add_help=False)
-    add_common_arguments(common)
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    common = options_of_every_action()
     parser = subparsers.add_parser(
         "jobs",
         parents=[common],
