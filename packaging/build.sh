@@ -90,12 +90,14 @@ started=$(date +%s)
 packages=$("$ROOT/packaging/linux/make-packages.sh" "$bundle" "$ROOT/build/icons" "$ROOT/dist" "$variant")
 packages_s=$(seconds_since "$started")
 
-app_mb=$(du -sm "$bundle" | cut -f1)
-floor_mb=$(du -sm "$ROOT/dist/floor/empty-window" | cut -f1)
+app_kb=$(du -sk "$bundle" | cut -f1)
+floor_kb=$(du -sk "$ROOT/dist/floor/empty-window" | cut -f1)
+mib() { awk -v k="$1" 'BEGIN {printf "%.1f MiB", k / 1024}'; }
 say "ACAI Desktop $version, $variant bundle, built $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores"
-say "size: $app_mb MB ($bundle)"
-say "floor: $floor_mb MB (an empty PySide6-Essentials window, same PyInstaller run)"
-say "ratio: $(awk -v a="$app_mb" -v f="$floor_mb" 'BEGIN {printf "%.2f", a / f}')x the floor (goal for the lean bundle: <= 1.30x)"
+say "size: $(mib "$app_kb") ($bundle)"
+say "floor: $(mib "$floor_kb") (an empty PySide6-Essentials window, same PyInstaller run)"
+say "ratio: $(awk -v a="$app_kb" -v f="$floor_kb" 'BEGIN {printf "%.3f", a / f}')x the floor" \
+    "(goal for the lean bundle: <= 1.3x)"
 say "biggest parts:"
 du -sm "$bundle"/_internal/* "$bundle"/acai-desktop | sort -rn | head -n 12 |
     awk -v root="$bundle/" '{sub(root, "", $2); printf "  %5d MB  %s\n", $1, $2}' | tee -a "$report"

@@ -45,6 +45,38 @@ KEPT_PLUGINS = {
 }
 
 
+# The desktop's own libraries, taken from the system rather than from the build machine
+# (the .deb depends on their packages; any desktop Linux has them): the X11 core and
+# keyboard map, the font stack, GLib and the D-Bus client with what it links. A bundled
+# fontconfig older than the system's configuration files warns about elements it does
+# not know, and a bundled GLib or D-Bus talks to the system's services and modules with
+# the build machine's version. Kept in the bundle: libxcb-cursor and the other xcb
+# utility libraries Qt needs (often missing), and what Python and Qt were built against
+# by ABI version (libffi, OpenSSL, SQLite, libstdc++, liblzma, libbz2, libuuid).
+SYSTEM_LIBRARIES = (
+    "libX11.so.",
+    "libX11-xcb.so.",
+    "libxkbcommon.so.",
+    "libfontconfig.so.",
+    "libfreetype.so.",
+    "libpng16.so.",
+    "libexpat.so.",
+    "libbrotlicommon.so.",
+    "libbrotlidec.so.",
+    "libz.so.",
+    "libglib-2.0.so.",
+    "libgthread-2.0.so.",
+    "libpcre2-8.so.",
+    "libdbus-1.so.",
+    "libsystemd.so.",
+    "libgcrypt.so.",
+    "libgpg-error.so.",
+    "liblz4.so.",
+    "libzstd.so.",
+    "libcap.so.",
+)
+
+
 def _plugin_parts(name: str) -> tuple[str, str] | None:
     parts = PurePosixPath(name.replace("\\", "/")).parts
     if "plugins" not in parts:
@@ -56,8 +88,11 @@ def _plugin_parts(name: str) -> tuple[str, str] | None:
 
 
 def keep_binary(name: str) -> bool:
-    """False for a Qt plugin the app never loads."""
-    if not name.replace("\\", "/").startswith("PySide6/"):
+    """False for a Qt plugin the app never loads or a library the system provides."""
+    name = name.replace("\\", "/")
+    if "/" not in name and name.startswith(SYSTEM_LIBRARIES):
+        return not sys.platform.startswith("linux")
+    if not name.startswith("PySide6/"):
         return True
     found = _plugin_parts(name)
     if found is None:

@@ -38,6 +38,14 @@ def test_only_the_qt_the_app_uses(lean_bundle):
         assert link.resolve().is_file(), f"{link.name} dangles"
 
 
+def test_the_desktops_own_libraries_come_from_the_system(lean_bundle):
+    internal = lean_bundle / "_internal"
+    for name in ("libfontconfig.so.1", "libX11.so.6", "libglib-2.0.so.0", "libdbus-1.so.3"):
+        assert not (internal / name).exists(), f"{name} is bundled"
+    # Qt 6's xcb platform needs it and many desktops lack it: bundled.
+    assert (internal / "libxcb-cursor.so.0").is_file()
+
+
 def test_only_the_wordllama_model_the_embedder_loads(lean_bundle):
     wordllama = lean_bundle / "_internal/wordllama"
     weights = sorted(p.name for p in wordllama.rglob("*.safetensors"))

@@ -43,8 +43,9 @@ def test_control_names_the_package_version_and_system_libraries(deb_file):
     assert fields["Package"] == "acai-desktop"
     assert fields["Version"] == __version__
     depends = {name.strip() for name in fields["Depends"].split(",")}
-    # The libraries the bundle links but does not carry: libc and OpenGL/EGL.
-    assert {"libc6", "libgl1", "libegl1"} <= depends
+    # The libraries the bundle links but does not carry: libc, OpenGL/EGL and the
+    # desktop's own (fonts, X11, GLib, D-Bus).
+    assert {"libc6", "libgl1", "libegl1", "libfontconfig1", "libx11-6", "libdbus-1-3"} <= depends
     assert int(fields["Installed-Size"]) > 50_000  # KiB: the whole bundle is in it
 
 
