@@ -8,7 +8,7 @@
 #
 # Uses the project's venv ($ACAI_VENV or .venv, created if missing) with the "build"
 # extra, plus "local" for --local-model. Steps, each timed: icons; the app bundle; the
-# floor (an empty PySide6 window, same PyInstaller, same run); --version and the frozen
+# floor (an empty PySide6 window, same PyInstaller, same run; lean only); --version and the frozen
 # --self-test offscreen on an empty profile; start-up to a painted window (the frozen
 # app's own `bench startup`); sizes; the tar.gz and the .deb. Output in dist/:
 #
@@ -66,12 +66,15 @@ started=$(date +%s)
     packaging/acai-desktop.spec
 app_build_s=$(seconds_since "$started")
 
-echo "== PyInstaller: the floor (an empty PySide6 window)"
-started=$(date +%s)
-"$VENV/bin/pyinstaller" --noconfirm --clean --log-level WARN \
-    --distpath "$ROOT/dist/floor" --workpath "$ROOT/build/floor" \
-    packaging/floor/empty-window.spec
-floor_build_s=$(seconds_since "$started")
+floor_build_s=0
+if [ "$variant" = lean ]; then # the size goal is the lean bundle's
+    echo "== PyInstaller: the floor (an empty PySide6 window)"
+    started=$(date +%s)
+    "$VENV/bin/pyinstaller" --noconfirm --clean --log-level WARN \
+        --distpath "$ROOT/dist/floor" --workpath "$ROOT/build/floor" \
+        packaging/floor/empty-window.spec
+    floor_build_s=$(seconds_since "$started")
+fi
 
 echo "== the frozen app: --version and --self-test (offscreen, empty profile)"
 scratch=$(mktemp -d)
@@ -91,20 +94,24 @@ packages=$("$ROOT/packaging/linux/make-packages.sh" "$bundle" "$ROOT/build/icons
 packages_s=$(seconds_since "$started")
 
 app_kb=$(du -sk "$bundle" | cut -f1)
-floor_kb=$(du -sk "$ROOT/dist/floor/empty-window" | cut -f1)
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f MiB", k / 1024}'; }
 say "ACAI Desktop $version, $variant bundle, built $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores"
 say "size: $(mib "$app_kb") ($bundle)"
-say "floor: $(mib "$floor_kb") (an empty PySide6-Essentials window, same PyInstaller run)"
-say "ratio: $(awk -v a="$app_kb" -v f="$floor_kb" 'BEGIN {printf "%.3f", a / f}')x the floor" \
-    "(goal for the lean bundle: <= 1.3x)"
+if [ "$variant" = lean ]; then
+    floor_kb=$(du -sk "$ROOT/dist/floor/empty-window" | cut -f1)
+    say "floor: $(mib "$floor_kb") (an empty PySide6-Essentials window, same PyInstaller run)"
+    say "ratio: $(awk -v a="$app_kb" -v f="$floor_kb" 'BEGIN {printf "%.3f", a / f}')x the floor" \
+        "(goal: <= 1.3x)"
+fi
 say "biggest parts:"
 du -sm "$bundle"/_internal/* "$bundle"/acai-desktop | sort -rn | head -n 12 |
     awk -v root="$bundle/" '{sub(root, "", $2); printf "  %5d MB  %s\n", $1, $2}' | tee -a "$report"
 for package in $(echo "$packages" | sed -n 's/^package: //p'); do
     say "package: $(du -m "$package" | cut -f1) MB  $package"
 done
-say "times: app bundle ${app_build_s} s, floor ${floor_build_s} s, frozen self-test" \
-    "${self_test_s} s, packages ${packages_s} s"
+floor_time=""
+[ "$variant" = lean ] && floor_time="floor ${floor_build_s} s, "
+say "times: app bundle ${app_build_s} s, ${floor_time}frozen self-test ${self_test_s} s," \
+    "packages ${packages_s} s"
 say "start-up of the frozen app (offscreen, 0 memories):"
 echo "$startup" | sed 's/^/  /' | tee -a "$report"
