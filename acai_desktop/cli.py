@@ -13,7 +13,7 @@ import logging
 import sys
 
 from acai_desktop import __version__
-from acai_desktop.commands import self_test
+from acai_desktop.commands import STARTUP_PROBE_FLAG, self_test
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
@@ -52,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
 
         local_server_process.main(argv[1:])
         return 0
+    if argv[:1] == [STARTUP_PROBE_FLAG]:
+        # The frozen app timing its own start for `bench startup` (commands/bench.py).
+        from acai_desktop.ui import startup_probe
+
+        return startup_probe.main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     args.data_dir = getattr(args, "data_dir", None)

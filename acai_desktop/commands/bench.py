@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from acai_desktop.commands import bench_documents, bench_soak
+from acai_desktop.commands import STARTUP_PROBE_FLAG, bench_documents, bench_soak
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.commands.eval import parse_positive_list
 from acai_desktop.core.errors import InvalidInputError
@@ -193,7 +193,10 @@ def _probe(kind: str, data_dir: Path | None, settle: float) -> dict:
     if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
     started_at = time.time()
-    command = [sys.executable, "-m", PROBE_MODULE, kind, "--started-at", repr(started_at)]
+    program = [sys.executable, STARTUP_PROBE_FLAG]
+    if not getattr(sys, "frozen", False):
+        program = [sys.executable, "-m", PROBE_MODULE]
+    command = [*program, kind, "--started-at", repr(started_at)]
     command += ["--settle", str(settle)]
     if data_dir is not None:
         command += ["--data-dir", str(data_dir)]
