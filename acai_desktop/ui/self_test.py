@@ -133,6 +133,7 @@ class SelfTest:
             ("one turn", lambda: self.one_turn(session)),
             ("answer provenance", lambda: self.provenance(session)),
             ("learned fact reaches the memory panel", lambda: self.learned(session)),
+            ("memory health charts", lambda: self.health_view(session)),
         ]
         for position, (name, step) in enumerate(steps):
             if not await self._step(name, step):
@@ -201,6 +202,21 @@ class SelfTest:
         window = session.window
         memory_id = await wait_until(lambda: _memory_id_of(window, LEARNED))
         return f"the processors learned #{memory_id} '{LEARNED}' and the panel shows it"
+
+    async def health_view(self, session: GuiSession) -> str:
+        # Opening it imports pyqtgraph, which the window loads only here: a frozen
+        # build missing a part of it fails this check, not a user's click.
+        dialog = session.memory_health.open()
+        assert dialog is not None, "the memory health view did not open"
+        try:
+            health = await wait_until(lambda: dialog.health)
+            if health.current < 2:
+                raise RuntimeError(f"the view counts {health.current} memories, not the 2 saved")
+            return (
+                f"{health.current} current memories charted; {dialog.kind_status_chart.describe()}"
+            )
+        finally:
+            dialog.close()
 
 
 def run_self_test(data_dir: Path) -> SelfTestReport:

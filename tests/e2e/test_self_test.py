@@ -16,6 +16,7 @@ EXPECTED_CHECKS = {
     "one turn",
     "answer provenance",
     "learned fact reaches the memory panel",
+    "memory health charts",
     "None refcount: chat painting",
     "None refcount: memory search typing",
     "None refcount: memory panel painting",
