@@ -14,6 +14,7 @@ import json
 import sys
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
+from acai_desktop.commands.eval_ablation import add_ablation_parser
 from acai_desktop.core.errors import InvalidInputError
 
 
@@ -131,31 +132,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     updates.add_argument("--json", action="store_true", help="print one JSON object")
     updates.set_defaults(handler=run_updates)
 
-    ablation = actions.add_parser(
-        "ablation",
-        parents=[common],
-        help="answer a dataset's questions with and without memory (A/B/C/D against F)",
-        description="Ask each question (categories 1-4) with the question alone (A), with "
-        "the planner's plan (B), with retrieval of the conversation's messages (C), with the "
-        "memory the processors built (D) and with the whole conversation (F), and score the "
-        "answers with LoCoMo's token F1.",
-    )
-    ablation.add_argument("--dataset", required=True, help="LoCoMo-format JSON file")
-    add_model_arguments(ablation, "model name for answering and for the processors")
-    ablation.add_argument("--configs", default="A,B,C,D,F", help="which of A,B,C,D,F to run")
-    ablation.add_argument(
-        "--limit", type=int, metavar="N", help="the first N sessions of each sample"
-    )
-    ablation.add_argument("--samples", type=int, metavar="N", help="the first N samples")
-    ablation.add_argument(
-        "--context-window",
-        type=int,
-        metavar="TOKENS",
-        help="the model's context window, for F (default: the local server's, else 8192)",
-    )
-    ablation.add_argument("--judge", action="store_true", help="also ask the model to judge")
-    ablation.add_argument("--json", action="store_true", help="print one JSON object")
-    ablation.set_defaults(handler=run_ablation)
+    add_ablation_parser(actions, common)
 
 
 def _options(args: argparse.Namespace):
@@ -311,74 +288,3 @@ def run_updates(args: argparse.Namespace) -> int:
         return 130
     print(json.dumps(report) if args.json else format_updates(report))
     return 0
-
-
-def _stop_on_ctrl_c(stop) -> None:
-    """The first Ctrl+C asks the run to stop after the answer under way (its figures
-    so far are printed); a second one interrupts at once."""
-    import signal
-
-    def first(signum, frame) -> None:
-        print("\nStopping after the current step (Ctrl+C again: at once)...", file=sys.stderr)
-        stop.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-    signal.signal(signal.SIGINT, first)
-
-
-def run_ablation(args: argparse.Namespace) -> int:
-    import signal
-    import threading
-
-    from acai_desktop.core.assistant import ModelOverrides
-    from acai_desktop.evaluation.ablation import (
-        AblationOptions,
-        evaluate_ablation,
-        parse_configs,
-        run_size,
-    )
-    from acai_desktop.evaluation.ablation_results import AblationReport
-    from acai_desktop.evaluation.ablation_text import format_ablation
-    from acai_desktop.evaluation.locomo import load_dataset
-    from acai_desktop.evaluation.progress import TerminalProgress
-
-    for name in ("limit", "samples", "context_window"):
-        value = getattr(args, name)
-        if value is not None and value <= 0:
-            option = "--" + name.replace("_", "-")
-            raise InvalidInputError(f"{option} must be a positive whole number, not {value}.")
-    options = AblationOptions(
-        configs=parse_configs(args.configs),
-        limit=args.limit,
-        samples=args.samples,
-        judge=args.judge,
-        context_window=args.context_window,
-    )
-    dataset = load_dataset(args.dataset)
-    size = run_size(dataset, options)
-    learning = f", {size.user_messages} messages to learn from" if size.user_messages else ""
-    print(
-        f"{size.questions} questions x {len(options.configs)} configurations{learning}: "
-        f"about {size.calls_low}–{size.calls_high} model calls"
-        + (", plus reconcile calls" if size.user_messages else "")
-        + ". Ctrl+C stops and prints what was measured.",
-        file=sys.stderr,
-    )
-    progress = TerminalProgress(size.steps, "steps")
-    report, stop = AblationReport(), threading.Event()
-    _stop_on_ctrl_c(stop)
-    overrides = ModelOverrides(args.provider, args.base_url, args.model)
-    try:
-        asyncio.run(
-            evaluate_ablation(
-                dataset, overrides, options, progress=progress.step, stop=stop, report=report
-            )
-        )
-    except KeyboardInterrupt:
-        report.stopped = True
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        progress.done()
-    figures = report.as_dict()
-    print(json.dumps(figures) if args.json else format_ablation(figures))
-    return 130 if report.stopped else 0

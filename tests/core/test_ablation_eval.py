@@ -4,14 +4,12 @@ prompt: so A and B must score 0, C, D and F 1.0, and a window too small for F mu
 it the questions about the oldest turns."""
 
 import json
-import re
 import threading
 
 import pytest
 
 from acai_desktop.core.assistant import ModelOverrides
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.context_builder import quoted
 from acai_desktop.evaluation.ablation import (
     AblationOptions,
     evaluate_ablation,
@@ -19,7 +17,7 @@ from acai_desktop.evaluation.ablation import (
     run_size,
     sliced,
 )
-from acai_desktop.evaluation.ablation_prompts import SHORT_ANSWER
+from acai_desktop.evaluation.ablation_oracle import DONT_KNOW, evidence_reader, judge_reply
 from acai_desktop.evaluation.ablation_results import AblationReport
 from acai_desktop.evaluation.ablation_scoring import (
     answer_f1,
@@ -37,7 +35,6 @@ FIXTURE = "tests/fixtures/locomo_mini.json"
 DATASET = load_dataset(FIXTURE)
 SAMPLE = DATASET.samples[0]
 TEXT_OF = {turn.dia_id: turn.text for turn in SAMPLE.turns}
-QUESTION = {q.question: q for q in SAMPLE.questions}
 #: The one fact the scripted extraction finds (in Rosa's D2:4).
 KITTEN = "We adopted a grey kitten called Pixel from the shelter."
 KITTEN_FACT = "The user adopted a grey kitten called Pixel from the shelter"
@@ -47,26 +44,19 @@ def _user(body: dict) -> str:
     return [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
 
 
-def evidence_reader(body: dict) -> Reply:
-    """Answers a question with its gold answer iff every evidence turn is in the prompt;
-    judges by comparing normalised answers; learns one fact; otherwise the rule-based model."""
-    user = _user(body)
-    if "grade an answer" in user:
-        gold = re.search(r"^Gold answer: (.*)$", user, re.M).group(1)
-        answer = re.search(r"^Answer: (.*)$", user, re.M).group(1)
-        return Reply(json_obj={"correct": normalise_answer(gold) == normalise_answer(answer)})
-    question = QUESTION.get(user.removesuffix(SHORT_ANSWER).strip())
-    if question is not None:
-        prompt = "\n".join(m["content"] for m in body["messages"][:-1])
-        seen = question.evidence and all(quoted(TEXT_OF[e]) in prompt for e in question.evidence)
-        return Reply(text=question.answer if seen else "I don't know.")
+def learns_the_kitten(body: dict) -> Reply:
+    """Processors: triage says yes to one message, extraction finds one fact in it."""
     system = "\n".join(m["content"] for m in body["messages"] if m["role"] == "system")
     if '"durable_fact"' in system:
-        return Reply(json_obj={"durable_fact": user == KITTEN})
+        return Reply(json_obj={"durable_fact": _user(body) == KITTEN})
     if '"facts"' in system:
         return Reply(json_obj={"facts": [{"fact": KITTEN_FACT, "category": "Personal",
                                           "confidence": 0.9}]})  # fmt: skip
     return fake_model(body)
+
+
+#: Answers right iff every evidence turn is in the prompt (see ablation_oracle).
+scripted_reader = evidence_reader(DATASET, fallback=learns_the_kitten)
 
 
 def overrides_for(server) -> ModelOverrides:
@@ -116,7 +106,7 @@ def test_a_limit_keeps_the_questions_whose_evidence_it_keeps():
 
 
 def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not(fake_openai):
-    fake_openai.responder = evidence_reader
+    fake_openai.responder = scripted_reader
     steps = []
     options = AblationOptions(limit=2, judge=True)
     report = run(
@@ -156,7 +146,7 @@ def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not
 
 
 def test_a_window_too_small_for_the_conversation_cuts_its_oldest_turns(fake_openai):
-    fake_openai.responder = evidence_reader
+    fake_openai.responder = scripted_reader
     # 514 tokens, 64 kept for the answer: session 2 and the question fit, session 1 not.
     options = AblationOptions(configs=("F",), limit=2, context_window=514)
     report = run(evaluate_ablation(DATASET, overrides_for(fake_openai), options)).as_dict()
@@ -173,7 +163,7 @@ def test_a_window_too_small_for_the_conversation_cuts_its_oldest_turns(fake_open
 
 
 def test_stopping_keeps_the_answers_given_so_far(fake_openai):
-    fake_openai.responder = evidence_reader
+    fake_openai.responder = scripted_reader
     stop = threading.Event()
     steps = []
 
@@ -195,3 +185,18 @@ def test_stopping_keeps_the_answers_given_so_far(fake_openai):
     assert figures["configs"]["A"]["answered"] == 2 and figures["configs"]["C"]["answered"] == 1
     assert figures["questions"] == 1 and figures["stopped"]
     assert "partial results" in format_ablation(figures)
+
+
+def test_the_scripted_reader_answers_from_evidence_only():
+    question = "What did Rosa make in her pottery class? Answer in a few words."
+
+    def asked(context: str) -> str:
+        body = {"messages": [{"role": "system", "content": context},
+                             {"role": "user", "content": question}]}  # fmt: skip
+        return scripted_reader(body).content()
+
+    assert asked("- [2023-03-03] Rosa: " + TEXT_OF["D1:3"]) == "a crooked teapot"
+    assert asked("- [2023-03-03] Rosa: " + TEXT_OF["D1:5"]) == DONT_KNOW
+    verdict = judge_reply("grade an answer ...\nGold answer: a Teapot\nAnswer: the teapot.")
+    assert verdict.json_obj == {"correct": True}
+    assert judge_reply("Summarise this part") is None

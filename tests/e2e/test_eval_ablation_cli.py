@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.core.test_ablation_eval import FIXTURE, evidence_reader
+from tests.core.test_ablation_eval import FIXTURE, scripted_reader
 from tests.support.fake_openai import Reply
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
@@ -27,7 +27,7 @@ ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
 
 
 def test_json_has_every_configuration_and_the_budget_comes_first(tmp_path, fake_openai):
-    fake_openai.responder = evidence_reader
+    fake_openai.responder = scripted_reader
     done = subprocess.run(
         ablation_command(tmp_path, fake_openai, "--limit", "2", "--configs", "A,C,D,F", "--json"),
         capture_output=True, text=True, encoding="utf-8", timeout=PROGRAM_TIMEOUT_S, env=ENV,
@@ -55,7 +55,7 @@ def test_json_has_every_configuration_and_the_budget_comes_first(tmp_path, fake_
 
 def test_ctrl_c_stops_and_prints_the_answers_so_far(tmp_path, fake_openai):
     def slow(body: dict) -> Reply:
-        reply = evidence_reader(body)
+        reply = scripted_reader(body)
         reply.delay = 0.3
         return reply
 
@@ -78,3 +78,20 @@ def test_ctrl_c_stops_and_prints_the_answers_so_far(tmp_path, fake_openai):
     assert "(stopped early: partial results)" in out
     answered = [int(line.split()[-6]) for line in out.splitlines() if line.startswith("  A ")]
     assert answered and 1 <= answered[0] < 7
+
+
+def test_scripted_reader_needs_no_model_and_refuses_model_options(tmp_path):
+    command = [sys.executable, "-m", "acai_desktop", "eval", "ablation", "--data-dir",
+               str(tmp_path), "--dataset", FIXTURE, "--limit", "2", "--scripted"]  # fmt: skip
+    done = subprocess.run(
+        [*command, "--configs", "A,C,F", "--json"],
+        capture_output=True, text=True, encoding="utf-8", timeout=PROGRAM_TIMEOUT_S, env=ENV,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    configs = json.loads(done.stdout)["configs"]
+    assert [configs[c]["f1"] for c in "ACF"] == [0.0, 1.0, 1.0]
+    refused = subprocess.run(
+        [*command, "--model", "x"],
+        capture_output=True, text=True, encoding="utf-8", timeout=PROGRAM_TIMEOUT_S, env=ENV,
+    )  # fmt: skip
+    assert refused.returncode != 0 and "leave out --provider" in refused.stderr
