@@ -125,6 +125,7 @@ def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not
     assert report["whole_conversation"]["most_turns_left_out"] == 0
     rosa = sum(1 for t in SAMPLE.turns if t.speaker == "Rosa")
     assert report["memory"]["facts"] == 1 and report["memory"]["triage_calls"] == rosa
+    assert report["memory"]["summaries"] == 0  # each session is within the summary budget
     assert configs["C"]["storage_bytes_per_message"] > 0
     # Whole pages: one fact may fit in the pages the messages left room in.
     assert configs["D"]["storage_bytes_per_message"] >= configs["C"]["storage_bytes_per_message"]
