@@ -29,11 +29,12 @@ def d_against_f_sentence(verdict: dict | None) -> str:
             f"D is less accurate than F ({metric} {verdict['d']:.3f} vs {verdict['f']:.3f}, "
             f"{verdict['difference']:+.3f})"
         )
-    goal = (
-        "the goal (D ≥ F at a tenth of F's prompt tokens) is met"
-        if verdict["goal_met"]
-        else f"the goal (D ≥ F at ≤ {TOKEN_SHARE_GOAL:.0%} of F's prompt tokens) is not met"
-    )
+    if verdict["goal_met"]:
+        goal = "the goal (D ≥ F at a tenth of F's prompt tokens or less) is met"
+    elif verdict["difference"] >= 0:
+        goal = "the goal is missed on tokens alone (D's prompts are over a tenth of F's)"
+    else:
+        goal = f"the goal (D ≥ F at ≤ {TOKEN_SHARE_GOAL:.0%} of F's prompt tokens) is not met"
     return f"D against F: {accuracy}, {tokens}; {goal}."
 
 

@@ -201,3 +201,24 @@ def test_the_scripted_reader_answers_from_evidence_only():
     verdict = judge_reply("grade an answer ...\nGold answer: a Teapot\nAnswer: the teapot.")
     assert verdict.json_obj == {"correct": True}
     assert judge_reply("Summarise this part") is None
+
+
+def test_the_report_says_where_d_stands_against_f():
+    from acai_desktop.evaluation.ablation_results import d_against_f
+    from acai_desktop.evaluation.ablation_text import d_against_f_sentence
+
+    def verdict(d_f1, d_tokens, f_f1=0.5, f_tokens=1000):
+        figures = {"answered": 1, "judge": None}
+        return d_against_f(
+            {
+                "D": {**figures, "f1": d_f1, "prompt_tokens": d_tokens},
+                "F": {**figures, "f1": f_f1, "prompt_tokens": f_tokens},
+            }
+        )
+
+    assert verdict(0.6, 100)["goal_met"] and "is met" in d_against_f_sentence(verdict(0.6, 100))
+    assert "on tokens alone" in d_against_f_sentence(verdict(0.5, 101))
+    below = verdict(0.4, 50)
+    assert not below["goal_met"] and below["difference"] == -0.1
+    assert "D is less accurate than F (F1 0.400 vs 0.500" in d_against_f_sentence(below)
+    assert d_against_f({"D": {"answered": 0}}) is None
