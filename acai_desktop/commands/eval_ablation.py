@@ -110,9 +110,14 @@ def run_ablation(args: argparse.Namespace) -> int:
     dataset = load_dataset(args.dataset)
     size = run_size(dataset, options)
     learning = f", {size.user_messages} messages to learn from" if size.user_messages else ""
+    calls = (
+        f"{size.calls_low}–{size.calls_high}"
+        if size.calls_high > size.calls_low
+        else size.calls_low
+    )
     print(
         f"{size.questions} questions x {len(options.configs)} configurations{learning}: "
-        f"about {size.calls_low}–{size.calls_high} model calls"
+        f"about {calls} model calls"
         + (", plus reconcile calls" if size.user_messages else "")
         + ". Ctrl+C stops and prints what was measured.",
         file=sys.stderr,

@@ -276,7 +276,7 @@ class _SampleRun:
             memory[name] += len(await assistant.memories.list(MemoryFilter(kinds=[kind])))
         counts = processor.counts
         memory.update(triage_calls=counts.triage, extraction_calls=counts.extraction)
-        memory.update(reconcile_calls=counts.reconcile)
+        memory.update(reconcile_calls=counts.reconcile, facts_refused=sum(counts.rejected.values()))
         return True
 
     async def prompt(self, config: str, text: str) -> BuiltContext:

@@ -45,13 +45,18 @@ def _user(body: dict) -> str:
 
 
 def learns_the_kitten(body: dict) -> Reply:
-    """Processors: triage says yes to one message, extraction finds one fact in it."""
+    """Processors: triage says yes to one message, extraction finds one fact in it and
+    invents another (which the grounding check refuses)."""
     system = "\n".join(m["content"] for m in body["messages"] if m["role"] == "system")
     if '"durable_fact"' in system:
         return Reply(json_obj={"durable_fact": _user(body) == KITTEN})
     if '"facts"' in system:
-        return Reply(json_obj={"facts": [{"fact": KITTEN_FACT, "category": "Personal",
-                                          "confidence": 0.9}]})  # fmt: skip
+        facts = [KITTEN_FACT, "The user's name is John"]
+        return Reply(
+            json_obj={
+                "facts": [{"fact": f, "category": "Personal", "confidence": 0.9} for f in facts]
+            }
+        )
     return fake_model(body)
 
 
@@ -125,6 +130,7 @@ def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not
     assert report["whole_conversation"]["most_turns_left_out"] == 0
     rosa = sum(1 for t in SAMPLE.turns if t.speaker == "Rosa")
     assert report["memory"]["facts"] == 1 and report["memory"]["triage_calls"] == rosa
+    assert report["memory"]["facts_refused"] == 1 and report["memory"]["extraction_calls"] == 1
     assert report["memory"]["summaries"] == 0  # each session is within the summary budget
     assert configs["C"]["storage_bytes_per_message"] > 0
     # Whole pages: one fact may fit in the pages the messages left room in.
