@@ -228,3 +228,17 @@ def test_the_report_says_where_d_stands_against_f():
     assert not below["goal_met"] and below["difference"] == -0.1
     assert "D is less accurate than F (F1 0.400 vs 0.500" in d_against_f_sentence(below)
     assert d_against_f({"D": {"answered": 0}}) is None
+
+
+def test_a_model_error_counts_as_a_wrong_answer_and_is_reported(fake_openai):
+    def refuses_plans(body: dict) -> Reply:
+        if "Plan for this answer" in body["messages"][0]["content"]:
+            return Reply(status=400, error_message="this server refuses plans")
+        return scripted_reader(body)
+
+    fake_openai.responder = refuses_plans
+    options = AblationOptions(configs=("B", "C"), limit=2)
+    report = run(evaluate_ablation(DATASET, overrides_for(fake_openai), options)).as_dict()
+    assert report["configs"]["B"]["errors"] == 7 and report["configs"]["B"]["f1"] == 0.0
+    assert report["configs"]["C"]["errors"] == 0 and report["configs"]["C"]["f1"] == 1.0
+    assert "(7 model errors, scored 0)" in format_ablation(report)
