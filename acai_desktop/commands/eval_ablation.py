@@ -13,7 +13,7 @@ import sys
 import threading
 
 from acai_desktop.commands.arguments import add_model_arguments
-from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.errors import InvalidInputError, ModelError
 
 
 def add_ablation_parser(actions: argparse._SubParsersAction, common) -> None:
@@ -124,6 +124,7 @@ def run_ablation(args: argparse.Namespace) -> int:
     )
     progress = TerminalProgress(size.steps, "steps")
     report, stop = AblationReport(), threading.Event()
+    failed = False
     with contextlib.ExitStack() as stack:
         overrides = _overrides(args, dataset, stack)
         _stop_on_ctrl_c(stop)
@@ -137,6 +138,12 @@ def run_ablation(args: argparse.Namespace) -> int:
             )
         except KeyboardInterrupt:
             report.stopped = True
+        except ModelError as error:
+            if not report.answers:
+                raise  # nothing measured: the error alone says it
+            # The model went away mid-run: say so, and keep what was measured.
+            print(f"\nStopped: {error}", file=sys.stderr)
+            report.stopped = failed = True
     figures = report.as_dict()
     print(json.dumps(figures) if args.json else format_ablation(figures))
-    return 130 if report.stopped else 0
+    return 1 if failed else 130 if report.stopped else 0

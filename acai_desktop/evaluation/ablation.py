@@ -39,7 +39,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from acai_desktop.core.errors import InvalidInputError, ModelError, ModelUnreachableError
+from acai_desktop.core.errors import (
+    InvalidInputError,
+    ModelError,
+    ModelTimeoutError,
+    ModelUnreachableError,
+)
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import BuiltContext
 from acai_desktop.core.memory.retrieval import HybridRetriever
@@ -264,8 +269,10 @@ class _SampleRun:
             for job in (partial(processor.process_message, message.id), partial(summarise, chat)):
                 try:
                     await job()
-                except ModelUnreachableError:
-                    raise
+                except ModelUnreachableError as failure:
+                    if not isinstance(failure, ModelTimeoutError):
+                        raise
+                    memory["processor_errors"] += 1
                 except ModelError:
                     memory["processor_errors"] += 1
             self.progress()
@@ -305,6 +312,8 @@ class _SampleRun:
                 context.messages, role="chat", max_tokens=ANSWER_TOKENS, temperature=0.0
             )
             answer, tokens = completion.text, completion.prompt_tokens
+        except ModelTimeoutError as failure:
+            error = str(failure)  # a prompt too slow to answer: this answer's failure
         except ModelUnreachableError:
             raise  # nothing more can be measured
         except ModelError as failure:
@@ -341,8 +350,10 @@ class _SampleRun:
             reply = await self.client.structured(
                 [{"role": "user", "content": prompt}], JudgeReply, role="chat"
             )
-        except ModelUnreachableError:
-            raise
+        except ModelUnreachableError as failure:
+            if not isinstance(failure, ModelTimeoutError):
+                raise
+            return None
         except ModelError:
             return None
         return reply.value.correct if reply.value is not None else None

@@ -95,3 +95,19 @@ def test_scripted_reader_needs_no_model_and_refuses_model_options(tmp_path):
         capture_output=True, text=True, encoding="utf-8", timeout=PROGRAM_TIMEOUT_S, env=ENV,
     )  # fmt: skip
     assert refused.returncode != 0 and "leave out --provider" in refused.stderr
+
+
+def test_no_model_there_is_an_error_and_no_table(tmp_path):
+    from tests.support.closed_ports import closed_urls
+
+    with closed_urls(1) as (url,):
+        command = [sys.executable, "-m", "acai_desktop", "eval", "ablation", "--data-dir",
+                   str(tmp_path), "--dataset", FIXTURE, "--limit", "1", "--provider", "custom",
+                   "--base-url", url, "--model", "m"]  # fmt: skip
+        done = subprocess.run(
+            command, capture_output=True, text=True, encoding="utf-8",
+            timeout=PROGRAM_TIMEOUT_S, env=ENV,
+        )  # fmt: skip
+    assert done.returncode not in (0, 130)
+    assert "Ablation on" not in done.stdout and "Traceback" not in done.stderr
+    assert url.removesuffix("/v1") in done.stderr or "127.0.0.1" in done.stderr
