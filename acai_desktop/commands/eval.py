@@ -14,6 +14,7 @@ import json
 import sys
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
+from acai_desktop.commands.eval_ablation import add_ablation_parser
 from acai_desktop.core.errors import InvalidInputError
 
 
@@ -130,6 +131,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_model_arguments(updates, "model name for triage, extraction and reconcile")
     updates.add_argument("--json", action="store_true", help="print one JSON object")
     updates.set_defaults(handler=run_updates)
+
+    add_ablation_parser(actions, common)
 
 
 def _options(args: argparse.Namespace):
