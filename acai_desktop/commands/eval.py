@@ -16,6 +16,7 @@ import sys
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
 from acai_desktop.commands.eval_ablation import add_ablation_parser
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.profile import Profile
 
 
 def parse_positive_list(text: str, what: str) -> tuple[int, ...]:
@@ -267,7 +268,12 @@ def run_extraction(args: argparse.Namespace) -> int:
     try:
         tally = asyncio.run(
             evaluate_extraction(
-                dataset, overrides, limit=args.limit, judge=args.judge, progress=progress.step
+                dataset,
+                overrides,
+                limit=args.limit,
+                judge=args.judge,
+                progress=progress.step,
+                model_of=Profile.at(getattr(args, "data_dir", None)),
             )
         )
     except KeyboardInterrupt:
@@ -293,7 +299,8 @@ def run_updates(args: argparse.Namespace) -> int:
     print(f"{messages} messages: about {messages}–{3 * messages} model calls.", file=sys.stderr)
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
     try:
-        report = asyncio.run(evaluate_updates(overrides)).as_dict()
+        model_of = Profile.at(getattr(args, "data_dir", None))
+        report = asyncio.run(evaluate_updates(overrides, model_of=model_of)).as_dict()
     except KeyboardInterrupt:
         print("Stopped: no figures.", file=sys.stderr)
         return 130

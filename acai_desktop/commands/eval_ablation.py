@@ -14,6 +14,7 @@ import threading
 
 from acai_desktop.commands.arguments import add_model_arguments
 from acai_desktop.core.errors import InvalidInputError, ModelError
+from acai_desktop.core.profile import Profile
 
 
 def add_ablation_parser(actions: argparse._SubParsersAction, common) -> None:
@@ -133,7 +134,13 @@ def run_ablation(args: argparse.Namespace) -> int:
         try:
             asyncio.run(
                 evaluate_ablation(
-                    dataset, overrides, options, progress=progress.step, stop=stop, report=report
+                    dataset,
+                    overrides,
+                    options,
+                    progress=progress.step,
+                    stop=stop,
+                    report=report,
+                    model_of=Profile.at(getattr(args, "data_dir", None)),
                 )
             )
         except KeyboardInterrupt:

@@ -60,6 +60,7 @@ from acai_desktop.evaluation.ablation_results import CONFIGS, AblationReport, An
 from acai_desktop.evaluation.ablation_scoring import answer_f1
 from acai_desktop.evaluation.harness import _store_sessions, session_timestamp
 from acai_desktop.evaluation.locomo import ADVERSARIAL_CATEGORY, Dataset, Question, Sample
+from acai_desktop.evaluation.temporary_profile import temporary_profile
 
 #: An answer's length limit: LoCoMo's answers are a few words.
 ANSWER_TOKENS = 64
@@ -160,10 +161,13 @@ async def evaluate_ablation(
     progress: Callable[[], None] = lambda: None,
     stop: threading.Event | None = None,
     report: AblationReport | None = None,
+    model_of: Profile | None = None,
 ) -> AblationReport:
     """Run the ablation; ``progress`` is called after each step (see ``RunSize.steps``).
     Setting ``stop`` ends the run after the step under way; the report (pass your own to
-    keep it if the run is cancelled) then holds every answer so far, ``stopped`` set."""
+    keep it if the run is cancelled) then holds every answer so far, ``stopped`` set.
+    ``model_of``: a profile whose saved model (settings and key) the run uses, never
+    written (see :mod:`.temporary_profile`)."""
     from acai_desktop.core.assistant import open_assistant
 
     options = options or AblationOptions()
@@ -173,14 +177,13 @@ async def evaluate_ablation(
     for sample in dataset.samples[: options.samples]:
         part, questions = sliced(sample, options.limit)
         with tempfile.TemporaryDirectory(prefix="acai-eval-ablation-") as directory:
-            assistant = await open_assistant(
-                Profile.at(Path(directory) / "app"), overrides, start_jobs=False
-            )
-            try:
-                run = _SampleRun(assistant, part, options, report, progress, stop)
-                await run.measure(questions, Path(directory) / "messages")
-            finally:
-                await assistant.close()
+            async with temporary_profile("acai-eval-ablation-app-", model_of) as app:
+                assistant = await open_assistant(app, overrides, start_jobs=False)
+                try:
+                    run = _SampleRun(assistant, part, options, report, progress, stop)
+                    await run.measure(questions, Path(directory) / "messages")
+                finally:
+                    await assistant.close()
         if stop.is_set():
             report.stopped = True
             break

@@ -10,11 +10,7 @@ request's ``stop`` event: the run ends after the step under way and returns the 
 measured so far (``stopped`` set); a second Stop cancels it. The user's own profile only
 lends its model settings (see :mod:`.temporary_profile`).
 
-Adding an evaluation is one more :class:`Evaluation` in :data:`EVALUATIONS`. An ablation
-entry, for instance, loads the dataset on a thread as :func:`_extraction` does, calls
-``progress.begin(size.steps, "steps", budget)``, runs ``evaluate_ablation(dataset,
-request.model_overrides(), options, progress=progress.step, stop=request.stop)`` and
-returns its formatted report with ``stopped=report.stopped``; ``stops_gracefully=True``.
+Adding an evaluation is one more :class:`Evaluation` in :data:`EVALUATIONS`.
 """
 
 from __future__ import annotations
@@ -94,12 +90,7 @@ async def _updates(request: EvaluationRequest, progress: Progress) -> Evaluation
     return EvaluationResult(format_updates(figures), figures)
 
 
-async def _extraction(request: EvaluationRequest, progress: Progress) -> EvaluationResult:
-    from acai_desktop.evaluation.extraction import (
-        evaluate_extraction,
-        format_extraction,
-        messages_to_play,
-    )
+async def _dataset(request: EvaluationRequest):
     from acai_desktop.evaluation.locomo import load_dataset
 
     if request.dataset is None:
@@ -107,7 +98,43 @@ async def _extraction(request: EvaluationRequest, progress: Progress) -> Evaluat
 
         raise InvalidInputError("Choose a LoCoMo-format dataset file first.")
     # Reading and checking a large JSON file would hold the window up: a worker thread.
-    dataset = await asyncio.to_thread(load_dataset, request.dataset)
+    return await asyncio.to_thread(load_dataset, request.dataset)
+
+
+async def _ablation(request: EvaluationRequest, progress: Progress) -> EvaluationResult:
+    from acai_desktop.evaluation.ablation import AblationOptions, evaluate_ablation, run_size
+    from acai_desktop.evaluation.ablation_text import format_ablation
+
+    dataset = await _dataset(request)
+    # One sample: a whole LoCoMo conversation is hundreds of answers per configuration.
+    options = AblationOptions(limit=request.limit, samples=1)
+    size = run_size(dataset, options)
+    progress.begin(
+        size.steps,
+        "steps",
+        f"{size.questions} questions × {len(options.configs)} configurations: "
+        f"about {size.calls_low}–{size.calls_high} model calls",
+    )
+    report = await evaluate_ablation(
+        dataset,
+        request.model_overrides(),
+        options,
+        progress=progress.step,
+        stop=request.stop,
+        model_of=request.model_of,
+    )
+    figures = report.as_dict()
+    return EvaluationResult(format_ablation(figures), figures, stopped=report.stopped)
+
+
+async def _extraction(request: EvaluationRequest, progress: Progress) -> EvaluationResult:
+    from acai_desktop.evaluation.extraction import (
+        evaluate_extraction,
+        format_extraction,
+        messages_to_play,
+    )
+
+    dataset = await _dataset(request)
     total = messages_to_play(dataset, request.limit)
     progress.begin(total, "messages", calls_budget(total, 2) + ", plus reconcile calls")
     tally = await evaluate_extraction(
@@ -145,5 +172,20 @@ EXTRACTION = Evaluation(
     run=_extraction,
 )
 
+ABLATION = Evaluation(
+    name="ablation",
+    title="Does memory help? (dataset)",
+    about=(
+        "Answers the questions of the first conversation of a LoCoMo-format dataset with "
+        "your model: the question alone (A), with the planner's plan (B), with retrieval "
+        "from the conversation (C), with the memory the processors build (D), and with "
+        "the whole conversation in the prompt (F). Scores token F1 against the gold "
+        "answers, prompt tokens and latency per configuration."
+    ),
+    needs_dataset=True,
+    run=_ablation,
+    stops_gracefully=True,
+)
+
 #: Every evaluation the window offers, by name, in the order it lists them.
-EVALUATIONS: dict[str, Evaluation] = {e.name: e for e in (UPDATES, EXTRACTION)}
+EVALUATIONS: dict[str, Evaluation] = {e.name: e for e in (UPDATES, EXTRACTION, ABLATION)}

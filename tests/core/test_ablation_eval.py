@@ -10,6 +10,8 @@ import pytest
 
 from acai_desktop.core.assistant import ModelOverrides
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.resources import resource_text
 from acai_desktop.evaluation.ablation import (
     AblationOptions,
     evaluate_ablation,
@@ -154,11 +156,13 @@ def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not
 
 def test_a_window_too_small_for_the_conversation_cuts_its_oldest_turns(fake_openai):
     fake_openai.responder = scripted_reader
-    # 514 tokens, 64 kept for the answer: session 2 and the question fit, session 1 not.
-    options = AblationOptions(configs=("F",), limit=2, context_window=514)
+    # 390 tokens besides the system prompt, 64 of them kept for the answer: session 2
+    # and the question fit, session 1 not.
+    window = 390 + estimate_tokens(resource_text("prompts", "system.txt").strip())
+    options = AblationOptions(configs=("F",), limit=2, context_window=window)
     report = run(evaluate_ablation(DATASET, overrides_for(fake_openai), options)).as_dict()
     whole = report["whole_conversation"]
-    assert whole["window_tokens"] == 514 and whole["turns"] == len(SAMPLE.turns)
+    assert whole["window_tokens"] == window and whole["turns"] == len(SAMPLE.turns)
     assert whole["questions_truncated"] == 7 and whole["most_turns_left_out"] == 7
     # The four questions about session 2 are still answered, the three about session 1 not.
     assert report["configs"]["F"]["f1"] == round(4 / 7, 4)

@@ -342,3 +342,44 @@ def test_the_window_starts_without_loading_the_charting_library():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_eval_ablation_runs_from_the_view_on_the_users_model(qapp, tmp_path, fake_openai):
+    """The ablation on the user's model, from the view: a reader that answers right
+    exactly when the evidence is in its prompt scores nothing on the question alone and
+    everything with the whole conversation; the user's profile is untouched."""
+    from acai_desktop.evaluation.ablation_oracle import evidence_reader
+    from acai_desktop.evaluation.locomo import load_dataset
+
+    profile = known_profile(tmp_path / "profile", fake_openai)
+    dataset = Path(FIXTURE).resolve()
+
+    async def scenario(session: GuiSession):
+        dialog = await open_view(session)
+        before = await profile_state(session)
+        panel = dialog.evaluation
+        dialog.tabs.setCurrentWidget(panel)
+        panel.choose("ablation")
+        assert panel.dataset_row.isEnabled()
+        panel.dataset.setText(str(dataset))
+        panel.limit.setValue(0)  # every session
+        fake_openai.responder = evidence_reader(load_dataset(dataset))
+        click(panel.run_button)
+        await wait_until(lambda: not panel.running, timeout=120)
+        assert not panel.error.isVisible(), panel.error.text()
+        text = panel.results.toPlainText()
+        rows = {
+            line.split()[0]: line.split()
+            for line in text.splitlines()
+            if line[:4] in ("  A ", "  B ", "  C ", "  D ", "  F ")
+        }
+        # config, title words…, answered, F1, judge, tokens, p50, p95: F1 is 5th from the end.
+        f1 = {config: float(cells[-5]) for config, cells in rows.items()}
+        assert f1["A"] == 0.0 and f1["B"] == 0.0, text
+        # All but the open-domain question (its evidence is no turn's words) found.
+        assert f1["C"] == f1["D"] == f1["F"] == 0.875, text
+        assert "the whole conversation fit" in text
+        assert panel.progress.value() == panel.progress.maximum() > 1
+        assert await profile_state(session) == before
+
+    run_in_session(GuiSession(profile), scenario)
