@@ -31,6 +31,7 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus
 from acai_desktop.ui.actions.conversations import ConversationActions
+from acai_desktop.ui.actions.documents import DocumentActions
 from acai_desktop.ui.actions.memories import MemoryActions
 from acai_desktop.ui.actions.settings import SettingsActions
 from acai_desktop.ui.actions.turns import TURN_TASK, TurnActions
@@ -93,6 +94,7 @@ class GuiSession:
         self.turns = TurnActions(self)
         self.memories = MemoryActions(self)
         self.settings = SettingsActions(self)
+        self.documents = DocumentActions(self)
         self._quit = asyncio.Event()
 
     def request_quit(self) -> None:
@@ -124,7 +126,13 @@ class GuiSession:
         window = self.window
         assert window is not None
         window.quit_requested.connect(self.request_quit)
-        for actions in (self.conversations, self.turns, self.memories, self.settings):
+        for actions in (
+            self.conversations,
+            self.turns,
+            self.memories,
+            self.settings,
+            self.documents,
+        ):
             actions.connect(window)
 
     async def _until_quit(self, coro: Coroutine[Any, Any, Any]) -> Any:
@@ -175,6 +183,7 @@ class GuiSession:
         # and recoveries arrive as job events.
         self.window.show_failed_jobs(await assistant.jobs.list([JobStatus.FAILED]))
         self.window.show_suggestions(await assistant.suggestions.pending())
+        await self.documents.load(assistant)
         return None
 
     async def shutdown(self) -> None:

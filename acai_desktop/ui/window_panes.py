@@ -15,19 +15,23 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QStackedWidget,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE
+from acai_desktop.ui.models.documents_model import DocumentsModel
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.chat_view import ChatView
 from acai_desktop.ui.widgets.composer import Composer
 from acai_desktop.ui.widgets.conversation_list import ConversationList
+from acai_desktop.ui.widgets.documents_panel import DocumentsPanel
 from acai_desktop.ui.widgets.elided_label import ElidedLabel
 from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 
 if TYPE_CHECKING:
     from acai_desktop.ui.main_window import MainWindow
@@ -185,6 +189,44 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     composer_row.addWidget(window.composer)
     layout.addLayout(composer_row)
     return pane
+
+
+def build_side_panel(window: MainWindow) -> QTabWidget:
+    """The right pane: the memory panel and, beside it, the Documents tab; the core's
+    document news (through the window's bridge) keeps the documents model current."""
+    window.memory_panel = MemoryPanel(window.memories_model)
+    window.documents_model = DocumentsModel(window)
+    window.documents_panel = DocumentsPanel(window.documents_model)
+    tabs = QTabWidget()
+    tabs.setObjectName("SidePanel")
+    tabs.setDocumentMode(True)
+    tabs.setMinimumWidth(window.memory_panel.minimumWidth())
+    tabs.addTab(window.memory_panel, "Memory")
+    tabs.addTab(window.documents_panel, "Documents")
+    tabs.setTabToolTip(1, "Your files that answers can quote (Ctrl+Shift+D)")
+    tabs.setAccessibleName("Memory and documents")
+    window.side_tabs = tabs
+
+    events, model = window.events, window.documents_model
+    events.document_added.connect(model.on_document_added)
+    events.document_changed.connect(model.on_document_changed)
+    events.document_removed.connect(model.on_document_removed)
+    events.indexing_progress_changed.connect(model.on_indexing_progress)
+    events.folder_progress_changed.connect(window.documents_panel.on_folder_progress)
+
+    # Ctrl+Shift+D shows the Documents tab (and the side panel, if hidden).
+    window.documents_action = QAction("Documents", window)
+    window.documents_action.setShortcut(QKeySequence("Ctrl+Shift+D"))
+    window.documents_action.triggered.connect(lambda: show_side_tab(window, 1))
+    window.addAction(window.documents_action)
+    return tabs
+
+
+def show_side_tab(window: MainWindow, tab: int) -> None:
+    if not window.memory_action.isChecked():
+        window.memory_action.setChecked(True)
+    window.side_tabs.setCurrentIndex(tab)
+    window.side_tabs.currentWidget().setFocus()
 
 
 def build_shortcuts(window: MainWindow) -> None:
