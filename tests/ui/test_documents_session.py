@@ -3,6 +3,7 @@ the real job runner (embeddings from the scripted server), real widgets offscree
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -11,17 +12,29 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
+from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.documents.model import ScopeMode
+from acai_desktop.core.documents.prompt_block import EVIDENCE_BLOCK_START, EVIDENCE_PREAMBLE
 from acai_desktop.core.documents.readers import MAX_FILE_BYTES
+from acai_desktop.evaluation.scripted_model import call_kind
 from acai_desktop.ui.models.documents_model import DocumentRoles
+from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.untrusted import tooltip_text
+from acai_desktop.ui.widgets.chat_view import SOURCES
+from acai_desktop.ui.widgets.document_dialogs import DocumentScopeDialog, PassageDialog
+from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import run_in_session, wait_until
+from tests.ui.test_chat_session import click_action
 
 HANDBOOK = (
     "# Team handbook\n\n## Deployment\n\nDeployments happen on Tuesdays after the standup.\n\n"
     "## Holidays\n\nBook holidays two weeks ahead in the HR portal.\n"
 )
+# The block as it opens in the prompt (the system prompt names the tag in its prose).
+BLOCK_OPENING = f"{EVIDENCE_BLOCK_START}\n{EVIDENCE_PREAMBLE}"
+QUESTION = "When do deployments happen according to the handbook?"
 #: A file name a careless view would render as markup (and load an image for).
 RICH_NAME = "<img src=x><b>notes.md"
 
@@ -204,5 +217,104 @@ def test_adding_a_folder_shows_progress_and_stops(qapp, tmp_path, fake_openai):
         ]
         assert all(e.startswith("Stopped before it was indexed") for e in stopped)
         assert len(db_documents(profile)) == model.rowCount()
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+async def seed_chats_and_handbook(profile, handbook: Path) -> tuple[int, int]:
+    """Two conversations (the one with a message is shown at start) and an indexed
+    handbook; returns (shown chat, other chat)."""
+    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    try:
+        other = await assistant.conversations.create("Other chat")
+        shown = await assistant.conversations.create("Handbook chat")
+        await assistant.conversations.add_message(shown.id, "user", "Hello there.")
+        report = await assistant.documents.add([handbook])
+        await assistant.documents.index_now(report.job_ids)
+        return shown.id, other.id
+    finally:
+        await assistant.close()
+
+
+def chat_prompts(server) -> list[str]:
+    """The system prompt of each chat turn the scripted server received."""
+    turns = [r.json for r in server.chat_requests() if call_kind(r.json) == "chat"]
+    return [turn["messages"][0]["content"] for turn in turns]
+
+
+def send(window, text: str) -> None:
+    window.composer.input.setPlainText(text)
+    QTest.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+
+
+def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
+    qapp, tmp_path, fake_openai
+):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    handbook = tmp_path / "handbook.md"
+    handbook.write_text(HANDBOOK, encoding="utf-8")
+    shown_id, other_id = asyncio.run(seed_chats_and_handbook(profile, handbook))
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        panel, messages = window.documents_panel, window.messages_model
+        documents = session.assistant.documents
+        window.documents_action.trigger()
+        assert session.conversation_id == shown_id
+        await wait_until(lambda: panel.scope is not None)
+        assert panel.scope_box.isEnabled() and panel.scope_box.currentText() == "All documents"
+
+        # "No documents": saved for this chat, and the next turn's prompt quotes nothing.
+        panel.scope_box.setCurrentIndex(2)
+        panel.scope_box.activated.emit(2)
+        await wait_until(lambda: panel.scope.mode == ScopeMode.NONE)
+        assert (await documents.scope(shown_id)).mode == ScopeMode.NONE
+        send(window, QUESTION)
+        await wait_until(lambda: messages.rowCount() == 3 and not window.composer.busy)
+        assert BLOCK_OPENING not in chat_prompts(fake_openai)[-1]
+        assert "Tuesdays" not in chat_prompts(fake_openai)[-1]
+
+        # Switching chats shows each one's own scope.
+        window.open_conversation_requested.emit(other_id)
+        await wait_until(lambda: session.conversation_id == other_id)
+        await wait_until(lambda: panel.scope_box.currentText() == "All documents")
+        window.open_conversation_requested.emit(shown_id)
+        await wait_until(lambda: panel.scope_box.currentText() == "No documents")
+        # A new chat is not on disk yet: it uses all documents, and can't be changed.
+        QTest.mouseClick(window.new_chat_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: not panel.scope_box.isEnabled())
+        assert panel.scope_box.currentText() == "All documents"
+        window.open_conversation_requested.emit(shown_id)
+        await wait_until(lambda: panel.scope_box.currentText() == "No documents")
+
+        # "Some…": tick the handbook; the next turn quotes it.
+        panel.scope_box.setCurrentIndex(1)
+        panel.scope_box.activated.emit(1)
+        picker = await wait_until(lambda: panel.findChild(DocumentScopeDialog))
+        assert picker.list.count() == 1 and picker.list.item(0).text() == "handbook.md"
+        picker.list.item(0).setCheckState(Qt.CheckState.Checked)
+        picker.buttons.button(picker.buttons.StandardButton.Ok).click()
+        await wait_until(lambda: panel.scope.mode == ScopeMode.SOME)
+        assert panel.scope_box.currentText() == "Some (1 document)…"
+        assert (await documents.scope(shown_id)).document_ids == panel.scope.document_ids
+        send(window, QUESTION)
+        await wait_until(lambda: messages.rowCount() == 5 and not window.composer.busy)
+        prompt = chat_prompts(fake_openai)[-1]
+        assert BLOCK_OPENING in prompt and "Tuesdays" in prompt
+
+        # The answer's sources list the passage; a click opens it, as plain text.
+        answer_row = messages.rowCount() - 1
+        await wait_until(lambda: messages.index(answer_row).data(MessageRoles.SOURCES_COUNT))
+        click_action(window.chat_view, answer_row, SOURCES)
+        sources = await wait_until(lambda: window.findChild(ProvenanceDialog))
+        await wait_until(lambda: "Sources: handbook.md" in sources.browser.toPlainText())
+        assert "DOCUMENTS" in sources.browser.toPlainText()
+        sources.browser.anchorClicked.emit(QUrl("acai-passage:1"))
+        passage = await wait_until(lambda: window.findChild(PassageDialog))
+        await wait_until(lambda: "Tuesdays" in passage.text.toPlainText())
+        assert passage.where.text() == "handbook.md"
+        assert passage.where.textFormat() == Qt.TextFormat.PlainText
+        assert "Deployment" in passage.heading.text()
+        assert passage.text.isReadOnly()
 
     run_in_session(GuiSession(profile), scenario)
