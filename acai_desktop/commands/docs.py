@@ -276,7 +276,9 @@ def _human(action: str, output: dict) -> str:
             return "This conversation uses documents " + ", ".join(
                 str(i) for i in output["document_ids"]
             )
-        return f"This conversation uses {output['mode']} documents."
+        return "This conversation uses " + (
+            "all documents." if output["mode"] == "all" else "no documents."
+        )
     if not output["results"]:
         return "No passage matches."
     lines = []

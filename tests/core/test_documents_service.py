@@ -238,9 +238,9 @@ def test_the_document_scope_of_a_conversation_limits_its_evidence(tmp_path):
 def test_reading_runs_off_the_event_loop_thread(tmp_path):
     threads: list[threading.Thread] = []
 
-    def recording_read(path):
+    def recording_read(path, on_page=None):
         threads.append(threading.current_thread())
-        return read_document(path)
+        return read_document(path, on_page)
 
     async def scenario():
         async with documents_at(tmp_path / "db.sqlite3", runner=False) as (service, _):
@@ -285,3 +285,28 @@ def test_adding_an_unchanged_file_again_does_not_index_it_again(tmp_path):
     again, changed = run(scenario())
     assert [d.id for d in again.unchanged] == [1] and again.job_ids == []
     assert [d.id for d in changed.queued] == [1] and len(changed.job_ids) == 1
+
+
+def test_reading_a_long_pdf_reports_its_pages_on_the_loop_thread(tmp_path):
+    pdf = write_text_pdf(tmp_path / "long.pdf", [[f"Page {n} text."] for n in range(1, 31)])
+    heard: list[tuple[int, int, threading.Thread]] = []
+    events = EventBus()
+
+    def on_progress(event: ev.IndexingProgress) -> None:
+        if event.stage == "reading":
+            heard.append((event.done, event.total, threading.current_thread()))
+
+    events.subscribe(ev.IndexingProgress, on_progress)
+
+    async def scenario():
+        async with documents_at(tmp_path / "db.sqlite3", runner=False, events=events) as (
+            service,
+            _,
+        ):
+            await service.index_now((await service.add([pdf])).job_ids)
+            return threading.current_thread()
+
+    loop_thread = run(scenario())
+    pages = [(done, total) for done, total, _ in heard if total == 30]
+    assert pages == [(n, 30) for n in range(3, 30, 3)]
+    assert all(thread is loop_thread for _, _, thread in heard)

@@ -146,10 +146,10 @@ def test_a_turn_is_answered_while_a_document_is_being_indexed(tmp_path, fake_ope
     document.write_text(HANDBOOK, encoding="utf-8")
     reading, release = threading.Event(), threading.Event()
 
-    def slow_read(path):  # a long PDF: the worker thread is busy reading
+    def slow_read(path, on_page=None):  # a long PDF: the worker thread is busy reading
         reading.set()
         release.wait(30)
-        return read_document(path)
+        return read_document(path, on_page)
 
     async def scenario():
         async with running_assistant(tmp_path / "profile", fake_openai) as assistant:

@@ -144,3 +144,26 @@ def test_chat_json_lists_the_evidence_used(tmp_path, fake_openai):
     )
     assert human.returncode == 0, human.stderr
     assert "Sources: warranty.pdf, p. 2" in human.stdout
+
+
+def test_docs_scope_of_a_conversation(tmp_path):
+    import sqlite3
+
+    data = tmp_path / "profile"
+    note = tmp_path / "note.md"
+    note.write_text("# Note\n\nText.", encoding="utf-8")
+    code, _ = docs_json(data, "add", str(note))
+    assert code == 0
+    missing = acai(data, "docs", "scope", "1")
+    assert missing.returncode == 2 and "No conversation with id 1" in missing.stderr
+    with sqlite3.connect(data / "acai.sqlite3") as db:
+        db.execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at) "
+            "VALUES (1, 't', 'x', 'x')"
+        )
+    assert docs_json(data, "scope", "1") == (0, {"mode": "all", "document_ids": []})
+    assert docs_json(data, "scope", "1", "1") == (0, {"mode": "some", "document_ids": [1]})
+    none = acai(data, "docs", "scope", "1", "none")
+    assert none.returncode == 0 and "uses no documents" in none.stdout
+    wrong = acai(data, "docs", "scope", "1", "7")
+    assert wrong.returncode == 2 and "No document with id 7" in wrong.stderr

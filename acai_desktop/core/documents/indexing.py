@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 #: Chunks embedded per call: large enough to be efficient, small enough that progress
 #: moves and a Stop (cancel) is heard between batches.
 EMBED_BATCH = 256
+#: How many times a long PDF's reading reports its progress.
+PAGE_PROGRESS_STEPS = 10
 
 
 def embedding_text(chunk: Chunk) -> str:
@@ -48,7 +50,7 @@ class DocumentIndexer:
         embedder: Embedder,
         vectors: ChunkVectors,
         events: EventBus,
-        read: Callable[[str], ReadDocument] = read_document,
+        read: Callable[..., ReadDocument] = read_document,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -86,7 +88,7 @@ class DocumentIndexer:
     async def index(self, document: Document) -> Document | None:
         emit = self.events.emit
         emit(ev.IndexingProgress(document.id, "reading", 0, 1))
-        read = await asyncio.to_thread(self.read, document.path)
+        read = await asyncio.to_thread(self.read, document.path, self._page_progress(document.id))
         emit(ev.IndexingProgress(document.id, "reading", 1, 1))
         chunks = await asyncio.to_thread(chunk_sections, read.sections)
         texts = [embedding_text(chunk) for chunk in chunks]
@@ -115,6 +117,20 @@ class DocumentIndexer:
         emit(ev.IndexingProgress(document.id, "storing", 1, 1))
         emit(ev.DocumentChanged(stored))
         return stored
+
+    def _page_progress(self, document_id: int) -> Callable[[int, int], None]:
+        """A callback for the reading thread: every tenth of a long PDF's pages, the
+        news is handed to the loop (events are emitted on the loop's thread only)."""
+        loop = asyncio.get_running_loop()
+        emit = self.events.emit
+
+        def on_page(done: int, total: int) -> None:
+            step = max(1, total // PAGE_PROGRESS_STEPS)
+            if done % step == 0 and done < total:
+                news = ev.IndexingProgress(document_id, "reading", done, total)
+                loop.call_soon_threadsafe(emit, news)
+
+        return on_page
 
     async def _embed(self, texts: list[str]) -> np.ndarray:
         embed_sync = getattr(self.embedder, "embed_sync", None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from acai_desktop.core.documents.model import DocumentReadError
@@ -10,8 +11,13 @@ from acai_desktop.core.documents.model import DocumentReadError
 log = logging.getLogger(__name__)
 
 
-def pdf_pages(path: Path, data: bytes) -> list[str]:
-    """The text of each page (an empty string for a page with no text layer)."""
+#: A callback told (pages read, pages in all) as a long PDF is read.
+PageProgress = Callable[[int, int], None]
+
+
+def pdf_pages(path: Path, data: bytes, on_page: PageProgress | None = None) -> list[str]:
+    """The text of each page (an empty string for a page with no text layer);
+    ``on_page(done, total)`` is called after each page."""
     import io
 
     from pypdf import PdfReader
@@ -30,8 +36,11 @@ def pdf_pages(path: Path, data: bytes) -> list[str]:
             if not opened:
                 raise _encrypted(path)
         pages = []
+        total = len(reader.pages)
         for page in reader.pages:
             pages.append(page.extract_text() or "")
+            if on_page is not None:
+                on_page(len(pages), total)
     except DocumentReadError:
         raise
     except FileNotDecryptedError as error:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from acai_desktop.core.documents.html_text import html_to_text
 from acai_desktop.core.documents.model import DocumentReadError
-from acai_desktop.core.documents.pdf_text import pdf_pages
+from acai_desktop.core.documents.pdf_text import PageProgress, pdf_pages
 
 #: The largest file accepted (50 MB); larger ones are refused before being read.
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -142,15 +142,16 @@ def fingerprint(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_document(path: Path | str) -> ReadDocument:
-    """Read ``path`` into sections. Raises DocumentReadError with a message for the user."""
+def read_document(path: Path | str, on_page: PageProgress | None = None) -> ReadDocument:
+    """Read ``path`` into sections. Raises DocumentReadError with a message for the user.
+    ``on_page(done, total)``: called as each page of a PDF is read."""
     path = Path(path)
     kind = require_kind(path)
     data, mtime = read_bytes(path)
     digest = fingerprint(data)
     title, page_count = "", 0
     if kind == "pdf":
-        pages = pdf_pages(path, data)
+        pages = pdf_pages(path, data, on_page)
         sections = [Section(text, page=n) for n, text in enumerate(pages, 1) if text.strip()]
         page_count = len(pages)
     else:

@@ -220,7 +220,14 @@ def chunks_of(db: Database, document_id: int) -> list[Passage]:
     return [Passage(*row) for row in rows]
 
 
+def _require_conversation(db: Database, conversation_id: int) -> None:
+    if not db.execute("SELECT 1 FROM conversations WHERE id = ?", [conversation_id]).fetchone():
+        raise NotFoundError(f"No conversation with id {conversation_id}.")
+
+
 def get_scope(db: Database, conversation_id: int) -> DocumentScope:
+    """Which documents the conversation draws evidence from (all, unless it was set)."""
+    _require_conversation(db, conversation_id)
     row = db.execute(
         "SELECT mode FROM document_scopes WHERE conversation_id = ?", [conversation_id]
     ).fetchone()
@@ -240,8 +247,7 @@ def get_scope(db: Database, conversation_id: int) -> DocumentScope:
 
 def set_scope(db: Database, conversation_id: int, scope: DocumentScope) -> DocumentScope:
     with db.atomic():
-        if not db.execute("SELECT 1 FROM conversations WHERE id = ?", [conversation_id]).fetchone():
-            raise NotFoundError(f"No conversation with id {conversation_id}.")
+        _require_conversation(db, conversation_id)
         for document_id in scope.document_ids:
             fetch_document(db, document_id)  # NotFoundError names a wrong id
         db.execute(
