@@ -333,6 +333,7 @@ class MainWindow(QMainWindow):
         self.chat_view.set_theme(theme)
         self.conversation_list.set_theme(theme)
         self.memory_panel.set_theme(theme)
+        self.documents_panel.set_theme(theme)
 
     def set_enter_sends(self, enter_sends: bool) -> None:
         self.composer.set_enter_sends(enter_sends)

@@ -17,9 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence, QPainter, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -30,12 +31,15 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QStackedWidget,
+    QStyle,
+    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
 
 from acai_desktop.core.documents.model import DocumentScope, ScopeMode
 from acai_desktop.ui.models.documents_model import DocumentRoles, DocumentsModel
+from acai_desktop.ui.theme import Theme, load_theme
 from acai_desktop.ui.untrusted import PlainToolTipDelegate, make_plain, plain_label
 from acai_desktop.ui.widgets.document_dialogs import DocumentScopeDialog
 from acai_desktop.ui.widgets.empty_state import EmptyState
@@ -58,6 +62,42 @@ SCOPE_CHOICES = (
     (ScopeMode.NONE, "No documents"),
 )
 NO_CHAT_SCOPE_TIP = "Start the chat first; a new chat uses all documents."
+
+
+class DocumentRowDelegate(PlainToolTipDelegate):
+    """Rows as plain item text; a document that could not be indexed in the theme's
+    danger colour, so its reason stands out."""
+
+    def __init__(self, view: QListView) -> None:
+        super().__init__(view)
+        self.theme = load_theme()
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        if index.data(DocumentRoles.STATUS) != "error":
+            super().paint(painter, option, index)
+            return
+        # The stylesheet sets the items' text colour, so this row's text is drawn here
+        # (with drawText: plain text, whatever the name holds), below the name.
+        item = QStyleOptionViewItem(option)
+        self.initStyleOption(item, index)
+        style = item.widget.style() if item.widget is not None else QApplication.style()
+        element = QStyle.SubElement.SE_ItemViewItemText
+        # Inset as Qt's own item text is (the focus frame's margin and one pixel).
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, item.widget) + 1
+        text_rect = style.subElementRect(element, item, item.widget).adjusted(margin, 0, -margin, 0)
+        name, _, rest = str(index.data()).partition("\n")
+        item.text = ""
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, item, painter, item.widget)
+        painter.save()
+        painter.setFont(item.font)
+        flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        line = painter.fontMetrics().lineSpacing()
+        painter.setPen(self.theme.color("ink"))
+        painter.drawText(text_rect, flags | int(Qt.TextFlag.TextSingleLine), name)
+        painter.setPen(self.theme.color("danger"))
+        wrapped = flags | int(Qt.TextFlag.TextWordWrap)
+        painter.drawText(text_rect.adjusted(0, line, 0, 0), wrapped, rest)
+        painter.restore()
 
 
 class DocumentsPanel(QWidget):
@@ -91,8 +131,11 @@ class DocumentsPanel(QWidget):
         title_row.addWidget(title)
         title_row.addWidget(self.count_label)
         title_row.addStretch(1)
-        title_row.addWidget(self.add_files_button)
-        title_row.addWidget(self.add_folder_button)
+        add_row = QHBoxLayout()
+        add_row.setSpacing(6)
+        add_row.addWidget(self.add_files_button)
+        add_row.addWidget(self.add_folder_button)
+        add_row.addStretch(1)
 
         scope_row = QHBoxLayout()
         scope_label = QLabel("Use in this chat:")
@@ -107,7 +150,7 @@ class DocumentsPanel(QWidget):
         self.list = QListView()
         self.list.setObjectName("DocumentList")
         self.list.setModel(model)
-        self.list.setItemDelegate(PlainToolTipDelegate(self.list))
+        self.list.setItemDelegate(DocumentRowDelegate(self.list))
         self.list.setWordWrap(True)
         self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.list.setSpacing(2)
@@ -175,6 +218,7 @@ class DocumentsPanel(QWidget):
         layout.setContentsMargins(16, 18, 16, 12)
         layout.setSpacing(10)
         layout.addLayout(title_row)
+        layout.addLayout(add_row)
         layout.addLayout(scope_row)
         layout.addWidget(self.area, 1)
         layout.addWidget(self.folder_bar)
@@ -210,6 +254,10 @@ class DocumentsPanel(QWidget):
             self.reindex_button,
             self.remove_button,
         ]
+
+    def set_theme(self, theme: Theme) -> None:
+        self.list.itemDelegate().theme = theme
+        self.list.viewport().update()
 
     def selected_document_id(self) -> int | None:
         indexes = self.list.selectionModel().selectedIndexes()
