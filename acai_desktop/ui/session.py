@@ -264,8 +264,11 @@ class GuiSession:
             self.window.show_status(STILL_OPENING, 5000)
         return self.assistant
 
-    def run_reporting(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task:
-        """Run ``coro`` as a tracked task; a refusal from the core goes to the status bar."""
+    def run_reporting(
+        self, coro: Coroutine[Any, Any, Any], name: str, *, key: str | None = None
+    ) -> asyncio.Task:
+        """Run ``coro`` as a tracked task (under ``key``: one at a time, see
+        :meth:`TaskTracker.start`); a refusal from the core goes to the status bar."""
 
         async def reporting() -> None:
             try:
@@ -274,7 +277,7 @@ class GuiSession:
                 if self.window is not None:
                     self.window.show_status(str(error), 10_000)
 
-        return self.tasks.start(reporting(), name=name)
+        return self.tasks.start(reporting(), name=name, key=key)
 
     async def _show_start_up_error(self, error: AcaiError) -> None:
         box = make_plain(

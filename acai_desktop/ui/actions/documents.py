@@ -63,15 +63,7 @@ class DocumentActions(ActionGroup):
             return
         self._stop_folder = asyncio.Event()
         coro = self._add_folder(self.session.assistant, folder, self._stop_folder)
-        self.session.tasks.start(self.session_reporting(coro), key=FOLDER_TASK)
-
-    async def session_reporting(self, coro) -> None:
-        from acai_desktop.core.errors import AcaiError
-
-        try:
-            await coro
-        except AcaiError as error:
-            self.say(str(error))
+        self.session.run_reporting(coro, FOLDER_TASK, key=FOLDER_TASK)
 
     async def _add_folder(self, assistant: Assistant, folder: str, stop: asyncio.Event) -> None:
         window = self.window
