@@ -16,6 +16,8 @@ from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.documents.model import ScopeMode
 from acai_desktop.core.documents.prompt_block import EVIDENCE_BLOCK_START, EVIDENCE_PREAMBLE
 from acai_desktop.core.documents.readers import MAX_FILE_BYTES
+from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.scripted_model import call_kind
 from acai_desktop.ui.models.documents_model import DocumentRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -316,5 +318,27 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
         assert passage.where.textFormat() == Qt.TextFormat.PlainText
         assert "Deployment" in passage.heading.text()
         assert passage.text.isReadOnly()
+
+    run_in_session(GuiSession(profile), scenario)
+
+
+def test_documents_are_indexed_in_a_window_without_a_model(qapp, tmp_path):
+    # No usable model: the job runner (for the processors) is not started, yet documents
+    # are embedded on this computer, so adding one still indexes it.
+    profile = Profile.at(tmp_path / "profile").ensure()
+    save_model_settings(
+        profile.settings_path,
+        ModelSettings.for_preset("local", local_model_path=str(tmp_path / "missing.gguf")),
+    )
+    handbook = tmp_path / "handbook.md"
+    handbook.write_text(HANDBOOK, encoding="utf-8")
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        assert session.assistant.model_problem is not None and window.banner.isVisible()
+        window.documents_action.trigger()
+        drop_files(window.documents_panel, [handbook])
+        await wait_until(lambda: statuses(window.documents_model).get("handbook.md") == "ready")
+        assert db_documents(profile)["handbook.md"][0] == "ready"
 
     run_in_session(GuiSession(profile), scenario)
