@@ -318,6 +318,21 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
         assert passage.where.textFormat() == Qt.TextFormat.PlainText
         assert "Deployment" in passage.heading.text()
         assert passage.text.isReadOnly()
+        passage.close()
+        sources.close()
+
+        # Opened again later, the answer counts its passages among its sources.
+        answer_id = messages.index(answer_row).data(MessageRoles.ID)
+        provenance = session.assistant.provenance
+        quoted = await provenance.evidence_of_answer(answer_id)
+        used = await provenance.sources_of_answer(answer_id)
+        assert quoted and quoted[0].document_name == "handbook.md"
+        window.open_conversation_requested.emit(other_id)
+        await wait_until(lambda: session.conversation_id == other_id)
+        window.open_conversation_requested.emit(shown_id)
+        await wait_until(lambda: messages.rowCount() == 5)
+        count = messages.index(answer_row).data(MessageRoles.SOURCES_COUNT)
+        assert count == len(quoted) + len(used)
 
     run_in_session(GuiSession(profile), scenario)
 
