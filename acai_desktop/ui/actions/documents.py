@@ -139,7 +139,10 @@ class DocumentActions(ActionGroup):
             await self._index_without_runner(assistant, report.job_ids)
         else:
             document = await assistant.documents.get(document_id)
-            self.say(f"“{short(document.name)}” has not changed since it was indexed.")
+            if document.status in ("queued", "indexing"):
+                self.say(f"“{short(document.name)}” is on its way to being indexed already.")
+            else:
+                self.say(f"“{short(document.name)}” has not changed since it was indexed.")
 
     # -- scope -------------------------------------------------------------------------
 
