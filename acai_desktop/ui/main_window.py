@@ -1,4 +1,5 @@
-"""The main window: conversations on the left, the chat in the centre, memory on the right.
+"""The main window: conversations on the left, the chat in the centre, memory and documents
+on the right (two tabs).
 
 (About 400 lines: it owns every widget and model of the window and wires all their signals
 in one method, so that the wiring can be read in one place; the panes, dialogs and actions
