@@ -21,7 +21,7 @@ from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
-from acai_desktop.core.documents.model import EvidenceSource
+from acai_desktop.core.documents.model import DocumentScope, EvidenceSource, ScopeMode
 from acai_desktop.core.llm.presets import RoleModels
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
@@ -105,6 +105,11 @@ async def populate(profile: Profile, files: Path) -> int:
             for hit in hits
         ]
         await assistant.provenance.record_evidence(answer.id, evidence)
+        # This chat quotes the manual and the handbook, not the code.
+        quoted = [d.id for d in report.queued if d.name != "deploy.py"]
+        await assistant.documents.set_scope(
+            conversation.id, DocumentScope(ScopeMode.SOME, tuple(quoted[:2]))
+        )
         await assistant.memories.remember(
             "The user maintains Orion 117 pumps at work", category="Professional", explicit=True
         )

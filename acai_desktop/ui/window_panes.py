@@ -131,6 +131,10 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     window.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
     window.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
     window.temporary_badge.setVisible(False)
+    # Which documents this chat quotes, when not all of them (set in the Documents tab).
+    window.scope_badge = _label("", "ScopeBadge")
+    window.scope_badge.setToolTip("Documents this chat's answers may quote (Documents tab)")
+    window.scope_badge.setVisible(False)
     # Show or hide the side panels (their actions and shortcuts: build_shortcuts).
     window.conversations_toggle = QToolButton()
     window.memory_toggle = QToolButton()
@@ -142,6 +146,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header_layout.addSpacing(10)
     header_layout.addWidget(window.temporary_badge)
     header_layout.addStretch(0)
+    header_layout.addWidget(window.scope_badge)
     header_layout.addWidget(window.model_badge)
     header_layout.addWidget(window.memory_toggle)
     layout.addWidget(header)
@@ -204,6 +209,9 @@ def build_side_panel(window: MainWindow) -> QTabWidget:
     tabs.addTab(window.memory_panel, "Memory")
     tabs.addTab(window.documents_panel, "Documents")
     tabs.setTabToolTip(1, "Your files that answers can quote (Ctrl+Shift+D)")
+    # Files dragged over the Memory tab: hovering "Documents" opens it, to drop there.
+    tabs.tabBar().setChangeCurrentOnDrag(True)
+    tabs.tabBar().setAcceptDrops(True)
     tabs.setAccessibleName("Memory and documents")
     window.side_tabs = tabs
 
@@ -213,6 +221,12 @@ def build_side_panel(window: MainWindow) -> QTabWidget:
     events.document_removed.connect(model.on_document_removed)
     events.indexing_progress_changed.connect(model.on_indexing_progress)
     events.folder_progress_changed.connect(window.documents_panel.on_folder_progress)
+
+    def show_scope_summary(text: str) -> None:
+        window.scope_badge.setText(text)
+        window.scope_badge.setVisible(bool(text))
+
+    window.documents_panel.scope_summary_changed.connect(show_scope_summary)
 
     # Ctrl+Shift+D shows the Documents tab (and the side panel, if hidden).
     window.documents_action = QAction("Documents", window)

@@ -271,6 +271,8 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
         panel.scope_box.activated.emit(2)
         await wait_until(lambda: panel.scope.mode == ScopeMode.NONE)
         assert (await documents.scope(shown_id)).mode == ScopeMode.NONE
+        # The chat header says so too (it is hidden while a chat uses all documents).
+        assert window.scope_badge.isVisible() and window.scope_badge.text() == "No documents"
         send(window, QUESTION)
         await wait_until(lambda: messages.rowCount() == 3 and not window.composer.busy)
         assert BLOCK_OPENING not in chat_prompts(fake_openai)[-1]
@@ -280,6 +282,7 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
         window.open_conversation_requested.emit(other_id)
         await wait_until(lambda: session.conversation_id == other_id)
         await wait_until(lambda: panel.scope_box.currentText() == "All documents")
+        assert not window.scope_badge.isVisible()
         window.open_conversation_requested.emit(shown_id)
         await wait_until(lambda: panel.scope_box.currentText() == "No documents")
         # A new chat is not on disk yet: it uses all documents, and can't be changed.
@@ -297,7 +300,8 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
         picker.list.item(0).setCheckState(Qt.CheckState.Checked)
         picker.buttons.button(picker.buttons.StandardButton.Ok).click()
         await wait_until(lambda: panel.scope.mode == ScopeMode.SOME)
-        assert panel.scope_box.currentText() == "Some (1 document)…"
+        assert panel.scope_box.currentText() == "Some (1)…"
+        assert window.scope_badge.text() == "1 document"
         assert (await documents.scope(shown_id)).document_ids == panel.scope.document_ids
         send(window, QUESTION)
         await wait_until(lambda: messages.rowCount() == 5 and not window.composer.busy)

@@ -69,6 +69,8 @@ class DocumentsPanel(QWidget):
     remove_requested = Signal(int)  # document id (confirmed)
     reindex_requested = Signal(int)  # document id
     scope_requested = Signal(object)  # DocumentScope for the shown conversation
+    #: What the shown chat's scope is, said briefly ("" when it uses all documents).
+    scope_summary_changed = Signal(str)
 
     def __init__(self, model: DocumentsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -241,10 +243,10 @@ class DocumentsPanel(QWidget):
         modes = [m for m, _text in SCOPE_CHOICES]
         some = "Some…"
         if scope is not None and scope.mode == ScopeMode.SOME:
-            count = len(scope.document_ids)
-            some = f"Some ({count} document{'' if count == 1 else 's'})…"
+            some = f"Some ({len(scope.document_ids)})…"
         self.scope_box.setItemText(modes.index(ScopeMode.SOME), some)
         self.scope_box.setCurrentIndex(modes.index(mode))
+        self.scope_summary_changed.emit(scope_summary(scope))
 
     def show_folder_progress(self, done: int, total: int, finished: bool) -> None:
         self.folder_bar.setVisible(not finished)
@@ -378,6 +380,16 @@ class DocumentsPanel(QWidget):
             self.add_files_requested.emit(files)
         for folder in (p for p in paths if Path(p).is_dir()):
             self.add_folder_requested.emit(folder)
+
+
+def scope_summary(scope: DocumentScope | None) -> str:
+    """The chat header's note when a chat doesn't use all documents ("" when it does)."""
+    if scope is None or scope.mode == ScopeMode.ALL:
+        return ""
+    if scope.mode == ScopeMode.NONE:
+        return "No documents"
+    count = len(scope.document_ids)
+    return f"{count} document{'' if count == 1 else 's'}"
 
 
 def _local_paths(event) -> list[str]:
