@@ -334,14 +334,17 @@ class DocumentsPanel(QWidget):
 
     def _on_list_context_menu_requested(self, point: QPoint) -> None:
         index: QModelIndex = self.list.indexAt(point)
-        if not index.isValid():
-            return
+        if index.isValid():
+            self.row_menu(index).popup(self.list.viewport().mapToGlobal(point))
+
+    def row_menu(self, index: QModelIndex) -> QMenu:
+        """A row's context menu (the row is selected first: its actions act on it)."""
         self.list.setCurrentIndex(index)
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         menu.addAction("Re-index", self._on_reindex_button_clicked)
         menu.addAction("Remove…", self.confirm_remove)
-        menu.popup(self.list.viewport().mapToGlobal(point))
+        return menu
 
     def _on_scope_box_activated(self, row: int) -> None:
         mode = SCOPE_CHOICES[row][0]
