@@ -356,13 +356,20 @@ def test_documents_are_indexed_in_a_window_without_a_model(qapp, tmp_path):
     )
     handbook = tmp_path / "handbook.md"
     handbook.write_text(HANDBOOK, encoding="utf-8")
+    folder = tmp_path / "more"
+    (folder / "deeper").mkdir(parents=True)
+    (folder / "deeper" / "extra.md").write_text("# Extra\n\nMore notes.\n", encoding="utf-8")
 
     async def scenario(session: GuiSession):
         window = session.window
         assert session.assistant.model_problem is not None and window.banner.isVisible()
         window.documents_action.trigger()
-        drop_files(window.documents_panel, [handbook])
-        await wait_until(lambda: statuses(window.documents_model).get("handbook.md") == "ready")
+        # A file and a folder dropped together: the folder is added recursively.
+        drop_files(window.documents_panel, [handbook, folder])
+        model = window.documents_model
+        await wait_until(lambda: statuses(model).get("handbook.md") == "ready")
+        await wait_until(lambda: statuses(model).get("extra.md") == "ready")
         assert db_documents(profile)["handbook.md"][0] == "ready"
+        assert sorted(db_documents(profile)) == ["extra.md", "handbook.md"]
 
     run_in_session(GuiSession(profile), scenario)
