@@ -251,8 +251,9 @@ class DocumentsPanel(QWidget):
     def show_folder_progress(self, done: int, total: int, finished: bool) -> None:
         self.folder_bar.setVisible(not finished)
         self.stop_button.setEnabled(not finished)
-        self.folder_progress.setRange(0, max(total, 1))
-        self.folder_progress.setValue(min(done, max(total, 1)))
+        # Before the walk has counted the files: a busy bar, no "0 of 0".
+        self.folder_progress.setRange(0, total)
+        self.folder_progress.setValue(min(done, total))
 
     def on_folder_progress(self, progress) -> None:
         """``events.FolderProgress``: files of the folder queued so far."""
