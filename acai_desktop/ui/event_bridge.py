@@ -31,6 +31,11 @@ class EventBridge(QObject):
     job_status_changed = Signal(object)  # Job
     suggestions_changed = Signal(object)  # Suggestion (proposed, accepted or dismissed)
     embedding_progress_changed = Signal(object)  # {"done": n, "total": m}
+    document_added = Signal(object)  # Document
+    document_changed = Signal(object)  # Document (queued, indexing, ready, error)
+    document_removed = Signal(int)  # document id
+    indexing_progress_changed = Signal(int, str, int, int)  # document id, stage, done, total
+    folder_progress_changed = Signal(object)  # events.FolderProgress
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -54,6 +59,16 @@ class EventBridge(QObject):
                 ev.EmbeddingProgress,
                 lambda e: self.embedding_progress_changed.emit({"done": e.done, "total": e.total}),
             ),
+            (ev.DocumentAdded, lambda e: self.document_added.emit(e.document)),
+            (ev.DocumentChanged, lambda e: self.document_changed.emit(e.document)),
+            (ev.DocumentRemoved, lambda e: self.document_removed.emit(e.document_id)),
+            (
+                ev.IndexingProgress,
+                lambda e: self.indexing_progress_changed.emit(
+                    e.document_id, e.stage, e.done, e.total
+                ),
+            ),
+            (ev.FolderProgress, self.folder_progress_changed.emit),
         ]
         for event_type, relay in relays:
             self._unsubscribers.append(bus.subscribe(event_type, relay))

@@ -1,4 +1,5 @@
-"""The main window: conversations on the left, the chat in the centre, memory on the right.
+"""The main window: conversations on the left, the chat in the centre, memory and documents
+on the right (two tabs).
 
 (About 400 lines: it owns every widget and model of the window and wires all their signals
 in one method, so that the wiring can be read in one place; the panes, dialogs and actions
@@ -47,7 +48,6 @@ from acai_desktop.ui.untrusted import plain_label, tooltip_text
 from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
-from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 from acai_desktop.ui.widgets.undo_offer import UNDO_SECONDS, UndoOffer
 from acai_desktop.ui.window_dialogs import WindowDialogs
 from acai_desktop.ui.window_panes import (
@@ -56,6 +56,7 @@ from acai_desktop.ui.window_panes import (
     TRANSCRIPT_EMPTY_TITLE,
     build_chat_pane,
     build_shortcuts,
+    build_side_panel,
     build_sidebar,
 )
 
@@ -86,6 +87,8 @@ class MainWindow(QMainWindow):
     retry_requested = Signal(int)  # answer id
     answer_sources_requested = Signal(int)  # answer id
     recalled_message_open_requested = Signal(int, int)  # conversation id, message id
+    passage_open_requested = Signal(object)  # EvidenceSource (a passage an answer quoted)
+    conversation_shown = Signal(object)  # conversation id, or None for a new chat
     memory_save_requested = Signal(int, str)  # memory id, new text
     memory_pin_requested = Signal(int, bool)  # memory id, pinned
     memory_forget_requested = Signal(int)
@@ -131,13 +134,13 @@ class MainWindow(QMainWindow):
 
         self.sidebar = build_sidebar(self)
         self.chat_pane = build_chat_pane(self)
-        self.memory_panel = MemoryPanel(self.memories_model)
+        self.side_tabs = build_side_panel(self)  # memory_panel, documents_panel
         self.memory_search = self.memory_panel.search
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setHandleWidth(1)
         self.splitter.setChildrenCollapsible(False)
-        for pane in (self.sidebar, self.chat_pane, self.memory_panel):
+        for pane in (self.sidebar, self.chat_pane, self.side_tabs):
             self.splitter.addWidget(pane)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([250, DEFAULT_SIZE.width() - 250 - 330, 330])
@@ -175,6 +178,7 @@ class MainWindow(QMainWindow):
             self.memory_panel.search,
             self.memory_panel.filter_box,
             self.memory_panel.list,
+            *self.documents_panel.focus_chain(),
         ]
         for first, second in itertools.pairwise(chain):
             QWidget.setTabOrder(first, second)
@@ -258,7 +262,7 @@ class MainWindow(QMainWindow):
     def _on_panel_action_toggled(self, _shown: bool) -> None:
         shown = (self.conversations_action.isChecked(), self.memory_action.isChecked())
         self.sidebar.setVisible(shown[0])
-        self.memory_panel.setVisible(shown[1])
+        self.side_tabs.setVisible(shown[1])
         self.panels_changed.emit(*shown)
 
     def set_panels(self, conversations: bool, memory: bool) -> None:
@@ -269,7 +273,7 @@ class MainWindow(QMainWindow):
             action.setChecked(shown)
             action.blockSignals(False)
         self.sidebar.setVisible(conversations)
-        self.memory_panel.setVisible(memory)
+        self.side_tabs.setVisible(memory)
 
     def reveal_memory(self, memory_id: int) -> None:
         """Scroll the memory panel to ``memory_id`` (when it is in the loaded pages)."""
@@ -335,6 +339,7 @@ class MainWindow(QMainWindow):
         self.conversation_list.set_theme(theme)
         self.memory_panel.set_theme(theme)
         self.dialogs.set_theme(theme)
+        self.documents_panel.set_theme(theme)
 
     def set_enter_sends(self, enter_sends: bool) -> None:
         self.composer.set_enter_sends(enter_sends)
@@ -396,6 +401,7 @@ class MainWindow(QMainWindow):
         for button in self.suggestion_buttons:  # they are about being remembered
             button.setVisible(not temporary)
         self.conversation_list.select_conversation(conversation_id)
+        self.conversation_shown.emit(conversation_id)
 
     def show_search_results(self, query: str, hits: list[ConversationHit]) -> None:
         """What the search for ``query`` found, if the search box still shows it."""

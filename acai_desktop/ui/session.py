@@ -31,6 +31,7 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus
 from acai_desktop.ui.actions.conversations import ConversationActions
+from acai_desktop.ui.actions.documents import DocumentActions
 from acai_desktop.ui.actions.memories import MemoryActions
 from acai_desktop.ui.actions.memory_health import MemoryHealthActions
 from acai_desktop.ui.actions.settings import SettingsActions
@@ -95,6 +96,7 @@ class GuiSession:
         self.memories = MemoryActions(self)
         self.settings = SettingsActions(self)
         self.memory_health = MemoryHealthActions(self)
+        self.documents = DocumentActions(self)
         self._quit = asyncio.Event()
 
     def request_quit(self) -> None:
@@ -132,6 +134,7 @@ class GuiSession:
             self.memories,
             self.settings,
             self.memory_health,
+            self.documents,
         ):
             actions.connect(window)
 
@@ -183,6 +186,7 @@ class GuiSession:
         # and recoveries arrive as job events.
         self.window.show_failed_jobs(await assistant.jobs.list([JobStatus.FAILED]))
         self.window.show_suggestions(await assistant.suggestions.pending())
+        await self.documents.load(assistant)
         return None
 
     async def shutdown(self) -> None:
@@ -263,8 +267,11 @@ class GuiSession:
             self.window.show_status(STILL_OPENING, 5000)
         return self.assistant
 
-    def run_reporting(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task:
-        """Run ``coro`` as a tracked task; a refusal from the core goes to the status bar."""
+    def run_reporting(
+        self, coro: Coroutine[Any, Any, Any], name: str, *, key: str | None = None
+    ) -> asyncio.Task:
+        """Run ``coro`` as a tracked task (under ``key``: one at a time, see
+        :meth:`TaskTracker.start`); a refusal from the core goes to the status bar."""
 
         async def reporting() -> None:
             try:
@@ -273,7 +280,7 @@ class GuiSession:
                 if self.window is not None:
                     self.window.show_status(str(error), 10_000)
 
-        return self.tasks.start(reporting(), name=name)
+        return self.tasks.start(reporting(), name=name, key=key)
 
     async def _show_start_up_error(self, error: AcaiError) -> None:
         box = make_plain(

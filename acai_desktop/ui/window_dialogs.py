@@ -17,6 +17,7 @@ from acai_desktop.ui.widgets.dialogs import (
     NoteDialog,
     RenameConversationDialog,
 )
+from acai_desktop.ui.widgets.document_dialogs import PassageDialog
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
 from acai_desktop.ui.widgets.search_dialog import SearchDialog
 
@@ -175,6 +176,13 @@ class WindowDialogs:
     def answer_sources(self, answer_id: int) -> ProvenanceDialog:
         dialog = ProvenanceDialog(answer_id, self.window)
         dialog.message_open_requested.connect(self.window.recalled_message_open_requested)
+        dialog.passage_open_requested.connect(self.window.passage_open_requested)
+        dialog.open()
+        return dialog
+
+    def passage(self, citation: str) -> PassageDialog:
+        """A passage an answer quoted, read-only (filled when it has been read)."""
+        dialog = PassageDialog(citation, self.window)
         dialog.open()
         return dialog
 

@@ -15,19 +15,23 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QStackedWidget,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE
+from acai_desktop.ui.models.documents_model import DocumentsModel
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.chat_view import ChatView
 from acai_desktop.ui.widgets.composer import Composer
 from acai_desktop.ui.widgets.conversation_list import ConversationList
+from acai_desktop.ui.widgets.documents_panel import DocumentsPanel
 from acai_desktop.ui.widgets.elided_label import ElidedLabel
 from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 
 if TYPE_CHECKING:
     from acai_desktop.ui.main_window import MainWindow
@@ -137,6 +141,10 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     window.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
     window.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
     window.temporary_badge.setVisible(False)
+    # Which documents this chat quotes, when not all of them (set in the Documents tab).
+    window.scope_badge = _label("", "ScopeBadge")
+    window.scope_badge.setToolTip("Documents this chat's answers may quote (Documents tab)")
+    window.scope_badge.setVisible(False)
     # Show or hide the side panels (their actions and shortcuts: build_shortcuts).
     window.conversations_toggle = QToolButton()
     window.memory_toggle = QToolButton()
@@ -148,6 +156,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header_layout.addSpacing(10)
     header_layout.addWidget(window.temporary_badge)
     header_layout.addStretch(0)
+    header_layout.addWidget(window.scope_badge)
     header_layout.addWidget(window.model_badge)
     header_layout.addWidget(window.memory_toggle)
     layout.addWidget(header)
@@ -195,6 +204,53 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     composer_row.addWidget(window.composer)
     layout.addLayout(composer_row)
     return pane
+
+
+def build_side_panel(window: MainWindow) -> QTabWidget:
+    """The right pane: the memory panel and, beside it, the Documents tab; the core's
+    document news (through the window's bridge) keeps the documents model current."""
+    window.memory_panel = MemoryPanel(window.memories_model)
+    window.documents_model = DocumentsModel(window)
+    window.documents_panel = DocumentsPanel(window.documents_model)
+    tabs = QTabWidget()
+    tabs.setObjectName("SidePanel")
+    tabs.setDocumentMode(True)
+    tabs.setMinimumWidth(window.memory_panel.minimumWidth())
+    tabs.addTab(window.memory_panel, "Memory")
+    tabs.addTab(window.documents_panel, "Documents")
+    tabs.setTabToolTip(1, "Your files that answers can quote (Ctrl+Shift+D)")
+    # Files dragged over the Memory tab: hovering "Documents" opens it, to drop there.
+    tabs.tabBar().setChangeCurrentOnDrag(True)
+    tabs.tabBar().setAcceptDrops(True)
+    tabs.setAccessibleName("Memory and documents")
+    window.side_tabs = tabs
+
+    events, model = window.events, window.documents_model
+    events.document_added.connect(model.on_document_added)
+    events.document_changed.connect(model.on_document_changed)
+    events.document_removed.connect(model.on_document_removed)
+    events.indexing_progress_changed.connect(model.on_indexing_progress)
+    events.folder_progress_changed.connect(window.documents_panel.on_folder_progress)
+
+    def show_scope_summary(text: str) -> None:
+        window.scope_badge.setText(text)
+        window.scope_badge.setVisible(bool(text))
+
+    window.documents_panel.scope_summary_changed.connect(show_scope_summary)
+
+    # Ctrl+Shift+D shows the Documents tab (and the side panel, if hidden).
+    window.documents_action = QAction("Documents", window)
+    window.documents_action.setShortcut(QKeySequence("Ctrl+Shift+D"))
+    window.documents_action.triggered.connect(lambda: show_side_tab(window, 1))
+    window.addAction(window.documents_action)
+    return tabs
+
+
+def show_side_tab(window: MainWindow, tab: int) -> None:
+    if not window.memory_action.isChecked():
+        window.memory_action.setChecked(True)
+    window.side_tabs.setCurrentIndex(tab)
+    window.side_tabs.currentWidget().setFocus()
 
 
 def build_shortcuts(window: MainWindow) -> None:

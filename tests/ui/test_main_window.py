@@ -38,8 +38,9 @@ def test_window_shows_three_areas_with_empty_states(window):
     assert "No conversations yet" in texts
     assert window.sidebar.isVisible()
     assert window.memory_panel.isVisible()
-    # Left to right: conversations, chat, memory.
-    assert window.sidebar.x() < window.chat_pane.x() < window.memory_panel.x()
+    # Left to right: conversations, chat, memory (the first tab of the side panel).
+    assert window.sidebar.x() < window.chat_pane.x() < window.side_tabs.x()
+    assert window.side_tabs.currentWidget() is window.memory_panel
     assert window.composer.input.placeholderText()
     assert window.memory_search.placeholderText() == "Search memories"
 

@@ -61,7 +61,9 @@ class ConversationActions(ActionGroup):
         counts = {}
         for message in messages:
             if message.role == "assistant" and message.status != "streaming":
-                counts[message.id] = len(await data.provenance.sources_of_answer(message.id))
+                used = await data.provenance.sources_of_answer(message.id)
+                quoted = await data.provenance.evidence_of_answer(message.id)
+                counts[message.id] = len(used) + len(quoted)
         session.conversation_id = conversation.id
         window.show_conversation(
             conversation.id,

@@ -113,8 +113,9 @@ class TurnActions(ActionGroup):
             except NotFoundError:
                 item = None
             rows.append((source, item))
+        evidence = await assistant.provenance.evidence_of_answer(answer_id)
         if shiboken6.isValid(dialog):
-            dialog.set_sources(rows)
+            dialog.set_sources(rows, evidence)
 
     @in_background(LOAD_TASK)
     async def open_recalled_message(

@@ -30,7 +30,7 @@ class MessageRoles(IntEnum):
     STATUS = Qt.ItemDataRole.UserRole + 4  # MessageStatus value
     ERROR = Qt.ItemDataRole.UserRole + 5
     CREATED_AT = Qt.ItemDataRole.UserRole + 6
-    SOURCES_COUNT = Qt.ItemDataRole.UserRole + 7  # memories that fed an answer; None: unknown
+    SOURCES_COUNT = Qt.ItemDataRole.UserRole + 7  # memories + passages that fed it; None: unknown
     MESSAGE = Qt.ItemDataRole.UserRole + 8  # the Message record
 
 
@@ -165,7 +165,7 @@ class MessagesModel(QAbstractListModel):
         """An answer is done (complete, stopped or failed): its stored row, with its
         error, and how many memories fed it (``events.AnswerFinished``)."""
         self.update_message(event.message)
-        self.set_sources_count(event.message.id, len(event.sources))
+        self.set_sources_count(event.message.id, len(event.sources) + len(event.evidence))
 
     def update_message(self, message: Message) -> None:
         """The stored row, as the orchestrator returned it (carries the error text)."""

@@ -3,7 +3,8 @@
 User messages are accent bubbles on the right, shown as plain text; answers are bubbles
 on the left, rendered from Markdown (:class:`MessageDocument`: headings, lists, tables,
 quotes, links, highlighted code with a *Copy* link), with their status and actions
-underneath: "Stopped", the error with "Retry", "Regenerate", and "Memories used (N)".
+underneath: "Stopped", the error with "Retry", "Regenerate", and "Sources (N)" (the
+memories and passages that fed it).
 Under the user's last message, "Edit" puts it back in the composer.
 
 Each message's document is cached (by message id; laid out for the current width) and

@@ -1,5 +1,6 @@
 """Where things came from, read-only: a memory's details (history, sources, use) and an
-answer's sources (the memories and recalled messages put into its prompt)."""
+answer's sources (the document passages, memories and recalled messages put into its
+prompt; a passage opens on click)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.records import (
     AnswerSource,
     MemoryEvent,
@@ -39,6 +41,8 @@ REASON_LABELS = {
 }
 # The link a recalled message's "from the chat ..." line opens (conversation/message).
 MESSAGE_LINK_SCHEME = "acai-message"
+# The link a quoted passage's "Sources: file.pdf, p. 12" opens (its rank in the answer).
+PASSAGE_LINK_SCHEME = "acai-passage"
 STYLE = """
 <style>
  .head { margin: 14px 0 4px 0; font-size: 8.5pt; font-weight: 600; color: #8a869c; }
@@ -167,27 +171,44 @@ def parse_message_link(url: QUrl) -> tuple[int, int] | None:
 class ProvenanceDialog(_BrowserDialog):
     #: The user clicked a recalled message: open its conversation at it.
     message_open_requested = Signal(int, int)  # conversation id, message id
+    #: The user clicked a quoted passage: show it.
+    passage_open_requested = Signal(object)  # EvidenceSource
 
     def __init__(self, answer_id: int, parent: QWidget | None = None) -> None:
-        super().__init__("Memories used for this answer", parent)
+        super().__init__("Sources of this answer", parent)
         self.answer_id = answer_id
+        self.evidence: list[EvidenceSource] = []
         # Links are ours (a recalled message's chat); never follow them as pages.
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
 
     def _on_browser_anchor_clicked(self, url: QUrl) -> None:
+        if url.scheme() == PASSAGE_LINK_SCHEME:
+            rank = url.path()
+            passage = next((e for e in self.evidence if str(e.rank) == rank), None)
+            if passage is not None:
+                self.passage_open_requested.emit(passage)
+            return
         target = parse_message_link(url)
         if target is not None:
             self.message_open_requested.emit(*target)
             self.accept()
 
     def set_sources(
-        self, sources: list[tuple[AnswerSource, MemoryItem | RecalledMessage | None]]
+        self,
+        sources: list[tuple[AnswerSource, MemoryItem | RecalledMessage | None]],
+        evidence: list[EvidenceSource] | tuple[EvidenceSource, ...] = (),
     ) -> None:
         """Each source with what it names now: the memory, the recalled message (with
-        its chat), or None when that is gone."""
+        its chat), or None when that is gone; and the document passages quoted, each
+        a link that opens the passage."""
         e = html.escape
         parts = [STYLE]
+        self.evidence = list(evidence)
+        if self.evidence:
+            parts.append("<p class='head'>DOCUMENTS</p>")
+            parts.extend(_passage_card(source) for source in self.evidence)
+            parts.append("<p class='head'>MEMORIES</p>")
         if not sources:
             parts.append("<p class='muted'>No memory was put into this answer's prompt.</p>")
         for source, item in sources:
@@ -205,6 +226,22 @@ class ProvenanceDialog(_BrowserDialog):
                 f" · memory #{source.memory_id}</span></p>"
             )
         self.browser.setHtml("".join(parts))
+
+
+def _passage_card(source: EvidenceSource) -> str:
+    """ "Sources: file.pdf, p. 12" as the link that opens the passage, and its snippet
+    (names and text come from the user's files: escaped)."""
+    e = html.escape
+    reasons = ", ".join(REASON_LABELS.get(r, r) for r in source.reasons) or "—"
+    snippet = " ".join(source.snippet.split())
+    if len(snippet) > 220:
+        snippet = snippet[:219] + "…"
+    return (
+        f"<p class='card'><b>#{source.rank}</b> "
+        f"<a href='{PASSAGE_LINK_SCHEME}:{source.rank}'>Sources: {e(source.citation())}</a>"
+        f"<br>{e(snippet)}<br><span class='muted'>score {source.score:.2f} · {e(reasons)}"
+        "</span></p>"
+    )
 
 
 def _recalled_card(source: AnswerSource, message: RecalledMessage | None, reasons: str) -> str:

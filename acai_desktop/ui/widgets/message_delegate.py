@@ -1,6 +1,6 @@
 """How a message is drawn in the transcript: one layout function (bubble, text, error,
 avatar, notes and action links) serves painting, sizing and hit-testing; the actions
-are named here (Retry, Regenerate, Memories used, Edit)."""
+are named here (Retry, Regenerate, Sources, Edit)."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def footer_of(
     else:
         actions.append((REGENERATE, "Regenerate"))
     if status != "streaming" and count:
-        actions.append((SOURCES, f"Memories used ({count})"))
+        actions.append((SOURCES, f"Sources ({count})"))
     return notes, actions
 
 

@@ -1,0 +1,202 @@
+"""Documents: add files or a folder (with Stop), remove, re-index, the shown chat's
+document scope, and a passage an answer quoted.
+
+Indexing is not done here: adding queues each document with its job, and the core's
+job runner indexes it in the background; the document events bring every change of
+state into the Documents tab.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+import shiboken6
+
+from acai_desktop.ui.actions.base import ActionGroup, in_background, short
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.documents.model import DocumentScope, EvidenceSource
+    from acai_desktop.core.documents.service import AddReport
+    from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.widgets.document_dialogs import PassageDialog
+
+log = logging.getLogger(__name__)
+
+#: Adding a folder; one at a time (its Stop stops it).
+FOLDER_TASK = "documents-folder"
+
+
+class DocumentActions(ActionGroup):
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        #: Set by the folder's Stop: the walk ends, and what it queued is taken back.
+        self._stop_folder: asyncio.Event | None = None
+
+    def connect(self, window: MainWindow) -> None:
+        panel = window.documents_panel
+        panel.add_files_requested.connect(self.add_files)
+        panel.add_folder_requested.connect(self.add_folder)
+        panel.stop_folder_requested.connect(self.stop_folder)
+        panel.remove_requested.connect(self.remove)
+        panel.reindex_requested.connect(self.reindex)
+        panel.scope_requested.connect(self.set_scope)
+        window.conversation_shown.connect(self.show_scope)
+        window.passage_open_requested.connect(self.open_passage)
+
+    async def load(self, assistant: Assistant) -> None:
+        """Fill the Documents tab (the events keep it current from then on)."""
+        if self.window is not None:
+            self.window.documents_model.set_documents(await assistant.documents.list())
+            await self._show_scope(assistant, self.session.conversation_id)
+
+    # -- adding --------------------------------------------------------------------------
+
+    @in_background("documents-add")
+    async def add_files(self, assistant: Assistant, paths: list[str]) -> None:
+        report = await assistant.documents.add(paths)
+        self._report(report)
+        await self._index_without_runner(assistant, report.job_ids)
+
+    async def _index_without_runner(self, assistant: Assistant, job_ids: list[int]) -> None:
+        """Without a usable model the job runner is not started (the processors need
+        the model), but documents are embedded on this computer: index them here, each
+        file read and embedded off the event loop, as the ``docs`` command does."""
+        if assistant.model_problem is None or not job_ids:
+            return
+        try:
+            await assistant.documents.index_now(job_ids)
+        except Exception as error:
+            # The document shows why (its job is marked failed, for Retry).
+            log.warning("indexing without the job runner failed: %s", error)
+            self.say(f"Indexing failed: {error}")
+
+    def add_folder(self, folder: str) -> None:
+        if self.session.assistant_or_say_why() is None:
+            return
+        if self.session.tasks.get(FOLDER_TASK) is not None:
+            self.say("A folder is being added; wait for it, or stop it, first.")
+            return
+        self._stop_folder = asyncio.Event()
+        coro = self._add_folder(self.session.assistant, folder, self._stop_folder)
+        self.session.run_reporting(coro, FOLDER_TASK, key=FOLDER_TASK)
+
+    async def _add_folder(self, assistant: Assistant, folder: str, stop: asyncio.Event) -> None:
+        window = self.window
+        if window is not None:
+            window.documents_panel.show_folder_progress(0, 0, False)
+        try:
+            report = await assistant.documents.add_folder(folder, stop=stop)
+            if report.stopped:
+                # What the walk queued and is still waiting is taken back too.
+                await assistant.documents.stop_indexing([d.id for d in report.queued])
+            self._report(report, stopped=report.stopped)
+        finally:
+            if self.window is not None:
+                self.window.documents_panel.show_folder_progress(0, 0, True)
+        if not report.stopped:
+            await self._index_without_runner(assistant, report.job_ids)
+
+    def stop_folder(self) -> None:
+        if self._stop_folder is not None:
+            self._stop_folder.set()
+
+    def _report(self, report: AddReport, *, stopped: bool = False) -> None:
+        """Say what an add did; a refused file's reason stays in the tab until the next add."""
+        window = self.window
+        if window is None:
+            return
+        refused = [reason for _path, reason in report.refused]  # each names its file
+        window.documents_panel.show_notice(("Not added — " + "\n".join(refused)) if refused else "")
+        parts = []
+        if report.queued:
+            count = len(report.queued)
+            parts.append(f"Indexing {count} document{'' if count == 1 else 's'}")
+        if report.unchanged:
+            parts.append(f"{len(report.unchanged)} unchanged since indexed")
+        if refused:
+            parts.append(f"{len(refused)} not added")
+        if stopped:
+            parts.append("stopped")
+        self.say(", ".join(parts) + "." if parts else "No document to add there.")
+
+    # -- changing ------------------------------------------------------------------------
+
+    @in_background("document-remove")
+    async def remove(self, assistant: Assistant, document_id: int) -> None:
+        document = await assistant.documents.remove(document_id)
+        self.say(f"Removed “{short(document.name)}” and its passages.")
+
+    @in_background("document-reindex")
+    async def reindex(self, assistant: Assistant, document_id: int) -> None:
+        report = await assistant.documents.reindex(document_id)
+        if report.refused:
+            self.say(report.refused[0][1])
+        elif report.queued:
+            self.say(f"Indexing “{short(report.queued[0].name)}” again.")
+            await self._index_without_runner(assistant, report.job_ids)
+        else:
+            document = await assistant.documents.get(document_id)
+            if document.status in ("queued", "indexing"):
+                self.say(f"“{short(document.name)}” is on its way to being indexed already.")
+            else:
+                self.say(f"“{short(document.name)}” has not changed since it was indexed.")
+
+    # -- scope -------------------------------------------------------------------------
+
+    @in_background("document-scope")
+    async def set_scope(self, assistant: Assistant, scope: DocumentScope) -> None:
+        conversation_id = self.session.conversation_id
+        if conversation_id is None:
+            return
+        saved = await assistant.documents.set_scope(conversation_id, scope)
+        if self.window is not None and self.session.conversation_id == conversation_id:
+            self.window.documents_panel.set_scope(saved)
+        self.say(
+            {
+                "all": "This chat uses all your documents.",
+                "none": "This chat uses no documents.",
+            }.get(str(saved.mode), f"This chat uses {len(saved.document_ids)} of your documents.")
+        )
+
+    def show_scope(self, conversation_id: int | None) -> None:
+        """The shown conversation changed: show its scope (a new chat has none yet)."""
+        window = self.window
+        if window is None:
+            return
+        if conversation_id is None or self.session.assistant is None:
+            window.documents_panel.set_scope(None)
+            return
+        self.session.run_reporting(
+            self._show_scope(self.session.assistant, conversation_id), "document-scope"
+        )
+
+    async def _show_scope(self, assistant: Assistant, conversation_id: int | None) -> None:
+        scope = (
+            None if conversation_id is None else await assistant.documents.scope(conversation_id)
+        )
+        # Another conversation may have been opened meanwhile: it shows its own.
+        if self.window is not None and self.session.conversation_id == conversation_id:
+            self.window.documents_panel.set_scope(scope)
+
+    # -- a quoted passage ------------------------------------------------------------------
+
+    def open_passage(self, source: EvidenceSource) -> None:
+        if (window := self.window_if_open()) is not None:
+            self._fill_passage(window.dialogs.passage(source.citation()), source)
+
+    @in_background("passage")
+    async def _fill_passage(
+        self, assistant: Assistant, dialog: PassageDialog, source: EvidenceSource
+    ) -> None:
+        passage = None
+        if source.chunk_id is not None:
+            passage = await assistant.documents.passage(source.chunk_id)
+        if not shiboken6.isValid(dialog):
+            return
+        if passage is None or passage.document_id != source.document_id:
+            dialog.show_gone(source.snippet)
+        else:
+            dialog.show_passage(passage)

@@ -1,0 +1,176 @@
+"""The profile's documents as a Qt list model, in the order they were added.
+
+The session loads the list once the assistant is open; after that the core's document
+events, relayed by the window's EventBridge, keep it current: DocumentAdded inserts a
+row, DocumentChanged replaces one (queued, indexing, ready with its chunk count, error),
+DocumentRemoved removes it, and IndexingProgress says how far the one being indexed is
+(for one role of one row). The model never writes anything.
+
+Document names and errors come from the user's files: the view shows them as item text
+(never rich text), and their tooltips go through ``PlainToolTipDelegate``.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+
+from acai_desktop.core.documents.model import Document
+
+Index = QModelIndex | QPersistentModelIndex
+
+#: What each indexing stage is called in a row's state line.
+STAGE_LABELS = {"reading": "reading", "embedding": "embedding", "storing": "saving"}
+
+
+class DocumentRoles(IntEnum):
+    ID = Qt.ItemDataRole.UserRole + 1
+    NAME = Qt.ItemDataRole.UserRole + 2
+    SIZE = Qt.ItemDataRole.UserRole + 3
+    CHUNKS = Qt.ItemDataRole.UserRole + 4
+    STATUS = Qt.ItemDataRole.UserRole + 5  # queued, indexing, ready, error
+    ERROR = Qt.ItemDataRole.UserRole + 6
+    PATH = Qt.ItemDataRole.UserRole + 7
+    PROGRESS = Qt.ItemDataRole.UserRole + 8  # "embedding 30/120" while indexing, else ""
+    DOCUMENT = Qt.ItemDataRole.UserRole + 9
+
+
+def size_text(size: int) -> str:
+    """1,234 bytes as "1.2 KB" (decimal units, as file managers show)."""
+    if size < 1000:
+        return f"{size} B"
+    for unit in ("KB", "MB", "GB"):
+        size /= 1000
+        if size < 1000 or unit == "GB":
+            return f"{size:.1f} {unit}" if size < 100 else f"{size:.0f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def state_text(document: Document, progress: str = "") -> str:
+    """The row's second line: size, chunks and state ("12.3 KB · 41 chunks · ready")."""
+    parts = [size_text(document.size)]
+    if document.chunk_count or document.status == "ready":
+        plural = "" if document.chunk_count == 1 else "s"
+        parts.append(f"{document.chunk_count:,} chunk{plural}")
+    if document.page_count:
+        parts.append(f"{document.page_count:,} page{'' if document.page_count == 1 else 's'}")
+    state = str(document.status)
+    if document.status == "indexing" and progress:
+        state = f"indexing: {progress}"
+    parts.append(state)
+    return " · ".join(parts)
+
+
+class DocumentsModel(QAbstractListModel):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._documents: list[Document] = []
+        self._row_of: dict[int, int] = {}
+        self._progress: dict[int, str] = {}
+
+    # -- Qt's interface --------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self._documents)
+
+    def roleNames(self) -> dict[int, bytes]:
+        return {role.value: role.name.lower().encode() for role in DocumentRoles}
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._documents):
+            return None
+        document = self._documents[index.row()]
+        progress = self._progress.get(document.id, "")
+        if role == Qt.ItemDataRole.DisplayRole:
+            lines = [document.name, state_text(document, progress)]
+            if document.status == "error" and document.error:
+                lines.append(document.error)
+            return "\n".join(lines)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return "\n".join(filter(None, [document.path, document.error]))
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return f"{document.name}, {state_text(document, progress)}"
+        if role == DocumentRoles.ID:
+            return document.id
+        if role == DocumentRoles.NAME:
+            return document.name
+        if role == DocumentRoles.SIZE:
+            return document.size
+        if role == DocumentRoles.CHUNKS:
+            return document.chunk_count
+        if role == DocumentRoles.STATUS:
+            return str(document.status)
+        if role == DocumentRoles.ERROR:
+            return document.error or ""
+        if role == DocumentRoles.PATH:
+            return document.path
+        if role == DocumentRoles.PROGRESS:
+            return progress
+        if role == DocumentRoles.DOCUMENT:
+            return document
+        return None
+
+    # -- what the session and the events give it --------------------------------------
+
+    def set_documents(self, documents: list[Document]) -> None:
+        self.beginResetModel()
+        self._documents = list(documents)
+        self._progress.clear()
+        self._reindex()
+        self.endResetModel()
+
+    def on_document_added(self, document: Document) -> None:
+        if document.id in self._row_of:  # the list was read after it was added
+            self.on_document_changed(document)
+            return
+        row = len(self._documents)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._documents.append(document)
+        self._row_of[document.id] = row
+        self.endInsertRows()
+
+    def on_document_changed(self, document: Document) -> None:
+        row = self._row_of.get(document.id)
+        if row is None:
+            # Added by another process (the ``docs`` command) while the window runs.
+            self.on_document_added(document)
+            return
+        self._documents[row] = document
+        if document.status != "indexing":
+            self._progress.pop(document.id, None)
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
+
+    def on_document_removed(self, document_id: int) -> None:
+        row = self._row_of.get(document_id)
+        if row is None:
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._documents[row]
+        self._progress.pop(document_id, None)
+        self._reindex()
+        self.endRemoveRows()
+
+    def on_indexing_progress(self, document_id: int, stage: str, done: int, total: int) -> None:
+        row = self._row_of.get(document_id)
+        if row is None:
+            return
+        self._progress[document_id] = f"{STAGE_LABELS.get(stage, stage)} {done}/{total}"
+        index = self.index(row)
+        roles = [Qt.ItemDataRole.DisplayRole, DocumentRoles.PROGRESS]
+        self.dataChanged.emit(index, index, roles)
+
+    # -- reading ---------------------------------------------------------------------
+
+    def row_of(self, document_id: int) -> int | None:
+        return self._row_of.get(document_id)
+
+    def document_at(self, row: int) -> Document:
+        return self._documents[row]
+
+    def documents(self) -> list[Document]:
+        return list(self._documents)
+
+    def _reindex(self) -> None:
+        self._row_of = {document.id: row for row, document in enumerate(self._documents)}
