@@ -112,3 +112,21 @@ def test_the_window_lists_failed_jobs_as_plain_text_and_retry_asks_for_them(qtbo
 
     window.events.job_status_changed.emit(_job(5, JobStatus.PENDING))
     assert not window.retry_jobs_button.isVisible() and not label.isVisible()
+
+
+def test_document_jobs_are_named_as_such_running_and_failed(qtbot, qapp):
+    apply_theme(qapp)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.events.job_status_changed.emit(_job(7, JobStatus.RUNNING, kind="index_document"))
+    assert window.job_status.running_label.text() == "Reading a document…"
+    window.events.job_status_changed.emit(
+        _job(7, JobStatus.FAILED, "DocumentReadError: encrypted PDF", kind="index_document")
+    )
+    assert window.job_status.running_label.text() == ""
+    assert window.failed_jobs_label.text() == "Couldn't read 1 document: encrypted PDF"
+    # Failures of two kinds together: counted as background jobs.
+    window.events.job_status_changed.emit(_job(8, JobStatus.FAILED, "slow"))
+    assert window.failed_jobs_label.text() == "2 background jobs failed: slow"

@@ -9,7 +9,11 @@ from PySide6.QtWidgets import QPushButton
 from acai_desktop.core.records import Job
 from acai_desktop.ui.untrusted import plain_label
 
-JOB_LABELS = {"critical_info": "Learning from your message…", "summary": "Summarising…"}
+JOB_LABELS = {
+    "critical_info": "Learning from your message…",
+    "summary": "Summarising…",
+    "index_document": "Reading a document…",
+}
 FAILED_REASON_CHARS = 90
 
 
@@ -84,6 +88,8 @@ class JobStatus(QObject):
         kinds = {job.kind for job in jobs}
         if kinds == {"critical_info"}:
             what = f"Couldn't learn from {_count(len(jobs), 'message')}"
+        elif kinds == {"index_document"}:
+            what = f"Couldn't read {_count(len(jobs), 'document')}"
         else:
             what = f"{_count(len(jobs), 'background job')} failed"
         reason = _short_reason(jobs[-1].last_error)
