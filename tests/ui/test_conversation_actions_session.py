@@ -154,6 +154,10 @@ def test_export_from_the_list_writes_markdown_or_json(qapp, tmp_path, fake_opena
         view = window.conversation_list
         send(window, "I prefer green tea in the morning. <script>alert(1)</script>")
         await wait_until(lambda: conversations.rowCount() == 1 and not window.composer.busy)
+        # Learning from the message says so in the status bar: let it finish first, so
+        # its note doesn't replace the export's messages checked below.
+        await wait_until(lambda: FACT in rows(window.memories_model, MemoryRoles.CONTENT))
+        await session.assistant.runner.wait_idle(timeout=30)
         conversation_id = session.conversation_id
 
         view.open_menu(0, view.visualRect(conversations.index(0)).center())
