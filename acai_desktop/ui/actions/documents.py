@@ -9,7 +9,6 @@ state into the Documents tab.
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import TYPE_CHECKING
 
 import shiboken6
@@ -23,7 +22,6 @@ if TYPE_CHECKING:
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.document_dialogs import PassageDialog
 
-log = logging.getLogger(__name__)
 
 #: Adding a folder; one at a time (its Stop stops it).
 FOLDER_TASK = "documents-folder"
@@ -58,20 +56,6 @@ class DocumentActions(ActionGroup):
     async def add_files(self, assistant: Assistant, paths: list[str]) -> None:
         report = await assistant.documents.add(paths)
         self._report(report)
-        await self._index_without_runner(assistant, report.job_ids)
-
-    async def _index_without_runner(self, assistant: Assistant, job_ids: list[int]) -> None:
-        """Without a usable model the job runner is not started (the processors need
-        the model), but documents are embedded on this computer: index them here, each
-        file read and embedded off the event loop, as the ``docs`` command does."""
-        if assistant.model_problem is None or not job_ids:
-            return
-        try:
-            await assistant.documents.index_now(job_ids)
-        except Exception as error:
-            # The document shows why (its job is marked failed, for Retry).
-            log.warning("indexing without the job runner failed: %s", error)
-            self.say(f"Indexing failed: {error}")
 
     def add_folder(self, folder: str) -> None:
         if self.session.assistant_or_say_why() is None:
@@ -96,8 +80,6 @@ class DocumentActions(ActionGroup):
         finally:
             if self.window is not None:
                 self.window.documents_panel.show_folder_progress(0, 0, True)
-        if not report.stopped:
-            await self._index_without_runner(assistant, report.job_ids)
 
     def stop_folder(self) -> None:
         if self._stop_folder is not None:
@@ -136,7 +118,6 @@ class DocumentActions(ActionGroup):
             self.say(report.refused[0][1])
         elif report.queued:
             self.say(f"Indexing “{short(report.queued[0].name)}” again.")
-            await self._index_without_runner(assistant, report.job_ids)
         else:
             document = await assistant.documents.get(document_id)
             if document.status in ("queued", "indexing"):
