@@ -104,9 +104,17 @@ def keep_binary(name: str) -> bool:
     return kept is None or file in kept
 
 
+# pyqtgraph data the app never reads: its colour-map tables (read by colormap.get(), which
+# the charts don't call) and its own application icon (set only when pyqtgraph creates the
+# QApplication, and the app creates its own). 1.5 MB.
+DROPPED_DATA = ("/pyqtgraph/colors/maps/", "/pyqtgraph/icons/peegee/")
+
+
 def keep_data(name: str) -> bool:
-    """False for Qt's translations (the app ships none, so Qt's own stay English)."""
-    return "/translations/" not in "/" + name.replace("\\", "/")
+    """False for Qt's translations (the app ships none, so Qt's own stay English) and for
+    the pyqtgraph data in ``DROPPED_DATA``."""
+    path = "/" + name.replace("\\", "/")
+    return "/translations/" not in path and not any(part in path for part in DROPPED_DATA)
 
 
 def _needed(path: str) -> list[str]:

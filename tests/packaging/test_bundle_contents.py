@@ -63,3 +63,10 @@ def test_lazily_imported_packages_are_inside_and_left_out_ones_are_not(lean_bund
         "PySide6.QtNetwork",
     )
     assert not [m for m in modules if m.startswith(unwanted)]
+
+
+def test_pyqtgraph_data_the_app_never_reads_is_left_out(lean_bundle):
+    pyqtgraph = lean_bundle / "_internal/pyqtgraph"
+    assert (pyqtgraph / "icons/auto.png").is_file()  # the plots' auto-range button
+    assert not (pyqtgraph / "colors/maps").exists()
+    assert not (pyqtgraph / "icons/peegee").exists()
