@@ -104,8 +104,11 @@ if [ "$variant" = lean ]; then
         "(goal: <= 1.3x)"
 fi
 say "biggest parts:"
-du -sm "$bundle"/_internal/* "$bundle"/acai-desktop | sort -rn | head -n 12 |
-    awk -v root="$bundle/" '{sub(root, "", $2); printf "  %5d MB  %s\n", $1, $2}' | tee -a "$report"
+# awk keeps the first 12 itself: `head` would leave before sort has written everything,
+# and with pipefail sort's SIGPIPE (exit 141) failed the build now and then.
+du -sm "$bundle"/_internal/* "$bundle"/acai-desktop | sort -rn |
+    awk -v root="$bundle/" 'NR <= 12 {sub(root, "", $2); printf "  %5d MB  %s\n", $1, $2}' |
+    tee -a "$report"
 for package in $(echo "$packages" | sed -n 's/^package: //p'); do
     say "package: $(du -m "$package" | cut -f1) MB  $package"
 done
