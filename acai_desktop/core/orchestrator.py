@@ -186,37 +186,18 @@ class Orchestrator:
             result.recalled = dict(context.recalled)
             result.evidence_used = [evidence_source(answer.id, e) for e in context.evidence]
             await self._stream(answer, context, parts)
-            result.answer = await self._finish(
-                answer,
-                parts,
-                MessageStatus.COMPLETE,
-                None,
-                result.memories_used,
-                result.evidence_used,
-            )
+            result.answer = await self._finish(answer, parts, MessageStatus.COMPLETE, None, result)
         except asyncio.CancelledError:
             # Stop button: keep what was written, say it was stopped, then let the
             # cancellation carry on so the caller's task really ends.
             result.answer = await asyncio.shield(
-                self._finish(
-                    answer,
-                    parts,
-                    MessageStatus.STOPPED,
-                    None,
-                    result.memories_used,
-                    result.evidence_used,
-                )
+                self._finish(answer, parts, MessageStatus.STOPPED, None, result)
             )
             raise
         except AcaiError as error:  # model errors included: say what happened, keep all
             log.warning("turn failed in conversation %s: %s", conversation.id, error)
             result.answer = await self._finish(
-                answer,
-                parts,
-                MessageStatus.ERROR,
-                str(error),
-                result.memories_used,
-                result.evidence_used,
+                answer, parts, MessageStatus.ERROR, str(error), result
             )
             return result
         except Exception as error:
@@ -227,8 +208,7 @@ class Orchestrator:
                 MessageStatus.ERROR,
                 f"Something went wrong ({type(error).__name__}: {error}). "
                 "Your message is saved; try again.",
-                result.memories_used,
-                result.evidence_used,
+                result,
             )
             return result
         return result
@@ -309,9 +289,11 @@ class Orchestrator:
         parts: list[str],
         status: MessageStatus,
         error: str | None,
-        sources: list[AnswerSource],
-        evidence: list[EvidenceSource] = (),
+        result: TurnResult,
     ) -> Message:
+        """Save the answer as it ended and what fed it (``result``'s memories and
+        passages), then announce it."""
+        sources, evidence = result.memories_used, result.evidence_used
         content = "".join(parts)
         finished = await self.conversations.update_message(
             answer.id,
