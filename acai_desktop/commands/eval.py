@@ -3,7 +3,7 @@
 ``eval retrieval --dataset FILE`` ingests each sample into a fresh temporary profile
 and scores recall_any@k / recall_all@k of the orchestrator's retrieval (see
 :mod:`acai_desktop.evaluation.harness`). The options after ``--k`` try one idea
-at a time against the defaults (the figures are in the README).
+at a time against the defaults (the figures are in docs/benchmarks.md).
 """
 
 from __future__ import annotations

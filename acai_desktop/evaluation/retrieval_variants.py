@@ -2,7 +2,7 @@
 
 The app ranks one way (:class:`HybridRetriever` with plain :class:`RetrievalWeights`).
 The ideas measured against it and not adopted live here, as a retriever that
-overrides the steps they change, so the README's table can be measured again:
+overrides the steps they change, so the table in docs/benchmarks.md can be measured again:
 
 - ``fusion``: "rrf" (reciprocal rank fusion), "lexical" (BM25 only: no semantic
   candidates, no cosine in the score) or "semantic" (no full-text query at all);

@@ -9,7 +9,7 @@ messages of past conversations (episodic recall), ranked together.
 - :mod:`.results` — what a search returns, and the reasons.
 
 Memories (measured on the LoCoMo dev half with observations as facts, see
-``acai-desktop eval retrieval`` and the README's table): BM25 scaled as s / (s + 5),
+``acai-desktop eval retrieval`` and the table in docs/benchmarks.md): BM25 scaled as s / (s + 5),
 averaged with the raw cosine, then adjusted for importance, recency and pins.
 Messages: see the ``episodic`` weights. The ideas measured and not adopted live in
 :mod:`acai_desktop.evaluation.retrieval_variants`.
