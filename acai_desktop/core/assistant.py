@@ -119,11 +119,19 @@ async def model_answers(client: ModelClient) -> bool:
     return True
 
 
-def make_embedder(settings: ModelSettings, client: ModelClient) -> Embedder:
+def make_embedder(
+    settings: ModelSettings, client: ModelClient, offline_embedder: Embedder | None = None
+) -> Embedder:
     if settings.embedding_source == "provider" and settings.provider != ProviderName.LOCAL:
         from acai_desktop.core.embeddings.provider_embedder import ProviderEmbedder
 
         return ProviderEmbedder(client)
+    return offline_embedder or new_offline_embedder()
+
+
+def new_offline_embedder() -> Embedder:
+    """WordLlama, whose weights load on first use (a third of a second): pass one to
+    :func:`open_assistant` again to keep them loaded across reconnects."""
     from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 
     return WordLlamaEmbedder()
@@ -223,7 +231,9 @@ class _Model:
     problem: NoModelError | None = None
 
 
-async def _start_model(profile: Profile, overrides: ModelOverrides) -> _Model:
+async def _start_model(
+    profile: Profile, overrides: ModelOverrides, offline_embedder: Embedder | None
+) -> _Model:
     """Settings, the client (and the Local server), the embedder; a ``ModelError`` if
     any of them can't be had, with whatever was started already stopped."""
     settings = await resolve_settings(profile, overrides)
@@ -249,7 +259,7 @@ async def _start_model(profile: Profile, overrides: ModelOverrides) -> _Model:
             # Building the HTTP client loads the system's certificates (about 0.1 s):
             # on a worker thread, so the window's loop doesn't wait for it.
             client = await asyncio.to_thread(ModelClient, settings, api_key=api_key)
-        embedder = make_embedder(settings, client)
+        embedder = make_embedder(settings, client, offline_embedder)
         if not embedder.dimensions:
             await embedder.embed(["probe"])  # a provider's embedder learns its size here
     except BaseException:
@@ -269,17 +279,21 @@ async def _stop_model(
         await asyncio.shield(local_server.stop())
 
 
-async def _no_model(profile: Profile, overrides: ModelOverrides, error: ModelError) -> _Model:
+async def _no_model(
+    profile: Profile,
+    overrides: ModelOverrides,
+    error: ModelError,
+    offline_embedder: Embedder | None,
+) -> _Model:
     """The stand-in when the model can't be started: every call says why."""
     log.warning("model unavailable at start-up: %s", error)
     try:
         settings = await resolve_settings(profile, overrides)
     except ModelSettingsError:
         settings = ModelSettings()  # only its context budget is used; the banner says why
-    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
-
     client = NoModelClient(error)
-    return _Model(settings, client, WordLlamaEmbedder(), problem=client.error)
+    embedder = offline_embedder or new_offline_embedder()
+    return _Model(settings, client, embedder, problem=client.error)
 
 
 async def open_assistant(
@@ -290,6 +304,7 @@ async def open_assistant(
     start_jobs: bool = True,
     events: EventBus | None = None,
     data: ProfileData | None = None,
+    offline_embedder: Embedder | None = None,
 ) -> Assistant:
     """Build every service of ``profile``, under the profile's lock.
 
@@ -301,7 +316,10 @@ async def open_assistant(
     every call with :class:`NoModelError` (``Assistant.model_problem`` says why) instead
     of raising; the data stays usable. ``data``: the profile's database, already opened
     under its lock (the window opens it first to show the data while the rest starts);
-    the assistant owns it once this returns, and if this raises it stays the caller's."""
+    the assistant owns it once this returns, and if this raises it stays the caller's.
+    ``offline_embedder``: the WordLlama embedder to use when the settings choose it (or
+    there is no model), already loaded by an earlier assistant of this process; it holds
+    only read-only weights, so any number of assistants may share it."""
     overrides = overrides or ModelOverrides()
     events = events or EventBus()
     owns_data = data is None
@@ -310,11 +328,11 @@ async def open_assistant(
     model = None
     try:
         try:
-            model = await _start_model(profile, overrides)
+            model = await _start_model(profile, overrides, offline_embedder)
         except ModelError as error:
             if model_required:
                 raise
-            model = await _no_model(profile, overrides, error)
+            model = await _no_model(profile, overrides, error, offline_embedder)
         assistant = await _assemble(profile, data, model, events)
         if start_jobs:
             # Without a model, documents are still indexed: that needs only the

@@ -39,6 +39,8 @@ Scripting
     ``chunk_delay``        seconds between streamed chunks (for cancellation tests)
     ``chunk_chars``        stream pieces of about this many characters instead of single words
     ``drop_after_chunks``  stream that many content chunks, then close the connection abruptly
+    ``hold_after_chunks``  stream that many content chunks, then send nothing more until the
+                           client goes away or the server stops (an answer that can't finish)
     ``finish_reason``      default ``"stop"``; ``None`` ends the stream without one
     ``embeddings``         explicit vectors for an embeddings reply
     ``models``             explicit model ids for a models reply
@@ -64,6 +66,7 @@ import contextlib
 import hashlib
 import json
 import re
+import select
 import socket
 import sys
 import threading
@@ -99,6 +102,7 @@ class Reply:
     chunk_delay: float = 0.0
     chunk_chars: int | None = None
     drop_after_chunks: int | None = None
+    hold_after_chunks: int | None = None
     finish_reason: str | None = "stop"
     embeddings: list[list[float]] | None = None
     models: list[str] | None = None
@@ -338,6 +342,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if reply.drop_after_chunks is not None and number >= reply.drop_after_chunks:
                     self._drop_connection()
                     return
+                if reply.hold_after_chunks is not None and number >= reply.hold_after_chunks:
+                    self._hold_until_client_leaves(record)
+                    return
                 if reply.chunk_delay:
                     self.server.fake.stopping.wait(reply.chunk_delay)
                 send(json.dumps(event({"content": piece})))
@@ -352,6 +359,15 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             record.client_disconnected.set()
             self.close_connection = True
+
+    def _hold_until_client_leaves(self, record: RecordedRequest) -> None:
+        # A closed client makes its socket readable with nothing to read (EOF).
+        while not self.server.fake.stopping.wait(0.05):
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                record.client_disconnected.set()
+                break
+        self.close_connection = True
 
     def _drop_connection(self) -> None:
         # Close without the chunked terminator: the client sees an incomplete body.

@@ -97,7 +97,10 @@ class SoakModel:
     """The scripted model of the soak: the rule-based fake model, a Markdown answer per
     turn, and each turn's fault injected once (a Retry then succeeds)."""
 
-    def __init__(self) -> None:
+    def __init__(self, crash_at_turns: frozenset[int] = frozenset()) -> None:
+        #: Turns whose window is made to crash mid-answer: their first answer never ends,
+        #: so the crash always lands before it is complete, however slow the machine.
+        self.crash_at_turns = crash_at_turns
         self.lock = threading.Lock()
         self.injected: Counter[str] = Counter()
         self._chat_calls: Counter[int] = Counter()
@@ -116,6 +119,8 @@ class SoakModel:
             self._chat_calls[turn] += 1
             attempt = self._chat_calls[turn]
         answer = markdown_answer(ANSWER_CHARACTERS, lead=f"### Answer to turn {turn}")
+        if turn in self.crash_at_turns and attempt == 1:
+            return Reply(text=answer, chunk_chars=STREAM_PIECE_CHARACTERS, hold_after_chunks=1)
         if fault == "dropped_stream" and attempt == 1:
             self._count(fault)
             return Reply(text=answer, drop_after_chunks=4, chunk_chars=STREAM_PIECE_CHARACTERS)
@@ -292,7 +297,7 @@ def run_soak(
     """Run the bench; ``crash_at_turns`` (tests) makes the child abort mid-answer there,
     ``before_counting`` (tests) may tamper with the database before it is checked."""
     started = time.monotonic()
-    model = SoakModel()
+    model = SoakModel(crash_at_turns)
     runs: list[ChildRun] = []
     with tempfile.TemporaryDirectory(prefix="acai-soak-") as scratch:
         profile = Profile.at(Path(scratch) / "profile")

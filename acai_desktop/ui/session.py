@@ -44,6 +44,7 @@ from acai_desktop.ui.untrusted import make_plain
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant, ModelOverrides
+    from acai_desktop.core.embeddings.base import Embedder
     from acai_desktop.core.llm.chat_model import NoModelError
     from acai_desktop.core.profile_data import ProfileData
 
@@ -71,8 +72,11 @@ class GuiSession:
         *,
         quit_after_ms: int | None = None,
         overrides: ModelOverrides | None = None,
+        offline_embedder: Embedder | None = None,
     ) -> None:
         self.profile = profile
+        #: WordLlama, kept across reconnects so its weights load once per session.
+        self.offline_embedder = offline_embedder
         self.quit_after_ms = quit_after_ms
         self.overrides = overrides
         self.tasks = TaskTracker()
@@ -167,11 +171,18 @@ class GuiSession:
         await self.conversations.load_all()
         self.profile_shown = True
         await asyncio.to_thread(importlib.import_module, ASSISTANT_MODULE)
-        from acai_desktop.core.assistant import open_assistant
+        from acai_desktop.core.assistant import new_offline_embedder, open_assistant
 
+        if self.offline_embedder is None:
+            self.offline_embedder = new_offline_embedder()
         try:
             assistant = await open_assistant(
-                self.profile, self.overrides, model_required=False, events=self.events, data=data
+                self.profile,
+                self.overrides,
+                model_required=False,
+                events=self.events,
+                data=data,
+                offline_embedder=self.offline_embedder,
             )
         except AcaiError as error:
             return error

@@ -14,7 +14,7 @@ from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.theme import apply_theme
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 HTML_ERROR = (
     'ModelUnreachableError: Could not reach <img src="file:///etc/hostname"> <b>the server</b>'
@@ -81,7 +81,7 @@ def test_failed_jobs_show_with_retry_and_retry_learns(qapp, tmp_path, fake_opena
         await wait_until(lambda: not window.retry_jobs_button.isVisible())
         assert not label.isVisible()
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def _job(job_id: int, status: JobStatus, error: str | None = None, kind="critical_info") -> Job:
