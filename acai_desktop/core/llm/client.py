@@ -10,8 +10,8 @@ tells the person what happened and what to do.
 The read timeout only bounds silence: a proxy sending keep-alive comments, or a reply
 trickling in a byte at a time, never trips it. So every call also has a deadline for the
 whole of it (:class:`CallDeadlines`, from the settings): a chat answer must start within
-one and end within another (what arrived is kept by the caller), and a reply that is not
-streamed — retries included — must be complete within a third.
+one and, from its first words, end within another (what arrived is kept by the caller),
+and a reply that is not streamed — retries included — must be complete within a third.
 """
 
 from __future__ import annotations
@@ -79,9 +79,9 @@ class ClientTimeouts:
 class CallDeadlines:
     """How long a whole call may take, in seconds, however steadily bytes arrive."""
 
-    #: A streamed answer's first words.
+    #: A streamed answer's first words, from the request.
     first_token: float = 180.0
-    #: A streamed answer, start to finish.
+    #: A streamed answer, from its first words to its end.
     answer: float = 900.0
     #: A reply that is not streamed, retries included.
     reply: float = 300.0
@@ -171,12 +171,11 @@ class ModelClient:
         model = self.model_for(role)
         stats = stats if stats is not None else StreamStats()
         loop = asyncio.get_running_loop()
-        started = loop.time()
-        first_words_by = started + min(self.deadlines.first_token, self.deadlines.answer)
-        finished_by = started + self.deadlines.answer
+        first_words_by = loop.time() + self.deadlines.first_token
+        finished_by: float | None = None  # set when the first words come
 
         def deadline() -> float:
-            return first_words_by if stats.chunks == 0 else finished_by
+            return first_words_by if finished_by is None else finished_by
 
         try:
             async with asyncio.timeout_at(deadline()) as limit:
@@ -198,8 +197,9 @@ class ModelClient:
             async with stream:
                 chunks = aiter(stream)
                 while True:
-                    # Only the wait for the next chunk is timed, never the consumer's
-                    # work between two chunks (it runs while this generator is paused).
+                    # The timeout wraps only the wait for the next chunk, so it never
+                    # cancels the consumer's work between two chunks (which runs while
+                    # this generator is paused); the deadline itself is absolute.
                     try:
                         async with asyncio.timeout_at(deadline()) as limit:
                             chunk = await anext(chunks)
@@ -219,6 +219,8 @@ class ModelClient:
                         stats.finish_reason = choice.finish_reason
                     delta = choice.delta.content if choice.delta else None
                     if delta:
+                        if finished_by is None:
+                            finished_by = loop.time() + self.deadlines.answer
                         stats.chunks += 1
                         yield delta
         except (openai.OpenAIError, *_UNREADABLE) as error:
@@ -393,13 +395,13 @@ class ModelClient:
         if stats.chunks == 0:
             return ModelTimeoutError(
                 f"{self._subject(model)} did not start its answer within "
-                f"{min(self.deadlines.first_token, self.deadlines.answer):g} s (the connection "
-                "stayed open, but no words came). Retry; if it keeps happening, check the "
-                "model server, or raise first_token_timeout_seconds in the settings file."
+                f"{self.deadlines.first_token:g} s (the connection stayed open, but no words "
+                "came). Retry; if it keeps happening, check the model server, or raise "
+                "first_token_timeout_seconds in the settings file."
             )
         return ModelTimeoutError(
-            f"The answer from {self._where(model)} took longer than "
-            f"{self.deadlines.answer:g} s in all and was stopped; the part that arrived is "
+            f"The answer from {self._where(model)} was still coming after "
+            f"{self.deadlines.answer:g} s and was stopped there; the part that arrived is "
             "kept. Retry, or raise answer_timeout_seconds in the settings file."
         )
 

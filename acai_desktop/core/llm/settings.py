@@ -49,7 +49,7 @@ class ModelSettings(BaseModel):
     #: keep-alive comments, a reply trickling in) — the read timeout only bounds silence.
     #: A chat answer must start (its first words) within this many seconds...
     first_token_timeout_seconds: float = Field(default=180.0, gt=0)
-    #: ...and be finished within this many; what arrived by then is kept.
+    #: ...and, from its first words, be finished within this many; what arrived is kept.
     answer_timeout_seconds: float = Field(default=900.0, gt=0)
     #: A reply that is not streamed (background jobs' calls, embeddings, titles), in all.
     reply_timeout_seconds: float = Field(default=300.0, gt=0)
