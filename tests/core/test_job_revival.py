@@ -40,19 +40,17 @@ async def until(condition, what: str) -> None:
         raise AssertionError(f"still waiting for: {what}") from None
 
 
-def _runner(jobs, client, **options) -> JobRunner:
+def _runner(jobs, client, *, checks_the_model: bool = False, **options) -> JobRunner:
+    """A runner whose jobs make one completion; ``checks_the_model``: with the app's own
+    check of the model (a one-token completion) while failed jobs wait."""
+
     async def learn(job):
         await client.complete(HELLO, role="triage")
 
     defaults = {"max_attempts": 2, "backoff_seconds": 0.01}
     defaults.update(options)
-    return JobRunner(
-        jobs,
-        {"learn": learn},
-        EventBus(),
-        probe=functools.partial(model_answers, client),
-        **defaults,
-    )
+    probe = functools.partial(model_answers, client) if checks_the_model else None
+    return JobRunner(jobs, {"learn": learn}, EventBus(), probe=probe, **defaults)
 
 
 def test_a_server_that_lists_models_but_fails_completions_uses_up_no_revival(
@@ -66,7 +64,7 @@ def test_a_server_that_lists_models_but_fails_completions_uses_up_no_revival(
         store = await Store.open(tmp_path / "acai.sqlite3")
         jobs = JobRepository(store)
         client = client_for(fake_openai, max_retries=0)
-        runner = _runner(jobs, client, probe_seconds=0.02)
+        runner = _runner(jobs, client, checks_the_model=True, probe_seconds=0.02)
         try:
             await runner.start()
             job = await runner.enqueue("learn", {})
@@ -108,8 +106,7 @@ def test_a_real_completion_revives_failed_jobs_and_resets_their_count(tmp_path, 
         store = await Store.open(tmp_path / "acai.sqlite3")
         jobs = JobRepository(store)
         client = client_for(fake_openai, max_retries=0)
-        runner = _runner(jobs, client, max_revivals=2)  # no check: probe never due
-        runner.probe = None
+        runner = _runner(jobs, client, max_revivals=2)
         try:
             fake_openai.failing_completions = 500
             await runner.start()
@@ -142,7 +139,6 @@ def test_a_job_that_succeeds_with_the_model_revives_the_others(tmp_path, fake_op
         jobs = JobRepository(store)
         client = client_for(fake_openai, max_retries=0)
         runner = _runner(jobs, client)
-        runner.probe = None
         try:
             fake_openai.failing_completions = 500
             await runner.start()
@@ -216,7 +212,6 @@ def test_a_days_retry_after_is_capped_and_the_users_retry_runs_it_now(tmp_path, 
         jobs = JobRepository(store)
         client = client_for(fake_openai, max_retries=0)
         runner = _runner(jobs, client, max_attempts=4)
-        runner.probe = None
         try:
             await runner.start()
             job = await runner.enqueue("learn", {})
