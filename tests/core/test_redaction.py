@@ -7,6 +7,7 @@ import logging
 
 import pytest
 
+from acai_desktop.core.documents.model import DocumentStatus
 from acai_desktop.core.errors import ModelUnauthorizedError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.error_text import key_hint
@@ -21,6 +22,7 @@ from acai_desktop.core.redaction import (
 from acai_desktop.core.secrets import SecretStore
 from acai_desktop.core.store.conversations import add_message, create_conversation, update_message
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.documents import queue_document, set_status
 from acai_desktop.core.store.jobs import JobRepository, enqueue_job, fail_job
 from tests.core.conftest import client_for
 from tests.support.aio import run
@@ -203,10 +205,15 @@ def test_a_key_the_program_holds_is_cut_at_every_sink_whatever_its_shape(tmp_pat
             await store.run(update_message, answer.id, status="error", error=leaked)
             job = await store.run(enqueue_job, "summary", {}, conversation.id)
             await store.run(fail_job, job.id, leaked, None)
+            document, _ = await store.run(
+                queue_document, str(tmp_path / "notes.txt"), "notes.txt", "text", 5
+            )
+            await store.run(set_status, document.id, DocumentStatus.ERROR, leaked)
             return await store.run(
                 lambda db: (
                     db.execute("SELECT error FROM messages").fetchone()[0],
                     db.execute("SELECT last_error FROM jobs").fetchone()[0],
+                    db.execute("SELECT error FROM documents").fetchone()[0],
                 )
             )
         finally:
