@@ -37,11 +37,11 @@ _KEY_LIKE = re.compile(
     r"""
     (?<![A-Za-z0-9])
     (?:
-        (?:sk|rk|pk)-(?P<dash>[A-Za-z0-9_\-]{8,})        # OpenAI, Anthropic (sk-ant-), DeepSeek...
+        (?:sk|rk|pk)-(?P<dash>[A-Za-z0-9_\-]{8,})    # OpenAI, Anthropic (sk-ant-), DeepSeek
       | (?:gsk|hf|ghp|gho|ghs|github_pat|xox[abp])_(?P<underscore>[A-Za-z0-9_\-]{8,})
-                                                    # Groq, HF, GitHub, Slack
+                                                    # Groq, Hugging Face, GitHub, Slack
       | AIza[A-Za-z0-9_\-]{20,}                     # Google
-      | xai-(?P<xai>[A-Za-z0-9_\-]{8,})               # xAI
+      | xai-(?P<xai>[A-Za-z0-9_\-]{8,})             # xAI
     )
     """,
     re.VERBOSE,
