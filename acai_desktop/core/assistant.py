@@ -21,19 +21,13 @@ from dataclasses import dataclass, field
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.errors import (
-    ModelError,
-    ModelServerError,
-    ModelSettingsError,
-    ModelUnreachableError,
-    StoreError,
-)
+from acai_desktop.core.errors import ModelError, ModelSettingsError, StoreError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
 from acai_desktop.core.llm.local_server import LocalModelServer
-from acai_desktop.core.llm.presets import ProviderName, RoleModels, preset
+from acai_desktop.core.llm.presets import ModelRole, ProviderName, RoleModels, preset
 from acai_desktop.core.llm.settings import (
     ModelSettings,
     load_model_settings,
@@ -108,14 +102,17 @@ async def resolve_settings(
     return settings.model_copy(update=changes) if changes else settings
 
 
+#: The runner's check that the model is back: the cheapest real completion.
+CHECK_PROMPT = [{"role": "user", "content": "Reply with OK."}]
+
+
 async def model_answers(client: ModelClient) -> bool:
-    """Whether the model server answers at all (failed jobs wait for that)."""
+    """Whether the model answers a real completion (failed jobs wait for that). Not
+    ``/v1/models``: a server may list its models while every completion fails."""
     try:
-        await client.list_models()
-    except (ModelUnreachableError, ModelServerError):
-        return False
+        await client.complete(CHECK_PROMPT, role=ModelRole.TRIAGE, max_tokens=1)
     except ModelError:
-        return True  # it answered, if only to refuse the listing
+        return False
     return True
 
 
@@ -179,10 +176,11 @@ class Assistant:
         return f"{self.settings.model_for('chat')} · {self.settings.provider}"
 
     async def retry_jobs(self, job_ids: list[int]) -> list[Job]:
-        """Queue failed jobs again: they run now, or once a model is connected."""
+        """Queue failed jobs again, and run jobs waiting for a later retry now; without
+        a model they run once one is connected."""
         if self.model_problem is None:
             return await self.runner.retry(job_ids)
-        return await self.jobs.revive_failed(job_ids)
+        return await self.jobs.retry(job_ids)
 
     async def close(self) -> None:
         """Stop background work, then the model client and server, then the database.

@@ -193,9 +193,11 @@ class GuiSession:
         self.window.show_status(f"Profile: {self.profile.data_dir}")
         for warning in assistant.warnings:
             self.window.show_status(warning, 20_000)
-        # Background work that failed (the model was down), with Retry; later failures
-        # and recoveries arrive as job events.
-        self.window.show_failed_jobs(await assistant.jobs.list([JobStatus.FAILED]))
+        # Background work that failed (the model was down) or waits for a later retry,
+        # with Retry; later failures and recoveries arrive as job events.
+        self.window.show_failed_jobs(
+            await assistant.jobs.list([JobStatus.FAILED, JobStatus.PENDING])
+        )
         self.window.show_suggestions(await assistant.suggestions.pending())
         await self.documents.load(assistant)
         return None

@@ -45,6 +45,14 @@ class ModelSettings(BaseModel):
     structured_mode: StructuredMode | None = None
     #: Longest wait for the next bytes of a reply (seconds); generous for slow local models.
     read_timeout_seconds: float = Field(default=120.0, gt=0)
+    #: Deadlines for a whole call, which bytes that keep arriving can't push back (a proxy's
+    #: keep-alive comments, a reply trickling in) — the read timeout only bounds silence.
+    #: A chat answer must start (its first words) within this many seconds...
+    first_token_timeout_seconds: float = Field(default=180.0, gt=0)
+    #: ...and, from its first words, be finished within this many; what arrived is kept.
+    answer_timeout_seconds: float = Field(default=900.0, gt=0)
+    #: A reply that is not streamed (background jobs' calls, embeddings, titles), in all.
+    reply_timeout_seconds: float = Field(default=300.0, gt=0)
     #: New facts wait in the panel for the user's yes. None: on with the bundled 135M
     #: local model (small models invent facts), off with every other model.
     ask_before_remembering: bool | None = None
