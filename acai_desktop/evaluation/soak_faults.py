@@ -16,6 +16,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,20 +74,22 @@ class LongImport:
     seconds: float | None = None
     #: Turns sent while the import ran.
     turns_beside: list[int] = field(default_factory=list)
-    output: str = ""
+    output: str = ""  # its JSON report
+    errors: str = ""
+    # Files, not pipes: nobody reads a pipe while the turns go, and a full one would stall it.
+    _files: list = field(default_factory=list)
 
     def start(self, command: list[str]) -> None:
-        self.started = time.monotonic()
         from acai_desktop.evaluation.scripted_profile import NO_KEYRING
 
-        env = {**os.environ, **NO_KEYRING}
+        self.started = time.monotonic()
+        self._files = [tempfile.TemporaryFile("w+") for _ in range(2)]  # noqa: SIM115 (closed in finish)
         self.process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
+            stdout=self._files[0],
+            stderr=self._files[1],
+            env={**os.environ, **NO_KEYRING},
         )
 
     def running(self) -> bool:
@@ -96,10 +99,15 @@ class LongImport:
         if self.process is None:
             return
         try:
-            self.output, _ = self.process.communicate(timeout=IMPORT_SECONDS)
+            self.process.wait(timeout=IMPORT_SECONDS)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.output, _ = self.process.communicate()
+            self.process.wait()
+        for file in self._files:
+            file.seek(0)
+        self.output, self.errors = (file.read() for file in self._files)
+        for file in self._files:
+            file.close()
         if self.seconds is None and self.started is not None:
             self.seconds = round(time.monotonic() - self.started, 1)
 
@@ -112,8 +120,8 @@ class LongImport:
         if self.process is None:
             return {"memories": self.memories, "ran": False}
         imported = None
-        with contextlib.suppress(json.JSONDecodeError, IndexError):
-            imported = json.loads(self.output.strip().splitlines()[-1]).get("imported")
+        with contextlib.suppress(json.JSONDecodeError, AttributeError):
+            imported = json.loads(self.output).get("imported")
         beside = set(self.turns_beside)
         return {
             "memories": self.memories,
@@ -125,7 +133,7 @@ class LongImport:
             "turns_failed": sorted(beside & set(checked["incomplete_answers"])),
             "answers_lost": sorted(beside & set(checked["answers_lost"])),
             "messages_lost": sorted(beside & set(checked["lost_turns"])),
-            "output_tail": self.output[-600:] if self.process.returncode else "",
+            "errors": self.errors[-600:] if self.process.returncode else "",
         }
 
 
