@@ -1,15 +1,21 @@
 """A huge answer (a runaway model streaming tens of megabytes) is cut at the answer size
-limit, with a note saved and announced, the stream closed, and at a linear cost."""
+limit, with a note saved and announced, the stream closed, and at a linear cost; its
+vector for recall is made from its head."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from acai_desktop.core import answer_text
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_text import was_cut
+from acai_desktop.core.memory.episodic import EMBEDDED_CHARACTERS
 from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.store.conversations import ConversationRepository
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_openai import Reply
+from tests.support.memory import memory_services
 
 STREAM_MB = 40
 LIMIT_MB = 0.2
@@ -76,3 +82,28 @@ def test_an_answer_within_the_limit_is_complete_and_whole(tmp_path, fake_openai)
     answer = run(scenario())[1]
     assert (answer.status, answer.error) == (MessageStatus.COMPLETE, None)
     assert answer.content == text
+
+
+def test_a_huge_message_is_embedded_for_recall_from_its_head_only(tmp_path):
+    """Embedding a whole megabyte took half a gigabyte and seconds after the answer; the
+    vector comes from the first EMBEDDED_CHARACTERS (the words are all searchable)."""
+    head = "Sailing notes: the harbour, the tides and the knots. " * 100
+    huge = head + "Something else entirely, at great length. " * 20_000
+
+    async def scenario():
+        async with memory_services(tmp_path) as (store, service, _events):
+            conversations = ConversationRepository(store)
+            conversation = await conversations.create()
+            message = await conversations.add_message(conversation.id, "assistant", huge)
+            assert await service.episodes.add([message.id]) == 1
+            stored = await store.run(
+                lambda db: db.execute(
+                    "SELECT embedding FROM message_embeddings WHERE message_id = ?", [message.id]
+                ).fetchone()[0]
+            )
+            expected = await service.embedder.embed([huge[:EMBEDDED_CHARACTERS]])
+            return np.frombuffer(stored, dtype=np.float32), expected[0]
+
+    stored, expected = run(scenario())
+    assert len(head) < EMBEDDED_CHARACTERS < len(huge)
+    assert np.allclose(stored, expected, atol=1e-6)
