@@ -90,11 +90,14 @@ def format_report(report: dict) -> str:
 def _import_line(figures: dict) -> str:
     if not figures["ran"]:
         return "long import:    not run"
+    waits = figures["lock_wait_ms"]
     return (
         f"long import:    {figures['imported']} of {figures['memories']} memories in "
         f"{figures['seconds']} s (exit {figures['exit']}) beside {figures['turns_beside']} "
         f"turns: {len(figures['turns_failed'])} failed, {len(figures['answers_lost'])} "
-        f"answers lost, {len(figures['messages_lost'])} messages lost"
+        f"answers lost, {len(figures['messages_lost'])} messages lost\n"
+        f"  a write beside it waited for the lock: p50 {waits.get('p50')} ms, "
+        f"p99 {waits.get('p99')} ms, max {waits.get('max')} ms ({waits['probes']} probes)"
     )
 
 

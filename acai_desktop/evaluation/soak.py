@@ -360,7 +360,9 @@ def run_soak(
             if event.get("event") == "sending":
                 long_import.note_exit()
                 if event["turn"] == LONG_IMPORT_TURN and import_file.exists():
-                    long_import.start(import_command(profile.data_dir, import_file))
+                    long_import.start(
+                        import_command(profile.data_dir, import_file), profile.database_path
+                    )
                 if long_import.running():
                     long_import.turns_beside.append(event["turn"])
             progress(event)

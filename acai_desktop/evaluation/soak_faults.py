@@ -14,10 +14,13 @@ import contextlib
 import json
 import os
 import random
+import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +32,8 @@ HUGE_PIECE_CHARACTERS = 4000
 LONG_IMPORT_TURN = 5
 DEFAULT_IMPORT_MEMORIES = 100_000
 IMPORT_SECONDS = 600.0
+#: How often the write-lock probe tries a write beside the import.
+PROBE_SECONDS = 0.1
 
 
 def huge_answer(turn: int) -> str:
@@ -64,6 +69,45 @@ def write_import_file(path: Path, count: int) -> Path:
     return path
 
 
+class WriteLockProbe(threading.Thread):
+    """How long a write beside the import waits for the lock: every PROBE_SECONDS,
+    ``BEGIN IMMEDIATE`` (timed) then ``ROLLBACK``, until the import ends. What a turn's
+    write waits, measured from outside both programs."""
+
+    def __init__(self, database: Path, importing: Callable[[], bool]) -> None:
+        super().__init__(name="write-lock probe", daemon=True)
+        self.database, self.importing = database, importing
+        self.waits_ms: list[float] = []
+
+    def run(self) -> None:
+        while self.importing():
+            if self.database.exists():
+                with contextlib.suppress(sqlite3.Error):  # the schema not made yet
+                    self.waits_ms.append(self._wait_ms())
+            time.sleep(PROBE_SECONDS)
+
+    def _wait_ms(self) -> float:
+        connection = sqlite3.connect(self.database, timeout=IMPORT_SECONDS, isolation_level=None)
+        try:
+            started = time.perf_counter()
+            connection.execute("BEGIN IMMEDIATE")
+            waited = (time.perf_counter() - started) * 1000
+            connection.execute("ROLLBACK")
+            return waited
+        finally:
+            connection.close()
+
+    def figures(self) -> dict:
+        waits = sorted(self.waits_ms)
+        if not waits:
+            return {"probes": 0}
+
+        def at(share: float) -> float:
+            return round(waits[min(len(waits) - 1, int(share * len(waits)))], 1)
+
+        return {"probes": len(waits), "p50": at(0.5), "p99": at(0.99), "max": round(waits[-1], 1)}
+
+
 @dataclass
 class LongImport:
     """A ``memories import`` in its own process on the soak's profile."""
@@ -78,8 +122,9 @@ class LongImport:
     errors: str = ""
     # Files, not pipes: nobody reads a pipe while the turns go, and a full one would stall it.
     _files: list = field(default_factory=list)
+    _probe: WriteLockProbe | None = None
 
-    def start(self, command: list[str]) -> None:
+    def start(self, command: list[str], database: Path) -> None:
         from acai_desktop.evaluation.scripted_profile import NO_KEYRING
 
         self.started = time.monotonic()
@@ -91,6 +136,8 @@ class LongImport:
             stderr=self._files[1],
             env={**os.environ, **NO_KEYRING},
         )
+        self._probe = WriteLockProbe(database, self.running)
+        self._probe.start()
 
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -103,6 +150,8 @@ class LongImport:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self._probe is not None:
+            self._probe.join()
         for file in self._files:
             file.seek(0)
         self.output, self.errors = (file.read() for file in self._files)
@@ -130,6 +179,8 @@ class LongImport:
             "imported": imported,
             "seconds": self.seconds,
             "turns_beside": len(beside),
+            # How long a write beside the import waited for the lock (ms).
+            "lock_wait_ms": self._probe.figures() if self._probe else {},
             "turns_failed": sorted(beside & set(checked["incomplete_answers"])),
             "answers_lost": sorted(beside & set(checked["answers_lost"])),
             "messages_lost": sorted(beside & set(checked["lost_turns"])),

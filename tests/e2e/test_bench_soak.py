@@ -78,6 +78,7 @@ def test_a_huge_answer_is_cut_and_turns_beside_a_long_import_lose_nothing():
     imported = report["long_import"]
     assert imported["ran"] and imported["exit"] == 0, imported
     assert imported["imported"] == 3000 and imported["turns_beside"] >= 1
+    assert imported["lock_wait_ms"]["probes"] > 0  # figures of what a write waited
     assert imported["turns_failed"] == [] and imported["answers_lost"] == []
     assert report["messages_lost"] == 0
     assert report["incomplete_answers"] == [] and report["answers_lost"] == []
