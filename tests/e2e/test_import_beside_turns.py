@@ -107,3 +107,6 @@ def test_twenty_turns_beside_a_100k_memory_import_lose_nothing(tmp_path, fake_op
         expected += [("user", "complete", f"Question {turn}?")]
         expected += [("assistant", "complete", answer_of(turn))]
     assert [tuple(row) for row in stored] == expected  # no turn failed, no answer lost
+    # Every message got its vector for recall: that write did not fail as "locked" either.
+    embedded = rows(profile.database_path, "SELECT count(*) FROM message_embeddings")
+    assert embedded == [(2 * TURNS,)]
