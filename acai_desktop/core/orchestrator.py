@@ -369,8 +369,9 @@ class Orchestrator:
 class PartialSaves:
     """Saves of a streaming answer's text now and then, so a crash loses at most the
     last second and a half of it. A save is queued on the database thread beside the
-    stream (the stream never waits for the disk), one at a time; a save the busy
-    database refused is skipped, as the text is kept in memory for the next one."""
+    stream (the stream never waits for the disk), one at a time: while one waits for a
+    busy database, the next are skipped, and one that gave up is just logged, as the
+    text is kept in memory for the final save."""
 
     def __init__(self, conversations: ConversationRepository, answer_id: int) -> None:
         self.conversations = conversations

@@ -52,8 +52,9 @@ _savepoint_names = itertools.count(1)
 
 
 class DatabaseBusyError(StoreError):
-    """Another connection held the database longer than the busy timeout; trying again
-    later may succeed."""
+    """Another connection held the database longer than a write waits for it (the busy
+    timeout, and for a write transaction PATIENT_WRITE_SECONDS); trying again later may
+    succeed."""
 
 
 def is_busy(error: sqlite3.Error) -> bool:
