@@ -40,8 +40,8 @@ from acai_desktop.core.store.memory_changes import MemoryChange
 __all__ = ["ImportReport", "export_memories", "import_memories", "parse_document"]
 
 #: Memories written per transaction by an import. A batch of this size holds the write
-#: lock for milliseconds (see ``bench import`` figures in the docs), so a turn of the
-#: app beside a long import waits that long for its writes.
+#: lock for tens of milliseconds, so a turn of the app beside a long import waits that
+#: long for its writes (``bench soak`` times that wait beside a 100k import).
 IMPORT_BATCH = 50
 #: The event an import writes last for each memory it adds.
 IMPORTED = "imported"
