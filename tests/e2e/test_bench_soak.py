@@ -84,3 +84,10 @@ def test_a_huge_answer_is_cut_and_turns_beside_a_long_import_lose_nothing():
     assert report["incomplete_answers"] == [] and report["answers_lost"] == []
     assert report["jobs_failed"] == 0
     assert report["database_mb"] < 50  # a 40 MB stream once grew it to 105 MB
+
+
+def test_a_negative_import_size_is_refused_in_one_line():
+    result = run_program("bench", "soak", "--import-memories", "-1")
+
+    assert result.returncode == 2
+    assert result.stderr.strip() == "acai-desktop: error: --import-memories must be 0 or more."
