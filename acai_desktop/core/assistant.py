@@ -392,6 +392,7 @@ async def _assemble(
         # Without a model no job runs, so none is announced as queued either.
         announce_jobs=model.problem is None,
         context_budget_tokens=model.settings.context_budget_tokens,
+        max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
     )
     return Assistant(
         profile=profile,

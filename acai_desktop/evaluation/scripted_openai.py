@@ -158,17 +158,25 @@ def hashed_embedding(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[
     return (vector / norm if norm else vector).tolist()
 
 
-def _split_for_streaming(text: str, chunk_chars: int | None = None) -> list[str]:
-    # Word-sized pieces keeping their whitespace, like a tokenizer's deltas.
-    words = re.findall(r"\s*\S+|\s+", text) or [""]
+def _split_for_streaming(text: str, chunk_chars: int | None = None) -> Iterator[str]:
+    # Word-sized pieces keeping their whitespace, like a tokenizer's deltas; made as they
+    # are sent, so a huge answer the client stops reading is never split whole.
+    words = (match.group() for match in re.finditer(r"\s*\S+|\s+", text))
+    if not text:
+        yield ""
+        return
     if not chunk_chars:
-        return words
-    pieces = [""]
+        yield from words
+        return
+    piece: list[str] = []
+    size = 0
     for word in words:
-        if pieces[-1] and len(pieces[-1]) + len(word) > chunk_chars:
-            pieces.append("")
-        pieces[-1] += word
-    return pieces
+        if piece and size + len(word) > chunk_chars:
+            yield "".join(piece)
+            piece, size = [], 0
+        piece.append(word)
+        size += len(word)
+    yield "".join(piece)
 
 
 class _Handler(BaseHTTPRequestHandler):

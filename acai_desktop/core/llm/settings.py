@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB
 from acai_desktop.core.atomic_files import write_json_atomically
 from acai_desktop.core.errors import ModelSettingsError
 from acai_desktop.core.llm.presets import (
@@ -41,6 +42,9 @@ class ModelSettings(BaseModel):
     embedding_source: Literal["local", "provider"] = "local"
     #: Tokens of prompt the context builder may fill (system + memories + recent messages).
     context_budget_tokens: int = Field(default=3000, ge=256, le=1_000_000)
+    #: Size limit of one answer (megabytes of text); the rest of a longer stream is not
+    #: read, and the answer says where it was cut.
+    max_answer_mb: float = Field(default=DEFAULT_MAX_ANSWER_MB, ge=0.001, le=100)
     #: None means the preset's mode; structured.py still falls back if the server refuses it.
     structured_mode: StructuredMode | None = None
     #: Longest wait for the next bytes of a reply (seconds); generous for slow local models.
