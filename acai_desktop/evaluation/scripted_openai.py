@@ -73,6 +73,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import itertools
 import json
 import re
 import select
@@ -368,10 +369,11 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             send(json.dumps(event({"role": "assistant", "content": ""})))
             if reply.trickle_every is not None:
-                pieces = _split_for_streaming(reply.content() or "word", reply.chunk_chars)
+                pieces = itertools.cycle(
+                    _split_for_streaming(reply.content() or "word", reply.chunk_chars)
+                )
                 while not self.server.fake.stopping.wait(reply.trickle_every):
-                    send(json.dumps(event({"content": pieces[0]})))
-                    pieces.append(pieces.pop(0))
+                    send(json.dumps(event({"content": next(pieces)})))
                 self.close_connection = True
                 return
             for number, piece in enumerate(
