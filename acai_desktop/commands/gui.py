@@ -25,7 +25,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=int,
         metavar="MS",
         default=None,
-        help=f"quit by itself after MS milliseconds (smoke tests; also ${QUIT_AFTER_ENV})",
+        help=(
+            "quit by itself MS milliseconds after the profile is open "
+            f"(smoke tests; also ${QUIT_AFTER_ENV})"
+        ),
     )
     parser.set_defaults(handler=run)
 

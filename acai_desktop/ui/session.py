@@ -109,8 +109,6 @@ class GuiSession:
     # -- start-up and shut-down ------------------------------------------------------
 
     async def run(self) -> int:
-        if self.quit_after_ms is not None:
-            QTimer.singleShot(self.quit_after_ms, self.request_quit)
         try:
             self.window = MainWindow()
             self.apply_preferences(load_ui_preferences(self.profile.settings_path))
@@ -127,6 +125,14 @@ class GuiSession:
         finally:
             await self.shutdown()
         return 0
+
+    def _start_quit_timer(self) -> None:
+        """``quit_after_ms`` (smoke tests) counts from the profile being on screen, or its
+        start-up error, not from the start: however slow the machine, the test sees the
+        profile open. Once only (reconnecting opens the profile again)."""
+        if self.quit_after_ms is not None:
+            QTimer.singleShot(self.quit_after_ms, self.request_quit)
+            self.quit_after_ms = None
 
     def _connect_signals(self) -> None:
         window = self.window
@@ -169,6 +175,7 @@ class GuiSession:
             return error
         self.profile_data = data
         await self.conversations.load_all()
+        self._start_quit_timer()
         self.profile_shown = True
         await asyncio.to_thread(importlib.import_module, ASSISTANT_MODULE)
         from acai_desktop.core.assistant import new_offline_embedder, open_assistant
@@ -305,6 +312,7 @@ class GuiSession:
         )
         closed = asyncio.Event()
         box.finished.connect(closed.set)
+        self._start_quit_timer()
         box.open()  # never exec(): a nested Qt loop would stall the asyncio loop
         waiters = [asyncio.ensure_future(closed.wait()), asyncio.ensure_future(self._quit.wait())]
         try:
