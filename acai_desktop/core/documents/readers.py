@@ -26,6 +26,7 @@ from acai_desktop.core.documents.pdf_text import PageProgress, pdf_pages
 #: The largest file accepted (50 MB); larger ones are refused before being read.
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_FILE_LABEL = "50 MB"
+HASH_BLOCK_BYTES = 1024 * 1024
 
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".log", ".csv", ".tsv"})
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown"})
@@ -42,6 +43,7 @@ SUPPORTED_SUFFIXES = TEXT_SUFFIXES | MARKDOWN_SUFFIXES | HTML_SUFFIXES | CODE_SU
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_NON_SPACE = re.compile(r"\S")
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,16 @@ def fingerprint(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def file_sha256(path: Path) -> tuple[str, float]:
+    """The file's :func:`fingerprint` and modification time, read a block at a time."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        mtime = os.fstat(handle.fileno()).st_mtime
+        while block := handle.read(HASH_BLOCK_BYTES):
+            digest.update(block)
+    return digest.hexdigest(), mtime
+
+
 def read_document(path: Path | str, on_page: PageProgress | None = None) -> ReadDocument:
     """Read ``path`` into sections. Raises DocumentReadError with a message for the user.
     ``on_page(done, total)``: called as each page of a PDF is read."""
@@ -161,7 +173,8 @@ def read_document(path: Path | str, on_page: PageProgress | None = None) -> Read
         if kind in ("markdown", "html"):
             sections = markdown_sections(text)
         else:
-            sections = [Section(text)] if text.strip() else []
+            # Not text.strip(): that would copy a 50 MB text to learn it isn't blank.
+            sections = [Section(text)] if _NON_SPACE.search(text) else []
     if not sections:
         raise DocumentReadError(f"{path.name} is empty: there is no text to index.")
     return ReadDocument(kind, sections, len(data), digest, mtime, page_count, title)
