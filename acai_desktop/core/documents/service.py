@@ -81,14 +81,16 @@ class DocumentService:
         jobs left running died with the app; they are queued again, except one found
         so a second time, which is failed with the reason (it may be what kills the
         app) until the user retries it. Returns the documents given up."""
-        requeued, given_up = await self.store.run(sql.recover_indexing_jobs)
-        for document in requeued:
+        recovered = await self.store.run(sql.recover_indexing_jobs)
+        for document in recovered.requeued:
             log.info("indexing of document %d was interrupted; it runs again", document.id)
-        for document in given_up:
+        for document in recovered.given_up:
             log.warning("document %d: %s", document.id, sql.JOB_STOPPED_THE_APP_TWICE)
-        for document in requeued + given_up:
+        for document in recovered.requeued + recovered.given_up:
             self.events.emit(ev.DocumentChanged(document))
-        return given_up
+        for job in recovered.failed_jobs:  # the status bar's failed jobs, with Retry
+            self.events.emit(ev.JobStatusChanged(job))
+        return recovered.given_up
 
     # -- the job -------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from sqlite_utils import Database
@@ -19,8 +20,9 @@ from acai_desktop.core.documents.model import (
     ScopeMode,
 )
 from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.records import Job
 from acai_desktop.core.redaction import redact
-from acai_desktop.core.store.jobs import JobSpec, insert_job
+from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 #: The background job that reads, chunks, embeds and stores one document.
 INDEX_JOB = "index_document"
@@ -115,12 +117,19 @@ JOB_STOPPED_THE_APP_TWICE = "stopped the app twice while indexing"
 MAX_INTERRUPTIONS = 2
 
 
-def recover_indexing_jobs(db: Database) -> tuple[list[Document], list[Document]]:
+@dataclass(frozen=True)
+class RecoveredIndexing:
+    requeued: list[Document]
+    given_up: list[Document]
+    failed_jobs: list[Job]
+
+
+def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
     """At a start that owns the profile: the indexing jobs left ``running`` died with the
     app. Each is counted; one found so for the second time is failed (not retryable
     automatically; the user may retry it) and its document shows why, the others are
-    queued again. Returns (documents queued again, documents given up)."""
-    requeued, given_up = [], []
+    queued again."""
+    requeued, given_up, failed = [], [], []
     with db.atomic():
         running = db.execute(
             "SELECT id, json_extract(payload, '$.document_id'), interruptions + 1 FROM jobs "
@@ -136,6 +145,7 @@ def recover_indexing_jobs(db: Database) -> tuple[list[Document], list[Document]]
                     [interruptions, JOB_STOPPED_THE_APP_TWICE, at, job_id],
                 )
                 status, error, into = "error", STOPPED_THE_APP_TWICE, given_up
+                failed.append(fetch_job(db, job_id))
             else:
                 db.execute(
                     "UPDATE jobs SET status = 'pending', interruptions = ?, "
@@ -149,7 +159,7 @@ def recover_indexing_jobs(db: Database) -> tuple[list[Document], list[Document]]
             ).rowcount
             if changed:
                 into.append(fetch_document(db, document_id))
-    return requeued, given_up
+    return RecoveredIndexing(requeued, given_up, failed)
 
 
 def set_status(
