@@ -160,7 +160,7 @@ def read_document(path: Path | str, on_page: PageProgress | None = None) -> Read
     path = Path(path)
     kind = require_kind(path)
     data, mtime = read_bytes(path)
-    digest = fingerprint(data)
+    digest, size = fingerprint(data), len(data)
     title, page_count = "", 0
     if kind == "pdf":
         pages = pdf_pages(path, data, on_page)
@@ -168,6 +168,7 @@ def read_document(path: Path | str, on_page: PageProgress | None = None) -> Read
         page_count = len(pages)
     else:
         text = decode_text(path, data)
+        del data  # up to 50 MB no longer needed while the text is parsed and chunked
         if kind == "html":
             title, text = html_to_text(text)
         if kind in ("markdown", "html"):
@@ -177,7 +178,7 @@ def read_document(path: Path | str, on_page: PageProgress | None = None) -> Read
             sections = [Section(text)] if _NON_SPACE.search(text) else []
     if not sections:
         raise DocumentReadError(f"{path.name} is empty: there is no text to index.")
-    return ReadDocument(kind, sections, len(data), digest, mtime, page_count, title)
+    return ReadDocument(kind, sections, size, digest, mtime, page_count, title)
 
 
 def markdown_sections(text: str) -> list[Section]:
