@@ -85,6 +85,8 @@ def test_reindex_retries_a_document_given_up_after_two_deaths(tmp_path):
     assert given_up.status == DocumentStatus.ERROR
     assert [d.id for d in report.queued] == [1]
     assert document.status == DocumentStatus.READY and document.chunk_count == 3
+    with sqlite3.connect(db_path) as db:  # the failed job was superseded, not left to retry
+        assert db.execute("SELECT count(*), min(status) FROM jobs").fetchone() == (1, "done")
 
 
 def test_two_processes_adding_the_same_file_queue_one_job(tmp_path):

@@ -91,6 +91,12 @@ def queue_document(
                 "UPDATE documents SET status = 'queued', error = NULL WHERE id = ?",
                 [document_id],
             )
+            # Its failed indexing jobs are superseded by the new one (no stale Retry).
+            db.execute(
+                "DELETE FROM jobs WHERE kind = ? AND status = 'failed' "
+                "AND json_extract(payload, '$.document_id') = ?",
+                [INDEX_JOB, document_id],
+            )
         payload = {"document_id": document_id, **({"force": True} if force else {})}
         job_id = insert_job(db, JobSpec(INDEX_JOB, payload), at=at)
     return fetch_document(db, document_id), job_id
