@@ -90,7 +90,7 @@ def _bounded(piece: str, ceiling: int) -> Iterator[tuple[str, int]]:
     if cost <= ceiling:
         yield piece, cost
     else:
-        yield from _cut_run(piece, 0, len(piece), ceiling)
+        yield from _cut_words(piece, 0, len(piece), ceiling)
 
 
 def _section_pieces(text: str, budget: int, overlap: int) -> Iterator[str]:
