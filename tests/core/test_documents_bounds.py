@@ -122,3 +122,19 @@ def test_a_one_line_file_is_indexed_in_bounded_chunks_a_batch_at_a_time(tmp_path
     assert document.chunk_count == len(passages) == embedded[-1] > 64
     assert embedded == [*range(64, embedded[-1], 64), embedded[-1]]
     assert max(len(p.content) for p in passages) <= MAX_CHUNK_CHARACTERS
+
+
+def test_html_of_one_huge_paragraph_is_read_in_a_few_times_its_size():
+    from acai_desktop.core.documents.html_text import html_to_text
+
+    words = "pump valve " * 500_000  # 5.5 MB, a million words, one paragraph
+    html = f"<html><body><p>{words}</p>" + "<p>x</p>" * 200_000 + "</body></html>"
+    tracemalloc.start()
+    try:
+        _, text = html_to_text(html)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert text.startswith("pump valve pump") and text.endswith("x\n\nx")
+    # Lists of the paragraph's words and of every paragraph took thirteen times it.
+    assert peak < 5 * len(html), f"{peak / MB:.0f} MB for {len(html) / MB:.0f} MB"

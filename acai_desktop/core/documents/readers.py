@@ -44,6 +44,7 @@ SUPPORTED_SUFFIXES = TEXT_SUFFIXES | MARKDOWN_SUFFIXES | HTML_SUFFIXES | CODE_SU
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _NON_SPACE = re.compile(r"\S")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 
 
 @dataclass(frozen=True)
@@ -183,29 +184,36 @@ def read_document(path: Path | str, on_page: PageProgress | None = None) -> Read
 
 def markdown_sections(text: str) -> list[Section]:
     """One section per heading, its heading the path of headings above it
-    ("Install > Linux"); a ``#`` inside a fenced code block is not a heading."""
+    ("Install > Linux"); a ``#`` inside a fenced code block is not a heading.
+    The text is walked line by line and each section's body sliced out once: a list of
+    a 50 MB file's lines would take twice the file again."""
     sections: list[Section] = []
     trail: list[tuple[int, str]] = []
-    lines: list[str] = []
+    body_start = 0
     in_fence = False
 
-    def close() -> None:
-        body = "\n".join(lines).strip()
+    def close(body_end: int) -> None:
+        body = text[body_start:body_end]
+        if "\r" in body:
+            body = body.replace("\r\n", "\n").replace("\r", "\n")
+        body = body.strip()
         if body:
             sections.append(Section(body, heading=" > ".join(t for _, t in trail)))
-        lines.clear()
 
-    for line in text.splitlines():
+    for found in _LINE.finditer(text):
+        start, end = found.span()
+        if start == end:
+            break  # the empty match at the end of the text
+        line = found.group().rstrip("\r\n")
         if _FENCE.match(line):
             in_fence = not in_fence
         match = None if in_fence else _HEADING.match(line)
         if match:
-            close()
+            close(start)
             level = len(match.group(1))
             trail = [(lv, t) for lv, t in trail if lv < level] + [(level, match.group(2))]
-            continue
-        lines.append(line)
-    close()
+            body_start = end
+    close(len(text))
     return sections
 
 
