@@ -1,5 +1,5 @@
 """``acai-desktop bench documents [--pages N] [--chunks N] [--queries N]
-[--memory-mb N] [--large-mb N] [--memory-only] [--json]``.
+[--memory-mb N] [--large-mb N] [--large-kinds text,markdown,html] [--memory-only] [--json]``.
 
 See :mod:`acai_desktop.evaluation.documents_bench` and
 :mod:`acai_desktop.evaluation.documents_memory`. Everything is built in temporary
@@ -50,6 +50,11 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
         default=48.0,
         help="size of the memory case near the 50 MB limit (0: skip it)",
     )
+    documents.add_argument(
+        "--large-kinds",
+        default="text",
+        help="kinds of large file, comma-separated: text, markdown, html (default: text)",
+    )
     documents.add_argument("--memory-only", action="store_true", help="run the memory cases only")
     documents.add_argument("--json", action="store_true", help="print one JSON object")
     documents.set_defaults(handler=run)
@@ -61,8 +66,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.pages < 1 or args.chunks < 0 or args.queries < 1:
         raise InvalidInputError("--pages and --queries must be at least 1, --chunks at least 0.")
+    from acai_desktop.evaluation.documents_memory import LARGE_FILES
+
     if not 0 <= args.memory_mb <= 50 or not 0 <= args.large_mb <= 50:
         raise InvalidInputError("--memory-mb and --large-mb must be between 0 and 50.")
+    large_kinds = tuple(kind.strip() for kind in args.large_kinds.split(",") if kind.strip())
+    unknown = [kind for kind in large_kinds if kind not in LARGE_FILES]
+    if unknown:
+        raise InvalidInputError(
+            f"--large-kinds: {', '.join(unknown)} unknown; use {', '.join(LARGE_FILES)}."
+        )
 
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -71,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.memory_only:
         result = asyncio.run(documents_benchmark(args.pages, args.chunks, args.queries, report))
     if args.memory_mb > 0:
-        result["memory"] = memory_benchmark(args.memory_mb, args.large_mb, report)
+        result["memory"] = memory_benchmark(args.memory_mb, args.large_mb, report, large_kinds)
     if args.json:
         print(json.dumps(result, indent=2))
     else:

@@ -6,8 +6,10 @@ resident memory (the kernel's ``ru_maxrss`` of that child, from ``wait4``) is co
 with the peak of the same command indexing a one-line file: the *baseline*, the app
 with its database open and its embedder loaded. The figure is the difference, the
 memory the file itself costs; the goal is at most 300 MB for any file the readers
-accept. Cases: a 4 MB line with no whitespace, 4 MB of minified JSON, and a file of
-words on one line near the 50 MB limit (``large_mb``; 0 leaves it out).
+accept. Cases: a 4 MB line with no whitespace, 4 MB of minified JSON, and files near
+the 50 MB limit (``large_mb``; 0 leaves them out) of the ``large_kinds`` asked for: words
+on one line (text), short lines under headings (Markdown), short paragraphs and a long
+one (HTML).
 """
 
 from __future__ import annotations
@@ -63,6 +65,48 @@ def _words_on_one_line(path: Path, size: int) -> Path:
     return path
 
 
+def _markdown_lines(path: Path, size: int) -> Path:
+    """Short lines under a heading every 200 lines: a list of them was the cost."""
+    rng = random.Random(13)
+    vocabulary = [f"valve{n}" for n in range(500)]
+    with path.open("w", encoding="utf-8") as handle:
+        written = line_number = 0
+        while written < size:
+            if line_number % 200 == 0:
+                line = f"## Section {line_number // 200}\n\n"
+            else:
+                line = " ".join(rng.choice(vocabulary) for _ in range(10)) + "\n"
+            handle.write(line)
+            written += len(line)
+            line_number += 1
+    return path
+
+
+def _html_paragraphs(path: Path, size: int) -> Path:
+    """Many short paragraphs and one long one: lists of them, or of its words, were the cost."""
+    rng = random.Random(17)
+    vocabulary = [f"rotor{n}" for n in range(500)]
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write("<html><head><title>Big page</title></head><body><h1>Parts</h1><p>")
+        handle.write(" ".join(rng.choice(vocabulary) for _ in range(size // 40)))
+        handle.write("</p>\n")
+        written = size // 4
+        while written < size:
+            line = "<p>" + " ".join(rng.choice(vocabulary) for _ in range(4)) + "</p>\n"
+            handle.write(line)
+            written += len(line)
+        handle.write("</body></html>\n")
+    return path
+
+
+#: The large file of each kind ``large_kinds`` may name.
+LARGE_FILES = {
+    "text": ("words on one line", "large.txt", _words_on_one_line),
+    "markdown": ("Markdown, short lines", "large.md", _markdown_lines),
+    "html": ("HTML, short paragraphs", "large.html", _html_paragraphs),
+}
+
+
 def _program() -> list[str]:
     if getattr(sys, "frozen", False):
         return [sys.executable]
@@ -103,7 +147,9 @@ def _index(path: Path, workdir: Path) -> dict:
     }
 
 
-def memory_benchmark(size_mb: float, large_mb: float, report: Report) -> dict:
+def memory_benchmark(
+    size_mb: float, large_mb: float, report: Report, large_kinds: tuple[str, ...] = ("text",)
+) -> dict:
     """Peak memory of indexing each pathological file, above the baseline."""
     if not hasattr(os, "wait4"):
         return {"available": False, "why": "this system reports no child's peak memory"}
@@ -118,9 +164,9 @@ def memory_benchmark(size_mb: float, large_mb: float, report: Report) -> dict:
             (f"one line, no whitespace ({size_mb:g} MB)", _one_line(workdir / "line.txt", size)),
             (f"minified JSON ({size_mb:g} MB)", _minified_json(workdir / "data.json", size)),
         ]
-        if large_mb > 0:
-            large = _words_on_one_line(workdir / "large.txt", int(large_mb * MB))
-            cases.append((f"words on one line ({large_mb:g} MB)", large))
+        for kind in large_kinds if large_mb > 0 else ():
+            label, name, write = LARGE_FILES[kind]
+            cases.append((f"{label} ({large_mb:g} MB)", write(workdir / name, int(large_mb * MB))))
         results = []
         for name, path in cases:
             report(f"indexing {name}")
