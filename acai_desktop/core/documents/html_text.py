@@ -14,6 +14,7 @@ _INVISIBLE = frozenset({"script", "style", "noscript", "template", "head", "svg"
 _HEADINGS = {f"h{level}": level for level in range(1, 7)}
 _PARTS_PER_BLOCK = 10_000
 _COLLAPSE_WINDOW = 256 * 1024
+_FEED_CHARACTERS = 1024 * 1024
 _SPACES = re.compile(r"\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _BLOCKS = frozenset(
@@ -73,15 +74,20 @@ class _TextParser(HTMLParser):
         self.parts.clear()
 
     def text(self) -> str:
+        """The text so far (the blocks are let go: it is the only copy)."""
         self.flush()
-        return "".join(self.blocks)
+        text = "".join(self.blocks)
+        self.blocks.clear()
+        return text
 
 
 def html_to_text(html: str) -> tuple[str, str]:
     """(title, text) of an HTML page: paragraphs separated by blank lines, headings
     as Markdown headings."""
     parser = _TextParser()
-    parser.feed(html)
+    # A slice at a time: the parser copies what it is fed into its buffer.
+    for start in range(0, len(html), _FEED_CHARACTERS):
+        parser.feed(html[start : start + _FEED_CHARACTERS])
     parser.close()
     title = " ".join("".join(parser._title).split())
     return title, _collapse_whitespace(parser.text())
@@ -98,7 +104,10 @@ def _collapse_whitespace(text: str) -> str:
         end = run.end() if run else len(text)
         pieces.append(_SPACES.sub(_space_or_break, text[position:end]))
         position = end
-    return "".join(pieces).strip()
+    if pieces:  # stripped here, not the joined text: that would be one more copy
+        pieces[0] = pieces[0].lstrip()
+        pieces[-1] = pieces[-1].rstrip()
+    return "".join(pieces)
 
 
 def _space_or_break(run: re.Match) -> str:
