@@ -115,11 +115,15 @@ def memory_lines(memory: dict) -> list[str]:
         outcome = f"{case['status']}, {case['chunks']} chunks"
         if case["error"]:
             outcome = f"{case['status']}: {case['error']}"
+        if not case["valid"]:
+            outcome += f"; NOT its own: the bench's peak was {case['bench_peak_mb']} MB"
         lines.append(
             f"  {case['case']:<34} {case['above_baseline_mb']:>7.1f} MB above "
             f"(peak {case['peak_mb']} MB, {case['seconds']} s; {outcome})"
         )
     goal = "met" if memory["worst_above_baseline_mb"] <= memory["goal_mb"] else "NOT met"
+    if not memory["all_own"]:
+        goal = "not measured (a figure includes the bench's own peak)"
     lines.append(f"  goal: <= {memory['goal_mb']:.0f} MB above the baseline — {goal}")
     return lines
 
