@@ -131,7 +131,7 @@ def _index(path: Path, workdir: Path) -> dict:
     own_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (
         MB if sys.platform == "darwin" else 1024
     )
-    profile = workdir / f"profile-{path.stem}"
+    profile = workdir / f"profile-{path.name}"  # one per file: large.txt and large.md differ
     command = [*_program(), "docs", "add", str(path), "--json", "--data-dir", str(profile)]
     started = time.perf_counter()
     child = subprocess.Popen(
