@@ -76,10 +76,9 @@ class DocumentIndexer:
         self.vectors = vectors
         self.events = events
         self.read = read
-        # One thread for all of it: the text, its chunks and their vectors then come
-        # from one allocator arena, so memory freed by one step is reused by the next
-        # (spread over the loop's pool, a 48 MB Markdown file's peak was 541 MB above
-        # the baseline in `bench documents`; on one thread, 219 MB).
+        # One thread for all of it, one step after the other: the text, its chunks and
+        # their vectors come from one allocator arena, and a document never takes more
+        # than one core from the window.
         self._worker = ThreadPoolExecutor(1, thread_name_prefix="document-indexing")
 
     def _on_worker(self, fn: Callable[..., T], *args) -> asyncio.Future[T]:
