@@ -1,9 +1,12 @@
-"""``acai-desktop bench documents [--pages N] [--chunks N] [--queries N] [--json]``.
+"""``acai-desktop bench documents [--pages N] [--chunks N] [--queries N]
+[--memory-mb N] [--large-mb N] [--large-kinds text,markdown,html] [--memory-only] [--json]``.
 
-See :mod:`acai_desktop.evaluation.documents_bench`. Everything is built in temporary
+See :mod:`acai_desktop.evaluation.documents_bench` and
+:mod:`acai_desktop.evaluation.documents_memory`. Everything is built in temporary
 directories; ``--data-dir`` is never touched. Goals: a 300-page text PDF indexed in
-at most 60 s on two cores; search p95 at most 15 ms with 100,000 chunks. Recall of the
-evidence chunk has no target yet.
+at most 60 s on two cores; search p95 at most 15 ms with 100,000 chunks; indexing any
+file the readers accept at most 300 MB of memory above the app's baseline. Recall of
+the evidence chunk has no target yet.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 
 from acai_desktop.core.errors import InvalidInputError
@@ -34,20 +38,53 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
         "--chunks", type=int, default=100_000, help="chunks in the latency profile (0: skip)"
     )
     documents.add_argument("--queries", type=int, default=200, help="timed searches")
+    documents.add_argument(
+        "--memory-mb",
+        type=float,
+        default=4.0,
+        help="size of the one-line and minified JSON files of the memory cases (0: skip them)",
+    )
+    documents.add_argument(
+        "--large-mb",
+        type=float,
+        default=48.0,
+        help="size of the memory case near the 50 MB limit (0: skip it)",
+    )
+    documents.add_argument(
+        "--large-kinds",
+        default="text",
+        help="kinds of large file, comma-separated: text, markdown, html (default: text)",
+    )
+    documents.add_argument("--memory-only", action="store_true", help="run the memory cases only")
     documents.add_argument("--json", action="store_true", help="print one JSON object")
     documents.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from acai_desktop.evaluation.documents_bench import documents_benchmark
+    from acai_desktop.evaluation.documents_memory import memory_benchmark
 
     if args.pages < 1 or args.chunks < 0 or args.queries < 1:
         raise InvalidInputError("--pages and --queries must be at least 1, --chunks at least 0.")
+    from acai_desktop.evaluation.documents_memory import LARGE_FILES
+
+    if not 0 <= args.memory_mb <= 50 or not 0 <= args.large_mb <= 50:
+        raise InvalidInputError("--memory-mb and --large-mb must be between 0 and 50.")
+    large_kinds = tuple(kind.strip() for kind in args.large_kinds.split(",") if kind.strip())
+    unknown = [kind for kind in large_kinds if kind not in LARGE_FILES]
+    if unknown:
+        raise InvalidInputError(
+            f"--large-kinds: {', '.join(unknown)} unknown; use {', '.join(LARGE_FILES)}."
+        )
 
     def report(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    result = asyncio.run(documents_benchmark(args.pages, args.chunks, args.queries, report))
+    result = {"indexing": None, "latency": None, "memory": None}
+    if not args.memory_only:
+        result = asyncio.run(documents_benchmark(args.pages, args.chunks, args.queries, report))
+    if args.memory_mb > 0:
+        result["memory"] = memory_benchmark(args.memory_mb, args.large_mb, report, large_kinds)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -56,8 +93,42 @@ def run(args: argparse.Namespace) -> int:
 
 
 def format_report(result: dict) -> str:
-    import os
+    lines = []
+    indexing = result["indexing"]
+    if indexing:
+        lines += _indexing_lines(result)
+    if result.get("memory"):
+        lines += memory_lines(result["memory"])
+    if hasattr(os, "getloadavg"):
+        lines.append("Load average at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
+    return "\n".join(lines)
 
+
+def memory_lines(memory: dict) -> list[str]:
+    if not memory["available"]:
+        return [f"Memory cases: not measured ({memory['why']})."]
+    lines = [
+        "Peak memory of `docs add FILE` above the baseline (the same command indexing a "
+        f"one-line file: {memory['baseline_peak_mb']} MB):"
+    ]
+    for case in memory["cases"]:
+        outcome = f"{case['status']}, {case['chunks']} chunks"
+        if case["error"]:
+            outcome = f"{case['status']}: {case['error']}"
+        if not case["valid"]:
+            outcome += f"; NOT its own: the bench's peak was {case['bench_peak_mb']} MB"
+        lines.append(
+            f"  {case['case']:<34} {case['above_baseline_mb']:>7.1f} MB above "
+            f"(peak {case['peak_mb']} MB, {case['seconds']} s; {outcome})"
+        )
+    goal = "met" if memory["worst_above_baseline_mb"] <= memory["goal_mb"] else "NOT met"
+    if not memory["all_own"]:
+        goal = "not measured (a figure includes the bench's own peak)"
+    lines.append(f"  goal: <= {memory['goal_mb']:.0f} MB above the baseline — {goal}")
+    return lines
+
+
+def _indexing_lines(result: dict) -> list[str]:
     indexing = result["indexing"]
     lines = [f"Indexing a {indexing['pages']}-page manual (about 3,000 characters a page):"]
     for kind in ("pdf", "text"):
@@ -83,6 +154,4 @@ def format_report(result: dict) -> str:
             f"floor p95 {latency['floor_p95_ms']} ms "
             f"(goal p95 <= {GOAL_P95_MS:.0f} ms — {goal}; profile built in {latency['build_s']} s)"
         )
-    if hasattr(os, "getloadavg"):
-        lines.append("Load average at the end: " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
-    return "\n".join(lines)
+    return lines

@@ -333,6 +333,9 @@ async def open_assistant(
             model = await _no_model(profile, overrides, error, offline_embedder)
         assistant = await _assemble(profile, data, model, events)
         if start_jobs:
+            # Under the profile's lock, so the indexing jobs left running died with
+            # the app: a second time, the document is not indexed again by itself.
+            await assistant.documents.recover_interrupted()
             # Without a model, documents are still indexed: that needs only the
             # offline embedder.
             await assistant.runner.start(kinds=None if model.problem is None else MODEL_FREE_JOBS)

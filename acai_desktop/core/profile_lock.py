@@ -32,6 +32,16 @@ class ProfileLock:
         self._file = None
 
     def acquire(self) -> ProfileLock:
+        if self.try_acquire() is None:
+            raise StoreError(
+                f"This profile ({self.path.parent}) is already open in another ACAI Desktop "
+                f"(process {self.holder()}). Close that one first, or use another --data-dir."
+            )
+        return self
+
+    def try_acquire(self) -> ProfileLock | None:
+        """The lock, or None when another process holds it (the ``docs`` command then
+        works beside that process instead of owning the profile)."""
         try:
             handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (held until release)
         except OSError as error:
@@ -43,19 +53,21 @@ class ProfileLock:
         try:
             _lock(handle)
         except OSError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
             handle.close()
-            raise StoreError(
-                f"This profile ({self.path.parent}) is already open in another ACAI Desktop "
-                f"(process {holder}). Close that one first, or use another --data-dir."
-            ) from None
+            return None
         handle.seek(0)
         handle.truncate()
         handle.write(str(os.getpid()))
         handle.flush()
         self._file = handle
         return self
+
+    def holder(self) -> str:
+        """The process id the lock file names ("unknown" if it can't be read)."""
+        try:
+            return self.path.read_text(encoding="utf-8").strip() or "unknown"
+        except OSError:
+            return "unknown"
 
     def release(self) -> None:
         if self._file is not None:

@@ -191,3 +191,50 @@ def test_without_a_model_documents_are_still_indexed_and_model_jobs_wait(tmp_pat
     assert job_of_document.status.value == "done"
     assert "south bed" in hits[0].passage.content
     assert learning.status.value == "pending"  # for when a model is there
+
+
+def test_the_window_does_not_start_an_indexing_that_died_with_it_twice(tmp_path):
+    """At each start the window's assistant recovers the indexing jobs left running (it
+    owns the profile): found so once, a job runs again; found so a second time, it is
+    failed with the reason, its document says why, and the runner does not start it."""
+    profile, _answer_id = _profile_with_streaming_answer(tmp_path)
+    paths = []
+    for name in ("garden", "kitchen"):
+        path = tmp_path / f"{name}.md"
+        path.write_text(f"# {name}\n\nThe {name} notes say little.\n", encoding="utf-8")
+        paths.append(path)
+
+    async def killed_while_indexing(died_before: int) -> int:
+        """What a kill mid-indexing leaves: the job running (claimed, as the runner does),
+        having died ``died_before`` times already."""
+        assistant = await open_assistant(profile, model_required=False, start_jobs=False)
+        try:
+            (job_id,) = (await assistant.documents.add([paths[died_before]])).job_ids
+            await assistant.store.run(
+                lambda db: db.execute(
+                    "UPDATE jobs SET status = 'running', attempts = 1, interruptions = ? "
+                    "WHERE id = ?",
+                    [died_before, job_id],
+                )
+            )
+        finally:
+            await assistant.close()
+        return job_id
+
+    async def start():
+        assistant = await open_assistant(profile, model_required=False)
+        try:
+            await assistant.runner.wait_idle(timeout=60)
+            return await assistant.documents.list(), await assistant.jobs.list()
+        finally:
+            await assistant.close()
+
+    first = run(killed_while_indexing(0))
+    second = run(killed_while_indexing(1))
+    (garden, kitchen), jobs = run(start())
+    assert garden.status.value == "ready"  # died once: indexed at this start
+    assert kitchen.status.value == "error"
+    assert "stopped the app twice while indexing" in kitchen.error
+    status = {job.id: (job.status.value, job.last_error) for job in jobs}
+    assert status[first] == ("done", None)
+    assert status[second] == ("failed", "stopped the app twice while indexing")

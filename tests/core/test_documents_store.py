@@ -70,14 +70,41 @@ def test_an_answers_evidence_outlives_its_document_and_goes_with_its_conversatio
     db.close()
 
 
-def test_a_document_path_is_queued_once(tmp_path):
+def test_a_document_path_is_queued_once_with_one_indexing_job(tmp_path):
     db = connect(tmp_path / "db.sqlite3")
     first, job_one = sql.queue_document(db, "/x/a.md", "a.md", "markdown", 1)
     again, job_two = sql.queue_document(db, "/x/a.md", "a.md", "markdown", 1)
-    assert first.id == again.id and job_one != job_two
+    assert first.id == again.id and job_one == job_two  # waiting: not queued twice
+    db.execute("UPDATE jobs SET status = 'running' WHERE id = ?", [job_one])
+    _, job_three = sql.queue_document(db, "/x/a.md", "a.md", "markdown", 1)
+    assert job_three == job_one  # being indexed (here or by another process)
+    db.execute("UPDATE jobs SET status = 'done' WHERE id = ?", [job_one])
+    _, job_four = sql.queue_document(db, "/x/a.md", "a.md", "markdown", 1)
+    assert job_four != job_one  # finished: a new add queues a new job
+    assert db.execute("SELECT count(*) FROM jobs").fetchone() == (2,)
     assert len(sql.list_documents(db)) == 1
     with pytest.raises(sqlite3.IntegrityError):
         db.execute(
             "INSERT INTO documents (path, name, kind, added_at) "
             "VALUES ('/x/a.md', 'a', 'text', 'x')"
         )
+
+
+def test_staged_chunks_are_invisible_until_published(tmp_path):
+    db = connect(tmp_path / "db.sqlite3")
+    document_id = _document_with_chunks(db, ["alpha pump"])
+    new = [Chunk(i, text, 2) for i, text in enumerate(["gamma fan", "delta belt"])]
+    assert sql.stage_chunks(db, document_id, new, np.ones((2, 4)), "m")
+    # Search, listing and loading still see the old chunk only.
+    assert [p.content for p in sql.chunks_of(db, document_id)] == ["alpha pump"]
+    assert sql.chunk_hits(db, "gamma", 5, None) == []
+    assert len(sql.chunk_vectors(db, "m")[0]) == 1
+    facts = {"size": 10, "sha256": "ef", "mtime": 3.0, "page_count": 0}
+    document, ids = sql.publish_chunks(db, document_id, facts)
+    assert [p.content for p in sql.chunks_of(db, document_id)] == ["gamma fan", "delta belt"]
+    assert document.chunk_count == 2 and len(ids) == 2 and document.sha256 == "ef"
+    assert [hit[0] for hit in sql.chunk_hits(db, "gamma", 5, None)] == [ids[0]]
+    # A killed indexing's staged chunks are dropped before the next one.
+    sql.stage_chunks(db, document_id, new[:1], np.ones((1, 4)), "m")
+    sql.drop_staged_chunks(db, document_id)
+    assert db.execute("SELECT count(*) FROM chunks").fetchone() == (2,)

@@ -72,3 +72,15 @@ def test_a_wrong_number_of_rows_is_refused(fake_openai):
 
     with pytest.raises(ModelReplyError, match="1 embeddings for 2 texts"):
         run(scenario())
+
+
+def test_a_text_longer_than_the_ceiling_is_sent_cut_to_it(fake_openai):
+    from acai_desktop.core.embeddings.base import MAX_EMBED_CHARACTERS
+
+    async def scenario():
+        async with client_for(fake_openai) as client:
+            return await ProviderEmbedder(client).embed(["x" * (4 * 1024 * 1024), "short"])
+
+    assert run(scenario()).shape == (2, 128)
+    sent = fake_openai.embedding_requests()[0].json["input"]
+    assert [len(text) for text in sent] == [MAX_EMBED_CHARACTERS, len("short")]

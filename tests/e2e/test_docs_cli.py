@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from acai_desktop.evaluation.pdf_writer import write_text_pdf
@@ -147,8 +150,6 @@ def test_chat_json_lists_the_evidence_used(tmp_path, fake_openai):
 
 
 def test_docs_scope_of_a_conversation(tmp_path):
-    import sqlite3
-
     data = tmp_path / "profile"
     note = tmp_path / "note.md"
     note.write_text("# Note\n\nText.", encoding="utf-8")
@@ -167,3 +168,63 @@ def test_docs_scope_of_a_conversation(tmp_path):
     assert none.returncode == 0 and "uses no documents" in none.stdout
     wrong = acai(data, "docs", "scope", "1", "7")
     assert wrong.returncode == 2 and "No document with id 7" in wrong.stderr
+
+
+def _kill_mid_indexing(data: Path, path: Path, started: str) -> None:
+    """Start `docs add path` and SIGKILL it once the query ``started`` counts a row."""
+
+    child = subprocess.Popen(
+        [sys.executable, "-m", "acai_desktop", "docs", "add", str(path), "--data-dir", str(data)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + PROGRAM_TIMEOUT_S
+    staged = 0
+    while not staged:
+        assert child.poll() is None, child.stderr.read().decode()
+        assert time.monotonic() < deadline, "the indexing never started"
+        if (data / "acai.sqlite3").exists():
+            try:
+                with sqlite3.connect(f"file:{data / 'acai.sqlite3'}?mode=ro", uri=True) as db:
+                    staged = db.execute(started).fetchone()[0]
+            except sqlite3.OperationalError:
+                pass  # the tables are being created
+        time.sleep(0.05)  # polling the database for a condition, not waiting out a race
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=PROGRAM_TIMEOUT_S)
+    child.stderr.close()
+
+
+def test_a_docs_add_killed_twice_mid_indexing_is_not_run_a_third_time(tmp_path):
+    data = tmp_path / "profile"
+    big = tmp_path / "big.txt"
+    paragraph = " ".join(f"valve{n % 997} pump{n % 89}" for n in range(2000))
+    big.write_text("\n\n".join([paragraph] * 1500), encoding="utf-8")  # about 40 MB
+
+    # Killed with part of its chunks stored (staged), then killed again once the
+    # second add, which finds the job interrupted and runs it again, is running it.
+    _kill_mid_indexing(data, big, "SELECT count(*) FROM chunks WHERE ordinal < 0")
+    _kill_mid_indexing(
+        data, big, "SELECT count(*) FROM jobs WHERE status = 'running' AND interruptions = 1"
+    )
+    with sqlite3.connect(data / "acai.sqlite3") as db:
+        assert db.execute("SELECT count(*), max(status) FROM jobs").fetchone() == (1, "running")
+
+    code, listed = docs_json(data, "list")
+    (document,) = listed["documents"]
+    assert code == 0 and document["status"] == "error"
+    assert "stopped the app twice while indexing" in document["error"]
+    human = acai(data, "docs", "list")
+    assert "stopped the app twice while indexing" in human.stdout
+    jobs = acai(data, "jobs", "list")
+    assert "stopped the app twice while indexing" in jobs.stdout, jobs.stdout
+
+    code, again = docs_json(data, "list")  # another start: still not run by itself
+    assert again["documents"][0]["status"] == "error"
+
+    # The user may retry it.
+    big.write_text("# Short now\n\nThe valve is checked weekly.\n", encoding="utf-8")
+    code, retried = docs_json(data, "reindex", str(document["id"]))
+    assert code == 0 and retried["documents"][0]["status"] == "ready"
+    code, found = docs_json(data, "search", "valve checked weekly", "-k", "1")
+    assert found["results"][0]["document"] == "big.txt"

@@ -3,8 +3,11 @@
 It runs in the persisted job runner, so a document queued before a crash or quit is
 indexed at the next start (the job is committed with the document row). The reading
 and chunking (pypdf is pure Python: seconds for a long PDF) run on a worker thread and
-the embedding in batches off the loop, so the window never stalls; the chunks are
-written in one transaction, so a crash leaves the old chunks or the new, never half.
+the embedding in batches off the loop, so the window never stalls. Chunks are cut,
+embedded and stored a batch at a time (staged, invisible to search) and published in
+one transaction, so memory stays bounded for any file the readers accept and a crash
+leaves the old chunks or the new, never half. A job that was running when the app
+died twice is not started again by itself (see :meth:`DocumentService.recover_interrupted`).
 A file that can't be read is not a failed job: the document shows the reason
 (status ``error``) and trying again would not help.
 """
@@ -12,15 +15,19 @@ A file that can't be read is not a failed job: the document shows the reason
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.documents.chunking import Chunk, chunk_sections
+from acai_desktop.core.documents.chunking import Chunk, iter_chunks
 from acai_desktop.core.documents.model import Document, DocumentReadError, DocumentStatus
-from acai_desktop.core.documents.readers import ReadDocument, read_document
+from acai_desktop.core.documents.readers import ReadDocument, file_sha256, read_document
 from acai_desktop.core.documents.vectors import ChunkVectors
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import NotFoundError
@@ -30,12 +37,24 @@ from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store.database import Store
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: Chunks embedded per call: large enough to be efficient, small enough that progress
 #: moves and a Stop (cancel) is heard between batches.
 EMBED_BATCH = 256
 #: How many times a long PDF's reading reports its progress.
 PAGE_PROGRESS_STEPS = 10
+
+
+def _next_batch(chunks: Iterator[Chunk]) -> list[Chunk]:
+    """The next chunks to embed (cutting them is CPU work: called on a worker thread)."""
+    return list(itertools.islice(chunks, EMBED_BATCH))
+
+
+def _expected(done: int, cut: int, total: int) -> int:
+    """How many chunks the document will have, from the characters cut so far (the
+    overlap makes it a slight under-estimate until the end, when it is exact)."""
+    return max(done, round(done * total / cut)) if cut else done
 
 
 def embedding_text(chunk: Chunk) -> str:
@@ -57,6 +76,13 @@ class DocumentIndexer:
         self.vectors = vectors
         self.events = events
         self.read = read
+        # One thread for all of it, one step after the other: the text, its chunks and
+        # their vectors come from one allocator arena, and a document never takes more
+        # than one core from the window.
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix="document-indexing")
+
+    def _on_worker(self, fn: Callable[..., T], *args) -> asyncio.Future[T]:
+        return asyncio.get_running_loop().run_in_executor(self._worker, fn, *args)
 
     async def handle(self, job: Job) -> None:
         """The job handler: index the document named in the job's payload."""
@@ -66,7 +92,7 @@ class DocumentIndexer:
         except NotFoundError:
             return  # removed since it was queued: nothing to do
         try:
-            await self.index(document)
+            await self.index(document, force=bool(job.payload.get("force")))
         except DocumentReadError as error:
             log.info("document %d not indexed: %s", document_id, error)
             await self._set(document_id, DocumentStatus.ERROR, str(error), missing_ok=True)
@@ -85,38 +111,70 @@ class DocumentIndexer:
             )
             raise
 
-    async def index(self, document: Document) -> Document | None:
+    async def index(self, document: Document, *, force: bool = False) -> Document | None:
+        """Read, chunk, embed and store ``document``; None if it was removed meanwhile.
+        An unchanged file (same content hash, same embedder) is not indexed again
+        unless ``force``. The chunks are cut, embedded and stored a batch at a time, so
+        memory holds the file's text and one batch, whatever the file's size."""
         emit = self.events.emit
+        if not force:
+            unchanged = await self._unchanged(document)
+            if unchanged is not None:
+                log.info("document %d is unchanged since it was indexed", document.id)
+                emit(ev.DocumentChanged(unchanged))
+                return unchanged
         emit(ev.IndexingProgress(document.id, "reading", 0, 1))
-        read = await asyncio.to_thread(self.read, document.path, self._page_progress(document.id))
+        progress = self._page_progress(document.id)
+        read = await self._on_worker(self.read, document.path, progress)
         emit(ev.IndexingProgress(document.id, "reading", 1, 1))
-        chunks = await asyncio.to_thread(chunk_sections, read.sections)
-        texts = [embedding_text(chunk) for chunk in chunks]
-        batches = []
-        for start in range(0, len(texts), EMBED_BATCH):
-            batches.append(await self._embed(texts[start : start + EMBED_BATCH]))
-            done = min(start + EMBED_BATCH, len(texts))
-            emit(ev.IndexingProgress(document.id, "embedding", done, len(texts)))
-        vectors = np.concatenate(batches) if batches else np.zeros((0, self.embedder.dimensions))
         facts = {
             "size": read.size,
             "sha256": read.sha256,
             "mtime": read.mtime,
             "page_count": read.page_count,
         }
+        await self.store.run(sql.drop_staged_chunks, document.id)
+        total = sum(len(section.text) for section in read.sections)
+        chunks = iter_chunks(read.sections)
+        del read  # the sections live on in the chunk iterator, as long as it runs
+        batches: list[np.ndarray] = []
+        done = cut = 0
+        while batch := await self._on_worker(_next_batch, chunks):
+            vectors = await self._embed([embedding_text(chunk) for chunk in batch])
+            staged = await self.store.run(
+                sql.stage_chunks, document.id, batch, vectors, self.embedder.name
+            )
+            if not staged:
+                return None  # removed while it was being indexed
+            batches.append(vectors)
+            done += len(batch)
+            cut += sum(len(chunk.content) for chunk in batch)
+            emit(ev.IndexingProgress(document.id, "embedding", done, _expected(done, cut, total)))
+        emit(ev.IndexingProgress(document.id, "embedding", done, done))
+        del chunks
         emit(ev.IndexingProgress(document.id, "storing", 0, 1))
-        stored = await self.store.run(
-            sql.store_chunks, document.id, chunks, vectors, self.embedder.name, facts
-        )
-        if stored is None:
+        published = await self.store.run(sql.publish_chunks, document.id, facts)
+        if published is None:
             return None  # removed while it was being indexed
-        stored, ids = stored
+        stored, ids = published
         # No await between the write and this: a removal queued meanwhile runs on the
         # database thread after our write and reaches the vectors after this, too.
-        self.vectors.replace_document(document.id, ids, vectors)
+        self.vectors.replace_document(document.id, ids, batches)
         emit(ev.IndexingProgress(document.id, "storing", 1, 1))
         emit(ev.DocumentChanged(stored))
         return stored
+
+    async def _unchanged(self, document: Document) -> Document | None:
+        """The document, ready again, if its file has the content its chunks were made
+        from (by this embedder); None if it must be indexed."""
+        if document.sha256 is None:
+            return None
+        try:
+            sha256, mtime = await self._on_worker(file_sha256, Path(document.path))
+        except OSError:
+            return None  # reading it properly says what is wrong
+        indexed = await self.store.run(sql.is_indexed_as, document.id, sha256, self.embedder.name)
+        return await self.store.run(sql.mark_ready, document.id, mtime) if indexed else None
 
     def _page_progress(self, document_id: int) -> Callable[[int, int], None]:
         """A callback for the reading thread: every tenth of a long PDF's pages, the
@@ -136,7 +194,7 @@ class DocumentIndexer:
         embed_sync = getattr(self.embedder, "embed_sync", None)
         if embed_sync is not None:
             # Always on a worker thread: a batch of passages is milliseconds of CPU.
-            return await asyncio.to_thread(embed_sync, texts)
+            return await self._on_worker(embed_sync, texts)
         return await self.embedder.embed(texts)
 
     async def _set(

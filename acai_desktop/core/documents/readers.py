@@ -26,6 +26,7 @@ from acai_desktop.core.documents.pdf_text import PageProgress, pdf_pages
 #: The largest file accepted (50 MB); larger ones are refused before being read.
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_FILE_LABEL = "50 MB"
+HASH_BLOCK_BYTES = 1024 * 1024
 
 TEXT_SUFFIXES = frozenset({".txt", ".text", ".rst", ".log", ".csv", ".tsv"})
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdown"})
@@ -42,6 +43,8 @@ SUPPORTED_SUFFIXES = TEXT_SUFFIXES | MARKDOWN_SUFFIXES | HTML_SUFFIXES | CODE_SU
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_NON_SPACE = re.compile(r"\S")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 
 
 @dataclass(frozen=True)
@@ -142,13 +145,23 @@ def fingerprint(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def file_sha256(path: Path) -> tuple[str, float]:
+    """The file's :func:`fingerprint` and modification time, read a block at a time."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        mtime = os.fstat(handle.fileno()).st_mtime
+        while block := handle.read(HASH_BLOCK_BYTES):
+            digest.update(block)
+    return digest.hexdigest(), mtime
+
+
 def read_document(path: Path | str, on_page: PageProgress | None = None) -> ReadDocument:
     """Read ``path`` into sections. Raises DocumentReadError with a message for the user.
     ``on_page(done, total)``: called as each page of a PDF is read."""
     path = Path(path)
     kind = require_kind(path)
     data, mtime = read_bytes(path)
-    digest = fingerprint(data)
+    digest, size = fingerprint(data), len(data)
     title, page_count = "", 0
     if kind == "pdf":
         pages = pdf_pages(path, data, on_page)
@@ -156,42 +169,51 @@ def read_document(path: Path | str, on_page: PageProgress | None = None) -> Read
         page_count = len(pages)
     else:
         text = decode_text(path, data)
+        del data  # up to 50 MB no longer needed while the text is parsed and chunked
         if kind == "html":
             title, text = html_to_text(text)
         if kind in ("markdown", "html"):
             sections = markdown_sections(text)
         else:
-            sections = [Section(text)] if text.strip() else []
+            # Not text.strip(): that would copy a 50 MB text to learn it isn't blank.
+            sections = [Section(text)] if _NON_SPACE.search(text) else []
     if not sections:
         raise DocumentReadError(f"{path.name} is empty: there is no text to index.")
-    return ReadDocument(kind, sections, len(data), digest, mtime, page_count, title)
+    return ReadDocument(kind, sections, size, digest, mtime, page_count, title)
 
 
 def markdown_sections(text: str) -> list[Section]:
     """One section per heading, its heading the path of headings above it
-    ("Install > Linux"); a ``#`` inside a fenced code block is not a heading."""
+    ("Install > Linux"); a ``#`` inside a fenced code block is not a heading.
+    The text is walked line by line and each section's body sliced out once: a list of
+    a 50 MB file's lines would take twice the file again."""
     sections: list[Section] = []
     trail: list[tuple[int, str]] = []
-    lines: list[str] = []
+    body_start = 0
     in_fence = False
 
-    def close() -> None:
-        body = "\n".join(lines).strip()
+    def close(body_end: int) -> None:
+        body = text[body_start:body_end]
+        if "\r" in body:
+            body = body.replace("\r\n", "\n").replace("\r", "\n")
+        body = body.strip()
         if body:
             sections.append(Section(body, heading=" > ".join(t for _, t in trail)))
-        lines.clear()
 
-    for line in text.splitlines():
+    for found in _LINE.finditer(text):
+        start, end = found.span()
+        if start == end:
+            break  # the empty match at the end of the text
+        line = found.group().rstrip("\r\n")
         if _FENCE.match(line):
             in_fence = not in_fence
         match = None if in_fence else _HEADING.match(line)
         if match:
-            close()
+            close(start)
             level = len(match.group(1))
             trail = [(lv, t) for lv, t in trail if lv < level] + [(level, match.group(2))]
-            continue
-        lines.append(line)
-    close()
+            body_start = end
+    close(len(text))
     return sections
 
 

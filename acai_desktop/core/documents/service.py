@@ -28,7 +28,7 @@ from acai_desktop.core.documents.model import (
 from acai_desktop.core.documents.readers import (
     MAX_FILE_BYTES,
     MAX_FILE_LABEL,
-    fingerprint,
+    file_sha256,
     require_kind,
     walk_folder,
 )
@@ -75,6 +75,22 @@ class DocumentService:
         if stale:
             log.info("re-indexing %d document(s) embedded by another embedder", len(stale))
             await self._queue_existing(stale)
+
+    async def recover_interrupted(self) -> list[Document]:
+        """At a start that owns the profile (no other process of the app runs): indexing
+        jobs left running died with the app; they are queued again, except one found
+        so a second time, which is failed with the reason (it may be what kills the
+        app) until the user retries it. Returns the documents given up."""
+        recovered = await self.store.run(sql.recover_indexing_jobs)
+        for document in recovered.requeued:
+            log.info("indexing of document %d was interrupted; it runs again", document.id)
+        for document in recovered.given_up:
+            log.warning("document %d: %s", document.id, sql.JOB_STOPPED_THE_APP_TWICE)
+        for document in recovered.requeued + recovered.given_up:
+            self.events.emit(ev.DocumentChanged(document))
+        for job in recovered.failed_jobs:  # the status bar's failed jobs, with Retry
+            self.events.emit(ev.JobStatusChanged(job))
+        return recovered.given_up
 
     # -- the job -------------------------------------------------------------------
 
@@ -166,11 +182,16 @@ class DocumentService:
         # A pending job wakes the runner (it listens for JobStatusChanged).
         self.events.emit(ev.JobStatusChanged(await self.store.run(job_sql.fetch_job, job_id)))
 
-    async def _queue_existing(self, documents: list[Document]) -> AddReport:
+    async def _queue_existing(self, documents: list[Document], *, force: bool = False) -> AddReport:
         report = AddReport()
         for document in documents:
             queued, job_id = await self.store.run(
-                sql.queue_document, document.path, document.name, document.kind, document.size
+                sql.queue_document,
+                document.path,
+                document.name,
+                document.kind,
+                document.size,
+                force=force,
             )
             report.queued.append(queued)
             report.job_ids.append(job_id)
@@ -210,7 +231,7 @@ class DocumentService:
             except DocumentReadError as error:
                 report.refused.append((document.path, str(error)))
                 await self._mark_error(document.id, str(error))
-        queued = await self._queue_existing(changed)
+        queued = await self._queue_existing(changed, force=force)
         report.queued, report.job_ids = queued.queued, queued.job_ids
         return report
 
@@ -291,14 +312,15 @@ def _file_changed(document: Document) -> bool:
     size = _checked_size(path)
     if size == document.size and path.stat().st_mtime == document.mtime:
         return False
-    return fingerprint(path.read_bytes()) != document.sha256
+    return file_sha256(path)[0] != document.sha256
 
 
 def _stale_documents(db, embedding_model: str) -> list[Document]:
     ids = [
         row[0]
         for row in db.execute(
-            "SELECT DISTINCT document_id FROM chunks WHERE embedding_model IS NOT ? ",
+            "SELECT DISTINCT document_id FROM chunks WHERE embedding_model IS NOT ? "
+            "AND ordinal >= 0",
             [embedding_model],
         )
     ]
@@ -306,7 +328,7 @@ def _stale_documents(db, embedding_model: str) -> list[Document]:
 
 
 def _has_chunks(db) -> bool:
-    return db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+    return db.execute("SELECT 1 FROM chunks WHERE ordinal >= 0 LIMIT 1").fetchone() is not None
 
 
 def _stop_queued(db, document_ids: list[int] | None) -> list[Document]:

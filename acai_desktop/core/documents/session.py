@@ -1,7 +1,13 @@
 """A profile's documents and nothing else, for the ``docs`` command: the store, the
-embedder memories use, and the service with its vectors loaded. Like the
-``memories`` command it takes no profile lock: its writes are ordinary transactions,
-and an indexing job is claimed atomically, so a running window never runs it twice."""
+embedder memories use, and the service with its vectors loaded.
+
+Like the ``memories`` command it works beside a running window: its writes are
+ordinary transactions, and an indexing job is claimed atomically, so the window never
+runs it twice. When no other process of the app holds the profile, it takes the
+profile's lock for its run: the indexing jobs left ``running`` then died with the app
+(a killed ``docs add``), and are recovered here (see
+:meth:`DocumentService.recover_interrupted`); holding the lock keeps a window that
+starts meanwhile from taking this command's running job for an interrupted one."""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.store.database import Store
 
 
@@ -23,10 +30,17 @@ async def open_document_service(
         from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
-    store = await Store.open(profile.ensure().database_path)
+    lock = ProfileLock(profile.ensure().data_dir).try_acquire()
     try:
-        service = DocumentService(store, embedder, events or EventBus())
-        await service.load()
-        yield service
+        store = await Store.open(profile.database_path)
+        try:
+            service = DocumentService(store, embedder, events or EventBus())
+            await service.load()
+            if lock is not None:
+                await service.recover_interrupted()
+            yield service
+        finally:
+            await store.close()
     finally:
-        await store.close()
+        if lock is not None:
+            lock.release()

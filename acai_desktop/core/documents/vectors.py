@@ -40,16 +40,22 @@ class ChunkVectors:
                 self._matrix = np.zeros((0, self.dimensions), np.float32)
             self._reindex()
 
-    def replace_document(self, document_id: int, ids: list[int], vectors: np.ndarray) -> None:
-        """The document's rows become these (a document is indexed or re-indexed whole)."""
+    def replace_document(
+        self, document_id: int, ids: list[int], vectors: np.ndarray | list[np.ndarray]
+    ) -> None:
+        """The document's rows become these (a document is indexed or re-indexed whole);
+        ``vectors``: one array, or the batches they were embedded in (copied once)."""
+        parts = vectors if isinstance(vectors, list) else [vectors]
+        parts = [np.asarray(part, np.float32).reshape(-1, self.dimensions) for part in parts]
+        if sum(len(part) for part in parts) != len(ids):
+            raise ValueError("one vector per chunk id")
         with self.lock:
             keep = self._documents != document_id
             self._ids = np.concatenate([self._ids[keep], np.asarray(ids, np.int64)])
             self._documents = np.concatenate(
                 [self._documents[keep], np.full(len(ids), document_id, np.int64)]
             )
-            vectors = np.asarray(vectors, np.float32).reshape(len(ids), self.dimensions)
-            self._matrix = np.concatenate([self._matrix[keep], vectors])
+            self._matrix = np.concatenate([self._matrix[keep], *parts])
             self._reindex()
 
     def remove_document(self, document_id: int) -> None:

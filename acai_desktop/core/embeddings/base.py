@@ -25,6 +25,18 @@ class Embedder(Protocol):
         ...
 
 
+#: The most characters of one text an embedder is given: a document's chunk is far
+#: shorter (see ``documents.chunking``); a longer memory or query is represented by its
+#: beginning. Without a ceiling one 4 MB text took gigabytes to embed (WordLlama pads a
+#: batch to its longest text) or overflowed a provider's context.
+MAX_EMBED_CHARACTERS = 8_000
+
+
+def clip_for_embedding(texts: list[str]) -> list[str]:
+    """``texts``, each cut to :data:`MAX_EMBED_CHARACTERS` (every embedder calls this)."""
+    return [text[:MAX_EMBED_CHARACTERS] for text in texts]
+
+
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     if matrix.ndim == 1:

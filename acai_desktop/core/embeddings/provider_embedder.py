@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import normalise_rows
+from acai_desktop.core.embeddings.base import clip_for_embedding, normalise_rows
 from acai_desktop.core.errors import ModelReplyError
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.presets import ModelRole
@@ -31,6 +31,7 @@ class ProviderEmbedder:
     async def embed(self, texts: list[str]) -> np.ndarray:
         # Blank texts are not sent (OpenAI refuses empty input); they embed to zeros, as
         # with WordLlama.
+        texts = clip_for_embedding(texts)
         sent = [index for index, text in enumerate(texts) if text.strip()]
         if not sent:
             return np.zeros((len(texts), self.dimensions), dtype=np.float32)

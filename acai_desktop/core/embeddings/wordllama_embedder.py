@@ -13,12 +13,15 @@ from importlib import resources
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import normalise_rows
+from acai_desktop.core.embeddings.base import clip_for_embedding, normalise_rows
 
 CONFIG = "l2_supercat"
 #: Up to this many characters per call are embedded on the calling thread (about 1 ms).
 INLINE_CHARACTERS = 20_000
 DIMENSIONS = 256
+#: A group embedded at once: its count times its longest text at most this many
+#: characters (at worst, a token per character, 32 MB of padded token vectors).
+GROUP_CHARACTERS = 32_000
 
 
 def _load_model():
@@ -33,6 +36,25 @@ def _load_model():
     with safe_open(str(weights_file), framework="np", device="cpu") as weights:
         embedding = weights.get_tensor("embedding.weight")
     return WordLlamaInference(embedding, tokenizer)
+
+
+def _groups(texts: list[str]) -> list[list[str]]:
+    """``texts`` in order, in groups that WordLlama embeds in bounded memory: it pads a
+    group to its longest text (a float32 row of 256 per token), so a group's count
+    times its longest text stays under :data:`GROUP_CHARACTERS`."""
+    groups: list[list[str]] = []
+    group: list[str] = []
+    longest = 0
+    for text in texts:
+        longest_with = max(longest, len(text), 1)
+        if group and longest_with * (len(group) + 1) > GROUP_CHARACTERS:
+            groups.append(group)
+            group, longest_with = [], max(len(text), 1)
+        group.append(text)
+        longest = longest_with
+    if group:
+        groups.append(group)
+    return groups
 
 
 class WordLlamaEmbedder:
@@ -54,8 +76,12 @@ class WordLlamaEmbedder:
     def embed_sync(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = self._ensure_model().embed(list(texts), norm=False)
-        return normalise_rows(vectors)
+        model = self._ensure_model()
+        parts = [
+            model.embed(group, norm=False, batch_size=len(group))
+            for group in _groups(clip_for_embedding(list(texts)))
+        ]
+        return normalise_rows(np.concatenate(parts))
 
     def embeds_now(self, texts: list[str]) -> bool:
         # A query or a new memory takes microseconds: inline is cheaper than a thread

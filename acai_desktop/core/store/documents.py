@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from sqlite_utils import Database
@@ -19,8 +20,9 @@ from acai_desktop.core.documents.model import (
     ScopeMode,
 )
 from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.records import Job
 from acai_desktop.core.redaction import redact
-from acai_desktop.core.store.jobs import JobSpec, insert_job
+from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 #: The background job that reads, chunks, embeds and stores one document.
 INDEX_JOB = "index_document"
@@ -57,10 +59,14 @@ def list_documents(db: Database) -> list[Document]:
 
 
 def queue_document(
-    db: Database, path: str, name: str, kind: str, size: int
+    db: Database, path: str, name: str, kind: str, size: int, *, force: bool = False
 ) -> tuple[Document, int]:
     """Add a document (or queue an existing one at ``path`` again) with its indexing
-    job, in one transaction; returns the document and the job's id."""
+    job, in one transaction; returns the document and the job's id.
+
+    A document has at most one indexing job: if one is waiting or running already (in
+    this process or another: the check and the insert share the write lock), its id is
+    returned and nothing is queued. ``force``: index even an unchanged file."""
     at = now_iso()
     with db.atomic():
         existing = document_at(db, path)
@@ -72,12 +78,94 @@ def queue_document(
             ).lastrowid
         else:
             document_id = existing.id
+            open_job = open_index_job(db, document_id)
+            if open_job is not None:
+                if force:
+                    db.execute(
+                        "UPDATE jobs SET payload = json_set(payload, '$.force', json('true')) "
+                        "WHERE id = ?",
+                        [open_job],
+                    )
+                return existing, open_job
             db.execute(
                 "UPDATE documents SET status = 'queued', error = NULL WHERE id = ?",
                 [document_id],
             )
-        job_id = insert_job(db, JobSpec(INDEX_JOB, {"document_id": document_id}), at=at)
+            # Its failed indexing jobs are superseded by the new one (no stale Retry).
+            db.execute(
+                "DELETE FROM jobs WHERE kind = ? AND status = 'failed' "
+                "AND json_extract(payload, '$.document_id') = ?",
+                [INDEX_JOB, document_id],
+            )
+        payload = {"document_id": document_id, **({"force": True} if force else {})}
+        job_id = insert_job(db, JobSpec(INDEX_JOB, payload), at=at)
     return fetch_document(db, document_id), job_id
+
+
+def open_index_job(db: Database, document_id: int) -> int | None:
+    """The id of the document's indexing job that is waiting or running, if any."""
+    row = db.execute(
+        "SELECT id FROM jobs WHERE kind = ? AND status IN ('pending', 'running') "
+        "AND json_extract(payload, '$.document_id') = ? ORDER BY id LIMIT 1",
+        [INDEX_JOB, document_id],
+    ).fetchone()
+    return row[0] if row else None
+
+
+#: What a document shows when its indexing was found interrupted a second time.
+STOPPED_THE_APP_TWICE = (
+    "Not indexed: it stopped the app twice while indexing, so it is not tried again "
+    "automatically. Re-index it to try again."
+)
+#: The job's reason, as ``jobs list`` shows it.
+JOB_STOPPED_THE_APP_TWICE = "stopped the app twice while indexing"
+#: A job found running at this many starts is not started again by itself.
+MAX_INTERRUPTIONS = 2
+
+
+@dataclass(frozen=True)
+class RecoveredIndexing:
+    requeued: list[Document]
+    given_up: list[Document]
+    failed_jobs: list[Job]
+
+
+def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
+    """At a start that owns the profile: the indexing jobs left ``running`` died with the
+    app. Each is counted; one found so for the second time is failed (not retryable
+    automatically; the user may retry it) and its document shows why, the others are
+    queued again."""
+    requeued, given_up, failed = [], [], []
+    with db.atomic():
+        running = db.execute(
+            "SELECT id, json_extract(payload, '$.document_id'), interruptions + 1 FROM jobs "
+            "WHERE kind = ? AND status = 'running'",
+            [INDEX_JOB],
+        ).fetchall()
+        at = now_iso()
+        for job_id, document_id, interruptions in running:
+            if interruptions >= MAX_INTERRUPTIONS:
+                db.execute(
+                    "UPDATE jobs SET status = 'failed', interruptions = ?, last_error = ?, "
+                    "retryable = 0, run_after = NULL, updated_at = ? WHERE id = ?",
+                    [interruptions, JOB_STOPPED_THE_APP_TWICE, at, job_id],
+                )
+                status, error, into = "error", STOPPED_THE_APP_TWICE, given_up
+                failed.append(fetch_job(db, job_id))
+            else:
+                db.execute(
+                    "UPDATE jobs SET status = 'pending', interruptions = ?, "
+                    "attempts = max(attempts - 1, 0), updated_at = ? WHERE id = ?",
+                    [interruptions, at, job_id],
+                )
+                status, error, into = "queued", None, requeued
+            changed = db.execute(
+                "UPDATE documents SET status = ?, error = ? WHERE id = ?",
+                [status, error, document_id],
+            ).rowcount
+            if changed:
+                into.append(fetch_document(db, document_id))
+    return RecoveredIndexing(requeued, given_up, failed)
 
 
 def set_status(
@@ -93,29 +181,33 @@ def set_status(
     return fetch_document(db, document_id)
 
 
-def store_chunks(
+def drop_staged_chunks(db: Database, document_id: int) -> None:
+    """Chunks staged by an indexing that did not finish (killed, failed, cancelled)."""
+    with db.atomic():
+        db.execute("DELETE FROM chunks WHERE document_id = ? AND ordinal < 0", [document_id])
+
+
+def stage_chunks(
     db: Database,
     document_id: int,
     chunks: Sequence,
     vectors: np.ndarray,
     embedding_model: str,
-    facts: dict,
-) -> tuple[Document, list[int]] | None:
-    """Replace the document's chunks with these, and mark it ready, in one transaction
-    (a crash leaves the old chunks or the new ones, never half); returns the document
-    and the new chunks' ids in order. ``facts``: size, sha256, mtime, page_count.
-    None if the document was removed meanwhile."""
+) -> bool:
+    """Store a batch of a document's new chunks, staged: their ordinal is ``-1 - n``, so
+    no search, listing or loading sees them until :func:`publish_chunks`. Indexing a
+    large file commits batch by batch (the write lock is held for a batch, not for the
+    file) and keeps only a batch in memory. False if the document was removed."""
     with db.atomic():
         if not db.execute("SELECT 1 FROM documents WHERE id = ?", [document_id]).fetchone():
-            return None
-        db.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
+            return False
         db.conn.executemany(
             "INSERT INTO chunks (document_id, ordinal, page, heading, content, token_count, "
             "embedding, embedding_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     document_id,
-                    chunk.ordinal,
+                    -1 - chunk.ordinal,
                     chunk.page,
                     chunk.heading,
                     chunk.content,
@@ -126,11 +218,29 @@ def store_chunks(
                 for chunk, vector in zip(chunks, vectors, strict=True)
             ],
         )
+    return True
+
+
+def publish_chunks(
+    db: Database, document_id: int, facts: dict
+) -> tuple[Document, list[int]] | None:
+    """The staged chunks replace the document's chunks, and it is marked ready, in one
+    transaction (a crash leaves the old chunks or the new ones, never half); returns the
+    document and its chunks' ids in order. ``facts``: size, sha256, mtime, page_count.
+    None if the document was removed meanwhile."""
+    with db.atomic():
+        if not db.execute("SELECT 1 FROM documents WHERE id = ?", [document_id]).fetchone():
+            return None
+        db.execute("DELETE FROM chunks WHERE document_id = ? AND ordinal >= 0", [document_id])
+        count = db.execute(
+            "UPDATE chunks SET ordinal = -1 - ordinal WHERE document_id = ? AND ordinal < 0",
+            [document_id],
+        ).rowcount
         db.execute(
             "UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, size = ?, "
             "sha256 = ?, mtime = ?, page_count = ?, indexed_at = ? WHERE id = ?",
             [
-                len(chunks),
+                count,
                 facts["size"],
                 facts["sha256"],
                 facts["mtime"],
@@ -140,6 +250,47 @@ def store_chunks(
             ],
         )
         return fetch_document(db, document_id), chunk_ids_of(db, document_id)
+
+
+def store_chunks(
+    db: Database,
+    document_id: int,
+    chunks: Sequence,
+    vectors: np.ndarray,
+    embedding_model: str,
+    facts: dict,
+) -> tuple[Document, list[int]] | None:
+    """Replace the document's chunks with these at once (small documents and tests):
+    staged and published in one transaction."""
+    with db.atomic():
+        drop_staged_chunks(db, document_id)
+        if not stage_chunks(db, document_id, chunks, vectors, embedding_model):
+            return None
+        return publish_chunks(db, document_id, facts)
+
+
+def is_indexed_as(db: Database, document_id: int, sha256: str, embedding_model: str) -> bool:
+    """Whether the document's chunks were made from content with this hash by this
+    embedder (then indexing the file again would give the same chunks)."""
+    document = fetch_document(db, document_id)
+    if document.sha256 != sha256 or not document.chunk_count:
+        return False
+    other = db.execute(
+        "SELECT 1 FROM chunks WHERE document_id = ? AND ordinal >= 0 "
+        "AND embedding_model IS NOT ? LIMIT 1",
+        [document_id, embedding_model],
+    ).fetchone()
+    return other is None
+
+
+def mark_ready(db: Database, document_id: int, mtime: float) -> Document:
+    """An unchanged file's document is ready again, with its chunks as they were."""
+    with db.atomic():
+        db.execute(
+            "UPDATE documents SET status = 'ready', error = NULL, mtime = ? WHERE id = ?",
+            [mtime, document_id],
+        )
+    return fetch_document(db, document_id)
 
 
 def delete_document(db: Database, document_id: int) -> Document:
@@ -162,7 +313,8 @@ def chunk_ids_of(db: Database, document_id: int) -> list[int]:
     return [
         r[0]
         for r in db.execute(
-            "SELECT id FROM chunks WHERE document_id = ? ORDER BY ordinal", [document_id]
+            "SELECT id FROM chunks WHERE document_id = ? AND ordinal >= 0 ORDER BY ordinal",
+            [document_id],
         )
     ]
 
@@ -171,7 +323,7 @@ def chunk_vectors(db: Database, embedding_model: str) -> tuple[np.ndarray, np.nd
     """(chunk ids, document ids, vectors) of every chunk embedded by ``embedding_model``."""
     rows = db.execute(
         "SELECT id, document_id, embedding FROM chunks "
-        "WHERE embedding IS NOT NULL AND embedding_model = ?",
+        "WHERE embedding IS NOT NULL AND embedding_model = ? AND ordinal >= 0",
         [embedding_model],
     ).fetchall()
     if not rows:
@@ -189,7 +341,7 @@ def chunk_hits(
     ``document_ids`` when given."""
     sql = (
         "SELECT c.id, -bm25(chunks_fts, 1.0, 0.5) FROM chunks_fts "
-        "JOIN chunks AS c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?"
+        "JOIN chunks AS c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.ordinal >= 0"
     )
     params: list = [match]
     if document_ids is not None:
@@ -215,7 +367,7 @@ def chunks_of(db: Database, document_id: int) -> list[Passage]:
     rows = db.execute(
         "SELECT c.id, c.document_id, d.name, c.ordinal, c.page, c.heading, c.content "
         "FROM chunks AS c JOIN documents AS d ON d.id = c.document_id "
-        "WHERE c.document_id = ? ORDER BY c.ordinal",
+        "WHERE c.document_id = ? AND c.ordinal >= 0 ORDER BY c.ordinal",
         [document_id],
     )
     return [Passage(*row) for row in rows]

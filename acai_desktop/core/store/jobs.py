@@ -196,7 +196,7 @@ def revive_failed_jobs(
         marks = ", ".join("?" for _ in ids)
         db.execute(
             "UPDATE jobs SET status = 'pending', attempts = 0, run_after = NULL, "
-            f"revivals = {revivals}, updated_at = ? WHERE id IN ({marks})",
+            f"interruptions = 0, revivals = {revivals}, updated_at = ? WHERE id IN ({marks})",
             [now_iso(), *ids],
         )
         return _jobs(db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id IN ({marks})", ids))

@@ -490,3 +490,11 @@ def m007_documents(db: Database) -> None:
     )
     db.execute("CREATE INDEX answer_evidence_by_chunk ON answer_evidence(chunk_id)")
     db.execute("CREATE INDEX answer_evidence_by_document ON answer_evidence(document_id)")
+
+
+@migrations()
+def m008_job_interruptions(db: Database) -> None:
+    """``jobs.interruptions``: how many times a job was found ``running`` at a start, that
+    is, how many times the app died while it ran. A document's indexing job found so a
+    second time is not started a third (it may be what kills the app)."""
+    db.execute("ALTER TABLE jobs ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0")
