@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
+import time
 
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.core.clock import local_time_text
@@ -24,6 +26,8 @@ from acai_desktop.core.records import Job, JobStatus
 
 #: How long ``retry --wait`` waits for the jobs it queued.
 WAIT_SECONDS = 600
+#: How often ``retry --wait`` looks at the jobs another process (the window) runs.
+OTHER_PROCESS_POLL_SECONDS = 0.5
 OPEN_STATUSES = (JobStatus.PENDING, JobStatus.RUNNING, JobStatus.FAILED)
 KIND_NAMES = {
     "critical_info": "learn from a message",
@@ -125,12 +129,44 @@ async def _read(profile: Profile, action):
 
 async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
     from acai_desktop.core.assistant import open_assistant
+    from acai_desktop.core.profile_lock import ProfileInUseError
 
-    assistant = await open_assistant(profile)
+    try:
+        assistant = await open_assistant(profile)
+    except ProfileInUseError:
+        # The open window (or another command) runs the queue: the jobs were queued
+        # again all the same, and it runs them; wait for it to finish them.
+        print(
+            "Queued again; this profile is open in another ACAI Desktop, which runs them "
+            "(within half a minute). Waiting for it...",
+            file=sys.stderr,
+            flush=True,
+        )
+        return await _wait_for_other_process(profile, job_ids)
     try:
         return await assistant.runner.wait_for(job_ids, timeout=WAIT_SECONDS)
     finally:
         await assistant.close()
+
+
+async def _wait_for_other_process(profile: Profile, job_ids: list[int]) -> list[Job]:
+    """The jobs as they are once none is pending or running (or WAIT_SECONDS passed),
+    read from the database that the other process writes."""
+    from acai_desktop.core.store.database import Store
+    from acai_desktop.core.store.jobs import JobRepository
+
+    store = await Store.open(profile.ensure().database_path)
+    try:
+        repository = JobRepository(store)
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            jobs = [await repository.get(job_id) for job_id in job_ids]
+            busy = [job for job in jobs if job.status in (JobStatus.PENDING, JobStatus.RUNNING)]
+            if not busy or time.monotonic() >= deadline:
+                return jobs
+            await asyncio.sleep(OTHER_PROCESS_POLL_SECONDS)
+    finally:
+        await store.close()
 
 
 def _print(jobs: list[Job], as_json: bool, *, empty: str) -> None:

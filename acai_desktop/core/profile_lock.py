@@ -26,6 +26,10 @@ except ImportError:  # Windows: msvcrt below
     fcntl = None
 
 
+class ProfileInUseError(StoreError):
+    """Another ACAI Desktop process (the window, a chat) holds the profile's lock."""
+
+
 class ProfileLock:
     def __init__(self, data_dir: Path) -> None:
         self.path = Path(data_dir) / LOCK_FILE
@@ -46,7 +50,7 @@ class ProfileLock:
             handle.seek(0)
             holder = handle.read().strip() or "unknown"
             handle.close()
-            raise StoreError(
+            raise ProfileInUseError(
                 f"This profile ({self.path.parent}) is already open in another ACAI Desktop "
                 f"(process {holder}). Close that one first, or use another --data-dir."
             ) from None

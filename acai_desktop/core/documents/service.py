@@ -28,7 +28,9 @@ from acai_desktop.core.documents.model import (
 from acai_desktop.core.documents.readers import (
     MAX_FILE_BYTES,
     MAX_FILE_LABEL,
+    NAME_NOT_UTF8,
     fingerprint,
+    printable_path,
     require_kind,
     walk_folder,
 )
@@ -138,6 +140,12 @@ class DocumentService:
 
     async def _add_one(self, path: Path, report: AddReport) -> None:
         path = path.expanduser().absolute()
+        shown = printable_path(path)
+        if shown != str(path):
+            # Bytes that are not UTF-8 in its name: it can't be stored or shown as text.
+            # Refused by itself, so the rest of its folder is still added.
+            report.refused.append((shown, NAME_NOT_UTF8))
+            return
         try:
             kind = require_kind(path)
             size = await asyncio.to_thread(_checked_size, path)

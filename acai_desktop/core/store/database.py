@@ -123,6 +123,11 @@ def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError
     SQLite versions and languages)."""
     code = getattr(error, "sqlite_errorcode", None)
     if code is None:
+        if isinstance(error, sqlite3.OperationalError):
+            # The one OperationalError the sqlite3 module raises itself, reading a row:
+            # stored text that is not UTF-8 ("Could not decode to UTF-8"), which only a
+            # damaged page (or another program's bytes) can hold.
+            return _damaged_text(path)
         return None  # not from SQLite itself: a closed connection, a bad parameter type
     if is_busy(error):
         # Its own type: a caller that must not lose what it writes tries again.
@@ -131,11 +136,18 @@ def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError
     return StoreError(explain(path, error)) if explain else None
 
 
-def _damaged(path: Path | str, error: sqlite3.Error) -> str:
+def _damaged(path: Path | str, error: object = None) -> str:
+    detail = f" ({error})" if error is not None else ""
     return (
-        f"The database {path} is damaged or is not an ACAI Desktop database ({error}). "
-        "Nothing was changed. Restore it from a backup, or start with another --data-dir."
+        f"The database {path} is damaged or is not an ACAI Desktop database{detail}. "
+        "Nothing was changed. To recover, restore the last good backup of the data "
+        "directory, or save what is still readable with `acai-desktop memories export "
+        "FILE` and import it into a new profile (`--data-dir NEW memories import FILE`)."
     )
+
+
+def _damaged_text(path: Path | str) -> StoreError:
+    return StoreError(_damaged(path, "some of its text is not valid UTF-8"))
 
 
 _READ_ONLY = (
@@ -204,6 +216,9 @@ def connect(path: Path | str) -> Database:
         if translated is None:
             raise
         raise translated from error
+    except UnicodeDecodeError as error:
+        # A damaged schema page: its table definitions are not even text.
+        raise _damaged_text(path) from error
 
 
 class Store:
@@ -252,6 +267,8 @@ class Store:
             if translated is None:
                 raise  # our bug: its own traceback says where
             raise translated from error
+        except UnicodeDecodeError as error:
+            raise _damaged_text(self.path) from error
 
     async def close(self) -> None:
         if self._db is None:
