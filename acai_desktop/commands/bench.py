@@ -178,8 +178,9 @@ def format_ui_report(report: dict) -> str:
 def _large_answer_line(case: dict) -> str:
     return (
         f"\n  {case['case']} ({case['chars']:,} characters): largest stall streaming "
-        f"{case['stream_max_ms']} ms (p99 {case['stream_p99_ms']}), opening "
-        f"{case['open_max_ms']} ms (goal < 100); memory peak {case['rss_peak_mb']} MB, "
+        f"{case['stream_max_ms']} ms (p99 {case['stream_p99_ms']}; UI thread busy at most "
+        f"{case['stream_max_busy_ms']} ms), opening {case['open_max_ms']} ms (busy "
+        f"{case['open_max_busy_ms']} ms) (goal < 100); memory peak {case['rss_peak_mb']} MB, "
         f"growth {case['rss_growth_mb']} MB"
     )
 

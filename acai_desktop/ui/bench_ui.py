@@ -364,15 +364,21 @@ async def _stream_under_load(window, service, folder: Path) -> dict:
 
 
 class _LoopProbe:
-    """A 5 ms timer's lateness, and the resident memory every 20 ms, until stopped."""
+    """A 5 ms timer's lateness, and the resident memory every 20 ms, until stopped.
+
+    With each lateness, the CPU time the UI thread itself used in that interval: on a
+    busy machine a tick is late also while the thread waits for a core, and the two
+    figures tell a stall of our own work from one of the machine's."""
 
     def __init__(self) -> None:
         from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
         self.samples: list[float] = []
+        self.busy: list[float] = []
         self.memory: list[float] = []
         self._clock = QElapsedTimer()
         self._last = 0
+        self._last_cpu = 0
         self._ticks = 0
         self._timer = QTimer()
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -380,10 +386,11 @@ class _LoopProbe:
         self._timer.timeout.connect(self._probe)
 
     def _probe(self) -> None:
-        now = self._clock.nsecsElapsed()
+        now, cpu = self._clock.nsecsElapsed(), time.thread_time_ns()
         if self._last:
             self.samples.append(max(0.0, (now - self._last) / 1e6 - PROBE_MS))
-        self._last = now
+            self.busy.append((cpu - self._last_cpu) / 1e6)
+        self._last, self._last_cpu = now, cpu
         self._ticks += 1
         if self._ticks % 4 == 0:
             rss = resident_mb()
@@ -399,6 +406,10 @@ class _LoopProbe:
 
     def max_ms(self) -> float:
         return round(max(self.samples, default=0.0), 1)
+
+    def max_busy_ms(self) -> float:
+        """The most CPU time the UI thread used between two ticks."""
+        return round(max(self.busy, default=0.0), 1)
 
 
 async def _large_answer(window, number: int, name: str, content: str) -> dict:
@@ -467,7 +478,9 @@ async def _large_answer(window, number: int, name: str, content: str) -> dict:
         "chars": len(content),
         "stream_max_ms": streamed.max_ms(),
         "stream_p99_ms": round(_percentile(streamed.samples, 0.99), 1),
+        "stream_max_busy_ms": streamed.max_busy_ms(),
         "open_max_ms": opened.max_ms(),
+        "open_max_busy_ms": opened.max_busy_ms(),
         "rss_peak_mb": round(peak) if peak is not None else None,
         "rss_growth_mb": round(after - before) if before is not None and after else None,
     }
