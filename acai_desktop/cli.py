@@ -18,6 +18,7 @@ from acai_desktop.commands import STARTUP_PROBE_FLAG, self_test
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
+from acai_desktop.core.progress import PROGRESS_LOGGER
 from acai_desktop.core.redaction import install_log_redaction, redact
 
 #: 128 + SIGPIPE: what a shell reports for a writer whose reader went away.
@@ -68,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     install_log_redaction()  # a server's error body may echo the API key
+    _print_progress_on_stderr()
     handler = getattr(args, "handler", None)
     if args.self_test:
         if handler is not None:
@@ -89,6 +91,17 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return _reader_went_away()
+
+
+def _print_progress_on_stderr() -> None:
+    """Long operations (updating an old profile's database) say how far they are on
+    stderr, one plain line each, whatever the --log-level."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("acai-desktop: %(message)s"))
+    progress = logging.getLogger(PROGRESS_LOGGER)
+    progress.addHandler(handler)
+    progress.setLevel(logging.INFO)
+    progress.propagate = False
 
 
 def _reader_went_away() -> int:

@@ -312,3 +312,19 @@ def test_chat_wait_jobs_says_the_learning_job_failed_and_why(tmp_path, fake_open
     (learning,) = [j for j in json.loads(as_json.stdout)["jobs"] if j["kind"] == "critical_info"]
     assert learning["status"] == "failed"
     assert "maximum context length" in learning["last_error"]
+
+
+def test_updating_an_old_profile_says_so_on_the_command_line(tmp_path):
+    from tests.support.old_profile import old_profile
+
+    data = tmp_path / "profile"
+    old_profile(data)
+    result = acai("conversations", "list", "--data-dir", str(data))
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("acai-desktop: Updating the database "), result.stderr
+    assert "for this version of ACAI Desktop" in lines[0]
+    assert lines[-1].startswith("acai-desktop: Database updated in "), result.stderr
+    assert "Chat 10" in result.stdout  # nothing lost on the way
+    again = acai("conversations", "list", "--data-dir", str(data))
+    assert again.stderr == ""  # up to date: nothing to say
