@@ -38,8 +38,9 @@ _LIST_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 #: Over these sizes a block is shown as plain text (see the module's docstring). At
 #: about 0.13 ms a cell (parse and layout), 300 cells cost some 40 ms.
 TABLE_MAX_CELLS = 300
-#: Code longer than this is not coloured (Pygments: ~13 ms per KB).
-CODE_MAX_CHARS = 4_000
+#: Code longer than this is not coloured (Pygments: ~13 ms per KB, re-run on each
+#: streamed update of the block).
+CODE_MAX_CHARS = 3_000
 #: One run of prose (no blank line in it) longer than this is not parsed as Markdown.
 PROSE_MAX_CHARS = 16_000
 TABLE, CODE, PROSE = "table", "code", "prose"
