@@ -195,10 +195,12 @@ def markdown_sections(text: str) -> list[Section]:
     return sections
 
 
-NAME_NOT_UTF8 = (
-    "its name is not valid UTF-8 text (shown here with �), so it can't be stored; "
-    "rename the file, then add it again"
-)
+def name_not_utf8(shown: str) -> str:
+    """Why a file whose name is not UTF-8 is refused (``shown``: :func:`printable_path`)."""
+    return (
+        f"{shown}: its name is not valid UTF-8 text (shown here with �), so it can't "
+        "be stored; rename the file, then add it again."
+    )
 
 
 def printable_path(path: Path | str) -> str:

@@ -28,8 +28,8 @@ from acai_desktop.core.documents.model import (
 from acai_desktop.core.documents.readers import (
     MAX_FILE_BYTES,
     MAX_FILE_LABEL,
-    NAME_NOT_UTF8,
     fingerprint,
+    name_not_utf8,
     printable_path,
     require_kind,
     walk_folder,
@@ -144,7 +144,7 @@ class DocumentService:
         if shown != str(path):
             # Bytes that are not UTF-8 in its name: it can't be stored or shown as text.
             # Refused by itself, so the rest of its folder is still added.
-            report.refused.append((shown, NAME_NOT_UTF8))
+            report.refused.append((shown, name_not_utf8(shown)))
             return
         try:
             kind = require_kind(path)
