@@ -20,6 +20,7 @@ from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
 from tests.support.aio import run
+from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
@@ -247,33 +248,39 @@ def test_an_export_from_a_newer_version_says_to_update(tmp_path):
     assert "Input should be 1" not in result.stderr
 
 
+async def _failed_job(data: Path) -> int:
+    store = await Store.open(Profile.at(data).ensure().database_path)
+    try:
+        jobs = JobRepository(store)
+        job = await jobs.enqueue("summary", {"conversation_id": 7}, None)
+        await jobs.claim_next()
+        await jobs.fail(job.id, "ModelUnreachableError: the model was down", None)
+        return job.id
+    finally:
+        await store.close()
+
+
+def _retry_and_wait(data: Path) -> subprocess.Popen:
+    process = subprocess.Popen(
+        program("jobs", "retry", "--all", "--wait", "--json", "--data-dir", str(data)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        env=ENV,
+    )
+    said = process.stderr.readline()
+    assert "Queued again" in said and "open in another ACAI Desktop" in said, said
+    return process
+
+
 def test_jobs_retry_wait_with_the_window_open_waits_for_it_and_says_so(tmp_path):
     data = tmp_path / "profile"
 
-    async def failed_job() -> int:
-        store = await Store.open(Profile.at(data).ensure().database_path)
-        try:
-            jobs = JobRepository(store)
-            job = await jobs.enqueue("summary", {"conversation_id": 7}, None)
-            await jobs.claim_next()
-            await jobs.fail(job.id, "ModelUnreachableError: the model was down", None)
-            return job.id
-        finally:
-            await store.close()
-
-    job_id = run(failed_job())
+    job_id = run(_failed_job(data))
     window = ProfileLock(data).acquire()  # as the open window holds the profile
     try:
-        process = subprocess.Popen(
-            program("jobs", "retry", "--all", "--wait", "--json", "--data-dir", str(data)),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            env=ENV,
-        )
-        said = process.stderr.readline()
-        assert "Queued again" in said and "open in another ACAI Desktop" in said, said
+        process = _retry_and_wait(data)
         assert rows(data / "acai.sqlite3", "SELECT status FROM jobs") == [("pending",)]
         # The window runs it.
         with sqlite3.connect(data / "acai.sqlite3") as db:
@@ -284,6 +291,20 @@ def test_jobs_retry_wait_with_the_window_open_waits_for_it_and_says_so(tmp_path)
         window.release()
     assert process.returncode == 0, error
     assert "Traceback" not in error
+    assert [(j["id"], j["status"]) for j in json.loads(out)["jobs"]] == [(job_id, "done")]
+
+
+def test_jobs_retry_wait_runs_them_itself_when_the_window_closes_first(tmp_path, fake_openai):
+    data = tmp_path / "profile"
+    job_id = run(_failed_job(data))
+    configure_profile(data, fake_openai)
+    window = ProfileLock(data).acquire()
+    try:
+        process = _retry_and_wait(data)
+    finally:
+        window.release()  # the window closes, its job still pending
+    out, error = process.communicate(timeout=PROGRAM_TIMEOUT_S)
+    assert process.returncode == 0, error
     assert [(j["id"], j["status"]) for j in json.loads(out)["jobs"]] == [(job_id, "done")]
 
 
