@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from acai_desktop import __version__
@@ -17,8 +18,11 @@ from acai_desktop.commands import STARTUP_PROBE_FLAG, self_test
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
+from acai_desktop.core.progress import PROGRESS_LOGGER
 from acai_desktop.core.redaction import install_log_redaction, redact
 
+#: 128 + SIGPIPE: what a shell reports for a writer whose reader went away.
+BROKEN_PIPE_STATUS = 141
 # Sub-command modules in acai_desktop.commands, in the order --help lists them.
 COMMAND_MODULES = ("gui", "memories", "docs", "conversations", "chat", "jobs", "eval", "bench")
 
@@ -65,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     install_log_redaction()  # a server's error body may echo the API key
+    _print_progress_on_stderr()
     handler = getattr(args, "handler", None)
     if args.self_test:
         if handler is not None:
@@ -76,9 +81,35 @@ def main(argv: list[str] | None = None) -> int:
         gui = importlib.import_module("acai_desktop.commands.gui")
         handler = gui.run
     try:
-        return int(handler(args) or 0)
+        code = int(handler(args) or 0)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
     except AcaiError as error:
         print(f"acai-desktop: error: {redact(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+def _print_progress_on_stderr() -> None:
+    """Long operations (updating an old profile's database) say how far they are on
+    stderr, one plain line each, whatever the --log-level."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("acai-desktop: %(message)s"))
+    progress = logging.getLogger(PROGRESS_LOGGER)
+    progress.addHandler(handler)
+    progress.setLevel(logging.INFO)
+    progress.propagate = False
+
+
+def _reader_went_away() -> int:
+    """The program reading our output stopped early (``... | head``): what it read was
+    whole and nothing was changed by printing, so end quietly, as ``git log | head``
+    does, with the status of a process ended by SIGPIPE."""
+    # Python would flush stdout again at exit and complain: point it at nothing.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return BROKEN_PIPE_STATUS

@@ -14,8 +14,16 @@ import sys
 from typing import TYPE_CHECKING
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
+from acai_desktop.commands.jobs import KIND_NAMES
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MESSAGE_TIER, AnswerSource, MemoryItem, Suggestion
+from acai_desktop.core.records import (
+    MESSAGE_TIER,
+    AnswerSource,
+    Job,
+    JobStatus,
+    MemoryItem,
+    Suggestion,
+)
 
 if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not with --help
     from acai_desktop.core.assistant import Assistant
@@ -67,21 +75,31 @@ async def _chat(args: argparse.Namespace) -> int:
         if conversation is None:
             conversation = await assistant.conversations.create()
         result = await assistant.orchestrator.send(conversation.id, args.message)
+        jobs = await _wait_for_jobs(assistant, result) if args.wait_jobs else []
         stored = await _stored_by_jobs(assistant, result) if args.wait_jobs else []
         suggested = await _suggested_by_jobs(assistant, result) if args.wait_jobs else []
     finally:
         await assistant.close()
+    failed = [job for job in jobs if job.status == JobStatus.FAILED]
     if args.json:
-        print(json.dumps(_as_json(result, stored, suggested), ensure_ascii=False, indent=2))
+        output = _as_json(result, stored, suggested) | {
+            "jobs": [job.to_public_dict() for job in jobs]
+        }
+        print(json.dumps(output, ensure_ascii=False, indent=2))
     else:
-        _print_human(result, stored, args.wait_jobs, suggested)
+        _print_human(result, stored, args.wait_jobs, suggested, failed)
     return 0 if result.status == "complete" else 1
+
+
+async def _wait_for_jobs(assistant: Assistant, result: TurnResult) -> list[Job]:
+    if not result.job_ids:
+        return []
+    return await assistant.runner.wait_for(result.job_ids, timeout=JOB_WAIT_SECONDS)
 
 
 async def _stored_by_jobs(assistant: Assistant, result: TurnResult) -> list[MemoryItem]:
     if not result.job_ids:
         return []
-    await assistant.runner.wait_for(result.job_ids, timeout=JOB_WAIT_SECONDS)
     return await assistant.memories.stored_from_messages([result.user_message.id, result.answer.id])
 
 
@@ -146,7 +164,11 @@ def _used_as_json(result: TurnResult, used: AnswerSource) -> dict:
 
 
 def _print_human(
-    result: TurnResult, stored: list[MemoryItem], waited: bool, suggested: list[Suggestion]
+    result: TurnResult,
+    stored: list[MemoryItem],
+    waited: bool,
+    suggested: list[Suggestion],
+    failed: list[Job],
 ) -> None:
     print(result.answer.content or "(no answer)")
     if result.answer.error:
@@ -169,10 +191,17 @@ def _print_human(
         print("\nSources: " + "; ".join(dict.fromkeys(e.citation() for e in result.evidence_used)))
         for e in result.evidence_used:
             print(f"  [{e.rank}] {e.citation()} (chunk {e.chunk_id}, {e.score:.3f}): {e.snippet}")
-    if waited:
+    if waited and (stored or not failed):
         print("\nStored by the background processors:" if stored else "\nNothing new stored.")
         for memory in stored:
             print(f"  #{memory.id} [{memory.kind}/{memory.status}] {memory.content}")
+    for job in failed:
+        # Not "nothing new stored": the job never got to learn anything.
+        what = KIND_NAMES.get(job.kind, job.kind)
+        print(
+            f"\nThe background job to {what} failed: {job.last_error or 'no reason recorded'} "
+            f"(job #{job.id}; `acai-desktop jobs retry {job.id}` runs it again)."
+        )
     if suggested:
         print("\nWaiting for your yes (Ask before remembering; `memories accept ID`):")
         for suggestion in suggested:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
+import time
 
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.core.clock import local_time_text
@@ -24,7 +26,10 @@ from acai_desktop.core.records import Job, JobStatus
 
 #: How long ``retry --wait`` waits for the jobs it queued.
 WAIT_SECONDS = 600
+#: How often ``retry --wait`` looks at the jobs another process (the window) runs.
+OTHER_PROCESS_POLL_SECONDS = 0.5
 OPEN_STATUSES = (JobStatus.PENDING, JobStatus.RUNNING, JobStatus.FAILED)
+UNFINISHED = (JobStatus.PENDING, JobStatus.RUNNING)
 KIND_NAMES = {
     "critical_info": "learn from a message",
     "summary": "summarise a conversation",
@@ -124,13 +129,40 @@ async def _read(profile: Profile, action):
 
 
 async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
+    """Run the jobs here and wait for them. While another process (the open window, a
+    chat) holds the profile, it runs the queue: wait for it to finish them, and take
+    over if it closes first."""
     from acai_desktop.core.assistant import open_assistant
+    from acai_desktop.core.profile_lock import ProfileInUseError
 
-    assistant = await open_assistant(profile)
-    try:
-        return await assistant.runner.wait_for(job_ids, timeout=WAIT_SECONDS)
-    finally:
-        await assistant.close()
+    deadline = time.monotonic() + WAIT_SECONDS
+    announced = False
+    while True:
+        try:
+            assistant = await open_assistant(profile)
+        except ProfileInUseError:
+            if not announced:
+                print(
+                    "Queued again; this profile is open in another ACAI Desktop, which runs "
+                    "them (within half a minute). Waiting for it...",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                announced = True
+            jobs = await _read(profile, lambda repo: _jobs(repo, job_ids))
+            if not any(job.status in UNFINISHED for job in jobs) or time.monotonic() >= deadline:
+                return jobs
+            await asyncio.sleep(OTHER_PROCESS_POLL_SECONDS)
+            continue
+        try:
+            left = max(1.0, deadline - time.monotonic())
+            return await assistant.runner.wait_for(job_ids, timeout=left)
+        finally:
+            await assistant.close()
+
+
+async def _jobs(repository, job_ids: list[int]) -> list[Job]:
+    return [await repository.get(job_id) for job_id in job_ids]
 
 
 def _print(jobs: list[Job], as_json: bool, *, empty: str) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from acai_desktop import __version__
 from acai_desktop.core.atomic_files import write_text_atomically
 from acai_desktop.core.clock import now_iso
+from acai_desktop.core.conversation_titles import one_line
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.records import Conversation, Message
 
@@ -72,7 +73,8 @@ def _fence_for(text: str) -> str:
 
 
 def as_markdown(conversation: Conversation, messages: list[Message]) -> str:
-    title = " ".join(conversation.title.split()) or "Untitled conversation"
+    # one_line: a title saved before control characters were refused may hold a NUL.
+    title = one_line(conversation.title) or "Untitled conversation"
     lines = [f"# {title}", "", f"*Exported from ACAI Desktop on {now_iso()[:10]}.*", ""]
     for message in messages:
         note = _STATUS_NOTES.get(str(message.status))
@@ -87,7 +89,8 @@ def as_markdown(conversation: Conversation, messages: list[Message]) -> str:
         if message.error:
             lines += ["", f"> Error: {' '.join(message.error.split())}"]
         lines.append("")
-    return "\n".join(lines)
+    # A text file holds no NUL (tools stop reading at it); the JSON export keeps it, escaped.
+    return "\n".join(lines).replace("\x00", "")
 
 
 def export_text(conversation: Conversation, messages: list[Message], file_format: str) -> str:

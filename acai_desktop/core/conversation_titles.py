@@ -3,16 +3,30 @@ dialog checks it first, so it lives outside the store, where the UI may import i
 
 from __future__ import annotations
 
+import re
+
 from acai_desktop.core.errors import InvalidInputError
 
 MAX_TITLE_CHARS = 200
+# Control characters other than whitespace (NUL, escape, DEL...): invisible on screen,
+# and NUL cuts C strings and file tools short (a Markdown export ended at it).
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def one_line(text: str) -> str:
+    """``text`` as a title shows it: one line of words, without control characters."""
+    return " ".join(_CONTROL.sub("", text).split())
 
 
 def clean_title(title: object) -> str:
     """A title the user typed: one line, not empty, at most MAX_TITLE_CHARS characters."""
     if not isinstance(title, str):
         raise InvalidInputError("A conversation title must be text.")
-    line = " ".join(title.split())
+    if _CONTROL.search(title):
+        raise InvalidInputError(
+            "A conversation title can't contain control characters (such as NUL)."
+        )
+    line = one_line(title)
     if not line:
         raise InvalidInputError("A conversation title can't be empty.")
     if len(line) > MAX_TITLE_CHARS:

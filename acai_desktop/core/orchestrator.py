@@ -451,6 +451,16 @@ def validate_user_message(text: str) -> str:
         raise InvalidInputError("The message is empty.")
     if "\x00" in text:
         raise InvalidInputError("The message contains a NUL character; remove it and send again.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        # A lone surrogate: bytes that were not UTF-8 (a terminal in another encoding,
+        # a pasted binary) can't be stored as text.
+        raise InvalidInputError(
+            f"The message contains a character that is not valid text (at position "
+            f"{error.start + 1}, likely bytes that are not UTF-8); fix it and send again. "
+            "Nothing was sent."
+        ) from None
     if len(text) > MAX_MESSAGE_CHARS:
         raise InvalidInputError(
             f"The message is {len(text):,} characters long; the limit is "

@@ -26,6 +26,10 @@ except ImportError:  # Windows: msvcrt below
     fcntl = None
 
 
+class ProfileInUseError(StoreError):
+    """Another ACAI Desktop process (the window, a chat) holds the profile's lock."""
+
+
 class ProfileLock:
     def __init__(self, data_dir: Path) -> None:
         self.path = Path(data_dir) / LOCK_FILE
@@ -33,7 +37,7 @@ class ProfileLock:
 
     def acquire(self) -> ProfileLock:
         if self.try_acquire() is None:
-            raise StoreError(
+            raise ProfileInUseError(
                 f"This profile ({self.path.parent}) is already open in another ACAI Desktop "
                 f"(process {self.holder()}). Close that one first, or use another --data-dir."
             )

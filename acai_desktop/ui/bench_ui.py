@@ -16,6 +16,14 @@ app. Then, at once:
 - a 5 ms timer measures the loop: each tick's lateness past its 5 ms is a sample.
 
 It reports ``{"max_ms", "p99_ms", "samples"}``. Goal: max < 50 ms, p99 < 16 ms.
+
+Then, in the same window, each large answer of :data:`LARGE_ANSWERS` (a 500 x 30 table,
+a 2,000-row table, 1 MB of prose, 1 MB of code) streams in at
+:data:`LARGE_CHARS_PER_SECOND` through the same path, and is then opened as a finished
+answer of another conversation; ``large_answers`` reports, for each, the loop's
+largest stall while it streamed and when it opened, and the process's resident
+memory (peak while it streamed, and its growth over the case). Goal: no stall over
+100 ms for any answer up to 1 MB.
 """
 
 from __future__ import annotations
@@ -33,6 +41,10 @@ PROBE_MS = 5
 TOKENS = 2000
 TOKENS_PER_SECOND = 200
 PANEL_MEMORIES = 10_000
+#: How fast a large answer arrives: far faster than any model (stress, not realism),
+#: so a 1 MB answer streams in 10 s.
+LARGE_CHARS_PER_SECOND = 100_000
+LARGE_STALL_GOAL_MS = 100
 AT = "2026-01-01T00:00:00+00:00"
 
 
@@ -89,6 +101,47 @@ class _Processor(threading.Thread):
             n += len(texts)
             self.batches += 1
         db.close()
+
+
+def _table(rows: int, columns: int) -> str:
+    head = "| " + " | ".join(f"Column {c}" for c in range(columns)) + " |\n"
+    rule = "|" + "|".join("---" for _ in range(columns)) + "|\n"
+    body = "".join(
+        "| " + " | ".join(f"value {r}.{c}" for c in range(columns)) + " |\n" for r in range(rows)
+    )
+    return head + rule + body
+
+
+def _prose(size: int) -> str:
+    paragraph = (
+        "This paragraph of a very long answer explains one more point with **bold** words, "
+        "a [link](https://example.org/) and `inline code`, at the length answers have. " * 4
+    ) + "\n\n"
+    return (paragraph * (size // len(paragraph) + 1))[:size]
+
+
+def _code(size: int) -> str:
+    line = "def step(config: dict, n: int) -> dict:  return {**config, 'step': n + 1}\n"
+    return "```python\n" + line * (size // len(line)) + "```\n"
+
+
+#: (name, text) of each large answer case.
+LARGE_ANSWERS = (
+    ("table 500x30", lambda: "Here is the table.\n\n" + _table(500, 30)),
+    ("table 2000x30", lambda: "Here is the table.\n\n" + _table(2000, 30)),
+    ("prose 1 MB", lambda: _prose(1_000_000)),
+    ("code 1 MB", lambda: _code(1_000_000)),
+)
+
+
+def resident_mb() -> float | None:
+    """The process's resident memory now (Linux /proc; None elsewhere)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _percentile(samples: list[float], fraction: float) -> float:
@@ -177,6 +230,10 @@ async def _measure(profile, folder: Path) -> dict:
                     f"the panel counts {model.total_count} memories, not {PANEL_MEMORIES}"
                 )
             report = await _stream_under_load(window, service, folder)
+            report["large_answers"] = [
+                await _large_answer(window, number, name, make())
+                for number, (name, make) in enumerate(LARGE_ANSWERS)
+            ]
         finally:
             window.events.detach()
             await model.detach()
@@ -303,6 +360,129 @@ async def _stream_under_load(window, service, folder: Path) -> dict:
         "panel_rows_loaded": model.rowCount(),
         "facts_stored": added[0],
         "processor_batches": processor.batches,
+    }
+
+
+class _LoopProbe:
+    """A 5 ms timer's lateness, and the resident memory every 20 ms, until stopped.
+
+    With each lateness, the CPU time the UI thread itself used in that interval: on a
+    busy machine a tick is late also while the thread waits for a core, and the two
+    figures tell a stall of our own work from one of the machine's."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QElapsedTimer, Qt, QTimer
+
+        self.samples: list[float] = []
+        self.busy: list[float] = []
+        self.memory: list[float] = []
+        self._clock = QElapsedTimer()
+        self._last = 0
+        self._last_cpu = 0
+        self._ticks = 0
+        self._timer = QTimer()
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(PROBE_MS)
+        self._timer.timeout.connect(self._probe)
+
+    def _probe(self) -> None:
+        now, cpu = self._clock.nsecsElapsed(), time.thread_time_ns()
+        if self._last:
+            self.samples.append(max(0.0, (now - self._last) / 1e6 - PROBE_MS))
+            self.busy.append((cpu - self._last_cpu) / 1e6)
+        self._last, self._last_cpu = now, cpu
+        self._ticks += 1
+        if self._ticks % 4 == 0:
+            rss = resident_mb()
+            if rss is not None:
+                self.memory.append(rss)
+
+    def start(self) -> None:
+        self._clock.start()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def max_ms(self) -> float:
+        return round(max(self.samples, default=0.0), 1)
+
+    def max_busy_ms(self) -> float:
+        """The most CPU time the UI thread used between two ticks."""
+        return round(max(self.busy, default=0.0), 1)
+
+
+async def _large_answer(window, number: int, name: str, content: str) -> dict:
+    """Stream ``content`` as an answer, then open it finished in another conversation."""
+    from PySide6.QtCore import QTimer
+
+    from acai_desktop.core.orchestrator import MessageDelta
+    from acai_desktop.core.records import Message, MessageStatus
+
+    conversation, answer_id = 100 + 2 * number, 1000 + 2 * number
+    question = Message(
+        answer_id - 1, conversation, "user", f"Show me {name}.", MessageStatus.COMPLETE, AT
+    )
+    window.show_conversation(conversation, name, [question])
+    window.messages_model.on_message_added(
+        Message(answer_id, conversation, "assistant", "", MessageStatus.STREAMING, AT)
+    )
+    await asyncio.sleep(0.3)  # the conversation laid out before measuring
+    before = resident_mb()
+    probe = _LoopProbe()
+    done = asyncio.get_running_loop().create_future()
+    sent = [0]
+    started = time.monotonic()
+
+    def stream() -> None:
+        due = min(len(content), int((time.monotonic() - started) * LARGE_CHARS_PER_SECOND))
+        if due > sent[0]:
+            delta = content[sent[0] : due]
+            sent[0] = due
+            window.messages_model.on_message_updated(
+                MessageDelta(answer_id, conversation, delta, content[:due], MessageStatus.STREAMING)
+            )
+        if sent[0] >= len(content):
+            window.messages_model.on_message_updated(
+                MessageDelta(answer_id, conversation, "", content, MessageStatus.COMPLETE)
+            )
+            timer.stop()
+            QTimer.singleShot(300, lambda: done.done() or done.set_result(None))
+
+    timer = QTimer()
+    timer.setInterval(PROBE_MS)
+    timer.timeout.connect(stream)
+    probe.start()
+    timer.start()
+    try:
+        await done
+    finally:
+        timer.stop()
+        probe.stop()
+    streamed = probe
+
+    # The same answer, finished, in a conversation opened afresh (nothing cached).
+    opened = _LoopProbe()
+    opened.start()
+    await asyncio.sleep(0.05)
+    finished = Message(
+        answer_id + 1, conversation + 1, "assistant", content, MessageStatus.COMPLETE, AT
+    )
+    window.show_conversation(conversation + 1, name, [question, finished])
+    await asyncio.sleep(0.5)
+    opened.stop()
+    after = resident_mb()
+    peak = max(streamed.memory + opened.memory, default=None)
+    return {
+        "case": name,
+        "chars": len(content),
+        "stream_max_ms": streamed.max_ms(),
+        "stream_p99_ms": round(_percentile(streamed.samples, 0.99), 1),
+        "stream_max_busy_ms": streamed.max_busy_ms(),
+        "open_max_ms": opened.max_ms(),
+        "open_max_busy_ms": opened.max_busy_ms(),
+        "rss_peak_mb": round(peak) if peak is not None else None,
+        "rss_growth_mb": round(after - before) if before is not None and after else None,
     }
 
 

@@ -8,6 +8,11 @@ stable blocks stay in the document and only the tail — the block still growing
 removed and parsed again, so a long answer costs its last block per update, not its
 whole length.
 
+Its cost is bounded whatever the answer: a block past a size limit is a *plain run*
+(see :mod:`~acai_desktop.ui.markdown_blocks`), shown as text with a *Show as table*
+or *Copy* link, and only the first :data:`SHOWN_ANSWER_CHARS` of an answer are laid
+out in the chat, with a *Show the whole answer* link for the rest.
+
 The document never loads a resource: an image in an answer becomes a link with its
 alt text (no local file is read, nothing is fetched).
 """
@@ -30,7 +35,14 @@ from PySide6.QtGui import (
 )
 
 from acai_desktop.ui.fonts import fixed_width_font
-from acai_desktop.ui.markdown_blocks import Block, split_stable, tail_block
+from acai_desktop.ui.markdown_blocks import (
+    CODE,
+    TABLE,
+    Block,
+    PlainRun,
+    split_stable,
+    tail_block,
+)
 from acai_desktop.ui.syntax import CodeFormats, highlight
 from acai_desktop.ui.theme import Theme
 
@@ -41,6 +53,18 @@ MARKDOWN_FEATURES = QTextDocument.MarkdownFeature(
 #: Links the chat handles itself: "acai-copy:N" copies code block N.
 COPY_SCHEME = "acai-copy"
 COPY_LABEL = "Copy"
+#: "acai-code:OFFSET" copies the long code whose fence is at OFFSET in the answer;
+#: "acai-table:OFFSET" shows the large table whose header is there as a table;
+#: "acai-answer:whole" shows the whole of an answer too long for the chat.
+LONG_CODE_SCHEME = "acai-code"
+TABLE_SCHEME = "acai-table"
+WHOLE_ANSWER_SCHEME = "acai-answer"
+SHOW_TABLE_LABEL = "Show as table"
+SHOW_WHOLE_LABEL = "Show the whole answer"
+#: How much of an answer the chat lays out (some 60 ms to build and lay out on a busy
+#: 2-core machine, measured with `bench ui`): the rest is a link
+#: to a viewer, so no answer, however long, stalls the window.
+SHOWN_ANSWER_CHARS = 24_000
 CODE_PADDING = 10
 # Marks a code block's header (language and Copy) so a width change can move its tab.
 _HEADER = QTextFormat.Property.UserProperty + 1
@@ -78,6 +102,9 @@ class MessageDocument(QTextDocument):
         self._stable_end = 0  # document position where the tail's rendering begins
         self._stable_code_blocks = 0
         self._has_frames = False
+        self._plain: PlainRun | None = None  # the plain run the tail continues
+        self._shown = ""  # the part of source laid out (all of it, or its first part)
+        self._note_start = -1  # document position of the "goes on" note, -1: none
 
     # -- what the delegate asks ------------------------------------------------------
 
@@ -111,19 +138,28 @@ class MessageDocument(QTextDocument):
             self.setPlainText(text)
             self.source = text
             return
-        if not text.startswith(self.source[: self._tail_start]):
+        shown = shown_part(text)
+        self._remove_note()
+        if shown != self._shown:
+            self._render(shown)
+        if len(shown) < len(text):
+            self._add_note(len(text))
+        self.source = text
+
+    def _render(self, text: str) -> None:
+        if not text.startswith(self._shown[: self._tail_start]):
             self._reset()
-        split = split_stable(text, self._tail_start)
+        split = split_stable(text, self._tail_start, self._plain)
         self._remove_tail()
         for block in split.stable:
             self._append(block)
-        self._tail_start = split.tail_start
+        self._tail_start, self._plain = split.tail_start, split.plain
         self._stable_end = self._end_cursor().position()
         self._stable_code_blocks = len(self.code_blocks)
-        tail = tail_block(text[split.tail_start :])
+        tail = tail_block(text[split.tail_start :], split.plain)
         if tail is not None:
             self._append(tail)
-        self.source = text
+        self._shown = text
 
     def _reset(self) -> None:
         self.clear()
@@ -131,6 +167,8 @@ class MessageDocument(QTextDocument):
         self.code_blocks.clear()
         self._tail_start = self._stable_end = self._stable_code_blocks = 0
         self._has_frames = False
+        self._plain = None
+        self._shown = ""
 
     def _remove_tail(self) -> None:
         del self.code_blocks[self._stable_code_blocks :]
@@ -138,10 +176,91 @@ class MessageDocument(QTextDocument):
             self.clear()
             self.setDocumentMargin(0)
             return
+        self._remove_from(self._stable_end)
+
+    def _remove_from(self, position: int) -> None:
         cursor = QTextCursor(self)
-        cursor.setPosition(self._stable_end)
+        cursor.setPosition(position)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
+
+    # -- the parts of a long answer ---------------------------------------------------
+
+    def _add_note(self, total_chars: int) -> None:
+        """Under the part shown: that the answer goes on, and a link to all of it."""
+        self._note_start = self._end_cursor().position()
+        cursor = self._start_block()
+        cursor.setBlockFormat(self._header_format())
+        label = self._label_format()
+        label.setFontItalic(True)
+        cursor.insertText(
+            f"The answer goes on: {_size_text(total_chars)} in all, the first "
+            f"{_size_text(SHOWN_ANSWER_CHARS)} shown here.\t",
+            label,
+        )
+        cursor.insertText(SHOW_WHOLE_LABEL, self._link_format(f"{WHOLE_ANSWER_SCHEME}:whole"))
+
+    def _remove_note(self) -> None:
+        if self._note_start >= 0:
+            self._remove_from(self._note_start)
+            self._note_start = -1
+
+    def _append_plain(self, block: Block) -> None:
+        """A piece of a plain run: its first piece starts it with a header line."""
+        mono = block.run in (TABLE, CODE)
+        text_format = QTextCharFormat()
+        text_format.setFont(self._code_formats.font if mono else self.defaultFont())
+        line = QTextBlockFormat()
+        if mono:
+            self._has_frames = True  # as wide as a table or code would be
+            line.setBackground(self.theme.color("code_bg"))
+        if block.starts_run and not mono:
+            # Prose needs no header: it reads as the text it is.
+            cursor = self._start_block()
+            cursor.setBlockFormat(line)
+        elif block.starts_run:
+            cursor = self._start_block()
+            header = self._header_format()
+            header.setTopMargin(6)
+            if mono:
+                header.setBackground(self.theme.color("code_bg"))
+            cursor.setBlockFormat(header)
+            cursor.insertText(_run_title(block) + "\t", self._label_format())
+            if block.run == TABLE:
+                link = self._link_format(f"{TABLE_SCHEME}:{block.offset}")
+                cursor.insertText(SHOW_TABLE_LABEL, link)
+            elif block.run == CODE:
+                link = self._link_format(f"{LONG_CODE_SCHEME}:{block.offset}")
+                link.setToolTip("Copy the code")
+                cursor.insertText(COPY_LABEL, link)
+            cursor.insertBlock(line, text_format)
+        else:
+            # Continues the run: the last block may have been dressed as a separator.
+            cursor = self._end_cursor()
+            cursor.setBlockFormat(line)
+        cursor.insertText(block.text, text_format)
+
+    def _header_format(self) -> QTextBlockFormat:
+        header = QTextBlockFormat()
+        header.setProperty(_HEADER, True)
+        header.setBottomMargin(4)
+        header.setTabPositions([self._copy_tab()])
+        return header
+
+    def _label_format(self) -> QTextCharFormat:
+        label = QTextCharFormat()
+        label.setFont(self.defaultFont())
+        label.setFontPointSize(max(self.defaultFont().pointSizeF() - 1.5, 7.0))
+        label.setForeground(self.theme.color("code_header_ink"))
+        return label
+
+    def _link_format(self, href: str) -> QTextCharFormat:
+        link = self._label_format()
+        link.setFontWeight(QFont.Weight.DemiBold)
+        link.setForeground(self.theme.color("link"))
+        link.setAnchor(True)
+        link.setAnchorHref(href)
+        return link
 
     def _end_cursor(self) -> QTextCursor:
         cursor = QTextCursor(self)
@@ -162,6 +281,8 @@ class MessageDocument(QTextDocument):
         self.parsed_chars += len(block.text)
         if block.kind == "code":
             self._append_code(block)
+        elif block.kind == "plain":
+            self._append_plain(block)
         else:
             self._append_markdown(block.text)
 
@@ -262,21 +383,9 @@ class MessageDocument(QTextDocument):
         frame_format.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
         frame = cursor.insertFrame(frame_format)
 
-        header = QTextBlockFormat()
-        header.setProperty(_HEADER, True)
-        header.setBottomMargin(4)
-        header.setTabPositions([self._copy_tab()])
-        cursor.setBlockFormat(header)
-        label = QTextCharFormat()
-        label.setFont(self.defaultFont())
-        label.setFontPointSize(max(self.defaultFont().pointSizeF() - 1.5, 7.0))
-        label.setForeground(theme.color("code_header_ink"))
-        cursor.insertText((block.language or "code") + "\t", label)
-        copy = QTextCharFormat(label)
-        copy.setFontWeight(QFont.Weight.DemiBold)
-        copy.setForeground(theme.color("link"))
-        copy.setAnchor(True)
-        copy.setAnchorHref(f"{COPY_SCHEME}:{number}")
+        cursor.setBlockFormat(self._header_format())
+        cursor.insertText((block.language or "code") + "\t", self._label_format())
+        copy = self._link_format(f"{COPY_SCHEME}:{number}")
         copy.setToolTip("Copy the code")
         cursor.insertText(COPY_LABEL, copy)
 
@@ -291,3 +400,26 @@ class MessageDocument(QTextDocument):
         after = frame.lastCursorPosition()
         after.movePosition(QTextCursor.MoveOperation.NextCharacter)
         after.setBlockFormat(_separator_format())
+
+
+def shown_part(text: str) -> str:
+    """The part of an answer the chat lays out: all of it up to SHOWN_ANSWER_CHARS, else
+    its first SHOWN_ANSWER_CHARS cut after a line (so the part stays the same while
+    the answer streams on)."""
+    if len(text) <= SHOWN_ANSWER_CHARS:
+        return text
+    cut = text.rfind("\n", 0, SHOWN_ANSWER_CHARS) + 1
+    return text[: cut or SHOWN_ANSWER_CHARS]
+
+
+def _size_text(chars: int) -> str:
+    """About how much text: "40 KB", "1.0 MB" (a character counted as a byte)."""
+    if chars >= 999_500:
+        return f"{chars / 1_000_000:.1f} MB"
+    return f"{max(1, round(chars / 1000)):,} KB"
+
+
+def _run_title(block: Block) -> str:
+    if block.run == TABLE:
+        return "A large table, shown as text"
+    return f"{block.language or 'code'} · long, shown without colours"

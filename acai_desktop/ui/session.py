@@ -19,7 +19,9 @@ the results into the Qt models.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
+import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -158,6 +160,27 @@ class GuiSession:
             quit_waiter.cancel()
         return task.result() if task.done() else None
 
+    @contextlib.contextmanager
+    def _progress_in_status_bar(self):
+        """Progress lines (an old profile's database being updated: a minute for a
+        large one) in the status bar, from whichever thread says them."""
+        from acai_desktop.core.progress import progress_log
+
+        window, loop = self.window, asyncio.get_running_loop()
+
+        class StatusBar(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                text = record.getMessage()
+                loop.call_soon_threadsafe(lambda: window is not None and window.show_status(text))
+
+        handler = StatusBar(logging.INFO)
+        progress_log.addHandler(handler)
+        progress_log.setLevel(logging.INFO)
+        try:
+            yield
+        finally:
+            progress_log.removeHandler(handler)
+
     async def _open(self) -> AcaiError | None:
         """Open the profile's database and show its data, then build the assistant on it;
         an error that leaves nothing to show (the database can't be opened) is returned.
@@ -170,7 +193,8 @@ class GuiSession:
         from acai_desktop.core.profile_data import open_profile_data
 
         try:
-            data = await open_profile_data(self.profile)
+            with self._progress_in_status_bar():
+                data = await open_profile_data(self.profile)
         except AcaiError as error:
             return error
         self.profile_data = data

@@ -172,3 +172,28 @@ def test_an_empty_or_oversized_message_is_refused_and_kept(qapp, tmp_path, fake_
 
     run_in_session(session_for(tmp_path, fake_openai), scenario)
     assert fake_openai.chat_requests() == []
+
+
+def test_opening_an_old_profile_shows_the_database_update_in_the_status_bar(
+    qapp, tmp_path, fake_openai, monkeypatch
+):
+    from acai_desktop.ui.main_window import MainWindow
+    from tests.support.old_profile import old_profile
+
+    shown: list[str] = []
+    original = MainWindow.show_status
+
+    def recording(window, text: str, timeout_ms: int = 0) -> None:
+        shown.append(text)
+        original(window, text, timeout_ms)
+
+    monkeypatch.setattr(MainWindow, "show_status", recording)
+    old_profile(tmp_path / "profile")
+    session = session_for(tmp_path, fake_openai)
+
+    async def scenario(session: GuiSession):
+        await wait_until(lambda: any(t.startswith("Database updated in") for t in shown))
+        assert session.window.conversations_model.rowCount() == 10
+
+    run_in_session(session, scenario)
+    assert any(t.startswith("Updating the database ") for t in shown), shown

@@ -10,10 +10,9 @@ it and the user can check it.
 
 from __future__ import annotations
 
-import re
-
 from acai_desktop.core.documents.model import Passage
 from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.prompt_quoting import quote_untrusted
 
 EVIDENCE_BLOCK_START = "<documents>"
 EVIDENCE_BLOCK_END = "</documents>"
@@ -35,9 +34,6 @@ EVIDENCE_K = 5
 #: costs tokens and can mislead (the same fusion score as memories, in [0, 1]).
 EVIDENCE_MIN_SCORE = 0.1
 
-# "<documents>", "</ Documents >", fullwidth brackets: anything a model could take for
-# the block's delimiters loses its bracket.
-_DELIMITER_LOOK_ALIKE = re.compile(r"[<\uff1c\ufe64\u2329\u27e8\u3008](?=\s*/?\s*document)", re.I)
 
 _FRAMING = (EVIDENCE_BLOCK_START, EVIDENCE_PREAMBLE, EVIDENCE_BLOCK_END)
 #: What the block's framing costs, paid once by its first passage.
@@ -45,7 +41,8 @@ BLOCK_TOKENS = sum(estimate_tokens(part) + 1 for part in _FRAMING)
 
 
 def quoted_passage(text: str) -> str:
-    return _DELIMITER_LOOK_ALIKE.sub("‹", " ".join(text.split()))
+    # Every block's delimiters, not only this block's: see core.prompt_quoting.
+    return quote_untrusted(text)
 
 
 def citation(passage: Passage) -> str:

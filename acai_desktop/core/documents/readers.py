@@ -217,6 +217,20 @@ def markdown_sections(text: str) -> list[Section]:
     return sections
 
 
+def name_not_utf8(shown: str) -> str:
+    """Why a file whose name is not UTF-8 is refused (``shown``: :func:`printable_path`)."""
+    return (
+        f"{shown}: its name is not valid UTF-8 text (shown here with �), so it can't "
+        "be stored; rename the file, then add it again."
+    )
+
+
+def printable_path(path: Path | str) -> str:
+    """``path`` as text: bytes that are not UTF-8 in a name (which Python keeps as lone
+    surrogates) become U+FFFD, so the name can be shown, printed and stored."""
+    return os.fsencode(path).decode("utf-8", errors="replace")
+
+
 def walk_folder(folder: Path | str) -> list[Path]:
     """Every supported file under ``folder`` (recursively), sorted; hidden files and
     folders (".git") are skipped, and symbolic links to folders are not followed."""

@@ -29,6 +29,8 @@ from acai_desktop.core.documents.readers import (
     MAX_FILE_BYTES,
     MAX_FILE_LABEL,
     file_sha256,
+    name_not_utf8,
+    printable_path,
     require_kind,
     walk_folder,
 )
@@ -154,6 +156,12 @@ class DocumentService:
 
     async def _add_one(self, path: Path, report: AddReport) -> None:
         path = path.expanduser().absolute()
+        shown = printable_path(path)
+        if shown != str(path):
+            # Bytes that are not UTF-8 in its name: it can't be stored or shown as text.
+            # Refused by itself, so the rest of its folder is still added.
+            report.refused.append((shown, name_not_utf8(shown)))
+            return
         try:
             kind = require_kind(path)
             size = await asyncio.to_thread(_checked_size, path)

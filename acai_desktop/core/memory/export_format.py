@@ -209,6 +209,13 @@ def parse_document(text: str, *, source: str = "the file") -> ExportDocument:
             f'{source} is not an ACAI Desktop memories export (its "format" should be '
             f'"{FORMAT}", found {data.get("format")!r}).'
         )
+    version = data.get("version") if isinstance(data, dict) else None
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise InvalidInputError(
+            f"{source} was not imported; nothing was changed: this export is from a newer "
+            f"ACAI Desktop (format {version}; this one reads format {VERSION}). Update ACAI "
+            "Desktop to import it."
+        )
     try:
         document = ExportDocument.model_validate(data)
     except ValidationError as error:
@@ -231,7 +238,51 @@ def parse_document(text: str, *, source: str = "the file") -> ExportDocument:
                 f"{memory.uid!r} is already used by memories[{seen[memory.uid]}]"
             )
         seen[memory.uid] = position
+    _refuse_replacement_cycles(document, source)
     return document
+
+
+def _refuse_replacement_cycles(document: ExportDocument, source: str) -> None:
+    """A memory can't replace itself, nor be replaced by one it replaced (A -> B -> A):
+    the history would have no current version, and walking it would never end."""
+    position_of = {memory.uid: position for position, memory in enumerate(document.memories)}
+    replaced_by: dict[str, set[str]] = {uid: set() for uid in position_of}
+    for memory in document.memories:
+        for key in ("superseded_by_uid", "conflicts_with_uid", "supersedes_uid"):
+            if getattr(memory, key) == memory.uid:
+                raise InvalidInputError(
+                    f"{source} was not imported; nothing was changed:\n  "
+                    f"memories[{position_of[memory.uid]}].{key}: a memory can't name itself "
+                    f"({memory.uid!r})"
+                )
+        if memory.superseded_by_uid in replaced_by:
+            replaced_by[memory.uid].add(memory.superseded_by_uid)
+        if memory.supersedes_uid in replaced_by:
+            replaced_by[memory.supersedes_uid].add(memory.uid)
+    # Depth-first walk of the "replaced by" links; a link back into the path is a cycle.
+    done: set[str] = set()
+    for start in replaced_by:
+        if start in done:
+            continue
+        path, on_path = [start], {start}
+        pending = [iter(sorted(replaced_by[start]))]
+        while pending:
+            following = next(pending[-1], None)
+            if following is None:
+                pending.pop()
+                done.add(path[-1])
+                on_path.discard(path.pop())
+            elif following in on_path:
+                cycle = [*path[path.index(following) :], following]
+                where = " -> ".join(f"memories[{position_of[uid]}] ({uid!r})" for uid in cycle)
+                raise InvalidInputError(
+                    f"{source} was not imported; nothing was changed:\n  memories replace "
+                    f"each other in a circle: {where}"
+                )
+            elif following not in done:
+                path.append(following)
+                on_path.add(following)
+                pending.append(iter(sorted(replaced_by[following])))
 
 
 def read_document(path: str | Path) -> ExportDocument:

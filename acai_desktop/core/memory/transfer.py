@@ -11,7 +11,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
+import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,8 @@ from acai_desktop.core.store import memories as reads
 from acai_desktop.core.store import memory_writes as writes
 from acai_desktop.core.store.memories import MemoryFilter, list_memories, memory_history
 from acai_desktop.core.store.memory_changes import MemoryChange
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ImportReport", "export_memories", "import_memories", "parse_document"]
 
@@ -68,6 +72,29 @@ def derived_uid(item: MemoryItem, original_content: str) -> str:
     """A stable uid for a memory created before uids existed: its birth never changes."""
     digest = hashlib.sha256(f"{item.created_at}\n{original_content}".encode()).hexdigest()
     return digest[:32]
+
+
+def _collect_readable(db: Database) -> list[dict]:
+    """:func:`_collect`, and when some stored text is damaged (not UTF-8: a damaged
+    page), again with the unreadable bytes as U+FFFD: the export is how the user saves
+    what is readable of a damaged database, so it must not stop at the first bad row."""
+    try:
+        return _collect(db)
+    except sqlite3.OperationalError as error:
+        if getattr(error, "sqlite_errorcode", None) is not None:
+            raise  # SQLite's own error: not a decoding one
+    log.warning("the database holds damaged text; exporting it with U+FFFD in its place")
+    connection = db.conn
+    previous = connection.text_factory
+    connection.text_factory = _readable_text
+    try:
+        return _collect(db)
+    finally:
+        connection.text_factory = previous
+
+
+def _readable_text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
 
 
 def _collect(db: Database) -> list[dict]:
@@ -132,7 +159,7 @@ async def export_memories(service, path: str | Path) -> int:
     The file appears complete or not at all (written beside it, then renamed).
     """
     path = Path(path)
-    entries = await service.store.run(_collect)
+    entries = await service.store.run(_collect_readable)
     document = {
         "format": FORMAT,
         "version": VERSION,

@@ -16,7 +16,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS as MAX_TITLE_CHARS
-from acai_desktop.core.conversation_titles import clean_title
+from acai_desktop.core.conversation_titles import clean_title, one_line
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import (
     Conversation,
@@ -191,7 +191,7 @@ def add_turn(
 
 
 def _title_from(content: str, limit: int = 60) -> str:
-    line = " ".join(content.split())
+    line = one_line(content)
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 

@@ -34,10 +34,15 @@ from typing import ParamSpec, TypeVar
 from sqlite_utils import Database
 
 from acai_desktop.core.errors import StoreError
+from acai_desktop.core.progress import progress_log
 from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.private_files import make_private
 
 log = logging.getLogger(__name__)
+#: While migrating, SQLite calls back every this many virtual-machine steps; a line
+#: of progress is written at most every MIGRATION_REPORT_SECONDS.
+_PROGRESS_STEPS = 100_000
+MIGRATION_REPORT_SECONDS = 2.0
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -123,6 +128,11 @@ def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError
     SQLite versions and languages)."""
     code = getattr(error, "sqlite_errorcode", None)
     if code is None:
+        if isinstance(error, sqlite3.OperationalError):
+            # The one OperationalError the sqlite3 module raises itself, reading a row:
+            # stored text that is not UTF-8 ("Could not decode to UTF-8"), which only a
+            # damaged page (or another program's bytes) can hold.
+            return _damaged_text(path)
         return None  # not from SQLite itself: a closed connection, a bad parameter type
     if is_busy(error):
         # Its own type: a caller that must not lose what it writes tries again.
@@ -131,11 +141,18 @@ def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError
     return StoreError(explain(path, error)) if explain else None
 
 
-def _damaged(path: Path | str, error: sqlite3.Error) -> str:
+def _damaged(path: Path | str, error: object = None) -> str:
+    detail = f" ({error})" if error is not None else ""
     return (
-        f"The database {path} is damaged or is not an ACAI Desktop database ({error}). "
-        "Nothing was changed. Restore it from a backup, or start with another --data-dir."
+        f"The database {path} is damaged or is not an ACAI Desktop database{detail}. "
+        "Nothing was changed. To recover, restore the last good backup of the data "
+        "directory, or save what is still readable with `acai-desktop memories export "
+        "FILE` and import it into a new profile (`--data-dir NEW memories import FILE`)."
     )
+
+
+def _damaged_text(path: Path | str) -> StoreError:
+    return StoreError(_damaged(path, "some of its text is not valid UTF-8"))
 
 
 _READ_ONLY = (
@@ -193,10 +210,11 @@ def connect(path: Path | str) -> Database:
             if mode.lower() != "wal":
                 log.warning("SQLite refused WAL mode for %s (got %s)", path, mode)
         db.execute("PRAGMA synchronous = NORMAL")
-        if migrations.pending(db):
+        pending = migrations.pending(db)
+        if pending:
             # Under the write lock, so two processes opening an old profile at once don't
             # both apply the same migration (the second would fail half-way).
-            with db.atomic():
+            with db.atomic(), _reporting_progress(connection, path, len(pending)):
                 migrations.apply(db)
         return db
     except sqlite3.Error as error:
@@ -204,6 +222,38 @@ def connect(path: Path | str) -> Database:
         if translated is None:
             raise
         raise translated from error
+    except UnicodeDecodeError as error:
+        # A damaged schema page: its table definitions are not even text.
+        raise _damaged_text(path) from error
+
+
+@contextlib.contextmanager
+def _reporting_progress(connection: sqlite3.Connection, path: Path | str, steps: int):
+    """Say that the database is being updated, and every few seconds that it still is:
+    a large profile (200,000 messages) takes a minute, which must not look like a hang."""
+    started = time.monotonic()
+    last = [started]
+    fresh = not any(True for _ in connection.execute("SELECT 1 FROM sqlite_master LIMIT 1"))
+
+    def tick() -> int:
+        now = time.monotonic()
+        if now - last[0] >= MIGRATION_REPORT_SECONDS:
+            last[0] = now
+            progress_log.info("Still updating the database… %d s so far.", now - started)
+        return 0  # go on
+
+    if not fresh:
+        progress_log.info(
+            "Updating the database %s for this version of ACAI Desktop (%d step%s; a large "
+            "profile takes a minute or two)…", path, steps, "" if steps == 1 else "s",
+        )  # fmt: skip
+    connection.set_progress_handler(tick, _PROGRESS_STEPS)
+    try:
+        yield
+    finally:
+        connection.set_progress_handler(None, 0)
+    if not fresh:
+        progress_log.info("Database updated in %.0f s.", time.monotonic() - started)
 
 
 class Store:
@@ -252,6 +302,8 @@ class Store:
             if translated is None:
                 raise  # our bug: its own traceback says where
             raise translated from error
+        except UnicodeDecodeError as error:
+            raise _damaged_text(self.path) from error
 
     async def close(self) -> None:
         if self._db is None:

@@ -41,10 +41,18 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.ui.links import REFUSED_TEXT, open_link
-from acai_desktop.ui.message_document import COPY_SCHEME, MessageDocument
+from acai_desktop.ui.markdown_blocks import code_at, table_at
+from acai_desktop.ui.message_document import (
+    COPY_SCHEME,
+    LONG_CODE_SCHEME,
+    TABLE_SCHEME,
+    WHOLE_ANSWER_SCHEME,
+    MessageDocument,
+)
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.syntax import warm_up
 from acai_desktop.ui.theme import Theme
+from acai_desktop.ui.widgets.large_answer_dialogs import TableDialog, WholeAnswerDialog
 from acai_desktop.ui.widgets.message_delegate import (
     EDIT,
     REGENERATE,
@@ -175,8 +183,12 @@ class ChatView(QListView):
     # -- links and actions ---------------------------------------------------------------
 
     def activate_link(self, index: QModelIndex | QPersistentModelIndex, href: str) -> None:
-        """A link in a message was clicked: copy a code block, or open a web link."""
+        """A link in a message was clicked: copy a code block, show a large table or a
+        long answer whole, or open a web link."""
         url = QUrl(href)
+        if url.scheme() in (LONG_CODE_SCHEME, TABLE_SCHEME, WHOLE_ANSWER_SCHEME):
+            self._open_large_part(index.data(MessageRoles.CONTENT) or "", url)
+            return
         if url.scheme() == COPY_SCHEME:
             document = self.delegate.documents.get(index.data(MessageRoles.ID))
             number = int(url.path()) if url.path().isdigit() else -1
@@ -186,6 +198,16 @@ class ChatView(QListView):
             return
         if not open_link(url):
             self.notice_requested.emit(REFUSED_TEXT)
+
+    def _open_large_part(self, content: str, url: QUrl) -> None:
+        offset = int(url.path()) if url.path().isdigit() else -1
+        if url.scheme() == WHOLE_ANSWER_SCHEME:
+            WholeAnswerDialog(content, self).open()
+        elif url.scheme() == TABLE_SCHEME and 0 <= offset < len(content):
+            TableDialog(table_at(content, offset), self).open()
+        elif url.scheme() == LONG_CODE_SCHEME and 0 <= offset < len(content):
+            QGuiApplication.clipboard().setText(code_at(content, offset))
+            self.notice_requested.emit(CODE_COPIED_TEXT)
 
     def action_rect(self, row: int, action: str) -> QRect | None:
         """Where ``action`` is drawn for ``row``, in viewport coordinates (tests use it)."""

@@ -25,21 +25,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.records import Message
 from acai_desktop.ui.message_document import MessageDocument
-from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.theme import Theme
 
 #: Documents kept laid out; others are rebuilt when scrolled back into view.
 DOCUMENT_CACHE_SIZE = 300
 
 
-def shown_text(index: QModelIndex) -> str:
-    content = index.data(MessageRoles.CONTENT) or ""
-    if content:
-        return content
-    return {"streaming": "…", "stopped": "(stopped before any text)"}.get(
-        index.data(MessageRoles.STATUS), ""
-    )
+def shown_text(message: Message) -> str:
+    if message.content:
+        return message.content
+    return {"streaming": "…", "stopped": "(stopped before any text)"}.get(str(message.status), "")
 
 
 class MessageDocuments:
@@ -54,8 +51,11 @@ class MessageDocuments:
         self.pinned: set[int] = set()
 
     def document(self, index: QModelIndex, width: int) -> MessageDocument:
-        message_id = index.data(MessageRoles.ID)
-        markdown = index.data(MessageRoles.ROLE) != "user"
+        # The record itself, not Qt's data(): through data() a 1 MB answer would be
+        # copied to a QString and back at every paint and size question.
+        message = index.model().message_at(index.row())
+        message_id = message.id
+        markdown = message.role != "user"
         document = self._documents.get(message_id)
         if document is None or document.markdown != markdown:
             document = MessageDocument(self.theme, self.font, markdown=markdown)
@@ -63,7 +63,7 @@ class MessageDocuments:
         else:
             self._documents.move_to_end(message_id)
         document.set_width(width)
-        document.set_source(shown_text(index))
+        document.set_source(shown_text(message))
         while len(self._documents) > self.capacity:
             oldest = next((i for i in self._documents if i not in self.pinned), None)
             if oldest is None:
