@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QLabel
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.memory.panel_search import PanelSearchWeights
 from acai_desktop.core.memory.panel_view import DEFAULT_PAGE_SIZE, PanelQuery
-from acai_desktop.core.memory.reader import NEAR_LIMIT
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -283,11 +283,11 @@ def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_
         await wait_until(lambda: model.query.near and model.settled)
         assert model.query.asked() == PanelQuery.of("THING 12")
         # Words match inside numbers too: 12, 112, 120..129, 212, 312, 412; beside them,
-        # at most NEAR_LIMIT notes close in meaning (all "thing" notes are).
+        # at most the search's limit of notes found by meaning (all "thing" notes are).
         shown = {model.index(r).data(MemoryRoles.CONTENT) for r in range(model.rowCount())}
         by_words = {f"The user noted thing {n}" for n in range(450) if "12" in str(n)}
         assert len(by_words) == 15 and by_words <= shown
-        assert len(shown) == model.matching_count <= 15 + NEAR_LIMIT
+        assert len(shown) == model.matching_count <= 15 + PanelSearchWeights().limit
         assert panel.count_label.text() == "450"
 
     run_in_session(gui_session(profile), scenario)

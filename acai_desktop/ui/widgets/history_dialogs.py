@@ -21,6 +21,7 @@ from acai_desktop.core.records import (
     Message,
     RecalledMessage,
 )
+from acai_desktop.ui.models.memories_model import TEMPORARY_EXPLANATION
 from acai_desktop.ui.widgets.dialogs import BaseDialog
 
 ACTOR_LABELS = {
@@ -101,6 +102,8 @@ class MemoryDetailsDialog(_BrowserDialog):
             "edited by you" if item.user_edited else "",
         ]
         parts.append(f"<p class='muted'>{e(' · '.join(f for f in facts if f))}</p>")
+        if item.status.value == "temporary":
+            parts.append(f"<p>{e(TEMPORARY_EXPLANATION)}</p>")
         if item.status.value == "conflict":
             # meta comes from the processors, or as it is from an imported file.
             other = item.meta.get("conflicts_with")
