@@ -366,3 +366,36 @@ def test_cards_are_measured_again_when_the_panel_is_resized(qapp, tmp_path, fake
         assert narrow[1] > wide_height and wide_width > narrow[0]
 
     run_in_session(gui_session(profile), scenario)
+
+
+def test_the_memory_search_finds_a_topic_most_relevant_first(qapp, tmp_path, fake_openai):
+    """ "food" shows the diet and the allergy (no word in common with it), "family" the
+    sister; nothing off the topic."""
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: GuiSession):
+        await wait_until(lambda: session.assistant is not None)
+        memories = session.assistant.memories
+        for text, category in (
+            ("The user is vegetarian", "Health"),
+            ("The user is allergic to peanuts", "Health"),
+            ("The user works as a data engineer", "Professional"),
+            ("The user's sister lives in Oslo", "Relationship"),
+        ):
+            await memories.remember(text, category=category, explicit=True)
+        panel, model = session.window.memory_panel, session.window.memories_model
+        await wait_until(lambda: model.rowCount() == 4)
+
+        def shown() -> list[str]:
+            return [model.index(r).data(MemoryRoles.CONTENT) for r in range(model.rowCount())]
+
+        panel.search.setText("food")
+        await wait_until(lambda: model.query.near and model.settled)
+        assert set(shown()) == {"The user is vegetarian", "The user is allergic to peanuts"}
+
+        panel.search.setText("family")
+        await wait_until(lambda: model.query.text == "family" and model.query.near)
+        await wait_until(lambda: model.settled)
+        assert shown() == ["The user's sister lives in Oslo"]
+
+    run_in_session(gui_session(profile), scenario)

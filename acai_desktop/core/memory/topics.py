@@ -121,7 +121,7 @@ TOPICS: tuple[Topic, ...] = (
         "hobbies",
         "hobby hobbies interests pastime pastimes leisure",
         "loves enjoys hobby plays reads hiking painting guitar gardening cooking cooks "
-        "running tennis games novels films",
+        "runs running tennis games novels films",
     ),
     _topic(
         "sports",
