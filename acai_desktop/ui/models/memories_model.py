@@ -201,6 +201,12 @@ class MemoriesModel(QAbstractListModel):
         self._query = query
         self.reload()
 
+    def show_first(self, memory_id: int) -> asyncio.Task | None:
+        """Show every memory with ``memory_id`` first (no search, no filter); returns the
+        task loading the first page."""
+        self._query = PanelQuery(near=(memory_id,))
+        return self.reload()
+
     def reload(self) -> asyncio.Task | None:
         """Read the first page (and the counts) of the current query again."""
         if self._read is None or not _loop_running():

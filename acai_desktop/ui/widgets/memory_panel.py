@@ -232,6 +232,17 @@ class MemoryPanel(QWidget):
         self.list.setCurrentIndex(self.model.index(row))
         return True
 
+    def clear_query(self) -> None:
+        """Empty the search box and show every kind, without starting a search (the
+        caller sets the model's query)."""
+        self._search_timer.stop()
+        for widget in (self.search, self.filter_box):
+            widget.blockSignals(True)
+        self.search.clear()
+        self.filter_box.setCurrentIndex(0)
+        for widget in (self.search, self.filter_box):
+            widget.blockSignals(False)
+
     def current_query(self) -> PanelQuery:
         return PanelQuery.of(self.search.text(), self.filter_box.currentText())
 
