@@ -112,6 +112,8 @@ def test_a_temporary_memory_says_what_temporary_means(qapp, tmp_path, fake_opena
 
     async def scenario(session: GuiSession):
         await wait_until(lambda: session.assistant is not None)
+        said: list[str] = []
+        session.window.statusBar().messageChanged.connect(said.append)
         memories = session.assistant.memories
         tired = await memories.remember(
             "The user is tired today", category="Personal", actor="critical_info_processor",
@@ -123,6 +125,8 @@ def test_a_temporary_memory_says_what_temporary_means(qapp, tmp_path, fake_opena
         )  # fmt: skip
         assert (tired.status.value, vegetarian.status.value) == ("temporary", "active")
         window, panel = session.window, session.window.memory_panel
+        await wait_until(lambda: any("Memory updated" in m for m in said))
+        assert any("Noted for now (temporary" in m and "tired today" in m for m in said)
         model = window.memories_model
         await wait_until(lambda: model.rowCount() == 2)
         rows = {model.index(r).data(MemoryRoles.ID): model.index(r) for r in range(2)}

@@ -86,6 +86,9 @@ class MemoryActions(ActionGroup):
             return
         if memory.kind == MemoryKind.SUMMARY:
             text = "Summarised older messages into a memory."
+        elif memory.status == MemoryStatus.TEMPORARY:
+            # Not "updated": it won't reach an answer unless it comes up again.
+            text = f"Noted for now (temporary, not used in answers): “{short(memory.content)}”"
         else:
             text = f"Memory updated: “{short(memory.content)}”"
         window.offer_undo(text, memory.id, forgets=True)
