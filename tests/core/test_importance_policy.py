@@ -152,3 +152,10 @@ def test_the_temporary_badge_explanation_says_when_it_becomes_long_term():
     text = MemoryPolicy(promote_after_uses=2).temporary_explanation()
     assert "not used in answers" in text and "twice more" in text and "pin" in text
     assert "3 more times" in MemoryPolicy(promote_after_uses=3).temporary_explanation()
+
+
+def test_a_plan_months_ahead_is_long_term_and_one_for_today_is_not():
+    ahead = score_importance("The user plans to visit Rome in May", category="Plan")
+    today = score_importance("The user plans to visit the museum today", category="Plan")
+    assert POLICY.decide(ahead, explicit=False) == MemoryStatus.ACTIVE
+    assert POLICY.decide(today, explicit=False) == MemoryStatus.TEMPORARY

@@ -13,7 +13,8 @@ Two sources of evidence, the text first:
   ("is tired", "feels anxious", "in a bad mood"), the weather. "The user's sister is
   visiting tonight" is about the sister, but it is over tomorrow.
 * otherwise *lasting* cues in the text (an allergy, a diet, a partner, a job, a home,
-  "always", "every Sunday", "for ten years", "committed to") or the extractor's category
+  "always", "every Sunday", "for ten years", "committed to", a plan months ahead: "in
+  May", "next year") or the extractor's category
   (Personal, Professional, Relationship, Health, Location, Preference) make it lasting;
 * what is left (a Plan or Other fact without cues) is *neutral*: kept temporary until it
   comes up again.
@@ -42,6 +43,7 @@ LASTING_CATEGORIES = frozenset(
 )
 
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _COUNT = (
     r"(?:(?:about|over|almost|nearly|around) )?"
     r"(?:\d+|a|an|one|two|three|five|ten|fifteen|twenty|thirty|forty|a few|a couple of)"
@@ -113,6 +115,9 @@ _LASTING = re.compile(
             r"can't stand|cannot stand|avoids?|fan of|into|obsessed|believer|"
             r"committed|commitment|promised|goal|saving|training for|learning)\b",
             rf"\bfor {_COUNT} (?:years?|decades?)\b",
+            # a plan months ahead ("visit Rome in May") outlives today's plans
+            rf"\b(?:in|by|until|next|this coming) (?:{_MONTHS}|spring|summer|autumn|fall|"
+            r"winter|the (?:spring|summer|autumn|fall|winter)|year|month)\b",
             # "The user is a nurse", "I'm an engineer": what someone is, not how they feel
             r"\b(?:is|am|i'm|im) an? (?!bit\b|little\b|lot\b)",
             r"\b(?:don't|doesn't|does not|do not|can't|cannot|can not) (?:eat|drink|have|smoke)\b",
