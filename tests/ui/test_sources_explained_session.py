@@ -15,7 +15,7 @@ from acai_desktop.ui.widgets.chat_view import SOURCES
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 from tests.ui.test_chat_session import click_action, send
 
 
@@ -81,7 +81,7 @@ def test_sources_say_how_strong_and_why_and_open_the_memory_in_the_panel(
         assert window.side_tabs.isVisible()
         dialog.close()
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_came_from_opens_the_chat_at_the_message_highlighted(qapp, tmp_path, fake_openai):
@@ -108,4 +108,4 @@ def test_came_from_opens_the_chat_at_the_message_highlighted(qapp, tmp_path, fak
         await wait_until(lambda: window.chat_view.highlighted_message_id == told)
         await wait_until(lambda: window.findChild(MemoryDetailsDialog) is None)
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
