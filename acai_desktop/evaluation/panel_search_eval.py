@@ -9,7 +9,9 @@ the panel's first page under that query), and scored:
 
 - recall@k: the share of a query's expected facts among the first ``k`` shown, averaged;
 - average precision: how high the expected facts stand among those shown (1.0 when they
-  come first), averaged; a list in date order scores low on it.
+  come first), averaged; a list in date order scores low on it;
+- shown: how many memories the first page lists (expected or not), averaged: what a
+  person reads through, so the threshold is the highest that keeps the recall.
 
 Figures per profile: ``tune`` (the lexicon and the threshold were shaped on it) and
 ``held_out`` (never tuned on).
@@ -108,6 +110,8 @@ class PanelSearchReport:
             "queries": len(chosen),
             f"recall@{self.k}": round(sum(r.recall for r in chosen) / n, 4),
             "mean_average_precision": round(sum(r.average_precision for r in chosen) / n, 4),
+            # What a person reads through: every memory listed, expected or not.
+            "mean_shown": round(sum(len(r.shown) for r in chosen) / n, 2),
         }
 
     def as_dict(self) -> dict:
@@ -179,13 +183,13 @@ def format_panel_search(report: dict) -> str:
     lines = [
         "Memory panel search on labelled queries (the first page as the panel shows it)",
         "",
-        f"{'':<10}{'queries':>8}{'recall@' + str(k):>12}{'MAP':>8}",
+        f"{'':<10}{'queries':>8}{'recall@' + str(k):>12}{'MAP':>8}{'shown':>8}",
     ]
     for name in ("all", *report["profiles"]):
         figures = report[name]
         lines.append(
             f"{name:<10}{figures['queries']:>8}{figures[f'recall@{k}']:>12.3f}"
-            f"{figures['mean_average_precision']:>8.3f}"
+            f"{figures['mean_average_precision']:>8.3f}{figures['mean_shown']:>8.1f}"
         )
     lines += [f"{'goal':<10}{'':>8}{'>= ' + format(report['goal_recall'], '.2f'):>12}", ""]
     missed = [r for r in report["per_query"] if r["missed"]]
