@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.documents.model import EvidenceSource
-from acai_desktop.core.memory.explain import Explanation, explain
+from acai_desktop.core.memory.explain import SOME_SCORE, STRONG_SCORE, Explanation, explain
 from acai_desktop.core.records import (
     AnswerSource,
     MemoryEvent,
@@ -58,8 +58,8 @@ def why_html(explanation: Explanation) -> str:
     strength's tooltip (the words come from the user's text: escaped)."""
     e = html.escape
     parts = [
-        f"<span title='score {explanation.score:.2f} (0 to 1; strong from 0.45, "
-        f"some from 0.25)'>{e(explanation.strength)} match</span>"
+        f"<span title='score {explanation.score:.2f} (0 to 1; strong from {STRONG_SCORE}, "
+        f"some from {SOME_SCORE})'>{e(explanation.strength)} match</span>"
     ]
     for phrase, words in explanation.reasons:
         named = ", ".join(f"<i>{e(w)}</i>" for w in words)
