@@ -195,6 +195,8 @@ class MainWindow(QMainWindow):
         self.events.message_updated.connect(self.messages_model.on_message_updated)
         self.events.answer_finished.connect(self.messages_model.on_answer_finished)
         self.events.memory_added.connect(self.memories_model.on_memory_added)
+        # A memory learned during a search may be on its topic: search again, once quiet.
+        self.events.memory_added.connect(self.memory_panel.search_again_soon)
         self.events.memory_changed.connect(self.memories_model.on_memory_changed)
         self.events.memory_removed.connect(self.memories_model.on_memory_removed)
         self.events.job_status_changed.connect(self.job_status.on_job_status_changed)

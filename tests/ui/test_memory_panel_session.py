@@ -370,7 +370,7 @@ def test_cards_are_measured_again_when_the_panel_is_resized(qapp, tmp_path, fake
 
 def test_the_memory_search_finds_a_topic_most_relevant_first(qapp, tmp_path, fake_openai):
     """ "food" shows the diet and the allergy (no word in common with it), "family" the
-    sister; nothing off the topic."""
+    sister, and the kids once they are learned; nothing off the topic."""
     profile = configure_profile(tmp_path / "profile", fake_openai)
 
     async def scenario(session: GuiSession):
@@ -397,5 +397,9 @@ def test_the_memory_search_finds_a_topic_most_relevant_first(qapp, tmp_path, fak
         await wait_until(lambda: model.query.text == "family" and model.query.near)
         await wait_until(lambda: model.settled)
         assert shown() == ["The user's sister lives in Oslo"]
+        # Learned while the search is shown, and on its topic: the search runs again.
+        await memories.remember("The user has two kids", category="Relationship", explicit=True)
+        await wait_until(lambda: model.rowCount() == 2 and model.settled)
+        assert set(shown()) == {"The user's sister lives in Oslo", "The user has two kids"}
 
     run_in_session(gui_session(profile), scenario)
