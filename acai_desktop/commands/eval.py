@@ -133,6 +133,35 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     updates.add_argument("--json", action="store_true", help="print one JSON object")
     updates.set_defaults(handler=run_updates)
 
+    policy = actions.add_parser(
+        "policy",
+        parents=[common],
+        help="does the memory policy keep what lasts (labelled user statements)",
+        description="Play labelled user statements through the real critical-info processor "
+        "(scripted extraction returns each statement's labelled fact) and print how many "
+        "long-term ones are kept long-term and how many transient ones are.",
+    )
+    policy.add_argument(
+        "--statements", metavar="FILE", help="labelled statements (JSON lines); default: built in"
+    )
+    policy.add_argument("--json", action="store_true", help="print one JSON object")
+    policy.set_defaults(handler=run_policy)
+
+    panel_search = actions.add_parser(
+        "panel-search",
+        parents=[common],
+        help="recall@k of the memory panel's search on labelled queries",
+        description="Store a labelled profile of memories in a temporary profile, ask the "
+        "panel's search each labelled query, and print recall@k and how often the "
+        "expected memories rank above the others.",
+    )
+    panel_search.add_argument(
+        "--queries", metavar="FILE", help="labelled profile and queries (JSON); default: built in"
+    )
+    panel_search.add_argument("--k", type=int, default=20, help="cut-off (default 20)")
+    panel_search.add_argument("--json", action="store_true", help="print one JSON object")
+    panel_search.set_defaults(handler=run_panel_search)
+
     add_ablation_parser(actions, common)
 
 
@@ -305,4 +334,28 @@ def run_updates(args: argparse.Namespace) -> int:
         print("Stopped: no figures.", file=sys.stderr)
         return 130
     print(json.dumps(report) if args.json else format_updates(report))
+    return 0
+
+
+def run_policy(args: argparse.Namespace) -> int:
+    from acai_desktop.evaluation.policy_eval import evaluate_policy, format_policy, load_statements
+
+    statements = load_statements(args.statements)
+    report = asyncio.run(evaluate_policy(statements)).as_dict()
+    print(json.dumps(report) if args.json else format_policy(report))
+    return 0
+
+
+def run_panel_search(args: argparse.Namespace) -> int:
+    from acai_desktop.evaluation.panel_search_eval import (
+        evaluate_panel_search,
+        format_panel_search,
+        load_panel_queries,
+    )
+
+    if args.k <= 0:
+        raise InvalidInputError(f"--k must be a positive whole number, not {args.k}.")
+    labelled = load_panel_queries(args.queries)
+    report = asyncio.run(evaluate_panel_search(labelled, k=args.k)).as_dict()
+    print(json.dumps(report) if args.json else format_panel_search(report))
     return 0

@@ -35,6 +35,7 @@ from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.llm.chat_model import ChatModel
 from acai_desktop.core.memory.context_builder import BuiltContext, UsedEvidence, build_context
+from acai_desktop.core.memory.explain import matching_sentences
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
@@ -197,7 +198,9 @@ class Orchestrator:
             result.used_contents = {m.id: m.content for m in used_memories}
             result.used_kinds = {m.id: m.kind.value for m in used_memories}
             result.recalled = dict(context.recalled)
-            result.evidence_used = [evidence_source(answer.id, e) for e in context.evidence]
+            result.evidence_used = [
+                evidence_source(answer.id, e, user_message.content) for e in context.evidence
+            ]
             await self._stream(answer, context, text)
             # An answer cut at the size limit did not end: stopped, with the note.
             status, note = MessageStatus.COMPLETE, None
@@ -407,11 +410,11 @@ def _log_skipped_save(future: asyncio.Future) -> None:
 SNIPPET_CHARS = 240
 
 
-def evidence_source(answer_id: int, used: UsedEvidence) -> EvidenceSource:
+def evidence_source(answer_id: int, used: UsedEvidence, question: str = "") -> EvidenceSource:
+    """What an answer's provenance keeps of a passage: where it is, and as its snippet
+    the sentences that matched ``question`` (the opening when none shares a word)."""
     passage = used.hit.passage
-    snippet = " ".join(passage.content.split())
-    if len(snippet) > SNIPPET_CHARS:
-        snippet = snippet[: SNIPPET_CHARS - 1].rstrip() + "…"
+    snippet = matching_sentences(passage.content, question, SNIPPET_CHARS)
     return EvidenceSource(
         message_id=answer_id,
         rank=used.rank,

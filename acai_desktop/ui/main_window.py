@@ -58,6 +58,7 @@ from acai_desktop.ui.window_panes import (
     build_shortcuts,
     build_side_panel,
     build_sidebar,
+    show_side_tab,
 )
 
 if TYPE_CHECKING:  # loaded when opened: its model settings (pydantic) aren't needed to paint
@@ -94,6 +95,8 @@ class MainWindow(QMainWindow):
     memory_forget_requested = Signal(int)
     memory_restore_requested = Signal(int)
     memory_details_requested = Signal(int)
+    #: Select a memory in the memory panel and show it (from an answer's sources).
+    memory_show_requested = Signal(int)
     memory_resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (kept)
     memory_search_requested = Signal(object)  # PanelQuery (add what is close in meaning)
     suggestion_accept_requested = Signal(int)  # suggestion id
@@ -192,6 +195,8 @@ class MainWindow(QMainWindow):
         self.events.message_updated.connect(self.messages_model.on_message_updated)
         self.events.answer_finished.connect(self.messages_model.on_answer_finished)
         self.events.memory_added.connect(self.memories_model.on_memory_added)
+        # A memory learned during a search may be on its topic: search again, once quiet.
+        self.events.memory_added.connect(self.memory_panel.search_again_soon)
         self.events.memory_changed.connect(self.memories_model.on_memory_changed)
         self.events.memory_removed.connect(self.memories_model.on_memory_removed)
         self.events.job_status_changed.connect(self.job_status.on_job_status_changed)
@@ -274,6 +279,10 @@ class MainWindow(QMainWindow):
             action.blockSignals(False)
         self.sidebar.setVisible(conversations)
         self.side_tabs.setVisible(memory)
+
+    def show_memory_tab(self) -> None:
+        """The side panel, shown, on its Memory tab."""
+        show_side_tab(self, 0)
 
     def reveal_memory(self, memory_id: int) -> None:
         """Scroll the memory panel to ``memory_id`` (when it is in the loaded pages)."""

@@ -170,6 +170,7 @@ class WindowDialogs:
 
     def memory_details(self, memory_id: int) -> MemoryDetailsDialog:
         dialog = MemoryDetailsDialog(memory_id, self.window)
+        dialog.message_open_requested.connect(self.window.recalled_message_open_requested)
         dialog.open()
         return dialog
 
@@ -177,6 +178,7 @@ class WindowDialogs:
         dialog = ProvenanceDialog(answer_id, self.window)
         dialog.message_open_requested.connect(self.window.recalled_message_open_requested)
         dialog.passage_open_requested.connect(self.window.passage_open_requested)
+        dialog.memory_open_requested.connect(self.window.memory_show_requested)
         dialog.open()
         return dialog
 

@@ -168,3 +168,39 @@ def test_a_turn_is_answered_while_a_document_is_being_indexed(tmp_path, fake_ope
     assert str(result.status) == "complete"
     assert during.status == DocumentStatus.INDEXING
     assert after.status == DocumentStatus.READY
+
+
+FACILITIES = (
+    "Facilities notes for the campus.\n\n"
+    "Building A houses the cafeteria and the main reception; visitors sign in at the front "
+    "desk and collect a badge before going upstairs.\n\n"
+    "Building B holds the labs. Lab coats are required beyond the yellow line, and the "
+    "fume hoods are checked every Monday by the safety officer.\n\n"
+    "The emergency generator in building C is serviced by Voltcraft Ltd every March; "
+    "their engineer is Dana Ruiz."
+)
+
+
+def test_a_passage_snippet_shows_the_sentences_that_matched(tmp_path, fake_openai):
+    """The answer sits in the passage's last paragraph: the snippet shows it, not the
+    passage's first words (in the result, the event and the database alike)."""
+    fake_openai.responder = fake_model
+    document = tmp_path / "facilities.txt"
+    document.write_text(FACILITIES, encoding="utf-8")
+
+    async def scenario():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            report = await assistant.documents.add([document])
+            await assistant.runner.wait_for(report.job_ids, timeout=60)
+            conversation = await assistant.conversations.create()
+            question = "Who services the emergency generator in building C?"
+            result = await assistant.orchestrator.send(conversation.id, question)
+            recorded = await assistant.provenance.evidence_of_answer(result.answer.id)
+            return result, recorded
+
+    result, recorded = run(scenario())
+    snippet = result.evidence_used[0].snippet
+    assert "serviced by Voltcraft Ltd" in snippet
+    assert not snippet.startswith("Facilities notes") and snippet.startswith("…")
+    assert len(snippet) <= 240
+    assert recorded[0].snippet == snippet

@@ -105,3 +105,57 @@ def test_policy_decides_and_promotes():
 def test_policy_refuses_impossible_settings(settings):
     with pytest.raises(InvalidInputError):
         MemoryPolicy(**settings)
+
+
+@pytest.mark.parametrize(
+    ("fact", "category"),
+    [
+        ("The user is vegetarian.", "Health"),  # the issue: stored Temporary at 0.28
+        ("The user's name is Alice.", "Personal"),
+        ("The user is allergic to peanuts.", None),
+        ("The user's partner Sam is a chef.", "Relationship"),
+        ("The user lives in Leeds.", None),
+        ("The user works at a bank.", None),
+        ("The user calls their mother every Sunday.", "Other"),
+    ],
+)
+def test_what_lasts_is_long_term_from_the_first_mention(fact, category):
+    score = score_importance(fact, category=category, confidence=0.8)
+    assert POLICY.decide(score, explicit=False) == MemoryStatus.ACTIVE
+
+
+@pytest.mark.parametrize(
+    ("fact", "category"),
+    [
+        ("The user is tired today.", "Personal"),
+        ("The user is going to the gym after work today.", "Plan"),
+        ("It is raining where the user is.", "Other"),
+        ("The user is in a bad mood.", "Personal"),
+        ("The user's sister is coming over for dinner tonight.", "Relationship"),
+        ("The user feels anxious about a meeting this afternoon.", "Health"),
+        ("The user watched a film.", "Other"),
+    ],
+)
+def test_moods_plans_for_today_and_the_weather_stay_temporary(fact, category):
+    score = score_importance(fact, category=category, confidence=1.0)
+    assert POLICY.decide(score, explicit=False) == MemoryStatus.TEMPORARY
+
+
+def test_a_summary_of_a_day_stays_long_term():
+    """A summary stands for the messages it folded: "today" must not make it temporary."""
+    text = "The user said they are tired today and asked for dinner ideas for tonight."
+    score = score_importance(text, kind="summary", confidence=1.0)
+    assert POLICY.decide(score, explicit=False) == MemoryStatus.ACTIVE
+
+
+def test_the_temporary_badge_explanation_says_when_it_becomes_long_term():
+    text = MemoryPolicy(promote_after_uses=2).temporary_explanation()
+    assert "not used in answers" in text and "twice more" in text and "pin" in text
+    assert "3 more times" in MemoryPolicy(promote_after_uses=3).temporary_explanation()
+
+
+def test_a_plan_months_ahead_is_long_term_and_one_for_today_is_not():
+    ahead = score_importance("The user plans to visit Rome in May", category="Plan")
+    today = score_importance("The user plans to visit the museum today", category="Plan")
+    assert POLICY.decide(ahead, explicit=False) == MemoryStatus.ACTIVE
+    assert POLICY.decide(today, explicit=False) == MemoryStatus.TEMPORARY

@@ -114,8 +114,8 @@ def test_a_fact_said_four_times_at_low_confidence_is_one_memory_promoted(tmp_pat
         if '"durable_fact"' in system:
             return Reply(json_obj={"durable_fact": True})
         if '"facts"' in system:
-            # Short and plain, said with little confidence: the policy keeps it temporary.
-            fact = {"fact": "The user snowboards often", "category": "Other", "confidence": 0.6}
+            # One outing, neither lasting nor passing: the policy keeps it temporary.
+            fact = {"fact": "The user went snowboarding", "category": "Other", "confidence": 0.6}
             return Reply(json_obj={"facts": [fact]})
         return Reply(json_obj={"relation": "unrelated"})
 
@@ -126,7 +126,7 @@ def test_a_fact_said_four_times_at_low_confidence_is_one_memory_promoted(tmp_pat
             conversation = await assistant.conversations.create()
             states = []
             for _ in range(4):
-                await _say(assistant, conversation.id, "I snowboard often.")
+                await _say(assistant, conversation.id, "I went snowboarding.")
                 states.append(
                     [
                         (m.status, m.use_count)

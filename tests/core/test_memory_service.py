@@ -208,14 +208,15 @@ def test_unknown_kind_actor_and_ids_are_refused(tmp_path):
 def test_user_edit_marks_user_edited_reembeds_and_keeps_fts_in_sync(tmp_path):
     async def scenario():
         async with memory_services(tmp_path) as (store, service, events):
-            item = await service.remember("I drink coffee every morning", confidence=0.6)
+            # Coffee this morning passes (temporary); the user's edit vouches for it.
+            item = await service.remember("I had coffee this morning", confidence=0.6)
             events.clear()
-            edited = await service.edit(item.id, "I drink green tea every morning")
+            edited = await service.edit(item.id, "I had green tea this morning")
             assert edited.user_edited and edited.protected
             assert item.status == MemoryStatus.TEMPORARY
             assert edited.status == MemoryStatus.ACTIVE  # the user vouched for it
             assert edited.confidence == 1.0
-            assert edited.content == "I drink green tea every morning"
+            assert edited.content == "I had green tea this morning"
             blob, _ = await stored_embedding(store, item.id)
             expected = shared_embedder().embed_sync([edited.content])[0]
             assert np.allclose(decode_embedding(blob), expected)
@@ -226,7 +227,7 @@ def test_user_edit_marks_user_edited_reembeds_and_keeps_fts_in_sync(tmp_path):
             assert events.memories(ev.MemoryChanged) == [edited]
             last = (await service.history(item.id))[-1]
             assert (last.actor, last.action) == (Actor.USER, "edited")
-            assert last.before["content"] == "I drink coffee every morning"
+            assert last.before["content"] == "I had coffee this morning"
             assert last.after["content"] == edited.content
 
     run(scenario())
@@ -439,9 +440,10 @@ def test_reinforce_counts_links_keeps_higher_confidence_and_promotes(tmp_path):
             service,
             _events,
         ):
-            first, second = await add_messages(store, "I sometimes run", "ran again today")
+            first, second = await add_messages(store, "I watched a film", "a film again")
+            # Neither lasting nor passing: temporary until it comes up again.
             item = await service.remember(
-                "The user runs", actor=PROCESSOR, confidence=0.4, sources=[first]
+                "The user watched a film", actor=PROCESSOR, confidence=0.4, sources=[first]
             )
             assert item.status == MemoryStatus.TEMPORARY
             once = await service.reinforce(

@@ -53,3 +53,26 @@ def test_the_users_own_note_is_not_announced_as_learned(qapp, tmp_path, fake_ope
         assert not window.undo_button.isVisible()
 
     run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)
+
+
+def test_a_conflict_is_announced_as_a_conflict_with_both_facts(qapp, tmp_path, fake_openai):
+    """A new fact against a pinned one is not "Memory updated": the status bar names the
+    pinned fact and the new one, and the panel shows the conflict."""
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        memories = session.assistant.memories
+        home = await memories.remember("The user lives in Paris", category="Location")
+        await memories.pin(home.id)
+        # A processor may not change a pinned memory: the new fact becomes a conflict.
+        conflict = await memories.propose_change(
+            home.id, "The user lives in Berlin", actor="critical_info_processor"
+        )
+        assert conflict.status.value == "conflict"
+        message = window.statusBar().currentMessage
+        await wait_until(lambda: "Conflicts with what you pinned" in message())
+        assert "The user lives in Paris" in message() and "The user lives in Berlin" in message()
+        assert "Memory updated" not in message()
+        await wait_until(lambda: window.memories_model.rowCount() == 2)
+
+    run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)

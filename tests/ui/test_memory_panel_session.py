@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QLabel
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.memory.panel_search import PanelSearchWeights
 from acai_desktop.core.memory.panel_view import DEFAULT_PAGE_SIZE, PanelQuery
-from acai_desktop.core.memory.reader import NEAR_LIMIT
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -283,11 +283,11 @@ def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_
         await wait_until(lambda: model.query.near and model.settled)
         assert model.query.asked() == PanelQuery.of("THING 12")
         # Words match inside numbers too: 12, 112, 120..129, 212, 312, 412; beside them,
-        # at most NEAR_LIMIT notes close in meaning (all "thing" notes are).
+        # at most the search's limit of notes found by meaning (all "thing" notes are).
         shown = {model.index(r).data(MemoryRoles.CONTENT) for r in range(model.rowCount())}
         by_words = {f"The user noted thing {n}" for n in range(450) if "12" in str(n)}
         assert len(by_words) == 15 and by_words <= shown
-        assert len(shown) == model.matching_count <= 15 + NEAR_LIMIT
+        assert len(shown) == model.matching_count <= 15 + PanelSearchWeights().limit
         assert panel.count_label.text() == "450"
 
     run_in_session(gui_session(profile), scenario)
@@ -364,5 +364,42 @@ def test_cards_are_measured_again_when_the_panel_is_resized(qapp, tmp_path, fake
         panel_width(460)
         await wait_until(lambda: card()[0] > 400 and card()[1] == wide_height)
         assert narrow[1] > wide_height and wide_width > narrow[0]
+
+    run_in_session(gui_session(profile), scenario)
+
+
+def test_the_memory_search_finds_a_topic_most_relevant_first(qapp, tmp_path, fake_openai):
+    """ "food" shows the diet and the allergy (no word in common with it), "family" the
+    sister, and the kids once they are learned; nothing off the topic."""
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: GuiSession):
+        await wait_until(lambda: session.assistant is not None)
+        memories = session.assistant.memories
+        for text, category in (
+            ("The user is vegetarian", "Health"),
+            ("The user is allergic to peanuts", "Health"),
+            ("The user works as a data engineer", "Professional"),
+            ("The user's sister lives in Oslo", "Relationship"),
+        ):
+            await memories.remember(text, category=category, explicit=True)
+        panel, model = session.window.memory_panel, session.window.memories_model
+        await wait_until(lambda: model.rowCount() == 4)
+
+        def shown() -> list[str]:
+            return [model.index(r).data(MemoryRoles.CONTENT) for r in range(model.rowCount())]
+
+        panel.search.setText("food")
+        await wait_until(lambda: model.query.near and model.settled)
+        assert set(shown()) == {"The user is vegetarian", "The user is allergic to peanuts"}
+
+        panel.search.setText("family")
+        await wait_until(lambda: model.query.text == "family" and model.query.near)
+        await wait_until(lambda: model.settled)
+        assert shown() == ["The user's sister lives in Oslo"]
+        # Learned while the search is shown, and on its topic: the search runs again.
+        await memories.remember("The user has two kids", category="Relationship", explicit=True)
+        await wait_until(lambda: model.rowCount() == 2 and model.settled)
+        assert set(shown()) == {"The user's sister lives in Oslo", "The user has two kids"}
 
     run_in_session(gui_session(profile), scenario)

@@ -103,3 +103,43 @@ def test_a_temporary_chat_is_marked_and_writes_no_memory(qapp, tmp_path, fake_op
         assert db.execute("select count(*) from memories").fetchone() == (0,)
     # The fake model's extraction was never asked: only the streamed answer was.
     assert all(r.json.get("stream") for r in fake_openai.chat_requests())
+
+
+def test_a_temporary_memory_says_what_temporary_means(qapp, tmp_path, fake_openai):
+    """The card's tooltip and the details say why it isn't in answers and when it
+    becomes long-term; a lasting fact from the same processor is long-term at once."""
+    from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
+
+    async def scenario(session: GuiSession):
+        await wait_until(lambda: session.assistant is not None)
+        said: list[str] = []
+        session.window.statusBar().messageChanged.connect(said.append)
+        memories = session.assistant.memories
+        tired = await memories.remember(
+            "The user is tired today", category="Personal", actor="critical_info_processor",
+            origin="critical_info", confidence=0.9,
+        )  # fmt: skip
+        vegetarian = await memories.remember(
+            "The user is vegetarian", category="Health", actor="critical_info_processor",
+            origin="critical_info", confidence=0.9,
+        )  # fmt: skip
+        assert (tired.status.value, vegetarian.status.value) == ("temporary", "active")
+        window, panel = session.window, session.window.memory_panel
+        await wait_until(lambda: any("Memory updated" in m for m in said))
+        assert any("Noted for now (temporary" in m and "tired today" in m for m in said)
+        model = window.memories_model
+        await wait_until(lambda: model.rowCount() == 2)
+        rows = {model.index(r).data(MemoryRoles.ID): model.index(r) for r in range(2)}
+        tip = rows[tired.id].data(Qt.ItemDataRole.ToolTipRole)
+        assert tip.startswith("The user is tired today")
+        assert "not used in answers" in tip and "twice more" in tip and "pin" in tip
+        assert rows[vegetarian.id].data(Qt.ItemDataRole.ToolTipRole) == "The user is vegetarian"
+
+        assert panel.select_memory(tired.id)
+        click(panel.details_button)
+        details = await wait_until(lambda: window.findChild(MemoryDetailsDialog))
+        await wait_until(lambda: "HISTORY" in details.browser.toPlainText())
+        assert "becomes long-term if you mention it twice more" in details.browser.toPlainText()
+        details.close()
+
+    run_in_session(session_for(tmp_path, fake_openai), scenario)

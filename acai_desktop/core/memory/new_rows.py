@@ -71,7 +71,10 @@ class NewRows:
         content = clean_memory_text(draft.content)
         kind = memory_kind(draft.kind)
         confidence = clean_confidence(draft.confidence)
-        importance = score_importance(content, kind=kind, confidence=confidence, explicit=explicit)
+        category = clean_category(draft.category)
+        importance = score_importance(
+            content, kind=kind, category=category, confidence=confidence, explicit=explicit
+        )
         if status is None:
             status = self.policy.decide(importance, explicit)
         meta = dict(draft.meta or {})
@@ -82,7 +85,7 @@ class NewRows:
         return {
             "kind": kind,
             "content": content,
-            "category": clean_category(draft.category),
+            "category": category,
             "confidence": confidence,
             "importance": importance,
             "pinned": False,

@@ -3,7 +3,9 @@
 The one rule of "visible": a memory the user still has (active, temporary or a
 conflict waiting for a decision), narrowed by the panel's filter (pinned, conflicts,
 temporary, facts, summaries, notes) and search words (every word must appear in the
-text or the category, ignoring case), newest first. The rule is written once, as data
+text or the category, ignoring case), newest first. A search also shows the memories it
+finds by topic and meaning (:mod:`~acai_desktop.core.memory.panel_search`), most
+relevant first, before the other memories holding its words. The rule is written once, as data
 (:data:`FILTER_CONDITIONS`) and one text fold, and read two ways: as SQL for the pages
 and the count (the database does the work, on its thread), and as :meth:`PanelQuery.matches`
 for one memory that changed while the panel was open (so a live update needs no query).
@@ -74,12 +76,21 @@ def _column_value(item: MemoryItem, column: str) -> object:
     return str(value) if isinstance(value, StrEnum) else value
 
 
-#: Newest first; the id breaks ties between memories created in the same instant.
-PanelKey = tuple[str, int]
+#: Most relevant first (the rank among the memories found by topic and meaning, counted
+#: from the end; 0 for the others), then newest first; the id breaks ties between
+#: memories created in the same instant.
+PanelKey = tuple[int, str, int]
 
 
-def panel_key(item: MemoryItem) -> PanelKey:
-    return (item.created_at, item.id)
+def panel_key(item: MemoryItem, near: tuple[int, ...] = ()) -> PanelKey:
+    return (_relevance(item.id, near), item.created_at, item.id)
+
+
+def _relevance(memory_id: int, near: tuple[int, ...]) -> int:
+    try:
+        return len(near) - near.index(memory_id)
+    except ValueError:
+        return 0
 
 
 @dataclass(frozen=True)
@@ -88,9 +99,10 @@ class PanelQuery:
 
     text: str = ""
     filter: PanelFilter = PanelFilter.ALL
-    #: Memories close in meaning to ``text`` (found by the assistant's embeddings: "pet"
-    #: finds "The user's dog is named Buster"); shown beside those containing its words.
-    near: frozenset[int] = frozenset()
+    #: Memories found by topic and meaning (by the assistant's embeddings and topic
+    #: lexicon: "pet" finds "The user's dog is named Buster"), most relevant first; shown
+    #: in that order before the other memories containing its words.
+    near: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, text: str = "", filter_name: str = PanelFilter.ALL.value) -> PanelQuery:
@@ -106,7 +118,22 @@ class PanelQuery:
 
     def asked(self) -> PanelQuery:
         """The query as the user typed it (without the memories found by meaning)."""
-        return replace(self, near=frozenset())
+        return replace(self, near=())
+
+    def key(self, item: MemoryItem) -> PanelKey:
+        """Where ``item`` sorts under this query (pages run in descending key order)."""
+        return panel_key(item, self.near)
+
+    def order_sql(self) -> tuple[str, list]:
+        """The relevance term of the order, as SQL and parameters ("0" without a search
+        by meaning, which keeps the created_at index usable)."""
+        if not self.near:
+            return "0", []
+        cases = " ".join("WHEN ? THEN ?" for _ in self.near)
+        params: list = []
+        for memory_id in self.near:
+            params += [memory_id, _relevance(memory_id, self.near)]
+        return f"(CASE id {cases} ELSE 0 END)", params
 
     def matches(self, item: MemoryItem) -> bool:
         """Whether ``item`` belongs in the panel under this query (the SQL of
@@ -141,7 +168,7 @@ class PanelQuery:
         if words and self.near:
             near = f"id IN ({', '.join('?' for _ in self.near)})"
             clauses.append(f"(({' AND '.join(words)}) OR {near})")
-            params += sorted(self.near)
+            params += list(self.near)
         else:
             clauses += words
         return " AND ".join(clauses), params
@@ -161,18 +188,30 @@ def count_panel(db: Database, query: PanelQuery) -> int:
 def panel_page(
     db: Database, query: PanelQuery, after: PanelKey | None, limit: int = DEFAULT_PAGE_SIZE
 ) -> list[MemoryItem]:
-    """Up to ``limit`` memories the panel shows under ``query``, newest first, starting
-    after the memory whose key is ``after`` (None: from the newest). Database thread."""
+    """Up to ``limit`` memories the panel shows under ``query`` (most relevant, then
+    newest first), starting after the memory whose key is ``after`` (None: from the
+    first). Database thread."""
     from acai_desktop.core.store.memories import SELECT_COLUMNS, memory_from_row
 
     _register_fold(db)
     where, params = query.where(for_page=True)
+    relevance, relevance_params = query.order_sql()
     if after is not None:
-        where += " AND (created_at < ? OR (created_at = ? AND id < ?))"
-        params += [after[0], after[0], after[1]]
+        if query.near:
+            where += (
+                f" AND ({relevance} < ? OR ({relevance} = ? AND "
+                "(created_at < ? OR (created_at = ? AND id < ?))))"
+            )
+            params += [*relevance_params, after[0], *relevance_params, after[0]]
+        else:
+            where += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+        params += [after[1], after[1], after[2]]
+    order = "created_at DESC, id DESC"
+    if query.near:
+        order = f"{relevance} DESC, {order}"
+        params += relevance_params
     rows = db.execute(
-        f"SELECT {SELECT_COLUMNS} FROM memories WHERE {where} "
-        "ORDER BY created_at DESC, id DESC LIMIT ?",
+        f"SELECT {SELECT_COLUMNS} FROM memories WHERE {where} ORDER BY {order} LIMIT ?",
         [*params, limit],
     ).fetchall()
     return [memory_from_row(row) for row in rows]

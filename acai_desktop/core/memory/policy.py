@@ -35,6 +35,17 @@ class MemoryPolicy:
             return MemoryStatus.ACTIVE
         return MemoryStatus.TEMPORARY
 
+    def temporary_explanation(self) -> str:
+        """What a Temporary badge means, for the person looking at it."""
+        uses = self.promote_after_uses
+        times = {1: "once more", 2: "twice more"}.get(uses, f"{uses} more times")
+        return (
+            "Temporary: remembered for now, but not used in answers. It looked passing "
+            "(a mood, a plan for today, the weather) or unsure. It becomes long-term if you "
+            f"mention it {times}, or at once if you pin or edit it; until then it stays out "
+            "of every answer. Forget it if it is wrong."
+        )
+
     def should_promote(self, item: MemoryItem) -> bool:
         """Whether a temporary memory has earned long-term status (after a reinforcement)."""
         return item.status == MemoryStatus.TEMPORARY and (

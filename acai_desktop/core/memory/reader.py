@@ -10,6 +10,7 @@ import numpy as np
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.health import MemoryHealth, read_memory_health
+from acai_desktop.core.memory.panel_search import rank_for_panel
 from acai_desktop.core.memory.panel_view import PanelPages
 from acai_desktop.core.memory.similar import similar_memories
 from acai_desktop.core.memory.vector_index import VectorIndex
@@ -27,16 +28,6 @@ def memory_id_of(memory_id: object) -> int:
         except ValueError:
             raise InvalidInputError(f"{memory_id!r} is not a memory id (a number).") from None
     return memory_id
-
-
-#: WordLlama cosine between a search word and a memory it is about: "pet" / "The user's
-#: dog is named Buster" 0.40, "job" / "works as a data engineer" 0.33, "food" / "is
-#: vegetarian" 0.29, "travel" / "planning a trip to Japan" 0.30; unrelated pairs ("food" /
-#: "prefers quiet places", "music" / "allergic to peanuts") score under 0.1.
-MEANING_MATCH = 0.25
-#: The panel's search shows at most this many memories found by meaning alone (beside
-#: every memory holding its words), so a precise search isn't drowned.
-NEAR_LIMIT = 20
 
 
 class MemoryReader(PanelPages):
@@ -77,11 +68,11 @@ class MemoryReader(PanelPages):
         ids = [int(m) for m in message_ids]
         return await self.store.run(reads.memories_sourced_from, ids)
 
-    async def near_in_meaning(self, text: str, *, k: int = NEAR_LIMIT) -> frozenset[int]:
-        """Active memories whose meaning is close to a search ``text``, for the panel's
-        search beside its word match (at most ``k``, cosine at least MEANING_MATCH)."""
-        found = await self.similar(text, k=k)
-        return frozenset(item.id for item, score in found if score >= MEANING_MATCH)
+    async def near_in_meaning(self, text: str) -> tuple[int, ...]:
+        """The memories a panel search finds by topic and meaning, most relevant first
+        (see :mod:`~acai_desktop.core.memory.panel_search`)."""
+        found = await rank_for_panel(self.store, self.index, self.embedder, text)
+        return tuple(memory_id for memory_id, _ in found)
 
     async def similar(
         self,

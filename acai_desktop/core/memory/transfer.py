@@ -245,6 +245,7 @@ def _values_of(memory: ExportedMemory, vector, model: str, meta: dict) -> dict:
         importance = score_importance(
             memory.content,
             kind=memory.kind,
+            category=memory.category,
             confidence=memory.confidence,
             explicit=memory.origin == Origin.USER,
             use_count=memory.use_count,

@@ -97,6 +97,7 @@ def _rescored(item: MemoryItem, **changes) -> float:
     return score_importance(
         changes.get("content", item.content),
         kind=item.kind,
+        category=changes.get("category", item.category),
         confidence=changes.get("confidence", item.confidence),
         explicit=changes.get("explicit", bool(item.meta.get("explicit"))),
         use_count=changes.get("use_count", item.use_count),

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import shiboken6
 
 from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
-from acai_desktop.core.records import JobStatus, MemoryItem, MemoryKind, Origin
+from acai_desktop.core.records import JobStatus, MemoryItem, MemoryKind, MemoryStatus, Origin
 from acai_desktop.ui.actions.base import ActionGroup, in_background, short
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ class MemoryActions(ActionGroup):
         window.memory_restore_requested.connect(self.restore)
         window.memory_resolve_requested.connect(self.resolve)
         window.memory_details_requested.connect(self.show_details)
+        window.memory_show_requested.connect(self.show_in_panel)
         window.note_save_requested.connect(self.save_note)
         window.jobs_retry_requested.connect(self.retry_jobs)
         window.memory_search_requested.connect(self.search_by_meaning)
@@ -80,12 +81,38 @@ class MemoryActions(ActionGroup):
         window = self.window
         if window is None or memory.origin == Origin.USER or not memory.status.is_current:
             return  # the user's own notes and edits need no announcing
+        if memory.status == MemoryStatus.CONFLICT:
+            self._announce_conflict(memory)
+            return
         if memory.kind == MemoryKind.SUMMARY:
             text = "Summarised older messages into a memory."
+        elif memory.status == MemoryStatus.TEMPORARY:
+            # Not "updated": it won't reach an answer unless it comes up again.
+            text = f"Noted for now (temporary, not used in answers): “{short(memory.content)}”"
         else:
             text = f"Memory updated: “{short(memory.content)}”"
         window.offer_undo(text, memory.id, forgets=True)
         window.reveal_memory(memory.id)
+
+    @in_background("memory-conflict")
+    async def _announce_conflict(self, assistant: Assistant, conflict: MemoryItem) -> None:
+        """A new fact contradicts one the user pinned or edited: say so, with both, and
+        show the conflict (where Use new / Keep old decide)."""
+        old = None
+        with contextlib.suppress(AcaiError, TypeError, ValueError):
+            old = await assistant.memories.get(int(conflict.meta.get("conflicts_with")))
+        if self.window is None:
+            return
+        if old is None:
+            text = f"Conflicts with a memory you pinned or edited: “{short(conflict.content)}”"
+        else:
+            what = "pinned" if old.pinned else "edited"
+            text = (
+                f"Conflicts with what you {what}: “{short(old.content)}” — new: "
+                f"“{short(conflict.content)}”. Decide in the memory panel."
+            )
+        self.say(text)
+        self.window.reveal_memory(conflict.id)
 
     @in_background("memory-search")
     async def search_by_meaning(self, assistant: Assistant, query: PanelQuery) -> None:
@@ -112,6 +139,33 @@ class MemoryActions(ActionGroup):
         pending = await assistant.suggestions.pending()
         if self.window is not None:
             self.window.show_suggestions(pending)
+
+    @in_background("memory-show")
+    async def show_in_panel(self, assistant: Assistant, memory_id: int) -> None:
+        """Select ``memory_id`` in the memory panel and scroll to it; a memory the panel
+        no longer lists (forgotten, superseded) opens its details instead."""
+        window = self.window_if_open()
+        if window is None:
+            return
+        window.show_memory_tab()
+        if window.memory_panel.select_memory(memory_id):
+            window.reveal_memory(memory_id)
+            return
+        item = await assistant.memories.get(memory_id)
+        if not item.status.is_current:
+            self.say(f"That memory is {item.status.value} now; here is its history.")
+            self.show_details(memory_id)
+            return
+        # Not among the loaded rows (a search, a filter, or further down): show the
+        # whole list with this memory first.
+        window.memory_panel.clear_query()
+        loading = window.memories_model.show_first(memory_id)
+        if loading is not None:
+            await loading
+        if (window := self.window_if_open()) is not None and window.memory_panel.select_memory(
+            memory_id
+        ):
+            window.reveal_memory(memory_id)
 
     def show_details(self, memory_id: int) -> None:
         # The dialog opens at once; what it shows is read in the background.

@@ -114,8 +114,20 @@ class TurnActions(ActionGroup):
                 item = None
             rows.append((source, item))
         evidence = await assistant.provenance.evidence_of_answer(answer_id)
+        question = await self._question_of(assistant, answer_id)
         if shiboken6.isValid(dialog):
-            dialog.set_sources(rows, evidence)
+            dialog.set_sources(rows, evidence, question=question)
+
+    @staticmethod
+    async def _question_of(assistant: Assistant, answer_id: int) -> str:
+        """The user's message an answer answered ("" when it is gone)."""
+        try:
+            answer = await assistant.conversations.get_message(answer_id)
+            history = await assistant.conversations.messages(answer.conversation_id)
+        except NotFoundError:
+            return ""
+        asked = [m for m in history if m.id < answer_id and m.role == "user"]
+        return asked[-1].content if asked else ""
 
     @in_background(LOAD_TASK)
     async def open_recalled_message(

@@ -32,13 +32,15 @@ from acai_desktop.core.memory.panel_view import (
     PanelKey,
     PanelPage,
     PanelQuery,
-    panel_key,
 )
-from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.memory.policy import MemoryPolicy
+from acai_desktop.core.records import MemoryItem, MemoryStatus
 from acai_desktop.ui.tasks import TaskTracker
 
 Index = QModelIndex | QPersistentModelIndex
 
+#: The tooltip of a temporary memory says what its badge means.
+TEMPORARY_EXPLANATION = MemoryPolicy().temporary_explanation()
 #: ``read(query, after, limit, with_total)``: a page from the core (MemoryService.read_panel).
 PanelReader = Callable[[PanelQuery, PanelKey | None, int, bool], Awaitable[PanelPage]]
 #: ``count(query)``: how many memories match (MemoryService.count_panel).
@@ -71,6 +73,8 @@ def _value(item: MemoryItem, role: int):
         case Qt.ItemDataRole.DisplayRole | MemoryRoles.CONTENT:
             return item.content
         case Qt.ItemDataRole.ToolTipRole:
+            if item.status == MemoryStatus.TEMPORARY:
+                return f"{item.content}\n\n{TEMPORARY_EXPLANATION}"
             return item.content
         case MemoryRoles.ID:
             return item.id
@@ -153,7 +157,7 @@ class MemoriesModel(QAbstractListModel):
     def fetchMore(self, parent: Index) -> None:
         if not self.canFetchMore(parent) or not _loop_running():
             return
-        after = panel_key(self._items[-1]) if self._items else None
+        after = self._query.key(self._items[-1]) if self._items else None
         self.tasks.start(self._fetch_more(self._generation, self._trims, after), key=MORE_TASK)
 
     # -- the source and the query -------------------------------------------------------
@@ -196,6 +200,12 @@ class MemoriesModel(QAbstractListModel):
             return
         self._query = query
         self.reload()
+
+    def show_first(self, memory_id: int) -> asyncio.Task | None:
+        """Show every memory with ``memory_id`` first (no search, no filter); returns the
+        task loading the first page."""
+        self._query = PanelQuery(near=(memory_id,))
+        return self.reload()
 
     def reload(self) -> asyncio.Task | None:
         """Read the first page (and the counts) of the current query again."""
@@ -282,7 +292,7 @@ class MemoriesModel(QAbstractListModel):
             index = self.index(row)
             self.dataChanged.emit(index, index)
             return
-        row = self._place_for(panel_key(item))
+        row = self._place_for(self._query.key(item))
         if row is None:
             return  # after the loaded rows: a later page brings it
         self.beginInsertRows(QModelIndex(), row, row)
@@ -300,12 +310,12 @@ class MemoriesModel(QAbstractListModel):
             self._trims += 1
 
     def _place_for(self, key: PanelKey) -> int | None:
-        """The row where a memory with ``key`` goes (newest first), or None when it
+        """The row where a memory with ``key`` goes (the query's order), or None when it
         falls after the loaded rows and more rows are still to be read."""
         low, high = 0, len(self._items)
         while low < high:
             middle = (low + high) // 2
-            if panel_key(self._items[middle]) > key:
+            if self._query.key(self._items[middle]) > key:
                 low = middle + 1
             else:
                 high = middle

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.documents.model import EvidenceSource
+from acai_desktop.core.memory.explain import SOME_SCORE, STRONG_SCORE, Explanation, explain
 from acai_desktop.core.records import (
     AnswerSource,
     MemoryEvent,
@@ -21,6 +22,7 @@ from acai_desktop.core.records import (
     Message,
     RecalledMessage,
 )
+from acai_desktop.ui.models.memories_model import TEMPORARY_EXPLANATION
 from acai_desktop.ui.widgets.dialogs import BaseDialog
 
 ACTOR_LABELS = {
@@ -29,20 +31,13 @@ ACTOR_LABELS = {
     "summary_processor": "Summariser",
     "system": "ACAI",
 }
-REASON_LABELS = {
-    "lexical": "shares words",
-    "semantic": "similar meaning",
-    "pinned": "pinned",
-    "recent": "recent",
-    "summary": "summary of this chat",
-    "this_conversation": "this conversation",
-    "author": "said by who you named",
-    "on_date": "on the date you named",
-}
 # The link a recalled message's "from the chat ..." line opens (conversation/message).
 MESSAGE_LINK_SCHEME = "acai-message"
 # The link a quoted passage's "Sources: file.pdf, p. 12" opens (its rank in the answer).
 PASSAGE_LINK_SCHEME = "acai-passage"
+# The link a memory in an answer's sources opens: it is selected in the memory panel.
+MEMORY_LINK_SCHEME = "acai-memory"
+SHOW_IN_PANEL_TIP = "Show this memory in the memory panel"
 STYLE = """
 <style>
  .head { margin: 14px 0 4px 0; font-size: 8.5pt; font-weight: 600; color: #8a869c; }
@@ -56,6 +51,28 @@ STYLE = """
 def _when(at: str | None) -> str:
     """A stored date as HTML-safe text (an imported file's dates end up here too)."""
     return html.escape((at or "")[:16].replace("T", " "))
+
+
+def why_html(explanation: Explanation) -> str:
+    """ "strong match · mentions <i>peanuts</i> · similar in meaning", the score in the
+    strength's tooltip (the words come from the user's text: escaped)."""
+    e = html.escape
+    parts = [
+        f"<span title='score {explanation.score:.2f} (0 to 1; strong from {STRONG_SCORE}, "
+        f"some from {SOME_SCORE})'>{e(explanation.strength)} match</span>"
+    ]
+    for phrase, words in explanation.reasons:
+        named = ", ".join(f"<i>{e(w)}</i>" for w in words)
+        parts.append(f"{e(phrase)} {named}" if named else e(phrase))
+    return " · ".join(parts)
+
+
+def memory_link(memory_id: int) -> str:
+    return f"{MEMORY_LINK_SCHEME}:{memory_id}"
+
+
+def message_in_chat_link(conversation_id: int, message_id: int) -> str:
+    return f"{MESSAGE_LINK_SCHEME}:{conversation_id}/{message_id}"
 
 
 class _BrowserDialog(BaseDialog):
@@ -75,9 +92,20 @@ class _BrowserDialog(BaseDialog):
 
 
 class MemoryDetailsDialog(_BrowserDialog):
+    #: The user clicked a message it came from: open its conversation at it.
+    message_open_requested = Signal(int, int)  # conversation id, message id
+
     def __init__(self, memory_id: int, parent: QWidget | None = None) -> None:
         super().__init__("Memory details", parent)
         self.memory_id = memory_id
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
+
+    def _on_browser_anchor_clicked(self, url: QUrl) -> None:
+        target = parse_message_link(url)
+        if target is not None:
+            self.message_open_requested.emit(*target)
+            self.accept()
 
     def set_details(
         self,
@@ -101,6 +129,8 @@ class MemoryDetailsDialog(_BrowserDialog):
             "edited by you" if item.user_edited else "",
         ]
         parts.append(f"<p class='muted'>{e(' · '.join(f for f in facts if f))}</p>")
+        if item.status.value == "temporary":
+            parts.append(f"<p>{e(TEMPORARY_EXPLANATION)}</p>")
         if item.status.value == "conflict":
             # meta comes from the processors, or as it is from an imported file.
             other = item.meta.get("conflicts_with")
@@ -133,9 +163,11 @@ class MemoryDetailsDialog(_BrowserDialog):
         if sources:
             for message in sources:
                 who = "You" if message.role == "user" else "ACAI"
+                link = message_in_chat_link(message.conversation_id, message.id)
                 parts.append(
                     f"<p class='card'><b>{who}</b> <span class='muted'>{_when(message.created_at)}"
-                    f"</span><br>{e(message.content)}</p>"
+                    f"</span> · <a href='{link}' title='Open the chat at this message'>"
+                    f"open in the chat</a><br>{e(message.content)}</p>"
                 )
         elif item.origin == "user":
             parts.append("<p class='muted'>Written by you, not taken from a message.</p>")
@@ -155,7 +187,7 @@ class MemoryDetailsDialog(_BrowserDialog):
 
 
 def message_link(message: RecalledMessage) -> str:
-    return f"{MESSAGE_LINK_SCHEME}:{message.conversation_id}/{message.id}"
+    return message_in_chat_link(message.conversation_id, message.id)
 
 
 def parse_message_link(url: QUrl) -> tuple[int, int] | None:
@@ -173,6 +205,8 @@ class ProvenanceDialog(_BrowserDialog):
     message_open_requested = Signal(int, int)  # conversation id, message id
     #: The user clicked a quoted passage: show it.
     passage_open_requested = Signal(object)  # EvidenceSource
+    #: The user clicked a memory: select and show it in the memory panel.
+    memory_open_requested = Signal(int)  # memory id
 
     def __init__(self, answer_id: int, parent: QWidget | None = None) -> None:
         super().__init__("Sources of this answer", parent)
@@ -183,6 +217,10 @@ class ProvenanceDialog(_BrowserDialog):
         self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
 
     def _on_browser_anchor_clicked(self, url: QUrl) -> None:
+        if url.scheme() == MEMORY_LINK_SCHEME:
+            if url.path().isdigit():
+                self.memory_open_requested.emit(int(url.path()))
+            return
         if url.scheme() == PASSAGE_LINK_SCHEME:
             rank = url.path()
             passage = next((e for e in self.evidence if str(e.rank) == rank), None)
@@ -198,66 +236,74 @@ class ProvenanceDialog(_BrowserDialog):
         self,
         sources: list[tuple[AnswerSource, MemoryItem | RecalledMessage | None]],
         evidence: list[EvidenceSource] | tuple[EvidenceSource, ...] = (),
+        *,
+        question: str = "",
     ) -> None:
-        """Each source with what it names now: the memory, the recalled message (with
-        its chat), or None when that is gone; and the document passages quoted, each
-        a link that opens the passage."""
+        """Each source with what it names now: the memory (a link that shows it in the
+        memory panel), the recalled message (with its chat), or None when that is gone;
+        and the document passages quoted, each a link that opens the passage. Each says
+        how strong a match it was and why, against the ``question`` answered."""
         e = html.escape
         parts = [STYLE]
         self.evidence = list(evidence)
         if self.evidence:
             parts.append("<p class='head'>DOCUMENTS</p>")
-            parts.extend(_passage_card(source) for source in self.evidence)
+            parts.extend(_passage_card(source, question) for source in self.evidence)
             parts.append("<p class='head'>MEMORIES</p>")
         if not sources:
             parts.append("<p class='muted'>No memory was put into this answer's prompt.</p>")
         for source, item in sources:
-            reasons = ", ".join(REASON_LABELS.get(r, r) for r in source.reasons) or "—"
+            text_of = item.content if item is not None else ""
+            why = why_html(explain(source.score, source.reasons, question, text_of))
             if source.recalled_message_id is not None:
-                parts.append(_recalled_card(source, item, reasons))
+                parts.append(_recalled_card(source, item, why))
                 continue
-            text = e(item.content) if item else "<i>(this memory no longer exists)</i>"
+            if item is None:
+                text = "<i>(this memory no longer exists)</i>"
+            else:
+                text = (
+                    f"<a href='{memory_link(item.id)}' title='{SHOW_IN_PANEL_TIP}'>"
+                    f"{e(item.content)}</a>"
+                )
             state = ""
             if item is not None and item.status.value not in ("active", "temporary"):
                 state = f" <span class='warn'>({e(item.status.value)} since)</span>"
             parts.append(
                 f"<p class='card'><b>#{source.rank}</b> {text}{state}<br>"
-                f"<span class='muted'>score {source.score:.2f} · {e(reasons)}"
-                f" · memory #{source.memory_id}</span></p>"
+                f"<span class='muted'>{why}</span></p>"
             )
         self.browser.setHtml("".join(parts))
 
 
-def _passage_card(source: EvidenceSource) -> str:
-    """ "Sources: file.pdf, p. 12" as the link that opens the passage, and its snippet
-    (names and text come from the user's files: escaped)."""
+def _passage_card(source: EvidenceSource, question: str = "") -> str:
+    """ "Sources: file.pdf, p. 12" as the link that opens the passage, its snippet (the
+    sentences that matched), and why (names and text come from the user's files:
+    escaped)."""
     e = html.escape
-    reasons = ", ".join(REASON_LABELS.get(r, r) for r in source.reasons) or "—"
     snippet = " ".join(source.snippet.split())
-    if len(snippet) > 220:
-        snippet = snippet[:219] + "…"
+    if len(snippet) > 240:
+        snippet = snippet[:239] + "…"
+    why = why_html(explain(source.score, source.reasons, question, snippet))
     return (
         f"<p class='card'><b>#{source.rank}</b> "
         f"<a href='{PASSAGE_LINK_SCHEME}:{source.rank}'>Sources: {e(source.citation())}</a>"
-        f"<br>{e(snippet)}<br><span class='muted'>score {source.score:.2f} · {e(reasons)}"
-        "</span></p>"
+        f"<br>{e(snippet)}<br><span class='muted'>{why}</span></p>"
     )
 
 
-def _recalled_card(source: AnswerSource, message: RecalledMessage | None, reasons: str) -> str:
+def _recalled_card(source: AnswerSource, message: RecalledMessage | None, why: str) -> str:
     """A recalled message: who said what, and "from the chat *Title*, date" as the link
     that opens it there."""
     e = html.escape
-    figures = f"score {source.score:.2f} · {e(reasons)}"
     if message is None:
         return (
             f"<p class='card'><b>#{source.rank}</b> <i>(this message no longer exists)</i>"
-            f"<br><span class='muted'>{figures}</span></p>"
+            f"<br><span class='muted'>{why}</span></p>"
         )
     title = e(message.conversation_title or "Untitled chat")
     where = f"from the chat <i>{title}</i>, {e(_when(message.created_at)[:10])}"
     return (
         f"<p class='card'><b>#{source.rank}</b> <b>{e(message.speaker)}:</b> "
         f"{e(message.content)}<br><a href='{message_link(message)}'>{where}</a>"
-        f" <span class='muted'>· {figures}</span></p>"
+        f" <span class='muted'>· {why}</span></p>"
     )

@@ -232,6 +232,23 @@ class MemoryPanel(QWidget):
         self.list.setCurrentIndex(self.model.index(row))
         return True
 
+    def search_again_soon(self, *_news: object) -> None:
+        """Run the shown search again after the usual pause (new memories may be on its
+        topic); nothing without a search."""
+        if self.model.query.text.strip():
+            self._search_timer.start()
+
+    def clear_query(self) -> None:
+        """Empty the search box and show every kind, without starting a search (the
+        caller sets the model's query)."""
+        self._search_timer.stop()
+        for widget in (self.search, self.filter_box):
+            widget.blockSignals(True)
+        self.search.clear()
+        self.filter_box.setCurrentIndex(0)
+        for widget in (self.search, self.filter_box):
+            widget.blockSignals(False)
+
     def current_query(self) -> PanelQuery:
         return PanelQuery.of(self.search.text(), self.filter_box.currentText())
 

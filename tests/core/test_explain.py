@@ -1,0 +1,47 @@
+"""Why a source fed an answer, in words: strength, shared words, matching sentences."""
+
+from __future__ import annotations
+
+from acai_desktop.core.memory.explain import explain, matching_sentences, shared_words, strength
+
+
+def test_strength_is_said_in_three_words():
+    assert [strength(s) for s in (0.9, 0.45, 0.3, 0.25, 0.1, 0.0)] == [
+        "strong", "strong", "some", "some", "weak", "weak",
+    ]  # fmt: skip
+
+
+def test_shared_words_are_named_as_the_memory_writes_them_once_per_stem():
+    assert shared_words("Am I allergic to peanuts?", "The user is allergic to Peanuts") == [
+        "allergic",
+        "Peanuts",
+    ]
+    assert shared_words("any allergy?", "The user is allergic to peanuts") == ["allergic"]
+    assert shared_words("What is the weather?", "The user is allergic to peanuts") == []
+
+
+def test_reasons_read_as_a_person_says_them():
+    told = explain(0.6, ["pinned", "lexical", "semantic"], "peanuts?", "Allergic to peanuts")
+    assert told.strength == "strong"
+    assert told.plain() == "pinned · mentions peanuts · similar in meaning"
+    meaning_only = explain(0.1, ["semantic"], "snacks?", "Allergic to peanuts")
+    assert (meaning_only.strength, meaning_only.plain()) == ("weak", "similar in meaning")
+
+
+PASSAGE = (
+    "The handbook covers building A. Fire doors must stay closed.\n\n"
+    "Parking is in lot 4. Visitors sign in at the desk.\n\n"
+    "In building C, the emergency generator is serviced by Voltcraft Ltd every March. "
+    "Call them at 555-0100."
+)
+
+
+def test_a_snippet_is_the_sentences_that_match_the_question():
+    snippet = matching_sentences(PASSAGE, "Who services the emergency generator in C?", 240)
+    assert snippet == (
+        "… In building C, the emergency generator is serviced by Voltcraft Ltd every March. …"
+    )
+    # No word in common: the passage's opening, cut to the limit.
+    opening = matching_sentences(PASSAGE, "zebra?", 40)
+    assert opening.startswith("The handbook covers") and len(opening) <= 40
+    assert opening.endswith("…")
