@@ -91,7 +91,11 @@ def message_matches(
     if not match:
         return None, []
     rows = episodes.message_hits(
-        db, match, weights.message_candidates + len(episodic.excluded), weights.message_context
+        db,
+        match,
+        weights.message_candidates + len(episodic.excluded),
+        weights.message_context,
+        episodic.now,
     )
     rows = [row for row in rows if row[0] not in episodic.excluded]
     return match, rows[: weights.message_candidates]
