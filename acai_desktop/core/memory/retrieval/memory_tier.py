@@ -65,6 +65,7 @@ def memory_candidates(
     periods: tuple[tuple[str, str], ...] = (),
     told: dict[int, float] | None = None,
     first_person: bool = False,
+    counts: dict[str, list[int]] | None = None,
 ) -> ScoredCandidates:
     """Lexical candidates, then (once the loop hands over the semantic ones) fusion
     with the facts from the index. A memory learned from a message written on a day
@@ -76,7 +77,9 @@ def memory_candidates(
     is done once over aligned numpy arrays. Their order — lexical ones best BM25 first,
     then the semantic-only ones by id — is the one ties keep.
     """
-    lexical = lexical_candidates(db, terms, weights, index.__contains__) if terms else NO_LEXICAL
+    lexical = (
+        lexical_candidates(db, terms, weights, index.__contains__, counts) if terms else NO_LEXICAL
+    )
     side = handoff.result()
     semantic, vector = side.memories, side.vector
     # Plain Python for the bookkeeping: with a hundred candidates at most, numpy's

@@ -65,8 +65,9 @@ def rank(
     # One full-text query over messages serves both tiers: the messages themselves,
     # and the memories learned from them.
     match, message_rows = None, []
+    counts: dict[str, list[int]] = {}  # each table's term counts, for the floor too
     if weights.episodic > 0 or weights.source_words:
-        match, message_rows = message_matches(db, terms, weights, episodic)
+        match, message_rows = message_matches(db, terms, weights, episodic, counts)
     memories = memory_candidates(
         db,
         terms,
@@ -79,6 +80,7 @@ def rank(
         episodic.periods,
         told_with(db, message_rows, weights, episodic),
         episodic.first_person,
+        counts,
     )
     side = handoff.result()
     messages = message_candidates(
@@ -131,7 +133,7 @@ def rank(
             hits.append(RetrievedMessage(message, len(hits) + 1, score, reasons))
         placed.append((tier, position))
     totals = (len(index), len(message_index or ()))
-    judge_relevance(db, hits, placed, tiers, terms, episodic.names, weights, totals)
+    judge_relevance(db, hits, placed, tiers, terms, episodic.names, weights, totals, counts)
     return hits
 
 
@@ -153,14 +155,18 @@ def judge_relevance(
     names: frozenset[str],
     weights: RetrievalWeights,
     totals: tuple[int, int],
+    counts: dict[str, list[int]],
 ) -> None:
     """Sets each hit's ``relevant`` (the relevance floor, see :mod:`.floor`). The query
-    words weigh their IDF in each tier's own full-text index."""
+    words weigh their IDF in each tier's own full-text index (``counts``: the ones the
+    lexical side already took, by table)."""
     term_weights_of = {}
     for tier, table in ((0, "memories_fts"), (1, episodes.MESSAGES_FTS)):
         if terms and any(t == tier for t, _ in placed):
-            counts = sql.document_counts(db, terms, weights.lexical_budget_documents, table)
-            term_weights_of[tier] = floor.term_weights(counts, totals[tier])
+            found = counts.get(table)
+            if found is None:
+                found = sql.document_counts(db, terms, weights.lexical_budget_documents, table)
+            term_weights_of[tier] = floor.term_weights(found, totals[tier])
     items = []
     for hit, (tier, position) in zip(hits, placed, strict=True):
         candidates = tiers[tier]
