@@ -15,7 +15,7 @@ from acai_desktop.core.memory.query import process_query
 from acai_desktop.core.memory.relative_time import relative_periods
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMessage
 from acai_desktop.core.memory.retrieval.candidates import SemanticCandidates
-from acai_desktop.core.memory.retrieval.floor import term_weights, word_coverage
+from acai_desktop.core.memory.retrieval.floor import stems_of, term_weights, word_coverage
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.profile import Profile
@@ -80,13 +80,15 @@ def test_cosine_standing_is_counted_against_the_whole_collection():
 def test_word_coverage_weighs_words_by_how_rare_they_are():
     terms = ["dishwasher", "warranty"]
     weights = term_weights([0, 0], 4)
-    assert word_coverage(terms, weights, "My dog's name is Buster") == 0.0
-    assert word_coverage(terms, weights, "The dishwasher warranty runs out in May") == 1.0
+    assert word_coverage(terms, weights, stems_of("My dog's name is Buster")) == 0.0
+    held = stems_of("The dishwasher warranty runs out in May")
+    assert word_coverage(terms, weights, held) == 1.0
     # A common word weighs little beside the rare one it comes with.
     weights = term_weights([400, 1], 1000)
-    assert word_coverage(["name", "buster"], weights, "What a name!") < 0.2
-    # Stems: "painting" holds "painted".
-    assert word_coverage(["painted"], term_weights([1], 10), "my painting") == 1.0
+    assert word_coverage(["name", "buster"], weights, stems_of("What a name!")) < 0.2
+    # Stems: "painting" holds "painted", "camping" holds "camped".
+    assert word_coverage(["painted"], term_weights([1], 10), stems_of("my painting")) == 1.0
+    assert word_coverage(["camped"], term_weights([1], 10), stems_of("we love camping")) == 1.0
 
 
 @asynccontextmanager

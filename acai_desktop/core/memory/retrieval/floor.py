@@ -25,6 +25,7 @@ in ten passed, while the evidence of real questions was kept.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ STEM_LETTERS = 5
 _ENDINGS = ("ing", "ed", "es", "er", "ers", "ly", "s")
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     for ending in _ENDINGS:
         if word.endswith(ending) and len(word) - len(ending) >= 3:
@@ -61,21 +63,27 @@ def term_weights(counts: Sequence[int], total: int) -> np.ndarray:
     return np.asarray(weights, np.float64)
 
 
-def holds_any(text: str, words: frozenset[str]) -> bool:
-    """Whether ``text`` holds any of ``words`` (normalised), stem for stem."""
-    if not words:
-        return False
-    return bool({stem(word) for word in words} & {stem(token) for token in tokenize(text)})
+def stems_of(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words (what :func:`word_coverage` compares)."""
+    return frozenset(map(stem, set(tokenize(text))))
+
+
+def holds_any(held: frozenset[str], words: frozenset[str]) -> bool:
+    """Whether the stems ``held`` (:func:`stems_of`) hold any of ``words`` (normalised)."""
+    return bool(words) and any(stem(word) in held for word in words)
 
 
 def word_coverage(
-    terms: Sequence[str], weights: np.ndarray, text: str, also: frozenset[str] = frozenset()
+    terms: Sequence[str],
+    weights: np.ndarray,
+    held: frozenset[str],
+    also: frozenset[str] = frozenset(),
 ) -> float:
-    """The share of the query words' weight that ``text`` (or ``also``, e.g. its
-    author's name) holds."""
+    """The share of the query words' weight that the stems ``held`` (or ``also``, e.g.
+    its author's name) hold."""
     if not terms:
         return 0.0
-    held = {stem(token) for token in tokenize(text)} | {stem(word) for word in also}
+    held = held | {stem(word) for word in also}
     total = float(weights.sum())
     got = sum(float(w) for term, w in zip(terms, weights, strict=True) if stem(term) in held)
     return got / total if total > 0 else 0.0

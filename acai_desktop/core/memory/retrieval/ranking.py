@@ -174,16 +174,17 @@ def judge_relevance(
         item_standing = float(standing[position]) if standing is not None else -np.inf
         term_weights = term_weights_of.get(tier, np.zeros(len(terms)))
         if isinstance(hit, RetrievedMemory):
-            content = hit.memory.content
-            coverage = floor.word_coverage(terms, term_weights, content)
+            held = floor.stems_of(hit.memory.content)
+            coverage = floor.word_coverage(terms, term_weights, held)
             # A memory about someone the question names ("Caroline attended…").
-            naming = floor.holds_any(content, names)
+            naming = floor.holds_any(held, names)
             items.append(floor.FloorItem(coverage, weights.floor_coverage, item_standing, naming))
             continue
         named = bool(candidates.named_by_name[position])
         # Said by someone the question names: the name is as good as said.
         author = frozenset(tokenize(hit.message.speaker)) if named else frozenset()
-        coverage = floor.word_coverage(terms, term_weights, hit.message.content, author)
+        held = floor.stems_of(hit.message.content)
+        coverage = floor.word_coverage(terms, term_weights, held, author)
         items.append(
             floor.FloorItem(
                 coverage,
