@@ -175,14 +175,24 @@ def test_a_question_about_nothing_stored_passes_nothing_and_the_prompt_says_so(t
     assert off, "the ranking still returns its best items"
     assert not any(hit.relevant for hit in off)
     assert [hit.memory.content for hit in real if hit.relevant] == ["My dog's name is Buster"]
-    built = build_context(
-        system_prompt="You are kind.", user_message="Dishwasher?", budget_tokens=2000, retrieved=off
-    )
+
+    def built_for(text, retrieved, searched=True):
+        return build_context(
+            system_prompt="You are kind.",
+            user_message=text,
+            budget_tokens=2000,
+            retrieved=retrieved,
+            searched=searched,
+        )
+
+    built = built_for("Dishwasher?", off)
     assert NOTHING_RELEVANT in built.messages[0]["content"]
-    assert built.used == [] and built.dropped.irrelevant == len(off)
-    built = build_context(
-        system_prompt="You are kind.", user_message="Dog?", budget_tokens=2000, retrieved=real
+    # A prompt built without searching memory (the bare question) claims nothing.
+    assert (
+        NOTHING_RELEVANT not in built_for("Dishwasher?", [], searched=False).messages[0]["content"]
     )
+    assert built.used == [] and built.dropped.irrelevant == len(off)
+    built = built_for("Dog?", real)
     assert NOTHING_RELEVANT not in built.messages[0]["content"]
     assert [u.memory_id for u in built.used] == [h.memory.id for h in real if h.relevant]
 

@@ -156,12 +156,14 @@ def build_context(
     recent_messages: Sequence[Message] = (),
     evidence: Sequence[RetrievedPassage] = (),
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
+    searched: bool = False,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them; only
     those that pass the relevance floor (``relevant``) are placed. ``evidence``:
     document passages, best first; they take at most ``evidence_share`` of
-    ``budget_tokens``, so documents can't crowd out the memory and the history. When
-    no pinned memory, relevant item or passage is offered, the prompt says so
+    ``budget_tokens``, so documents can't crowd out the memory and the history.
+    ``searched``: memory was searched for this message (the orchestrator's turns); when
+    then no pinned memory, relevant item or passage is offered, the prompt says so
     (:data:`NOTHING_RELEVANT`)."""
     dropped = Dropped()
     dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
@@ -261,7 +263,7 @@ def build_context(
     sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
     # Nothing passed the floor (what did but did not fit the budget is another story).
-    nothing_relevant = not pinned and not retrieved and not evidence
+    nothing_relevant = searched and not pinned and not retrieved and not evidence
     if nothing_relevant:
         used_tokens += estimate_tokens(NOTHING_RELEVANT) + 2
 

@@ -221,3 +221,20 @@ def memories_from_messages(db: Database, message_ids: Sequence[int]) -> list[tup
         f"SELECT memory_id, message_id FROM memory_sources WHERE message_id IN ({marks})",
         [int(i) for i in message_ids],
     ).fetchall()
+
+
+def source_authors(db: Database, memory_ids: Sequence[int]) -> dict[int, list[str]]:
+    """The authors (those recorded) of the messages each of ``memory_ids`` was learned from."""
+    if not len(memory_ids):
+        return {}
+    marks = ",".join("?" * len(memory_ids))
+    rows = db.execute(
+        f"SELECT s.memory_id, m.author FROM memory_sources AS s "
+        f"JOIN messages AS m ON m.id = s.message_id "
+        f"WHERE s.memory_id IN ({marks}) AND m.author IS NOT NULL",
+        [int(i) for i in memory_ids],
+    ).fetchall()
+    authors: dict[int, list[str]] = {}
+    for memory_id, author in rows:
+        authors.setdefault(memory_id, []).append(author)
+    return authors

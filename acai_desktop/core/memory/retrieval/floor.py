@@ -11,9 +11,9 @@ passes the floor when:
 - or its meaning stands out: its cosine with the question is ``meaning_z`` standard
   deviations above the mean cosine of every stored item (the collection's own
   distribution calibrates the threshold, whatever the embedder);
-- or it was said by someone the question names and shares a word with the question
-  or its neighbours (a recalled message), or it names someone the question names (a
-  memory: "Caroline attended a support group" for "When did Caroline go…");
+- or it was said by someone the question names (a recalled message: the name is a word
+  they share), or it names someone the question names (a memory: "Caroline attended a
+  support group" for "When did Caroline go…");
 - or it is a recalled message right next to one that passes, in the same chat ("Yes,
   last Friday!" answers the question before it).
 
@@ -96,9 +96,8 @@ class FloorItem:
     coverage: float  # its words' share of the query's weight (word_coverage)
     bar: float  # the share its kind needs
     standing: float  # its cosine's standing in the collection (see SemanticCandidates)
-    # A message said by someone the query names, sharing a word with it (or its
-    # neighbours); a memory that names someone the query names.
-    named_with_words: bool
+    # A message said by someone the query names; a memory that names someone it names.
+    named: bool
     message_id: int | None = None  # a recalled message: its id and its neighbours'
     neighbours: tuple[int, int] = (-1, -1)
 
@@ -106,10 +105,7 @@ class FloorItem:
 def passing(items: Sequence[FloorItem], standing: float) -> list[bool]:
     """Which ``items`` pass the floor (see the module's doc): on their own evidence,
     or as the message just before or after one that does."""
-    own = [
-        item.named_with_words or item.standing >= standing or item.coverage >= item.bar
-        for item in items
-    ]
+    own = [item.named or item.standing >= standing or item.coverage >= item.bar for item in items]
     passed_messages = {
         item.message_id for item, ok in zip(items, own, strict=True) if ok and item.message_id
     }

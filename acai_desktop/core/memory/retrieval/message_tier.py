@@ -8,10 +8,12 @@ from sqlite_utils import Database
 from acai_desktop.core.memory.query import normalise
 from acai_desktop.core.memory.query import tokenize as tokenize_query
 from acai_desktop.core.memory.retrieval.candidates import (
+    MIN_ITEMS_FOR_SPREAD,
     EpisodicQuery,
     ScoredCandidates,
     SemanticCandidates,
     no_candidates,
+    scale_between,
 )
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
@@ -86,8 +88,14 @@ def message_candidates(
     if cosine_of and weights.message_semantic and message_index is not None:
         cosine, in_context = context_cosines(message_index, vector, ids, before, after, weights)
         # Calibrated on the whole collection: how far the message (with its
-        # neighbours) stands above the query's mean cosine, in standard deviations.
-        semantic_part = semantic.standing(in_context)
+        # neighbours) stands above the query's mean cosine, in standard deviations. A
+        # few dozen messages have no spread worth the name: there, the candidates'
+        # worst to best.
+        if semantic.items >= MIN_ITEMS_FOR_SPREAD:
+            semantic_part = semantic.standing(in_context)
+        else:
+            low, high = float(in_context.min()), float(in_context.max())
+            semantic_part = scale_between(in_context, low, high)
         top = float(cosine.max())
         bar = semantic.floor + 0.5 * (top - semantic.floor)
         semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))

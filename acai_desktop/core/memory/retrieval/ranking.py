@@ -18,7 +18,7 @@ from acai_desktop.core.memory.retrieval.candidates import (
 )
 from acai_desktop.core.memory.retrieval.lexical import message_matches
 from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
-from acai_desktop.core.memory.retrieval.message_tier import message_candidates
+from acai_desktop.core.memory.retrieval.message_tier import message_candidates, said_by_named
 from acai_desktop.core.memory.retrieval.results import (
     AUTHOR,
     LEXICAL,
@@ -167,6 +167,8 @@ def judge_relevance(
             if found is None:
                 found = sql.document_counts(db, terms, weights.lexical_budget_documents, table)
             term_weights_of[tier] = floor.term_weights(found, totals[tier])
+    memory_ids = [hit.memory.id for hit in hits if isinstance(hit, RetrievedMemory)]
+    authors = episodes.source_authors(db, memory_ids) if names and memory_ids else {}
     items = []
     for hit, (tier, position) in zip(hits, placed, strict=True):
         candidates = tiers[tier]
@@ -176,8 +178,11 @@ def judge_relevance(
         if isinstance(hit, RetrievedMemory):
             held = floor.stems_of(hit.memory.content)
             coverage = floor.word_coverage(terms, term_weights, held)
-            # A memory about someone the question names ("Caroline attended…").
-            naming = floor.holds_any(held, names)
+            # A memory about someone the question names ("Caroline attended…"), or
+            # learned from what they said.
+            naming = floor.holds_any(held, names) or bool(
+                said_by_named(authors.get(hit.memory.id, []), names).any()
+            )
             items.append(floor.FloorItem(coverage, weights.floor_coverage, item_standing, naming))
             continue
         named = bool(candidates.named_by_name[position])
@@ -190,7 +195,7 @@ def judge_relevance(
                 coverage,
                 weights.floor_message_coverage,
                 item_standing,
-                named and bool(candidates.lexical[position]),
+                named,
                 hit.message.id,
                 (int(candidates.before[position]), int(candidates.after[position])),
             )

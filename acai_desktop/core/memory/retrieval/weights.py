@@ -87,8 +87,8 @@ class RetrievalWeights:
     # The relevance floor (floor.py): an item enters a prompt when its words hold this
     # share of the question's informative weight (a memory, short and distilled;
     # a message, chattier), or its cosine stands ``floor_meaning`` standard deviations
-    # above the collection's mean, or it is named (said by someone the question
-    # names) with a word in common, or it is next to a message that passes.
+    # above the collection's mean, or it is said by (or names) someone the question
+    # names, or it is next to a message that passes.
     floor_coverage: float = 0.25
     floor_message_coverage: float = 0.3
     floor_meaning: float = 5.0
