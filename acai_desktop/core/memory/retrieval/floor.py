@@ -73,17 +73,10 @@ def holds_any(held: frozenset[str], words: frozenset[str]) -> bool:
     return bool(words) and any(stem(word) in held for word in words)
 
 
-def word_coverage(
-    terms: Sequence[str],
-    weights: np.ndarray,
-    held: frozenset[str],
-    also: frozenset[str] = frozenset(),
-) -> float:
-    """The share of the query words' weight that the stems ``held`` (or ``also``, e.g.
-    its author's name) hold."""
+def word_coverage(terms: Sequence[str], weights: np.ndarray, held: frozenset[str]) -> float:
+    """The share of the query words' weight that the stems ``held`` hold."""
     if not terms:
         return 0.0
-    held = held | {stem(word) for word in also}
     total = float(weights.sum())
     got = sum(float(w) for term, w in zip(terms, weights, strict=True) if stem(term) in held)
     return got / total if total > 0 else 0.0

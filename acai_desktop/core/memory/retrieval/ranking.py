@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 from sqlite_utils import Database
 
-from acai_desktop.core.memory.query import tokenize
 from acai_desktop.core.memory.retrieval import floor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
@@ -185,11 +184,9 @@ def judge_relevance(
             )
             items.append(floor.FloorItem(coverage, weights.floor_coverage, item_standing, naming))
             continue
+        # Said by someone the question names: the name is a word they share.
         named = bool(candidates.named_by_name[position])
-        # Said by someone the question names: the name is as good as said.
-        author = frozenset(tokenize(hit.message.speaker)) if named else frozenset()
-        held = floor.stems_of(hit.message.content)
-        coverage = floor.word_coverage(terms, term_weights, held, author)
+        coverage = floor.word_coverage(terms, term_weights, floor.stems_of(hit.message.content))
         items.append(
             floor.FloorItem(
                 coverage,
