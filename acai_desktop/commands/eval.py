@@ -238,6 +238,7 @@ def format_report(report: dict) -> str:
             f"{figures['recall_any'][k]:>8.3f}/{figures['recall_all'][k]:.3f}" for k in ks
         )
         lines.append(f"  {category:<4} n={figures['questions']:<5}{cells}")
+    lines += compared_lines(report) + floor_lines(report)
     latency = report["latency_ms"]
     malformed = report["malformed_evidence"]
     lines += [
@@ -248,6 +249,56 @@ def format_report(report: dict) -> str:
         f"{malformed['skipped']}, unknown ids {malformed['unknown']}",
     ]
     return "\n".join(lines)
+
+
+def compared_lines(report: dict) -> list[str]:
+    """The app's ranking beside each signal alone, from the same run."""
+    compared = report.get("compared") or {}
+    if not compared:
+        return []
+    ks = list(report["recall_any"])
+    deepest = "10" if "10" in ks else ks[-1]
+    rankings = {"app": report, **{f"{name} only": figures for name, figures in compared.items()}}
+    lines = [
+        "",
+        f"the app's ranking beside each signal alone (recall_any@k; recall_all@{deepest}):",
+        f"{'':<16}" + "".join(f"{'@' + k:>8}" for k in ks) + f"{'all@' + deepest:>9}",
+    ]
+    for name, figures in rankings.items():
+        cells = "".join(f"{figures['recall_any'][k]:>8.3f}" for k in ks)
+        lines.append(f"  {name:<14}{cells}{figures['recall_all'][deepest]:>9.3f}")
+    lines.append(f"per category, recall_any@{deepest} / recall_all@{deepest}:")
+    lines.append(f"{'':<11}" + "".join(f"{name:>16}" for name in rankings))
+    for category in report["per_category"]:
+        cells = ""
+        for figures in rankings.values():
+            of = figures["per_category"].get(category)
+            cells += (
+                f"{of['recall_any'][deepest]:>10.3f}/{of['recall_all'][deepest]:.3f}"
+                if of
+                else f"{'–':>16}"
+            )
+        lines.append(f"  {category:<9}{cells}")
+    return lines
+
+
+def floor_lines(report: dict) -> list[str]:
+    floor = report.get("floor")
+    if not floor:
+        return []
+    real, off_topic = floor["real"], floor["off_topic"]
+    lines = [
+        "",
+        f"relevance floor, top {floor['k']}: items that pass per question — real questions "
+        f"{real['passing_per_question']:.2f} (recall_any@{floor['k']} after the floor "
+        f"{real['recall_any']:.3f})",
+    ]
+    if off_topic["questions"]:
+        lines.append(
+            f"  off-topic ({off_topic['questions']} questions asked of another sample's "
+            f"profile): {off_topic['passing_per_question']:.2f}"
+        )
+    return lines
 
 
 def run_retrieval(args: argparse.Namespace) -> int:

@@ -266,6 +266,7 @@ class Orchestrator:
             summaries=summaries,
             recent_messages=recent,
             budget_tokens=self.context_budget_tokens,
+            searched=True,
         )
         offered = {m.id: m for m in [*pinned, *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})

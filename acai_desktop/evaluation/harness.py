@@ -61,6 +61,26 @@ class HarnessOptions:
     weights: RetrievalWeights = field(default_factory=RetrievalWeights)
     # The app's ranking unless an idea is being tried (see retrieval_variants).
     variant: RetrievalVariant = field(default_factory=RetrievalVariant)
+    # Also rank with each signal alone (COMPARED), in the same run, to print beside it.
+    compare: bool = True
+    # Also ask each sample's questions of another sample's profile, where nothing is
+    # relevant, and count what passes the relevance floor (see FloorTally).
+    off_topic: bool = True
+
+
+#: The signals the app's ranking fuses, each alone and plain (no boost for who said it,
+#: when or how recently): BM25 over each item with its neighbours' words, and the
+#: item's own cosine. The app's ranking must beat both.
+ALONE = {"author": 0.0, "asker": 0.0, "on_date": 0.0, "recency": 0.0, "importance": 0.0}
+COMPARED = {
+    "lexical": (RetrievalVariant(fusion="lexical"), ALONE),
+    "semantic": (
+        RetrievalVariant(fusion="semantic"),
+        {**ALONE, "message_vector_context": 0.0, "message_semantic": 1.0},
+    ),
+}
+#: The relevance floor is measured over the top this many items (what a prompt takes).
+FLOOR_K = 10
 
 
 @dataclass
@@ -85,6 +105,55 @@ class _Tally:
 
 
 @dataclass
+class FloorTally:
+    """What passes the relevance floor among the top ``FLOOR_K`` items: how many items
+    per question, and (real questions) how often the evidence is still among them."""
+
+    questions: int = 0
+    passing: int = 0
+    any_hits: int = 0
+
+    def add(self, hits: Sequence, ranked: Sequence[set[str]], evidence: set[str]) -> None:
+        self.questions += 1
+        kept = [dia_ids for hit, dia_ids in zip(hits, ranked, strict=True) if hit.relevant]
+        self.passing += len(kept)
+        self.any_hits += bool(set().union(*kept) & evidence) if kept else False
+
+    def as_dict(self) -> dict:
+        n = max(self.questions, 1)
+        return {
+            "questions": self.questions,
+            "passing_per_question": round(self.passing / n, 3),
+            "recall_any": round(self.any_hits / n, 4),
+        }
+
+
+@dataclass
+class RankingTally:
+    """Recall of one ranking, overall and per category."""
+
+    overall: _Tally = field(default_factory=_Tally)
+    per_category: dict[str, _Tally] = field(default_factory=dict)
+
+    def add(self, category: str, ranked, evidence: set[str], ks: Sequence[int]) -> None:
+        self.overall.add(ranked, evidence, ks)
+        self.per_category.setdefault(category, _Tally()).add(ranked, evidence, ks)
+
+    def as_dict(self, ks: Sequence[int]) -> dict:
+        recall_any, recall_all = self.overall.rates(ks)
+        return {
+            "recall_any": recall_any,
+            "recall_all": recall_all,
+            "per_category": {
+                category: dict(zip(("recall_any", "recall_all"), tally.rates(ks), strict=True))
+                for category, tally in sorted(
+                    self.per_category.items(), key=lambda c: (len(c[0]), c[0])
+                )
+            },
+        }
+
+
+@dataclass
 class EvaluationResult:
     unit: str
     ks: tuple[int, ...]
@@ -98,6 +167,10 @@ class EvaluationResult:
     # cannot be hit at any depth (an observation set need not cite every turn a
     # question rests on), so their share is the ceiling of recall_any.
     reachable: _Tally = field(default_factory=_Tally)
+    # Each signal alone (COMPARED), from the same run.
+    compared: dict[str, RankingTally] = field(default_factory=dict)
+    floor_real: FloorTally = field(default_factory=FloorTally)
+    floor_off_topic: FloorTally = field(default_factory=FloorTally)
 
     def as_dict(self) -> dict:
         recall_any, recall_all = self.overall.rates(self.ks)
@@ -127,6 +200,12 @@ class EvaluationResult:
             "reachable": {
                 "questions": self.reachable.questions,
                 "recall_any": self.reachable.rates(self.ks)[0],
+            },
+            "compared": {name: tally.as_dict(self.ks) for name, tally in self.compared.items()},
+            "floor": {
+                "k": FLOOR_K,
+                "real": self.floor_real.as_dict(),
+                "off_topic": self.floor_off_topic.as_dict(),
             },
         }
 
@@ -227,31 +306,53 @@ def scored_questions(sample: Sample) -> tuple[list[Question], dict[str, int]]:
     return kept, excluded
 
 
+def asked_at(question: Question, sample: Sample) -> datetime | None:
+    """When ``question`` is asked: the dataset's question date, else just after the
+    sample's last session (as in the app, where a question comes after what was said)."""
+    if question.asked_at:
+        return datetime.fromisoformat(question.asked_at)
+    stamps = [session_timestamp(turn.session_date) for turn in sample.turns]
+    latest = max((s for s in stamps if s), default=None)
+    return datetime.fromisoformat(latest) if latest else None
+
+
 async def score_sample(
     ingested: IngestedSample,
+    sample: Sample,
     questions: Sequence[Question],
     options: HarnessOptions,
     result: EvaluationResult,
+    off_topic: Sequence[Question] = (),
 ) -> None:
+    """Rank ``questions`` (of ``sample``) with the app's ranking (or the variant tried),
+    and each signal alone when ``options.compare``; ``off_topic``: questions of another
+    sample, for the relevance floor."""
     service = ingested.service
     weights = options.weights
     if options.unit == "observations":
         # Only the facts are ranked; the dialogue they were learned from stays in the
         # profile as their sources, as in the app.
         weights = replace(weights, episodic=0.0)
-    retriever = build_retriever(
-        ingested.store,
-        service.embedder,
-        service.index,
-        weights=weights,
-        messages=service.episodes.index,
-        variant=options.variant,
-    )
-    depth = max(options.ks)
+
+    def retriever_of(variant: RetrievalVariant, changes: dict | None = None):
+        return build_retriever(
+            ingested.store,
+            service.embedder,
+            service.index,
+            weights=replace(weights, **(changes or {})),
+            messages=service.episodes.index,
+            variant=variant,
+        )
+
+    retriever = retriever_of(options.variant)
+    compared = COMPARED if options.compare and options.variant.is_the_app else {}
+    others = {name: retriever_of(*alone) for name, alone in compared.items()}
+    depth = max(*options.ks, FLOOR_K)
     stored = ingested.stored_dia_ids()
     for question in questions:
+        now = asked_at(question, sample)
         started = time.perf_counter()
-        hits = await retriever.search(question.question, depth)
+        hits = await retriever.search(question.question, depth, now=now)
         result.latencies_ms.append((time.perf_counter() - started) * 1000)
         ranked = [ingested.dia_ids(hit) for hit in hits]
         evidence = set(question.evidence)
@@ -260,6 +361,14 @@ async def score_sample(
             result.reachable.add(ranked, evidence, options.ks)
         category = str(question.category) if question.category is not None else "none"
         result.per_category.setdefault(category, _Tally()).add(ranked, evidence, options.ks)
+        result.floor_real.add(hits[:FLOOR_K], ranked[:FLOOR_K], evidence)
+        for name, other in others.items():
+            alone = await other.search(question.question, depth, now=now)
+            tally = result.compared.setdefault(name, RankingTally())
+            tally.add(category, [ingested.dia_ids(hit) for hit in alone], evidence, options.ks)
+    for question in off_topic:
+        hits = await retriever.search(question.question, FLOOR_K, now=asked_at(question, sample))
+        result.floor_off_topic.add(hits, [ingested.dia_ids(hit) for hit in hits], set())
 
 
 def new_result(dataset: Dataset, options: HarnessOptions) -> EvaluationResult:
@@ -286,10 +395,14 @@ async def evaluate(
     if options.unit not in UNITS:
         raise ValueError(f"unit must be one of {UNITS}")
     result = new_result(dataset, options)
-    for sample in dataset.samples:
+    samples = dataset.samples
+    for position, sample in enumerate(samples):
         questions, excluded = scored_questions(sample)
         for reason, count in excluded.items():
             result.excluded[reason] += count
+        off_topic: list[Question] = []
+        if options.off_topic and len(samples) > 1:
+            off_topic, _ = scored_questions(samples[(position + 1) % len(samples)])
         with tempfile.TemporaryDirectory(prefix="acai-eval-") as directory:
             profile = Profile.at(Path(directory))
             async with open_memory_services(profile, embedder=embedder, policy=KEEP_EVERYTHING) as (
@@ -298,5 +411,5 @@ async def evaluate(
             ):
                 ingested = await ingest(store, service, sample, options)
                 result.memories += len(ingested.dia_ids_of_memory) + len(ingested.dia_id_of_message)
-                await score_sample(ingested, questions, options, result)
+                await score_sample(ingested, sample, questions, options, result, off_topic)
     return result

@@ -19,9 +19,11 @@ fault (sample number and field).
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from acai_desktop.core.errors import InvalidInputError
@@ -56,6 +58,9 @@ class Question:
     answer: str
     evidence: tuple[str, ...]
     category: int | None
+    # When it is asked ("2023/03/27 (Mon) 23:35" in LongMemEval's conversion), as an
+    # ISO timestamp; "" when the dataset does not say (LoCoMo).
+    asked_at: str = ""
 
 
 @dataclass
@@ -235,10 +240,24 @@ def parse_sample(raw: object, position: int) -> tuple[Sample, EvidenceReport]:
                 answer=str(answer),
                 evidence=tuple(dict.fromkeys(evidence)),
                 category=category if isinstance(category, int) else None,
+                asked_at=question_timestamp(item.get("question_date")),
             )
         )
     sample_id = str(raw.get("sample_id") or f"sample-{position + 1}")
     return Sample(sample_id, speaker_a, speaker_b, turns, observations, questions), report
+
+
+def question_timestamp(raw: object) -> str:
+    """LongMemEval's "2023/03/27 (Mon) 23:35" as an ISO timestamp in UTC ("" if absent
+    or unreadable)."""
+    if not isinstance(raw, str):
+        return ""
+    text = re.sub(r"\([A-Za-z]+\)", " ", raw)
+    try:
+        moment = datetime.strptime(" ".join(text.split()), "%Y/%m/%d %H:%M")
+    except ValueError:
+        return ""
+    return moment.replace(tzinfo=UTC).isoformat(timespec="microseconds")
 
 
 def parse_dataset(data: object) -> Dataset:
@@ -255,9 +274,14 @@ def parse_dataset(data: object) -> Dataset:
 def load_dataset(path: str | Path) -> Dataset:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InvalidInputError(f"Cannot read the dataset {path}: {error.strerror}") from None
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8") as stream:
+                text = stream.read()
+        else:
+            text = path.read_text(encoding="utf-8")
+    except (OSError, EOFError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise InvalidInputError(f"Cannot read the dataset {path}: {reason}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -18,6 +18,7 @@ overrides the steps they change, so the table in docs/benchmarks.md can be measu
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import date
 
 import numpy as np
 
@@ -75,10 +76,10 @@ class VariantRetriever(HybridRetriever):
             raise ValueError(f"fusion must be one of {FUSIONS}")
         self.variant = variant
 
-    def understand(self, query: str) -> SearchQuery:
+    def understand(self, query: str, today: date | None = None) -> SearchQuery:
         variant = self.variant
         if variant.stop_words:
-            processed = process_query(query)
+            processed = process_query(query, today)
         else:
             terms = list(dict.fromkeys(tokenize(query)))
             processed = ProcessedQuery(text=query, terms=terms, fts=fts_match_expression(terms))

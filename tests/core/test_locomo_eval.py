@@ -9,7 +9,7 @@ import pytest
 
 from acai_desktop.cli import main
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.evaluation.harness import HarnessOptions, evaluate
+from acai_desktop.evaluation.harness import COMPARED, HarnessOptions, evaluate
 from acai_desktop.evaluation.locomo import (
     EvidenceReport,
     load_dataset,
@@ -195,13 +195,15 @@ def test_an_idea_runs_a_variant_retriever_and_the_defaults_the_apps_own(monkeypa
     asked = []
     understand = retrieval_variants.VariantRetriever.understand
 
-    def spy(self, query):
+    def spy(self, query, today=None):
         asked.append(self.variant)
-        return understand(self, query)
+        return understand(self, query, today)
 
     monkeypatch.setattr(retrieval_variants.VariantRetriever, "understand", spy)
     _evaluate("turns")
-    assert asked == []
+    # The app's ranking is its own retriever; variants rank only the signals alone.
+    assert set(asked) == {variant for variant, _ in COMPARED.values()}
+    asked.clear()
     dataset = load_dataset(FIXTURE)
     options = HarnessOptions(unit="turns", ks=(1,), variant=RetrievalVariant(fusion="rrf"))
     run(evaluate(dataset, options, embedder=shared_embedder()))
@@ -226,3 +228,43 @@ def test_eval_options_change_weights_or_try_a_variant():
     assert options.weights == RetrievalWeights(message_semantic=0.2, message_vector_context=0.0)
     plain = eval_command._options(parser.parse_args(argv[:4]))
     assert plain.weights == RetrievalWeights() and plain.variant.is_the_app
+
+
+def test_a_gzipped_dataset_loads_with_its_question_dates(tmp_path):
+    import gzip
+
+    raw = json.loads(FIXTURE.read_text())
+    raw[0]["qa"][0]["question_date"] = "2023/03/27 (Mon) 23:35"
+    path = tmp_path / "dev.json.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as stream:
+        json.dump(raw, stream)
+    (sample,) = load_dataset(path).samples
+    assert sample.questions[0].asked_at == "2023-03-27T23:35:00.000000+00:00"
+    assert sample.questions[1].asked_at == ""
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(b"not gzip at all")
+    with pytest.raises(InvalidInputError, match="Cannot read the dataset"):
+        load_dataset(broken)
+
+
+def test_the_report_sets_the_app_beside_each_signal_alone_and_counts_the_floor():
+    from acai_desktop.commands.eval import format_report
+
+    raw = json.loads(FIXTURE.read_text())
+    other = json.loads(FIXTURE.read_text())[0]
+    other["sample_id"] = "other"
+    dataset = parse_dataset([raw[0], other])
+    options = HarnessOptions(unit="turns", ks=(1, 10))
+    report = run(evaluate(dataset, options, embedder=shared_embedder())).as_dict()
+    assert set(report["compared"]) == {"lexical", "semantic"}
+    for figures in report["compared"].values():
+        assert set(figures["per_category"]) == set(report["per_category"])
+        assert 0.0 <= figures["recall_all"]["10"] <= figures["recall_any"]["10"] <= 1.0
+    floor = report["floor"]
+    # Each sample's questions are asked of the other's profile too.
+    assert floor["off_topic"]["questions"] == floor["real"]["questions"] == 14
+    assert floor["real"]["recall_any"] <= report["recall_any"]["10"]
+    assert 0.0 <= floor["off_topic"]["passing_per_question"] <= 10
+    text = format_report(report)
+    assert "lexical only" in text and "semantic only" in text
+    assert "relevance floor" in text and "off-topic (14 questions" in text

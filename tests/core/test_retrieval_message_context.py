@@ -55,7 +55,7 @@ def test_candidate_rows_name_the_recallable_neighbours(tmp_path):
 
             first, middle, last = await store.run(fill)
             rows = await store.run(episodes.message_facts, [first, middle, last])
-            return first, middle, last, {row[0]: row[4:] for row in rows}
+            return first, middle, last, {row[0]: row[4:6] for row in rows}
         finally:
             await store.close()
 

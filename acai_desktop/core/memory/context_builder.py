@@ -38,6 +38,13 @@ SUMMARY = "summary"
 PINNED_HEADER = "Pinned memories (the user asked you to always keep these in mind):"
 RETRIEVED_HEADER = "Memories that may be relevant (recalled, not necessarily still true):"
 SUMMARY_HEADER = "Summary of the earlier part of this conversation:"
+#: Said in the prompt when no memory, recalled message or passage passed the relevance
+#: floor (see core.memory.retrieval.floor): a small model told nothing would otherwise
+#: guess, or take the question for a memory.
+NOTHING_RELEVANT = (
+    "Nothing relevant remembered: no memory, past message or document passage matches "
+    "this message. Don't invent what the user told you before; ask if it matters."
+)
 MEMORY_BLOCK_START = "<memories>"
 MEMORY_BLOCK_END = "</memories>"
 MEMORY_BLOCK_PREAMBLE = (
@@ -87,6 +94,7 @@ class Dropped:
     messages: int = 0
     folded: int = 0  # raw messages left out because a summary stands for them
     evidence: int = 0  # document passages over their share of the budget
+    irrelevant: int = 0  # retrieved items below the relevance floor (never placed)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -145,11 +153,18 @@ def build_context(
     recent_messages: Sequence[Message] = (),
     evidence: Sequence[RetrievedPassage] = (),
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
+    searched: bool = False,
 ) -> BuiltContext:
-    """``retrieved``: memories and recalled messages, as the retriever ranked them.
-    ``evidence``: document passages, best first; they take at most ``evidence_share``
-    of ``budget_tokens``, so documents can't crowd out the memory and the history."""
+    """``retrieved``: memories and recalled messages, as the retriever ranked them; only
+    those that pass the relevance floor (``relevant``) are placed. ``evidence``:
+    document passages, best first; they take at most ``evidence_share`` of
+    ``budget_tokens``, so documents can't crowd out the memory and the history.
+    ``searched``: memory was searched for this message (the orchestrator's turns); when
+    then no pinned memory, relevant item or passage is offered, the prompt says so
+    (:data:`NOTHING_RELEVANT`)."""
     dropped = Dropped()
+    dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
+    retrieved = [hit for hit in retrieved if hit.relevant]
     # The fixed part: system prompt, user message, and the system message's framing.
     used_tokens = estimate_message_tokens(system_prompt) + estimate_message_tokens(user_message)
 
@@ -244,6 +259,11 @@ def build_context(
             dropped.summaries += 1
     sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
+    # Nothing passed the floor (what did but did not fit the budget is another story).
+    nothing_relevant = searched and not pinned and not retrieved and not evidence
+    if nothing_relevant:
+        used_tokens += estimate_tokens(NOTHING_RELEVANT) + 2
+
     history: list[dict] = []
     full = False  # once one message doesn't fit, older ones stay out: no holes in the history
     for message in sorted(recent_messages, key=lambda m: m.id, reverse=True):
@@ -273,6 +293,8 @@ def build_context(
         )
     if evidence_lines:
         system_parts.append(prompt_block.evidence_block(evidence_lines))
+    if nothing_relevant:
+        system_parts.append(NOTHING_RELEVANT)
     messages = [{"role": "system", "content": "\n\n".join(p for p in system_parts if p)}]
     messages += history
     messages.append({"role": "user", "content": user_message})

@@ -17,6 +17,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from acai_desktop.core.memory.relative_time import relative_periods
+
 
 def _words(text: str) -> list[str]:
     return text.split()
@@ -42,6 +44,8 @@ STOP_WORDS = frozenset(
     """
     )
 )
+
+FIRST_PERSON = frozenset(_words("i me my mine myself"))
 
 # Letters and digits of any script; an apostrophe inside a word ("Caroline's", "don't")
 # splits it, and the possessive/contraction tail is a stop word above.
@@ -120,9 +124,11 @@ def _date_terms(terms: list[str]) -> list[str]:
     return found
 
 
-def mentioned_periods(text: str) -> list[tuple[str, str]]:
+def mentioned_periods(text: str, today: date | None = None) -> list[tuple[str, str]]:
     """The days and months ``text`` names ("on 9 November, 2022", "May 3rd 2023", "in
-    January 2024"), each as ``(first day, day after)`` ISO dates, in order."""
+    January 2024"), each as ``(first day, day after)`` ISO dates, in order; with
+    ``today`` (when the question is asked), also the ones it names relative to it
+    ("two weeks ago", "last Saturday", "in March": see :mod:`.relative_time`)."""
     periods: list[tuple[str, str]] = []
     taken = text
     for pattern, day_first in ((_DAY_MONTH_YEAR, True), (_MONTH_DAY_YEAR, False)):
@@ -139,6 +145,11 @@ def mentioned_periods(text: str) -> list[tuple[str, str]]:
         year, month_number = int(match[2]), _MONTHS.index(match[1].casefold()) + 1
         following = date(year + month_number // 12, month_number % 12 + 1, 1)
         periods.append((date(year, month_number, 1).isoformat(), following.isoformat()))
+        taken = taken.replace(match[0], " ")
+    if today is not None:
+        periods += [
+            (start.isoformat(), end.isoformat()) for start, end in relative_periods(taken, today)
+        ]
     return list(dict.fromkeys(periods))
 
 
@@ -154,9 +165,14 @@ class ProcessedQuery:
     temporal: bool = False
     # Days or months the query names, as [start, end) ISO dates (mentioned_periods).
     periods: list[tuple[str, str]] = field(default_factory=list)
+    # The asker speaks of themselves ("what did I buy", "my sister"): what they wrote is
+    # about them, as "What did Caroline paint?" is about what Caroline said.
+    first_person: bool = False
 
 
-def process_query(text: str) -> ProcessedQuery:
+def process_query(text: str, today: date | None = None) -> ProcessedQuery:
+    """``today``: the day the question is asked, which relative expressions ("last
+    weekend", "three days ago") count from; None resolves none of them."""
     terms = content_terms(text)
     lowered = set(tokenize(text))
     return ProcessedQuery(
@@ -166,5 +182,6 @@ def process_query(text: str) -> ProcessedQuery:
         names=_capitalised_names(text),
         dates=_date_terms(terms),
         temporal=bool(lowered & {"when", "date", "ago", "since", "year", "month", "week"}),
-        periods=mentioned_periods(text),
+        periods=mentioned_periods(text, today),
+        first_person=bool(lowered & FIRST_PERSON),
     )

@@ -19,7 +19,8 @@ from acai_desktop.core.store.memories import ids_and_vectors
 
 MESSAGES_FTS = "messages_fts"
 
-# The messages just before and after ``m`` in its conversation (-1 for none): the
+# The messages just before and after ``m`` in its conversation (-1 for none), and
+# whether the user wrote it (a question in the first person prefers those): the
 # semantic side scores a message with its neighbours' vectors too. Read from the
 # index on messages(conversation_id, id) alone (reading the rows to skip ones that
 # are not recallable cost more than the rest of the query); a neighbour that is not
@@ -28,31 +29,34 @@ _NEIGHBOURS = """
     coalesce((SELECT max(p.id) FROM messages AS p
               WHERE p.conversation_id = m.conversation_id AND p.id < m.id), -1),
     coalesce((SELECT min(n.id) FROM messages AS n
-              WHERE n.conversation_id = m.conversation_id AND n.id > m.id), -1)
+              WHERE n.conversation_id = m.conversation_id AND n.id > m.id), -1),
+    m.role = 'user'
 """
 
 
 def message_hits(
-    db: Database, match: str, limit: int, context_weight: float
-) -> list[tuple[int, float, int, str, float, int, int]]:
+    db: Database, match: str, limit: int, context_weight: float, now: str = "now"
+) -> list[tuple[int, float, int, str, float, int, int, int]]:
     """The best ``limit`` recallable messages for an FTS5 MATCH expression, best first:
     ``(id, bm25 (higher is better), conversation id, author ('' for none), age in
-    days, previous message id, next message id)`` (see ``_NEIGHBOURS``).
+    days, previous message id, next message id, written by the user)`` (see
+    ``_NEIGHBOURS``).
 
     BM25 weighs a word in the message itself 1 and in its neighbours' text
     ``context_weight``. The join to ``messages`` runs on the few rows FTS5 kept.
+    Ages count from ``now`` (an ISO timestamp, or SQLite's "now").
     """
     rows = db.execute(
         f"""
         SELECT h.id, -h.score, m.conversation_id, coalesce(m.author, ''),
-               max(julianday('now') - julianday(m.created_at), 0), {_NEIGHBOURS}
+               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
         FROM (SELECT rowid AS id, bm25(messages_fts, 1.0, ?) AS score
               FROM messages_fts WHERE messages_fts MATCH ?
               ORDER BY score LIMIT ?) AS h
         JOIN messages AS m ON m.id = h.id
         ORDER BY h.score, h.id
         """,
-        [float(context_weight), match, int(limit)],
+        [now, float(context_weight), match, int(limit)],
     ).fetchall()
     return [tuple(row) for row in rows]
 
@@ -74,11 +78,11 @@ def recalled_messages(db: Database, ids: Sequence[int]) -> dict[int, RecalledMes
 
 
 def messages_in_periods(
-    db: Database, periods: Sequence[tuple[str, str]], limit: int
-) -> list[tuple[int, int, str, float, int, int]]:
+    db: Database, periods: Sequence[tuple[str, str]], limit: int, now: str = "now"
+) -> list[tuple[int, int, str, float, int, int, int]]:
     """Recallable messages written within any of ``periods`` (``[start, end)`` ISO
     dates), oldest first, at most ``limit``: ``(id, conversation id, author, age in
-    days, previous message id, next message id)``. Dates compare as text: every
+    days, previous message id, next message id, written by the user)``. Dates compare as text: every
     stored date is ISO 8601 in UTC."""
     if not periods:
         return []
@@ -86,11 +90,11 @@ def messages_in_periods(
     rows = db.execute(
         f"""
         SELECT m.id, m.conversation_id, coalesce(m.author, ''),
-               max(julianday('now') - julianday(m.created_at), 0), {_NEIGHBOURS}
+               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
         FROM recallable_messages AS m WHERE {within}
         ORDER BY m.created_at, m.id LIMIT ?
         """,
-        [bound for period in periods for bound in period] + [int(limit)],
+        [now, *(bound for period in periods for bound in period), int(limit)],
     ).fetchall()
     return [tuple(row) for row in rows]
 
@@ -170,20 +174,22 @@ def save_message_embeddings(
     return stored
 
 
-def message_facts(db: Database, ids: Sequence[int]) -> list[tuple[int, int, str, float, int, int]]:
+def message_facts(
+    db: Database, ids: Sequence[int], now: str = "now"
+) -> list[tuple[int, int, str, float, int, int, int]]:
     """``(id, conversation id, author, age in days, previous message id, next message
-    id)`` of the recallable messages among ``ids`` (for candidates found by meaning
-    only)."""
+    id, written by the user)`` of the recallable messages among ``ids`` (for
+    candidates found by meaning only)."""
     if not len(ids):
         return []
     marks = ",".join("?" * len(ids))
     return db.execute(
         f"""
         SELECT m.id, m.conversation_id, coalesce(m.author, ''),
-               max(julianday('now') - julianday(m.created_at), 0), {_NEIGHBOURS}
+               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
         FROM recallable_messages AS m WHERE m.id IN ({marks}) ORDER BY m.id
         """,
-        [int(i) for i in ids],
+        [now, *(int(i) for i in ids)],
     ).fetchall()
 
 
@@ -215,3 +221,20 @@ def memories_from_messages(db: Database, message_ids: Sequence[int]) -> list[tup
         f"SELECT memory_id, message_id FROM memory_sources WHERE message_id IN ({marks})",
         [int(i) for i in message_ids],
     ).fetchall()
+
+
+def source_authors(db: Database, memory_ids: Sequence[int]) -> dict[int, list[str]]:
+    """The authors (those recorded) of the messages each of ``memory_ids`` was learned from."""
+    if not len(memory_ids):
+        return {}
+    marks = ",".join("?" * len(memory_ids))
+    rows = db.execute(
+        f"SELECT s.memory_id, m.author FROM memory_sources AS s "
+        f"JOIN messages AS m ON m.id = s.message_id "
+        f"WHERE s.memory_id IN ({marks}) AND m.author IS NOT NULL",
+        [int(i) for i in memory_ids],
+    ).fetchall()
+    authors: dict[int, list[str]] = {}
+    for memory_id, author in rows:
+        authors.setdefault(memory_id, []).append(author)
+    return authors

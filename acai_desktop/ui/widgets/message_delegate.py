@@ -50,6 +50,7 @@ MAX_BUBBLE_WIDTH = 760
 RETRY = "retry"
 REGENERATE = "regenerate"
 SOURCES = "sources"
+NOTHING_RELEVANT_NOTE = "Sources: nothing relevant remembered"
 EDIT = "edit"
 
 
@@ -102,6 +103,9 @@ def footer_of(
         actions.append((REGENERATE, "Regenerate"))
     if status != "streaming" and count:
         actions.append((SOURCES, f"Sources ({count})"))
+    elif status == "complete" and count == 0:
+        # Known to have used nothing: no memory or passage passed the relevance floor.
+        notes.append((NOTHING_RELEVANT_NOTE, "faint"))
     return notes, actions
 
 

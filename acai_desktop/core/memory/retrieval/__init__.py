@@ -6,6 +6,7 @@ messages of past conversations (episodic recall), ranked together.
 - :mod:`.memory_tier` and :mod:`.message_tier` — each tier's candidates and scores;
 - :mod:`.lexical` — the full-text (BM25) side; :mod:`.fusion` — BM25 and cosine as one;
 - :mod:`.weights` — the plain weights, with what the evaluation measured for them;
+- :mod:`.floor` — the relevance floor: which hits have the evidence to enter a prompt;
 - :mod:`.results` — what a search returns, and the reasons.
 
 Memories (measured on the LoCoMo dev half with observations as facts, see

@@ -10,12 +10,33 @@ import numpy as np
 
 from acai_desktop.core.store import search as sql
 
+# Below this many items a collection's cosine spread is no calibration (see
+# SemanticCandidates.floor_standing).
+MIN_ITEMS_FOR_SPREAD = 50
+
 
 @dataclass
 class SemanticCandidates:
     ids: np.ndarray
     scores: np.ndarray
     floor: float  # the cosine of the last semantic candidate (normalisation's zero)
+    # The query's cosine with every item of the index: its mean and standard deviation.
+    # A cosine means little alone (0.4 is high for one embedder and one collection,
+    # low for another); how far it stands above the whole collection's is calibrated.
+    mean: float = 0.0
+    spread: float = 1.0
+    items: int = 0  # how many the mean and spread were taken over
+
+    def standing(self, cosine: np.ndarray) -> np.ndarray:
+        """How many standard deviations ``cosine`` stands above the collection's mean."""
+        return ((cosine - self.mean) / self.spread).astype(np.float32)
+
+    def floor_standing(self, cosine: np.ndarray) -> np.ndarray:
+        """:meth:`standing` for the relevance floor: -inf for every item of a
+        collection too small for its spread to mean anything."""
+        if self.items < MIN_ITEMS_FOR_SPREAD:
+            return np.full(len(cosine), -np.inf, np.float32)
+        return self.standing(cosine)
 
 
 def no_semantic_candidates() -> SemanticCandidates:
@@ -39,6 +60,8 @@ class EpisodicQuery:
     excluded: frozenset[int] = frozenset()
     names: frozenset[str] = frozenset()  # normalised capitalised words of the query
     periods: tuple[tuple[str, str], ...] = ()  # days and months it names
+    now: str = "now"  # when it is asked (ISO, UTC): messages' ages count from it
+    first_person: bool = False  # "I", "my": the user's own messages are about it
 
 
 @dataclass
@@ -52,8 +75,16 @@ class ScoredCandidates:
     pinned: np.ndarray
     recent: np.ndarray
     same_conversation: np.ndarray
-    named: np.ndarray  # bool: said by someone the query names (messages)
+    named: np.ndarray  # bool: said by someone the query names, "I" the user (messages)
     dated: np.ndarray  # bool: written on a day the query names (messages)
+    # The relevance floor's inputs (see floor.py): each candidate's cosine standing in
+    # the collection, and for messages the ids of the messages before and after it.
+    standing: np.ndarray | None = None
+    before: np.ndarray | None = None
+    after: np.ndarray | None = None
+    # Said by someone the query names by name (not "I": on questions about the asker
+    # every message the user wrote would pass the floor).
+    named_by_name: np.ndarray | None = None
 
 
 def no_candidates() -> ScoredCandidates:

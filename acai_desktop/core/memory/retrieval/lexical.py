@@ -27,7 +27,11 @@ NO_LEXICAL = LexicalCandidates([], [], {})
 
 
 def lexical_candidates(
-    db: Database, terms: list[str], weights: RetrievalWeights, indexed: Callable[[int], bool]
+    db: Database,
+    terms: list[str],
+    weights: RetrievalWeights,
+    indexed: Callable[[int], bool],
+    counts: dict[str, list[int]] | None = None,
 ) -> LexicalCandidates:
     """Runs on the database thread: the BM25 candidates of ``terms`` among memories.
 
@@ -35,14 +39,18 @@ def lexical_candidates(
     GIL) while the loop may be changing the index; a memory it reports is active, and
     the ranking checks again when it loads the records.
     """
-    match = lexical_match(db, terms, weights.lexical_budget_documents)
+    match = lexical_match(db, terms, weights.lexical_budget_documents, counts=counts)
     if not match:
         return NO_LEXICAL
     return LexicalCandidates(*sql.lexical_hits(db, match, weights.candidates, indexed))
 
 
 def lexical_match(
-    db: Database, terms: list[str], budget: int, table: str = "memories_fts"
+    db: Database,
+    terms: list[str],
+    budget: int,
+    table: str = "memories_fts",
+    counts: dict[str, list[int]] | None = None,
 ) -> str | None:
     """The FTS5 expression for ``terms``, kept cheap (see ``lexical_budget_documents``).
 
@@ -54,12 +62,15 @@ def lexical_match(
     anyway). A lone word commoner than the budget gives no expression: its IDF is
     near zero, every match would score about alike, and scoring thousands of them
     (a message's row holds its neighbours' words too) cost milliseconds. The
-    semantic side still sees everything.
+    semantic side still sees everything. ``counts``: where to keep how many rows
+    hold each term (by table), for the relevance floor.
     """
     if not terms:
         return None
-    counts = sql.document_counts(db, terms, budget, table)
-    present = sorted((count, position) for position, count in enumerate(counts) if count)
+    found = sql.document_counts(db, terms, budget, table)
+    if counts is not None:
+        counts[table] = found  # the relevance floor weighs the words with them
+    present = sorted((count, position) for position, count in enumerate(found) if count)
     kept, total = [], 0
     for count, position in present:
         if total + count > budget:
@@ -81,17 +92,27 @@ def lexical_match(
 
 
 def message_matches(
-    db: Database, terms: list[str], weights: RetrievalWeights, episodic: EpisodicQuery
+    db: Database,
+    terms: list[str],
+    weights: RetrievalWeights,
+    episodic: EpisodicQuery,
+    counts: dict[str, list[int]] | None = None,
 ) -> tuple[str | None, list[tuple]]:
     """The message tier's FTS expression and its best BM25 rows (see
     :func:`episodes.message_hits`), the excluded messages left out."""
     if not terms:
         return None, []
-    match = lexical_match(db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS)
+    match = lexical_match(
+        db, terms, weights.lexical_budget_documents, episodes.MESSAGES_FTS, counts
+    )
     if not match:
         return None, []
     rows = episodes.message_hits(
-        db, match, weights.message_candidates + len(episodic.excluded), weights.message_context
+        db,
+        match,
+        weights.message_candidates + len(episodic.excluded),
+        weights.message_context,
+        episodic.now,
     )
     rows = [row for row in rows if row[0] not in episodic.excluded]
     return match, rows[: weights.message_candidates]

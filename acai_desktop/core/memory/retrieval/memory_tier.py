@@ -64,17 +64,22 @@ def memory_candidates(
     fuse: Fuse,
     periods: tuple[tuple[str, str], ...] = (),
     told: dict[int, float] | None = None,
+    first_person: bool = False,
+    counts: dict[str, list[int]] | None = None,
 ) -> ScoredCandidates:
     """Lexical candidates, then (once the loop hands over the semantic ones) fusion
     with the facts from the index. A memory learned from a message written on a day
     the query names gets ``on_date`` (and is a candidate), as a message does; one
-    learned from a message the query's words match gets ``source_words`` (``told``).
+    learned from a message the query's words match gets ``source_words`` (``told``);
+    every one gets ``asker`` when the query is in the first person.
 
     Candidate sets are small (two times ``weights.candidates`` at most); the scoring
     is done once over aligned numpy arrays. Their order — lexical ones best BM25 first,
     then the semantic-only ones by id — is the one ties keep.
     """
-    lexical = lexical_candidates(db, terms, weights, index.__contains__) if terms else NO_LEXICAL
+    lexical = (
+        lexical_candidates(db, terms, weights, index.__contains__, counts) if terms else NO_LEXICAL
+    )
     side = handoff.result()
     semantic, vector = side.memories, side.vector
     # Plain Python for the bookkeeping: with a hundred candidates at most, numpy's
@@ -174,6 +179,10 @@ def memory_candidates(
     score = score + weights.this_conversation * same_conversation
     score = score + weights.on_date * dated
     score = score + weights.source_words * source_part
+    # Memories are about the user: a question in the first person ("what language do I
+    # prefer?") lifts them as it lifts the user's own messages (see message_tier), so
+    # a fact still wins a tie with the message it was learned from.
+    score = score + weights.asker * first_person
     # "Similar meaning" when the cosine is in the upper half of the semantic
     # candidates' range, or when it is the only evidence.
     semantic_bar = semantic.floor + 0.5 * (float(cosine.max()) - semantic.floor)
@@ -188,4 +197,5 @@ def memory_candidates(
         same_conversation,
         np.zeros(count, bool),
         dated,
+        semantic.floor_standing(cosine) if len(semantic.ids) else np.full(count, -np.inf),
     )

@@ -8,6 +8,7 @@ from sqlite_utils import Database
 from acai_desktop.core.memory.query import normalise
 from acai_desktop.core.memory.query import tokenize as tokenize_query
 from acai_desktop.core.memory.retrieval.candidates import (
+    MIN_ITEMS_FOR_SPREAD,
     EpisodicQuery,
     ScoredCandidates,
     SemanticCandidates,
@@ -30,8 +31,10 @@ def message_candidates(
     episodic: EpisodicQuery,
 ) -> ScoredCandidates:
     """Recalled messages: BM25 over each message and its neighbours' words (see
-    ``RetrievalWeights.episodic``), with the same recency and conversation adjustments
-    as memories, plus ``author`` when the query names who said it."""
+    ``RetrievalWeights.episodic``) and their meaning (the cosine's standing in the whole
+    collection, see :meth:`SemanticCandidates.standing`), with the same recency and
+    conversation adjustments as memories, plus ``author`` when the query names who
+    said it and ``asker`` for the user's own messages when it asks in the first person."""
     if weights.episodic <= 0:
         return no_candidates()
     match, rows = lexical
@@ -39,7 +42,9 @@ def message_candidates(
     if episodic.periods and weights.on_date:
         dated = [
             row
-            for row in episodes.messages_in_periods(db, episodic.periods, weights.dated_candidates)
+            for row in episodes.messages_in_periods(
+                db, episodic.periods, weights.dated_candidates, episodic.now
+            )
             if row[0] not in episodic.excluded
         ]
         dated_ids = {row[0] for row in dated}
@@ -55,11 +60,12 @@ def message_candidates(
     if cosine_of and weights.message_semantic:
         found = {row[0] for row in rows}
         meaning_only = sorted(i for i in cosine_of if i not in found)
-        rows += [(row[0], 0.0, *row[1:]) for row in episodes.message_facts(db, meaning_only)]
+        facts = episodes.message_facts(db, meaning_only, episodic.now)
+        rows += [(row[0], 0.0, *row[1:]) for row in facts]
     if not rows:
         return no_candidates()
     columns = (list(c) for c in zip(*rows, strict=True))
-    ids, bm25, conversation, authors, age_days, before, after = columns
+    ids, bm25, conversation, authors, age_days, before, after, by_user = columns
     bm25 = np.asarray(bm25, np.float32)
     lexical_part = bm25 / (bm25 + weights.message_saturation)
     recency = 0.5 ** (np.asarray(age_days, np.float32) / weights.recency_half_life_days)
@@ -71,18 +77,31 @@ def message_candidates(
     named = said_by_named(authors, episodic.names) if episodic.names and weights.author else None
     if named is None:
         named = np.zeros(len(ids), bool)
+    asker = np.zeros(len(ids), bool)
+    if episodic.first_person and weights.asker:
+        asker = np.asarray(by_user, bool)
     on_date = np.array([i in dated_ids for i in ids], bool)
     in_semantic = np.array([i in cosine_of for i in ids], bool)
     semantic_part = np.zeros(len(ids), np.float32)
     semantic_reason = np.zeros(len(ids), bool)
+    cosine = np.zeros(len(ids), np.float32)
     if cosine_of and weights.message_semantic and message_index is not None:
         cosine, in_context = context_cosines(message_index, vector, ids, before, after, weights)
-        semantic_part = scale_between(in_context, float(in_context.min()), float(in_context.max()))
+        # Calibrated on the whole collection: how far the message (with its
+        # neighbours) stands above the query's mean cosine, in standard deviations. A
+        # few dozen messages have no spread worth the name: there, the candidates'
+        # worst to best.
+        if semantic.items >= MIN_ITEMS_FOR_SPREAD:
+            semantic_part = semantic.standing(in_context)
+        else:
+            low, high = float(in_context.min()), float(in_context.max())
+            semantic_part = scale_between(in_context, low, high)
         top = float(cosine.max())
         bar = semantic.floor + 0.5 * (top - semantic.floor)
         semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))
     evidence = lexical_part + weights.message_semantic * semantic_part
     evidence = evidence + weights.author * named + weights.on_date * on_date
+    evidence = evidence + weights.asker * asker
     score = weights.episodic * evidence
     score = score + weights.recency * recency
     score = score + weights.this_conversation * same_conversation
@@ -95,8 +114,12 @@ def message_candidates(
         none,
         (recency >= 0.5) if weights.recency else none,
         same_conversation,
-        named,
+        named | asker,
         on_date,
+        semantic.floor_standing(cosine) if len(semantic.ids) else np.full(len(ids), -np.inf),
+        np.asarray(before, np.int64),
+        np.asarray(after, np.int64),
+        named,
     )
 
 

@@ -6,12 +6,18 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass
 
+import numpy as np
 from sqlite_utils import Database
 
-from acai_desktop.core.memory.retrieval.candidates import EpisodicQuery, SemanticSide
+from acai_desktop.core.memory.retrieval import floor
+from acai_desktop.core.memory.retrieval.candidates import (
+    EpisodicQuery,
+    ScoredCandidates,
+    SemanticSide,
+)
 from acai_desktop.core.memory.retrieval.lexical import message_matches
 from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
-from acai_desktop.core.memory.retrieval.message_tier import message_candidates
+from acai_desktop.core.memory.retrieval.message_tier import message_candidates, said_by_named
 from acai_desktop.core.memory.retrieval.results import (
     AUTHOR,
     LEXICAL,
@@ -58,8 +64,9 @@ def rank(
     # One full-text query over messages serves both tiers: the messages themselves,
     # and the memories learned from them.
     match, message_rows = None, []
+    counts: dict[str, list[int]] = {}  # each table's term counts, for the floor too
     if weights.episodic > 0 or weights.source_words:
-        match, message_rows = message_matches(db, terms, weights, episodic)
+        match, message_rows = message_matches(db, terms, weights, episodic, counts)
     memories = memory_candidates(
         db,
         terms,
@@ -71,6 +78,8 @@ def rank(
         fuse,
         episodic.periods,
         told_with(db, message_rows, weights, episodic),
+        episodic.first_person,
+        counts,
     )
     side = handoff.result()
     messages = message_candidates(
@@ -93,6 +102,7 @@ def rank(
     records = sql.memories_by_id(db, chosen[0]) if chosen[0] else {}
     recalled = episodes.recalled_messages(db, chosen[1]) if chosen[1] else {}
     hits: list[Retrieved] = []
+    placed: list[tuple[int, int]] = []  # (tier, position) of each hit
     for _, tier, _, position in ranked:
         candidates = tiers[tier]
         item_id = int(candidates.ids[position])
@@ -120,6 +130,9 @@ def rank(
             if message is None:
                 continue  # deleted (or its chat) while we ranked
             hits.append(RetrievedMessage(message, len(hits) + 1, score, reasons))
+        placed.append((tier, position))
+    totals = (len(index), len(message_index or ()))
+    judge_relevance(db, hits, placed, tiers, terms, episodic.names, weights, totals, counts)
     return hits
 
 
@@ -130,3 +143,60 @@ def _ranking_keys(tier: int, candidates) -> list[tuple[float, int, int, int]]:
         (-round(score, 6), tier, int(item_id), position)
         for position, (score, item_id) in enumerate(zip(scores, ids, strict=True))
     ]
+
+
+def judge_relevance(
+    db: Database,
+    hits: list[Retrieved],
+    placed: list[tuple[int, int]],
+    tiers: tuple[ScoredCandidates, ScoredCandidates],
+    terms: list[str],
+    names: frozenset[str],
+    weights: RetrievalWeights,
+    totals: tuple[int, int],
+    counts: dict[str, list[int]],
+) -> None:
+    """Sets each hit's ``relevant`` (the relevance floor, see :mod:`.floor`). The query
+    words weigh their IDF in each tier's own full-text index (``counts``: the ones the
+    lexical side already took, by table)."""
+    term_weights_of = {}
+    for tier, table in ((0, "memories_fts"), (1, episodes.MESSAGES_FTS)):
+        if terms and any(t == tier for t, _ in placed):
+            found = counts.get(table)
+            if found is None:
+                found = sql.document_counts(db, terms, weights.lexical_budget_documents, table)
+            term_weights_of[tier] = floor.term_weights(found, totals[tier])
+    memory_ids = [hit.memory.id for hit in hits if isinstance(hit, RetrievedMemory)]
+    authors = episodes.source_authors(db, memory_ids) if names and memory_ids else {}
+    items = []
+    for hit, (tier, position) in zip(hits, placed, strict=True):
+        candidates = tiers[tier]
+        standing = candidates.standing
+        item_standing = float(standing[position]) if standing is not None else -np.inf
+        term_weights = term_weights_of.get(tier, np.zeros(len(terms)))
+        if isinstance(hit, RetrievedMemory):
+            held = floor.stems_of(hit.memory.content)
+            coverage = floor.word_coverage(terms, term_weights, held)
+            # A memory about someone the question names ("Caroline attended…"), or
+            # learned from what they said.
+            naming = floor.holds_any(held, names) or bool(
+                said_by_named(authors.get(hit.memory.id, []), names).any()
+            )
+            items.append(floor.FloorItem(coverage, weights.floor_coverage, item_standing, naming))
+            continue
+        # Said by someone the question names: the name is a word they share.
+        named = bool(candidates.named_by_name[position])
+        coverage = floor.word_coverage(terms, term_weights, floor.stems_of(hit.message.content))
+        items.append(
+            floor.FloorItem(
+                coverage,
+                weights.floor_message_coverage,
+                item_standing,
+                named,
+                hit.message.id,
+                (int(candidates.before[position]), int(candidates.after[position])),
+            )
+        )
+    verdicts = floor.passing(items, weights.floor_meaning)
+    for hit, ok in zip(hits, verdicts, strict=True):
+        hit.relevant = ok

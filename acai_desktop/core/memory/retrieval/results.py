@@ -22,6 +22,9 @@ class RetrievedMemory:
     rank: int  # 1-based
     score: float
     reasons: list[str] = field(default_factory=list)
+    # Its evidence passes the relevance floor (see floor.py): only such items (and
+    # pinned memories) go into a prompt.
+    relevant: bool = True
 
     @property
     def tier(self) -> str:
@@ -37,6 +40,7 @@ class RetrievedMessage:
     rank: int  # 1-based, among every tier
     score: float
     reasons: list[str] = field(default_factory=list)
+    relevant: bool = True
 
     tier = MESSAGE_TIER
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 
 import numpy as np
 
@@ -50,6 +51,7 @@ class SearchQuery:
     embedded: str  # the text whose vector is the semantic side's query
     names: frozenset[str]  # normalised capitalised words ("Caroline")
     periods: tuple[tuple[str, str], ...]  # the days and months it names
+    first_person: bool = False  # it asks about the asker ("I", "my")
 
     @classmethod
     def of(cls, processed: ProcessedQuery, embedded: str) -> SearchQuery:
@@ -58,6 +60,7 @@ class SearchQuery:
             embedded,
             frozenset(map(normalise, processed.names)),
             tuple(processed.periods),
+            processed.first_person,
         )
 
 
@@ -87,6 +90,7 @@ class HybridRetriever:
         exclude_ids: Iterable[int] = (),
         conversation_id: int | None = None,
         exclude_message_ids: Iterable[int] = (),
+        now: datetime | None = None,
     ) -> list[Retrieved]:
         """The ``k`` best active memories and recalled messages for ``query``, best first.
 
@@ -94,10 +98,13 @@ class HybridRetriever:
         summaries, pinned ones it adds anyway). ``exclude_message_ids``: messages it
         already has (the recent turns of the conversation it answers in).
         ``conversation_id``: memories that came from this conversation get a small boost.
+        ``now``: when the question is asked (default: now, UTC); "last weekend" and
+        "two weeks ago" count from it, and so do messages' ages.
         """
         if k <= 0:
             return []
-        understood = self.understand(query)
+        now = now or datetime.now(UTC)
+        understood = self.understand(query, now.date())
         request = RankRequest(
             understood.terms,
             k,
@@ -107,6 +114,8 @@ class HybridRetriever:
                 frozenset(int(i) for i in exclude_message_ids),
                 understood.names,
                 understood.periods,
+                now.astimezone(UTC).isoformat(timespec="microseconds"),
+                understood.first_person,
             ),
         )
         if not query.strip():
@@ -117,11 +126,12 @@ class HybridRetriever:
             return await self.rank(request, None, embed=understood.embedded)
         return await self.rank(request, (await self.embedder.embed(text))[0])
 
-    def understand(self, query: str) -> SearchQuery:
+    def understand(self, query: str, today: date | None = None) -> SearchQuery:
         """The query's informative words (stop words out), which are also what is
         embedded: "how", "did" and the like would pull towards small talk that shares
-        them. A query of stop words only is embedded as typed."""
-        processed = process_query(query)
+        them. A query of stop words only is embedded as typed. ``today`` resolves the
+        time it names relative to the day it is asked."""
+        processed = process_query(query, today)
         embedded = " ".join(processed.terms) if processed.terms else query
         return SearchQuery.of(processed, embedded)
 
@@ -196,8 +206,18 @@ class HybridRetriever:
         top = top[np.argsort(-scores[top])]
         top_scores = scores[top].astype(np.float32)
         floor = float(top_scores[-1]) if len(top_scores) else 0.0
+        finite = scores[np.isfinite(scores)] if excluded else scores
+        mean = float(finite.mean()) if len(finite) else 0.0
+        spread = float(finite.std()) if len(finite) > 1 else 0.0
         # Copies: the index may change while the lexical query is awaited.
-        return SemanticCandidates(ids[top].copy(), top_scores, floor)
+        return SemanticCandidates(
+            ids[top].copy(),
+            top_scores,
+            floor,
+            mean,
+            spread if spread > 1e-6 else 1.0,
+            len(finite),
+        )
 
     async def pinned(self) -> list[MemoryItem]:
         """Every active pinned memory: the context builder always includes them."""

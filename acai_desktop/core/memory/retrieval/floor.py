@@ -1,0 +1,108 @@
+"""The relevance floor: what a ranking returns enters a prompt only on real evidence.
+
+A ranking always returns its best ``k``, even for a question nothing in memory is
+about ("what is my dishwasher's warranty?" brings "My dog's name is Buster"). An item
+passes the floor when:
+
+- its own words cover enough of the question's informative weight
+  (:func:`word_coverage`: each query word weighs its IDF in this profile, so a word
+  no stored item holds — the thing asked about — weighs most, and a common word
+  little);
+- or its meaning stands out: its cosine with the question is ``meaning_z`` standard
+  deviations above the mean cosine of every stored item (the collection's own
+  distribution calibrates the threshold, whatever the embedder);
+- or it was said by someone the question names (a recalled message: the name is a word
+  they share), or it names someone the question names (a memory: "Caroline attended a
+  support group" for "When did Caroline go…");
+- or it is a recalled message right next to one that passes, in the same chat ("Yes,
+  last Friday!" answers the question before it).
+
+Pinned memories are not ranked here; the context builder always includes them. The
+thresholds were calibrated on real conversations (see ``RetrievalWeights.floor_*``
+and the docs' table): on questions asked of another person's history about one item
+in ten passed, while the evidence of real questions was kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from acai_desktop.core.memory.query import tokenize
+
+# Words compare by a light stem, as FTS5's Porter stemmer makes "camping", "camped"
+# and "camps" one word in the index: a common ending off, then the first letters.
+STEM_LETTERS = 5
+_ENDINGS = ("ing", "ed", "es", "er", "ers", "ly", "s")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            break
+    return word[:STEM_LETTERS]
+
+
+# A profile with a handful of memories has no word statistics worth the name: IDF is
+# counted as if it held at least this many items (the others without the word), so
+# the one memory that holds "backend" does not make "backend" worthless.
+MIN_ITEMS = 100
+
+
+def term_weights(counts: Sequence[int], total: int) -> np.ndarray:
+    """The IDF of each query word among ``total`` items (Lucene's, always positive),
+    from how many hold it (``counts``): a word no item holds weighs the most."""
+    total = max(int(total), MIN_ITEMS)
+    weights = [math.log(1 + (total - min(c, total) + 0.5) / (min(c, total) + 0.5)) for c in counts]
+    return np.asarray(weights, np.float64)
+
+
+def stems_of(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words (what :func:`word_coverage` compares)."""
+    return frozenset(map(stem, set(tokenize(text))))
+
+
+def holds_any(held: frozenset[str], words: frozenset[str]) -> bool:
+    """Whether the stems ``held`` (:func:`stems_of`) hold any of ``words`` (normalised)."""
+    return bool(words) and any(stem(word) in held for word in words)
+
+
+def word_coverage(terms: Sequence[str], weights: np.ndarray, held: frozenset[str]) -> float:
+    """The share of the query words' weight that the stems ``held`` hold."""
+    if not terms:
+        return 0.0
+    total = float(weights.sum())
+    got = sum(float(w) for term, w in zip(terms, weights, strict=True) if stem(term) in held)
+    return got / total if total > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class FloorItem:
+    """What the floor reads of one ranked item."""
+
+    coverage: float  # its words' share of the query's weight (word_coverage)
+    bar: float  # the share its kind needs
+    standing: float  # its cosine's standing in the collection (see SemanticCandidates)
+    # A message said by someone the query names; a memory that names someone it names.
+    named: bool
+    message_id: int | None = None  # a recalled message: its id and its neighbours'
+    neighbours: tuple[int, int] = (-1, -1)
+
+
+def passing(items: Sequence[FloorItem], standing: float) -> list[bool]:
+    """Which ``items`` pass the floor (see the module's doc): on their own evidence,
+    or as the message just before or after one that does."""
+    own = [item.named or item.standing >= standing or item.coverage >= item.bar for item in items]
+    passed_messages = {
+        item.message_id for item, ok in zip(items, own, strict=True) if ok and item.message_id
+    }
+    return [
+        ok or (item.message_id is not None and bool(passed_messages & set(item.neighbours)))
+        for item, ok in zip(items, own, strict=True)
+    ]

@@ -1,0 +1,225 @@
+"""Time named relative to the question, the asker's own words, the collection-calibrated
+cosine, and the relevance floor: what a question about nothing stored gets."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from datetime import UTC, date, datetime
+
+import numpy as np
+import pytest
+
+from acai_desktop.core.memory.context_builder import NOTHING_RELEVANT, build_context
+from acai_desktop.core.memory.policy import MemoryPolicy
+from acai_desktop.core.memory.query import process_query
+from acai_desktop.core.memory.relative_time import relative_periods
+from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMessage
+from acai_desktop.core.memory.retrieval.candidates import SemanticCandidates
+from acai_desktop.core.memory.retrieval.floor import stems_of, term_weights, word_coverage
+from acai_desktop.core.memory.service import MemoryDraft
+from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.store import conversations as conversation_sql
+from tests.support.aio import run
+from tests.support.memory import shared_embedder
+
+KEEP_ALL = MemoryPolicy(long_term_threshold=0.0)
+
+
+def _days(text: str, today: date) -> list[tuple[str, str]]:
+    return [(a.isoformat(), b.isoformat()) for a, b in relative_periods(text, today)]
+
+
+@pytest.mark.parametrize(
+    ("text", "today", "window"),
+    [
+        # A Thursday: last Saturday is five days back.
+        ("Who gave me jewelry last Saturday?", date(2023, 3, 9), ("2023-03-04", "2023-03-05")),
+        # Asked on a Saturday, "last Saturday" is a week back, not today.
+        ("the music event last Saturday", date(2023, 4, 22), ("2023-04-15", "2023-04-16")),
+        ("What did I cook a couple of days ago?", date(2022, 4, 12), ("2022-04-09", "2022-04-12")),
+        ("the workshop two weeks ago", date(2023, 2, 1), ("2023-01-14", "2023-01-23")),
+        ("yesterday's run", date(2023, 5, 2), ("2023-05-01", "2023-05-02")),
+        # A Sunday: the weekend that is over is the one before.
+        ("what did I do last weekend", date(2023, 5, 28), ("2023-05-20", "2023-05-22")),
+        ("the last month", date(2023, 5, 30), ("2023-04-01", "2023-05-31")),
+        # A month without a year is the latest one that has begun.
+        ("the BBQ in June", date(2023, 7, 1), ("2023-06-01", "2023-07-01")),
+        ("the games in November", date(2023, 3, 1), ("2022-11-01", "2022-12-01")),
+    ],
+)
+def test_time_named_relative_to_the_question_becomes_a_window(text, today, window):
+    assert _days(text, today) == [window]
+
+
+def test_what_names_no_window_gives_none():
+    today = date(2023, 3, 1)
+    # "How many days ago" asks for a window; "may" the verb and "march" the walk are
+    # no months; without the question's day nothing relative is resolved.
+    assert _days("How many days ago did I watch the Super Bowl?", today) == []
+    assert _days("May I ask where the protesters will march to?", today) == []
+    assert process_query("the workshop two weeks ago").periods == []
+    assert process_query("the workshop two weeks ago", today).periods == [
+        ("2023-02-11", "2023-02-20")
+    ]
+    assert process_query("What did I buy?").first_person
+    assert not process_query("What did Caroline buy?").first_person
+
+
+def test_cosine_standing_is_counted_against_the_whole_collection():
+    candidates = SemanticCandidates(
+        np.array([1, 2]), np.array([0.5, 0.3], np.float32), 0.3, mean=0.1, spread=0.1, items=500
+    )
+    np.testing.assert_allclose(candidates.standing(np.array([0.5, 0.1])), [4.0, 0.0], atol=1e-6)
+    # A handful of memories has no spread worth the name: meaning alone passes no floor.
+    few = SemanticCandidates(np.array([1]), np.array([0.9], np.float32), 0.9, 0.1, 0.1, items=3)
+    assert few.floor_standing(np.array([0.9]))[0] == -np.inf
+
+
+def test_word_coverage_weighs_words_by_how_rare_they_are():
+    terms = ["dishwasher", "warranty"]
+    weights = term_weights([0, 0], 4)
+    assert word_coverage(terms, weights, stems_of("My dog's name is Buster")) == 0.0
+    held = stems_of("The dishwasher warranty runs out in May")
+    assert word_coverage(terms, weights, held) == 1.0
+    # A common word weighs little beside the rare one it comes with.
+    weights = term_weights([400, 1], 1000)
+    assert word_coverage(["name", "buster"], weights, stems_of("What a name!")) < 0.2
+    # Stems: "painting" holds "painted", "camping" holds "camped".
+    assert word_coverage(["painted"], term_weights([1], 10), stems_of("my painting")) == 1.0
+    assert word_coverage(["camped"], term_weights([1], 10), stems_of("we love camping")) == 1.0
+
+
+@asynccontextmanager
+async def _profile(directory, said):
+    """A profile whose chats said ``said`` ((title, role, text, when)): the message ids
+    by text, and the retriever."""
+    async with open_memory_services(
+        Profile.at(directory), embedder=shared_embedder(), policy=KEEP_ALL
+    ) as (store, service):
+
+        def fill(db):
+            ids = {}
+            for title, role, text, at in said:
+                chat = conversation_sql.create_conversation(db, title, False).id
+                ids[text] = conversation_sql.add_message(db, chat, role, text, created_at=at).id
+            return ids
+
+        ids = await store.run(fill)
+        await service.episodes.embed_missing()
+        yield (
+            ids,
+            HybridRetriever(
+                store, service.embedder, service.index, messages=service.episodes.index
+            ),
+        )
+
+
+def test_the_question_date_prefers_what_was_said_in_the_window_it_names(tmp_path):
+    said = [
+        ("Museum", "user", "I went to the science museum with Ana.", "2023-01-11T10:00:00+00:00"),
+        ("Museum", "user", "I went to the art museum with Tom.", "2023-02-25T10:00:00+00:00"),
+    ]
+    question = "Which museum did I visit two months ago?"
+
+    async def go():
+        async with _profile(tmp_path, said) as (ids, retriever):
+            asked = datetime(2023, 3, 11, 5, 28, tzinfo=UTC)
+            dated = await retriever.search(question, 2, now=asked)
+            undated = await retriever.search(question, 2, now=datetime(2030, 1, 1, tzinfo=UTC))
+            return ids, dated, undated
+
+    ids, dated, undated = run(go())
+    assert dated[0].message.id == ids[said[0][2]]
+    assert "on_date" in dated[0].reasons
+    # Asked years later, "two months ago" names neither: no date reason at all.
+    assert not any("on_date" in hit.reasons for hit in undated)
+
+
+def test_a_question_in_the_first_person_prefers_what_the_user_wrote(tmp_path):
+    said = [
+        ("Shoes", "assistant", "Trail running shoes with a rock plate suit rocky paths.", None),
+        ("Shoes", "user", "I bought trail running shoes for the rocky paths.", None),
+    ]
+
+    async def go():
+        async with _profile(tmp_path, said) as (ids, retriever):
+            mine = await retriever.search("Which trail running shoes did I buy?", 2)
+            theirs = await retriever.search("Which trail running shoes suit rocky paths?", 2)
+            return ids, mine, theirs
+
+    ids, mine, theirs = run(go())
+    assert mine[0].message.id == ids[said[1][2]]
+    assert "author" in mine[0].reasons
+    assert not any("author" in hit.reasons for hit in theirs)
+
+
+def test_a_question_about_nothing_stored_passes_nothing_and_the_prompt_says_so(tmp_path):
+    async def go():
+        async with open_memory_services(
+            Profile.at(tmp_path), embedder=shared_embedder(), policy=KEEP_ALL
+        ) as (store, service):
+            facts = [
+                "My dog's name is Buster",
+                "The user is vegetarian and eats no meat or fish",
+                "The user works as a nurse at the city hospital",
+            ]
+            await service.remember_many([MemoryDraft(f, kind=MemoryKind.FACT) for f in facts])
+            retriever = HybridRetriever(store, service.embedder, service.index)
+            off = await retriever.search("How long is my dishwasher warranty?", 5)
+            real = await retriever.search("What is my dog called, Buster or Rex?", 5)
+            return off, real
+
+    off, real = run(go())
+    assert off, "the ranking still returns its best items"
+    assert not any(hit.relevant for hit in off)
+    assert [hit.memory.content for hit in real if hit.relevant] == ["My dog's name is Buster"]
+
+    def built_for(text, retrieved, searched=True):
+        return build_context(
+            system_prompt="You are kind.",
+            user_message=text,
+            budget_tokens=2000,
+            retrieved=retrieved,
+            searched=searched,
+        )
+
+    built = built_for("Dishwasher?", off)
+    assert NOTHING_RELEVANT in built.messages[0]["content"]
+    # A prompt built without searching memory (the bare question) claims nothing.
+    assert (
+        NOTHING_RELEVANT not in built_for("Dishwasher?", [], searched=False).messages[0]["content"]
+    )
+    assert built.used == [] and built.dropped.irrelevant == len(off)
+    built = built_for("Dog?", real)
+    assert NOTHING_RELEVANT not in built.messages[0]["content"]
+    assert [u.memory_id for u in built.used] == [h.memory.id for h in real if h.relevant]
+
+
+def test_a_reply_next_to_a_relevant_message_passes_with_it(tmp_path):
+    said_at = "2023-05-01T10:00:00+00:00"
+
+    async def go():
+        async with open_memory_services(
+            Profile.at(tmp_path), embedder=shared_embedder(), policy=KEEP_ALL
+        ) as (store, service):
+
+            def fill(db):
+                chat = conversation_sql.create_conversation(db, "Race", False).id
+                add = conversation_sql.add_message
+                asked = add(db, chat, "assistant", "Did the marathon in Rotterdam go well?")
+                reply = add(db, chat, "user", "Yes! Finished in 3:41.", created_at=said_at)
+                return asked.id, reply.id
+
+            ids = await store.run(fill)
+            await service.episodes.embed_missing()
+            retriever = HybridRetriever(
+                store, service.embedder, service.index, messages=service.episodes.index
+            )
+            return ids, await retriever.search("marathon Rotterdam time", 5)
+
+    (asked, reply), hits = run(go())
+    by_id = {hit.message.id: hit for hit in hits if isinstance(hit, RetrievedMessage)}
+    assert by_id[asked].relevant
+    assert reply in by_id and by_id[reply].relevant
