@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from acai_desktop.core import events as ev
+from acai_desktop.core.answer_filter import DelimiterFilter
 from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
 from acai_desktop.core.documents.service import DocumentService
@@ -160,6 +161,20 @@ class Orchestrator:
         user_message: Message,
         answer: Message,
     ) -> TurnResult:
+        # The user waits from here on: background work on a one-request-at-a-time model
+        # server steps aside until the turn ends (see JobRunner), whatever ends it.
+        self.events.emit(ev.TurnStarted(answer.id))
+        try:
+            return await self._answer_turn(conversation, user_message, answer)
+        finally:
+            self.events.emit(ev.TurnEnded(answer.id))
+
+    async def _answer_turn(
+        self,
+        conversation: Conversation,
+        user_message: Message,
+        answer: Message,
+    ) -> TurnResult:
         plan = plan_message(user_message.content)
         result = TurnResult(conversation.id, user_message, answer, plan)
         parts: list[str] = []
@@ -266,22 +281,32 @@ class Orchestrator:
 
     async def _stream(self, answer: Message, context: BuiltContext, parts: list[str]) -> None:
         last_save = time.monotonic()
-        async for delta in self.client.stream_chat(context.messages, role="chat"):
+        # A model that echoes its prompt must not show the user the prompt's block tags.
+        delimiters = DelimiterFilter()
+        async for chunk in self.client.stream_chat(context.messages, role="chat"):
+            delta = delimiters.feed(chunk or "")
             if not delta:
                 continue
-            parts.append(delta)
-            content = "".join(parts)
-            self.events.emit(
-                ev.MessageUpdated(
-                    MessageDelta(
-                        answer.id, answer.conversation_id, delta, content, MessageStatus.STREAMING
-                    )
-                )
-            )
+            content = self._add_part(answer, parts, delta)
             if time.monotonic() - last_save > PARTIAL_SAVE_SECONDS:
                 # A crash now loses at most the last second and a half of the answer.
                 await self.conversations.update_message(answer.id, content=content)
                 last_save = time.monotonic()
+        if rest := delimiters.flush():
+            self._add_part(answer, parts, rest)
+
+    def _add_part(self, answer: Message, parts: list[str], delta: str) -> str:
+        """Append ``delta`` to the answer and announce it; returns the text so far."""
+        parts.append(delta)
+        content = "".join(parts)
+        self.events.emit(
+            ev.MessageUpdated(
+                MessageDelta(
+                    answer.id, answer.conversation_id, delta, content, MessageStatus.STREAMING
+                )
+            )
+        )
+        return content
 
     async def _finish(
         self,

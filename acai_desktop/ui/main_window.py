@@ -60,8 +60,8 @@ from acai_desktop.ui.window_panes import (
     build_sidebar,
 )
 
-if TYPE_CHECKING:  # loaded when opened: its model settings (pydantic) aren't needed to paint
-    pass
+if TYPE_CHECKING:  # loaded with the assistant: not needed to paint
+    from acai_desktop.core.llm.model_status import ModelStatus
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
@@ -346,12 +346,27 @@ class MainWindow(QMainWindow):
 
     def set_model_name(self, name: str | None) -> None:
         self.model_badge.setText(name or NO_MODEL_TEXT)
+        self.model_state.setVisible(False)
+
+    def show_model_status(self, name: str | None, status: ModelStatus) -> None:
+        """The chip (the model's name, and whether it is ready or why not) and, for a
+        problem, the banner with the reason and the next step; before anything is sent."""
+        self.model_badge.setText(name or NO_MODEL_TEXT)
+        self.model_state.setText(("● " if status.ready else "") + status.chip_words)
+        problem = status.problem_text is not None
+        self.model_state.setProperty("problem", problem)
+        self.model_state.style().unpolish(self.model_state)
+        self.model_state.style().polish(self.model_state)
+        self.model_state.setVisible(True)
+        if problem or status.ready:
+            self.show_model_problem(status.problem_text)
 
     def show_reconnecting(self) -> None:
         """The model is being (re)started: say so until :meth:`set_model_name`, and
         don't offer Try again meanwhile."""
         self.reconnect_button.setEnabled(False)
         self.model_badge.setText(CONNECTING_TEXT)
+        self.model_state.setVisible(False)
         self.show_model_problem(None)
         self.show_status("Connecting to the model …")
 

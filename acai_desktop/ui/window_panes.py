@@ -139,6 +139,9 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     window.conversation_title = ElidedLabel("New conversation")
     window.conversation_title.setObjectName("ConversationTitle")
     window.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
+    # Beside the model's name: ready, checking…, unreachable, no API key, wrong model name.
+    window.model_state = _label("", "ModelState")
+    window.model_state.setVisible(False)
     window.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
     window.temporary_badge.setVisible(False)
     # Which documents this chat quotes, when not all of them (set in the Documents tab).
@@ -158,6 +161,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header_layout.addStretch(0)
     header_layout.addWidget(window.scope_badge)
     header_layout.addWidget(window.model_badge)
+    header_layout.addWidget(window.model_state)
     header_layout.addWidget(window.memory_toggle)
     layout.addWidget(header)
 

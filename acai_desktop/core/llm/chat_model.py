@@ -13,8 +13,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol
 
 from acai_desktop.core.errors import (
+    LocalModelFileMissingError,
     LocalModelUnavailableError,
+    MissingApiKeyError,
     ModelError,
+    ModelNotChosenError,
     ModelSettingsError,
     ModelUnauthorizedError,
 )
@@ -36,8 +39,17 @@ class ChatModel(Protocol):
 
 def next_step(error: ModelError) -> str:
     """What the user can do about ``error`` (shown under the reason)."""
+    if isinstance(error, ModelNotChosenError):
+        return "Press Settings to choose a model: a server you run, OpenAI, or the built-in demo."
     if isinstance(error, ModelSettingsError):
         return "Open Settings to choose the provider again, then save."
+    if isinstance(error, LocalModelFileMissingError):
+        return (
+            "Choose an existing GGUF file in Settings (or the built-in model), then press "
+            "Try again."
+        )
+    if isinstance(error, MissingApiKeyError):
+        return "Enter the API key in Settings (or set it in the environment), then save."
     if isinstance(error, LocalModelUnavailableError):
         return (
             "Install the local extra (pip install 'acai-desktop[local]') or choose another "

@@ -71,6 +71,9 @@ class ProviderPreset:
     structured_mode: StructuredMode
     #: Whether detection probes this address on first start.
     probe_on_first_start: bool = False
+    #: A local server that works on one request at a time (one model loaded, one slot):
+    #: background work must step aside while the user waits for an answer.
+    serves_one_request_at_a_time: bool = False
     notes: str = field(default="", compare=False)
 
 
@@ -96,6 +99,7 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same("llama3.2", embedding="nomic-embed-text"),
         structured_mode=StructuredMode.JSON_SCHEMA,
         probe_on_first_start=True,
+        serves_one_request_at_a_time=True,
         notes="Pull the models first: ollama pull llama3.2",
     ),
     ProviderName.LMSTUDIO: ProviderPreset(
@@ -106,6 +110,7 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same("local-model", embedding="text-embedding-nomic-embed-text-v1.5"),
         structured_mode=StructuredMode.JSON_SCHEMA,
         probe_on_first_start=True,
+        serves_one_request_at_a_time=True,
     ),
     ProviderName.LLAMACPP: ProviderPreset(
         name=ProviderName.LLAMACPP,
@@ -116,6 +121,7 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same("default"),
         structured_mode=StructuredMode.JSON_SCHEMA,
         probe_on_first_start=True,
+        serves_one_request_at_a_time=True,
     ),
     ProviderName.CUSTOM: ProviderPreset(
         name=ProviderName.CUSTOM,
@@ -132,6 +138,7 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         needs_api_key=False,
         models=RoleModels.same(BUNDLED_LOCAL_MODEL),
         structured_mode=StructuredMode.JSON_OBJECT_SCHEMA,
+        serves_one_request_at_a_time=True,
     ),
 }
 

@@ -61,6 +61,11 @@ class ModelSettings(BaseModel):
             return self.ask_before_remembering
         return self.provider == ProviderName.LOCAL and self.local_model_path is None
 
+    def serves_one_request_at_a_time(self) -> bool:
+        """Whether the model server works on one request at a time (a local server with
+        one model loaded): the user's turn must then go before background work."""
+        return preset(self.provider).serves_one_request_at_a_time
+
     def model_for(self, role: ModelRole | str) -> str:
         return self.models.for_role(role)
 

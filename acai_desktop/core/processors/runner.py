@@ -13,6 +13,11 @@ queued again, at most ``max_revivals`` times each; the user can retry any of the
 (window, ``acai-desktop jobs retry``). A failure that trying again can't cure (the
 content is invalid) is recorded as not retryable and never revived automatically.
 
+On a model server that answers one request at a time (the built-in one, Ollama, LM Studio,
+llama.cpp), a turn the user waits for goes first: while a turn runs, the job kinds named in
+``yield_to_turns`` start no new job, and a running one is cancelled and put back in the
+queue (the interrupted attempt does not count); they carry on once the turn has ended.
+
 The runner sleeps until there is work: a job queued or revived, an answer finished (jobs
 wait for their turn's answer), a scheduled retry, or, every IDLE_POLL_SECONDS, work
 queued by another process (``acai-desktop jobs retry``).
@@ -75,6 +80,7 @@ class JobRunner:
         max_revivals: int = MAX_REVIVALS,
         probe: ModelProbe | None = None,
         probe_seconds: float = PROBE_FIRST_SECONDS,
+        yield_to_turns: Collection[str] = (),
     ) -> None:
         self.jobs = jobs
         self.handlers = handlers
@@ -93,6 +99,14 @@ class JobRunner:
         self._running: dict[int, tuple[Job, asyncio.Task]] = {}
         self._finished = asyncio.Condition()
         self._kinds: frozenset[str] | None = None  # see start()
+        #: Job kinds that step aside while a turn runs (they use the chat's model server).
+        self.yield_to_turns = frozenset(yield_to_turns)
+        #: The answers being written now (TurnStarted without its TurnEnded yet).
+        self._turns: set[int] = set()
+        #: Jobs whose handler is running now: only those are cancelled for a turn.
+        self._in_handler: set[int] = set()
+        #: Jobs cancelled to let a turn go first, to be put back in the queue.
+        self._preempted: set[int] = set()
 
     async def start(self, *, kinds: Collection[str] | None = None) -> None:
         """Run queued jobs from now on; ``kinds``: only jobs of these kinds (without a
@@ -107,6 +121,8 @@ class JobRunner:
         self._unsubscribers = [
             self.events.subscribe(ev.JobStatusChanged, self._on_job_status_changed),
             self.events.subscribe(ev.AnswerFinished, self._on_answer_finished),
+            self.events.subscribe(ev.TurnStarted, self._on_turn_started),
+            self.events.subscribe(ev.TurnEnded, self._on_turn_ended),
         ]
         self._loop_task = asyncio.create_task(self._loop(), name="job-runner")
         if self.probe is not None and self._kinds is None:
@@ -127,6 +143,32 @@ class JobRunner:
         if event.message.status == MessageStatus.COMPLETE:
             self._revival_wanted = True  # the model answered: it is reachable again
         self._wake.set()
+
+    def _on_turn_started(self, event: ev.TurnStarted) -> None:
+        self._turns.add(event.answer_id)
+        for job_id in self._in_handler:
+            job, task = self._running[job_id]
+            if job.kind in self.yield_to_turns:
+                # Synchronously, before the turn's request leaves: the job's request is
+                # closed first, so the server is free when the answer asks.
+                self._preempted.add(job_id)
+                task.cancel()
+
+    def _on_turn_ended(self, event: ev.TurnEnded) -> None:
+        self._turns.discard(event.answer_id)
+        self._wake.set()
+
+    @property
+    def paused_kinds(self) -> frozenset[str]:
+        """The kinds that wait now, because a turn runs."""
+        return self.yield_to_turns if self._turns else frozenset()
+
+    def _claimable_kinds(self) -> frozenset[str] | None:
+        """The kinds a job may be claimed of now (None: any)."""
+        paused = self.paused_kinds
+        if not paused:
+            return self._kinds
+        return (self._kinds if self._kinds is not None else frozenset(self.handlers)) - paused
 
     def _announce(self, jobs: list[Job]) -> None:
         for job in jobs:
@@ -235,9 +277,10 @@ class JobRunner:
 
     async def _start_runnable_jobs(self) -> bool:
         started = False
-        while len(self._running) < self.max_concurrent:
+        kinds = self._claimable_kinds()
+        while len(self._running) < self.max_concurrent and (kinds is None or kinds):
             busy = {job.conversation_id for job, _ in self._running.values()}
-            job = await self.jobs.claim_next({c for c in busy if c is not None}, self._kinds)
+            job = await self.jobs.claim_next({c for c in busy if c is not None}, kinds)
             if job is None:
                 break
             task = asyncio.create_task(self._run(job), name=f"job-{job.id}-{job.kind}")
@@ -264,9 +307,15 @@ class JobRunner:
         finished: Job | None = None
         try:
             try:
-                await self.handlers[job.kind](job)
+                self._in_handler.add(job.id)
+                try:
+                    await self.handlers[job.kind](job)
+                finally:
+                    self._in_handler.discard(job.id)
             except asyncio.CancelledError:
-                raise
+                if job.id not in self._preempted:
+                    raise
+                finished = await self._put_back(job)
             except Exception as error:
                 finished = await self._record_failure(job, error)
             else:
@@ -282,11 +331,18 @@ class JobRunner:
             # Always, even when cancelled: a job left in _running would block its
             # conversation (and a slot) for the rest of the session.
             self._running.pop(job.id, None)
+            self._preempted.discard(job.id)
             self._wake.set()
         if finished is not None:
             self.events.emit(ev.JobStatusChanged(finished))
         async with self._finished:
             self._finished.notify_all()
+
+    async def _put_back(self, job: Job) -> Job:
+        """A turn took the model server from ``job``: it waits in the queue again."""
+        log.info("job %d (%s) steps aside for an answer; it runs after it", job.id, job.kind)
+        await self.jobs.requeue([job.id])
+        return await self.jobs.get(job.id)
 
     async def _record_failure(self, job: Job, error: Exception) -> Job:
         reason = f"{type(error).__name__}: {error}"
