@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -72,6 +72,12 @@ TEMPORARY_EMPTY_TEXT = (
 )
 __all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
 CONNECTING_TEXT = "Connecting…"
+#: The narrowest the chat may get while a side panel shows beside it; below that the
+#: side panels fold by themselves (the memory panel first) and come back with room.
+CHAT_MIN_WIDTH = 480
+#: The side panels' widths as the window opens them (the splitter's first sizes).
+SIDEBAR_WIDTH, SIDE_PANEL_WIDTH = 250, 330
+CONVERSATIONS, MEMORY = "conversations", "memory"
 
 
 def _label(text: str, object_name: str) -> QLabel:
@@ -124,6 +130,10 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(640, 480)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
+        #: The side panels the user wants (the saved choice); the width may fold them.
+        self._wanted_panels = {CONVERSATIONS: True, MEMORY: True}
+        #: The panel the user opened last: the one kept when only one fits.
+        self._last_opened: str | None = None
         #: Opens the dialogs (one settings and one note dialog at a time).
         self.dialogs = WindowDialogs(self)
 
@@ -143,7 +153,13 @@ class MainWindow(QMainWindow):
         for pane in (self.sidebar, self.chat_pane, self.side_tabs):
             self.splitter.addWidget(pane)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([250, DEFAULT_SIZE.width() - 250 - 330, 330])
+        self.splitter.setSizes(
+            [
+                SIDEBAR_WIDTH,
+                DEFAULT_SIZE.width() - SIDEBAR_WIDTH - SIDE_PANEL_WIDTH,
+                SIDE_PANEL_WIDTH,
+            ]
+        )
         self.setCentralWidget(self.splitter)
 
         build_shortcuts(self)
@@ -259,21 +275,48 @@ class MainWindow(QMainWindow):
         self.conversation_refresh_requested.emit(message.conversation_id)
 
     @Slot(bool)
-    def _on_panel_action_toggled(self, _shown: bool) -> None:
-        shown = (self.conversations_action.isChecked(), self.memory_action.isChecked())
-        self.sidebar.setVisible(shown[0])
-        self.side_tabs.setVisible(shown[1])
-        self.panels_changed.emit(*shown)
+    def _on_panel_action_toggled(self, shown: bool) -> None:
+        panel = CONVERSATIONS if self.sender() is self.conversations_action else MEMORY
+        self._wanted_panels[panel] = shown
+        if shown:
+            self._last_opened = panel
+        self._fit_panels()
+        self.panels_changed.emit(self._wanted_panels[CONVERSATIONS], self._wanted_panels[MEMORY])
 
     def set_panels(self, conversations: bool, memory: bool) -> None:
         """Show or hide the side panels (as saved), without announcing a change."""
-        for action, shown in ((self.conversations_action, conversations),
-                              (self.memory_action, memory)):  # fmt: skip
+        self._wanted_panels = {CONVERSATIONS: conversations, MEMORY: memory}
+        self._fit_panels()
+
+    def panels_that_fit(self, width: int) -> dict[str, bool]:
+        """Which wanted side panels show in a window ``width`` wide: those that fit, at
+        their usual width, beside a chat of CHAT_MIN_WIDTH; the memory panel folds first.
+        The panel the user has just opened (since the last resize) shows anyway: the
+        other one folds for it."""
+        minimum = {CONVERSATIONS: SIDEBAR_WIDTH, MEMORY: SIDE_PANEL_WIDTH}
+        shown = dict(self._wanted_panels)
+        for panel in (MEMORY, CONVERSATIONS):
+            needed = CHAT_MIN_WIDTH + sum(minimum[p] for p, on in shown.items() if on)
+            if needed > width and panel != self._last_opened:
+                shown[panel] = False
+        return shown
+
+    def _fit_panels(self) -> None:
+        """Show the side panels that fit the window's width; the toggles say what shows."""
+        shown = self.panels_that_fit(self.width())
+        for action, panel in ((self.conversations_action, CONVERSATIONS),
+                              (self.memory_action, MEMORY)):  # fmt: skip
             action.blockSignals(True)
-            action.setChecked(shown)
+            action.setChecked(shown[panel])
             action.blockSignals(False)
-        self.sidebar.setVisible(conversations)
-        self.side_tabs.setVisible(memory)
+        self.sidebar.setVisible(shown[CONVERSATIONS])
+        self.side_tabs.setVisible(shown[MEMORY])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._last_opened = None  # a panel opened by hand lasts until the next resize
+            self._fit_panels()
 
     def reveal_memory(self, memory_id: int) -> None:
         """Scroll the memory panel to ``memory_id`` (when it is in the loaded pages)."""
