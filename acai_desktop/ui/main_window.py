@@ -176,6 +176,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Ready")
         self._set_tab_order()
         self._connect_signals()
+        # The user's work is the message they are about to write: the cursor waits there.
+        self.composer.input.setFocus()
 
     def _set_tab_order(self) -> None:
         """Left to right as seen: conversations, the chat, the composer, the memories."""
@@ -258,6 +260,15 @@ class MainWindow(QMainWindow):
         self.memory_panel.suggestion_dismiss_requested.connect(self.suggestion_dismiss_requested)
         self.undo.restore_requested.connect(self.memory_restore_requested)
         self.undo.forget_requested.connect(self.memory_forget_requested)
+        # A button that hides once pressed (Undo, a suggestion's Remember or Dismiss)
+        # would hand the focus to the next in the chain (New chat): back to the work.
+        for signal in (
+            self.undo.restore_requested,
+            self.undo.forget_requested,
+            self.memory_panel.suggestion_accept_requested,
+            self.memory_panel.suggestion_dismiss_requested,
+        ):
+            signal.connect(self._on_transient_button_used)
         self.reconnect_button.clicked.connect(self.reconnect_requested)
         self.job_status.retry_requested.connect(self.jobs_retry_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
@@ -273,6 +284,10 @@ class MainWindow(QMainWindow):
         if message.conversation_id == self.messages_model.conversation_id:
             self.composer.clear_sent(message.content)
         self.conversation_refresh_requested.emit(message.conversation_id)
+
+    @Slot()
+    def _on_transient_button_used(self, *args) -> None:
+        self.focus_composer()
 
     @Slot(bool)
     def _on_panel_action_toggled(self, shown: bool) -> None:
