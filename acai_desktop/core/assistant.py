@@ -428,6 +428,7 @@ async def _assemble(
         # Without a model no job runs, so none is announced as queued either.
         announce_jobs=model.problem is None,
         context_budget_tokens=model.settings.context_budget_tokens,
+        answer_max_tokens=model.settings.resolved_answer_max_tokens(),
     )
     return Assistant(
         profile=profile,

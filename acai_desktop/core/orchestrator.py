@@ -93,6 +93,7 @@ class Orchestrator:
         announce_jobs: bool = False,
         context_budget_tokens: int = 3000,
         documents: DocumentService | None = None,
+        answer_max_tokens: int | None = None,
     ) -> None:
         self.conversations = conversations
         self.provenance = provenance
@@ -106,6 +107,8 @@ class Orchestrator:
         #: (without one, as when no model could be started, they wait for the next start).
         self.announce_jobs = announce_jobs
         self.context_budget_tokens = context_budget_tokens
+        #: The longest answer asked for (None: the server's own limit).
+        self.answer_max_tokens = answer_max_tokens
         self.system_prompt = resource_text("prompts", "system.txt").strip()
 
     async def send(self, conversation_id: int, text: str) -> TurnResult:
@@ -283,7 +286,10 @@ class Orchestrator:
         last_save = time.monotonic()
         # A model that echoes its prompt must not show the user the prompt's block tags.
         delimiters = DelimiterFilter()
-        async for chunk in self.client.stream_chat(context.messages, role="chat"):
+        chunks = self.client.stream_chat(
+            context.messages, role="chat", max_tokens=self.answer_max_tokens
+        )
+        async for chunk in chunks:
             delta = delimiters.feed(chunk or "")
             if not delta:
                 continue

@@ -150,3 +150,20 @@ def test_with_no_turn_running_learning_is_not_held_back(tmp_path, fake_openai):
     jobs, paused = run(scenario())
     assert all(job.status == JobStatus.DONE for job in jobs)
     assert paused == frozenset()
+
+
+def test_answers_are_capped_where_a_tiny_model_could_loop(tmp_path, fake_openai):
+    from tests.support.assistant import running_assistant
+
+    fake_openai.responder = fake_model
+    assert ModelSettings.for_preset(ProviderName.LOCAL).resolved_answer_max_tokens() == 768
+    assert ModelSettings.for_preset(ProviderName.OPENAI).resolved_answer_max_tokens() is None
+
+    async def scenario(**overrides):
+        async with running_assistant(tmp_path / str(overrides), fake_openai, **overrides) as a:
+            conversation = await a.conversations.create()
+            await a.orchestrator.send(conversation.id, "Hello!")
+        return fake_openai.chat_requests()[-1].json
+
+    assert run(scenario(start_jobs=False, answer_max_tokens=64))["max_tokens"] == 64
+    assert "max_tokens" not in run(scenario(start_jobs=False))

@@ -46,8 +46,8 @@ def test_a_server_that_is_down_is_said_before_sending(qapp, tmp_path, fake_opena
         profile = configure_profile(tmp_path / "profile", fake_openai, base_url=nowhere)
         _badge, state, banner_shown, banner = run_in_session(GuiSession(profile), settled_status)
     assert state == "unreachable"
-    assert banner_shown and f"Could not reach the model server at {nowhere}" in banner
-    assert "Try again" in banner or "Settings" in banner
+    assert banner_shown and f"Nothing answers at {nowhere}" in banner
+    assert "correct its address in Settings, then press Try again" in banner
 
 
 def test_openai_without_a_key_says_no_key(qapp, tmp_path, monkeypatch, no_keyring):

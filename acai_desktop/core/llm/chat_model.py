@@ -28,7 +28,9 @@ from acai_desktop.core.llm.replies import Completion, Messages
 class ChatModel(Protocol):
     """A model that streams a chat answer (what one turn of the orchestrator calls)."""
 
-    def stream_chat(self, messages: Messages, *, role: ModelRole | str = ...) -> AsyncIterator[str]:
+    def stream_chat(
+        self, messages: Messages, *, role: ModelRole | str = ..., max_tokens: int | None = ...
+    ) -> AsyncIterator[str]:
         """Yield the answer's text deltas as they arrive (an async generator)."""
         ...
 
@@ -78,7 +80,13 @@ class NoModelClient:
     def __init__(self, cause: ModelError) -> None:
         self.error = NoModelError(cause)
 
-    async def stream_chat(self, messages: Messages, *, role: ModelRole | str = ModelRole.CHAT):
+    async def stream_chat(
+        self,
+        messages: Messages,
+        *,
+        role: ModelRole | str = ModelRole.CHAT,
+        max_tokens: int | None = None,
+    ):
         raise self.error
         yield ""  # pragma: no cover - makes this an async generator
 

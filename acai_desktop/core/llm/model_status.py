@@ -23,7 +23,7 @@ from acai_desktop.core.errors import (
 )
 from acai_desktop.core.llm.chat_model import NoModelError, next_step
 from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.llm.presets import ProviderName, preset
 
 
 class ModelState(StrEnum):
@@ -51,6 +51,15 @@ CHIP_WORDS = {
 
 #: Servers that answer to any model name (one model loaded): no name can be wrong.
 ANY_NAME_SERVES = frozenset({ProviderName.LOCAL, ProviderName.LLAMACPP})
+#: What to do when the server doesn't answer, by provider.
+SERVER_DOWN_STEP = "Start the server or correct its address in Settings, then press Try again."
+SERVER_DOWN_STEPS = {
+    ProviderName.OLLAMA: "Start Ollama (`ollama serve`) or correct its address in Settings, "
+    "then press Try again.",
+    ProviderName.LMSTUDIO: "Start LM Studio's server (Developer tab) or correct its address "
+    "in Settings, then press Try again.",
+    ProviderName.OPENAI: "Check this computer's connection to the internet, then press Try again.",
+}
 #: How many of a server's model names the banner lists.
 LISTED_NAMES = 6
 
@@ -108,6 +117,16 @@ async def probe_model(client: ModelClient) -> ModelStatus:
     chat model? Never raises a ModelError (the answer is the status)."""
     try:
         listed = await client.list_models()
+    except LocalModelUnavailableError as error:
+        return status_of_error(error)
+    except ModelUnreachableError:
+        where = preset(client.provider).label
+        return ModelStatus(
+            ModelState.UNREACHABLE,
+            f"Nothing answers at {client.base_url}: {where} is not running there, or the "
+            "address is wrong.",
+            SERVER_DOWN_STEPS.get(client.provider, SERVER_DOWN_STEP),
+        )
     except ModelError as error:
         return status_of_error(error)
     chat = client.model_for("chat")

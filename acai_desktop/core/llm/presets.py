@@ -74,6 +74,9 @@ class ProviderPreset:
     #: A local server that works on one request at a time (one model loaded, one slot):
     #: background work must step aside while the user waits for an answer.
     serves_one_request_at_a_time: bool = False
+    #: The longest answer asked for, in tokens (None: the server's own limit). A tiny
+    #: model can loop until its context is full: minutes of text nobody wants.
+    answer_max_tokens: int | None = None
     notes: str = field(default="", compare=False)
 
 
@@ -139,6 +142,8 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same(BUNDLED_LOCAL_MODEL),
         structured_mode=StructuredMode.JSON_OBJECT_SCHEMA,
         serves_one_request_at_a_time=True,
+        # The managed server's context is 4,096 tokens, 3,000 of them for the prompt.
+        answer_max_tokens=768,
     ),
 }
 

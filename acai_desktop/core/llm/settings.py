@@ -48,6 +48,8 @@ class ModelSettings(BaseModel):
     #: New facts wait in the panel for the user's yes. None: on with the bundled 135M
     #: local model (small models invent facts), off with every other model.
     ask_before_remembering: bool | None = None
+    #: The longest answer asked for, in tokens; None: the provider's default.
+    answer_max_tokens: int | None = Field(default=None, ge=16)
 
     @classmethod
     def for_preset(cls, name: ProviderName | str, **overrides) -> ModelSettings:
@@ -60,6 +62,9 @@ class ModelSettings(BaseModel):
         if self.ask_before_remembering is not None:
             return self.ask_before_remembering
         return self.provider == ProviderName.LOCAL and self.local_model_path is None
+
+    def resolved_answer_max_tokens(self) -> int | None:
+        return self.answer_max_tokens or preset(self.provider).answer_max_tokens
 
     def serves_one_request_at_a_time(self) -> bool:
         """Whether the model server works on one request at a time (a local server with
