@@ -44,7 +44,11 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
 
 def run(args: argparse.Namespace) -> int:
     from acai_desktop.core.assistant import ModelOverrides
-    from acai_desktop.evaluation.answers_bench import format_answers_report, measure_answers
+    from acai_desktop.evaluation.answers_bench import (
+        format_answers_report,
+        measure_answers,
+        print_progress,
+    )
 
     if args.messages < 1:
         raise InvalidInputError("--messages must be at least 1")
@@ -59,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
                 messages=args.messages,
                 think_seconds=args.think,
                 wait_for_learning=not args.no_wait_for_learning,
+                progress=print_progress,
             )
         )
     print(json.dumps(report) if args.json else format_answers_report(report))

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from acai_desktop.core import events as ev
@@ -45,6 +47,7 @@ async def measure_answers(
     messages: int = 10,
     think_seconds: float = 0.0,
     wait_for_learning: bool = True,
+    progress: Callable[[str], None] | None = None,
 ) -> dict:
     profile = Profile.at(data_dir).ensure()
     opened_at = time.perf_counter()
@@ -79,13 +82,18 @@ async def measure_answers(
                     "learning_jobs_waiting": waiting_jobs,
                 }
             )
+            if progress is not None:
+                progress(_row_text(rows[-1]))
             if think_seconds:
                 await asyncio.sleep(think_seconds)
         learning_s = None
         if wait_for_learning:
             started = time.perf_counter()
-            await assistant.runner.wait_idle(timeout=LEARNING_TIMEOUT_S)
-            learning_s = round(time.perf_counter() - started, 1)
+            try:
+                await assistant.runner.wait_idle(timeout=LEARNING_TIMEOUT_S)
+                learning_s = round(time.perf_counter() - started, 1)
+            except TimeoutError:
+                learning_s = None  # the jobs' table below says how far it got
         jobs = await assistant.jobs.list()
     finally:
         unsubscribe()
@@ -107,6 +115,18 @@ async def measure_answers(
     }
 
 
+def _row_text(row: dict) -> str:
+    return (
+        f"{row['message']:>4} {row['first_token_s']:>14.2f} {row['answer_s']:>9.2f} "
+        f"{row['prompt_tokens']:>11} {row['learning_jobs_waiting']:>13} "
+        f"{row['answer_chars']:>6} {row['status']}"
+    )
+
+
+def print_progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def format_answers_report(report: dict) -> str:
     lines = [
         f"model: {report['model']}  (opened in {report['open_s']} s; think time "
@@ -114,12 +134,7 @@ def format_answers_report(report: dict) -> str:
         f"{'msg':>4} {'first token s':>14} {'answer s':>9} {'prompt tok':>11} "
         f"{'jobs waiting':>13} {'chars':>6} status",
     ]
-    for row in report["messages"]:
-        lines.append(
-            f"{row['message']:>4} {row['first_token_s']:>14.2f} {row['answer_s']:>9.2f} "
-            f"{row['prompt_tokens']:>11} {row['learning_jobs_waiting']:>13} "
-            f"{row['answer_chars']:>6} {row['status']}"
-        )
+    lines.extend(_row_text(row) for row in report["messages"])
     ratio = report["last_over_first"]
     verdict = "" if ratio is None else (" (met)" if ratio <= report["goal_ratio"] else " (missed)")
     lines.append(
