@@ -121,6 +121,8 @@ class MainWindow(QMainWindow):
     conversation_refresh_requested = Signal(int)
     quit_requested = Signal()
     panels_changed = Signal(bool, bool)  # conversations shown, memory panel shown
+    #: The user is typing a message (the next turn is coming).
+    draft_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -226,6 +228,7 @@ class MainWindow(QMainWindow):
         # The user's requests.
         self.composer.send_requested.connect(self.send_requested)
         self.composer.stop_requested.connect(self.stop_requested)
+        self.composer.input.textChanged.connect(self._on_composer_text_changed)
         self.new_chat_button.clicked.connect(self.new_conversation_requested)
         self.new_chat_action.triggered.connect(self.new_conversation_requested)
         self.temporary_chat_button.clicked.connect(self.new_temporary_conversation_requested)
@@ -284,6 +287,11 @@ class MainWindow(QMainWindow):
         if message.conversation_id == self.messages_model.conversation_id:
             self.composer.clear_sent(message.content)
         self.conversation_refresh_requested.emit(message.conversation_id)
+
+    @Slot()
+    def _on_composer_text_changed(self) -> None:
+        if self.composer.input.toPlainText().strip():
+            self.draft_changed.emit()
 
     @Slot()
     def _on_transient_button_used(self, *args) -> None:

@@ -167,3 +167,34 @@ def test_answers_are_capped_where_a_tiny_model_could_loop(tmp_path, fake_openai)
 
     assert run(scenario(start_jobs=False, answer_max_tokens=64))["max_tokens"] == 64
     assert "max_tokens" not in run(scenario(start_jobs=False))
+
+
+def test_learning_waits_after_a_turn_and_while_the_user_types(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+    profile = llamacpp_profile(tmp_path, fake_openai)
+
+    async def scenario():
+        assistant = await open_assistant(profile, ModelOverrides())
+        try:
+            runner = assistant.runner
+            conversation = await assistant.conversations.create()
+            result = await assistant.orchestrator.send(conversation.id, FACT)
+            after_turn = runner.paused_kinds  # the user may ask again at once
+            jobs = await runner.wait_for(result.job_ids, timeout=30)
+            quiet_again = runner.paused_kinds
+            runner.defer(60)  # a keystroke in the composer
+            typing = runner.paused_kinds
+            second = await assistant.orchestrator.send(conversation.id, "My sister lives in Rome.")
+            await asyncio.sleep(0.5)  # the runner had every chance to start its jobs
+            waiting = [await assistant.jobs.get(job_id) for job_id in second.job_ids]
+            return after_turn, jobs, quiet_again, typing, waiting
+        finally:
+            await assistant.close()
+
+    after_turn, jobs, quiet_again, typing, waiting = run(scenario())
+    learning = {"critical_info", "summary"}
+    assert after_turn == learning
+    assert all(job.status == JobStatus.DONE for job in jobs)  # it carried on after a while
+    assert quiet_again == frozenset()
+    assert typing == learning
+    assert [job.status for job in waiting] == [JobStatus.PENDING, JobStatus.PENDING]

@@ -16,7 +16,11 @@ content is invalid) is recorded as not retryable and never revived automatically
 On a model server that answers one request at a time (the built-in one, Ollama, LM Studio,
 llama.cpp), a turn the user waits for goes first: while a turn runs, the job kinds named in
 ``yield_to_turns`` start no new job, and a running one is cancelled and put back in the
-queue (the interrupted attempt does not count); they carry on once the turn has ended.
+queue (the interrupted attempt does not count). They carry on a few seconds after the turn
+(``quiet_after_turn_s``: the user reads, and often asks again at once), and wait again
+while the user types the next message (:meth:`JobRunner.defer`): a request the server has
+begun reading can't be taken back, so it is better not to start one the user would wait
+behind.
 
 The runner sleeps until there is work: a job queued or revived, an answer finished (jobs
 wait for their turn's answer), a scheduled retry, or, every IDLE_POLL_SECONDS, work
@@ -28,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime, timedelta
 
@@ -61,6 +66,9 @@ PROBE_FIRST_SECONDS = 30.0
 PROBE_MAX_SECONDS = 600.0
 #: The longest the runner sleeps without looking at the queue (work queued elsewhere).
 IDLE_POLL_SECONDS = 30.0
+#: After a turn, work that yields to turns waits this long (the user reads the answer and
+#: may ask again at once).
+QUIET_AFTER_TURN_SECONDS = 4.0
 
 
 def is_permanent(error: BaseException) -> bool:
@@ -81,6 +89,7 @@ class JobRunner:
         probe: ModelProbe | None = None,
         probe_seconds: float = PROBE_FIRST_SECONDS,
         yield_to_turns: Collection[str] = (),
+        quiet_after_turn_s: float = QUIET_AFTER_TURN_SECONDS,
     ) -> None:
         self.jobs = jobs
         self.handlers = handlers
@@ -107,6 +116,10 @@ class JobRunner:
         self._in_handler: set[int] = set()
         #: Jobs cancelled to let a turn go first, to be put back in the queue.
         self._preempted: set[int] = set()
+        self.quiet_after_turn_s = quiet_after_turn_s
+        #: Until then (time.monotonic()) work that yields to turns waits: a turn just
+        #: ended, or the user is typing.
+        self._quiet_until = 0.0
 
     async def start(self, *, kinds: Collection[str] | None = None) -> None:
         """Run queued jobs from now on; ``kinds``: only jobs of these kinds (without a
@@ -146,6 +159,17 @@ class JobRunner:
 
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
         self._turns.add(event.answer_id)
+        self._step_aside()
+
+    def defer(self, seconds: float) -> None:
+        """The user is about to ask (typing): work that yields to turns waits ``seconds``
+        from now, and what runs of it steps aside at once."""
+        if not self.yield_to_turns:
+            return
+        self._quiet_until = max(self._quiet_until, time.monotonic() + seconds)
+        self._step_aside()
+
+    def _step_aside(self) -> None:
         for job_id in self._in_handler:
             job, task = self._running[job_id]
             if job.kind in self.yield_to_turns:
@@ -156,12 +180,16 @@ class JobRunner:
 
     def _on_turn_ended(self, event: ev.TurnEnded) -> None:
         self._turns.discard(event.answer_id)
+        if self.yield_to_turns:
+            self._quiet_until = max(self._quiet_until, time.monotonic() + self.quiet_after_turn_s)
         self._wake.set()
 
     @property
     def paused_kinds(self) -> frozenset[str]:
-        """The kinds that wait now, because a turn runs."""
-        return self.yield_to_turns if self._turns else frozenset()
+        """The kinds that wait now: a turn runs, has just ended, or the user types."""
+        if self._turns or time.monotonic() < self._quiet_until:
+            return self.yield_to_turns
+        return frozenset()
 
     def _claimable_kinds(self) -> frozenset[str] | None:
         """The kinds a job may be claimed of now (None: any)."""
@@ -295,6 +323,9 @@ class JobRunner:
         if next_at is not None:
             delay = (datetime.fromisoformat(next_at) - datetime.now(UTC)).total_seconds()
             timeout = min(max(delay, 0.01), IDLE_POLL_SECONDS)
+        quiet_left = self._quiet_until - time.monotonic()
+        if quiet_left > 0:  # paused work may start then
+            timeout = min(timeout, quiet_left + 0.01)
         # Not asyncio.wait_for: on Python 3.11 a cancel (stop) that meets the wake-up
         # can leave it waiting for its inner task for the whole timeout.
         waiter = asyncio.ensure_future(self._wake.wait())
