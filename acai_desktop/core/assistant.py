@@ -22,6 +22,7 @@ from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
+    AcaiError,
     MissingApiKeyError,
     ModelError,
     ModelNotChosenError,
@@ -220,7 +221,12 @@ class Assistant:
         closed and the model server stopped whatever happened before."""
         if self.upkeep is not None:
             self.upkeep.cancel()
-        steps = [self._await_upkeep, self.runner.stop, self.client.close]
+        steps = [
+            self._await_upkeep,
+            self.runner.stop,
+            self.conversation_service.delete_temporary,
+            self.client.close,
+        ]
         if self.local_server is not None:
             steps.append(self.local_server.stop)
         for step in steps:
@@ -376,6 +382,10 @@ async def open_assistant(
         if owns_data:
             await data.aclose()
         raise
+    try:
+        await assistant.conversation_service.delete_temporary()  # left by a crash
+    except AcaiError as error:  # a busy or read-only database: they go next time
+        log.warning("temporary chats kept for now: %s", error)
     # Vectors from another embedder (the user switched) are redone in the background
     # with progress events; until then those memories are found by their words. Not
     # without a model: the saved provider's vectors stay until it is reachable again.

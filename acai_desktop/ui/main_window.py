@@ -68,7 +68,7 @@ DEFAULT_SIZE = QSize(1280, 800)
 TEMPORARY_EMPTY_TITLE = "A temporary chat"
 TEMPORARY_EMPTY_TEXT = (
     "ACAI still uses what it knows about you, but learns nothing from this chat: "
-    "no memory is written from it."
+    "no memory is written from it, and it is deleted when you close ACAI."
 )
 __all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
 CONNECTING_TEXT = "Connecting…"

@@ -90,7 +90,8 @@ def build_sidebar(window: MainWindow) -> QWidget:
     window.temporary_chat_button = QPushButton("Temporary chat")
     window.temporary_chat_button.setObjectName("TemporaryChatButton")
     window.temporary_chat_button.setToolTip(
-        "A chat ACAI learns nothing from: no memory is written (Ctrl+Shift+N)"
+        "A chat ACAI learns nothing from: no memory is written, and the chat is deleted "
+        "when you close ACAI (Ctrl+Shift+N)"
     )
     layout.addWidget(window.temporary_chat_button)
     window.search_button = QPushButton("⌕  Search chats")
