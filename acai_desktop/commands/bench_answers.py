@@ -38,6 +38,11 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
         action="store_true",
         help="don't wait for learning to catch up after the last answer",
     )
+    answers.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="measure from a cold start (no warm-up turn in a temporary chat first)",
+    )
     answers.add_argument("--json", action="store_true", help="print one JSON object")
     answers.set_defaults(handler=run)
 
@@ -64,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
                 think_seconds=args.think,
                 wait_for_learning=not args.no_wait_for_learning,
                 progress=print_progress,
+                warm_up=not args.no_warm_up,
             )
         )
     print(json.dumps(report) if args.json else format_answers_report(report))

@@ -55,6 +55,17 @@ def save_button_in_view(dialog: SettingsDialog) -> bool:
     return button.isVisible() and bottom <= dialog.height()
 
 
+def nothing_cut_sideways(dialog: SettingsDialog) -> bool:
+    viewport = dialog.scroll.viewport()
+    button = dialog.detect_button
+    right = button.mapTo(viewport, button.rect().topRight()).x()
+    return (
+        dialog.form_widget.width() >= dialog.form_widget.minimumSizeHint().width()
+        and right <= viewport.width()
+        and button.width() >= button.sizeHint().width()
+    )
+
+
 def test_it_fits_a_768_screen_after_detect_and_for_every_provider(open_dialog, qtbot):
     dialog = open_dialog(ModelSettings.for_preset(ProviderName.CUSTOM, base_url="http://h/v1"))
     dialog.show_detection(everything_found())
@@ -62,11 +73,13 @@ def test_it_fits_a_768_screen_after_detect_and_for_every_provider(open_dialog, q
     assert dialog.detect_result.isVisible()
     assert dialog.height() <= ROOM_ON_A_768_SCREEN
     assert save_button_in_view(dialog)
+    assert nothing_cut_sideways(dialog)
     for provider in ProviderName:
         choose(dialog, provider)
         qtbot.wait(10)
         assert dialog.height() <= ROOM_ON_A_768_SCREEN, provider
         assert save_button_in_view(dialog), provider
+        assert nothing_cut_sideways(dialog), provider
 
 
 def test_switching_custom_to_local_leaves_no_gap(open_dialog, qtbot):

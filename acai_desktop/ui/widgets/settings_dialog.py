@@ -428,9 +428,13 @@ class SettingsDialog(QDialog):
         """As tall as the form needs (no gaps after rows hide), at most what the screen
         has room for (MAX_HEIGHT); beyond that the form scrolls."""
         self.layout().activate()
+        # As wide as the form needs beside a vertical scroll bar: it never scrolls sideways.
+        scroll_bar = self.scroll.verticalScrollBar().sizeHint().width()
+        self.scroll.setMinimumWidth(self.form_widget.minimumSizeHint().width() + scroll_bar)
         chrome = self.layout().sizeHint().height() - self.scroll.sizeHint().height()
         wanted = chrome + self.form_widget.sizeHint().height()
-        self.resize(self.width(), min(wanted, self.height_cap()))
+        width = max(self.width(), self.minimumSizeHint().width())
+        self.resize(width, min(wanted, self.height_cap()))
 
     def height_cap(self) -> int:
         screen = self.screen() or QGuiApplication.primaryScreen()
