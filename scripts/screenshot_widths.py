@@ -5,7 +5,9 @@ xcb platform, so the window has its frame and the manager places it). A throw-aw
 profile holds a short conversation and a few memories; the profile's model (an Ollama
 address where nothing answers) shows the model status as a user would see it with the
 server down. Each picture is the window as the screen shows it, frame included:
-``window-640.png``, ``window-1024.png``, ``window-1440.png`` in the output folder.
+``window-640.png``, ``window-1024.png``, ``window-1440.png`` in the output folder, and
+``first-start.png``: the first start's question, with Ollama found running, a key in the
+environment and the built-in demo model.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ def main(output_dir: Path) -> int:
 
     def next_width() -> None:
         if not widths:
-            session.request_quit()
+            grab_first_start()
             return
         session.window.resize(widths[0], HEIGHT)
         QTimer.singleShot(900, grab)
@@ -106,6 +108,29 @@ def main(output_dir: Path) -> int:
             saved.append(str(path))
         next_width()
 
+    def grab_first_start() -> None:
+        from acai_desktop.core.llm.detection import DetectionReport, ProviderProbe
+        from acai_desktop.core.llm.local_server import bundled_model_path
+        from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
+
+        ollama = ProviderProbe(
+            "ollama",
+            "http://localhost:11434/v1",
+            True,
+            ["llama3.2:latest", "nomic-embed-text:latest"],
+        )
+        report = DetectionReport([ollama], True, True, bundled_model_path(), "ollama")
+        dialog = FirstStartDialog(report.options(), session.window)
+        dialog.open()
+
+        def save() -> None:
+            if dialog.grab().save(str(output_dir / "first-start.png")):
+                saved.append(str(output_dir / "first-start.png"))
+            dialog.reject()
+            session.request_quit()
+
+        QTimer.singleShot(700, save)
+
     def when_loaded() -> None:
         busy = session.tasks.get("open") or session.tasks.get("check-model")
         if session.assistant is None or busy is not None:
@@ -119,7 +144,7 @@ def main(output_dir: Path) -> int:
     QTimer.singleShot(200, when_loaded)
     loop.run_until_complete(session.run())
     loop.close()
-    if len(saved) != len(WIDTHS):
+    if len(saved) != len(WIDTHS) + 1:
         print(f"screenshot-widths: saved only {saved}", file=sys.stderr)
         return 1
     print("saved " + ", ".join(saved))
