@@ -53,3 +53,21 @@ def test_the_users_own_note_is_not_announced_as_learned(qapp, tmp_path, fake_ope
         assert not window.undo_button.isVisible()
 
     run_in_session(GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario)
+
+
+def test_a_conflict_is_announced_as_a_conflict_not_an_update(qapp, tmp_path, fake_openai):
+    from acai_desktop.core.records import Actor
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        memories = session.assistant.memories
+        old = await memories.pin((await memories.remember("The user lives in Berlin")).id)
+        await memories.propose_change(
+            old.id, "The user moved to Lisbon", actor=Actor.CRITICAL_INFO_PROCESSOR
+        )
+        await wait_until(lambda: "Conflict" in window.statusBar().currentMessage())
+        said = window.statusBar().currentMessage()
+        assert "Lisbon" in said and "choose in the memory panel" in said
+        assert "Memory updated" not in said
+
+    run_in_session(GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import shiboken6
 
 from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
-from acai_desktop.core.records import JobStatus, MemoryItem, MemoryKind, Origin
+from acai_desktop.core.records import JobStatus, MemoryItem, MemoryKind, MemoryStatus, Origin
 from acai_desktop.ui.actions.base import ActionGroup, in_background, short
 
 if TYPE_CHECKING:
@@ -82,6 +82,13 @@ class MemoryActions(ActionGroup):
             return  # the user's own notes and edits need no announcing
         if memory.kind == MemoryKind.SUMMARY:
             text = "Summarised older messages into a memory."
+        elif memory.status == MemoryStatus.CONFLICT:
+            # Nothing was updated: a memory the user pinned or edited is kept, and the
+            # new fact waits for their decision.
+            text = (
+                f"Conflict: “{short(memory.content)}” contradicts a memory you pinned or "
+                "edited; choose in the memory panel."
+            )
         else:
             text = f"Memory updated: “{short(memory.content)}”"
         window.offer_undo(text, memory.id, forgets=True)
