@@ -14,6 +14,12 @@ JOB_LABELS = {
     "summary": "Summarising…",
     "index_document": "Reading a document…",
 }
+#: What a job waiting its turn is called: it has not started (the answer comes first).
+QUEUED_LABELS = {
+    "critical_info": "Will learn from your message after the answer",
+    "summary": "Will summarise older messages later",
+    "index_document": "A document waits to be read",
+}
 FAILED_REASON_CHARS = 90
 
 
@@ -41,7 +47,8 @@ class JobStatus(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._running_jobs: dict[int, str] = {}
+        #: Jobs not finished, by id: (running?, what it is called).
+        self._running_jobs: dict[int, tuple[bool, str]] = {}
         self._failed_jobs: dict[int, Job] = {}
         self.running_label = plain_label("", "JobsLabel")
         # Background work that failed (the model was down): what, why, and Retry.
@@ -56,11 +63,16 @@ class JobStatus(QObject):
 
     @Slot(object)
     def on_job_status_changed(self, job: Job) -> None:
-        if job.status in ("pending", "running"):
-            self._running_jobs[job.id] = JOB_LABELS.get(job.kind, "Working…")
+        if job.status == "running":
+            self._running_jobs[job.id] = (True, JOB_LABELS.get(job.kind, "Working…"))
+        elif job.status == "pending":
+            self._running_jobs[job.id] = (False, QUEUED_LABELS.get(job.kind, "Queued"))
         else:
             self._running_jobs.pop(job.id, None)
-        labels = list(dict.fromkeys(self._running_jobs.values()))
+        # What runs is news; what only waits is said when nothing runs.
+        running = [label for runs, label in self._running_jobs.values() if runs]
+        waiting = [label for runs, label in self._running_jobs.values() if not runs]
+        labels = running or waiting
         self.running_label.setText(labels[0] if labels else "")
         if job.status == "failed":
             self._failed_jobs[job.id] = job
