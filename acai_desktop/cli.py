@@ -17,7 +17,7 @@ from acai_desktop.commands import STARTUP_PROBE_FLAG, self_test
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
-from acai_desktop.core.redaction import install_log_redaction
+from acai_desktop.core.redaction import install_log_redaction, redact
 
 # Sub-command modules in acai_desktop.commands, in the order --help lists them.
 COMMAND_MODULES = ("gui", "memories", "docs", "conversations", "chat", "jobs", "eval", "bench")
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except AcaiError as error:
-        print(f"acai-desktop: error: {error}", file=sys.stderr)
+        print(f"acai-desktop: error: {redact(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

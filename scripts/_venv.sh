@@ -41,21 +41,34 @@ create_venv() {
 # (-march=native). That build dies with SIGILL wherever the CPU advertises an instruction
 # set the OS or hypervisor doesn't enable (AMX tiles in a VM, seen here) and in a bundle
 # moved to an older CPU, so it is built for the portable x86-64/AVX2 baseline instead.
-# pip caches built wheels by source URL only, not by build flags, so a native wheel
-# cached earlier would come back: the first portable build skips the cache.
+# pip caches built wheels by source URL only, not by build flags, so pip's cache could hand
+# back a native wheel: the portable wheel is built without it, once, into a cache of our
+# own keyed by the build flavour, and every later venv (a fresh clone, CI with a warm
+# cache) installs that wheel instead of compiling for five minutes again.
 LLAMA_CPP_BUILD="portable-1"
+WHEEL_CACHE=${ACAI_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/acai-desktop/wheels/$LLAMA_CPP_BUILD}
 
 install_portable_llama_cpp() {
-    local marker="$VENV/.acai-llama-cpp-build" requirement
+    local marker="$VENV/.acai-llama-cpp-build" requirement wanted cache wheel
     [ "$(cat "$marker" 2>/dev/null)" = "$LLAMA_CPP_BUILD" ] && return 0
     requirement=$("$VENV/bin/python" -c '
 import sys, tomllib
 extras = tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["local"]
 print(next(r for r in extras if r.startswith("llama-cpp-python")))' "$ROOT/pyproject.toml")
-    echo "Building $requirement for a portable CPU baseline (about 5 minutes)"
-    CMAKE_ARGS="${CMAKE_ARGS:-} -DGGML_NATIVE=OFF" "$VENV/bin/python" -m pip install \
-        --quiet --disable-pip-version-check --progress-bar off --no-cache-dir \
-        --force-reinstall --no-deps "${requirement%%\[*}"
+    wanted=$(echo "$requirement" | sed 's/\[[^]]*\]//')  # the version range, not the extras
+    # One folder per requirement and Python: a cached wheel always fits both.
+    cache="$WHEEL_CACHE/$({ echo "$requirement"; "$VENV/bin/python" -c 'import sys; print(sys.version_info[:2])'; } | sha256sum | cut -c1-12)"
+    wheel=$(find "$cache" -name 'llama_cpp_python-*.whl' 2>/dev/null | sort -V | tail -n1)
+    if [ -z "$wheel" ]; then
+        echo "Building $wanted for a portable CPU baseline (about 5 minutes, once per machine)"
+        mkdir -p "$cache"
+        CMAKE_ARGS="${CMAKE_ARGS:-} -DGGML_NATIVE=OFF" "$VENV/bin/python" -m pip wheel \
+            --quiet --disable-pip-version-check --progress-bar off --no-cache-dir \
+            --no-deps --wheel-dir "$cache" "$wanted"
+        wheel=$(find "$cache" -name 'llama_cpp_python-*.whl' | sort -V | tail -n1)
+    fi
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --progress-bar off \
+        --force-reinstall --no-deps "$wheel"
     echo "$LLAMA_CPP_BUILD" >"$marker"
 }
 

@@ -12,6 +12,7 @@ import sys
 import time
 
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.evaluation.soak_faults import DEFAULT_IMPORT_MEMORIES, LONG_IMPORT_TURN
 
 GOAL_RSS_GROWTH_MB = 50
 
@@ -25,10 +26,20 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
         description="Drives the real window offscreen through N turns (a child process, so "
         "a crash is counted, not fatal) on a temporary profile, with a built-in scripted "
         "model and injected faults: a dropped stream, server errors, malformed extraction "
-        "JSON, a timeout. Prints turns, crashes, Qt warnings, RSS at the start and end, "
-        "failed or un-run jobs and lost messages. Never touches --data-dir.",
+        "JSON, a timeout, a 40 MB answer, and a long memories import in another process "
+        "beside the turns. Prints turns, crashes, Qt warnings, RSS at the start and end, "
+        "failed or un-run jobs, lost messages and answers, what became of the huge answers "
+        "and the import, and the database size. Never touches --data-dir.",
     )
     soak.add_argument("--turns", type=int, default=300, help="turns to run (default 300)")
+    soak.add_argument(
+        "--import-memories",
+        type=int,
+        default=DEFAULT_IMPORT_MEMORIES,
+        metavar="N",
+        help=f"memories in the long import started at turn {LONG_IMPORT_TURN} "
+        f"(default {DEFAULT_IMPORT_MEMORIES:,}; 0: no import)",
+    )
     soak.add_argument("--json", action="store_true", help="print one JSON object")
     soak.add_argument(
         "--progress-every", type=int, default=10, metavar="N", help="a progress line every N turns"
@@ -56,6 +67,13 @@ def format_report(report: dict) -> str:
         f"(growth {growth} MB; goal <= {GOAL_RSS_GROWTH_MB} MB; after the first turn to the "
         f"end, {report['window_processes']} window process(es))",
         f"faults injected: {report['faults_injected']}",
+        f"answers lost:   {len(report['answers_lost'])} {report['answers_lost'] or ''}".rstrip(),
+        _import_line(report["long_import"]),
+        f"huge answers:   {report['huge_answers']['turns']} streams of "
+        f"{report['huge_answers']['stream_mb']} MB, not cut: "
+        f"{len(report['huge_answers']['not_cut'])}; largest answer kept "
+        f"{report['largest_answer_mb']} MB",
+        f"database:       {report['database_mb']} MB at the end",
     ]
     for sample in report["qt_warning_samples"]:
         lines.append(f"  Qt: {sample}")
@@ -69,9 +87,25 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
+def _import_line(figures: dict) -> str:
+    if not figures["ran"]:
+        return "long import:    not run"
+    waits = figures["lock_wait_ms"]
+    return (
+        f"long import:    {figures['imported']} of {figures['memories']} memories in "
+        f"{figures['seconds']} s (exit {figures['exit']}) beside {figures['turns_beside']} "
+        f"turns: {len(figures['turns_failed'])} failed, {len(figures['answers_lost'])} "
+        f"answers lost, {len(figures['messages_lost'])} messages lost\n"
+        f"  a write beside it waited for the lock: p50 {waits.get('p50')} ms, "
+        f"p99 {waits.get('p99')} ms, max {waits.get('max')} ms ({waits['probes']} probes)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     if args.turns <= 0:
         raise InvalidInputError("--turns must be positive.")
+    if args.import_memories < 0:
+        raise InvalidInputError("--import-memories must be 0 or more.")
     if args.child:
         from acai_desktop.ui.headless import use_offscreen_platform
 
@@ -93,6 +127,6 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    report = run_soak(args.turns, progress=progress)
+    report = run_soak(args.turns, import_memories=args.import_memories, progress=progress)
     print(json.dumps(report) if args.json else format_report(report))
     return 0

@@ -1,11 +1,13 @@
 """``acai-desktop jobs list|retry``: the background processors' queue, from a terminal.
 
 ``list`` shows the jobs not yet done (``--all``: every job), with why a failed one
-failed; ``retry`` queues failed jobs again (the ids given, or ``--all``). A queued job
-runs in the open window within half a minute, or at the next start of ACAI Desktop;
-``--wait`` runs it now and waits for it. ``--json`` prints ``{"jobs": [...]}``, each job
-``{"id", "kind", "status", "payload", "conversation_id", "attempts", "revivals",
-"retryable", "last_error", "created_at", "updated_at"}``.
+failed and until when a delayed one waits (the server asked for a pause); ``retry``
+queues failed jobs again and makes delayed ones run now (the ids given, or ``--all``). A
+queued job runs in the open window within half a minute, or at the next start of ACAI
+Desktop; ``--wait`` runs it now and waits for it. ``--json`` prints ``{"jobs": [...]}``,
+each job ``{"id", "kind", "status", "payload", "conversation_id", "attempts",
+"revivals", "retryable", "last_error", "run_after", "created_at", "updated_at"}``
+(``run_after``: when a pending job may run next, ISO 8601 UTC, or null).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import json
 
 from acai_desktop.commands.arguments import options_of_every_action
+from acai_desktop.core.clock import local_time_text
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Job, JobStatus
@@ -49,11 +52,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     retry = actions.add_parser(
         "retry",
         parents=[common],
-        help="queue failed jobs again",
-        description="Queue failed jobs again: the ids given, or every failed job with --all.",
+        help="queue failed jobs again, run delayed ones now",
+        description="Queue failed jobs again, and run jobs waiting for a later retry now: "
+        "the ids given, or every such job with --all.",
     )
-    retry.add_argument("ids", nargs="*", metavar="ID", help="a failed job's id")
-    retry.add_argument("--all", action="store_true", help="every failed job")
+    retry.add_argument("ids", nargs="*", metavar="ID", help="a failed or delayed job's id")
+    retry.add_argument("--all", action="store_true", help="every failed or delayed job")
     retry.add_argument(
         "--wait", action="store_true", help="run them now (starts the model) and wait"
     )
@@ -72,18 +76,19 @@ async def _run(args: argparse.Namespace) -> int:
         _print(jobs, as_json, empty="No jobs waiting or failed.")
         return 0
     ids = _job_ids(args)
-    revived = await _read(profile, lambda repo: repo.revive_failed(ids))
+    revived = await _read(profile, lambda repo: repo.retry(ids))
     if ids is not None and len(revived) < len(ids):
         missing = sorted(set(ids) - {job.id for job in revived})
         listed = ", ".join(str(i) for i in missing)
         raise InvalidInputError(
-            f"No failed job with id {listed}; see `acai-desktop jobs list`. Nothing was queued."
+            f"No failed or delayed job with id {listed}; see `acai-desktop jobs list`. "
+            "Nothing was queued."
             if not revived
-            else f"No failed job with id {listed}; the others were queued again."
+            else f"No failed or delayed job with id {listed}; the others were queued again."
         )
     if args.wait and revived:
         revived = await _run_now(profile, [job.id for job in revived])
-    _print(revived, as_json, empty="No failed jobs to retry.")
+    _print(revived, as_json, empty="No failed or delayed jobs to retry.")
     if revived and not args.wait and not as_json:
         print(
             "Queued again: they run in the open window within half a minute, or the next "
@@ -141,6 +146,11 @@ def _print(jobs: list[Job], as_json: bool, *, empty: str) -> None:
         line = f"#{job.id}  {job.status:<8} {what} ({target}), attempts {job.attempts}"
         if job.status == JobStatus.FAILED and not job.retryable:
             line += ", can't succeed"
+        waits_until = job.waits_until()
+        if waits_until:
+            line += (
+                f", waits until {local_time_text(waits_until)} (`jobs retry {job.id}` runs it now)"
+            )
         print(line)
         if job.last_error and job.status != JobStatus.DONE:
             print(f"      {job.last_error}")

@@ -26,9 +26,7 @@ from acai_desktop.core.errors import (
     MissingApiKeyError,
     ModelError,
     ModelNotChosenError,
-    ModelServerError,
     ModelSettingsError,
-    ModelUnreachableError,
     StoreError,
 )
 from acai_desktop.core.events import EventBus
@@ -37,7 +35,7 @@ from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.model_status import ModelStatus, probe_model, status_of_error
-from acai_desktop.core.llm.presets import ProviderName, RoleModels, preset
+from acai_desktop.core.llm.presets import ModelRole, ProviderName, RoleModels, preset
 from acai_desktop.core.llm.settings import (
     ModelSettings,
     load_model_settings,
@@ -138,22 +136,33 @@ async def resolve_settings(
     return settings.model_copy(update=changes) if changes else settings
 
 
+#: The runner's check that the model is back: the cheapest real completion.
+CHECK_PROMPT = [{"role": "user", "content": "Reply with OK."}]
+
+
 async def model_answers(client: ModelClient) -> bool:
-    """Whether the model server answers at all (failed jobs wait for that)."""
+    """Whether the model answers a real completion (failed jobs wait for that). Not
+    ``/v1/models``: a server may list its models while every completion fails."""
     try:
-        await client.list_models()
-    except (ModelUnreachableError, ModelServerError):
-        return False
+        await client.complete(CHECK_PROMPT, role=ModelRole.TRIAGE, max_tokens=1)
     except ModelError:
-        return True  # it answered, if only to refuse the listing
+        return False
     return True
 
 
-def make_embedder(settings: ModelSettings, client: ModelClient) -> Embedder:
+def make_embedder(
+    settings: ModelSettings, client: ModelClient, offline_embedder: Embedder | None = None
+) -> Embedder:
     if settings.embedding_source == "provider" and settings.provider != ProviderName.LOCAL:
         from acai_desktop.core.embeddings.provider_embedder import ProviderEmbedder
 
         return ProviderEmbedder(client)
+    return offline_embedder or new_offline_embedder()
+
+
+def new_offline_embedder() -> Embedder:
+    """WordLlama, whose weights load on first use (a third of a second): pass one to
+    :func:`open_assistant` again to keep them loaded across reconnects."""
     from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 
     return WordLlamaEmbedder()
@@ -209,10 +218,11 @@ class Assistant:
         return await probe_model(self.client)
 
     async def retry_jobs(self, job_ids: list[int]) -> list[Job]:
-        """Queue failed jobs again: they run now, or once a model is connected."""
+        """Queue failed jobs again, and run jobs waiting for a later retry now; without
+        a model they run once one is connected."""
         if self.model_problem is None:
             return await self.runner.retry(job_ids)
-        return await self.jobs.revive_failed(job_ids)
+        return await self.jobs.retry(job_ids)
 
     async def close(self) -> None:
         """Stop background work, then the model client and server, then the database.
@@ -267,7 +277,11 @@ class _Model:
 
 
 async def _start_model(
-    profile: Profile, overrides: ModelOverrides, *, choose_first: bool = True
+    profile: Profile,
+    overrides: ModelOverrides,
+    offline_embedder: Embedder | None,
+    *,
+    choose_first: bool = True,
 ) -> _Model:
     """Settings, the client (and the Local server), the embedder; a ``ModelError`` if
     any of them can't be had, with whatever was started already stopped."""
@@ -302,7 +316,7 @@ async def _start_model(
             # Building the HTTP client loads the system's certificates (about 0.1 s):
             # on a worker thread, so the window's loop doesn't wait for it.
             client = await asyncio.to_thread(ModelClient, settings, api_key=api_key)
-        embedder = make_embedder(settings, client)
+        embedder = make_embedder(settings, client, offline_embedder)
         if not embedder.dimensions:
             await embedder.embed(["probe"])  # a provider's embedder learns its size here
     except BaseException:
@@ -322,17 +336,21 @@ async def _stop_model(
         await asyncio.shield(local_server.stop())
 
 
-async def _no_model(profile: Profile, overrides: ModelOverrides, error: ModelError) -> _Model:
+async def _no_model(
+    profile: Profile,
+    overrides: ModelOverrides,
+    error: ModelError,
+    offline_embedder: Embedder | None,
+) -> _Model:
     """The stand-in when the model can't be started: every call says why."""
     log.warning("model unavailable at start-up: %s", error)
     try:
         settings = await resolve_settings(profile, overrides, choose_first=False)
     except ModelSettingsError:
         settings = ModelSettings()  # only its context budget is used; the banner says why
-    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
-
     client = NoModelClient(error)
-    return _Model(settings, client, WordLlamaEmbedder(), problem=client.error)
+    embedder = offline_embedder or new_offline_embedder()
+    return _Model(settings, client, embedder, problem=client.error)
 
 
 async def open_assistant(
@@ -343,6 +361,7 @@ async def open_assistant(
     start_jobs: bool = True,
     events: EventBus | None = None,
     data: ProfileData | None = None,
+    offline_embedder: Embedder | None = None,
     choose_first: bool = True,
 ) -> Assistant:
     """Build every service of ``profile``, under the profile's lock.
@@ -356,6 +375,9 @@ async def open_assistant(
     of raising; the data stays usable. ``data``: the profile's database, already opened
     under its lock (the window opens it first to show the data while the rest starts);
     the assistant owns it once this returns, and if this raises it stays the caller's.
+    ``offline_embedder``: the WordLlama embedder to use when the settings choose it (or
+    there is no model), already loaded by an earlier assistant of this process; it holds
+    only read-only weights, so any number of assistants may share it.
     ``choose_first``: on a first start, take what detection proposes (the command line);
     the window asks the user first and passes False (no settings: no model)."""
     overrides = overrides or ModelOverrides()
@@ -366,11 +388,13 @@ async def open_assistant(
     model = None
     try:
         try:
-            model = await _start_model(profile, overrides, choose_first=choose_first)
+            model = await _start_model(
+                profile, overrides, offline_embedder, choose_first=choose_first
+            )
         except ModelError as error:
             if model_required:
                 raise
-            model = await _no_model(profile, overrides, error)
+            model = await _no_model(profile, overrides, error, offline_embedder)
         assistant = await _assemble(profile, data, model, events)
         if start_jobs:
             # Without a model, documents are still indexed: that needs only the
@@ -438,6 +462,7 @@ async def _assemble(
         # Without a model no job runs, so none is announced as queued either.
         announce_jobs=model.problem is None,
         context_budget_tokens=model.settings.context_budget_tokens,
+        max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
     )
     return Assistant(

@@ -9,3 +9,11 @@ def now_iso() -> str:
 
 def parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+def local_time_text(at: datetime, now: datetime | None = None) -> str:
+    """``at`` as the user reads a time soon: "15:02" today, "2026-12-02 15:02" otherwise
+    (local time zone)."""
+    local = at.astimezone()
+    today = (now or datetime.now(UTC)).astimezone().date()
+    return local.strftime("%H:%M" if local.date() == today else "%Y-%m-%d %H:%M")

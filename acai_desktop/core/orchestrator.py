@@ -9,6 +9,12 @@ Whatever fails, the user's message is already on disk with the jobs that learn f
 the answer row (status ``error`` with the reason), so the UI can say what happened and
 offer "retry", which runs the turn again for the same message. A crash or kill mid-answer
 loses nothing either: at the next start the answer is marked ``stopped`` and the jobs run.
+
+The streamed text lives in memory (:class:`AnswerText`, capped in size) until the answer
+is saved; the saves along the way are queued beside the stream, never in its path, and
+one the database refused (busy with another program's import) is just skipped. The
+final save waits for the database as long as it takes, so a turn never ends with an
+empty ``streaming`` row while its text was shown.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from dataclasses import dataclass, field
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_filter import DelimiterFilter
+from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
 from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
 from acai_desktop.core.documents.service import DocumentService
@@ -57,6 +64,8 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 100_000
 #: How often a streaming answer's partial text is written to disk.
 PARTIAL_SAVE_SECONDS = 1.5
+#: Between two tries of an answer's final save while the database stays busy.
+FINAL_SAVE_PAUSE_SECONDS = 1.0
 
 
 @dataclass
@@ -93,6 +102,7 @@ class Orchestrator:
         announce_jobs: bool = False,
         context_budget_tokens: int = 3000,
         documents: DocumentService | None = None,
+        max_answer_bytes: int = int(DEFAULT_MAX_ANSWER_MB * 1_000_000),
         answer_max_tokens: int | None = None,
     ) -> None:
         self.conversations = conversations
@@ -107,7 +117,10 @@ class Orchestrator:
         #: (without one, as when no model could be started, they wait for the next start).
         self.announce_jobs = announce_jobs
         self.context_budget_tokens = context_budget_tokens
-        #: The longest answer asked for (None: the server's own limit).
+        #: The size limit of one answer's text (UTF-8 bytes); the rest of the stream is
+        #: not read, and the answer says where it was cut.
+        self.max_answer_bytes = max_answer_bytes
+        #: The longest answer asked of the model, in tokens (None: the server's limit).
         self.answer_max_tokens = answer_max_tokens
         self.system_prompt = resource_text("prompts", "system.txt").strip()
 
@@ -180,7 +193,7 @@ class Orchestrator:
     ) -> TurnResult:
         plan = plan_message(user_message.content)
         result = TurnResult(conversation.id, user_message, answer, plan)
-        parts: list[str] = []
+        text = AnswerText(self.max_answer_bytes)
         try:
             await self.conversations.update_message(user_message.id, plan=plan.to_dict())
             context, in_prompt = await self.build_prompt(conversation, user_message, plan)
@@ -203,26 +216,29 @@ class Orchestrator:
             result.used_kinds = {m.id: m.kind.value for m in used_memories}
             result.recalled = dict(context.recalled)
             result.evidence_used = [evidence_source(answer.id, e) for e in context.evidence]
-            await self._stream(answer, context, parts)
-            result.answer = await self._finish(answer, parts, MessageStatus.COMPLETE, None, result)
+            await self._stream(answer, context, text)
+            # An answer cut at the size limit did not end: stopped, with the note.
+            status, note = MessageStatus.COMPLETE, None
+            if text.cut:
+                status, note = MessageStatus.STOPPED, cut_note(self.max_answer_bytes)
+            result.answer = await self._finish(answer, text, status, note, result)
         except asyncio.CancelledError:
             # Stop button: keep what was written, say it was stopped, then let the
             # cancellation carry on so the caller's task really ends.
             result.answer = await asyncio.shield(
-                self._finish(answer, parts, MessageStatus.STOPPED, None, result)
+                self._finish(answer, text, MessageStatus.STOPPED, None, result)
             )
             raise
         except AcaiError as error:  # model errors included: say what happened, keep all
             log.warning("turn failed in conversation %s: %s", conversation.id, error)
-            result.answer = await self._finish(
-                answer, parts, MessageStatus.ERROR, str(error), result
-            )
+            status, reason = MessageStatus.ERROR, str(error)
+            result.answer = await self._finish(answer, text, status, reason, result)
             return result
         except Exception as error:
             log.exception("unexpected failure in a turn")
             result.answer = await self._finish(
                 answer,
-                parts,
+                text,
                 MessageStatus.ERROR,
                 f"Something went wrong ({type(error).__name__}: {error}). "
                 "Your message is saved; try again.",
@@ -282,51 +298,55 @@ class Orchestrator:
         )
         return [hit for hit in found if hit.score >= EVIDENCE_MIN_SCORE]
 
-    async def _stream(self, answer: Message, context: BuiltContext, parts: list[str]) -> None:
-        last_save = time.monotonic()
+    async def _stream(self, answer: Message, context: BuiltContext, text: AnswerText) -> None:
+        """Read the answer's stream into ``text`` until it ends or is cut at the limit."""
+        saves = PartialSaves(self.conversations, answer.id)
         # A model that echoes its prompt must not show the user the prompt's block tags.
         delimiters = DelimiterFilter()
-        chunks = self.client.stream_chat(
+        stream = self.client.stream_chat(
             context.messages, role="chat", max_tokens=self.answer_max_tokens
         )
-        async for chunk in chunks:
-            delta = delimiters.feed(chunk or "")
-            if not delta:
-                continue
-            content = self._add_part(answer, parts, delta)
-            if time.monotonic() - last_save > PARTIAL_SAVE_SECONDS:
-                # A crash now loses at most the last second and a half of the answer.
-                await self.conversations.update_message(answer.id, content=content)
-                last_save = time.monotonic()
-        if rest := delimiters.flush():
-            self._add_part(answer, parts, rest)
+        async with contextlib.aclosing(stream):  # a cut answer closes the stream at once
+            async for chunk in stream:
+                delta = delimiters.feed(chunk or "")
+                if not delta:
+                    continue
+                text.add(delta)
+                if text.due_to_show():
+                    self._show(answer, text)
+                saves.maybe_save(text)
+                if text.cut:
+                    break
+        if not text.cut and (rest := delimiters.flush()):
+            text.add(rest)  # held back as a possible tag, and it was none
+        await saves.settled()
 
-    def _add_part(self, answer: Message, parts: list[str], delta: str) -> str:
-        """Append ``delta`` to the answer and announce it; returns the text so far."""
-        parts.append(delta)
-        content = "".join(parts)
-        self.events.emit(
-            ev.MessageUpdated(
-                MessageDelta(
-                    answer.id, answer.conversation_id, delta, content, MessageStatus.STREAMING
+    def _show(self, answer: Message, text: AnswerText) -> None:
+        """Announce the text streamed since the last announcement (if any)."""
+        added, content = text.show()
+        if added:
+            self.events.emit(
+                ev.MessageUpdated(
+                    MessageDelta(
+                        answer.id, answer.conversation_id, added, content, MessageStatus.STREAMING
+                    )
                 )
             )
-        )
-        return content
 
     async def _finish(
         self,
         answer: Message,
-        parts: list[str],
+        text: AnswerText,
         status: MessageStatus,
         error: str | None,
         result: TurnResult,
     ) -> Message:
         """Save the answer as it ended and what fed it (``result``'s memories and
         passages), then announce it."""
+        self._show(answer, text)
         sources, evidence = result.memories_used, result.evidence_used
-        content = "".join(parts)
-        finished = await self.conversations.update_message(
+        content = text.text()
+        finished = await self._save_answer(
             answer.id,
             content=content,
             status=status,
@@ -348,6 +368,21 @@ class Orchestrator:
         self.events.emit(ev.AnswerFinished(finished, tuple(sources), tuple(evidence)))
         return finished
 
+    async def _save_answer(self, answer_id: int, **changes) -> Message:
+        """The answer's final save. Each try waits for a busy database (another
+        program's import) for up to a minute; past that the text stays in memory and
+        is tried again until it is written: the user saw it, so it must be kept."""
+        while True:
+            try:
+                return await self.conversations.update_message(answer_id, **changes)
+            except DatabaseBusyError:
+                log.warning(
+                    "the database is still busy; answer %s is kept in memory and saved "
+                    "when it frees",
+                    answer_id,
+                )
+                await asyncio.sleep(FINAL_SAVE_PAUSE_SECONDS)
+
     async def _recall_later(self, message_ids: list[int]) -> None:
         """Give the turn's finished messages their vectors for episodic recall (a
         temporary chat's are skipped). A failure costs only the semantic side: the
@@ -356,6 +391,42 @@ class Orchestrator:
             await self.memories.episodes.add(message_ids)
         except Exception:
             log.warning("could not embed messages %s for recall", message_ids, exc_info=True)
+
+
+class PartialSaves:
+    """Saves of a streaming answer's text now and then, so a crash loses at most the
+    last second and a half of it. A save is queued on the database thread beside the
+    stream (the stream never waits for the disk), one at a time: while one waits for a
+    busy database, the next are skipped, and one that gave up is just logged, as the
+    text is kept in memory for the final save."""
+
+    def __init__(self, conversations: ConversationRepository, answer_id: int) -> None:
+        self.conversations = conversations
+        self.answer_id = answer_id
+        self._last = time.monotonic()
+        self._in_flight: asyncio.Future | None = None
+
+    def maybe_save(self, text: AnswerText) -> None:
+        if self._in_flight is not None and not self._in_flight.done():
+            return
+        if time.monotonic() - self._last < PARTIAL_SAVE_SECONDS:
+            return
+        self._last = time.monotonic()
+        self._in_flight = self.conversations.queue_update(self.answer_id, content=text.text())
+        self._in_flight.add_done_callback(_log_skipped_save)
+
+    async def settled(self) -> None:
+        """Wait for the save in flight (it must not land after the final one)."""
+        if self._in_flight is not None:
+            await asyncio.wait([self._in_flight])
+
+
+def _log_skipped_save(future: asyncio.Future) -> None:
+    error = None if future.cancelled() else future.exception()
+    if isinstance(error, AcaiError):  # busy, full disk...: the final save tells the user
+        log.info("a partial save of an answer was skipped: %s", error)
+    elif error is not None:
+        log.error("a partial save of an answer failed", exc_info=error)
 
 
 #: How much of a passage an answer's provenance keeps (the whole passage stays in

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -308,6 +309,14 @@ class Job:
             retryable=bool(row.get("retryable", 1)),
         )
 
+    def waits_until(self, now: datetime | None = None) -> datetime | None:
+        """When a pending job delayed for a retry (e.g. the server's Retry-After) may run;
+        None when it may run now, or is not pending."""
+        if self.status != JobStatus.PENDING or not self.run_after:
+            return None
+        at = datetime.fromisoformat(self.run_after)
+        return at if at > (now or datetime.now(UTC)) else None
+
     def to_public_dict(self) -> dict:
         """The job as the command line's --json prints it."""
         return {
@@ -320,6 +329,7 @@ class Job:
             "revivals": self.revivals,
             "retryable": self.retryable,
             "last_error": self.last_error,
+            "run_after": self.run_after,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }

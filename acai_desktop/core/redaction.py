@@ -3,30 +3,45 @@
 A server refusing a key often echoes it in its error body ("Incorrect API key provided:
 sk-proj-…"), and that text travels on into ``messages.error``, the log and the window.
 :func:`redact` is the one rule set for "what looks like a secret"; it is applied where
-error text enters the program (every model error, with the configured key — see
-``ModelClient``), where an error text is stored (``messages.error``, ``jobs.last_error``)
-and to every log record (:class:`RedactingFilter`, installed by the command line).
+error text enters the program (every model error — see ``ModelClient``), where an error
+text is stored (``messages.error``, ``jobs.last_error``), where it is printed (the command
+line's stderr) and to every log record (:class:`RedactingFilter`, installed by the
+command line).
+
+Patterns can't spot a configured key of any shape ("correct-horse-battery-staple"), so
+the keys the program holds are remembered here (:func:`remember_secret`, called where a
+key is read or handed to a client) and :func:`redact` cuts them wherever it runs. This
+is process-wide on purpose: the log handlers are installed before any key is read, and
+a sink must not depend on its caller knowing which key is in use.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Iterable
 
 REDACTED = "[redacted]"
 #: A configured key shorter than this is not searched for literally: redacting every
 #: occurrence of a 3-letter word would mangle the text and protect nothing.
 MIN_LITERAL_SECRET = 6
+#: A prefixed token (``sk-…``) this long after its prefix is a key whatever its letters:
+#: "sk-test-XXXXXXXXXXXXXXXXXXXXXXXX" has no digit but is one; "sk-learn-models" is a name.
+KEY_LENGTH = 20
+
+_known_secrets: set[str] = set()
+_known_lock = threading.Lock()
 
 _KEY_LIKE = re.compile(
     r"""
     (?<![A-Za-z0-9])
     (?:
-        (?:sk|rk|pk)-[A-Za-z0-9_\-]{8,}          # OpenAI, Anthropic (sk-ant-), DeepSeek...
-      | (?:gsk|hf|ghp|gho|ghs|github_pat|xox[abp])_[A-Za-z0-9_\-]{8,}  # Groq, HF, GitHub, Slack
-      | AIza[A-Za-z0-9_\-]{20,}                   # Google
-      | xai-[A-Za-z0-9_\-]{8,}                    # xAI
+        (?:sk|rk|pk)-(?P<dash>[A-Za-z0-9_\-]{8,})    # OpenAI, Anthropic (sk-ant-), DeepSeek
+      | (?:gsk|hf|ghp|gho|ghs|github_pat|xox[abp])_(?P<underscore>[A-Za-z0-9_\-]{8,})
+                                                    # Groq, Hugging Face, GitHub, Slack
+      | AIza[A-Za-z0-9_\-]{20,}                     # Google
+      | xai-(?P<xai>[A-Za-z0-9_\-]{8,})             # xAI
     )
     """,
     re.VERBOSE,
@@ -48,8 +63,13 @@ _ASSIGNED = re.compile(
 _LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{32,}(?![A-Za-z0-9_\-])")
 
 
-def _has_digit(token: str) -> bool:
-    return any(c.isdigit() for c in token)
+def _is_key(match: re.Match[str]) -> bool:
+    """A key-like match is a key if it is random (a digit somewhere) or of key length
+    after its prefix; a short word-like token is a name ("sk-learn-models")."""
+    body = match.group("dash") or match.group("underscore") or match.group("xai")
+    if body is None:
+        return True  # AIza…: the pattern itself asks for key length
+    return any(c.isdigit() for c in match.group(0)) or len(body) >= KEY_LENGTH
 
 
 def _is_random_looking(token: str) -> bool:
@@ -60,16 +80,26 @@ def _is_random_looking(token: str) -> bool:
     )
 
 
+def remember_secret(secret: str | None) -> None:
+    """Cut ``secret`` (a key the program holds) from every text :func:`redact` sees from
+    now on, whatever its shape (too short a value is ignored: see MIN_LITERAL_SECRET)."""
+    if secret and len(secret.strip()) >= MIN_LITERAL_SECRET:
+        with _known_lock:
+            _known_secrets.add(secret.strip())
+
+
 def redact(text: str | None, secrets: Iterable[str | None] = ()) -> str | None:
-    """``text`` with every key-like string, and every literal ``secrets`` entry, replaced
-    by ``[redacted]``. None stays None."""
+    """``text`` with every key-like string, every remembered key and every literal
+    ``secrets`` entry replaced by ``[redacted]``. None stays None."""
     if not text:
         return text
-    for secret in secrets:
-        if secret and len(secret.strip()) >= MIN_LITERAL_SECRET:
-            text = text.replace(secret.strip(), REDACTED)
-    # Real keys are random: a digit somewhere ("sk-learn-models" is a library's name).
-    text = _KEY_LIKE.sub(lambda m: REDACTED if _has_digit(m.group(0)) else m.group(0), text)
+    with _known_lock:
+        literal = set(_known_secrets)
+    literal.update(s.strip() for s in secrets if s and len(s.strip()) >= MIN_LITERAL_SECRET)
+    # Longest first: a key that contains another is cut whole.
+    for secret in sorted(literal, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    text = _KEY_LIKE.sub(lambda m: REDACTED if _is_key(m) else m.group(0), text)
     text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
     text = _ASSIGNED.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
     return _LONG_TOKEN.sub(

@@ -21,6 +21,8 @@ import keyring
 import keyring.errors
 from keyring.backend import KeyringBackend
 
+from acai_desktop.core.redaction import remember_secret
+
 log = logging.getLogger(__name__)
 
 SERVICE = "acai-desktop"
@@ -83,6 +85,13 @@ class SecretStore:
     # -- keys ---------------------------------------------------------------------
 
     def get_api_key(self, provider: str, *, environ: Mapping[str, str] | None = None) -> str | None:
+        """The provider's key; from now on it is cut from every error text and log line
+        (see ``redaction.remember_secret``)."""
+        key = self._find_api_key(provider, environ)
+        remember_secret(key)
+        return key
+
+    def _find_api_key(self, provider: str, environ: Mapping[str, str] | None) -> str | None:
         environ = os.environ if environ is None else environ
         variable = ENVIRONMENT_KEYS.get(provider)
         if variable and environ.get(variable, "").strip():
@@ -102,6 +111,7 @@ class SecretStore:
         if not key:
             self.delete_api_key(provider)
             return
+        remember_secret(key)
         if self._keyring_works:
             try:
                 self._backend.set_password(SERVICE, provider, key)

@@ -39,7 +39,15 @@ Scripting
     ``chunk_delay``        seconds between streamed chunks (for cancellation tests)
     ``chunk_chars``        stream pieces of about this many characters instead of single words
     ``drop_after_chunks``  stream that many content chunks, then close the connection abruptly
+    ``hold_after_chunks``  stream that many content chunks, then send nothing more until the
+                           client goes away or the server stops (an answer that can't finish)
     ``finish_reason``      default ``"stop"``; ``None`` ends the stream without one
+    ``keep_alive_every``   a stream that sends only SSE keep-alive comments, one this often (s),
+                           and never an answer, until the client goes away
+    ``trickle_every``      a reply that never ends: a plain reply's body is one whitespace byte
+                           this often (s); a stream sends its text's pieces, one this often, over
+                           and over
+    ``headers``            extra headers of an error reply, e.g. ``{"retry-after": "86400"}``
     ``embeddings``         explicit vectors for an embeddings reply
     ``models``             explicit model ids for a models reply
 
@@ -48,7 +56,10 @@ Server switches
     ``server.reject_response_formats = {"json_schema"}``  answer 400 to chat requests asking for
     those ``response_format`` types, without taking a scripted reply (a server without schema
     support);
-    ``server.models = [...]`` the ids listed by ``/v1/models``.
+    ``server.models = [...]`` the ids listed by ``/v1/models``;
+    ``server.failing_completions = 500``  answer every chat completion with that status (a
+    server whose ``/v1/models`` works but whose model does not), without taking a scripted
+    reply; None again: the server is fixed.
 
 Recording
     ``server.requests`` lists every ``RecordedRequest(method, path, headers, json)`` in arrival
@@ -62,8 +73,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import itertools
 import json
 import re
+import select
 import socket
 import sys
 import threading
@@ -99,9 +112,13 @@ class Reply:
     chunk_delay: float = 0.0
     chunk_chars: int | None = None
     drop_after_chunks: int | None = None
+    hold_after_chunks: int | None = None
     finish_reason: str | None = "stop"
     embeddings: list[list[float]] | None = None
     models: list[str] | None = None
+    keep_alive_every: float | None = None
+    trickle_every: float | None = None
+    headers: dict[str, str] = field(default_factory=dict)
 
     def content(self) -> str:
         if self.json_obj is not None:
@@ -142,17 +159,25 @@ def hashed_embedding(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[
     return (vector / norm if norm else vector).tolist()
 
 
-def _split_for_streaming(text: str, chunk_chars: int | None = None) -> list[str]:
-    # Word-sized pieces keeping their whitespace, like a tokenizer's deltas.
-    words = re.findall(r"\s*\S+|\s+", text) or [""]
+def _split_for_streaming(text: str, chunk_chars: int | None = None) -> Iterator[str]:
+    # Word-sized pieces keeping their whitespace, like a tokenizer's deltas; made as they
+    # are sent, so a huge answer the client stops reading is never split whole.
+    words = (match.group() for match in re.finditer(r"\s*\S+|\s+", text))
+    if not text:
+        yield ""
+        return
     if not chunk_chars:
-        return words
-    pieces = [""]
+        yield from words
+        return
+    piece: list[str] = []
+    size = 0
     for word in words:
-        if pieces[-1] and len(pieces[-1]) + len(word) > chunk_chars:
-            pieces.append("")
-        pieces[-1] += word
-    return pieces
+        if piece and size + len(word) > chunk_chars:
+            yield "".join(piece)
+            piece, size = [], 0
+        piece.append(word)
+        size += len(word)
+    yield "".join(piece)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -194,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _send_error_reply(self, reply: Reply) -> None:
-        headers = {}
+        headers = dict(reply.headers)
         if reply.retry_after is not None:
             headers["retry-after-ms"] = str(int(reply.retry_after * 1000))
         message = reply.error_message or f"scripted error {reply.status}"
@@ -276,12 +301,20 @@ class _Handler(BaseHTTPRequestHandler):
                 )
             )
             return
+        if fake.failing_completions is not None:
+            self._send_error_reply(
+                Reply(status=fake.failing_completions, error_message="the model crashed")
+            )
+            return
         reply = fake.next_reply("chat", request)
         if self._prepare(reply):
             return
         model = request.get("model", "fake-model")
         if request.get("stream"):
             self._stream_chat(record, reply, model)
+            return
+        if reply.trickle_every is not None:
+            self._trickle_forever(record, reply.trickle_every)
             return
         content = reply.content()
         prompt_tokens = sum(
@@ -326,17 +359,31 @@ class _Handler(BaseHTTPRequestHandler):
             }
 
         def send(data: str) -> None:
-            payload = f"data: {data}\n\n".encode()
-            self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
-            self.wfile.flush()
+            self._send_chunk(f"data: {data}\n\n".encode())
 
         try:
+            if reply.keep_alive_every is not None:
+                while not self.server.fake.stopping.wait(reply.keep_alive_every):
+                    self._send_chunk(b": keep-alive\n\n")
+                self.close_connection = True  # the server stops: the body stays unfinished
+                return
             send(json.dumps(event({"role": "assistant", "content": ""})))
+            if reply.trickle_every is not None:
+                pieces = itertools.cycle(
+                    _split_for_streaming(reply.content() or "word", reply.chunk_chars)
+                )
+                while not self.server.fake.stopping.wait(reply.trickle_every):
+                    send(json.dumps(event({"content": next(pieces)})))
+                self.close_connection = True
+                return
             for number, piece in enumerate(
                 _split_for_streaming(reply.content(), reply.chunk_chars)
             ):
                 if reply.drop_after_chunks is not None and number >= reply.drop_after_chunks:
                     self._drop_connection()
+                    return
+                if reply.hold_after_chunks is not None and number >= reply.hold_after_chunks:
+                    self._hold_until_client_leaves(record)
                     return
                 if reply.chunk_delay:
                     self.server.fake.stopping.wait(reply.chunk_delay)
@@ -352,6 +399,34 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             record.client_disconnected.set()
             self.close_connection = True
+
+    def _hold_until_client_leaves(self, record: RecordedRequest) -> None:
+        # A closed client makes its socket readable with nothing to read (EOF).
+        while not self.server.fake.stopping.wait(0.05):
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                record.client_disconnected.set()
+                break
+        self.close_connection = True
+
+    def _send_chunk(self, payload: bytes) -> None:
+        """One piece of a chunked body, sent at once."""
+        self.wfile.write(f"{len(payload):x}\r\n".encode() + payload + b"\r\n")
+        self.wfile.flush()
+
+    def _trickle_forever(self, record: RecordedRequest, every: float) -> None:
+        """A plain reply whose body never ends: one space (valid leading JSON whitespace)
+        at a time, until the client goes away or the server stops."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            while not self.server.fake.stopping.wait(every):
+                self._send_chunk(b" ")
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            record.client_disconnected.set()
+        self.close_connection = True
 
     def _drop_connection(self) -> None:
         # Close without the chunked terminator: the client sees an incomplete body.
@@ -409,6 +484,7 @@ class FakeOpenAIServer:
         self.responder: Callable[[dict], Reply] | None = None
         self.require_api_key: str | None = None
         self.reject_response_formats: set[str] = set()
+        self.failing_completions: int | None = None
         self.models: list[str] = ["fake-chat", "fake-triage", "fake-embedding"]
         self._queues: dict[str, deque[Reply]] = {
             "chat": deque(),

@@ -10,7 +10,10 @@ Markdown answer to stream in (pressing Retry when a fault broke it), scrolls and
 the chat, types in the memory search, and now and then edits a memory or writes a note.
 Faults, by turn: a stream dropped mid-answer, a server error (500) on every attempt of
 the first send, a malformed JSON reply to the fact extraction, a reply slower than the
-read timeout. At the end the child waits for the background jobs to finish.
+read timeout, a huge answer (a 40 MB stream, which the app must cut at its size limit).
+And once, from turn LONG_IMPORT_TURN on, a long ``memories import`` (100k memories by
+default) runs in another process beside the turns, which must neither fail nor lose an
+answer. At the end the child waits for the background jobs to finish.
 
 The figures come from the database, not from the child's word: a turn's message is lost
 when no user message carries its marker; it was not learned from when no critical-info
@@ -33,10 +36,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from acai_desktop.core.answer_text import was_cut
 from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
 from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
 from acai_desktop.evaluation.scripted_profile import NO_KEYRING, use_scripted_model
+from acai_desktop.evaluation.soak_faults import (
+    DEFAULT_IMPORT_MEMORIES,
+    HUGE_ANSWER_MB,
+    HUGE_PIECE_CHARACTERS,
+    LONG_IMPORT_TURN,
+    LongImport,
+    huge_answer,
+    import_command,
+    write_import_file,
+)
 
 DEFAULT_TURNS = 300
 #: Read timeout of the soak profile: short, so the timeout fault costs seconds, not minutes.
@@ -51,7 +65,13 @@ MAX_CRASHES = 10
 CHILD_SILENCE_SECONDS = 180.0
 MARKER = re.compile(r"\[soak turn (\d+)\]")
 FAULT_CYCLE = 20
-FAULTS = {3: "dropped_stream", 8: "server_error", 13: "malformed_extraction", 18: "timeout"}
+FAULTS = {
+    3: "dropped_stream",
+    8: "server_error",
+    10: "huge_answer",
+    13: "malformed_extraction",
+    18: "timeout",
+}
 FACTS = (
     "I live in {city}.",
     "I prefer {drink} in the morning.",
@@ -97,7 +117,10 @@ class SoakModel:
     """The scripted model of the soak: the rule-based fake model, a Markdown answer per
     turn, and each turn's fault injected once (a Retry then succeeds)."""
 
-    def __init__(self) -> None:
+    def __init__(self, crash_at_turns: frozenset[int] = frozenset()) -> None:
+        #: Turns whose window is made to crash mid-answer: their first answer never ends,
+        #: so the crash always lands before it is complete, however slow the machine.
+        self.crash_at_turns = crash_at_turns
         self.lock = threading.Lock()
         self.injected: Counter[str] = Counter()
         self._chat_calls: Counter[int] = Counter()
@@ -115,7 +138,12 @@ class SoakModel:
         with self.lock:
             self._chat_calls[turn] += 1
             attempt = self._chat_calls[turn]
+        if fault == "huge_answer":  # every attempt: a cut answer is not retried
+            self._count(fault)
+            return Reply(text=huge_answer(turn), chunk_chars=HUGE_PIECE_CHARACTERS)
         answer = markdown_answer(ANSWER_CHARACTERS, lead=f"### Answer to turn {turn}")
+        if turn in self.crash_at_turns and attempt == 1:
+            return Reply(text=answer, chunk_chars=STREAM_PIECE_CHARACTERS, hold_after_chunks=1)
         if fault == "dropped_stream" and attempt == 1:
             self._count(fault)
             return Reply(text=answer, drop_after_chunks=4, chunk_chars=STREAM_PIECE_CHARACTERS)
@@ -156,14 +184,19 @@ def unfinished_jobs(counts: dict[str, int]) -> int:
 
 
 def verify_turns(database: Path, turns: list[int]) -> dict:
-    """Which turns' messages are in the database, and how each answer ended."""
+    """Which turns' messages are in the database, and how each answer ended. A huge
+    answer's turn must end cut at the limit, with the note saying so; the others
+    complete."""
     with _query_only(database) as db:
         rows = db.execute(
-            "SELECT id, conversation_id, role, content, status FROM messages ORDER BY id"
+            "SELECT id, conversation_id, role, content, status, error FROM messages ORDER BY id"
+        ).fetchall()
+        learned = db.execute(
+            "SELECT json_extract(payload, '$.message_id') FROM jobs WHERE kind = 'critical_info'"
         ).fetchall()
     user_rows: dict[int, tuple] = {}
-    answers: dict[int, str] = {}
-    for position, (_id, conversation, role, content, _status) in enumerate(rows):
+    answers: dict[int, tuple] = {}  # turn -> (status, error, content)
+    for position, (_id, conversation, role, content, _status, _error) in enumerate(rows):
         turn = turn_of(content) if role == "user" else None
         if turn is None:
             continue
@@ -172,16 +205,36 @@ def verify_turns(database: Path, turns: list[int]) -> dict:
             (r for r in rows[position + 1 :] if r[1] == conversation and r[2] == "assistant"),
             None,
         )
-        answers[turn] = following[4] if following else "missing"
-        learned = db.execute(
-            "SELECT json_extract(payload, '$.message_id') FROM jobs WHERE kind = 'critical_info'"
-        ).fetchall()
+        answers[turn] = (following[4], following[5], following[3]) if following else None
     queued = {row[0] for row in learned}
     lost = [turn for turn in turns if turn not in user_rows]
-    incomplete = [turn for turn in turns if turn in user_rows and answers[turn] != "complete"]
+    huge = [turn for turn in turns if turn in user_rows and fault_of(turn) == "huge_answer"]
+    incomplete = [
+        turn
+        for turn in turns
+        if turn in user_rows
+        and turn not in huge
+        and (answers[turn] is None or answers[turn][0] != "complete")
+    ]
+    # An answer whose text is gone: no row, or an empty one (a turn that failed at the
+    # database would leave its answer 'streaming' and empty).
+    answers_lost = [
+        turn for turn in turns if turn in user_rows and not (answers[turn] or (0, 0, ""))[2]
+    ]
+    not_cut = [t for t in huge if answers[t] is None or not was_cut(answers[t][1])]
     # A message no critical-info job was queued for is never learned from (issue 7, #2).
     unlearned = [turn for turn in turns if turn in user_rows and user_rows[turn][0] not in queued]
-    return {"lost_turns": lost, "incomplete_answers": incomplete, "not_learned_from": unlearned}
+    return {
+        "lost_turns": lost,
+        "incomplete_answers": incomplete,
+        "answers_lost": answers_lost,
+        "not_learned_from": unlearned,
+        "huge_answer_turns": huge,
+        "huge_answers_not_cut": not_cut,
+        "largest_answer_bytes": max(
+            (len(a[2].encode("utf-8")) for a in answers.values() if a is not None), default=0
+        ),
+    }
 
 
 # -- the child processes -----------------------------------------------------------------
@@ -285,17 +338,35 @@ def crash_reason(stderr: str) -> str:
 def run_soak(
     turns: int = DEFAULT_TURNS,
     *,
+    import_memories: int = DEFAULT_IMPORT_MEMORIES,
     crash_at_turns: frozenset[int] = frozenset(),
     before_counting: Callable[[Path], None] | None = None,
     progress: Callable[[dict], None] = lambda event: None,
 ) -> dict:
-    """Run the bench; ``crash_at_turns`` (tests) makes the child abort mid-answer there,
+    """Run the bench; ``import_memories`` is the size of the long import (0: none),
+    ``crash_at_turns`` (tests) makes the child abort mid-answer there,
     ``before_counting`` (tests) may tamper with the database before it is checked."""
     started = time.monotonic()
-    model = SoakModel()
+    model = SoakModel(crash_at_turns)
     runs: list[ChildRun] = []
+    long_import = LongImport(import_memories)
     with tempfile.TemporaryDirectory(prefix="acai-soak-") as scratch:
         profile = Profile.at(Path(scratch) / "profile")
+        import_file = Path(scratch) / "import.json"
+        if import_memories and turns >= LONG_IMPORT_TURN:
+            write_import_file(import_file, import_memories)
+
+        def watch(event: dict) -> None:
+            if event.get("event") == "sending":
+                long_import.note_exit()
+                if event["turn"] == LONG_IMPORT_TURN and import_file.exists():
+                    long_import.start(
+                        import_command(profile.data_dir, import_file), profile.database_path
+                    )
+                if long_import.running():
+                    long_import.turns_beside.append(event["turn"])
+            progress(event)
+
         with FakeOpenAIServer() as server:
             server.responder = model
             use_scripted_model(profile, server.base_url, read_timeout_seconds=READ_TIMEOUT_SECONDS)
@@ -306,18 +377,20 @@ def run_soak(
             while len(runs) <= MAX_CRASHES:
                 crash_at = min((t for t in crashes_left if t >= next_turn), default=None)
                 command = child_command(profile.data_dir, next_turn, turns, crash_at)
-                run = run_child(command, next_turn, progress)
+                run = run_child(command, next_turn, watch)
                 runs.append(run)
                 crashes_left.discard(crash_at)
                 if run.done:
                     break
                 # Carry on after the turn the child was in: its message was sent.
                 next_turn = max([next_turn - 1, *run.sent, *run.completed]) + 1
+            long_import.finish()
             if before_counting is not None:
                 before_counting(profile.database_path)
             sent = sorted({turn for run in runs for turn in run.sent})
             checked = verify_turns(profile.database_path, sent)
             jobs = job_counts(profile.database_path)
+            database_mb = round(database_megabytes(profile.database_path), 1)
     crashed = [run for run in runs if not run.done and run.error is None]
     measured = [r for r in runs if r.started_rss_mb is not None]
     return {
@@ -334,6 +407,15 @@ def run_soak(
         "messages_lost": len(checked["lost_turns"]),
         "lost_turns": checked["lost_turns"],
         "incomplete_answers": checked["incomplete_answers"],
+        "answers_lost": checked["answers_lost"],
+        "long_import": long_import.report(checked),
+        "huge_answers": {
+            "stream_mb": HUGE_ANSWER_MB,
+            "turns": len(checked["huge_answer_turns"]),
+            "not_cut": checked["huge_answers_not_cut"],
+        },
+        "largest_answer_mb": round(checked["largest_answer_bytes"] / 1_000_000, 2),
+        "database_mb": database_mb,
         "messages_not_learned_from": checked["not_learned_from"],
         "turns_stuck": [run.error for run in runs if run.error is not None],
         "jobs": jobs,
@@ -350,6 +432,12 @@ def run_soak(
         ],
         "seconds": round(time.monotonic() - started, 1),
     }
+
+
+def database_megabytes(database: Path) -> float:
+    """The database with its write-ahead log (what the profile takes on disk)."""
+    files = [database, database.with_name(database.name + "-wal")]
+    return sum(f.stat().st_size for f in files if f.exists()) / 1_000_000
 
 
 # -- in the child ----------------------------------------------------------------------

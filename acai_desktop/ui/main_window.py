@@ -495,7 +495,8 @@ class MainWindow(QMainWindow):
         self.memory_panel.suggestions.set_suggestions(suggestions)
 
     def show_failed_jobs(self, jobs: list[Job]) -> None:
-        """The failed background jobs, as read at start-up (later ones come as events)."""
+        """The failed and the delayed background jobs, as read at start-up (later ones
+        come as events)."""
         self.job_status.show_failed(jobs)
 
     def closeEvent(self, event: QCloseEvent) -> None:

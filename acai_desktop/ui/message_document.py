@@ -17,7 +17,6 @@ from __future__ import annotations
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
     QFont,
-    QFontDatabase,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -30,6 +29,7 @@ from PySide6.QtGui import (
     QTextTable,
 )
 
+from acai_desktop.ui.fonts import fixed_width_font
 from acai_desktop.ui.markdown_blocks import Block, split_stable, tail_block
 from acai_desktop.ui.syntax import CodeFormats, highlight
 from acai_desktop.ui.theme import Theme
@@ -56,9 +56,7 @@ def _separator_format() -> QTextBlockFormat:
 
 
 def code_font(body: QFont) -> QFont:
-    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-    font.setPointSizeF(max(body.pointSizeF() - 1.0, 8.0))
-    return font
+    return fixed_width_font(max(body.pointSizeF() - 1.0, 8.0))
 
 
 class MessageDocument(QTextDocument):

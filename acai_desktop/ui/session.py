@@ -44,6 +44,7 @@ from acai_desktop.ui.untrusted import make_plain
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant, ModelOverrides
+    from acai_desktop.core.embeddings.base import Embedder
     from acai_desktop.core.llm.chat_model import NoModelError
     from acai_desktop.core.llm.detection import Detect
     from acai_desktop.core.profile_data import ProfileData
@@ -75,9 +76,12 @@ class GuiSession:
         *,
         quit_after_ms: int | None = None,
         overrides: ModelOverrides | None = None,
+        offline_embedder: Embedder | None = None,
         detect: Detect | None = None,
     ) -> None:
         self.profile = profile
+        #: WordLlama, kept across reconnects so its weights load once per session.
+        self.offline_embedder = offline_embedder
         #: How the first start looks for models (None: this machine's servers and
         #: environment; tests point it at scripted servers and closed ports).
         self.detect = detect
@@ -177,8 +181,10 @@ class GuiSession:
         await self.conversations.load_all()
         self.profile_shown = True
         await asyncio.to_thread(importlib.import_module, ASSISTANT_MODULE)
-        from acai_desktop.core.assistant import open_assistant
+        from acai_desktop.core.assistant import new_offline_embedder, open_assistant
 
+        if self.offline_embedder is None:
+            self.offline_embedder = new_offline_embedder()
         await self._ask_first_model()
         try:
             assistant = await open_assistant(
@@ -187,6 +193,7 @@ class GuiSession:
                 model_required=False,
                 events=self.events,
                 data=data,
+                offline_embedder=self.offline_embedder,
                 # The window never picks a model for the user: it asked above.
                 choose_first=False,
             )
@@ -206,9 +213,11 @@ class GuiSession:
         self.window.show_status(f"Profile: {self.profile.data_dir}")
         for warning in assistant.warnings:
             self.window.show_status(warning, 20_000)
-        # Background work that failed (the model was down), with Retry; later failures
-        # and recoveries arrive as job events.
-        self.window.show_failed_jobs(await assistant.jobs.list([JobStatus.FAILED]))
+        # Background work that failed (the model was down) or waits for a later retry,
+        # with Retry; later failures and recoveries arrive as job events.
+        self.window.show_failed_jobs(
+            await assistant.jobs.list([JobStatus.FAILED, JobStatus.PENDING])
+        )
         self.window.show_suggestions(await assistant.suggestions.pending())
         await self.documents.load(assistant)
         if self._settings_after_open:

@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 
+from acai_desktop.core.answer_text import was_cut
 from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.soak import (
     CITIES,
@@ -113,6 +114,8 @@ class SoakDriver:
             answer = messages.index(messages.rowCount() - 1, 0)
             if answer.data(MessageRoles.STATUS) == "complete":
                 break
+            if was_cut(answer.data(MessageRoles.ERROR)):
+                break  # cut at the size limit: a retry would be cut again
             window.retry_requested.emit(answer.data(MessageRoles.ID))  # the Retry link
             await self._answered(session)
         for _ in range(5):

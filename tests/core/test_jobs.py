@@ -301,7 +301,10 @@ def test_a_failed_job_runs_again_when_the_model_is_back_with_a_cap(tmp_path):
     assert len(attempts) == 3  # two attempts while down, one once the probe said it was back
 
 
-def test_failed_jobs_are_revived_at_each_start_at_most_max_revivals_times(tmp_path):
+def test_a_failed_job_gets_another_round_at_every_start(tmp_path):
+    """Issue 20, item 4: revivals at start-up used to run out (3), and then the job
+    stayed failed for good, even once the model was fixed."""
+
     async def session(handler):
         store, jobs = await _open(tmp_path)
         runner = JobRunner(jobs, {"work": handler}, EventBus(), max_attempts=1, max_revivals=2)
@@ -320,10 +323,13 @@ def test_failed_jobs_are_revived_at_each_start_at_most_max_revivals_times(tmp_pa
         calls.append(job.revivals)
         raise ModelUnreachableError("down")
 
-    states = [run(session(always_down)) for _ in range(4)]
-    assert [s.status for s in states] == [JobStatus.FAILED] * 4
-    assert calls == [0, 1, 2]  # first run, then two revivals at start-up; then it stays
-    assert states[-1].revivals == 2
+    async def back(job):
+        calls.append(job.revivals)
+
+    states = [run(session(always_down)) for _ in range(5)]
+    assert [s.status for s in states] == [JobStatus.FAILED] * 5
+    assert calls == [0, 1, 2, 3, 4]  # the first run, then one round at each start
+    assert run(session(back)).status == JobStatus.DONE
 
 
 def test_invalid_content_fails_at_once_and_is_not_revived(tmp_path):

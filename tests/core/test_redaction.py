@@ -7,23 +7,30 @@ import logging
 
 import pytest
 
+from acai_desktop.core.documents.model import DocumentStatus
 from acai_desktop.core.errors import ModelUnauthorizedError
+from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.error_text import key_hint
 from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.redaction import (
     REDACTED,
     RedactingFilter,
     install_log_redaction,
     redact,
 )
+from acai_desktop.core.secrets import SecretStore
 from acai_desktop.core.store.conversations import add_message, create_conversation, update_message
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.jobs import enqueue_job, fail_job
+from acai_desktop.core.store.documents import queue_document, set_status
+from acai_desktop.core.store.jobs import JobRepository, enqueue_job, fail_job
 from tests.core.conftest import client_for
 from tests.support.aio import run
 from tests.support.fake_openai import Reply
 
 OPENAI_STYLE = "sk-proj-Q3vT8xLm2NpR7sKw4YbZ1cDe"
+#: Issue 20, item 8: echoed by a server, it was stored and printed as it was.
+NO_DIGITS = "sk-test-XXXXXXXXXXXXXXXXXXXXXXXX"
 CONFIGURED = "correct-horse-battery-staple"  # no pattern would spot this one
 
 
@@ -167,3 +174,94 @@ def test_installed_redaction_covers_every_handler_of_the_logger():
     finally:
         logger.removeHandler(handler)
     assert OPENAI_STYLE not in stream.getvalue() and REDACTED in stream.getvalue()
+
+
+@pytest.mark.parametrize(
+    "key", [NO_DIGITS, "sk-ant-api-abcdefghijklmnopqrstuvwxyz", "rk-live-ABCDEFGHIJKLMNOPQRSTUV"]
+)
+def test_a_prefixed_key_of_key_length_is_redacted_without_any_digit(key):
+    assert redact(f"Incorrect API key provided: {key}.") == (
+        f"Incorrect API key provided: {REDACTED}."
+    )
+
+
+def test_a_key_the_program_holds_is_cut_at_every_sink_whatever_its_shape(tmp_path, caplog):
+    """No pattern spots "lilac-otter-teapot-meadow"; once it is the configured key, the
+    one redaction cuts it from stored errors and log lines although no caller names it."""
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    key = "lilac-otter-teapot-meadow"
+    assert redact(f"bad key {key}") == f"bad key {key}"  # not key-like by itself
+    secrets = SecretStore(tmp_path, backend=NoKeyring())
+    secrets.set_api_key("custom", key)
+    assert secrets.get_api_key("custom") == key
+    leaked = f"Something went wrong (RuntimeError: refused {key})"
+
+    async def scenario() -> tuple[str, str]:
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        try:
+            conversation = await store.run(create_conversation)
+            answer = await store.run(add_message, conversation.id, "assistant", "")
+            await store.run(update_message, answer.id, status="error", error=leaked)
+            job = await store.run(enqueue_job, "summary", {}, conversation.id)
+            await store.run(fail_job, job.id, leaked, None)
+            document, _ = await store.run(
+                queue_document, str(tmp_path / "notes.txt"), "notes.txt", "text", 5
+            )
+            await store.run(set_status, document.id, DocumentStatus.ERROR, leaked)
+            return await store.run(
+                lambda db: (
+                    db.execute("SELECT error FROM messages").fetchone()[0],
+                    db.execute("SELECT last_error FROM jobs").fetchone()[0],
+                    db.execute("SELECT error FROM documents").fetchone()[0],
+                )
+            )
+        finally:
+            await store.close()
+
+    for stored in run(scenario()):
+        assert stored == f"Something went wrong (RuntimeError: refused {REDACTED})"
+    record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed: %s", (leaked,), None)
+    RedactingFilter().filter(record)
+    assert key not in record.getMessage()
+
+
+def test_a_jobs_error_echoing_keys_is_stored_without_them(tmp_path, fake_openai):
+    """Through the real runner, client and SDK: the server's 500 body echoes a key without
+    digits and the configured key; neither reaches ``jobs.last_error`` or the log."""
+    configured = "amber-falcon-lantern-grove"
+    fake_openai.script(
+        Reply(status=500, error_message=f"upstream refused {NO_DIGITS} and {configured}")
+    )
+
+    async def scenario():
+        store = await Store.open(tmp_path / "acai.sqlite3")
+        client = client_for(fake_openai, api_key=configured, max_retries=0)
+
+        async def learn(job):
+            await client.complete([{"role": "user", "content": "hi"}], role="triage")
+
+        runner = JobRunner(JobRepository(store), {"learn": learn}, EventBus(), max_attempts=1)
+        try:
+            await runner.start()
+            job = await runner.enqueue("learn", {})
+            [failed] = await runner.wait_for([job.id], timeout=60)
+            return failed
+        finally:
+            await runner.stop()
+            await client.close()
+            await store.close()
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.addFilter(RedactingFilter())
+    runner_log = logging.getLogger("acai_desktop.core.processors.runner")
+    runner_log.addHandler(handler)
+    try:
+        failed = run(scenario())
+    finally:
+        runner_log.removeHandler(handler)
+    assert fake_openai.chat_requests()[0].headers["authorization"] == f"Bearer {configured}"
+    for text in (failed.last_error, stream.getvalue()):
+        assert NO_DIGITS not in text and configured not in text
+    assert f"upstream refused {REDACTED} and {REDACTED}" in failed.last_error

@@ -4,6 +4,7 @@ changes nothing."""
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 
@@ -224,3 +225,96 @@ def test_duplicate_uids_and_unreadable_files_are_refused(tmp_path):
             assert await count_rows(store, "memories") == 0
 
     run(scenario())
+
+
+class EmbedderWithHook:
+    """The test embedder, calling ``before(call_number)`` before each embedding call: an
+    import embeds, then commits, batch by batch."""
+
+    def __init__(self, inner, before) -> None:
+        self.inner, self.before, self.calls = inner, before, 0
+        self.name, self.dimensions = inner.name, inner.dimensions
+
+    async def embed(self, texts):
+        self.calls += 1
+        self.before(self.calls)
+        return await self.inner.embed(texts)
+
+
+def many_memories_file(path, count: int):
+    memories = [
+        {"uid": f"u{n:04d}", "content": f"Fact number {n} about boats"} for n in range(count)
+    ]
+    path.write_text(
+        json.dumps({"format": "acai-desktop-memories", "version": 1, "memories": memories})
+    )
+    return path
+
+
+def test_a_long_import_commits_batch_by_batch_and_frees_the_write_lock_between(tmp_path):
+    """Another program (the app's turn) can take the write lock between two batches, and
+    sees the batches already committed."""
+    exported = many_memories_file(tmp_path / "many.json", 25)
+    seen_between_batches = []
+
+    async def scenario():
+        async with memory_services(tmp_path / "p") as (store, service, _events):
+            database_path = store.path
+
+            def probe(call: int) -> None:
+                if call == 1:
+                    return
+                other = sqlite3.connect(database_path, timeout=0, isolation_level=None)
+                try:
+                    other.execute("BEGIN IMMEDIATE")  # raises "database is locked" if held
+                    count = other.execute("SELECT count(*) FROM memories").fetchone()[0]
+                    other.execute("ROLLBACK")
+                    seen_between_batches.append(count)
+                finally:
+                    other.close()
+
+            service.embedder = EmbedderWithHook(service.embedder, probe)
+            report = await import_memories(service, exported, batch_size=10)
+            return report, await count_rows(store, "memories")
+
+    report, stored = run(scenario())
+    assert seen_between_batches == [10, 20]
+    assert report.imported == stored == 25
+
+
+def test_an_import_stopped_half_way_is_completed_by_running_it_again_links_included(tmp_path):
+    exported = tmp_path / "memories.json"
+
+    class Killed(Exception):
+        pass
+
+    async def scenario():
+        async with memory_services(tmp_path / "a") as (store, service, _events):
+            await build_rich_profile(service, store)
+            await export_memories(service, exported)
+        contents = [m["content"] for m in json.loads(exported.read_text())["memories"]]
+        stop_at = contents.index("The user lives in Berlin")  # Paris, before it, is stored
+        assert contents.index("The user lives in Paris") < stop_at
+
+        async with memory_services(tmp_path / "b") as (store, service, _events):
+            embedder = service.embedder
+
+            def die(call: int) -> None:
+                if call == stop_at + 1:
+                    raise Killed
+
+            service.embedder = EmbedderWithHook(embedder, die)
+            with pytest.raises(Killed):
+                await import_memories(service, exported, batch_size=1)
+            stored_first = await count_rows(store, "memories")
+            service.embedder = embedder
+            report = await import_memories(service, exported, batch_size=1)
+            return stored_first, report, by_content(await service.list(ALL))
+
+    stored_first, report, copies = run(scenario())
+    assert stored_first == 3
+    assert report.to_dict() == {"imported": 5, "skipped": 3, "unlinked_sources": 2}
+    paris, berlin = copies["The user lives in Paris"], copies["The user lives in Berlin"]
+    assert paris.status == MemoryStatus.SUPERSEDED and paris.superseded_by == berlin.id
+    assert berlin.meta["supersedes"] == paris.id
+    assert copies["The user is called Jon"].meta["conflicts_with"] == copies["My name is John"].id

@@ -11,6 +11,7 @@ import json
 import sqlite3
 
 from acai_desktop.evaluation.soak import fault_of, run_soak, turn_message
+from acai_desktop.evaluation.soak_faults import LONG_IMPORT_TURN
 from tests.e2e.test_program import run_program
 
 REPORT_KEYS = {
@@ -63,3 +64,30 @@ def test_a_crash_is_counted_and_a_missing_message_is_found_missing():
     # Turns 1 and 4 were learned from; turn 2 only once its jobs are queued with the message
     # (issue 7, defect 2), and turn 3 is gone.
     assert set(report["messages_not_learned_from"]) <= {2}
+
+
+def test_a_huge_answer_is_cut_and_turns_beside_a_long_import_lose_nothing():
+    assert fault_of(10) == "huge_answer" and LONG_IMPORT_TURN == 5
+
+    report = run_soak(10, import_memories=3000)
+
+    assert report["crashes"] == 0 and report["turns_stuck"] == []
+    assert report["faults_injected"]["huge_answer"] == 1
+    assert report["huge_answers"] == {"stream_mb": 40, "turns": 1, "not_cut": []}
+    assert 0.9 < report["largest_answer_mb"] <= 1.0  # cut at the 1 MB limit, note saved
+    imported = report["long_import"]
+    assert imported["ran"] and imported["exit"] == 0, imported
+    assert imported["imported"] == 3000 and imported["turns_beside"] >= 1
+    assert imported["lock_wait_ms"]["probes"] > 0  # figures of what a write waited
+    assert imported["turns_failed"] == [] and imported["answers_lost"] == []
+    assert report["messages_lost"] == 0
+    assert report["incomplete_answers"] == [] and report["answers_lost"] == []
+    assert report["jobs_failed"] == 0
+    assert report["database_mb"] < 50  # a 40 MB stream once grew it to 105 MB
+
+
+def test_a_negative_import_size_is_refused_in_one_line():
+    result = run_program("bench", "soak", "--import-memories", "-1")
+
+    assert result.returncode == 2
+    assert result.stderr.strip() == "acai-desktop: error: --import-memories must be 0 or more."

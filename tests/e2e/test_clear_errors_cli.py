@@ -72,6 +72,28 @@ def test_a_401_echoing_the_key_is_stored_and_logged_without_it(tmp_path, fake_op
     assert "OPENAI_API_KEY" not in error and "Enter the key this server expects" in error
 
 
+def test_echoed_keys_without_digits_reach_neither_the_database_nor_stderr(tmp_path, fake_openai):
+    """Issue 20, item 8: ``sk-test-XXXXXXXXXXXXXXXXXXXXXXXX`` has no digit and was stored
+    in ``messages.error`` and printed on stderr; a configured key of no known shape must
+    go the same way."""
+    no_digits = "sk-test-XXXXXXXXXXXXXXXXXXXXXXXX"
+    words_key = "velvet-harbor-lantern-quiet"
+    data = tmp_path / "profile"
+    data.mkdir()
+    (data / "secrets.json").write_text(json.dumps({"custom": words_key}), encoding="utf-8")
+    fake_openai.responder = lambda body: Reply(
+        status=500, error_message=f"upstream refused {no_digits} (configured: {words_key})"
+    )
+    result = acai("chat", "--data-dir", str(data), *scripted(fake_openai), "Hello", env={})
+    assert result.returncode == 1, result.stderr
+    assert fake_openai.chat_requests()[0].headers["authorization"] == f"Bearer {words_key}"
+    ((error,),) = rows(data / "acai.sqlite3", "select error from messages where role='assistant'")
+    assert "upstream refused [redacted] (configured: [redacted])" in error
+    assert "upstream refused [redacted]" in result.stderr  # printed, and logged, redacted
+    for text in (error, result.stdout, result.stderr):
+        assert no_digits not in text and words_key not in text
+
+
 def test_the_no_keyring_warning_appears_only_when_a_key_is_kept_in_the_file(tmp_path, fake_openai):
     data = tmp_path / "profile"
     without_key = acai("chat", "--data-dir", str(data), *scripted(fake_openai), "Hello")

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from acai_desktop.core.errors import ModelUnreachableError
+from acai_desktop.core.processors.runner import MAX_RETRY_AFTER_SECONDS
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
 from tests.support.aio import run
@@ -163,7 +167,7 @@ def test_jobs_list_and_retry_from_the_command_line(tmp_path, fake_openai):
     assert one.returncode == 0, one.stderr
     assert [(j["id"], j["status"]) for j in json.loads(one.stdout)["jobs"]] == [(ids[0], "pending")]
     unknown = run_program("jobs", "retry", "999", "--data-dir", str(data))
-    assert unknown.returncode == 2 and "No failed job with id 999" in unknown.stderr
+    assert unknown.returncode == 2 and "No failed or delayed job with id 999" in unknown.stderr
     assert "Traceback" not in unknown.stderr
 
     # --all --wait: run them now against a model that answers.
@@ -177,4 +181,52 @@ def test_jobs_list_and_retry_from_the_command_line(tmp_path, fake_openai):
     assert rows(data / "acai.sqlite3", "SELECT status FROM jobs ORDER BY id") == [
         ("done",),
         ("done",),
+    ]
+
+
+async def _rate_limited_learning_job(data: Path, server) -> int:
+    """A turn whose learning job the server refuses with ``429 Retry-After: 86400``,
+    through the real runner and client; returns the job's id once it waits."""
+    async with running_assistant(data, server) as assistant:
+        conversation = await assistant.conversations.create()
+        await assistant.orchestrator.send(conversation.id, "I live in Lisbon.")
+        [job_id] = [j.id for j in await assistant.jobs.list() if j.kind == "critical_info"]
+        job = await assistant.jobs.get(job_id)
+        while job.last_error is None:  # its first attempt's outcome, however long
+            await asyncio.sleep(0.05)
+            job = await assistant.jobs.get(job_id)
+        return job_id
+
+
+def test_a_job_delayed_by_retry_after_is_listed_with_its_time_and_retry_runs_it(
+    tmp_path, fake_openai
+):
+    """Issue 20, item 3: a day's Retry-After hid the job for a day; `jobs list` did not
+    show it and `jobs retry` said there was no failed job."""
+    data = tmp_path / "profile"
+    fake_openai.responder = lambda body: (
+        fake_model(body)
+        if body.get("stream")
+        else Reply(status=429, headers={"retry-after": "86400"}, error_message="slow down")
+    )
+    started = datetime.now(UTC)
+    job_id = run(asyncio.wait_for(_rate_limited_learning_job(data, fake_openai), 120))
+
+    listed = run_program("jobs", "list", "--json", "--data-dir", str(data))
+    assert listed.returncode == 0, listed.stderr
+    [job] = [j for j in json.loads(listed.stdout)["jobs"] if j["id"] == job_id]
+    assert job["status"] == "pending" and "slow down" in job["last_error"]
+    waits = datetime.fromisoformat(job["run_after"]) - started
+    assert timedelta(seconds=MAX_RETRY_AFTER_SECONDS - 120) < waits
+    assert waits <= timedelta(seconds=MAX_RETRY_AFTER_SECONDS + 120)
+    human = run_program("jobs", "list", "--data-dir", str(data))
+    at_time = r"(\d{4}-\d\d-\d\d )?\d\d:\d\d"
+    line = rf"#{job_id} .*waits until {at_time} \(`jobs retry {job_id}` runs it now\)"
+    assert re.search(line, human.stdout), human.stdout
+
+    fake_openai.responder = fake_model  # the server takes requests again
+    retried = run_program("jobs", "retry", str(job_id), "--wait", "--json", "--data-dir", str(data))
+    assert retried.returncode == 0, retried.stderr
+    assert [(j["id"], j["status"]) for j in json.loads(retried.stdout)["jobs"]] == [
+        (job_id, "done")
     ]

@@ -11,6 +11,7 @@ from acai_desktop.core.llm.settings import save_model_settings
 from acai_desktop.core.profile import Profile
 from tests.core.conftest import settings_for
 from tests.support.fake_openai import FakeOpenAIServer
+from tests.support.memory import shared_embedder
 
 
 def configure_profile(data_dir: Path, server: FakeOpenAIServer, **overrides) -> Profile:
@@ -25,7 +26,9 @@ async def running_assistant(
     data_dir: Path, server: FakeOpenAIServer, *, start_jobs: bool = True, **overrides
 ) -> AsyncIterator[Assistant]:
     profile = configure_profile(data_dir, server, **overrides)
-    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=start_jobs)
+    assistant = await open_assistant(
+        profile, ModelOverrides(), start_jobs=start_jobs, offline_embedder=shared_embedder()
+    )
     try:
         yield assistant
     finally:

@@ -7,7 +7,8 @@ import asyncio
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.actions.base import ActionGroup, in_background
-from acai_desktop.ui.session import STILL_OPENING, GuiSession
+from acai_desktop.ui.session import STILL_OPENING
+from tests.support.gui import gui_session
 
 
 class StatusBar:
@@ -30,7 +31,7 @@ class Probe(ActionGroup):
 
 
 def test_an_action_waits_for_the_assistant_runs_tracked_and_reports_a_refusal(tmp_path):
-    session = GuiSession(Profile.at(tmp_path))
+    session = gui_session(Profile.at(tmp_path))
     session.window = StatusBar()  # only its status bar is used here
     probe = Probe(session)
 

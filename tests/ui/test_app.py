@@ -16,6 +16,7 @@ from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.ui.app import create_application, run_gui
 from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
+from tests.support.gui import gui_session
 
 
 def run_session(session: GuiSession) -> int:
@@ -43,7 +44,7 @@ def test_run_gui_opens_the_profile_and_quits_cleanly(qapp, tmp_path, fake_openai
 def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
     qapp, tmp_path, fake_openai
 ):
-    session = GuiSession(configure_profile(tmp_path, fake_openai), quit_after_ms=None)
+    session = gui_session(configure_profile(tmp_path, fake_openai), quit_after_ms=None)
     seen: list[str] = []
 
     async def streaming_turn():
@@ -69,7 +70,7 @@ def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
 
 
 def test_stop_button_cancels_only_the_turn(qapp, tmp_path, fake_openai):
-    session = GuiSession(configure_profile(tmp_path, fake_openai))
+    session = gui_session(configure_profile(tmp_path, fake_openai))
     tasks: dict[str, asyncio.Task] = {}
     after_stop: dict[str, bool] = {}
 

@@ -18,7 +18,7 @@ from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 
 def rows(model, role):
@@ -37,7 +37,7 @@ def click_action(view, row: int, action: str) -> None:
 
 
 def session_for(tmp_path, server) -> GuiSession:
-    return GuiSession(configure_profile(tmp_path / "profile", server))
+    return gui_session(configure_profile(tmp_path / "profile", server))
 
 
 def test_send_streams_the_answer_and_the_panel_shows_the_extracted_fact(

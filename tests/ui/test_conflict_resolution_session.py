@@ -15,7 +15,8 @@ from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
+from tests.support.memory import shared_embedder
 
 PAIRS = [
     ("The user lives in Berlin", "The user moved to Lisbon"),
@@ -25,7 +26,9 @@ PAIRS = [
 
 async def seed(profile: Profile) -> list[tuple[int, int]]:
     """Two pinned memories, each with a processor's contradiction stored as a conflict."""
-    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    assistant = await open_assistant(
+        profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder()
+    )
     try:
         memories = assistant.memories
         plain = await memories.remember("The user plays chess", explicit=True)
@@ -107,4 +110,4 @@ def test_use_new_and_keep_old_from_the_panel(qapp, tmp_path, fake_openai):
         await wait_until(lambda: "not a conflict" in window.statusBar().currentMessage())
         assert db_row(profile, berlin)[0] == "superseded"
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)

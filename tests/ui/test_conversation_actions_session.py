@@ -29,7 +29,7 @@ from acai_desktop.ui.widgets.dialogs import (
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 FACT = "The user prefers green tea in the morning"
 
@@ -100,7 +100,7 @@ def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_op
         return session.profile, conversation_id
 
     profile, conversation_id = run_in_session(
-        GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario
+        gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario
     )
     with sqlite3.connect(profile.database_path) as db:
         assert db.execute("select count(*) from messages").fetchone() == (0,)
@@ -130,7 +130,7 @@ def test_deleting_the_chat_being_answered_stops_the_answer_first(qapp, tmp_path,
         return session.profile
 
     profile = run_in_session(
-        GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario
+        gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario
     )
     with sqlite3.connect(profile.database_path) as db:
         assert db.execute("select count(*) from messages").fetchone() == (0,)
@@ -180,7 +180,7 @@ def test_export_from_the_list_writes_markdown_or_json(qapp, tmp_path, fake_opena
         )
         await wait_until(lambda: "Cannot write" in window.statusBar().currentMessage())
 
-    run_in_session(GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario)
+    run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)
     markdown = (target / "tea.md").read_text(encoding="utf-8")
     assert "```text\nI prefer green tea in the morning. <script>alert(1)</script>\n```" in markdown
     exported = json.loads((target / "tea.json").read_text(encoding="utf-8"))
@@ -228,4 +228,4 @@ def test_deleting_another_chat_keeps_the_shown_one_selected(qapp, tmp_path, fake
         assert session.conversation_id == shown
         await wait_until(selected_id)
 
-    run_in_session(GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario)
+    run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)

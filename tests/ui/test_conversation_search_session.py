@@ -25,7 +25,7 @@ from acai_desktop.ui.widgets.search_dialog import (
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 TOLD = "My bike is a blue Gazelle that I bought in Utrecht."
 
@@ -131,7 +131,7 @@ def test_ctrl_k_finds_a_message_and_opens_it_highlighted(qapp, tmp_path, fake_op
         assert messages.conversation_id == ids["garden"]
         return session
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_typing_waits_for_a_pause_and_the_newest_query_wins(qtbot):

@@ -27,7 +27,8 @@ from acai_desktop.ui.widgets.chat_view import SOURCES
 from acai_desktop.ui.widgets.document_dialogs import DocumentScopeDialog, PassageDialog
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
+from tests.support.memory import shared_embedder
 from tests.ui.test_chat_session import click_action
 
 HANDBOOK = (
@@ -187,7 +188,7 @@ def test_add_by_dialog_and_drop_then_errors_remove_and_reindex(qapp, tmp_path, f
         assert RICH_NAME not in db_documents(profile)
         assert sorted(statuses(model)) == ["blob.txt", "handbook.md"]
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_adding_a_folder_shows_progress_and_stops(qapp, tmp_path, fake_openai):
@@ -227,13 +228,15 @@ def test_adding_a_folder_shows_progress_and_stops(qapp, tmp_path, fake_openai):
         assert all(e.startswith("Stopped before it was indexed") for e in stopped)
         assert len(db_documents(profile)) == model.rowCount()
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 async def seed_chats_and_handbook(profile, handbook: Path) -> tuple[int, int]:
     """Two conversations (the one with a message is shown at start) and an indexed
     handbook; returns (shown chat, other chat)."""
-    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    assistant = await open_assistant(
+        profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder()
+    )
     try:
         other = await assistant.conversations.create("Other chat")
         shown = await assistant.conversations.create("Handbook chat")
@@ -345,7 +348,7 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
         count = messages.index(answer_row).data(MessageRoles.SOURCES_COUNT)
         assert count == len(quoted) + len(used)
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_documents_are_indexed_in_a_window_without_a_model(qapp, tmp_path):
@@ -374,4 +377,4 @@ def test_documents_are_indexed_in_a_window_without_a_model(qapp, tmp_path):
         assert db_documents(profile)["handbook.md"][0] == "ready"
         assert sorted(db_documents(profile)) == ["extra.md", "handbook.md"]
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)

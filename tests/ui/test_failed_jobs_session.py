@@ -3,27 +3,29 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.clock import now_iso
+from acai_desktop.core.clock import local_time_text, now_iso
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.ui.main_window import MainWindow
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.theme import apply_theme
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 HTML_ERROR = (
     'ModelUnreachableError: Could not reach <img src="file:///etc/hostname"> <b>the server</b>'
 )
 
 
-def _failed_job_for_a_message(profile, *, revivals: int) -> None:
-    """A turn whose learning failed while the model was down (as the runner leaves it),
-    already revived as often as start-up does on its own."""
+def _failed_job_for_a_message(profile) -> None:
+    """A turn whose learning failed (as the runner leaves it), in a way start-up does not
+    retry on its own (every start gives a job that failed for a passing reason another
+    round), so only the user's Retry runs it."""
     db = sqlite3.connect(profile.database_path)
     try:
         at = now_iso()
@@ -39,9 +41,9 @@ def _failed_job_for_a_message(profile, *, revivals: int) -> None:
             )
             db.execute(
                 "INSERT INTO jobs (kind, payload, conversation_id, status, attempts, "
-                "last_error, created_at, updated_at, revivals) "
-                "VALUES ('critical_info', '{\"message_id\": 1}', 1, 'failed', 4, ?, ?, ?, ?)",
-                [HTML_ERROR, at, at, revivals],
+                "last_error, created_at, updated_at, retryable) "
+                "VALUES ('critical_info', '{\"message_id\": 1}', 1, 'failed', 4, ?, ?, ?, 0)",
+                [HTML_ERROR, at, at],
             )
     finally:
         db.close()
@@ -58,7 +60,7 @@ def test_failed_jobs_show_with_retry_and_retry_learns(qapp, tmp_path, fake_opena
             pass
 
     run(create_schema())
-    _failed_job_for_a_message(profile, revivals=3)
+    _failed_job_for_a_message(profile)
 
     async def scenario(session: GuiSession):
         window = session.window
@@ -81,7 +83,7 @@ def test_failed_jobs_show_with_retry_and_retry_learns(qapp, tmp_path, fake_opena
         await wait_until(lambda: not window.retry_jobs_button.isVisible())
         assert not label.isVisible()
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def _job(job_id: int, status: JobStatus, error: str | None = None, kind="critical_info") -> Job:
@@ -130,3 +132,39 @@ def test_document_jobs_are_named_as_such_running_and_failed(qtbot, qapp):
     # Failures of two kinds together: counted as background jobs.
     window.events.job_status_changed.emit(_job(8, JobStatus.FAILED, "slow"))
     assert window.failed_jobs_label.text() == "2 background jobs failed: slow"
+
+
+def test_a_job_delayed_by_the_server_shows_until_when_and_retry_runs_it_now(qtbot, qapp):
+    """Issue 20, item 3: a job pushed back by a Retry-After was invisible in the window."""
+    apply_theme(qapp)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    at = datetime.now(UTC) + timedelta(minutes=10)
+    delayed = _job(4, JobStatus.PENDING, "ModelRateLimitedError: slow down")
+    delayed.run_after = at.isoformat()
+
+    window.events.job_status_changed.emit(delayed)
+    expected = f"Learning waits for the model until {local_time_text(at)}"
+    assert window.job_status.running_label.text() == expected
+    assert window.retry_jobs_button.isVisible() and not window.failed_jobs_label.isVisible()
+    with qtbot.waitSignal(window.jobs_retry_requested, timeout=1000) as retried:
+        qtbot.mouseClick(window.retry_jobs_button, Qt.MouseButton.LeftButton)
+    assert retried.args == [[4]]
+
+    window.events.job_status_changed.emit(_job(4, JobStatus.RUNNING))
+    assert window.job_status.running_label.text() == "Learning from your message…"
+    assert not window.retry_jobs_button.isVisible()
+
+
+def test_a_delayed_job_found_at_start_up_is_shown(qtbot, qapp):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    at = datetime.now(UTC) + timedelta(minutes=5)
+    delayed = _job(9, JobStatus.PENDING, kind="summary")
+    delayed.run_after = at.isoformat()
+    window.show_failed_jobs([delayed, _job(10, JobStatus.PENDING)])
+    assert window.job_status.running_label.text() == (
+        f"Summarising waits for the model until {local_time_text(at)}"
+    )

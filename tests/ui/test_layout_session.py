@@ -6,7 +6,7 @@ from __future__ import annotations
 from acai_desktop.ui.preferences import load_ui_preferences
 from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 
 def test_hidden_panels_are_remembered_between_runs(qapp, tmp_path, fake_openai):
@@ -17,7 +17,7 @@ def test_hidden_panels_are_remembered_between_runs(qapp, tmp_path, fake_openai):
         session.window.memory_action.trigger()
         assert not session.window.memory_panel.isVisible()
 
-    run_in_session(GuiSession(profile), hide_memory)
+    run_in_session(gui_session(profile), hide_memory)
     saved = load_ui_preferences(profile.settings_path)
     assert (saved.show_conversations, saved.show_memory) == (True, False)
 
@@ -26,7 +26,7 @@ def test_hidden_panels_are_remembered_between_runs(qapp, tmp_path, fake_openai):
         assert window.sidebar.isVisible() and not window.memory_panel.isVisible()
         assert not window.memory_action.isChecked()
 
-    run_in_session(GuiSession(profile), reopened)
+    run_in_session(gui_session(profile), reopened)
 
 
 def test_the_settings_dialog_keeps_the_panels_it_does_not_show(qapp):

@@ -12,7 +12,7 @@ from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 FACT = "The user prefers green tea in the morning"
 
@@ -37,7 +37,7 @@ def test_a_learned_fact_is_announced_and_undo_forgets_it(qapp, tmp_path, fake_op
         await wait_until(lambda: "Forgot" in window.statusBar().currentMessage())
         assert window.undo_button.isVisible()  # and that can be undone too
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     with sqlite3.connect(profile.database_path) as db:
         assert db.execute("SELECT content, status FROM memories").fetchall() == [
             (FACT, "forgotten")
@@ -52,7 +52,7 @@ def test_the_users_own_note_is_not_announced_as_learned(qapp, tmp_path, fake_ope
         assert "Memory updated" not in window.statusBar().currentMessage()
         assert not window.undo_button.isVisible()
 
-    run_in_session(GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario)
+    run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)
 
 
 def test_a_conflict_is_announced_as_a_conflict_not_an_update(qapp, tmp_path, fake_openai):
@@ -70,4 +70,4 @@ def test_a_conflict_is_announced_as_a_conflict_not_an_update(qapp, tmp_path, fak
         assert "Lisbon" in said and "choose in the memory panel" in said
         assert "Memory updated" not in said
 
-    run_in_session(GuiSession(configure_profile(tmp_path / "profile", fake_openai)), scenario)
+    run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)

@@ -34,7 +34,7 @@ from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 
 def click(button) -> None:
@@ -134,7 +134,7 @@ def test_the_view_opens_from_the_window_and_charts_the_profile(qapp, tmp_path, f
         session.window.memory_health_button.click()
         assert session.window.dialogs.health is dialog and dialog.isVisible()
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_eval_updates_runs_on_the_users_model_and_leaves_the_profile_alone(
@@ -166,7 +166,7 @@ def test_eval_updates_runs_on_the_users_model_and_leaves_the_profile_alone(
         assert "fake-triage" in used
         assert await profile_state(session) == before
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     assert eval_dirs() == before_dirs  # the temporary profile is gone
 
 
@@ -206,7 +206,7 @@ def test_stop_halts_a_run_and_the_window_stays_responsive(qapp, tmp_path, fake_o
         assert await profile_state(session) == before
         assert eval_dirs() == before_dirs
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_eval_extraction_runs_on_a_dataset_chosen_in_a_file_dialog(qapp, tmp_path, fake_openai):
@@ -246,7 +246,7 @@ def test_eval_extraction_runs_on_a_dataset_chosen_in_a_file_dialog(qapp, tmp_pat
         assert not panel.error.isVisible()  # the earlier refusal is gone
         assert await profile_state(session) == before
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_closing_the_view_stops_its_run(qapp, tmp_path, fake_openai):
@@ -268,7 +268,7 @@ def test_closing_the_view_stops_its_run(qapp, tmp_path, fake_openai):
         await wait_until(lambda: session.tasks.get("evaluation") is None, timeout=20)
         assert panel.state.text().startswith("Stopped") and not panel.running
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def counting(*, heeds_stop: bool) -> Evaluation:
@@ -322,7 +322,7 @@ def test_an_evaluation_that_stops_gracefully_keeps_its_figures(
         assert panel.state.text().startswith("Stopped: no figures")
         assert panel.results.toPlainText() == ""
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_the_window_starts_without_loading_the_charting_library():
@@ -382,4 +382,4 @@ def test_eval_ablation_runs_from_the_view_on_the_users_model(qapp, tmp_path, fak
         assert panel.progress.value() == panel.progress.maximum() > 1
         assert await profile_state(session) == before
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)

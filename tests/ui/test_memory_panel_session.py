@@ -20,14 +20,17 @@ from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.dialogs import MemoryEditDialog
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
+from tests.support.memory import shared_embedder
 
 FACTS = ["The user lives in Lyon", "The user is allergic to peanuts", "The user plays chess"]
 
 
 async def seed(profile: Profile) -> list[int]:
     """A conversation with one exchange and three memories, one taken from it."""
-    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    assistant = await open_assistant(
+        profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder()
+    )
     try:
         conversation = await assistant.conversations.create("Getting to know you")
         said = await assistant.conversations.add_message(
@@ -144,7 +147,7 @@ def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_op
         await answered("", "Facts")
         assert model.rowCount() == 3
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_without_a_model_the_window_opens_shows_why_and_keeps_data_readable(
@@ -180,7 +183,7 @@ def test_without_a_model_the_window_opens_shows_why_and_keeps_data_readable(
         visible = {label.text() for label in window.findChildren(QLabel) if label.isVisible()}
         assert banner in visible
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     with sqlite3.connect(profile.database_path) as db:
         last = db.execute(
             "select role, status, error from messages order by id desc limit 2"
@@ -201,7 +204,7 @@ def test_damaged_model_settings_open_the_window_with_a_way_to_fix_them(qapp, tmp
         assert "settings" in banner.lower() and "Open Settings" in banner
         assert window.memories_model.rowCount() == 3  # the data is all there
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_delete_key_forgets_the_selected_memory_with_undo_and_ctrl_enter_saves_an_edit(
@@ -245,7 +248,9 @@ def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_
     async def seed_many() -> None:
         from acai_desktop.core.memory.service import MemoryDraft
 
-        assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+        assistant = await open_assistant(
+            profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder()
+        )
         try:
             await assistant.memories.remember_many(
                 [MemoryDraft(f"The user noted thing {n}") for n in range(450)], explicit=True
@@ -285,7 +290,7 @@ def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_
         assert len(shown) == model.matching_count <= 15 + NEAR_LIMIT
         assert panel.count_label.text() == "450"
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_the_memory_search_finds_by_meaning_too(qapp, tmp_path, fake_openai):
@@ -314,7 +319,7 @@ def test_the_memory_search_finds_by_meaning_too(qapp, tmp_path, fake_openai):
         await wait_until(lambda: model.rowCount() == 0 and model.query.text == "zzzz")
         await wait_until(lambda: panel.area.currentWidget() is panel.no_match)
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_cards_are_measured_again_when_the_panel_is_resized(qapp, tmp_path, fake_openai):
@@ -360,4 +365,4 @@ def test_cards_are_measured_again_when_the_panel_is_resized(qapp, tmp_path, fake
         await wait_until(lambda: card()[0] > 400 and card()[1] == wide_height)
         assert narrow[1] > wide_height and wide_width > narrow[0]
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)

@@ -33,7 +33,8 @@ from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import FakeOpenAIServer
-from tests.support.gui import WAIT_SECONDS, run_in_session, wait_until
+from tests.support.gui import WAIT_SECONDS, gui_session, run_in_session, wait_until
+from tests.support.memory import shared_embedder
 
 MEMORIES = 2000
 #: After the services are idle, before measuring.
@@ -77,7 +78,9 @@ def memory_drafts(count: int = MEMORIES) -> list[MemoryDraft]:
 async def seed(profile: Profile) -> None:
     """One conversation (the 12,000-character answer second, an error, a stopped answer)
     and 2,000 memories, some pinned, through the real services."""
-    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    assistant = await open_assistant(
+        profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder()
+    )
     try:
         conversations = assistant.conversations
         conversation = await conversations.create("Project set-up")
@@ -143,7 +146,7 @@ def test_the_windows_hot_paths_do_not_lose_references_to_none(qapp, profile, pat
         action = window_paths(window)[path]
         return watch_none_refcount(path, action, RUNS[path], check_every=2)
 
-    result = run_in_session(GuiSession(profile), scenario)
+    result = run_in_session(gui_session(profile), scenario)
     assert result.lost == 0, result.describe()
     assert result.runs == RUNS[path]
     if sys.version_info >= (3, 12):
@@ -177,7 +180,7 @@ def test_the_paths_really_reach_the_long_message_and_every_memory(qapp, profile)
         assert 0 < model.rowCount() <= model.matching_count
         assert all("green" in item.content for item in model.items())
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_the_watcher_catches_a_binding_that_loses_references(qapp):

@@ -15,7 +15,7 @@ from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.dialogs import NoteDialog
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 
 def click(button) -> None:
@@ -23,7 +23,7 @@ def click(button) -> None:
 
 
 def session_for(tmp_path, server) -> GuiSession:
-    return GuiSession(configure_profile(tmp_path / "profile", server))
+    return gui_session(configure_profile(tmp_path / "profile", server))
 
 
 def test_a_note_is_stored_as_written_and_refusals_keep_the_text(qapp, tmp_path, fake_openai):

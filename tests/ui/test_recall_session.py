@@ -15,7 +15,7 @@ from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 from tests.ui.test_chat_session import click_action, send
 
 TOLD = "My bike is a blue Gazelle that I bought in Utrecht."
@@ -99,4 +99,4 @@ def test_provenance_opens_the_recalled_message_in_its_chat(qapp, tmp_path, fake_
         window.grab().save("/tmp/acai-recall-opened.png")
         return session
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)

@@ -11,6 +11,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QText
 
 from acai_desktop.core.orchestrator import MessageDelta
 from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.ui.fonts import has_equal_advances
 from acai_desktop.ui.main_window import MainWindow
 from acai_desktop.ui.markdown_blocks import split_blocks, split_stable
 from acai_desktop.ui.message_document import MessageDocument
@@ -93,7 +94,9 @@ def test_a_markdown_answer_renders_heading_list_table_quote_and_code(window):
     code_lines = [b for b in blocks_of(document) if b.text().startswith("def greet")]
     assert code_lines
     fragments = list(_fragments(code_lines[0]))
-    assert all(f.charFormat().font().fixedPitch() or _is_mono(f) for f in fragments)
+    # Fixed width as a reader sees it (narrow and wide glyphs take the same room), not
+    # Qt's fixedPitch flag, which depends on which fonts the machine has.
+    assert all(has_equal_advances(f.charFormat().font()) for f in fragments)
     keyword = next(f for f in fragments if f.text() == "def")
     name = next(f for f in fragments if f.text() == "greet")
     assert keyword.charFormat().foreground().color() != name.charFormat().foreground().color()
@@ -105,12 +108,6 @@ def _fragments(block):
     while not iterator.atEnd():
         yield iterator.fragment()
         iterator += 1
-
-
-def _is_mono(fragment) -> bool:
-    from PySide6.QtGui import QFontInfo
-
-    return QFontInfo(fragment.charFormat().font()).fixedPitch()
 
 
 def test_raw_html_in_an_answer_is_shown_as_text(window):

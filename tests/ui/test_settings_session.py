@@ -22,7 +22,8 @@ from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
+from tests.support.memory import shared_embedder
 
 
 def click(button) -> None:
@@ -103,7 +104,7 @@ def test_switching_to_a_custom_server_saves_reconnects_and_uses_its_model(
         )
         await wait_until(lambda: not window.composer.busy)
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     saved = load_model_settings(profile.settings_path)
     assert saved.provider == ProviderName.CUSTOM
     assert saved.base_url == fake_openai.base_url
@@ -141,7 +142,7 @@ def test_a_custom_provider_without_an_address_is_refused_in_the_dialog(qapp, tmp
         dialog.reject()
         assert window.model_badge.text() == "fake-chat · custom"
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     assert profile.settings_path.read_bytes() == before
 
 
@@ -166,7 +167,7 @@ def test_detect_shows_what_answered_and_fills_the_models_it_lists(qapp, tmp_path
         assert dialog.detect_button.isEnabled()
         dialog.reject()
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     assert fake_openai.requests_to("/v1/models")
 
 
@@ -192,7 +193,7 @@ def test_saving_local_with_a_missing_model_file_shows_why_in_the_banner(
         # The data stays usable without the model.
         assert session.assistant is not None and session.assistant.model_problem is not None
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     saved = load_model_settings(profile.settings_path)
     assert saved.provider == ProviderName.LOCAL and saved.local_model_path == str(missing)
 
@@ -203,7 +204,9 @@ def test_switching_to_provider_embeddings_re_embeds_with_progress_in_the_status_
     profile = configure_profile(tmp_path / "profile", fake_openai)
 
     async def seed() -> None:
-        assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+        assistant = await open_assistant(
+            profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder()
+        )
         try:
             for fact in ("The user lives in Lyon", "The user plays chess", "The user rows"):
                 await assistant.memories.remember(fact, explicit=True)
@@ -224,5 +227,5 @@ def test_switching_to_provider_embeddings_re_embeds_with_progress_in_the_status_
         assert any("Updating memory search" in text for text in shown)
         assert len(fake_openai.embedding_requests()) > embeddings_before
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     assert load_model_settings(profile.settings_path).embedding_source == "provider"

@@ -13,7 +13,7 @@ from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 
 def button(box, text: str, index: int = 0) -> QPushButton:
@@ -60,7 +60,7 @@ def test_suggested_facts_wait_for_the_users_yes(qapp, tmp_path, fake_openai):
         await wait_until(lambda: not box.suggestions and not box.isVisible())
         assert model.rowCount() == 1
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
     with sqlite3.connect(profile.database_path) as db:
         decided = sorted(r[0] for r in db.execute("SELECT status FROM memory_suggestions"))
         memories = db.execute("SELECT content, status FROM memories").fetchall()
@@ -91,7 +91,7 @@ def test_waiting_suggestions_are_shown_at_start(qapp, tmp_path, fake_openai):
         await wait_until(lambda: [s.content for s in box.suggestions] == ["The user's name is Ada"])
         assert box.isVisible()
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_the_setting_follows_the_model_until_the_user_chooses(qapp):

@@ -31,7 +31,8 @@ from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 from tests.core.conftest import settings_for
 from tests.support.assistant import configure_profile
 from tests.support.fake_openai import Reply
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
+from tests.support.memory import shared_embedder
 
 
 def html_with_image(image: str, words: str) -> str:
@@ -88,7 +89,9 @@ async def seed(profile: Profile, image: str, tmp_path) -> dict[str, str]:
         "conflict": html_with_image(image, "likes coffee"),
         "meta": html_with_image(image, "meta value"),
     }
-    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    assistant = await open_assistant(
+        profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder()
+    )
     try:
         conversation = await assistant.conversations.create(texts["title"])
         await assistant.conversations.add_message(conversation.id, "user", "Hello")
@@ -195,7 +198,7 @@ def test_html_in_every_stored_imported_and_server_field_is_shown_as_text(
             if any(marker in label.text() for marker in markers):
                 assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName()
 
-    run_in_session(GuiSession(profile), scenario)
+    run_in_session(gui_session(profile), scenario)
 
 
 def test_a_tooltip_shows_exactly_the_text_it_was_given(qapp):

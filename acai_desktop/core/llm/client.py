@@ -6,12 +6,19 @@ may think for a while before its first token), and two retries with backoff for 
 calls that are not streamed. A streamed chat retries once at most, because the person is
 watching and gets a Retry button. Every failure leaves as a typed ``ModelError`` whose text
 tells the person what happened and what to do.
+
+The read timeout only bounds silence: a proxy sending keep-alive comments, or a reply
+trickling in a byte at a time, never trips it. So every call also has a deadline for the
+whole of it (:class:`CallDeadlines`, from the settings): a chat answer must start within
+one and, from its first words, end within another (what arrived is kept by the caller),
+and a reply that is not streamed — retries included — must be complete within a third.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -19,7 +26,13 @@ import numpy as np
 import openai
 from pydantic import BaseModel
 
-from acai_desktop.core.errors import ModelError, ModelReplyError, ModelUnreachableError
+from acai_desktop.core.errors import (
+    ModelError,
+    ModelReplyError,
+    ModelTimeoutError,
+    ModelUnreachableError,
+)
+from acai_desktop.core.llm.call_tally import note_model_answered
 from acai_desktop.core.llm.error_text import (
     ServerInfo,
     is_context_length,
@@ -31,11 +44,12 @@ from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMod
 from acai_desktop.core.llm.replies import Completion, Messages, ResponseFormatRefused, StreamStats
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.llm.structured import StructuredResult, request_structured
-from acai_desktop.core.redaction import redact
+from acai_desktop.core.redaction import redact, remember_secret
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 ModelErrorT = TypeVar("ModelErrorT", bound=ModelError)
 
 #: Sent when a server needs no key: the SDK insists on one, and a real key must never
@@ -58,6 +72,26 @@ class ClientTimeouts:
     def as_openai(self) -> openai.Timeout:
         return openai.Timeout(
             connect=self.connect, read=self.read, write=self.write, pool=self.pool
+        )
+
+
+@dataclass(frozen=True)
+class CallDeadlines:
+    """How long a whole call may take, in seconds, however steadily bytes arrive."""
+
+    #: A streamed answer's first words, from the request.
+    first_token: float = 180.0
+    #: A streamed answer, from its first words to its end.
+    answer: float = 900.0
+    #: A reply that is not streamed, retries included.
+    reply: float = 300.0
+
+    @classmethod
+    def from_settings(cls, settings: ModelSettings) -> CallDeadlines:
+        return cls(
+            first_token=settings.first_token_timeout_seconds,
+            answer=settings.answer_timeout_seconds,
+            reply=settings.reply_timeout_seconds,
         )
 
 
@@ -91,8 +125,8 @@ class ModelClient:
         reply as soon as its client goes (a closed stream frees it for the user's turn);
         a reply it is not streaming it finishes first, however long it takes."""
         self.settings = settings
-        #: Redacted from every error text, wherever the server echoes it.
-        self._secrets = (api_key,) if api_key else ()
+        # Cut from every error text and log line, wherever the server echoes it.
+        remember_secret(api_key)
         resolved = base_url or settings.resolved_base_url()
         if not resolved:
             raise ModelUnreachableError(
@@ -101,6 +135,7 @@ class ModelClient:
             )
         self.base_url = resolved.rstrip("/")
         self.timeouts = timeouts or ClientTimeouts(read=settings.read_timeout_seconds)
+        self.deadlines = CallDeadlines.from_settings(settings)
         self._openai = openai.AsyncOpenAI(
             api_key=api_key or NO_KEY,
             base_url=self.base_url,
@@ -144,20 +179,45 @@ class ModelClient:
         """
         model = self.model_for(role)
         stats = stats if stats is not None else StreamStats()
+        loop = asyncio.get_running_loop()
+        first_words_by = loop.time() + self.deadlines.first_token
+        finished_by: float | None = None  # set when the first words come
+
+        def deadline() -> float:
+            return first_words_by if finished_by is None else finished_by
+
         try:
-            stream = await self._openai_streaming.chat.completions.create(
-                model=model,
-                messages=list(messages),
-                stream=True,
-                **_sampling(max_tokens, temperature),
-            )
+            async with asyncio.timeout_at(deadline()) as limit:
+                stream = await self._openai_streaming.chat.completions.create(
+                    model=model,
+                    messages=list(messages),
+                    stream=True,
+                    **_sampling(max_tokens, temperature),
+                )
+        except TimeoutError as error:
+            if not limit.expired():
+                raise
+            raise self._stream_deadline_passed(model, stats) from error
         except openai.OpenAIError as error:
             raise self._translate(error, model) from error
         except _UNREADABLE as error:
             raise self._unreadable(error, model) from error
         try:
             async with stream:
-                async for chunk in stream:
+                chunks = aiter(stream)
+                while True:
+                    # The timeout wraps only the wait for the next chunk, so it never
+                    # cancels the consumer's work between two chunks (which runs while
+                    # this generator is paused); the deadline itself is absolute.
+                    try:
+                        async with asyncio.timeout_at(deadline()) as limit:
+                            chunk = await anext(chunks)
+                    except StopAsyncIteration:
+                        break
+                    except TimeoutError as error:
+                        if not limit.expired():
+                            raise
+                        raise self._stream_deadline_passed(model, stats) from error
                     if chunk.usage is not None:
                         stats.prompt_tokens = chunk.usage.prompt_tokens
                         stats.completion_tokens = chunk.usage.completion_tokens
@@ -168,6 +228,8 @@ class ModelClient:
                         stats.finish_reason = choice.finish_reason
                     delta = choice.delta.content if choice.delta else None
                     if delta:
+                        if finished_by is None:
+                            finished_by = loop.time() + self.deadlines.answer
                         stats.chunks += 1
                         yield delta
         except (openai.OpenAIError, *_UNREADABLE) as error:
@@ -182,6 +244,7 @@ class ModelClient:
                 f"The answer from {self._where(model)} ended before it was finished "
                 "(the stream stopped without a finish reason). Retry."
             )
+        note_model_answered()
 
     async def complete(
         self,
@@ -213,14 +276,22 @@ class ModelClient:
         extra = {"response_format": response_format} if response_format else {}
         try:
             if self.stream_replies:
-                return await self._read_streamed(
-                    model, messages, {**_sampling(max_tokens, temperature), **extra}
+                completion = await self._within_reply_deadline(
+                    self._read_streamed(
+                        model, messages, {**_sampling(max_tokens, temperature), **extra}
+                    ),
+                    model,
                 )
-            response = await self._openai.chat.completions.create(
-                model=model,
-                messages=list(messages),
-                **_sampling(max_tokens, temperature),
-                **extra,
+                note_model_answered()
+                return completion
+            response = await self._within_reply_deadline(
+                self._openai.chat.completions.create(
+                    model=model,
+                    messages=list(messages),
+                    **_sampling(max_tokens, temperature),
+                    **extra,
+                ),
+                model,
             )
         except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
             if response_format and not is_context_length(error):
@@ -241,6 +312,7 @@ class ModelClient:
                 f"{self._subject(model)} sent a reply with no answer in it. Retry, or check "
                 "that the server really speaks the OpenAI chat API."
             )
+        note_model_answered()
         choice = response.choices[0]
         usage = response.usage
         return Completion(
@@ -308,8 +380,11 @@ class ModelClient:
             return np.zeros((0, 0), dtype=np.float32)
         model = self.model_for(ModelRole.EMBEDDING)
         try:
-            response = await self._openai.embeddings.create(
-                model=model, input=list(texts), encoding_format="float"
+            response = await self._within_reply_deadline(
+                self._openai.embeddings.create(
+                    model=model, input=list(texts), encoding_format="float"
+                ),
+                model,
             )
         except openai.OpenAIError as error:
             raise self._translate(error, model) from error
@@ -329,7 +404,7 @@ class ModelClient:
 
     async def list_models(self) -> list[str]:
         try:
-            page = await self._openai.models.list()
+            page = await self._within_reply_deadline(self._openai.models.list(), None)
         except openai.OpenAIError as error:
             raise self._translate(error, None) from error
         except _UNREADABLE as error:
@@ -353,10 +428,40 @@ class ModelClient:
     def _subject(self, model: str | None) -> str:
         return self._server.subject(model)
 
+    async def _within_reply_deadline(self, call: Awaitable[R], model: str | None) -> R:
+        """``call``'s result, or ``ModelTimeoutError`` once the reply deadline has passed
+        (a reply still trickling in, a connection held open without an answer)."""
+        try:
+            async with asyncio.timeout(self.deadlines.reply) as limit:
+                return await call
+        except TimeoutError as error:
+            if not limit.expired():
+                raise
+            raise ModelTimeoutError(
+                f"{self._subject(model)} did not finish its reply within "
+                f"{self.deadlines.reply:g} s (it kept the connection open, or sent too slowly). "
+                "Retry later; if it keeps happening, check the model server, or raise "
+                "reply_timeout_seconds in the settings file."
+            ) from error
+
+    def _stream_deadline_passed(self, model: str, stats: StreamStats) -> ModelTimeoutError:
+        if stats.chunks == 0:
+            return ModelTimeoutError(
+                f"{self._subject(model)} did not start its answer within "
+                f"{self.deadlines.first_token:g} s (the connection stayed open, but no words "
+                "came). Retry; if it keeps happening, check the model server, or raise "
+                "first_token_timeout_seconds in the settings file."
+            )
+        return ModelTimeoutError(
+            f"The answer from {self._where(model)} was still coming after "
+            f"{self.deadlines.answer:g} s and was stopped there; the part that arrived is "
+            "kept. Retry, or raise answer_timeout_seconds in the settings file."
+        )
+
     def _redacted(self, error: ModelErrorT) -> ModelErrorT:
         """``error`` with the key, and anything that looks like one, cut from its text:
         a server's error body may echo the key, and this text is stored, logged, shown."""
-        error.args = (redact(str(error), self._secrets), *error.args[1:])
+        error.args = (redact(str(error)), *error.args[1:])
         return error
 
     def _unreadable(self, error: Exception, model: str | None) -> ModelReplyError:

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB
 from acai_desktop.core.atomic_files import write_json_atomically
 from acai_desktop.core.errors import ModelSettingsError
 from acai_desktop.core.llm.presets import (
@@ -41,10 +42,21 @@ class ModelSettings(BaseModel):
     embedding_source: Literal["local", "provider"] = "local"
     #: Tokens of prompt the context builder may fill (system + memories + recent messages).
     context_budget_tokens: int = Field(default=3000, ge=256, le=1_000_000)
+    #: Size limit of one answer (megabytes of text); the rest of a longer stream is not
+    #: read, and the answer says where it was cut.
+    max_answer_mb: float = Field(default=DEFAULT_MAX_ANSWER_MB, ge=0.001, le=100)
     #: None means the preset's mode; structured.py still falls back if the server refuses it.
     structured_mode: StructuredMode | None = None
     #: Longest wait for the next bytes of a reply (seconds); generous for slow local models.
     read_timeout_seconds: float = Field(default=120.0, gt=0)
+    #: Deadlines for a whole call, which bytes that keep arriving can't push back (a proxy's
+    #: keep-alive comments, a reply trickling in) — the read timeout only bounds silence.
+    #: A chat answer must start (its first words) within this many seconds...
+    first_token_timeout_seconds: float = Field(default=180.0, gt=0)
+    #: ...and, from its first words, be finished within this many; what arrived is kept.
+    answer_timeout_seconds: float = Field(default=900.0, gt=0)
+    #: A reply that is not streamed (background jobs' calls, embeddings, titles), in all.
+    reply_timeout_seconds: float = Field(default=300.0, gt=0)
     #: New facts wait in the panel for the user's yes. None: on with the bundled 135M
     #: local model (small models invent facts), off with every other model.
     ask_before_remembering: bool | None = None

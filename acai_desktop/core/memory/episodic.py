@@ -24,6 +24,10 @@ from acai_desktop.core.store import episodes
 from acai_desktop.core.store.database import Store
 
 EMBED_BATCH = 512
+#: A message's vector is made from its first so many characters. Average-pooled over a
+#: huge answer (up to the answer size limit, a megabyte) a vector means little, and
+#: embedding one took half a gigabyte and seconds; its words stay in the full-text index.
+EMBEDDED_CHARACTERS = 8_000
 
 
 class EpisodicIndex:
@@ -58,7 +62,8 @@ class EpisodicIndex:
             batch = rows[start : start + batch_size]
             batch_ids = [row[0] for row in batch]
             contents = [row[1] for row in batch]
-            vectors = np.asarray(await self.embedder.embed(contents), dtype=np.float32)
+            heads = [content[:EMBEDDED_CHARACTERS] for content in contents]
+            vectors = np.asarray(await self.embedder.embed(heads), dtype=np.float32)
             stored = set(
                 await self.store.run(
                     episodes.save_message_embeddings,

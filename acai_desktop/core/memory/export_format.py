@@ -38,10 +38,13 @@ Rules:
 * **No duplicates.** A memory's ``uid`` is kept in ``meta["uid"]``; importing a file
   twice, or a file exported from this very profile, skips every memory whose uid is
   already present (the local copy wins; it may have been edited since).
-* **All or nothing.** The whole file is validated first (JSON syntax, then every field);
-  the first problems are reported with their place (``line 4, column 17`` or
-  ``memories[3].confidence: ...``) and nothing is written. A valid file is written in
-  one transaction.
+* **A bad file changes nothing.** The whole file is validated first (JSON syntax, then
+  every field, then the links against the profile); the first problems are reported
+  with their place (``line 4, column 17`` or ``memories[3].confidence: ...``) and
+  nothing is written. A valid file is written in batches, each its own short
+  transaction, so the app beside a long import is not held up. An import stopped
+  half-way (killed) keeps the batches it wrote; running it again adds the rest and
+  completes the links between them.
 * **Sources.** Conversations are not part of the file, and message ids are only
   meaningful in the profile that wrote them. A source is linked on import only if a
   message with that id exists here *and* has the same ``created_at`` (so importing a

@@ -1,8 +1,9 @@
 """Export and import of a profile's memories as one JSON file.
 
 The format and its rules (no duplicates, all or nothing, which sources are linked) are
-described in :mod:`~acai_desktop.core.memory.export_format`. An import writes in one
-transaction and publishes the new memories through :meth:`MemoryService.publish`.
+described in :mod:`~acai_desktop.core.memory.export_format`. An import checks the whole
+file first, then writes it in short transactions of a batch each (so the app beside it
+is not held up) and publishes each batch through :meth:`MemoryService.publish`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from sqlite_utils import Database
@@ -38,6 +38,13 @@ from acai_desktop.core.store.memories import MemoryFilter, list_memories, memory
 from acai_desktop.core.store.memory_changes import MemoryChange
 
 __all__ = ["ImportReport", "export_memories", "import_memories", "parse_document"]
+
+#: Memories written per transaction by an import. A batch of this size holds the write
+#: lock for tens of milliseconds, so a turn of the app beside a long import waits that
+#: long for its writes (``bench soak`` times that wait beside a 100k import).
+IMPORT_BATCH = 50
+#: The event an import writes last for each memory it adds.
+IMPORTED = "imported"
 
 
 @dataclass(frozen=True)
@@ -164,100 +171,214 @@ def _check_links(document: ExportDocument, known_uids: set[str]) -> None:
                 )
 
 
-def store_import(
-    db: Database, document: ExportDocument, vectors: list, model: str, imported_at: str
-) -> tuple[MemoryChange, int, int]:
-    """Write the memories of ``document`` that are new here, in one transaction: the
-    change to publish, how many were skipped (uid present) and how many sources were
-    left unlinked."""
+@dataclass
+class ImportPlan:
+    """What an import will write, decided before its first write; each batch updates
+    what it has seen arrive from elsewhere."""
+
+    new: list[ExportedMemory]  # the memories whose uid is not here yet, in file order
+    skipped: int
+    #: created_at of the messages the file names as sources, by id (links are checked)
+    created: dict[int, str]
+    #: the highest memory id seen by the plan or the last batch (ours included)
+    seen_id: int
+    #: uids that arrived after the plan, from another writer (the same file imported
+    #: twice at once): skipped
+    arrived: set[str] = field(default_factory=set)
+
+    def catch_up(self, db: Database) -> None:
+        """Note the uids of memories added since ``seen_id`` (a rowid range: no scan of
+        the whole table, however big the import)."""
+        rows = db.execute(
+            "SELECT id, json_extract(meta, '$.uid') FROM memories WHERE id > ?", [self.seen_id]
+        ).fetchall()
+        self.arrived.update(uid for _, uid in rows if uid is not None)
+        self.seen_id = max([self.seen_id, *(memory_id for memory_id, _ in rows)])
+
+
+def plan_import(db: Database, document: ExportDocument) -> ImportPlan:
+    """Check the file against the profile (links must name a memory in the file or
+    here) and pick the memories to write. Reads only: a refused file changes nothing."""
+    id_of_uid = reads.memory_ids_by_uid(db)
+    _check_links(document, set(id_of_uid) | {m.uid for m in document.memories})
+    new = [memory for memory in document.memories if memory.uid not in id_of_uid]
+    wanted = {s.message_id for m in new for s in m.sources}
+    seen_id = db.execute("SELECT coalesce(max(id), 0) FROM memories").fetchone()[0]
+    return ImportPlan(
+        new=new,
+        skipped=len(document.memories) - len(new),
+        created=reads.messages_created_at(db, wanted),
+        seen_id=seen_id,
+    )
+
+
+def _values_of(memory: ExportedMemory, vector, model: str, meta: dict) -> dict:
+    importance = memory.importance
+    if importance is None:
+        importance = score_importance(
+            memory.content,
+            kind=memory.kind,
+            confidence=memory.confidence,
+            explicit=memory.origin == Origin.USER,
+            use_count=memory.use_count,
+            last_used_at=memory.last_used_at,
+        )
+    return {
+        "kind": memory.kind,
+        "content": memory.content,
+        "category": memory.category,
+        "confidence": memory.confidence,
+        "importance": importance,
+        "pinned": memory.pinned,
+        "status": memory.status,
+        "origin": memory.origin,
+        "user_edited": memory.user_edited,
+        "use_count": memory.use_count,
+        "last_used_at": memory.last_used_at,
+        "meta": meta,
+        "embedding": vector,
+        "embedding_model": model,
+    }
+
+
+def store_import_batch(
+    db: Database,
+    plan: ImportPlan,
+    batch: list[ExportedMemory],
+    vectors: list,
+    model: str,
+    imported_at: str,
+) -> tuple[MemoryChange, int]:
+    """Write one batch of new memories, in one short transaction: the change to
+    publish and how many sources were left unlinked. A memory whose uid arrived since
+    the plan is skipped. The rows are made ready before the write lock is taken."""
+    rows, unlinked_count = [], 0
+    for memory, vector in zip(batch, vectors, strict=True):
+        linked, unlinked = [], []
+        for source in memory.sources:
+            here = plan.created.get(source.message_id)
+            if here is not None and source.created_at in (None, here):
+                linked.append(source.message_id)
+            else:
+                unlinked.append(source.model_dump())
+        meta = dict(memory.meta)
+        meta["uid"] = memory.uid
+        if unlinked:
+            meta["unlinked_sources"] = unlinked
+        history = [entry.model_dump(mode="json") for entry in memory.history]
+        values = _values_of(memory, vector, model, meta)
+        rows.append((memory, vector, values, history, linked, len(unlinked)))
     with db.atomic():
-        id_of_uid = reads.memory_ids_by_uid(db)
-        _check_links(document, set(id_of_uid) | {m.uid for m in document.memories})
-        wanted = {s.message_id for m in document.memories for s in m.sources}
-        created = reads.messages_created_at(db, wanted)
-        new: list[tuple[ExportedMemory, MemoryItem, Any]] = []
-        skipped = unlinked_count = 0
-        for memory, vector in zip(document.memories, vectors, strict=True):
-            if memory.uid in id_of_uid:
-                skipped += 1
+        plan.catch_up(db)
+        new: list[MemoryItem] = []
+        stored = {}
+        for memory, vector, values, history, linked, unlinked in rows:
+            if memory.uid in plan.arrived:
                 continue
-            linked, unlinked = [], []
-            for source in memory.sources:
-                here = created.get(source.message_id)
-                if here is not None and source.created_at in (None, here):
-                    linked.append(source.message_id)
-                else:
-                    unlinked.append(source.model_dump())
-            unlinked_count += len(unlinked)
-            meta = dict(memory.meta)
-            meta["uid"] = memory.uid
-            if unlinked:
-                meta["unlinked_sources"] = unlinked
-            importance = memory.importance
-            if importance is None:
-                importance = score_importance(
-                    memory.content,
-                    kind=memory.kind,
-                    confidence=memory.confidence,
-                    explicit=memory.origin == Origin.USER,
-                    use_count=memory.use_count,
-                    last_used_at=memory.last_used_at,
-                )
-            values = {
-                "kind": memory.kind,
-                "content": memory.content,
-                "category": memory.category,
-                "confidence": memory.confidence,
-                "importance": importance,
-                "pinned": memory.pinned,
-                "status": memory.status,
-                "origin": memory.origin,
-                "user_edited": memory.user_edited,
-                "use_count": memory.use_count,
-                "last_used_at": memory.last_used_at,
-                "meta": meta,
-                "embedding": vector,
-                "embedding_model": model,
-            }
             item = writes.insert_recorded_memory(
                 db,
                 values,
                 created_at=memory.created_at or imported_at,
                 updated_at=memory.updated_at or memory.created_at or imported_at,
-                history=[entry.model_dump(mode="json") for entry in memory.history],
+                history=history,
                 sources=linked,
                 actor=Actor.USER,
-                action="imported",
+                action=IMPORTED,
                 at=imported_at,
             )
-            id_of_uid[memory.uid] = item.id
-            new.append((memory, item, vector))
-        # Links between memories, now that every uid has a local id.
+            new.append(item)
+            stored[item.id] = np.asarray(vector, dtype=np.float32)
+            unlinked_count += unlinked
+        plan.seen_id = max([plan.seen_id, *(item.id for item in new)])
+    return MemoryChange(added=new, vectors=stored), unlinked_count
+
+
+def store_import_links(
+    db: Database, memories: list[ExportedMemory], id_of_uid: dict[str, int]
+) -> MemoryChange:
+    """Link memories of the file to each other (``superseded_by``, ``supersedes``,
+    ``conflicts_with``), now that every uid has a local id (``id_of_uid``, read before);
+    one short transaction per call. Only a memory untouched since its import gets
+    links: so a second run of an import that was stopped half-way completes the links
+    of the first, and a memory changed here since keeps its own."""
+    with db.atomic():
+        named = [id_of_uid[uid] for uid in _uids_named(memories) if uid in id_of_uid]
+        # Only ids that still carry the uid they were read with.
+        local = {
+            item.meta.get("uid"): item
+            for item in reads.memories_by_id(db, named).values()
+            if id_of_uid.get(item.meta.get("uid")) == item.id
+        }
+        ours = [local[memory.uid].id for memory in memories if memory.uid in local]
+        untouched = reads.last_event_is(db, ours, IMPORTED)
         links = []
-        for memory, item, _ in new:
+        for memory in memories:
+            item = local.get(memory.uid)
+            if item is None or item.id not in untouched:
+                continue
             meta = dict(item.meta)
             for key in LINK_KEYS:
-                uid = getattr(memory, f"{key}_uid")
-                if uid is not None:
-                    meta[key] = id_of_uid[uid]
-            superseded_by = (
-                id_of_uid[memory.superseded_by_uid] if memory.superseded_by_uid else None
-            )
-            if superseded_by is not None or meta != item.meta:
+                target = local.get(getattr(memory, f"{key}_uid"))
+                if target is not None:
+                    meta[key] = target.id
+            target = local.get(memory.superseded_by_uid)
+            superseded_by = target.id if target is not None else item.superseded_by
+            if superseded_by != item.superseded_by or meta != item.meta:
                 links.append((item.id, superseded_by, meta))
         writes.link_memories(db, links)
-        items = list(reads.memories_by_id(db, [item.id for _, item, _ in new]).values())
-        stored = {item.id: np.asarray(vector, dtype=np.float32) for _, item, vector in new}
-        return MemoryChange(added=items, vectors=stored), skipped, unlinked_count
+        linked = reads.memories_by_id(db, [link[0] for link in links]) if links else {}
+    return MemoryChange(changed=list(linked.values()))
 
 
-async def import_memories(service, path: str | Path) -> ImportReport:
-    """Import an export file into the service's profile (see the module docstring)."""
-    document = read_document(path)
-    contents = [memory.content for memory in document.memories]
-    vectors = await service.embedder.embed(contents) if contents else []
-    change, skipped, unlinked = await service.store.run(
-        store_import, document, vectors, service.embedder.name, now_iso()
+def _uids_named(memories: list[ExportedMemory]) -> set[str]:
+    """The memories' uids and the uids their links name."""
+    named = set()
+    for memory in memories:
+        named.add(memory.uid)
+        for key in ("superseded_by_uid", *(f"{k}_uid" for k in LINK_KEYS)):
+            if getattr(memory, key) is not None:
+                named.add(getattr(memory, key))
+    return named
+
+
+def _has_links(memory: ExportedMemory) -> bool:
+    return any(
+        getattr(memory, key) is not None
+        for key in ("superseded_by_uid", *(f"{k}_uid" for k in LINK_KEYS))
     )
-    await service.publish(change)
-    return ImportReport(imported=len(change.added), skipped=skipped, unlinked_sources=unlinked)
+
+
+async def import_memories(
+    service, path: str | Path, *, batch_size: int | None = None
+) -> ImportReport:
+    """Import an export file into the service's profile (see the module docstring).
+
+    The whole file is checked before the first write. Then it is written in batches of
+    ``batch_size`` memories, each embedded and committed on its own: one transaction
+    per batch keeps the write lock for milliseconds, so the app's turns beside a long
+    import wait that long, not the whole import. Stopped half-way, an import keeps the
+    batches it committed; running it again adds the rest (uids present are skipped)
+    and completes the links between them.
+    """
+    size = batch_size or IMPORT_BATCH
+    document = read_document(path)
+    plan = await service.store.run(plan_import, document)
+    imported_at = now_iso()
+    imported = unlinked = 0
+    for start in range(0, len(plan.new), size):
+        batch = plan.new[start : start + size]
+        vectors = await service.embedder.embed([memory.content for memory in batch])
+        change, batch_unlinked = await service.store.run(
+            store_import_batch, plan, batch, list(vectors), service.embedder.name, imported_at
+        )
+        await service.publish(change)
+        imported += len(change.added)
+        unlinked += batch_unlinked
+    linking = [memory for memory in document.memories if _has_links(memory)]
+    if linking:
+        id_of_uid = await service.store.run(reads.memory_ids_by_uid)  # a read: no lock
+        for start in range(0, len(linking), size):
+            batch = linking[start : start + size]
+            change = await service.store.run(store_import_links, batch, id_of_uid)
+            await service.publish(change)
+    return ImportReport(imported=imported, skipped=plan.skipped, unlinked_sources=unlinked)

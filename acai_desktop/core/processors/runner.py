@@ -5,13 +5,24 @@ one at a time, never two at once for the same conversation, runs the handler for
 job's kind, and records the outcome: done, retried later with exponential backoff, or
 failed with its error visible. At start-up interrupted jobs are put back.
 Jobs never block the chat: they run as tasks on the same loop, and all their blocking
-work goes through the store's executor or async HTTP.
+work goes through the store's executor or async HTTP. A server's Retry-After is
+honoured up to MAX_RETRY_AFTER_SECONDS; the job waits ``pending`` with its ``run_after``
+(shown by ``jobs list`` and the window) and the user's Retry runs it at once.
 
-A failed job is not failed for good. When the model is reachable again — a job or an
-answer succeeds, or a probe of the server answers — and at every start, failed jobs are
-queued again, at most ``max_revivals`` times each; the user can retry any of them
-(window, ``acai-desktop jobs retry``). A failure that trying again can't cure (the
-content is invalid) is recorded as not retryable and never revived automatically.
+A failed job is not failed for good. A failure that trying again can't cure (the
+content is invalid) is recorded as not retryable and never revived automatically; any
+other failed job is queued again:
+
+- at every start, one more round;
+- when the model is seen working — a real completion succeeded: an answer in the chat,
+  or a call of a job that then finished. That also resets the job's count of revivals.
+  A server that lists its models but fails every completion is *not* working;
+- when the runner's own check succeeds: while failed jobs wait, it asks the model for
+  a one-token completion now and then (backing off to PROBE_MAX_SECONDS). These
+  revivals count, at most ``max_revivals`` per job until the model answers real work
+  again, so a server that answers the check but fails the jobs can't keep them looping.
+
+The user can retry any failed job (window, ``acai-desktop jobs retry``).
 
 On a model server that answers one request at a time (the built-in one, Ollama, LM Studio,
 llama.cpp), a turn the user waits for goes first: while a turn runs, the job kinds named in
@@ -45,13 +56,14 @@ from acai_desktop.core.errors import (
     NotFoundError,
 )
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.llm.call_tally import tallying_model_answers
 from acai_desktop.core.records import Job, JobStatus, MessageStatus
 from acai_desktop.core.store.jobs import JobRepository
 
 log = logging.getLogger(__name__)
 
 JobHandler = Callable[[Job], Awaitable[None]]
-#: True when the model server answers (the probe used to notice it is back).
+#: True when the model answered a real (tiny) completion: the check that it is back.
 ModelProbe = Callable[[], Awaitable[bool]]
 
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
@@ -59,9 +71,13 @@ FINISHED = (JobStatus.DONE, JobStatus.FAILED)
 QUEUE_RETRY_SECONDS = 5.0
 #: Failures trying again can't cure: the content is refused, or too long for the model.
 PERMANENT_ERRORS = (InvalidInputError, NotFoundError, ContextTooLongError)
-#: How many times a failed job is queued again automatically.
+#: How many times the runner's check may queue a failed job again before the model
+#: answers real work (a chat answer, a job's call) again.
 MAX_REVIVALS = 3
-#: While failed jobs wait for the model, probe it this often (doubling up to the maximum).
+#: The longest wait a server's Retry-After may impose on a job (a 429 asking for a day
+#: must not hide the job for a day); the user's Retry runs it at once anyway.
+MAX_RETRY_AFTER_SECONDS = 600.0
+#: While failed jobs wait for the model, check it this often (doubling up to the maximum).
 PROBE_FIRST_SECONDS = 30.0
 PROBE_MAX_SECONDS = 600.0
 #: The longest the runner sleeps without looking at the queue (work queued elsewhere).
@@ -101,7 +117,10 @@ class JobRunner:
         self.probe = probe
         self.probe_seconds = probe_seconds
         self._wake = asyncio.Event()
-        self._revival_wanted = False
+        #: A real completion succeeded (chat answer, a job's call): revive and reset.
+        self._model_answered = False
+        #: The runner's check got an answer: revive, counted against max_revivals.
+        self._check_answered = False
         self._loop_task: asyncio.Task | None = None
         self._probe_task: asyncio.Task | None = None
         self._unsubscribers: list[Callable[[], None]] = []
@@ -130,7 +149,7 @@ class JobRunner:
         if recovered:
             log.info("resuming %d job(s) interrupted by the last exit", recovered)
         if self._kinds is None:
-            await self._revive_automatically("a new start")
+            await self._revive_automatically("a new start")  # one more round each start
         self._unsubscribers = [
             self.events.subscribe(ev.JobStatusChanged, self._on_job_status_changed),
             self.events.subscribe(ev.AnswerFinished, self._on_answer_finished),
@@ -142,10 +161,11 @@ class JobRunner:
             self._probe_task = asyncio.create_task(self._probe_loop(), name="job-model-probe")
 
     async def retry(self, job_ids: Collection[int] | None = None) -> list[Job]:
-        """The user asks: queue these failed jobs (None: every failed job) again now."""
-        revived = await self.jobs.revive_failed(job_ids)
-        self._announce(revived)
-        return revived
+        """The user asks: queue these failed jobs, and run these jobs waiting for a later
+        retry, now (None: every such job)."""
+        queued = await self.jobs.retry(job_ids)
+        self._announce(queued)
+        return queued
 
     def _on_job_status_changed(self, event: ev.JobStatusChanged) -> None:
         if event.job.status == JobStatus.PENDING:
@@ -154,7 +174,7 @@ class JobRunner:
     def _on_answer_finished(self, event: ev.AnswerFinished) -> None:
         # An answer is finished: the jobs of its turn may run now.
         if event.message.status == MessageStatus.COMPLETE:
-            self._revival_wanted = True  # the model answered: it is reachable again
+            self._model_answered = True  # a real completion: the model works again
         self._wake.set()
 
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
@@ -204,16 +224,20 @@ class JobRunner:
         if jobs:
             self._wake.set()
 
-    async def _revive_automatically(self, why: str) -> list[Job]:
-        revived = await self.jobs.revive_failed(max_revivals=self.max_revivals)
+    async def _revive_automatically(
+        self, why: str, *, max_revivals: int | None = None, reset: bool = False
+    ) -> list[Job]:
+        revived = await self.jobs.revive_failed(
+            automatic=True, max_revivals=max_revivals, reset=reset
+        )
         if revived:
-            log.info("queued %d failed job(s) again after %s", len(revived), why)
+            log.info("queued %d failed job(s) again: %s", len(revived), why)
         self._announce(revived)
         return revived
 
     async def _probe_loop(self) -> None:
-        """While failed jobs wait for the model, ask the server now and then whether it is
-        back; when it answers, queue them again."""
+        """While failed jobs wait for the model, ask it now and then for a real (tiny)
+        completion; when it answers, queue them again (counted: see MAX_REVIVALS)."""
         assert self.probe is not None
         delay = self.probe_seconds
         while True:
@@ -222,16 +246,16 @@ class JobRunner:
                 if not await self.jobs.count_revivable(self.max_revivals):
                     delay = self.probe_seconds
                     continue
-                reachable = await self.probe()
+                answered = await self.probe()
             except AcaiError as error:
-                log.info("model probe failed: %s", error)
-                reachable = False
-            if reachable:
-                self._revival_wanted = True
+                log.info("model check failed: %s", error)
+                answered = False
+            if answered:
+                self._check_answered = True
                 self._wake.set()
-                delay = self.probe_seconds
-            else:
-                delay = min(delay * 2, PROBE_MAX_SECONDS)
+            # Doubling either way: a server that answers the check but fails the jobs
+            # is asked less and less often.
+            delay = min(delay * 2, PROBE_MAX_SECONDS)
 
     async def enqueue(self, kind: str, payload: dict, conversation_id: int | None = None) -> Job:
         if kind not in self.handlers:
@@ -290,9 +314,14 @@ class JobRunner:
         while True:
             self._wake.clear()
             try:
-                if self._revival_wanted:
-                    self._revival_wanted = False
-                    await self._revive_automatically("the model answered again")
+                if self._model_answered:
+                    self._model_answered = self._check_answered = False
+                    await self._revive_automatically("the model answered a request", reset=True)
+                elif self._check_answered:
+                    self._check_answered = False
+                    await self._revive_automatically(
+                        "the model answered a check", max_revivals=self.max_revivals
+                    )
                 if not await self._start_runnable_jobs():
                     await self._sleep_until_next()
             except AcaiError as error:
@@ -340,7 +369,8 @@ class JobRunner:
             try:
                 self._in_handler.add(job.id)
                 try:
-                    await self.handlers[job.kind](job)
+                    with tallying_model_answers() as tally:
+                        await self.handlers[job.kind](job)
                 finally:
                     self._in_handler.discard(job.id)
             except asyncio.CancelledError:
@@ -351,9 +381,12 @@ class JobRunner:
                 finished = await self._record_failure(job, error)
             else:
                 finished = await self.jobs.finish(job.id)
-                if job.attempts > 1 or job.revivals:
-                    # It failed before and works now: so may the others that failed.
-                    self._revival_wanted = True
+                if tally.answered:
+                    # The model answered real work: the jobs that failed may pass now.
+                    # (Not when the job failed: a job whose first call was answered and
+                    # second was not proves nothing, and two such jobs would revive each
+                    # other for ever.)
+                    self._model_answered = True
         except AcaiError as error:
             # The outcome could not be written. The row stays 'running', so the next
             # start requeues it; this session goes on with the other jobs.
@@ -382,15 +415,24 @@ class JobRunner:
             return await self.jobs.fail(job.id, reason, None, retryable=False)
         if job.attempts >= self.max_attempts:
             log.error(
-                "job %d (%s) failed; it runs again when the model is back: %s",
+                "job %d (%s) failed (attempt %d of %d); it runs again at the next start, "
+                "or sooner once the model answers: %s",
                 job.id,
                 job.kind,
+                job.attempts,
+                self.max_attempts,
                 reason,
             )
             return await self.jobs.fail(job.id, reason, None)
-        delay = self.backoff_seconds * 2 ** (job.attempts - 1)
-        if isinstance(error, ModelRateLimitedError) and error.retry_after:
-            delay = max(delay, error.retry_after)
+        delay = retry_delay(error, self.backoff_seconds * 2 ** (job.attempts - 1))
         retry_at = (datetime.now(UTC) + timedelta(seconds=delay)).isoformat()
         log.warning("job %d (%s) failed, retrying in %.1fs: %s", job.id, job.kind, delay, reason)
         return await self.jobs.fail(job.id, reason, retry_at)
+
+
+def retry_delay(error: BaseException, backoff: float) -> float:
+    """Seconds until the next attempt: the backoff, or longer if the server asked for a
+    wait (429 Retry-After), but never longer than MAX_RETRY_AFTER_SECONDS for that."""
+    if isinstance(error, ModelRateLimitedError) and error.retry_after:
+        return max(backoff, min(error.retry_after, MAX_RETRY_AFTER_SECONDS))
+    return backoff

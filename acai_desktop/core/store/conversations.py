@@ -7,6 +7,7 @@ breaks later, the transcript on disk keeps every word already written.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -316,12 +317,17 @@ class ConversationRepository:
         text: str,
         jobs_for: Callable[[int], Iterable[JobSpec]] | None = None,
     ) -> NewTurn:
-        # The user's words must not be lost to a database that is busy for a while
-        # (an import in another process): wait longer than for any other write.
-        return await self.store.run_patiently(add_turn, conversation_id, text, jobs_for)
+        # A database busy for a while (an import in another process) is waited out by
+        # every write transaction (see database.begin_patiently).
+        return await self.store.run(add_turn, conversation_id, text, jobs_for)
 
     async def update_message(self, message_id: int, **changes) -> Message:
         return await self.store.run(update_message, message_id, **changes)
+
+    def queue_update(self, message_id: int, **changes) -> asyncio.Future[Message]:
+        """Like :meth:`update_message`, queued on the database thread at once (after every
+        call queued before it): the caller goes on, and awaits the future if it wants."""
+        return self.store.submit(update_message, message_id, **changes)
 
     async def get_message(self, message_id: int) -> Message:
         return await self.store.run(fetch_message, message_id)

@@ -9,6 +9,12 @@ Our transactions read, then write; begun deferred, the read takes a snapshot, an
 another process commits meanwhile the write can't proceed: SQLite answers "database is
 locked" at once, without waiting out the busy timeout (14 of 48 parallel ``memories
 add`` failed so). Taking the write lock first makes a second writer wait its turn.
+
+And it waits patiently: when another process of the app holds the lock past the busy
+timeout (an import between two of its batches on a loaded machine, a checkpoint), the
+``BEGIN IMMEDIATE`` is tried again, off the loop, for up to PATIENT_WRITE_SECONDS before
+the error reaches the user. Retrying only the ``BEGIN`` is always safe: a transaction
+that could not begin wrote nothing.
 """
 
 from __future__ import annotations
@@ -37,15 +43,18 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
-#: How long a write that must not be lost (the user's message) keeps trying while another
-#: program holds the database (a large import), beyond each attempt's busy timeout.
+#: How long a write transaction keeps trying to begin while another program holds the
+#: database (a large import, a checkpoint), beyond the first attempt's busy timeout.
 PATIENT_WRITE_SECONDS = 60.0
+#: The longest pause between two attempts to begin a write transaction.
+_LONGEST_PAUSE_SECONDS = 0.5
 _savepoint_names = itertools.count(1)
 
 
 class DatabaseBusyError(StoreError):
-    """Another connection held the database longer than the busy timeout; trying again
-    later may succeed."""
+    """Another connection held the database longer than a write waits for it (the busy
+    timeout, and for a write transaction PATIENT_WRITE_SECONDS); trying again later may
+    succeed."""
 
 
 def is_busy(error: sqlite3.Error) -> bool:
@@ -75,7 +84,7 @@ class ImmediateDatabase(Database):
                 raise
             conn.execute(f"RELEASE {name}")
             return
-        conn.execute("BEGIN IMMEDIATE")
+        begin_patiently(conn)
         try:
             yield self
         except BaseException:
@@ -86,6 +95,23 @@ class ImmediateDatabase(Database):
         except BaseException:
             conn.rollback()
             raise
+
+
+def begin_patiently(conn: sqlite3.Connection) -> None:
+    """``BEGIN IMMEDIATE``, tried again while another connection holds the write lock,
+    for up to PATIENT_WRITE_SECONDS (each try first waits out the busy timeout)."""
+    deadline = time.monotonic() + PATIENT_WRITE_SECONDS
+    pause = 0.05
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as error:
+            if not is_busy(error) or time.monotonic() >= deadline:
+                raise
+        log.info("database busy; trying to begin the write again in %.2fs", pause)
+        time.sleep(pause)  # on the database thread: the loop goes on meanwhile
+        pause = min(pause * 2, _LONGEST_PAUSE_SECONDS)
 
 
 def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError | None:
@@ -207,23 +233,6 @@ class Store:
         :class:`StoreError` with a readable message; the others are bugs and raise as is.
         """
         return await self.submit(fn, *args, **kwargs)
-
-    async def run_patiently(self, fn: Callable[..., T], *args, **kwargs) -> T:
-        """Like :meth:`run`, for a write that must not be lost: while the database is
-        busy (another program's long transaction), try again for up to
-        PATIENT_WRITE_SECONDS before the error reaches the user. ``fn`` must be one
-        transaction, so a failed attempt wrote nothing."""
-        deadline = time.monotonic() + PATIENT_WRITE_SECONDS
-        pause = 0.1
-        while True:
-            try:
-                return await self.submit(fn, *args, **kwargs)
-            except DatabaseBusyError:
-                if time.monotonic() >= deadline:
-                    raise
-                log.info("database busy; trying the write again in %.1fs", pause)
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, 2.0)
 
     def submit(self, fn: Callable[..., T], *args, **kwargs) -> asyncio.Future[T]:
         """Like :meth:`run`, but ``fn`` is queued at once and the future is returned,

@@ -19,6 +19,7 @@ from acai_desktop.core.documents.model import (
     ScopeMode,
 )
 from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.jobs import JobSpec, insert_job
 
 #: The background job that reads, chunks, embeds and stores one document.
@@ -85,7 +86,7 @@ def set_status(
     with db.atomic():
         changed = db.execute(
             "UPDATE documents SET status = ?, error = ? WHERE id = ?",
-            [str(status), error, document_id],
+            [str(status), redact(error), document_id],  # a provider's error may echo the key
         ).rowcount
     if not changed:
         raise NotFoundError(f"No document with id {document_id}.")

@@ -8,7 +8,9 @@ saved message from the learning it is owed. A job may wait for an answer
 
 A job found ``running`` at start-up was interrupted (crash, kill, quit) and goes back to
 ``pending``. A job that failed is ``failed`` with its reason; it can be queued again
-(:func:`revive_failed_jobs`) unless its failure can't be cured by trying again.
+(:func:`revive_failed_jobs`) unless its failure can't be cured by trying again. A job
+waiting for a retry (``pending`` with ``run_after``, e.g. the server said Retry-After) can
+be run now (:func:`retry_jobs`, what the user's Retry does).
 """
 
 from __future__ import annotations
@@ -154,24 +156,39 @@ def requeue_jobs(db: Database, job_ids: Collection[int] | None = None) -> int:
         return db.execute(sql, params).rowcount
 
 
+def _where_ids(sql: str, params: list, job_ids: Collection[int] | None) -> str:
+    if job_ids is not None:
+        sql += f" AND id IN ({', '.join('?' for _ in job_ids)})"
+        params.extend(int(i) for i in job_ids)
+    return sql
+
+
 def revive_failed_jobs(
-    db: Database, job_ids: Collection[int] | None = None, *, max_revivals: int | None = None
+    db: Database,
+    job_ids: Collection[int] | None = None,
+    *,
+    automatic: bool = False,
+    max_revivals: int | None = None,
+    reset: bool = False,
 ) -> list[Job]:
     """Queue failed jobs again, with fresh attempts; returns the jobs revived.
 
-    With ``max_revivals`` (automatic revival) only jobs whose failure may pass and that
-    were revived fewer times than that; without it (the user asked) any failed job named.
+    ``automatic``: only jobs whose failure may pass (and, with ``max_revivals``, revived
+    fewer times than that since the model last answered); otherwise (the user asked) any
+    failed job named. ``reset``: the model just answered a real request, so the count of
+    revivals starts again from 0.
     """
+    if job_ids is not None and not job_ids:
+        return []
     sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'failed'"
     params: list = []
+    if automatic:
+        sql += " AND retryable = 1"
     if max_revivals is not None:
-        sql += " AND retryable = 1 AND revivals < ?"
+        sql += " AND revivals < ?"
         params.append(max_revivals)
-    if job_ids is not None:
-        if not job_ids:
-            return []
-        sql += f" AND id IN ({', '.join('?' for _ in job_ids)})"
-        params.extend(int(i) for i in job_ids)
+    sql = _where_ids(sql, params, job_ids)
+    revivals = "0" if reset else "revivals + 1"
     with db.atomic():
         ids = [job.id for job in _jobs(db.execute(sql, params))]
         if not ids:
@@ -179,14 +196,36 @@ def revive_failed_jobs(
         marks = ", ".join("?" for _ in ids)
         db.execute(
             "UPDATE jobs SET status = 'pending', attempts = 0, run_after = NULL, "
-            f"revivals = revivals + 1, updated_at = ? WHERE id IN ({marks})",
+            f"revivals = {revivals}, updated_at = ? WHERE id IN ({marks})",
             [now_iso(), *ids],
         )
         return _jobs(db.execute(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id IN ({marks})", ids))
 
 
+def retry_jobs(db: Database, job_ids: Collection[int] | None = None) -> list[Job]:
+    """The user's Retry: failed jobs queued again, and jobs waiting for a later retry
+    (a server's Retry-After) run now; ``job_ids`` None: every such job. Returns them."""
+    if job_ids is not None and not job_ids:
+        return []
+    params: list = []
+    waiting_sql = _where_ids(
+        "SELECT id FROM jobs WHERE status = 'pending' AND run_after IS NOT NULL", params, job_ids
+    )
+    with db.atomic():
+        waiting = [row[0] for row in db.execute(waiting_sql, params).fetchall()]
+        if waiting:
+            db.execute(
+                "UPDATE jobs SET run_after = NULL, updated_at = ? "
+                f"WHERE id IN ({', '.join('?' for _ in waiting)})",
+                [now_iso(), *waiting],
+            )
+        revived = revive_failed_jobs(db, job_ids)
+    hastened = [fetch_job(db, job_id) for job_id in waiting]
+    return sorted(hastened + revived, key=lambda job: job.id)
+
+
 def count_revivable(db: Database, max_revivals: int) -> int:
-    """Failed jobs that an automatic revival would queue again."""
+    """Failed jobs that an automatic revival capped at ``max_revivals`` would queue again."""
     return db.execute(
         "SELECT count(*) FROM jobs WHERE status = 'failed' AND retryable = 1 AND revivals < ?",
         [max_revivals],
@@ -231,10 +270,20 @@ class JobRepository:
         return await self.store.run(requeue_jobs, None if job_ids is None else list(job_ids))
 
     async def revive_failed(
-        self, job_ids: Collection[int] | None = None, *, max_revivals: int | None = None
+        self,
+        job_ids: Collection[int] | None = None,
+        *,
+        automatic: bool = False,
+        max_revivals: int | None = None,
+        reset: bool = False,
     ) -> list[Job]:
         ids = None if job_ids is None else list(job_ids)
-        return await self.store.run(revive_failed_jobs, ids, max_revivals=max_revivals)
+        return await self.store.run(
+            revive_failed_jobs, ids, automatic=automatic, max_revivals=max_revivals, reset=reset
+        )
+
+    async def retry(self, job_ids: Collection[int] | None = None) -> list[Job]:
+        return await self.store.run(retry_jobs, None if job_ids is None else list(job_ids))
 
     async def count_revivable(self, max_revivals: int) -> int:
         return await self.store.run(count_revivable, max_revivals)

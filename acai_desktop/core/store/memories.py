@@ -178,6 +178,21 @@ def memory_ids_by_uid(db: Database) -> dict[str, int]:
     }
 
 
+def last_event_is(db: Database, memory_ids: Sequence[int], action: str) -> set[int]:
+    """The memories among ``memory_ids`` whose latest history event is ``action``."""
+    if not len(memory_ids):
+        return set()
+    marks = ",".join("?" * len(memory_ids))
+    rows = db.execute(
+        f"""SELECT e.memory_id FROM memory_events AS e
+        WHERE e.id IN (SELECT max(id) FROM memory_events WHERE memory_id IN ({marks})
+                       GROUP BY memory_id)
+        AND e.action = ?""",
+        [*(int(i) for i in memory_ids), action],
+    )
+    return {row[0] for row in rows}
+
+
 def memory_written_by(db: Database, key: str) -> int | None:
     """The memory a keyed write (one step of one job) made or touched, if it ran."""
     row = db.execute("SELECT memory_id FROM memory_write_keys WHERE key = ?", [key]).fetchone()

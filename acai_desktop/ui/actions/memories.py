@@ -177,7 +177,9 @@ class MemoryActions(ActionGroup):
         if assistant.model_problem is not None:
             # Revived in the database; no runner here, so the bar is updated by hand.
             if self.window is not None:
-                self.window.show_failed_jobs(await assistant.jobs.list([JobStatus.FAILED]))
+                self.window.show_failed_jobs(
+                    await assistant.jobs.list([JobStatus.FAILED, JobStatus.PENDING])
+                )
             self.say("Queued again: they run once the model is connected.")
         else:
             self.say(f"Trying again ({len(revived)}).")

@@ -1,11 +1,14 @@
 """The status bar's news about background jobs: what is running ("Learning from your
-message…") and what failed (what, why, and Retry)."""
+message…"), what waits because the server asked for a pause ("Learning waits for the
+model until 15:02"), and what failed (what, why); Retry runs the failed and the waiting
+ones now."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QPushButton
 
+from acai_desktop.core.clock import local_time_text
 from acai_desktop.core.records import Job
 from acai_desktop.ui.untrusted import plain_label
 
@@ -19,6 +22,12 @@ QUEUED_LABELS = {
     "critical_info": "Will learn from your message after the answer",
     "summary": "Will summarise older messages later",
     "index_document": "A document waits to be read",
+}
+#: What a job waiting for a later retry is doing, as the subject of "… waits for the model".
+WAITING_LABELS = {
+    "critical_info": "Learning",
+    "summary": "Summarising",
+    "index_document": "Reading a document",
 }
 FAILED_REASON_CHARS = 90
 
@@ -49,6 +58,8 @@ class JobStatus(QObject):
         super().__init__(parent)
         #: Jobs not finished, by id: (running?, what it is called).
         self._running_jobs: dict[int, tuple[bool, str]] = {}
+        #: Pending jobs that wait for a later retry (the server's Retry-After).
+        self._delayed_jobs: dict[int, Job] = {}
         self._failed_jobs: dict[int, Job] = {}
         self.running_label = plain_label("", "JobsLabel")
         # Background work that failed (the model was down): what, why, and Retry.
@@ -57,43 +68,57 @@ class JobStatus(QObject):
         self.failed_label.setVisible(False)
         self.retry_button = QPushButton("Retry")
         self.retry_button.setObjectName("RetryJobsButton")
-        self.retry_button.setToolTip("Run the failed background jobs again")
+        self.retry_button.setToolTip("Run the failed or waiting background jobs again now")
         self.retry_button.setVisible(False)
         self.retry_button.clicked.connect(self._on_retry_button_clicked)
 
     @Slot(object)
     def on_job_status_changed(self, job: Job) -> None:
-        if job.status == "running":
+        self._running_jobs.pop(job.id, None)
+        self._delayed_jobs.pop(job.id, None)
+        self._failed_jobs.pop(job.id, None)
+        if job.status == "failed":
+            self._failed_jobs[job.id] = job
+        elif job.waits_until() is not None:
+            self._delayed_jobs[job.id] = job
+        elif job.status == "running":
             self._running_jobs[job.id] = (True, JOB_LABELS.get(job.kind, "Working…"))
         elif job.status == "pending":
             self._running_jobs[job.id] = (False, QUEUED_LABELS.get(job.kind, "Queued"))
-        else:
-            self._running_jobs.pop(job.id, None)
-        # What runs is news; what only waits is said when nothing runs.
-        running = [label for runs, label in self._running_jobs.values() if runs]
-        waiting = [label for runs, label in self._running_jobs.values() if not runs]
-        labels = running or waiting
-        self.running_label.setText(labels[0] if labels else "")
-        if job.status == "failed":
-            self._failed_jobs[job.id] = job
-        else:
-            self._failed_jobs.pop(job.id, None)
+        self._show_running()
         self._show_failed()
 
     @Slot()
     def _on_retry_button_clicked(self) -> None:
-        if self._failed_jobs:
-            self.retry_requested.emit(sorted(self._failed_jobs))
+        wanted = sorted({*self._failed_jobs, *self._delayed_jobs})
+        if wanted:
+            self.retry_requested.emit(wanted)
 
     def show_failed(self, jobs: list[Job]) -> None:
-        """The failed background jobs, as read at start-up (later ones come as events)."""
+        """The failed, and the delayed, background jobs as read at start-up (later news
+        comes as events); other jobs in ``jobs`` are ignored."""
         self._failed_jobs = {job.id: job for job in jobs if job.status == "failed"}
+        self._delayed_jobs = {job.id: job for job in jobs if job.waits_until() is not None}
+        self._show_running()
         self._show_failed()
+
+    def _show_running(self) -> None:
+        # What runs is news; what only waits its turn is said when nothing runs.
+        running = [label for runs, label in self._running_jobs.values() if runs]
+        queued = [label for runs, label in self._running_jobs.values() if not runs]
+        parts = (running or queued)[:1]
+        waiting = [(job.waits_until(), job) for job in self._delayed_jobs.values()]
+        waiting = [(at, job) for at, job in waiting if at is not None]
+        if waiting:
+            at, job = min(waiting, key=lambda pair: pair[0])
+            subject = WAITING_LABELS.get(job.kind, "A background job")
+            parts.append(f"{subject} waits for the model until {local_time_text(at)}")
+        self.running_label.setText(" · ".join(parts))
 
     def _show_failed(self) -> None:
         jobs = sorted(self._failed_jobs.values(), key=lambda job: job.id)
         self.failed_label.setVisible(bool(jobs))
-        self.retry_button.setVisible(bool(jobs))
+        self.retry_button.setVisible(bool(jobs or self._delayed_jobs))
         if not jobs:
             self.failed_label.setText("")
             return

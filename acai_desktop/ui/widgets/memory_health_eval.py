@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.evaluation.runs import EVALUATIONS, Evaluation
+from acai_desktop.ui.fonts import fixed_width_font
 from acai_desktop.ui.untrusted import plain_label
 
 SAFETY_NOTE = (
@@ -109,7 +109,7 @@ class EvaluationPanel(QWidget):
         self.results = QPlainTextEdit()
         self.results.setReadOnly(True)
         self.results.setAccessibleName("Evaluation results")
-        self.results.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.results.setFont(fixed_width_font())
         self.results.setPlaceholderText("The figures appear here when a run finishes.")
         layout.addWidget(self.results, 1)
 

@@ -65,6 +65,16 @@ from acai_desktop.ui.widgets.settings_fields import (
     validation_text,
 )
 
+#: Settings the form doesn't show: kept as they were when the provider stays the same
+#: (edited in the settings file).
+UNSHOWN_SETTINGS = {
+    "structured_mode",
+    "read_timeout_seconds",
+    "first_token_timeout_seconds",
+    "answer_timeout_seconds",
+    "reply_timeout_seconds",
+}
+
 if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
     from acai_desktop.core.llm.detection import DetectionReport
 
@@ -351,8 +361,7 @@ class SettingsDialog(QDialog):
         }
         if name == self.original.provider:
             # Keep what the dialog doesn't show (structured mode, timeouts).
-            values["structured_mode"] = self.original.structured_mode
-            values["read_timeout_seconds"] = self.original.read_timeout_seconds
+            values.update(self.original.model_dump(include=UNSHOWN_SETTINGS))
         try:
             settings = ModelSettings.for_preset(name, **values)
         except ValidationError as error:

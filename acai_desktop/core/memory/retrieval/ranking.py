@@ -83,17 +83,17 @@ def rank(
         weights,
         episodic,
     )
-    # Best first; on equal scores memories before messages, each tier in its own order.
-    ranked = sorted(
-        [(-s, 0, p) for p, s in enumerate(memories.score.tolist())]
-        + [(-s, 1, p) for p, s in enumerate(messages.score.tolist())]
-    )[: request.k]
+    # Best first, by the score as reported (rounded); on equal scores memories before
+    # messages, then the older item. Never by the order candidates were gathered in, nor
+    # by digits below the rounding: recency moves those between two calls, so equal
+    # scores would come back in another order from one search to the next.
+    ranked = sorted(_ranking_keys(0, memories) + _ranking_keys(1, messages))[: request.k]
     tiers = (memories, messages)
-    chosen = [[int(tiers[t].ids[p]) for _, t, p in ranked if t == tier] for tier in (0, 1)]
+    chosen = [[item_id for _, t, item_id, _ in ranked if t == tier] for tier in (0, 1)]
     records = sql.memories_by_id(db, chosen[0]) if chosen[0] else {}
     recalled = episodes.recalled_messages(db, chosen[1]) if chosen[1] else {}
     hits: list[Retrieved] = []
-    for _, tier, position in ranked:
+    for _, tier, _, position in ranked:
         candidates = tiers[tier]
         item_id = int(candidates.ids[position])
         reasons = [
@@ -121,3 +121,12 @@ def rank(
                 continue  # deleted (or its chat) while we ranked
             hits.append(RetrievedMessage(message, len(hits) + 1, score, reasons))
     return hits
+
+
+def _ranking_keys(tier: int, candidates) -> list[tuple[float, int, int, int]]:
+    """(minus the reported score, tier, id, position) of each candidate of a tier."""
+    scores, ids = candidates.score.tolist(), candidates.ids.tolist()
+    return [
+        (-round(score, 6), tier, int(item_id), position)
+        for position, (score, item_id) in enumerate(zip(scores, ids, strict=True))
+    ]
