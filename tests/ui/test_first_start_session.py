@@ -17,7 +17,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
 from tests.support.closed_ports import presets_with_nothing_there
-from tests.support.gui import run_in_session, wait_until
+from tests.support.gui import gui_session, run_in_session, wait_until
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def test_each_model_found_is_offered_for_what_it_is_and_only_the_pick_is_saved(
         urls=nothing_there | {ProviderName.LMSTUDIO: fake_openai.base_url},
         environ={"OPENAI_API_KEY": "sk-test-not-real"},
     )
-    session = GuiSession(profile, detect=detect)
+    session = gui_session(profile, detect=detect)
 
     async def scenario(session: GuiSession):
         dialog = await first_start_dialog(session)
@@ -89,7 +89,7 @@ def test_each_model_found_is_offered_for_what_it_is_and_only_the_pick_is_saved(
 def test_the_built_in_model_is_not_chosen_without_the_user(qapp, tmp_path, nothing_there):
     profile = Profile.at(tmp_path / "profile")
     detect = functools.partial(detect_providers, urls=nothing_there, environ={})
-    session = GuiSession(profile, detect=detect)
+    session = gui_session(profile, detect=detect)
 
     async def scenario(session: GuiSession):
         dialog = await first_start_dialog(session)
@@ -114,7 +114,7 @@ def test_choose_in_settings_opens_the_settings_dialog(qapp, tmp_path, nothing_th
 
     profile = Profile.at(tmp_path / "profile")
     detect = functools.partial(detect_providers, urls=nothing_there, environ={})
-    session = GuiSession(profile, detect=detect)
+    session = gui_session(profile, detect=detect)
 
     async def scenario(session: GuiSession):
         dialog = await first_start_dialog(session)

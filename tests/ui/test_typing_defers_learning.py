@@ -7,7 +7,7 @@ from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.session import GuiSession
 from tests.core.conftest import TEST_MODELS
-from tests.support.gui import run_in_session
+from tests.support.gui import gui_session, run_in_session
 
 
 def test_a_keystroke_in_the_composer_holds_learning_back(qapp, tmp_path, fake_openai):
@@ -25,6 +25,6 @@ def test_a_keystroke_in_the_composer_holds_learning_back(qapp, tmp_path, fake_op
         session.window.composer.input.insertPlainText("What did I")
         return before, runner.paused_kinds
 
-    before, while_typing = run_in_session(GuiSession(profile), scenario)
+    before, while_typing = run_in_session(gui_session(profile), scenario)
     assert before == frozenset()
     assert while_typing == {"critical_info", "summary"}
