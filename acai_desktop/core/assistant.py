@@ -41,6 +41,7 @@ from acai_desktop.core.llm.settings import (
     load_model_settings,
     save_model_settings,
 )
+from acai_desktop.core.memory.context_builder import HISTORY_CUT_STEP
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.session import memory_service_on
@@ -438,6 +439,7 @@ async def _assemble(
     documents = DocumentService(store, embedder, events)
     await documents.load()
     jobs = JobRepository(store)
+    one_at_a_time = model.settings.serves_one_request_at_a_time()
     runner = JobRunner(
         jobs,
         {
@@ -447,8 +449,11 @@ async def _assemble(
         },
         events,
         probe=functools.partial(model_answers, client),
-        # One request at a time on the server: the user's answer goes first.
-        yield_to_turns=LEARNING_JOBS if model.settings.serves_one_request_at_a_time() else (),
+        # One request at a time on the server: the user's answer goes first, and one job
+        # at a time (llama.cpp's server cuts a streamed reply short when another request
+        # arrives: two jobs would keep cutting each other's replies).
+        yield_to_turns=LEARNING_JOBS if one_at_a_time else (),
+        max_concurrent=1 if one_at_a_time else 2,
     )
     retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)
     orchestrator = Orchestrator(
@@ -464,6 +469,8 @@ async def _assemble(
         context_budget_tokens=model.settings.context_budget_tokens,
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
+        # A local server keeps what it read of the last prompt: keep the start stable.
+        history_cut_step=(HISTORY_CUT_STEP if model.settings.serves_one_request_at_a_time() else 1),
     )
     return Assistant(
         profile=profile,

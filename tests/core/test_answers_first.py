@@ -198,3 +198,15 @@ def test_learning_waits_after_a_turn_and_while_the_user_types(tmp_path, fake_ope
     assert quiet_again == frozenset()
     assert typing == learning
     assert [job.status for job in waiting] == [JobStatus.PENDING, JobStatus.PENDING]
+
+
+def test_one_job_at_a_time_on_a_server_that_serves_one_request_at_a_time(tmp_path, fake_openai):
+    from tests.support.assistant import running_assistant
+
+    async def concurrency(**overrides) -> int:
+        async with running_assistant(tmp_path / str(overrides), fake_openai, **overrides) as a:
+            return a.runner.max_concurrent
+
+    llamacpp = {"provider": ProviderName.LLAMACPP, "start_jobs": False}
+    assert run(concurrency(**llamacpp)) == 1
+    assert run(concurrency(start_jobs=False)) == 2  # a custom server may serve several

@@ -8,7 +8,11 @@ Priority, highest first — each part goes in only while the budget has room:
    (``evidence_share``), in their own quoted block (see ``core.documents.prompt_block``);
 3. retrieved memories and messages recalled from past conversations, best rank first;
 4. the conversation's summaries (what older, folded messages said), newest first;
-5. recent messages, newest first — the output keeps them in chronological order.
+5. recent messages, newest first — the output keeps them in chronological order. With
+   ``history_cut_step`` (a local server), older ones go that many at a time: the prompt's
+   start then stays the same for a few turns, so the server reuses what it has already
+   read of it (a 2,000-token prompt read again from scratch costs a small model on a
+   laptop CPU seconds to minutes before the first word).
 
 A message that was folded into a summary (``folded_into`` set) is never sent as raw
 text: its summary stands for it. Memories go into the one system message (some local
@@ -57,6 +61,9 @@ RECALLED_HEADER = (
 RECALLED_MAX_CHARS = 1000
 # A memory the extractor was less sure of than this is marked as uncertain in the prompt.
 UNCERTAIN_BELOW = 0.8
+#: On a local server, older messages leave the prompt this many at a time (about three
+#: turns), not one by one.
+HISTORY_CUT_STEP = 6
 # Messages that carry words worth sending back to the model.
 _SENDABLE = frozenset({MessageStatus.COMPLETE, MessageStatus.STOPPED})
 
@@ -149,6 +156,7 @@ def build_context(
     recent_messages: Sequence[Message] = (),
     evidence: Sequence[RetrievedPassage] = (),
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
+    history_cut_step: int = 1,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them.
     ``evidence``: document passages, best first; they take at most ``evidence_share``
@@ -248,8 +256,7 @@ def build_context(
             dropped.summaries += 1
     sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
-    history: list[dict] = []
-    full = False  # once one message doesn't fit, older ones stay out: no holes in the history
+    sendable: list[tuple[Message, int]] = []  # newest first, with their cost
     for message in sorted(recent_messages, key=lambda m: m.id, reverse=True):
         if message.folded_into is not None:
             dropped.folded += 1
@@ -258,14 +265,24 @@ def build_context(
             continue
         if not message.content.strip():
             continue
-        cost = estimate_message_tokens(message.content)
-        full = full or not fits(cost)
-        if full:
-            dropped.messages += 1
-            continue
+        sendable.append((message, estimate_message_tokens(message.content)))
+    kept = 0  # once one message doesn't fit, older ones stay out: no holes in the history
+    for _message, cost in sendable:
+        if not fits(cost):
+            break
         used_tokens += cost
-        history.append({"role": message.role, "content": message.content})
-    history.reverse()
+        kept += 1
+    if kept < len(sendable):
+        # The oldest go in whole steps, counted from the conversation's start.
+        cut = -(-(len(sendable) - kept) // history_cut_step) * history_cut_step
+        while len(sendable) - kept < cut and kept:
+            kept -= 1
+            used_tokens -= sendable[kept][1]
+        dropped.messages += len(sendable) - kept
+    history = [
+        {"role": message.role, "content": message.content}
+        for message, _cost in reversed(sendable[:kept])
+    ]
 
     system_parts = [system_prompt.strip()]
     memory_parts = [header + "\n" + "\n".join(lines) for header, lines in sections.items() if lines]
