@@ -142,8 +142,9 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same(BUNDLED_LOCAL_MODEL),
         structured_mode=StructuredMode.JSON_OBJECT_SCHEMA,
         serves_one_request_at_a_time=True,
-        # The managed server's context is 4,096 tokens, 3,000 of them for the prompt.
-        answer_max_tokens=768,
+        # A 135M model's long answers ramble; each answer is also read again as part of
+        # the next prompt, so its length is paid twice before the next first word.
+        answer_max_tokens=320,
     ),
 }
 
