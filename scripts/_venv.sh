@@ -58,7 +58,7 @@ print(next(r for r in extras if r.startswith("llama-cpp-python")))' "$ROOT/pypro
     wanted=$(echo "$requirement" | sed 's/\[[^]]*\]//')  # the version range, not the extras
     # One folder per requirement and Python: a cached wheel always fits both.
     cache="$WHEEL_CACHE/$({ echo "$requirement"; "$VENV/bin/python" -c 'import sys; print(sys.version_info[:2])'; } | sha256sum | cut -c1-12)"
-    wheel=$(find "$cache" -name 'llama_cpp_python-*.whl' 2>/dev/null | sort -V | tail -n1)
+    wheel=$(find "$cache" -name 'llama_cpp_python-*.whl' 2>/dev/null | sort -V | tail -n1 || true)
     if [ -z "$wheel" ]; then
         echo "Building $wanted for a portable CPU baseline (about 5 minutes, once per machine)"
         mkdir -p "$cache"
