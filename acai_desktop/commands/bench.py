@@ -1,4 +1,4 @@
-"""``acai-desktop bench retrieval|conversation|startup|documents``: benchmarks that print figures.
+"""``acai-desktop bench retrieval|conversation|startup|documents|answers|…``: benchmarks.
 
 See :mod:`acai_desktop.evaluation.bench` for what ``retrieval`` builds and
 measures, and :mod:`acai_desktop.ui.startup_probe` for one measured start of the window.
@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from acai_desktop.commands import STARTUP_PROBE_FLAG, bench_documents, bench_soak
+from acai_desktop.commands import STARTUP_PROBE_FLAG, bench_answers, bench_documents, bench_soak
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.commands.eval import parse_positive_list
 from acai_desktop.core.errors import InvalidInputError
@@ -60,6 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     conversation.set_defaults(handler=run_conversation)
     bench_soak.add_parser(actions, common)
     bench_documents.add_parser(actions, common)
+    bench_answers.add_parser(actions, common)
 
     ui = actions.add_parser(
         "ui",

@@ -21,18 +21,27 @@ from dataclasses import dataclass, field
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.errors import ModelError, ModelSettingsError, StoreError
+from acai_desktop.core.errors import (
+    AcaiError,
+    MissingApiKeyError,
+    ModelError,
+    ModelNotChosenError,
+    ModelSettingsError,
+    StoreError,
+)
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
 from acai_desktop.core.llm.local_server import LocalModelServer
+from acai_desktop.core.llm.model_status import ModelStatus, probe_model, status_of_error
 from acai_desktop.core.llm.presets import ModelRole, ProviderName, RoleModels, preset
 from acai_desktop.core.llm.settings import (
     ModelSettings,
     load_model_settings,
     save_model_settings,
 )
+from acai_desktop.core.memory.context_builder import HISTORY_CUT_STEP
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.session import memory_service_on
@@ -45,7 +54,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.records import Job
-from acai_desktop.core.secrets import SecretStore
+from acai_desktop.core.secrets import SecretStore, key_variable
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import INDEX_JOB
@@ -55,6 +64,8 @@ from acai_desktop.core.store.provenance import ProvenanceRepository
 log = logging.getLogger(__name__)
 #: Background jobs that need no model: they run even when the model can't be started.
 MODEL_FREE_JOBS = frozenset({INDEX_JOB})
+#: Background jobs that ask the chat's model server (learning from the conversation).
+LEARNING_JOBS = frozenset({"critical_info", "summary"})
 
 
 @dataclass(frozen=True)
@@ -67,12 +78,21 @@ class ModelOverrides:
 
 
 async def first_start_settings(
-    profile: Profile, *, detect: Detect = detect_providers
+    profile: Profile, *, detect: Detect = detect_providers, notes: list[str] | None = None
 ) -> ModelSettings:
     """No settings saved yet: propose what is there (a running Ollama / LM Studio /
-    llama.cpp server, then OPENAI_API_KEY, then the Local extra) and remember it."""
+    llama.cpp server, then OPENAI_API_KEY, then the Local extra) and remember it.
+    What was chosen, and what it is, goes to ``notes`` (the command line prints it: the
+    window asks instead, see GuiSession)."""
     report = await detect()
     settings = report.proposed_settings() or ModelSettings.for_preset(ProviderName.LOCAL)
+    if notes is not None:
+        chosen = next((o for o in report.options() if o.provider == settings.provider), None)
+        what = f"{chosen.title}: {chosen.description}" if chosen else str(settings.provider)
+        notes.append(
+            f"First start: using {what} Choose another with --provider, or in the window's "
+            "Settings."
+        )
     try:
         save_model_settings(profile.settings_path, settings)
     except OSError as error:
@@ -85,14 +105,29 @@ async def first_start_settings(
     return settings
 
 
+NOT_CHOSEN_TEXT = "No model is chosen yet."
+
+
 async def resolve_settings(
-    profile: Profile, overrides: ModelOverrides, *, detect: Detect = detect_providers
+    profile: Profile,
+    overrides: ModelOverrides,
+    *,
+    detect: Detect = detect_providers,
+    choose_first: bool = True,
+    notes: list[str] | None = None,
 ) -> ModelSettings:
+    """The settings to run with: the command line's, else the saved ones, else (first
+    start, ``choose_first``) what detection proposes. Without ``choose_first`` the
+    window has asked the user, who put it off: :class:`ModelNotChosenError`."""
     saved = load_model_settings(profile.settings_path)
     if overrides.provider and (saved is None or saved.provider != overrides.provider):
         settings = ModelSettings.for_preset(overrides.provider)
+    elif saved is not None:
+        settings = saved
+    elif choose_first:
+        settings = await first_start_settings(profile, detect=detect, notes=notes)
     else:
-        settings = saved or await first_start_settings(profile, detect=detect)
+        raise ModelNotChosenError(NOT_CHOSEN_TEXT)
     changes: dict = {}
     if overrides.base_url:
         changes["base_url"] = overrides.base_url
@@ -175,6 +210,14 @@ class Assistant:
             return None
         return f"{self.settings.model_for('chat')} · {self.settings.provider}"
 
+    async def check_model(self) -> ModelStatus:
+        """Can the model answer? Why it could not start, else what its server says to
+        a models listing (cheap: no tokens). Never raises a ModelError."""
+        if self.model_problem is not None:
+            return status_of_error(self.model_problem)
+        assert isinstance(self.client, ModelClient)
+        return await probe_model(self.client)
+
     async def retry_jobs(self, job_ids: list[int]) -> list[Job]:
         """Queue failed jobs again, and run jobs waiting for a later retry now; without
         a model they run once one is connected."""
@@ -189,7 +232,12 @@ class Assistant:
         closed and the model server stopped whatever happened before."""
         if self.upkeep is not None:
             self.upkeep.cancel()
-        steps = [self._await_upkeep, self.runner.stop, self.client.close]
+        steps = [
+            self._await_upkeep,
+            self.runner.stop,
+            self.conversation_service.delete_temporary,
+            self.client.close,
+        ]
         if self.local_server is not None:
             steps.append(self.local_server.stop)
         for step in steps:
@@ -230,16 +278,28 @@ class _Model:
 
 
 async def _start_model(
-    profile: Profile, overrides: ModelOverrides, offline_embedder: Embedder | None
+    profile: Profile,
+    overrides: ModelOverrides,
+    offline_embedder: Embedder | None,
+    *,
+    choose_first: bool = True,
 ) -> _Model:
     """Settings, the client (and the Local server), the embedder; a ``ModelError`` if
     any of them can't be had, with whatever was started already stopped."""
-    settings = await resolve_settings(profile, overrides)
+    notes: list[str] = []
+    settings = await resolve_settings(profile, overrides, choose_first=choose_first, notes=notes)
     # The keyring may sit behind D-Bus or a locked wallet: never ask it on the loop.
     secret_warning, api_key = await asyncio.to_thread(
         _read_secrets, profile, str(settings.provider)
     )
-    warnings = [secret_warning] if secret_warning else []
+    warnings = notes + ([secret_warning] if secret_warning else [])
+    chosen = preset(settings.provider)
+    if chosen.needs_api_key and not api_key:
+        # Said now, in the window's banner, not as "could not reach" after a send.
+        raise MissingApiKeyError(
+            f"No API key is set for {chosen.label}: none is stored in Settings"
+            + (f" and {variable} is not set." if (variable := key_variable(chosen.name)) else ".")
+        )
     local_server = None
     client = None
     try:
@@ -286,7 +346,7 @@ async def _no_model(
     """The stand-in when the model can't be started: every call says why."""
     log.warning("model unavailable at start-up: %s", error)
     try:
-        settings = await resolve_settings(profile, overrides)
+        settings = await resolve_settings(profile, overrides, choose_first=False)
     except ModelSettingsError:
         settings = ModelSettings()  # only its context budget is used; the banner says why
     client = NoModelClient(error)
@@ -303,6 +363,7 @@ async def open_assistant(
     events: EventBus | None = None,
     data: ProfileData | None = None,
     offline_embedder: Embedder | None = None,
+    choose_first: bool = True,
 ) -> Assistant:
     """Build every service of ``profile``, under the profile's lock.
 
@@ -317,7 +378,9 @@ async def open_assistant(
     the assistant owns it once this returns, and if this raises it stays the caller's.
     ``offline_embedder``: the WordLlama embedder to use when the settings choose it (or
     there is no model), already loaded by an earlier assistant of this process; it holds
-    only read-only weights, so any number of assistants may share it."""
+    only read-only weights, so any number of assistants may share it.
+    ``choose_first``: on a first start, take what detection proposes (the command line);
+    the window asks the user first and passes False (no settings: no model)."""
     overrides = overrides or ModelOverrides()
     events = events or EventBus()
     owns_data = data is None
@@ -326,7 +389,9 @@ async def open_assistant(
     model = None
     try:
         try:
-            model = await _start_model(profile, overrides, offline_embedder)
+            model = await _start_model(
+                profile, overrides, offline_embedder, choose_first=choose_first
+            )
         except ModelError as error:
             if model_required:
                 raise
@@ -345,6 +410,10 @@ async def open_assistant(
         if owns_data:
             await data.aclose()
         raise
+    try:
+        await assistant.conversation_service.delete_temporary()  # left by a crash
+    except AcaiError as error:  # a busy or read-only database: they go next time
+        log.warning("temporary chats kept for now: %s", error)
     # Vectors from another embedder (the user switched) are redone in the background
     # with progress events; until then those memories are found by their words. Not
     # without a model: the saved provider's vectors stay until it is reachable again.
@@ -373,6 +442,7 @@ async def _assemble(
     documents = DocumentService(store, embedder, events)
     await documents.load()
     jobs = JobRepository(store)
+    one_at_a_time = model.settings.serves_one_request_at_a_time()
     runner = JobRunner(
         jobs,
         {
@@ -382,6 +452,11 @@ async def _assemble(
         },
         events,
         probe=functools.partial(model_answers, client),
+        # One request at a time on the server: the user's answer goes first, and one job
+        # at a time (llama.cpp's server cuts a streamed reply short when another request
+        # arrives: two jobs would keep cutting each other's replies).
+        yield_to_turns=LEARNING_JOBS if one_at_a_time else (),
+        max_concurrent=1 if one_at_a_time else 2,
     )
     retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)
     orchestrator = Orchestrator(
@@ -396,6 +471,9 @@ async def _assemble(
         announce_jobs=model.problem is None,
         context_budget_tokens=model.settings.context_budget_tokens,
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
+        answer_max_tokens=model.settings.resolved_answer_max_tokens(),
+        # A local server keeps what it read of the last prompt: keep the start stable.
+        history_cut_step=(HISTORY_CUT_STEP if model.settings.serves_one_request_at_a_time() else 1),
     )
     return Assistant(
         profile=profile,

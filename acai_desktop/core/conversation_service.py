@@ -25,6 +25,14 @@ class ConversationService:
         self.memories = memories
         self.events = events
 
+    async def delete_temporary(self) -> int:
+        """Delete every temporary chat: they last as long as the program that opened
+        them (at close, and at start for those a crash left behind)."""
+        temporary = [c for c in await self.conversations.list() if c.temporary]
+        for conversation in temporary:
+            await self.delete(conversation.id)
+        return len(temporary)
+
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         conversation = await self.conversations.rename(conversation_id, title)
         self.events.emit(ConversationChanged(conversation))

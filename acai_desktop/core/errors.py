@@ -85,3 +85,16 @@ class ModelSettingsError(ModelError, InvalidInputError):
     """The saved model settings are unreadable or incomplete (a damaged settings file,
     a custom provider without an address). The window opens without a model and points
     to Settings; the command line says what to fix."""
+
+
+class ModelNotChosenError(ModelSettingsError):
+    """No model is chosen yet: the first start's choice was put off (the window opens
+    without a model, and says to choose one in Settings)."""
+
+
+class MissingApiKeyError(ModelUnauthorizedError):
+    """The provider needs an API key and none is stored or set in the environment."""
+
+
+class LocalModelFileMissingError(LocalModelUnavailableError):
+    """The GGUF file chosen for the Local provider is not there (moved or deleted)."""

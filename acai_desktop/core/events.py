@@ -95,6 +95,19 @@ class AnswerFinished:
 
 
 @dataclass(frozen=True)
+class TurnStarted:
+    """The user waits for an answer from now on (a send or a retry); the matching
+    :class:`TurnEnded` always follows, however the turn ends."""
+
+    answer_id: int
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    answer_id: int
+
+
+@dataclass(frozen=True)
 class ConversationChanged:
     """A conversation was renamed."""
 
@@ -175,6 +188,8 @@ Event = (
     | MessageAdded
     | MessageUpdated
     | AnswerFinished
+    | TurnStarted
+    | TurnEnded
     | ConversationChanged
     | ConversationRemoved
     | JobStatusChanged

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 
 from acai_desktop.core import events as ev
+from acai_desktop.core.answer_filter import DelimiterFilter
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
 from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
@@ -103,6 +104,8 @@ class Orchestrator:
         context_budget_tokens: int = 3000,
         documents: DocumentService | None = None,
         max_answer_bytes: int = int(DEFAULT_MAX_ANSWER_MB * 1_000_000),
+        answer_max_tokens: int | None = None,
+        history_cut_step: int = 1,
     ) -> None:
         self.conversations = conversations
         self.provenance = provenance
@@ -119,6 +122,10 @@ class Orchestrator:
         #: The size limit of one answer's text (UTF-8 bytes); the rest of the stream is
         #: not read, and the answer says where it was cut.
         self.max_answer_bytes = max_answer_bytes
+        #: The longest answer asked of the model, in tokens (None: the server's limit).
+        self.answer_max_tokens = answer_max_tokens
+        #: How many old messages leave the prompt at once (see build_context).
+        self.history_cut_step = history_cut_step
         self.system_prompt = resource_text("prompts", "system.txt").strip()
 
     async def send(self, conversation_id: int, text: str) -> TurnResult:
@@ -169,6 +176,20 @@ class Orchestrator:
             await asyncio.shield(self._recall_later([answer.id]))
 
     async def _answer(
+        self,
+        conversation: Conversation,
+        user_message: Message,
+        answer: Message,
+    ) -> TurnResult:
+        # The user waits from here on: background work on a one-request-at-a-time model
+        # server steps aside until the turn ends (see JobRunner), whatever ends it.
+        self.events.emit(ev.TurnStarted(answer.id))
+        try:
+            return await self._answer_turn(conversation, user_message, answer)
+        finally:
+            self.events.emit(ev.TurnEnded(answer.id))
+
+    async def _answer_turn(
         self,
         conversation: Conversation,
         user_message: Message,
@@ -267,6 +288,7 @@ class Orchestrator:
             recent_messages=recent,
             budget_tokens=self.context_budget_tokens,
             searched=True,
+            history_cut_step=self.history_cut_step,
         )
         offered = {m.id: m for m in [*pinned, *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})
@@ -287,15 +309,24 @@ class Orchestrator:
     async def _stream(self, answer: Message, context: BuiltContext, text: AnswerText) -> None:
         """Read the answer's stream into ``text`` until it ends or is cut at the limit."""
         saves = PartialSaves(self.conversations, answer.id)
-        stream = self.client.stream_chat(context.messages, role="chat")
+        # A model that echoes its prompt must not show the user the prompt's block tags.
+        delimiters = DelimiterFilter()
+        stream = self.client.stream_chat(
+            context.messages, role="chat", max_tokens=self.answer_max_tokens
+        )
         async with contextlib.aclosing(stream):  # a cut answer closes the stream at once
-            async for delta in stream:
+            async for chunk in stream:
+                delta = delimiters.feed(chunk or "")
+                if not delta:
+                    continue
                 text.add(delta)
                 if text.due_to_show():
                     self._show(answer, text)
                 saves.maybe_save(text)
                 if text.cut:
                     break
+        if not text.cut and (rest := delimiters.flush()):
+            text.add(rest)  # held back as a possible tag, and it was none
         await saves.settled()
 
     def _show(self, answer: Message, text: AnswerText) -> None:

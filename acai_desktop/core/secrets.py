@@ -30,6 +30,11 @@ FALLBACK_FILE = "secrets.json"
 ENVIRONMENT_KEYS = {"openai": "OPENAI_API_KEY"}
 
 
+def key_variable(provider: str) -> str | None:
+    """The environment variable the app reads a key from for ``provider``, if any."""
+    return ENVIRONMENT_KEYS.get(str(provider))
+
+
 def _usable(backend: KeyringBackend) -> bool:
     # keyring answers with a "fail" or "null" backend when the system has no keyring
     # (a headless Linux, a container); its priority is then below zero.

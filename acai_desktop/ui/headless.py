@@ -52,10 +52,17 @@ async def wait_until(condition: Callable[[], Any], timeout: float = WAIT_SECONDS
         await asyncio.sleep(0.02)
 
 
-def run_in_session(session: GuiSession, scenario: Callable[[GuiSession], Awaitable[Any]]) -> Any:
+def run_in_session(
+    session: GuiSession,
+    scenario: Callable[[GuiSession], Awaitable[Any]],
+    *,
+    wait_for_open: bool = True,
+) -> Any:
     """Start ``session``, wait until it has opened its services, run ``scenario``, quit.
 
-    A session that fails to open (its ``run`` ends first) is returned or raised as is."""
+    A session that fails to open (its ``run`` ends first) is returned or raised as is.
+    ``wait_for_open`` False runs ``scenario`` as soon as the window shows (what happens
+    before the services open: the first start's question)."""
     import qasync  # after PySide6, as in run_gui: qasync binds to the loaded Qt binding
 
     app = create_application()
@@ -65,6 +72,9 @@ def run_in_session(session: GuiSession, scenario: Callable[[GuiSession], Awaitab
     async def main() -> Any:
         running = asyncio.ensure_future(session.run())
         try:
+            if not wait_for_open:
+                await wait_until(lambda: session.window is not None)
+                return await scenario(session)
             await wait_until(lambda: session.assistant is not None or running.done())
             if running.done():
                 return running.result()

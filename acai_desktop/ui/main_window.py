@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
@@ -61,18 +61,24 @@ from acai_desktop.ui.window_panes import (
     show_side_tab,
 )
 
-if TYPE_CHECKING:  # loaded when opened: its model settings (pydantic) aren't needed to paint
-    pass
+if TYPE_CHECKING:  # loaded with the assistant: not needed to paint
+    from acai_desktop.core.llm.model_status import ModelStatus
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
 TEMPORARY_EMPTY_TITLE = "A temporary chat"
 TEMPORARY_EMPTY_TEXT = (
     "ACAI still uses what it knows about you, but learns nothing from this chat: "
-    "no memory is written from it."
+    "no memory is written from it, and it is deleted when you close ACAI."
 )
 __all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
 CONNECTING_TEXT = "Connecting…"
+#: The narrowest the chat may get while a side panel shows beside it; below that the
+#: side panels fold by themselves (the memory panel first) and come back with room.
+CHAT_MIN_WIDTH = 480
+#: The side panels' widths as the window opens them (the splitter's first sizes).
+SIDEBAR_WIDTH, SIDE_PANEL_WIDTH = 250, 330
+CONVERSATIONS, MEMORY = "conversations", "memory"
 
 
 def _label(text: str, object_name: str) -> QLabel:
@@ -118,6 +124,8 @@ class MainWindow(QMainWindow):
     conversation_refresh_requested = Signal(int)
     quit_requested = Signal()
     panels_changed = Signal(bool, bool)  # conversations shown, memory panel shown
+    #: The user is typing a message (the next turn is coming).
+    draft_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -127,6 +135,10 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(640, 480)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
+        #: The side panels the user wants (the saved choice); the width may fold them.
+        self._wanted_panels = {CONVERSATIONS: True, MEMORY: True}
+        #: The panel the user opened last: the one kept when only one fits.
+        self._last_opened: str | None = None
         #: Opens the dialogs (one settings and one note dialog at a time).
         self.dialogs = WindowDialogs(self)
 
@@ -146,7 +158,13 @@ class MainWindow(QMainWindow):
         for pane in (self.sidebar, self.chat_pane, self.side_tabs):
             self.splitter.addWidget(pane)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([250, DEFAULT_SIZE.width() - 250 - 330, 330])
+        self.splitter.setSizes(
+            [
+                SIDEBAR_WIDTH,
+                DEFAULT_SIZE.width() - SIDEBAR_WIDTH - SIDE_PANEL_WIDTH,
+                SIDE_PANEL_WIDTH,
+            ]
+        )
         self.setCentralWidget(self.splitter)
 
         build_shortcuts(self)
@@ -163,6 +181,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Ready")
         self._set_tab_order()
         self._connect_signals()
+        # The user's work is the message they are about to write: the cursor waits there.
+        self.composer.input.setFocus()
 
     def _set_tab_order(self) -> None:
         """Left to right as seen: conversations, the chat, the composer, the memories."""
@@ -213,6 +233,7 @@ class MainWindow(QMainWindow):
         # The user's requests.
         self.composer.send_requested.connect(self.send_requested)
         self.composer.stop_requested.connect(self.stop_requested)
+        self.composer.input.textChanged.connect(self._on_composer_text_changed)
         self.new_chat_button.clicked.connect(self.new_conversation_requested)
         self.new_chat_action.triggered.connect(self.new_conversation_requested)
         self.temporary_chat_button.clicked.connect(self.new_temporary_conversation_requested)
@@ -247,6 +268,15 @@ class MainWindow(QMainWindow):
         self.memory_panel.suggestion_dismiss_requested.connect(self.suggestion_dismiss_requested)
         self.undo.restore_requested.connect(self.memory_restore_requested)
         self.undo.forget_requested.connect(self.memory_forget_requested)
+        # A button that hides once pressed (Undo, a suggestion's Remember or Dismiss)
+        # would hand the focus to the next in the chain (New chat): back to the work.
+        for signal in (
+            self.undo.restore_requested,
+            self.undo.forget_requested,
+            self.memory_panel.suggestion_accept_requested,
+            self.memory_panel.suggestion_dismiss_requested,
+        ):
+            signal.connect(self._on_transient_button_used)
         self.reconnect_button.clicked.connect(self.reconnect_requested)
         self.job_status.retry_requested.connect(self.jobs_retry_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
@@ -263,22 +293,58 @@ class MainWindow(QMainWindow):
             self.composer.clear_sent(message.content)
         self.conversation_refresh_requested.emit(message.conversation_id)
 
+    @Slot()
+    def _on_composer_text_changed(self) -> None:
+        if self.composer.input.toPlainText().strip():
+            self.draft_changed.emit()
+
+    @Slot()
+    def _on_transient_button_used(self, *args) -> None:
+        self.focus_composer()
+
     @Slot(bool)
-    def _on_panel_action_toggled(self, _shown: bool) -> None:
-        shown = (self.conversations_action.isChecked(), self.memory_action.isChecked())
-        self.sidebar.setVisible(shown[0])
-        self.side_tabs.setVisible(shown[1])
-        self.panels_changed.emit(*shown)
+    def _on_panel_action_toggled(self, shown: bool) -> None:
+        panel = CONVERSATIONS if self.sender() is self.conversations_action else MEMORY
+        self._wanted_panels[panel] = shown
+        if shown:
+            self._last_opened = panel
+        self._fit_panels()
+        self.panels_changed.emit(self._wanted_panels[CONVERSATIONS], self._wanted_panels[MEMORY])
 
     def set_panels(self, conversations: bool, memory: bool) -> None:
         """Show or hide the side panels (as saved), without announcing a change."""
-        for action, shown in ((self.conversations_action, conversations),
-                              (self.memory_action, memory)):  # fmt: skip
+        self._wanted_panels = {CONVERSATIONS: conversations, MEMORY: memory}
+        self._fit_panels()
+
+    def panels_that_fit(self, width: int) -> dict[str, bool]:
+        """Which wanted side panels show in a window ``width`` wide: those that fit, at
+        their usual width, beside a chat of CHAT_MIN_WIDTH; the memory panel folds first.
+        The panel the user has just opened (since the last resize) shows anyway: the
+        other one folds for it."""
+        minimum = {CONVERSATIONS: SIDEBAR_WIDTH, MEMORY: SIDE_PANEL_WIDTH}
+        shown = dict(self._wanted_panels)
+        for panel in (MEMORY, CONVERSATIONS):
+            needed = CHAT_MIN_WIDTH + sum(minimum[p] for p, on in shown.items() if on)
+            if needed > width and panel != self._last_opened:
+                shown[panel] = False
+        return shown
+
+    def _fit_panels(self) -> None:
+        """Show the side panels that fit the window's width; the toggles say what shows."""
+        shown = self.panels_that_fit(self.width())
+        for action, panel in ((self.conversations_action, CONVERSATIONS),
+                              (self.memory_action, MEMORY)):  # fmt: skip
             action.blockSignals(True)
-            action.setChecked(shown)
+            action.setChecked(shown[panel])
             action.blockSignals(False)
-        self.sidebar.setVisible(conversations)
-        self.side_tabs.setVisible(memory)
+        self.sidebar.setVisible(shown[CONVERSATIONS])
+        self.side_tabs.setVisible(shown[MEMORY])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._last_opened = None  # a panel opened by hand lasts until the next resize
+            self._fit_panels()
 
     def show_memory_tab(self) -> None:
         """The side panel, shown, on its Memory tab."""
@@ -355,12 +421,27 @@ class MainWindow(QMainWindow):
 
     def set_model_name(self, name: str | None) -> None:
         self.model_badge.setText(name or NO_MODEL_TEXT)
+        self.model_state.setVisible(False)
+
+    def show_model_status(self, name: str | None, status: ModelStatus) -> None:
+        """The chip (the model's name, and whether it is ready or why not) and, for a
+        problem, the banner with the reason and the next step; before anything is sent."""
+        self.model_badge.setText(name or NO_MODEL_TEXT)
+        self.model_state.setText(("● " if status.ready else "") + status.chip_words)
+        problem = status.problem_text is not None
+        self.model_state.setProperty("problem", problem)
+        self.model_state.style().unpolish(self.model_state)
+        self.model_state.style().polish(self.model_state)
+        self.model_state.setVisible(True)
+        if problem or status.ready:
+            self.show_model_problem(status.problem_text)
 
     def show_reconnecting(self) -> None:
         """The model is being (re)started: say so until :meth:`set_model_name`, and
         don't offer Try again meanwhile."""
         self.reconnect_button.setEnabled(False)
         self.model_badge.setText(CONNECTING_TEXT)
+        self.model_state.setVisible(False)
         self.show_model_problem(None)
         self.show_status("Connecting to the model …")
 

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant, ModelOverrides
     from acai_desktop.core.embeddings.base import Embedder
     from acai_desktop.core.llm.chat_model import NoModelError
+    from acai_desktop.core.llm.detection import Detect
     from acai_desktop.core.profile_data import ProfileData
 
 #: Imported on a worker thread after the window shows, so neither the first paint nor
@@ -56,7 +57,10 @@ if TYPE_CHECKING:
 PROFILE_DATA_MODULE = "acai_desktop.core.profile_data"
 ASSISTANT_MODULE = "acai_desktop.core.assistant"
 OPEN_TASK = "open"
+#: The probe of the model at start and after each settings change (a newer one wins).
+CHECK_TASK = "check-model"
 STILL_OPENING = "Still opening the profile; try again in a moment."
+LOOKING_FOR_MODELS = "Looking for models on this computer…"
 
 
 def model_problem_text(problem: NoModelError) -> str:
@@ -75,10 +79,16 @@ class GuiSession:
         quit_after_ms: int | None = None,
         overrides: ModelOverrides | None = None,
         offline_embedder: Embedder | None = None,
+        detect: Detect | None = None,
     ) -> None:
         self.profile = profile
         #: WordLlama, kept across reconnects so its weights load once per session.
         self.offline_embedder = offline_embedder
+        #: How the first start looks for models (None: this machine's servers and
+        #: environment; tests point it at scripted servers and closed ports).
+        self.detect = detect
+        #: The user asked for Settings instead of picking a model at the first start.
+        self._settings_after_open = False
         self.quit_after_ms = quit_after_ms
         self.overrides = overrides
         self.tasks = TaskTracker()
@@ -206,6 +216,7 @@ class GuiSession:
 
         if self.offline_embedder is None:
             self.offline_embedder = new_offline_embedder()
+        await self._ask_first_model()
         try:
             assistant = await open_assistant(
                 self.profile,
@@ -214,13 +225,22 @@ class GuiSession:
                 events=self.events,
                 data=data,
                 offline_embedder=self.offline_embedder,
+                # The window never picks a model for the user: it asked above.
+                choose_first=False,
             )
         except AcaiError as error:
             return error
         self.assistant, self.profile_data = assistant, None  # the assistant owns it now
         problem = assistant.model_problem
-        self.window.set_model_name(assistant.model_name)
-        self.window.show_model_problem(model_problem_text(problem) if problem else None)
+        from acai_desktop.core.llm.model_status import ModelState, ModelStatus, status_of_error
+
+        if problem is not None:
+            self.window.show_model_status(None, status_of_error(problem))
+            self.window.show_model_problem(model_problem_text(problem))
+        else:
+            # Known before the user sends: a cheap probe, beside the window's work.
+            self.window.show_model_status(assistant.model_name, ModelStatus(ModelState.CHECKING))
+            self.tasks.start(self._check_model(assistant), key=CHECK_TASK)
         self.window.show_status(f"Profile: {self.profile.data_dir}")
         for warning in assistant.warnings:
             self.window.show_status(warning, 20_000)
@@ -231,7 +251,54 @@ class GuiSession:
         )
         self.window.show_suggestions(await assistant.suggestions.pending())
         await self.documents.load(assistant)
+        if self._settings_after_open:
+            self._settings_after_open = False
+            self.settings.open_dialog()
         return None
+
+    async def _ask_first_model(self) -> None:
+        """A first start (no model settings saved, none on the command line): show what
+        this computer offers, each option for what it is, and save the user's pick.
+        Put off, nothing is saved and the window opens without a model."""
+        from acai_desktop.core.errors import ModelSettingsError
+        from acai_desktop.core.llm.detection import detect_providers
+        from acai_desktop.core.llm.settings import load_model_settings, save_model_settings
+
+        assert self.window is not None
+        if self.overrides is not None and self.overrides.provider:
+            return
+        try:
+            if load_model_settings(self.profile.settings_path) is not None:
+                return
+        except ModelSettingsError:
+            return  # damaged settings: the banner says so, Settings mends them
+        self.window.show_status(LOOKING_FOR_MODELS)
+        report = await (self.detect or detect_providers)()
+        dialog = self.window.dialogs.first_start(report.options())
+        finished = asyncio.Event()
+        dialog.finished.connect(finished.set)
+        dialog.settings_requested.connect(self._on_first_start_settings_requested)
+        try:
+            await finished.wait()
+            option = dialog.chosen()
+        finally:
+            dialog.deleteLater()
+        if option is None:
+            return
+        try:
+            await asyncio.to_thread(
+                save_model_settings, self.profile.settings_path, option.settings
+            )
+        except OSError as error:
+            self.window.show_status(f"Your choice of model was not saved: {error}", 20_000)
+
+    async def _check_model(self, assistant: Assistant) -> None:
+        status = await assistant.check_model()
+        if self.window is not None and self.assistant is assistant:
+            self.window.show_model_status(assistant.model_name, status)
+
+    def _on_first_start_settings_requested(self) -> None:
+        self._settings_after_open = True
 
     async def shutdown(self) -> None:
         if self.window is not None:
@@ -266,6 +333,7 @@ class GuiSession:
         again with the saved settings."""
         assert self.window is not None
         self.window.show_reconnecting()
+        self.tasks.cancel(CHECK_TASK)  # it asks the client about to be closed
         try:
             assistant, self.assistant = self.assistant, None
             self.profile_shown = False

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from acai_desktop.ui.theme import Theme
 
     # Loaded when opened: its model settings (pydantic) aren't needed to paint.
+    from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
@@ -185,6 +186,14 @@ class WindowDialogs:
     def passage(self, citation: str) -> PassageDialog:
         """A passage an answer quoted, read-only (filled when it has been read)."""
         dialog = PassageDialog(citation, self.window)
+        dialog.open()
+        return dialog
+
+    def first_start(self, options: list) -> FirstStartDialog:
+        """The first start's question: which of the models found answers."""
+        from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
+
+        dialog = FirstStartDialog(options, self.window)
         dialog.open()
         return dialog
 

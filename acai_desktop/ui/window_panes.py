@@ -90,7 +90,8 @@ def build_sidebar(window: MainWindow) -> QWidget:
     window.temporary_chat_button = QPushButton("Temporary chat")
     window.temporary_chat_button.setObjectName("TemporaryChatButton")
     window.temporary_chat_button.setToolTip(
-        "A chat ACAI learns nothing from: no memory is written (Ctrl+Shift+N)"
+        "A chat ACAI learns nothing from: no memory is written, and the chat is deleted "
+        "when you close ACAI (Ctrl+Shift+N)"
     )
     layout.addWidget(window.temporary_chat_button)
     window.search_button = QPushButton("⌕  Search chats")
@@ -139,6 +140,9 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     window.conversation_title = ElidedLabel("New conversation")
     window.conversation_title.setObjectName("ConversationTitle")
     window.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
+    # Beside the model's name: ready, checking…, unreachable, no API key, wrong model name.
+    window.model_state = _label("", "ModelState")
+    window.model_state.setVisible(False)
     window.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
     window.temporary_badge.setVisible(False)
     # Which documents this chat quotes, when not all of them (set in the Documents tab).
@@ -158,6 +162,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header_layout.addStretch(0)
     header_layout.addWidget(window.scope_badge)
     header_layout.addWidget(window.model_badge)
+    header_layout.addWidget(window.model_state)
     header_layout.addWidget(window.memory_toggle)
     layout.addWidget(header)
 

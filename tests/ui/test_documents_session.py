@@ -120,6 +120,8 @@ def test_add_by_dialog_and_drop_then_errors_remove_and_reindex(qapp, tmp_path, f
         dialog.filesSelected.emit([str(handbook)])
         dialog.close()
         await wait_until(lambda: statuses(model).get("handbook.md") == "ready")
+        # Said once the work is done, not "Indexing…" any more.
+        await wait_until(lambda: window.statusBar().currentMessage() == "Indexed 1 document.")
         assert ("handbook.md", "queued") in seen
         assert seen.index(("handbook.md", "queued")) < seen.index(("handbook.md", "ready"))
         index = row_of_name(model, "handbook.md")

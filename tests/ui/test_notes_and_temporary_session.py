@@ -98,7 +98,9 @@ def test_a_temporary_chat_is_marked_and_writes_no_memory(qapp, tmp_path, fake_op
 
     profile = run_in_session(session_for(tmp_path, fake_openai), scenario)
     with sqlite3.connect(profile.database_path) as db:
-        assert db.execute("select temporary from conversations").fetchall() == [(1,)]
+        # Gone with the window that opened it (its tooltip says so).
+        assert db.execute("select count(*) from conversations").fetchone() == (0,)
+        assert db.execute("select count(*) from messages").fetchone() == (0,)
         assert db.execute("select count(*) from jobs").fetchone() == (0,)
         assert db.execute("select count(*) from memories").fetchone() == (0,)
     # The fake model's extraction was never asked: only the streamed answer was.

@@ -67,6 +67,7 @@ def test_switching_to_a_custom_server_saves_reconnects_and_uses_its_model(
 ):
     profile = missing_local_profile(tmp_path)
     fake_openai.require_api_key = "sk-test-123"
+    fake_openai.models = ["picked-chat", "fake-embedding"]  # the probe finds the model
 
     async def scenario(session: GuiSession):
         window = session.window

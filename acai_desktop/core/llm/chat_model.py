@@ -13,8 +13,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol
 
 from acai_desktop.core.errors import (
+    LocalModelFileMissingError,
     LocalModelUnavailableError,
+    MissingApiKeyError,
     ModelError,
+    ModelNotChosenError,
     ModelSettingsError,
     ModelUnauthorizedError,
 )
@@ -25,7 +28,9 @@ from acai_desktop.core.llm.replies import Completion, Messages
 class ChatModel(Protocol):
     """A model that streams a chat answer (what one turn of the orchestrator calls)."""
 
-    def stream_chat(self, messages: Messages, *, role: ModelRole | str = ...) -> AsyncIterator[str]:
+    def stream_chat(
+        self, messages: Messages, *, role: ModelRole | str = ..., max_tokens: int | None = ...
+    ) -> AsyncIterator[str]:
         """Yield the answer's text deltas as they arrive (an async generator)."""
         ...
 
@@ -36,8 +41,17 @@ class ChatModel(Protocol):
 
 def next_step(error: ModelError) -> str:
     """What the user can do about ``error`` (shown under the reason)."""
+    if isinstance(error, ModelNotChosenError):
+        return "Press Settings to choose a model: a server you run, OpenAI, or the built-in demo."
     if isinstance(error, ModelSettingsError):
         return "Open Settings to choose the provider again, then save."
+    if isinstance(error, LocalModelFileMissingError):
+        return (
+            "Choose an existing GGUF file in Settings (or the built-in model), then press "
+            "Try again."
+        )
+    if isinstance(error, MissingApiKeyError):
+        return "Enter the API key in Settings (or set it in the environment), then save."
     if isinstance(error, LocalModelUnavailableError):
         return (
             "Install the local extra (pip install 'acai-desktop[local]') or choose another "
@@ -66,7 +80,13 @@ class NoModelClient:
     def __init__(self, cause: ModelError) -> None:
         self.error = NoModelError(cause)
 
-    async def stream_chat(self, messages: Messages, *, role: ModelRole | str = ModelRole.CHAT):
+    async def stream_chat(
+        self,
+        messages: Messages,
+        *,
+        role: ModelRole | str = ModelRole.CHAT,
+        max_tokens: int | None = None,
+    ):
         raise self.error
         yield ""  # pragma: no cover - makes this an async generator
 

@@ -110,6 +110,7 @@ class ModelClient:
         max_retries: int = 2,
         stream_max_retries: int = 1,
         unreachable_reason: Callable[[], str | None] | None = None,
+        stream_replies: bool | None = None,
     ) -> None:
         """``base_url`` overrides the settings' address (the local server's URL goes here);
         ``api_key`` None sends a placeholder, never the environment's key.
@@ -117,7 +118,12 @@ class ModelClient:
         ``unreachable_reason``: for a server the app manages itself, what it knows about
         why the server is not answering (it died and is restarting, or gave up). A
         connection failure then says that, instead of asking the user to check an
-        address they never chose."""
+        address they never chose.
+
+        ``stream_replies`` (None: the provider's habit): ask for every reply as a stream,
+        even one read whole. A server that answers one request at a time stops a streamed
+        reply as soon as its client goes (a closed stream frees it for the user's turn);
+        a reply it is not streaming it finishes first, however long it takes."""
         self.settings = settings
         # Cut from every error text and log line, wherever the server echoes it.
         remember_secret(api_key)
@@ -139,6 +145,9 @@ class ModelClient:
         # A copy shares the connection pool; only the retry count differs.
         self._openai_streaming = self._openai.with_options(max_retries=stream_max_retries)
         self.structured_mode: StructuredMode = settings.resolved_structured_mode()
+        self.stream_replies = (
+            settings.serves_one_request_at_a_time() if stream_replies is None else stream_replies
+        )
         self._server = ServerInfo(
             self.base_url, settings.provider, self.timeouts.read, unreachable_reason
         )
@@ -266,6 +275,15 @@ class ModelClient:
         model = self.model_for(role)
         extra = {"response_format": response_format} if response_format else {}
         try:
+            if self.stream_replies:
+                completion = await self._within_reply_deadline(
+                    self._read_streamed(
+                        model, messages, {**_sampling(max_tokens, temperature), **extra}
+                    ),
+                    model,
+                )
+                note_model_answered()
+                return completion
             response = await self._within_reply_deadline(
                 self._openai.chat.completions.create(
                     model=model,
@@ -302,6 +320,41 @@ class ModelClient:
             finish_reason=choice.finish_reason,
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
+        )
+
+    async def _read_streamed(
+        self, model: str, messages: Messages, options: dict[str, Any]
+    ) -> Completion:
+        """One reply asked for as a stream and read whole (see ``stream_replies``)."""
+        stream = await self._openai.chat.completions.create(
+            model=model, messages=list(messages), stream=True, **options
+        )
+        parts: list[str] = []
+        finish_reason = None
+        prompt_tokens = completion_tokens = None
+        async with stream:
+            async for chunk in stream:
+                if chunk.usage is not None:
+                    prompt_tokens = chunk.usage.prompt_tokens
+                    completion_tokens = chunk.usage.completion_tokens
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                finish_reason = choice.finish_reason or finish_reason
+                if choice.delta and choice.delta.content:
+                    parts.append(choice.delta.content)
+        if finish_reason is None:
+            # llama.cpp's server ends a stream early (no finish reason) when another
+            # request waits: a cut reply, not a short one.
+            raise ModelReplyError(
+                f"The reply from {self._where(model)} ended before it was finished "
+                "(the stream stopped without a finish reason)."
+            )
+        return Completion(
+            text="".join(parts),
+            finish_reason=finish_reason,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
         )
 
     async def structured(

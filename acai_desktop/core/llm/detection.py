@@ -57,6 +57,69 @@ class DetectionReport:
             self.proposal, base_url=probe.base_url, models=_models_from(probe)
         )
 
+    def options(self) -> list[ModelOption]:
+        """What the first start offers, best first: each running server, OpenAI with the
+        environment's key, and the built-in model for what it is (a small, slow demo)."""
+        options = [_server_option(probe) for probe in self.reachable]
+        if self.openai_key_set:
+            openai_settings = ModelSettings.for_preset(ProviderName.OPENAI)
+            options.append(
+                ModelOption(
+                    ProviderName.OPENAI,
+                    f"OpenAI ({openai_settings.model_for('chat')})",
+                    "Uses the OPENAI_API_KEY set in your environment. Fast and capable; "
+                    "your messages and memories are sent to OpenAI to be answered.",
+                    openai_settings,
+                )
+            )
+        if self.local_extra_installed and self.bundled_model is not None:
+            options.append(
+                ModelOption(
+                    ProviderName.LOCAL,
+                    BUILT_IN_TITLE,
+                    BUILT_IN_DESCRIPTION,
+                    ModelSettings.for_preset(ProviderName.LOCAL),
+                    demo=True,
+                )
+            )
+        return options
+
+
+#: How the built-in model is offered: for what it is.
+BUILT_IN_TITLE = "Built-in demo model (SmolLM2, 135M parameters)"
+BUILT_IN_DESCRIPTION = (
+    "A small offline demo that runs on this computer with nothing to set up. It answers "
+    "slowly and learns little: good for trying ACAI, not for real use. Nothing leaves "
+    "this computer."
+)
+
+
+@dataclass(frozen=True)
+class ModelOption:
+    """One choice of the first start: what it is, in words, and the settings it saves."""
+
+    provider: ProviderName
+    title: str
+    description: str
+    settings: ModelSettings
+    #: The built-in demo model (never chosen without the user's yes).
+    demo: bool = False
+
+
+def _server_option(probe: ProviderProbe) -> ModelOption:
+    settings = ModelSettings.for_preset(
+        probe.provider, base_url=probe.base_url, models=_models_from(probe)
+    )
+    label = preset(probe.provider).label
+    listed = f"{len(probe.models)} model(s) listed" if probe.models else "no model listed"
+    return ModelOption(
+        probe.provider,
+        f"{label} at {probe.base_url}",
+        f"A model server already running on this computer ({listed}); ACAI would answer "
+        f"with {settings.model_for('chat')}. Your conversations stay on this computer.",
+        settings,
+    )
+
 
 def _models_from(probe: ProviderProbe) -> RoleModels:
     defaults = preset(probe.provider).models

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import openai
 
-from acai_desktop.core.errors import LocalModelUnavailableError
+from acai_desktop.core.errors import LocalModelFileMissingError, LocalModelUnavailableError
 from acai_desktop.core.llm.local_server_process import KEY_VARIABLE, SERVE_LOCAL_MODEL_FLAG
 from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL
 
@@ -166,7 +166,7 @@ class LocalModelServer:
             )
         model = self.model_path
         if not model.is_file():
-            raise LocalModelUnavailableError(
+            raise LocalModelFileMissingError(
                 f"The model file {model} does not exist. Choose a GGUF file in Settings."
             )
         self._stopping = False

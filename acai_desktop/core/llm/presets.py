@@ -71,6 +71,12 @@ class ProviderPreset:
     structured_mode: StructuredMode
     #: Whether detection probes this address on first start.
     probe_on_first_start: bool = False
+    #: A local server that works on one request at a time (one model loaded, one slot):
+    #: background work must step aside while the user waits for an answer.
+    serves_one_request_at_a_time: bool = False
+    #: The longest answer asked for, in tokens (None: the server's own limit). A tiny
+    #: model can loop until its context is full: minutes of text nobody wants.
+    answer_max_tokens: int | None = None
     notes: str = field(default="", compare=False)
 
 
@@ -96,6 +102,7 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same("llama3.2", embedding="nomic-embed-text"),
         structured_mode=StructuredMode.JSON_SCHEMA,
         probe_on_first_start=True,
+        serves_one_request_at_a_time=True,
         notes="Pull the models first: ollama pull llama3.2",
     ),
     ProviderName.LMSTUDIO: ProviderPreset(
@@ -106,6 +113,7 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same("local-model", embedding="text-embedding-nomic-embed-text-v1.5"),
         structured_mode=StructuredMode.JSON_SCHEMA,
         probe_on_first_start=True,
+        serves_one_request_at_a_time=True,
     ),
     ProviderName.LLAMACPP: ProviderPreset(
         name=ProviderName.LLAMACPP,
@@ -116,6 +124,7 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same("default"),
         structured_mode=StructuredMode.JSON_SCHEMA,
         probe_on_first_start=True,
+        serves_one_request_at_a_time=True,
     ),
     ProviderName.CUSTOM: ProviderPreset(
         name=ProviderName.CUSTOM,
@@ -132,6 +141,10 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         needs_api_key=False,
         models=RoleModels.same(BUNDLED_LOCAL_MODEL),
         structured_mode=StructuredMode.JSON_OBJECT_SCHEMA,
+        serves_one_request_at_a_time=True,
+        # A 135M model's long answers ramble; each answer is also read again as part of
+        # the next prompt, so its length is paid twice before the next first word.
+        answer_max_tokens=320,
     ),
 }
 

@@ -60,6 +60,8 @@ class ModelSettings(BaseModel):
     #: New facts wait in the panel for the user's yes. None: on with the bundled 135M
     #: local model (small models invent facts), off with every other model.
     ask_before_remembering: bool | None = None
+    #: The longest answer asked for, in tokens; None: the provider's default.
+    answer_max_tokens: int | None = Field(default=None, ge=16)
 
     @classmethod
     def for_preset(cls, name: ProviderName | str, **overrides) -> ModelSettings:
@@ -72,6 +74,14 @@ class ModelSettings(BaseModel):
         if self.ask_before_remembering is not None:
             return self.ask_before_remembering
         return self.provider == ProviderName.LOCAL and self.local_model_path is None
+
+    def resolved_answer_max_tokens(self) -> int | None:
+        return self.answer_max_tokens or preset(self.provider).answer_max_tokens
+
+    def serves_one_request_at_a_time(self) -> bool:
+        """Whether the model server works on one request at a time (a local server with
+        one model loaded): the user's turn must then go before background work."""
+        return preset(self.provider).serves_one_request_at_a_time
 
     def model_for(self, role: ModelRole | str) -> str:
         return self.models.for_role(role)

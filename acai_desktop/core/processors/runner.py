@@ -24,6 +24,15 @@ other failed job is queued again:
 
 The user can retry any failed job (window, ``acai-desktop jobs retry``).
 
+On a model server that answers one request at a time (the built-in one, Ollama, LM Studio,
+llama.cpp), a turn the user waits for goes first: while a turn runs, the job kinds named in
+``yield_to_turns`` start no new job, and a running one is cancelled and put back in the
+queue (the interrupted attempt does not count). They carry on a few seconds after the turn
+(``quiet_after_turn_s``: the user reads, and often asks again at once), and wait again
+while the user types the next message (:meth:`JobRunner.defer`): a request the server has
+begun reading can't be taken back, so it is better not to start one the user would wait
+behind.
+
 The runner sleeps until there is work: a job queued or revived, an answer finished (jobs
 wait for their turn's answer), a scheduled retry, or, every IDLE_POLL_SECONDS, work
 queued by another process (``acai-desktop jobs retry``).
@@ -34,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Collection
 from datetime import UTC, datetime, timedelta
 
@@ -72,6 +82,9 @@ PROBE_FIRST_SECONDS = 30.0
 PROBE_MAX_SECONDS = 600.0
 #: The longest the runner sleeps without looking at the queue (work queued elsewhere).
 IDLE_POLL_SECONDS = 30.0
+#: After a turn, work that yields to turns waits this long (the user reads the answer and
+#: may ask again at once).
+QUIET_AFTER_TURN_SECONDS = 4.0
 
 
 def is_permanent(error: BaseException) -> bool:
@@ -91,6 +104,8 @@ class JobRunner:
         max_revivals: int = MAX_REVIVALS,
         probe: ModelProbe | None = None,
         probe_seconds: float = PROBE_FIRST_SECONDS,
+        yield_to_turns: Collection[str] = (),
+        quiet_after_turn_s: float = QUIET_AFTER_TURN_SECONDS,
     ) -> None:
         self.jobs = jobs
         self.handlers = handlers
@@ -112,6 +127,18 @@ class JobRunner:
         self._running: dict[int, tuple[Job, asyncio.Task]] = {}
         self._finished = asyncio.Condition()
         self._kinds: frozenset[str] | None = None  # see start()
+        #: Job kinds that step aside while a turn runs (they use the chat's model server).
+        self.yield_to_turns = frozenset(yield_to_turns)
+        #: The answers being written now (TurnStarted without its TurnEnded yet).
+        self._turns: set[int] = set()
+        #: Jobs whose handler is running now: only those are cancelled for a turn.
+        self._in_handler: set[int] = set()
+        #: Jobs cancelled to let a turn go first, to be put back in the queue.
+        self._preempted: set[int] = set()
+        self.quiet_after_turn_s = quiet_after_turn_s
+        #: Until then (time.monotonic()) work that yields to turns waits: a turn just
+        #: ended, or the user is typing.
+        self._quiet_until = 0.0
 
     async def start(self, *, kinds: Collection[str] | None = None) -> None:
         """Run queued jobs from now on; ``kinds``: only jobs of these kinds (without a
@@ -126,6 +153,8 @@ class JobRunner:
         self._unsubscribers = [
             self.events.subscribe(ev.JobStatusChanged, self._on_job_status_changed),
             self.events.subscribe(ev.AnswerFinished, self._on_answer_finished),
+            self.events.subscribe(ev.TurnStarted, self._on_turn_started),
+            self.events.subscribe(ev.TurnEnded, self._on_turn_ended),
         ]
         self._loop_task = asyncio.create_task(self._loop(), name="job-runner")
         if self.probe is not None and self._kinds is None:
@@ -147,6 +176,47 @@ class JobRunner:
         if event.message.status == MessageStatus.COMPLETE:
             self._model_answered = True  # a real completion: the model works again
         self._wake.set()
+
+    def _on_turn_started(self, event: ev.TurnStarted) -> None:
+        self._turns.add(event.answer_id)
+        self._step_aside()
+
+    def defer(self, seconds: float) -> None:
+        """The user is about to ask (typing): work that yields to turns waits ``seconds``
+        from now, and what runs of it steps aside at once."""
+        if not self.yield_to_turns:
+            return
+        self._quiet_until = max(self._quiet_until, time.monotonic() + seconds)
+        self._step_aside()
+
+    def _step_aside(self) -> None:
+        for job_id in self._in_handler:
+            job, task = self._running[job_id]
+            if job.kind in self.yield_to_turns:
+                # Synchronously, before the turn's request leaves: the job's request is
+                # closed first, so the server is free when the answer asks.
+                self._preempted.add(job_id)
+                task.cancel()
+
+    def _on_turn_ended(self, event: ev.TurnEnded) -> None:
+        self._turns.discard(event.answer_id)
+        if self.yield_to_turns:
+            self._quiet_until = max(self._quiet_until, time.monotonic() + self.quiet_after_turn_s)
+        self._wake.set()
+
+    @property
+    def paused_kinds(self) -> frozenset[str]:
+        """The kinds that wait now: a turn runs, has just ended, or the user types."""
+        if self._turns or time.monotonic() < self._quiet_until:
+            return self.yield_to_turns
+        return frozenset()
+
+    def _claimable_kinds(self) -> frozenset[str] | None:
+        """The kinds a job may be claimed of now (None: any)."""
+        paused = self.paused_kinds
+        if not paused:
+            return self._kinds
+        return (self._kinds if self._kinds is not None else frozenset(self.handlers)) - paused
 
     def _announce(self, jobs: list[Job]) -> None:
         for job in jobs:
@@ -264,9 +334,10 @@ class JobRunner:
 
     async def _start_runnable_jobs(self) -> bool:
         started = False
-        while len(self._running) < self.max_concurrent:
+        kinds = self._claimable_kinds()
+        while len(self._running) < self.max_concurrent and (kinds is None or kinds):
             busy = {job.conversation_id for job, _ in self._running.values()}
-            job = await self.jobs.claim_next({c for c in busy if c is not None}, self._kinds)
+            job = await self.jobs.claim_next({c for c in busy if c is not None}, kinds)
             if job is None:
                 break
             task = asyncio.create_task(self._run(job), name=f"job-{job.id}-{job.kind}")
@@ -281,6 +352,9 @@ class JobRunner:
         if next_at is not None:
             delay = (datetime.fromisoformat(next_at) - datetime.now(UTC)).total_seconds()
             timeout = min(max(delay, 0.01), IDLE_POLL_SECONDS)
+        quiet_left = self._quiet_until - time.monotonic()
+        if quiet_left > 0:  # paused work may start then
+            timeout = min(timeout, quiet_left + 0.01)
         # Not asyncio.wait_for: on Python 3.11 a cancel (stop) that meets the wake-up
         # can leave it waiting for its inner task for the whole timeout.
         waiter = asyncio.ensure_future(self._wake.wait())
@@ -293,10 +367,16 @@ class JobRunner:
         finished: Job | None = None
         try:
             try:
-                with tallying_model_answers() as tally:
-                    await self.handlers[job.kind](job)
+                self._in_handler.add(job.id)
+                try:
+                    with tallying_model_answers() as tally:
+                        await self.handlers[job.kind](job)
+                finally:
+                    self._in_handler.discard(job.id)
             except asyncio.CancelledError:
-                raise
+                if job.id not in self._preempted:
+                    raise
+                finished = await self._put_back(job)
             except Exception as error:
                 finished = await self._record_failure(job, error)
             else:
@@ -315,11 +395,18 @@ class JobRunner:
             # Always, even when cancelled: a job left in _running would block its
             # conversation (and a slot) for the rest of the session.
             self._running.pop(job.id, None)
+            self._preempted.discard(job.id)
             self._wake.set()
         if finished is not None:
             self.events.emit(ev.JobStatusChanged(finished))
         async with self._finished:
             self._finished.notify_all()
+
+    async def _put_back(self, job: Job) -> Job:
+        """A turn took the model server from ``job``: it waits in the queue again."""
+        log.info("job %d (%s) steps aside for an answer; it runs after it", job.id, job.kind)
+        await self.jobs.requeue([job.id])
+        return await self.jobs.get(job.id)
 
     async def _record_failure(self, job: Job, error: Exception) -> Job:
         reason = f"{type(error).__name__}: {error}"

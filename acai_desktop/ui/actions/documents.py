@@ -32,6 +32,11 @@ class DocumentActions(ActionGroup):
         super().__init__(session)
         #: Set by the folder's Stop: the walk ends, and what it queued is taken back.
         self._stop_folder: asyncio.Event | None = None
+        #: The documents the last add said it would read, until they are all read: then
+        #: the status bar says so instead (never "Indexing…" for work that is done).
+        self._being_read: dict[int, str | None] = {}
+        #: Files the last add refused (said again with the outcome).
+        self._not_added = 0
 
     def connect(self, window: MainWindow) -> None:
         panel = window.documents_panel
@@ -43,6 +48,7 @@ class DocumentActions(ActionGroup):
         panel.scope_requested.connect(self.set_scope)
         window.conversation_shown.connect(self.show_scope)
         window.passage_open_requested.connect(self.open_passage)
+        window.events.document_changed.connect(self._on_document_changed)
 
     async def load(self, assistant: Assistant) -> None:
         """Fill the Documents tab (the events keep it current from then on)."""
@@ -95,7 +101,9 @@ class DocumentActions(ActionGroup):
         parts = []
         if report.queued:
             count = len(report.queued)
-            parts.append(f"Indexing {count} document{'' if count == 1 else 's'}")
+            parts.append(f"Indexing {count} document{'' if count == 1 else 's'}…")
+            self._being_read = {document.id: None for document in report.queued}
+            self._not_added = len(refused)
         if report.unchanged:
             parts.append(f"{len(report.unchanged)} unchanged since indexed")
         if refused:
@@ -103,6 +111,22 @@ class DocumentActions(ActionGroup):
         if stopped:
             parts.append("stopped")
         self.say(", ".join(parts) + "." if parts else "No document to add there.")
+
+    def _on_document_changed(self, document) -> None:
+        if document.id not in self._being_read or document.status not in ("ready", "error"):
+            return
+        self._being_read[document.id] = document.status
+        outcomes = list(self._being_read.values())
+        if None in outcomes:
+            return
+        self._being_read = {}
+        read, failed = outcomes.count("ready"), outcomes.count("error")
+        parts = [f"Indexed {read} document{'' if read == 1 else 's'}"]
+        if failed:
+            parts.append(f"{failed} could not be read (see its row)")
+        if self._not_added:
+            parts.append(f"{self._not_added} not added")
+        self.say("; ".join(parts) + ".")
 
     # -- changing ------------------------------------------------------------------------
 

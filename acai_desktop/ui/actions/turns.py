@@ -23,11 +23,15 @@ if TYPE_CHECKING:
 
 #: The answer being written; one at a time.
 TURN_TASK = "turn"
+#: While the user types, learning on a one-request-at-a-time server waits this long
+#: after each keystroke: the answer they are about to ask for goes first.
+TYPING_QUIET_SECONDS = 8.0
 
 
 class TurnActions(ActionGroup):
     def connect(self, window: MainWindow) -> None:
         window.send_requested.connect(self.send)
+        window.draft_changed.connect(self.on_draft_changed)
         window.retry_requested.connect(self.retry)
         window.stop_requested.connect(self.stop)
         window.answer_sources_requested.connect(self.show_sources)
@@ -48,6 +52,10 @@ class TurnActions(ActionGroup):
             self.window.show_status("Wait for the current answer, or stop it, first.", 5000)
             return
         self._start(assistant.orchestrator.retry(answer_id))
+
+    def on_draft_changed(self) -> None:
+        if self.session.assistant is not None:
+            self.session.assistant.runner.defer(TYPING_QUIET_SECONDS)
 
     def stop(self) -> None:
         self.session.tasks.cancel(TURN_TASK)

@@ -132,7 +132,16 @@ class ConversationList(QListView):
         self.setMouseTracking(True)
         #: The open actions menu (kept so it lives while shown; tests look at it).
         self.menu: QMenu | None = None
+        #: The conversation open in the chat: the highlight stays on it whatever rows
+        #: come, go or get a menu.
+        self._open_id: int | None = None
         self.activated.connect(self._on_activated)
+
+    def setModel(self, model) -> None:
+        super().setModel(model)
+        for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset,
+                       model.rowsMoved, model.layoutChanged):  # fmt: skip
+            signal.connect(self._show_open)
 
     def set_theme(self, theme: Theme) -> None:
         self.delegate.theme = theme
@@ -140,7 +149,12 @@ class ConversationList(QListView):
 
     def select_conversation(self, conversation_id: int | None) -> None:
         """Show ``conversation_id`` as the current one, without announcing a choice."""
+        self._open_id = conversation_id
+        self._show_open()
+
+    def _show_open(self, *args) -> None:
         model = self.model()
+        conversation_id = self._open_id
         row = model.row_of(conversation_id) if conversation_id is not None else None
         if row is None:
             self.clearSelection()
@@ -172,6 +186,18 @@ class ConversationList(QListView):
         if index.isValid():
             self.open_menu(index.row(), event.pos())
             event.accept()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        # A press on a row's ⋯, or a right-click, opens a menu: it doesn't choose the
+        # row, so the highlight stays on the open chat.
+        index = self.indexAt(event.position().toPoint())
+        on_more = index.isValid() and more_rect(self.visualRect(index)).contains(
+            event.position().toPoint()
+        )
+        if on_more or event.button() == Qt.MouseButton.RightButton:
+            event.accept()
+            return
+        super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         index = self.indexAt(event.position().toPoint())

@@ -17,6 +17,12 @@ JOB_LABELS = {
     "summary": "Summarising…",
     "index_document": "Reading a document…",
 }
+#: What a job waiting its turn is called: it has not started (the answer comes first).
+QUEUED_LABELS = {
+    "critical_info": "Will learn from your message after the answer",
+    "summary": "Will summarise older messages later",
+    "index_document": "A document waits to be read",
+}
 #: What a job waiting for a later retry is doing, as the subject of "… waits for the model".
 WAITING_LABELS = {
     "critical_info": "Learning",
@@ -50,7 +56,8 @@ class JobStatus(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._running_jobs: dict[int, str] = {}
+        #: Jobs not finished, by id: (running?, what it is called).
+        self._running_jobs: dict[int, tuple[bool, str]] = {}
         #: Pending jobs that wait for a later retry (the server's Retry-After).
         self._delayed_jobs: dict[int, Job] = {}
         self._failed_jobs: dict[int, Job] = {}
@@ -74,8 +81,10 @@ class JobStatus(QObject):
             self._failed_jobs[job.id] = job
         elif job.waits_until() is not None:
             self._delayed_jobs[job.id] = job
-        elif job.status in ("pending", "running"):
-            self._running_jobs[job.id] = JOB_LABELS.get(job.kind, "Working…")
+        elif job.status == "running":
+            self._running_jobs[job.id] = (True, JOB_LABELS.get(job.kind, "Working…"))
+        elif job.status == "pending":
+            self._running_jobs[job.id] = (False, QUEUED_LABELS.get(job.kind, "Queued"))
         self._show_running()
         self._show_failed()
 
@@ -94,7 +103,10 @@ class JobStatus(QObject):
         self._show_failed()
 
     def _show_running(self) -> None:
-        parts = list(dict.fromkeys(self._running_jobs.values()))[:1]
+        # What runs is news; what only waits its turn is said when nothing runs.
+        running = [label for runs, label in self._running_jobs.values() if runs]
+        queued = [label for runs, label in self._running_jobs.values() if not runs]
+        parts = (running or queued)[:1]
         waiting = [(job.waits_until(), job) for job in self._delayed_jobs.values()]
         waiting = [(at, job) for at, job in waiting if at is not None]
         if waiting:

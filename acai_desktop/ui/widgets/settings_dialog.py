@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -76,6 +78,12 @@ UNSHOWN_SETTINGS = {
 if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
     from acai_desktop.core.llm.detection import DetectionReport
 
+#: The tallest the dialog opens: it fits a 1366×768 screen with a panel and a title
+#: bar; the form scrolls inside it (heading and buttons stay in view).
+MAX_HEIGHT = 680
+#: Kept free of the screen's available height (the window frame, some air).
+SCREEN_MARGIN = 60
+
 
 class SettingsDialog(QDialog):
     # About 330 lines, over the ~300 the house aims for: it is one form whose fields
@@ -105,6 +113,10 @@ class SettingsDialog(QDialog):
         self.resize(560, 0)
         self.original = settings
         self.providers_with_key = set(providers_with_key)
+        #: What was typed for each provider while the dialog is open (address, model
+        #: names, model file): switching away and back keeps it.
+        self._drafts: dict[ProviderName, tuple[str, RoleModels, str]] = {}
+        self._shown_provider = settings.provider
         self._file_dialog: QFileDialog | None = None
 
         self.provider_box = QComboBox()
@@ -232,12 +244,26 @@ class SettingsDialog(QDialog):
             hint("Where ACAI's model runs. Saving reconnects; your chats and memories stay.")
         )
         layout.addSpacing(4)
-        layout.addLayout(form)
+        # The form scrolls when the screen is short; the heading and the buttons don't.
+        self.form_widget = QWidget()
+        self.form_widget.setObjectName("SettingsForm")
+        form_layout = QVBoxLayout(self.form_widget)
+        form_layout.setContentsMargins(0, 0, 8, 0)
+        form_layout.addLayout(form)
+        form_layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("SettingsScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(self.form_widget)
+        layout.addWidget(self.scroll, 1)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 
         self._load(settings)
         self._connect_signals()
+        self.fit_height()
 
     def _connect_signals(self) -> None:
         self.provider_box.currentIndexChanged.connect(self._on_provider_box_changed)
@@ -375,19 +401,54 @@ class SettingsDialog(QDialog):
             self.provider_box.blockSignals(True)
             self.set_provider(proposed.provider)
             self.provider_box.blockSignals(False)
+            self._switch_fields_to(proposed.provider)
             self._update_for_provider()
         self.base_url.setText(proposed.base_url or preset(proposed.provider).base_url or "")
         self._fill_models(proposed.models)
+        self.fit_height()
 
     # -- slots -------------------------------------------------------------------------
 
     def _on_provider_box_changed(self, index: int) -> None:
-        name = self.provider
+        self._switch_fields_to(self.provider)
+        self.show_error(None)
+        self._update_for_provider()
+        self.fit_height()
+
+    def _switch_fields_to(self, name: ProviderName) -> None:
+        """Keep what was typed for the provider shown so far; show ``name``'s fields as
+        last typed in this dialog, else as saved, else its preset's."""
+        models = RoleModels(
+            **{role.value: field.text() for role, field in self.model_fields.items()}
+        )
+        self._drafts[self._shown_provider] = (self.base_url.text(), models, self.local_model.text())
+        self._shown_provider = name
+        if name in self._drafts:
+            url, models, local_path = self._drafts[name]
+            self.base_url.setText(url)
+            self._fill_models(models)
+            self.local_model.setText(local_path)
+            return
         source = self.original if name == self.original.provider else ModelSettings.for_preset(name)
         self.base_url.setText(source.base_url or preset(name).base_url or "")
         self._fill_models(source.models)
-        self.show_error(None)
-        self._update_for_provider()
+
+    def fit_height(self) -> None:
+        """As tall as the form needs (no gaps after rows hide), at most what the screen
+        has room for (MAX_HEIGHT); beyond that the form scrolls."""
+        self.layout().activate()
+        # As wide as the form needs beside a vertical scroll bar: it never scrolls sideways.
+        scroll_bar = self.scroll.verticalScrollBar().sizeHint().width()
+        self.scroll.setMinimumWidth(self.form_widget.minimumSizeHint().width() + scroll_bar)
+        chrome = self.layout().sizeHint().height() - self.scroll.sizeHint().height()
+        wanted = chrome + self.form_widget.sizeHint().height()
+        width = max(self.width(), self.minimumSizeHint().width())
+        self.resize(width, min(wanted, self.height_cap()))
+
+    def height_cap(self) -> int:
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        available = screen.availableGeometry().height() if screen is not None else MAX_HEIGHT
+        return max(320, min(MAX_HEIGHT, available - SCREEN_MARGIN))
 
     def _on_detect_button_clicked(self) -> None:
         self.detect_button.setEnabled(False)

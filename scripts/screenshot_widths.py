@@ -1,0 +1,155 @@
+"""The window at 640, 1024 and 1440 pixels wide, as a user's screen shows it.
+
+Run by ``scripts/screenshot-widths`` under a virtual X server with a window manager (Qt's
+xcb platform, so the window has its frame and the manager places it). A throw-away
+profile holds a short conversation and a few memories; the profile's model (an Ollama
+address where nothing answers) shows the model status as a user would see it with the
+server down. Each picture is the window as the screen shows it, frame included:
+``window-640.png``, ``window-1024.png``, ``window-1440.png`` in the output folder, and
+``first-start.png``: the first start's question, with Ollama found running, a key in the
+environment and the built-in demo model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QGuiApplication
+
+from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.llm.presets import RoleModels
+from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile import Profile
+from acai_desktop.ui.app import create_application
+from acai_desktop.ui.session import GuiSession
+
+WIDTHS = (640, 1024, 1440)
+HEIGHT = 800
+CONVERSATION = [
+    ("user", "I'm planning a trip to Japan in April. I prefer quiet places, and I'm vegetarian."),
+    (
+        "assistant",
+        "April is cherry-blossom season. For quiet places, look at **Kanazawa**, the Kiso "
+        "Valley (the Magome–Tsumago trail) and the temples of northern Kyoto early in the "
+        "morning. Try *shōjin ryōri*, the Buddhist temple cuisine: vegetarian by tradition.",
+    ),
+    ("user", "Which of those would suit a three-day stop?"),
+    (
+        "assistant",
+        "Kanazawa:\n\n- **Day 1:** Kenroku-en garden and the samurai district.\n"
+        "- **Day 2:** the thatched village of Shirakawa-gō.\n"
+        "- **Day 3:** the 21st Century Museum and Ōmichō market.",
+    ),
+]
+FACTS = [
+    ("The user is planning a trip to Japan in April", "Plan"),
+    ("The user prefers quiet places over big cities", "Preference"),
+    ("The user is vegetarian", "Diet"),
+]
+
+
+async def populate(profile: Profile) -> None:
+    assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
+    try:
+        for title in ("Backend for my side project", "A 10 km running plan"):
+            earlier = await assistant.conversations.create(title)
+            await assistant.conversations.add_message(earlier.id, "user", f"About {title}.")
+        conversation = await assistant.conversations.create("Trip to Japan")
+        for role, text in CONVERSATION:
+            await assistant.conversations.add_message(conversation.id, role, text)
+        for fact, category in FACTS:
+            await assistant.memories.remember(fact, category=category, explicit=True)
+    finally:
+        await assistant.close()
+
+
+def main(output_dir: Path) -> int:
+    output_dir.mkdir(parents=True, exist_ok=True)
+    scratch = tempfile.mkdtemp(prefix="acai-widths-")
+    profile = Profile.at(Path(scratch) / "profile").ensure()
+    save_model_settings(
+        profile.settings_path,
+        ModelSettings.for_preset(
+            "ollama",
+            base_url="http://127.0.0.1:9/v1",  # nothing answers: the status says so
+            models=RoleModels.same("llama3.2", embedding="nomic-embed-text"),
+        ),
+    )
+    asyncio.run(populate(profile))
+
+    import qasync  # after PySide6: qasync binds to the Qt already loaded
+
+    app = create_application()
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    session = GuiSession(profile, quit_after_ms=60_000)
+    saved: list[str] = []
+    widths = list(WIDTHS)
+
+    def next_width() -> None:
+        if not widths:
+            grab_first_start()
+            return
+        session.window.resize(widths[0], HEIGHT)
+        QTimer.singleShot(900, grab)
+
+    def grab() -> None:
+        width = widths.pop(0)
+        window = session.window
+        frame = window.frameGeometry()
+        screen = window.screen() or QGuiApplication.primaryScreen()
+        picture = screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
+        path = output_dir / f"window-{width}.png"
+        if picture.save(str(path)):
+            saved.append(str(path))
+        next_width()
+
+    def grab_first_start() -> None:
+        from acai_desktop.core.llm.detection import DetectionReport, ProviderProbe
+        from acai_desktop.core.llm.local_server import bundled_model_path
+        from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
+
+        ollama = ProviderProbe(
+            "ollama",
+            "http://localhost:11434/v1",
+            True,
+            ["llama3.2:latest", "nomic-embed-text:latest"],
+        )
+        report = DetectionReport([ollama], True, True, bundled_model_path(), "ollama")
+        dialog = FirstStartDialog(report.options(), session.window)
+        dialog.open()
+
+        def save() -> None:
+            if dialog.grab().save(str(output_dir / "first-start.png")):
+                saved.append(str(output_dir / "first-start.png"))
+            dialog.reject()
+            session.request_quit()
+
+        QTimer.singleShot(700, save)
+
+    def when_loaded() -> None:
+        busy = session.tasks.get("open") or session.tasks.get("check-model")
+        if session.assistant is None or busy is not None:
+            QTimer.singleShot(100, when_loaded)
+            return
+        first = session.window.conversations_model.index(0, 0)
+        session.window.conversation_list.activated.emit(first)  # open the newest chat
+        session.window.show_status("Ready")
+        QTimer.singleShot(600, next_width)
+
+    QTimer.singleShot(200, when_loaded)
+    loop.run_until_complete(session.run())
+    loop.close()
+    if len(saved) != len(WIDTHS) + 1:
+        print(f"screenshot-widths: saved only {saved}", file=sys.stderr)
+        return 1
+    print("saved " + ", ".join(saved))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/screenshots")))

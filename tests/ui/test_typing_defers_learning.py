@@ -1,0 +1,30 @@
+"""Typing the next message holds learning back on a one-request-at-a-time server."""
+
+from __future__ import annotations
+
+from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile import Profile
+from acai_desktop.ui.session import GuiSession
+from tests.core.conftest import TEST_MODELS
+from tests.support.gui import gui_session, run_in_session
+
+
+def test_a_keystroke_in_the_composer_holds_learning_back(qapp, tmp_path, fake_openai):
+    profile = Profile.at(tmp_path / "profile").ensure()
+    save_model_settings(
+        profile.settings_path,
+        ModelSettings.for_preset(
+            ProviderName.LLAMACPP, base_url=fake_openai.base_url, models=TEST_MODELS
+        ),
+    )
+
+    async def scenario(session: GuiSession):
+        runner = session.assistant.runner
+        before = runner.paused_kinds
+        session.window.composer.input.insertPlainText("What did I")
+        return before, runner.paused_kinds
+
+    before, while_typing = run_in_session(gui_session(profile), scenario)
+    assert before == frozenset()
+    assert while_typing == {"critical_info", "summary"}
