@@ -99,7 +99,7 @@ def test_a_corrupt_database_is_a_clean_error(qapp, tmp_path):
     profile.ensure()
     profile.database_path.write_bytes(b"this is not a database" * 100)
     with pytest.raises(StoreError):
-        run_gui(profile, quit_after_ms=10_000)  # a safety net: the error comes first
+        run_gui(profile, quit_after_ms=100)  # closes the error box, which the error opens
 
 
 def test_damaged_settings_and_a_profile_open_elsewhere_leave_its_answers_alone(qapp, tmp_path):
@@ -124,7 +124,7 @@ def test_damaged_settings_and_a_profile_open_elsewhere_leave_its_answers_alone(q
     holder = ProfileLock(profile.data_dir).acquire()
     try:
         with pytest.raises(StoreError, match="already open in another ACAI Desktop"):
-            run_gui(profile, quit_after_ms=10_000)  # a safety net: the error comes first
+            run_gui(profile, quit_after_ms=100)  # closes the error box, which the error opens
     finally:
         holder.release()
     with sqlite3.connect(profile.database_path) as db:
