@@ -6,9 +6,24 @@ from acai_desktop.ui.headless import WAIT_SECONDS, run_in_session, wait_until
 from acai_desktop.ui.session import GuiSession
 from tests.support.memory import shared_embedder
 
-__all__ = ["WAIT_SECONDS", "gui_session", "run_in_session", "wait_until"]
+__all__ = ["WAIT_SECONDS", "gui_session", "run_in_session", "shown_main_window", "wait_until"]
 
 
 def gui_session(profile: Profile, **options) -> GuiSession:
     """A real GuiSession whose assistant uses the test run's one loaded WordLlama."""
     return GuiSession(profile, offline_embedder=shared_embedder(), **options)
+
+
+def shown_main_window(qtbot, qapp, size: tuple[int, int] | None = None):
+    """The main window on its own (no session), themed and shown (``size``: before showing)."""
+    from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.theme import apply_theme
+
+    apply_theme(qapp)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    if size is not None:
+        window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    return window

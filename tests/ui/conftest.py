@@ -9,6 +9,13 @@ import pytest
 
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import FakeOpenAIServer
+from tests.support.gui import shown_main_window
+
+
+@pytest.fixture
+def window(qtbot, qapp):
+    """The main window on its own (no session), themed, shown at its default size."""
+    return shown_main_window(qtbot, qapp)
 
 
 @pytest.fixture

@@ -3,21 +3,9 @@ panel first) and come back with room; nothing in the header is cut."""
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtWidgets import QAbstractButton, QLabel
 
-from acai_desktop.ui.main_window import CHAT_MIN_WIDTH, MainWindow
-from acai_desktop.ui.theme import apply_theme
-
-
-@pytest.fixture
-def window(qtbot, qapp):
-    apply_theme(qapp)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
+from acai_desktop.ui.main_window import CHAT_MIN_WIDTH
 
 
 def resize(window, qtbot, width: int) -> None:

@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextTable
 
 from acai_desktop.core.records import Message, MessageStatus
-from acai_desktop.ui.main_window import MainWindow
 from acai_desktop.ui.markdown_blocks import (
     TABLE_MAX_CELLS,
     split_blocks,
@@ -23,8 +22,9 @@ from acai_desktop.ui.message_document import (
     SHOWN_ANSWER_CHARS,
     MessageDocument,
 )
-from acai_desktop.ui.theme import apply_theme, load_theme
+from acai_desktop.ui.theme import load_theme
 from acai_desktop.ui.widgets.large_answer_dialogs import TableDialog, WholeAnswerDialog
+from tests.support.gui import shown_main_window
 
 AT = "2026-01-01T00:00:00+00:00"
 
@@ -40,13 +40,7 @@ def table(rows: int, columns: int) -> str:
 
 @pytest.fixture
 def window(qtbot, qapp):
-    apply_theme(qapp)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1200, 800)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
+    return shown_main_window(qtbot, qapp, size=(1200, 800))
 
 
 def show_answer(window, content: str) -> MessageDocument:

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
 from acai_desktop.ui.main_window import (
     MEMORY_EMPTY_TITLE,
     TRANSCRIPT_EMPTY_TITLE,
-    MainWindow,
 )
-from acai_desktop.ui.theme import apply_theme
-
-
-@pytest.fixture
-def window(qtbot, qapp):
-    apply_theme(qapp)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
 
 
 def visible_texts(widget) -> set[str]:

@@ -12,10 +12,10 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QText
 from acai_desktop.core.orchestrator import MessageDelta
 from acai_desktop.core.records import Message, MessageStatus
 from acai_desktop.ui.fonts import has_equal_advances
-from acai_desktop.ui.main_window import MainWindow
 from acai_desktop.ui.markdown_blocks import split_blocks, split_stable
 from acai_desktop.ui.message_document import MessageDocument
 from acai_desktop.ui.theme import apply_theme, load_theme
+from tests.support.gui import shown_main_window
 
 AT = "2026-01-01T00:00:00+00:00"
 CODE = 'def greet(name: str) -> str:\n    """Say hello."""\n    return f"Hello, {name}!"'
@@ -46,13 +46,7 @@ def message(id, role="assistant", content="", status=MessageStatus.COMPLETE, **k
 
 @pytest.fixture
 def window(qtbot, qapp):
-    apply_theme(qapp)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1200, 800)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
+    return shown_main_window(qtbot, qapp, size=(1200, 800))
 
 
 def show(window, *messages: Message) -> None:
