@@ -101,6 +101,8 @@ class Composer(QWidget):
         self.send_button.setToolTip("Send (Enter)" if enter_sends else "Send (Ctrl+Enter)")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.input and event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+            self._show_focus(event.type() == QEvent.Type.FocusIn)
         if (
             watched is self.input
             and event.type() == QEvent.Type.KeyPress
@@ -116,6 +118,14 @@ class Composer(QWidget):
                 self.input.insertPlainText("\n")  # Shift+Enter: a new line, not a new block
                 return True
         return super().eventFilter(watched, event)
+
+    def _show_focus(self, focused: bool) -> None:
+        # A stylesheet can't say "a child has the focus": the box's ring follows this
+        # property (app.qss, QWidget#Composer[inputFocused="true"]).
+        self.setProperty("inputFocused", focused)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        self.update()
 
     @property
     def busy(self) -> bool:
