@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListView,
+    QMessageBox,
     QPushButton,
     QStackedWidget,
     QVBoxLayout,
@@ -34,6 +35,7 @@ from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.memory_card import MemoryCardDelegate
+from acai_desktop.ui.widgets.memory_list import MemoryListView
 from acai_desktop.ui.widgets.suggestions_box import SuggestionsBox
 
 EMPTY_TITLE = "Memories will appear here"
@@ -65,6 +67,8 @@ class MemoryPanel(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setMinimumWidth(260)
         self.model = model
+        #: The last "Forget memory?" question asked (tests answer it).
+        self.forget_question: QMessageBox | None = None
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
@@ -94,7 +98,7 @@ class MemoryPanel(QWidget):
         search_row.addWidget(self.search, 1)
         search_row.addWidget(self.filter_box)
 
-        self.list = QListView()
+        self.list = MemoryListView()
         self.list.setObjectName("MemoryList")
         self.list.setModel(model)
         self.list.setItemDelegate(MemoryCardDelegate(self.list))
@@ -174,9 +178,12 @@ class MemoryPanel(QWidget):
         layout.setSpacing(10)
         layout.addLayout(title_row)
         layout.addLayout(search_row)
+        # The suggestions come and go below the list, never above it: a box shrinking
+        # above would slide every memory up under the pointer (the next click would
+        # land on another one).
         self.suggestions = SuggestionsBox()
-        layout.addWidget(self.suggestions)
         layout.addWidget(self.area, 1)
+        layout.addWidget(self.suggestions)
         layout.addWidget(self.conflict_bar)
         layout.addWidget(self.actions_bar)
         self._connect_signals()
@@ -208,7 +215,7 @@ class MemoryPanel(QWidget):
         self.edit_button.clicked.connect(self._on_edit_button_clicked)
         self.pin_button.clicked.connect(self._on_pin_button_clicked)
         self.forget_button.clicked.connect(self._on_forget_button_clicked)
-        self.forget_shortcut.activated.connect(self._on_forget_button_clicked)
+        self.forget_shortcut.activated.connect(self._on_forget_shortcut_activated)
         self.details_button.clicked.connect(self._on_details_button_clicked)
         self.use_new_button.clicked.connect(self._on_use_new_button_clicked)
         self.keep_old_button.clicked.connect(self._on_keep_old_button_clicked)
@@ -229,7 +236,7 @@ class MemoryPanel(QWidget):
         row = self.model.row_of(memory_id)
         if row is None:
             return False
-        self.list.setCurrentIndex(self.model.index(row))
+        self.list.choose(self.model.index(row))
         return True
 
     def search_again_soon(self, *_news: object) -> None:
@@ -338,7 +345,50 @@ class MemoryPanel(QWidget):
 
     def _on_forget_button_clicked(self) -> None:
         if (memory_id := self.selected_memory_id()) is not None:
+            self.forget(memory_id)
+
+    def _on_forget_shortcut_activated(self) -> None:
+        # Delete acts on the selected memory or, with none selected, on the current row
+        # (where the keyboard is) — which may have become current by itself.
+        memory_id = self.selected_memory_id()
+        if memory_id is None and self.list.currentIndex().isValid():
+            memory_id = self.list.currentIndex().data(MemoryRoles.ID)
+        if memory_id is not None:
+            self.forget(memory_id)
+
+    def forget(self, memory_id: int) -> QMessageBox | None:
+        """Forget ``memory_id`` at once if the user chose it in the list; otherwise (it
+        became current or selected by itself, as rows came and went) ask first. Returns
+        the question's box when it asks."""
+        if memory_id == self.list.chosen_id:
             self.forget_requested.emit(memory_id)
+            return None
+        row = self.model.row_of(memory_id)
+        text = " ".join(self.model.item_at(row).content.split()) if row is not None else ""
+        if len(text) > 120:
+            text = text[:119] + "…"
+        box = make_plain(
+            QMessageBox(
+                QMessageBox.Icon.Question,
+                "Forget memory",
+                f"Forget “{text}”? You did not select this memory yourself.",
+                QMessageBox.StandardButton.Cancel,
+                self,
+            )
+        )
+        forget = box.addButton("Forget", QMessageBox.ButtonRole.DestructiveRole)
+        forget.setObjectName("DangerButton")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+
+        def on_clicked(button) -> None:
+            if button is forget:
+                self.forget_requested.emit(memory_id)
+
+        box.buttonClicked.connect(on_clicked)
+        box.open()  # never exec(): no nested loop
+        self.forget_question = box
+        return box
 
     def _on_details_button_clicked(self) -> None:
         if (memory_id := self.selected_memory_id()) is not None:
