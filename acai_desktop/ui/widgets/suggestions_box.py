@@ -1,5 +1,5 @@
-"""Facts waiting for the user's yes ("Ask before remembering"), below the memory list
-panel: each with *Remember* and *Dismiss*. Hidden while there are none.
+"""Facts waiting for the user's yes ("Ask before remembering"), below the memory
+panel's list: each with *Remember* and *Dismiss*. Hidden while there are none.
 
 A suggestion is what a model read into the user's message, so it is shown as plain
 text, never as markup."""
