@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.ui.models.conversations_model import TEMPORARY_NOTE
 from acai_desktop.ui.models.documents_model import DocumentsModel
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label
@@ -44,6 +43,12 @@ TRANSCRIPT_EMPTY_TEXT = (
 CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
 CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
 NO_MODEL_TEXT = "No model connected"
+#: The room (px) the chat's title keeps beside the badges, and the model's name's least.
+TITLE_KEEPS, MODEL_BADGE_KEEPS = 150, 56
+TEMPORARY_BADGE = "Temporary"
+TEMPORARY_BADGE_TIP = (
+    "A temporary chat: nothing is remembered from it, and it is deleted when you close ACAI."
+)
 # Starting points offered on an empty chat; a click puts the text in the composer.
 SUGGESTIONS = (
     "Remember that I prefer short, direct answers.",
@@ -137,13 +142,17 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header = _styled_panel("ChatHeader")
     header_layout = QHBoxLayout(header)
     header_layout.setContentsMargins(24, 14, 24, 14)
-    window.conversation_title = ElidedLabel("New conversation")
+    # The title keeps its room; the model's name gives way first (cut, whole in a tooltip).
+    window.conversation_title = ElidedLabel("New conversation", keeps=TITLE_KEEPS)
     window.conversation_title.setObjectName("ConversationTitle")
-    window.model_badge = _label(NO_MODEL_TEXT, "ModelBadge")
+    window.model_badge = ElidedLabel(NO_MODEL_TEXT, keeps=MODEL_BADGE_KEEPS)
+    window.model_badge.setObjectName("ModelBadge")
     # Beside the model's name: ready, checking…, unreachable, no API key, wrong model name.
     window.model_state = _label("", "ModelState")
     window.model_state.setVisible(False)
-    window.temporary_badge = _label(TEMPORARY_NOTE, "TemporaryBadge")
+    # One word, beside the title; what it means is in its tooltip.
+    window.temporary_badge = _label(TEMPORARY_BADGE, "TemporaryBadge")
+    window.temporary_badge.setToolTip(TEMPORARY_BADGE_TIP)
     window.temporary_badge.setVisible(False)
     # Which documents this chat quotes, when not all of them (set in the Documents tab).
     window.scope_badge = _label("", "ScopeBadge")
@@ -281,9 +290,10 @@ def build_shortcuts(window: MainWindow) -> None:
     window.stop_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     window.stop_action.setEnabled(False)
     # The side panels can be hidden, for a narrow window; the choice is remembered.
-    window.conversations_action = QAction("Conversations", window)
+    # "Chats", as New chat and Search chats say: short enough for a 640 px header.
+    window.conversations_action = QAction("Chats", window)
     window.conversations_action.setShortcut(QKeySequence("Ctrl+B"))
-    window.conversations_action.setToolTip("Show or hide the conversations (Ctrl+B)")
+    window.conversations_action.setToolTip("Show or hide the chats (Ctrl+B)")
     window.memory_action = QAction("Memory", window)
     window.memory_action.setShortcut(QKeySequence("Ctrl+Shift+M"))
     window.memory_action.setToolTip("Show or hide the memory panel (Ctrl+Shift+M)")

@@ -67,7 +67,7 @@ def test_a_temporary_chat_is_marked_and_writes_no_memory(qapp, tmp_path, fake_op
         assert not window.temporary_badge.isVisible()
         click(window.temporary_chat_button)
         assert window.temporary_badge.isVisible()
-        assert "nothing is remembered" in window.temporary_badge.text()
+        assert "nothing is remembered" in window.temporary_badge.toolTip()
         assert window.conversation_title.text() == "Temporary chat"
         assert "learns nothing" in window.transcript_empty_state.text_label.text()
 

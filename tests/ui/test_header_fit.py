@@ -1,0 +1,44 @@
+"""The chat's header at 640, 1024 and 1440 px: a temporary chat's badge is one word (its
+meaning in a tooltip) and the title keeps its room beside it; the model's name gives way
+first, cut with its whole name in a tooltip; nothing in the header is clipped. Widths are
+compared with the labels' own text widths, so the machine's fonts don't matter."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QToolTip, QWidget
+
+from acai_desktop.core.llm.model_status import ModelState, ModelStatus
+from acai_desktop.ui.window_panes import TITLE_KEEPS
+from tests.support.gui import shown_main_window
+
+TITLE = "Seattle weekend plans with the kids"
+MODEL = "llama3.2:3b-instruct-q4_K_M · ollama"
+
+
+# The offscreen platform can't raise the tooltip's window, and says so.
+@pytest.mark.qt_log_ignore("This plugin does not support raise")
+@pytest.mark.parametrize("width", [640, 1024, 1440])
+def test_a_temporary_chats_title_keeps_its_room(qtbot, qapp, width):
+    window = shown_main_window(qtbot, qapp, size=(width, 800))
+    window.show_conversation(7, TITLE, [], temporary=True)
+    window.show_model_status(MODEL, ModelStatus(ModelState.UNREACHABLE, "down", "start it"))
+    qtbot.waitUntil(lambda: window.width() == width)
+    title, badge, model = window.conversation_title, window.temporary_badge, window.model_badge
+    QApplication.processEvents()  # the header's layout follows the new width
+
+    whole_title = title.fontMetrics().horizontalAdvance(TITLE)
+    assert title.width() >= min(whole_title, TITLE_KEEPS)
+    assert badge.isVisible() and badge.width() >= badge.sizeHint().width()  # never cut
+    assert "deleted when you close" in badge.toolTip()
+    header = title.parentWidget()
+    for widget in header.findChildren(QWidget):
+        if widget.isVisible():
+            assert widget.width() >= widget.minimumSizeHint().width(), widget.objectName()
+            assert widget.geometry().right() <= header.width(), widget.objectName()
+    if model.is_cut():
+        help_event = QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2), model.mapToGlobal(QPoint(2, 2)))
+        QApplication.sendEvent(model, help_event)
+        assert QToolTip.text() == MODEL
