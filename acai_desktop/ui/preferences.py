@@ -1,8 +1,10 @@
 """The window's own preferences: the colour theme, what Enter does in the composer, and
-which side panels show.
+which side panels show; and, apart from those, the folder the file dialogs last used.
 
 Kept under the ``"ui"`` key of the profile's settings file, beside the model settings
-(which keep theirs); a damaged or missing section means the defaults.
+(which keep theirs); a damaged or missing section means the defaults. The last folder is
+its own key in that section, written by itself whenever a file is chosen, so that saving
+the other preferences (from a Settings dialog opened earlier) never puts back an older one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from acai_desktop.ui.theme import THEME_CHOICES
 
 log = logging.getLogger(__name__)
 SECTION = "ui"
+LAST_FOLDER = "last_folder"
 
 
 @dataclass(frozen=True)
@@ -56,8 +59,25 @@ def load_ui_preferences(path: Path) -> UiPreferences:
     )
 
 
+def _section(data: dict) -> dict:
+    section = data.get(SECTION)
+    return dict(section) if isinstance(section, dict) else {}
+
+
 def save_ui_preferences(path: Path, preferences: UiPreferences) -> None:
-    """Write the section, keeping the file's other keys (atomic)."""
+    """Write the section, keeping the file's other keys and the last folder (atomic)."""
     data = _read(path)
-    data[SECTION] = asdict(preferences)
+    data[SECTION] = {**_section(data), **asdict(preferences)}
+    write_json_atomically(path, data)
+
+
+def load_last_folder(path: Path) -> str:
+    """The folder a file dialog last opened a file in ("" when none is known)."""
+    folder = _section(_read(path)).get(LAST_FOLDER)
+    return folder if isinstance(folder, str) else ""
+
+
+def save_last_folder(path: Path, folder: str) -> None:
+    data = _read(path)
+    data[SECTION] = {**_section(data), LAST_FOLDER: folder}
     write_json_atomically(path, data)

@@ -43,6 +43,7 @@ from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences
 from acai_desktop.ui.tasks import TaskTracker
 from acai_desktop.ui.theme import ThemeController
 from acai_desktop.ui.untrusted import make_plain
+from acai_desktop.ui.widgets.file_dialogs import FOLDERS
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant, ModelOverrides
@@ -124,6 +125,7 @@ class GuiSession:
         try:
             self.window = MainWindow()
             self.apply_preferences(load_ui_preferences(self.profile.settings_path))
+            FOLDERS.attach(self.profile.settings_path)  # where file dialogs open
             self._connect_signals()
             self.window.events.attach(self.events)
             self.window.show_status(f"Opening {self.profile.data_dir} …")

@@ -18,6 +18,7 @@ from acai_desktop.ui.widgets.dialogs import (
     RenameConversationDialog,
 )
 from acai_desktop.ui.widgets.document_dialogs import PassageDialog
+from acai_desktop.ui.widgets.file_dialogs import file_dialog
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
 from acai_desktop.ui.widgets.search_dialog import SearchDialog
 
@@ -107,12 +108,11 @@ class WindowDialogs:
         model = self.window.conversations_model
         row = model.row_of(conversation_id)
         title = model.conversation_at(row).title if row is not None else ""
-        dialog = QFileDialog(self.window, "Export conversation")
+        dialog = file_dialog(self.window, "Export conversation")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilters(list(EXPORT_FILTERS))
         dialog.setDefaultSuffix("md")
         dialog.selectFile(export_file_name(title))
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
 
         def on_filter(name: str) -> None:
             dialog.setDefaultSuffix(EXPORT_FILTERS[name])

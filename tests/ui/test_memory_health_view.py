@@ -235,6 +235,8 @@ def test_eval_extraction_runs_on_a_dataset_chosen_in_a_file_dialog(qapp, tmp_pat
         chooser.selectFile(dataset)
         chooser.accept()
         assert panel.dataset.text() == dataset
+        # The file dialog remembered its folder in the settings; the run changes nothing.
+        before = await profile_state(session)
         panel.limit.setValue(0)  # every session
         fake_openai.responder = extraction_model
         click(panel.run_button)

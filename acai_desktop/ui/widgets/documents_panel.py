@@ -41,6 +41,7 @@ from acai_desktop.ui.untrusted import make_plain, plain_label
 from acai_desktop.ui.widgets.document_dialogs import DocumentScopeDialog
 from acai_desktop.ui.widgets.document_row import DocumentRowDelegate
 from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.file_dialogs import file_dialog
 
 EMPTY_TITLE = "Add documents to quote"
 EMPTY_TEXT = (
@@ -277,19 +278,17 @@ class DocumentsPanel(QWidget):
     # -- asking --------------------------------------------------------------------------
 
     def choose_files(self) -> QFileDialog:
-        dialog = QFileDialog(self, "Add documents")
+        dialog = file_dialog(self, "Add documents")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         dialog.setNameFilters(FILE_FILTERS)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dialog.filesSelected.connect(self._on_files_chosen)
         dialog.open()  # never exec(): no nested loop
         return dialog
 
     def choose_folder(self) -> QFileDialog:
-        dialog = QFileDialog(self, "Add a folder of documents")
+        dialog = file_dialog(self, "Add a folder of documents")
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         dialog.fileSelected.connect(self.add_folder_requested)
         dialog.open()
         return dialog

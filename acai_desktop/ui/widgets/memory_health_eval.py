@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from acai_desktop.evaluation.runs import EVALUATIONS, Evaluation
 from acai_desktop.ui.fonts import fixed_width_font
 from acai_desktop.ui.untrusted import plain_label
+from acai_desktop.ui.widgets.file_dialogs import file_dialog
 
 SAFETY_NOTE = (
     "Each run uses your configured model in a temporary profile that is deleted "
@@ -139,10 +140,10 @@ class EvaluationPanel(QWidget):
 
     @Slot()
     def _on_browse_button_clicked(self) -> None:
-        dialog = QFileDialog(self, "Choose a LoCoMo-format dataset", "", DATASET_FILTERS)
+        dialog = file_dialog(self, "Choose a LoCoMo-format dataset")
+        dialog.setNameFilter(DATASET_FILTERS)
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(self.dataset.setText)
-        dialog.finished.connect(dialog.deleteLater)
         dialog.open()  # never exec(): no nested loop
 
     @Slot()

@@ -48,6 +48,7 @@ from acai_desktop.ui.preferences import UiPreferences
 from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
+from acai_desktop.ui.widgets.file_dialogs import file_dialog
 from acai_desktop.ui.widgets.settings_fields import (
     EMBEDDING_SOURCES,
     KEY_FILE_NOTE,
@@ -458,11 +459,10 @@ class SettingsDialog(QDialog):
 
     def _on_browse_button_clicked(self) -> None:
         start = self.local_model.text().strip()
-        dialog = QFileDialog(self, "Choose a GGUF model file")
+        folder = str(Path(start).expanduser().parent) if start else ""
+        dialog = file_dialog(self, "Choose a GGUF model file", start=folder)
         dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        if start:
-            dialog.setDirectory(str(Path(start).expanduser().parent))
         dialog.fileSelected.connect(self.local_model.setText)
         self._file_dialog = dialog
         dialog.open()  # never exec(): a nested loop would stall the asyncio loop
