@@ -419,6 +419,11 @@ class MainWindow(QMainWindow):
     def set_enter_sends(self, enter_sends: bool) -> None:
         self.composer.set_enter_sends(enter_sends)
 
+    def set_prompt_budget(self, budget_tokens: int | None) -> None:
+        """The model settings' prompt budget: a long message says what it means for it."""
+        self.chat_view.set_prompt_budget(budget_tokens)
+        self.composer.set_prompt_budget(budget_tokens)
+
     def set_model_name(self, name: str | None) -> None:
         self.model_badge.setText(name or NO_MODEL_TEXT)
         self.model_state.setVisible(False)

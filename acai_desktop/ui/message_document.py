@@ -13,6 +13,10 @@ Its cost is bounded whatever the answer: a block past a size limit is a *plain r
 or *Copy* link, and only the first :data:`SHOWN_ANSWER_CHARS` of an answer are laid
 out in the chat, with a *Show the whole answer* link for the rest.
 
+A user's long message (a paste) shows folded, with *Show more* (and *Show less* once
+unfolded), and a note on what the prompt budget means for it (see
+:mod:`acai_desktop.ui.long_message`).
+
 The document never loads a resource: an image in an answer becomes a link with its
 alt text (no local file is read, nothing is fetched).
 """
@@ -35,6 +39,7 @@ from PySide6.QtGui import (
 )
 
 from acai_desktop.ui.fonts import fixed_width_font
+from acai_desktop.ui.long_message import budget_note, folded_part, is_long
 from acai_desktop.ui.markdown_blocks import (
     CODE,
     TABLE,
@@ -59,6 +64,11 @@ COPY_LABEL = "Copy"
 LONG_CODE_SCHEME = "acai-code"
 TABLE_SCHEME = "acai-table"
 WHOLE_ANSWER_SCHEME = "acai-answer"
+#: "acai-more:unfold" / "acai-more:fold" show a user's long message whole or folded.
+MORE_SCHEME = "acai-more"
+SHOW_MORE_LABEL = "Show more"
+SHOW_LESS_LABEL = "Show less"
+SHOW_ALL_LABEL = "Show all of it"
 SHOW_TABLE_LABEL = "Show as table"
 SHOW_WHOLE_LABEL = "Show the whole answer"
 #: How much of an answer the chat lays out (some 60 ms to build and lay out on a busy
@@ -105,6 +115,10 @@ class MessageDocument(QTextDocument):
         self._plain: PlainRun | None = None  # the plain run the tail continues
         self._shown = ""  # the part of source laid out (all of it, or its first part)
         self._note_start = -1  # document position of the "goes on" note, -1: none
+        #: A user's long message: shown whole (up to the chat's limit) or folded.
+        self.unfolded = False
+        #: The prompt budget (tokens) a user's message is measured against; None: unknown.
+        self.budget_tokens: int | None = None
 
     # -- what the delegate asks ------------------------------------------------------
 
@@ -131,11 +145,19 @@ class MessageDocument(QTextDocument):
 
     # -- content -------------------------------------------------------------------------
 
+    def set_view(self, *, unfolded: bool, budget_tokens: int | None) -> None:
+        """How a user's message shows: unfolded or not, and the budget it is measured
+        against (its text is laid out again when either changes)."""
+        if (unfolded, budget_tokens) != (self.unfolded, self.budget_tokens):
+            self.unfolded, self.budget_tokens = unfolded, budget_tokens
+            if not self.markdown and self.source:
+                self._set_user_text(self.source)
+
     def set_source(self, text: str) -> None:
         if text == self.source:
             return
         if not self.markdown:
-            self.setPlainText(text)
+            self._set_user_text(text)
             self.source = text
             return
         shown = shown_part(text)
@@ -183,6 +205,65 @@ class MessageDocument(QTextDocument):
         cursor.setPosition(position)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
+
+    # -- a user's long message ---------------------------------------------------------
+
+    def _set_user_text(self, text: str) -> None:
+        """The user's words as plain text; a long message folded (or unfolded up to the
+        chat's limit) with its links, and what the prompt budget means for it."""
+        long = is_long(text)
+        if not long:
+            shown = text
+        elif self.unfolded:
+            shown = shown_part(text)
+        else:
+            shown = folded_part(text)
+        self.setPlainText(shown if shown == text else shown.rstrip() + " …")
+        self.setDocumentMargin(0)
+        note = budget_note(text, self.budget_tokens)
+        if not long and note is None:
+            return
+        ink = self._user_note_format()
+        if long:
+            cursor = self._start_block()
+            cursor.setBlockFormat(self._note_block_format())
+            cursor.insertText(f"{len(shown):,} of {len(text):,} characters shown  ", ink)
+            if self.unfolded:
+                cursor.insertText(SHOW_LESS_LABEL, self._user_link(f"{MORE_SCHEME}:fold"))
+                if len(shown) < len(text):
+                    cursor.insertText("  ·  ", ink)
+                    whole = self._user_link(f"{WHOLE_ANSWER_SCHEME}:whole")
+                    cursor.insertText(SHOW_ALL_LABEL, whole)
+            else:
+                cursor.insertText(SHOW_MORE_LABEL, self._user_link(f"{MORE_SCHEME}:unfold"))
+        if note is not None:
+            cursor = self._start_block()
+            cursor.setBlockFormat(self._note_block_format())
+            cursor.insertText(note, ink)
+
+    def _note_block_format(self) -> QTextBlockFormat:
+        block = QTextBlockFormat()
+        block.setTopMargin(6)
+        return block
+
+    def _user_note_format(self) -> QTextCharFormat:
+        # On the user's bubble, in its own ink (the answer's grey and link colours
+        # don't read on it).
+        note = QTextCharFormat()
+        note.setFont(self.defaultFont())
+        note.setFontPointSize(max(self.defaultFont().pointSizeF() - 1.5, 7.0))
+        note.setFontItalic(True)
+        note.setForeground(self.theme.color("bubble_user_ink"))
+        return note
+
+    def _user_link(self, href: str) -> QTextCharFormat:
+        link = self._user_note_format()
+        link.setFontItalic(False)
+        link.setFontWeight(QFont.Weight.DemiBold)
+        link.setFontUnderline(True)
+        link.setAnchor(True)
+        link.setAnchorHref(href)
+        return link
 
     # -- the parts of a long answer ---------------------------------------------------
 

@@ -233,6 +233,7 @@ class GuiSession:
         except AcaiError as error:
             return error
         self.assistant, self.profile_data = assistant, None  # the assistant owns it now
+        self.window.set_prompt_budget(assistant.settings.context_budget_tokens)
         problem = assistant.model_problem
         from acai_desktop.core.llm.model_status import ModelState, ModelStatus, status_of_error
 

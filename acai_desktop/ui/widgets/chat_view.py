@@ -45,6 +45,7 @@ from acai_desktop.ui.markdown_blocks import code_at, table_at
 from acai_desktop.ui.message_document import (
     COPY_SCHEME,
     LONG_CODE_SCHEME,
+    MORE_SCHEME,
     TABLE_SCHEME,
     WHOLE_ANSWER_SCHEME,
     MessageDocument,
@@ -130,6 +131,28 @@ class ChatView(QListView):
         self.scheduleDelayedItemsLayout()
         self.viewport().update()
 
+    def set_prompt_budget(self, budget_tokens: int | None) -> None:
+        """The prompt budget the user's messages are measured against (their notes)."""
+        if budget_tokens != self.delegate.documents.budget_tokens:
+            self.delegate.documents.budget_tokens = budget_tokens
+            self.delegate.forget_heights()
+            self.scheduleDelayedItemsLayout()
+            self.viewport().update()
+
+    def set_unfolded(self, message_id: int, unfolded: bool) -> None:
+        """Show a user's long message whole (up to the chat's limit) or folded."""
+        unfolded_ids = self.delegate.documents.unfolded
+        if unfolded == (message_id in unfolded_ids):
+            return
+        if unfolded:
+            unfolded_ids.add(message_id)
+        else:
+            unfolded_ids.discard(message_id)
+        self.close_reader()
+        self.delegate.forget_heights(message_id)
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
+
     def document_at(self, row: int) -> MessageDocument:
         """The rendered document of ``row`` (tests inspect it)."""
         return self.delegate.document(self.model().index(row, 0))
@@ -186,8 +209,12 @@ class ChatView(QListView):
         """A link in a message was clicked: copy a code block, show a large table or a
         long answer whole, or open a web link."""
         url = QUrl(href)
+        if url.scheme() == MORE_SCHEME:
+            self.set_unfolded(index.data(MessageRoles.ID), url.path() == "unfold")
+            return
         if url.scheme() in (LONG_CODE_SCHEME, TABLE_SCHEME, WHOLE_ANSWER_SCHEME):
-            self._open_large_part(index.data(MessageRoles.CONTENT) or "", url)
+            user = index.data(MessageRoles.ROLE) == "user"
+            self._open_large_part(index.data(MessageRoles.CONTENT) or "", url, user=user)
             return
         if url.scheme() == COPY_SCHEME:
             document = self.delegate.documents.get(index.data(MessageRoles.ID))
@@ -199,9 +226,11 @@ class ChatView(QListView):
         if not open_link(url):
             self.notice_requested.emit(REFUSED_TEXT)
 
-    def _open_large_part(self, content: str, url: QUrl) -> None:
+    def _open_large_part(self, content: str, url: QUrl, *, user: bool = False) -> None:
         offset = int(url.path()) if url.path().isdigit() else -1
-        if url.scheme() == WHOLE_ANSWER_SCHEME:
+        if url.scheme() == WHOLE_ANSWER_SCHEME and user:
+            WholeAnswerDialog(content, self, "Your whole message").open()
+        elif url.scheme() == WHOLE_ANSWER_SCHEME:
             WholeAnswerDialog(content, self).open()
         elif url.scheme() == TABLE_SCHEME and 0 <= offset < len(content):
             TableDialog(table_at(content, offset), self).open()

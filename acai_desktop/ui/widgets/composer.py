@@ -1,7 +1,10 @@
 """Where the user writes: a multi-line input, Send and, while an answer streams, Stop.
 Enter sends and Shift+Enter starts a new line (or, with ``enter_sends`` off, Enter starts
 a new line); Ctrl+Enter always sends. The composer only asks; whoever owns the turn
-decides what happens, and the text is cleared only once the message is committed."""
+decides what happens, and the text is cleared only once the message is committed.
+
+A draft that takes most of the prompt budget, or passes it, says so before it is sent
+(see :mod:`acai_desktop.ui.long_message`)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from acai_desktop.ui.long_message import budget_note
 
 PLACEHOLDER = "Message ACAI…"
 ENTER_HINT = "Enter to send · Shift+Enter for a new line"
@@ -58,6 +63,13 @@ class Composer(QWidget):
 
         self.hint_label = QLabel(HINT)
         self.hint_label.setObjectName("ComposerHint")
+        #: What the prompt budget means for the draft (hidden while it leaves room).
+        self.prompt_budget_tokens: int | None = None
+        self.budget_label = QLabel()
+        self.budget_label.setObjectName("ComposerBudget")
+        self.budget_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.budget_label.setWordWrap(True)
+        self.budget_label.setVisible(False)
 
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
@@ -70,6 +82,7 @@ class Composer(QWidget):
         layout.setContentsMargins(14, 10, 10, 10)
         layout.setSpacing(6)
         layout.addWidget(self.input)
+        layout.addWidget(self.budget_label)
         layout.addLayout(buttons)
 
         # Ctrl+Enter on both the main and the keypad Enter key.
@@ -162,8 +175,18 @@ class Composer(QWidget):
         if height != self.input.height():
             self.input.setFixedHeight(height)
 
+    def set_prompt_budget(self, budget_tokens: int | None) -> None:
+        self.prompt_budget_tokens = budget_tokens
+        self._update_budget_note()
+
+    def _update_budget_note(self) -> None:
+        note = budget_note(self.text(), self.prompt_budget_tokens)
+        self.budget_label.setText(note or "")
+        self.budget_label.setVisible(note is not None)
+
     def _on_input_text_changed(self) -> None:
         self._update_buttons()
+        self._update_budget_note()
 
     def _on_send_button_clicked(self) -> None:
         text = self.text().strip()

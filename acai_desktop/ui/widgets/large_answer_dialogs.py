@@ -39,8 +39,8 @@ class TableDialog(BaseDialog):
 
 
 class WholeAnswerDialog(BaseDialog):
-    def __init__(self, text: str, parent: QWidget | None) -> None:
-        super().__init__("The whole answer", parent)
+    def __init__(self, text: str, parent: QWidget | None, title: str = "The whole answer") -> None:
+        super().__init__(title, parent)
         self.setObjectName("WholeAnswerDialog")
         self.resize(900, 700)
         self.text = QPlainTextEdit(self)

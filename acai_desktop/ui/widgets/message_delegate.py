@@ -124,6 +124,13 @@ class MessageDelegate(QStyledItemDelegate):
         self.documents = MessageDocuments(self.theme, _fonts(view.font())[0])
         self._heights: dict[int, tuple[tuple, int]] = {}  # id: (what it showed, height)
 
+    def forget_heights(self, message_id: int | None = None) -> None:
+        """Measure that message (None: every message) again at the next layout."""
+        if message_id is None:
+            self._heights.clear()
+        else:
+            self._heights.pop(message_id, None)
+
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
         self._heights.clear()

@@ -47,6 +47,10 @@ class MessageDocuments:
         self.font = font
         self.capacity = capacity
         self._documents: OrderedDict[int, MessageDocument] = OrderedDict()
+        #: The user's long messages shown unfolded (ids), and the prompt budget the
+        #: user's messages are measured against (tokens; None: not known yet).
+        self.unfolded: set[int] = set()
+        self.budget_tokens: int | None = None
         #: Ids whose document a reader shows: never dropped while it does.
         self.pinned: set[int] = set()
 
@@ -63,6 +67,9 @@ class MessageDocuments:
         else:
             self._documents.move_to_end(message_id)
         document.set_width(width)
+        if not markdown:
+            unfolded = message_id in self.unfolded
+            document.set_view(unfolded=unfolded, budget_tokens=self.budget_tokens)
         document.set_source(shown_text(message))
         while len(self._documents) > self.capacity:
             oldest = next((i for i in self._documents if i not in self.pinned), None)
