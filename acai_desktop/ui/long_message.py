@@ -46,13 +46,13 @@ def budget_note(text: str, budget_tokens: int | None) -> str | None:
     tokens = estimate_tokens(text)
     if tokens > budget_tokens:
         return (
-            f"About {tokens:,} tokens, over the {budget_tokens:,}-token prompt budget: all "
+            f"About {tokens:,} tokens, over the {budget_tokens:,}-token context budget: all "
             "of it goes to the model, but alone, with no memories, documents or earlier "
             "messages beside it."
         )
     if tokens > budget_tokens * MOST_OF_THE_BUDGET:
         return (
-            f"About {tokens:,} of the {budget_tokens:,} tokens of the prompt budget: little "
+            f"About {tokens:,} of the {budget_tokens:,} tokens of the context budget: little "
             "room is left for memories, documents and earlier messages."
         )
     return None

@@ -59,7 +59,7 @@ def test_a_long_paste_shows_folded_and_unfolds_on_click(window, qtbot):
     assert view.visualRect(view.model().index(0, 0)).height() < view.viewport().height()
     tokens = estimate_tokens(PASTE)
     assert tokens > BUDGET
-    assert f"About {tokens:,} tokens, over the {BUDGET:,}-token prompt budget" in folded
+    assert f"About {tokens:,} tokens, over the {BUDGET:,}-token context budget" in folded
     assert "with no memories, documents or earlier messages" in folded
 
     point = link_point(view, 0, f"{MORE_SCHEME}:unfold")
@@ -90,11 +90,11 @@ def test_the_composer_says_what_the_budget_means_before_sending(window):
     composer = window.composer
     composer.set_text(PASTE)
     assert not composer.budget_label.isHidden()
-    assert f"over the {BUDGET:,}-token prompt budget" in composer.budget_label.text()
+    assert f"over the {BUDGET:,}-token context budget" in composer.budget_label.text()
     composer.set_text("A" * 2000)  # 2,000 characters, but about 500 tokens: room left
     assert composer.budget_label.isHidden()
     composer.set_text("word " * 2000)  # about 2,000 of 3,000 tokens
-    assert "of the 3,000 tokens of the prompt budget" in composer.budget_label.text()
+    assert "of the 3,000 tokens of the context budget" in composer.budget_label.text()
     composer.set_text("Hello")
     assert composer.budget_label.isHidden()
 
@@ -108,12 +108,12 @@ def test_the_budget_is_the_model_settings_and_the_note_says_what_was_sent(
         window = session.window
         assert window.composer.prompt_budget_tokens == 2000
         window.composer.input.setPlainText(PASTE)
-        assert "over the 2,000-token prompt budget" in window.composer.budget_label.text()
+        assert "over the 2,000-token context budget" in window.composer.budget_label.text()
         QTest.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: window.messages_model.rowCount() == 2)
         await wait_until(lambda: not window.composer.busy)
         note = window.chat_view.document_at(0).toPlainText()
-        assert "over the 2,000-token prompt budget: all of it goes to the model" in note
+        assert "over the 2,000-token context budget: all of it goes to the model" in note
         # What the note says: the whole message went, and alone (no memory block).
         answer_requests = [
             r.json for r in fake_openai.chat_requests() if not r.json.get("response_format")
