@@ -30,6 +30,7 @@ from acai_desktop.ui.widgets.conversation_list import ConversationList
 from acai_desktop.ui.widgets.documents_panel import DocumentsPanel
 from acai_desktop.ui.widgets.elided_label import ElidedLabel
 from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.header_row import HeaderRow
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(0)
 
-    header = _styled_panel("ChatHeader")
+    header = HeaderRow("ChatHeader")
     header_layout = QHBoxLayout(header)
     header_layout.setContentsMargins(24, 14, 24, 14)
     # The title keeps its room; the model's name gives way first (cut, whole in a tooltip).
@@ -173,6 +174,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header_layout.addWidget(window.model_badge)
     header_layout.addWidget(window.model_state)
     header_layout.addWidget(window.memory_toggle)
+    header.keep_title(window.conversation_title, before=window.model_badge)
     layout.addWidget(header)
 
     # Shown when the model can't be reached: what happened and what to do next.
