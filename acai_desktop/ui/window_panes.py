@@ -44,8 +44,9 @@ TRANSCRIPT_EMPTY_TEXT = (
 CONVERSATIONS_EMPTY_TITLE = "No conversations yet"
 CONVERSATIONS_EMPTY_TEXT = "Your chats will be listed here."
 NO_MODEL_TEXT = "No model connected"
-#: The room (px) the chat's title keeps beside the badges, and the model's name's least.
-TITLE_KEEPS, MODEL_BADGE_KEEPS = 150, 56
+#: The room (px) the chat's title keeps beside the badges whatever the width, the room it
+#: gets before the model's name gives way (see HeaderRow), and the model's name's least.
+TITLE_KEEPS, TITLE_ROOM, MODEL_BADGE_KEEPS = 150, 260, 56
 TEMPORARY_BADGE = "Temporary"
 TEMPORARY_BADGE_TIP = (
     "A temporary chat: nothing is remembered from it, and it is deleted when you close ACAI."
@@ -174,7 +175,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header_layout.addWidget(window.model_badge)
     header_layout.addWidget(window.model_state)
     header_layout.addWidget(window.memory_toggle)
-    header.keep_title(window.conversation_title, before=window.model_badge)
+    header.keep_title(window.conversation_title, before=window.model_badge, room=TITLE_ROOM)
     layout.addWidget(header)
 
     # Shown when the model can't be reached: what happened and what to do next.

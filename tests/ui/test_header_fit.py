@@ -1,7 +1,8 @@
 """The chat's header at 640, 1024 and 1440 px: a temporary chat's badge is one word (its
 meaning in a tooltip) and the title keeps its room beside it; the model's name gives way
-first, cut with its whole name in a tooltip; nothing in the header is clipped. Widths are
-compared with the labels' own text widths, so the machine's fonts don't matter."""
+first, cut with its whole name in a tooltip; nothing in the header is clipped. A title
+longer than its room leaves the model's name whole. Widths are compared with the labels'
+own text widths, so the machine's fonts don't matter."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 from acai_desktop.core.llm.model_status import ModelState, ModelStatus
-from acai_desktop.ui.window_panes import TITLE_KEEPS
+from acai_desktop.ui.window_panes import TITLE_KEEPS, TITLE_ROOM
 from tests.support.gui import shown_main_window
 
 TITLE = "Seattle weekend plans with the kids"
@@ -27,11 +28,16 @@ def test_a_temporary_chats_title_keeps_its_room(qtbot, qapp, width):
     window.show_model_status(MODEL, ModelStatus(ModelState.UNREACHABLE, "down", "start it"))
     qtbot.waitUntil(lambda: window.width() == width)
     title, badge, model = window.conversation_title, window.temporary_badge, window.model_badge
-    QApplication.processEvents()  # the header's layout follows the new width
-    # The model's name gives way first: the title is cut only once it is at its least.
-    qtbot.waitUntil(lambda: not title.is_cut() or model.width() <= model.minimumSizeHint().width())
-
     whole_title = title.fontMetrics().horizontalAdvance(TITLE)
+    # The model's name gives way first: the title has its room (or its whole text)
+    # unless the name is down to its least.
+    qtbot.waitUntil(
+        lambda: (
+            title.width() >= min(whole_title, TITLE_ROOM)
+            or model.width() <= model.minimumSizeHint().width()
+        )
+    )
+
     assert title.width() >= min(whole_title, TITLE_KEEPS)
     assert badge.isVisible() and badge.width() >= badge.sizeHint().width()  # never cut
     assert "deleted when you close" in badge.toolTip()
@@ -44,3 +50,12 @@ def test_a_temporary_chats_title_keeps_its_room(qtbot, qapp, width):
         help_event = QHelpEvent(QEvent.Type.ToolTip, QPoint(2, 2), model.mapToGlobal(QPoint(2, 2)))
         QApplication.sendEvent(model, help_event)
         assert QToolTip.text() == MODEL
+
+
+def test_a_long_title_is_cut_before_the_model_name(qtbot, qapp):
+    window = shown_main_window(qtbot, qapp, size=(1440, 800))
+    window.show_conversation(7, "A very long title " * 8, [])
+    window.show_model_status("llama3.2 · ollama", ModelStatus(ModelState.READY))
+    title, model = window.conversation_title, window.model_badge
+    qtbot.waitUntil(lambda: title.width() >= TITLE_ROOM and title.is_cut())
+    assert not model.is_cut()

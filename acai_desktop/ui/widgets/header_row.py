@@ -2,10 +2,11 @@
 
 The title and the model's name are both elided labels (see :mod:`.elided_label`). Left
 to itself, a box layout short of room takes the same number of pixels from each, so a
-long model name would cut a title that could have been shown whole. This row raises
-the title's minimum, at each layout, to as much of its whole width as the room left
-once the model's name has shrunk to its least allows, and never below what the title
-``keeps``.
+long model name could cut a title to a few letters. This row shares the room at each
+layout: the title gets up to ``room`` pixels (or its whole text, when shorter) before
+the model's name loses any, then the model's name shrinks to its least, and only then
+the title goes below that, never below what it ``keeps``. A title longer than ``room``
+shares what is left with the model's name whole.
 """
 
 from __future__ import annotations
@@ -24,27 +25,39 @@ class HeaderRow(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.title: ElidedLabel | None = None
         self.yielding: ElidedLabel | None = None
+        self.room = 0
 
-    def keep_title(self, title: ElidedLabel, before: ElidedLabel) -> None:
-        """``title`` keeps its room; ``before`` it, the label that gives way first."""
-        self.title, self.yielding = title, before
+    def keep_title(self, title: ElidedLabel, before: ElidedLabel, room: int) -> None:
+        """``title`` keeps its room (``room`` px); ``before`` it, the label giving way."""
+        self.title, self.yielding, self.room = title, before, room
 
     def event(self, event: QEvent) -> bool:
         if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
-            self._fit_title()
+            self._share_room()
         return super().event(event)
 
-    def _fit_title(self) -> None:
+    def _share_room(self) -> None:
         title, yielding, layout = self.title, self.yielding, self.layout()
         if title is None or yielding is None or layout is None:
             return
         whole = title.sizeHint().width()
         least = min(whole, title.keeps)
-        title.setMinimumWidth(least)  # so that the row's own hint counts the whole title
+        # Measured with both at their least claims: the rest of the row's hint.
+        title.setMinimumWidth(least)
+        yielding.setMinimumWidth(0)
         layout.invalidate()
-        short = layout.sizeHint().width() - self.width()
-        if yielding.isVisible():
-            short -= yielding.sizeHint().width() - yielding.minimumSizeHint().width()
-        wanted = max(least, min(whole, whole - short))
-        if title.minimumWidth() != wanted:
-            title.setMinimumWidth(wanted)
+        name, name_least = yielding.sizeHint().width(), yielding.minimumSizeHint().width()
+        if not yielding.isVisible():
+            name = name_least = 0
+        free = self.width() - (layout.sizeHint().width() - whole - name)
+        target = min(whole, self.room)
+        if free >= whole + name:
+            title_min, name_min = least, name_least  # room for both whole
+        elif free >= target + name:
+            title_min, name_min = least, name  # the name whole, the title what is left
+        elif free >= target + name_least:
+            title_min, name_min = target, name_least  # the title its room, the name the rest
+        else:
+            title_min, name_min = max(least, free - name_least), name_least
+        title.setMinimumWidth(title_min)
+        yielding.setMinimumWidth(name_min)
