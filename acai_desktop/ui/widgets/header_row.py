@@ -6,7 +6,7 @@ long model name could cut a title to a few letters. This row shares the room at 
 layout: the title gets up to ``room`` pixels (or its whole text, when shorter) before
 the model's name loses any, then the model's name shrinks to its least, and only then
 the title goes below that, never below what it ``keeps``. A title longer than ``room``
-shares what is left with the model's name whole.
+is cut with the model's name whole.
 """
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QWidget
 
 from acai_desktop.ui.widgets.elided_label import ElidedLabel
+
+#: Qt's "no maximum" (QWIDGETSIZE_MAX, which PySide6 does not export).
+NO_MAXIMUM = (1 << 24) - 1
 
 
 class HeaderRow(QWidget):
@@ -42,22 +45,16 @@ class HeaderRow(QWidget):
             return
         whole = title.sizeHint().width()
         least = min(whole, title.keeps)
-        # Measured with both at their least claims: the rest of the row's hint.
-        title.setMinimumWidth(least)
-        yielding.setMinimumWidth(0)
-        layout.invalidate()
+        # The name is held back with a maximum, never the title pushed with a minimum:
+        # the row's (and the window's) least width stays what the title keeps.
         name, name_least = yielding.sizeHint().width(), yielding.minimumSizeHint().width()
-        if not yielding.isVisible():
-            name = name_least = 0
-        free = self.width() - (layout.sizeHint().width() - whole - name)
+        shown_name = min(name, yielding.maximumWidth()) if yielding.isVisible() else 0
+        others = layout.sizeHint().width() - max(whole, title.minimumWidth()) - shown_name
+        free = self.width() - others  # for the title and the name
         target = min(whole, self.room)
-        if free >= whole + name:
-            title_min, name_min = least, name_least  # room for both whole
-        elif free >= target + name:
-            title_min, name_min = least, name  # the name whole, the title what is left
-        elif free >= target + name_least:
-            title_min, name_min = target, name_least  # the title its room, the name the rest
-        else:
-            title_min, name_min = max(least, free - name_least), name_least
-        title.setMinimumWidth(title_min)
-        yielding.setMinimumWidth(name_min)
+        # The name whole while the title has its room; else the title's room first.
+        cap = NO_MAXIMUM if free >= target + name else max(name_least, free - target)
+        if title.minimumWidth() != least:
+            title.setMinimumWidth(least)
+        if yielding.maximumWidth() != cap:
+            yielding.setMaximumWidth(cap)
