@@ -24,7 +24,10 @@ from acai_desktop.core.redaction import install_log_redaction, redact
 #: 128 + SIGPIPE: what a shell reports for a writer whose reader went away.
 BROKEN_PIPE_STATUS = 141
 # Sub-command modules in acai_desktop.commands, in the order --help lists them.
-COMMAND_MODULES = ("gui", "memories", "docs", "conversations", "chat", "jobs", "eval", "bench")
+COMMAND_MODULES = (
+    "gui", "memories", "docs", "conversations", "import_chats", "mcp", "chat", "jobs", "eval",
+    "bench",
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,6 +34,7 @@ KIND_NAMES = {
     "critical_info": "learn from a message",
     "summary": "summarise a conversation",
     "index_document": "index a document",
+    "learn_imported": "learn from an imported message",
 }
 
 

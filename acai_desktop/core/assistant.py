@@ -18,6 +18,7 @@ import functools
 import logging
 from dataclasses import dataclass, field
 
+from acai_desktop.core.chat_import.service import ConversationImports
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
@@ -58,6 +59,7 @@ from acai_desktop.core.secrets import SecretStore, key_variable
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import INDEX_JOB
+from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB
 from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
@@ -65,7 +67,7 @@ log = logging.getLogger(__name__)
 #: Background jobs that need no model: they run even when the model can't be started.
 MODEL_FREE_JOBS = frozenset({INDEX_JOB})
 #: Background jobs that ask the chat's model server (learning from the conversation).
-LEARNING_JOBS = frozenset({"critical_info", "summary"})
+LEARNING_JOBS = frozenset({"critical_info", "summary", LEARN_IMPORTED_JOB})
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,8 @@ class Assistant:
     suggestions: MemorySuggestions
     #: The user's documents: add, list, remove, re-index, search, per-chat scope.
     documents: DocumentService
+    #: Conversations imported from other assistants, and the learning they queued.
+    imports: ConversationImports
     local_server: LocalModelServer | None = None
     #: Shown to the user once (e.g. "API key stored in a plain file").
     warnings: list[str] = field(default_factory=list)
@@ -449,6 +453,7 @@ async def _assemble(
             "critical_info": critical_info.handle,
             "summary": summary.handle,
             INDEX_JOB: documents.handle,
+            LEARN_IMPORTED_JOB: critical_info.handle,
         },
         events,
         probe=functools.partial(model_answers, client),
@@ -493,6 +498,7 @@ async def _assemble(
         summary=summary,
         suggestions=suggestions,
         documents=documents,
+        imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,
         warnings=model.warnings,
         model_problem=model.problem,

@@ -167,6 +167,10 @@ class JobRunner:
         self._announce(queued)
         return queued
 
+    def wake(self) -> None:
+        """Jobs were queued or resumed outside the runner (an import): look now."""
+        self._wake.set()
+
     def _on_job_status_changed(self, event: ev.JobStatusChanged) -> None:
         if event.job.status == JobStatus.PENDING:
             self._wake.set()  # queued or revived elsewhere (the orchestrator, a retry)

@@ -88,7 +88,8 @@ def claim_next_job(
     params: list = [at]
     sql = (
         f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'pending' "
-        f"AND (run_after IS NULL OR run_after <= ?) AND {_ANSWER_FINISHED}"
+        f"AND (run_after IS NULL OR run_after <= ?) AND {_ANSWER_FINISHED} "
+        "AND kind NOT IN (SELECT kind FROM paused_job_kinds)"
     )
     if kinds is not None:
         sql += f" AND kind IN ({', '.join('?' for _ in kinds)})"
@@ -241,6 +242,34 @@ def list_jobs(db: Database, statuses: Collection[str] | None = None) -> list[Job
     return _jobs(db.execute(sql + " ORDER BY id", params))
 
 
+def pause_job_kind(db: Database, kind: str) -> None:
+    """Keep the pending jobs of ``kind`` queued until :func:`resume_job_kind` (every
+    process claims through :func:`claim_next_job`, which skips them)."""
+    with db.atomic():
+        db.execute(
+            "INSERT OR IGNORE INTO paused_job_kinds (kind, paused_at) VALUES (?, ?)",
+            [kind, now_iso()],
+        )
+
+
+def resume_job_kind(db: Database, kind: str) -> None:
+    with db.atomic():
+        db.execute("DELETE FROM paused_job_kinds WHERE kind = ?", [kind])
+
+
+def is_job_kind_paused(db: Database, kind: str) -> bool:
+    row = db.execute("SELECT 1 FROM paused_job_kinds WHERE kind = ?", [kind]).fetchone()
+    return row is not None
+
+
+def count_jobs_of_kind(db: Database, kind: str) -> dict[str, int]:
+    """How many jobs of ``kind`` are in each status (every status present, 0 if none)."""
+    counts = {str(status): 0 for status in JobStatus}
+    rows = db.execute("SELECT status, count(*) FROM jobs WHERE kind = ? GROUP BY status", [kind])
+    counts.update({status: count for status, count in rows})
+    return counts
+
+
 class JobRepository:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -290,6 +319,18 @@ class JobRepository:
 
     async def get(self, job_id: int) -> Job:
         return await self.store.run(fetch_job, job_id)
+
+    async def pause_kind(self, kind: str) -> None:
+        await self.store.run(pause_job_kind, kind)
+
+    async def resume_kind(self, kind: str) -> None:
+        await self.store.run(resume_job_kind, kind)
+
+    async def is_kind_paused(self, kind: str) -> bool:
+        return await self.store.run(is_job_kind_paused, kind)
+
+    async def count_kind(self, kind: str) -> dict[str, int]:
+        return await self.store.run(count_jobs_of_kind, kind)
 
     async def list(self, statuses: Collection[str] | None = None) -> list[Job]:
         return await self.store.run(list_jobs, statuses)

@@ -498,3 +498,35 @@ def m008_job_interruptions(db: Database) -> None:
     is, how many times the app died while it ran. A document's indexing job found so a
     second time is not started a third (it may be what kills the app)."""
     db.execute("ALTER TABLE jobs ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0")
+
+
+@migrations()
+def m009_imported_conversations(db: Database) -> None:
+    """Conversations brought in from other assistants, and work they queue.
+
+    * ``conversations.source_id`` / ``messages.source_id``: where an imported row came
+      from (``chatgpt:<id>``, ``claude:<uuid>``), unique, so importing the same export
+      again adds nothing twice (NULL for the app's own rows).
+    * ``paused_job_kinds``: kinds of background job the user paused (learning from
+      imported conversations); a row here keeps them queued, in every process, until
+      the user resumes them.
+    * ``memory_suggestions.via``: who proposed a suggestion from outside the app
+      ("Claude Desktop via MCP"); the memory it becomes carries it into its history.
+    """
+    db.execute("ALTER TABLE conversations ADD COLUMN source_id TEXT")
+    db.execute(
+        "CREATE UNIQUE INDEX conversations_by_source ON conversations(source_id) "
+        "WHERE source_id IS NOT NULL"
+    )
+    db.execute("ALTER TABLE messages ADD COLUMN source_id TEXT")
+    db.execute(
+        "CREATE UNIQUE INDEX messages_by_source ON messages(source_id) WHERE source_id IS NOT NULL"
+    )
+    db.execute(
+        """
+        CREATE TABLE paused_job_kinds (
+            kind TEXT PRIMARY KEY,
+            paused_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("ALTER TABLE memory_suggestions ADD COLUMN via TEXT")

@@ -1,0 +1,119 @@
+"""SQL for conversations imported from other assistants (see ``core/chat_import``).
+
+Each imported conversation and message keeps its ``source_id`` (unique), so an export
+imported again adds only what is new. A batch of conversations is written in one
+transaction with the learning jobs the user's budget asked for: a conversation is
+there whole, with its jobs, or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from acai_desktop.core.chat_import.model import ImportedConversation
+from acai_desktop.core.clock import now_iso
+from acai_desktop.core.records import Conversation
+from acai_desktop.core.store.conversations import fetch_conversation
+
+#: The job that learns facts from one imported message (the critical-info processor's
+#: work, queued apart from a live chat's so the user can pause it on its own).
+LEARN_IMPORTED_JOB = "learn_imported"
+
+
+@dataclass
+class StoredBatch:
+    """What one batch wrote."""
+
+    #: Conversations created or given new messages, as stored now.
+    conversations: list[Conversation] = field(default_factory=list)
+    new_conversations: int = 0
+    message_ids: list[int] = field(default_factory=list)
+    jobs: int = 0
+    #: Conversations / messages already there from an earlier import.
+    skipped_conversations: int = 0
+    skipped_messages: int = 0
+
+
+def known_message_sources(db: Database, source_ids: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(source_ids), 500):
+        chunk = list(source_ids[start : start + 500])
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(f"SELECT source_id FROM messages WHERE source_id IN ({marks})", chunk)
+        found.update(row[0] for row in rows)
+    return found
+
+
+def _conversation_id(db: Database, conversation: ImportedConversation) -> int | None:
+    row = db.execute(
+        "SELECT id FROM conversations WHERE source_id = ?", [conversation.source_id]
+    ).fetchone()
+    return row[0] if row else None
+
+
+def store_imported_batch(
+    db: Database, batch: Sequence[ImportedConversation], learn_from: Collection[str]
+) -> StoredBatch:
+    """Write ``batch`` in one transaction: each conversation not here yet, with its
+    messages, and the messages of one already here that it doesn't have (a chat
+    continued since the last export). A learning job is queued for each new message
+    whose source id is in ``learn_from``."""
+    stored = StoredBatch()
+    at = now_iso()
+    with db.atomic():
+        for conversation in batch:
+            conversation_id = _conversation_id(db, conversation)
+            if conversation_id is None:
+                conversation_id = db.execute(
+                    "INSERT INTO conversations (title, created_at, updated_at, temporary, "
+                    "source_id) VALUES (?, ?, ?, 0, ?)",
+                    [conversation.title, conversation.created_at, conversation.updated_at,
+                     conversation.source_id],
+                ).lastrowid  # fmt: skip
+                stored.new_conversations += 1
+                known: set[str] = set()
+            else:
+                known = known_message_sources(db, [m.source_id for m in conversation.messages])
+                stored.skipped_messages += len(known)
+            new = [m for m in conversation.messages if m.source_id not in known]
+            if not new:
+                stored.skipped_conversations += 1
+                continue
+            ids = []
+            for message in new:
+                ids.append(
+                    db.execute(
+                        "INSERT INTO messages (conversation_id, role, content, status, model, "
+                        "created_at, author, source_id) VALUES (?, ?, ?, 'complete', ?, ?, ?, ?)",
+                        [conversation_id, message.role, message.content, message.model,
+                         message.created_at, message.author, message.source_id],
+                    ).lastrowid
+                )  # fmt: skip
+            jobs = [
+                (
+                    LEARN_IMPORTED_JOB,
+                    json.dumps({"message_id": message_id}),
+                    conversation_id,
+                    at,
+                    at,
+                )
+                for message_id, message in zip(ids, new, strict=True)
+                if message.source_id in learn_from
+            ]
+            db.conn.executemany(
+                "INSERT INTO jobs (kind, payload, conversation_id, status, attempts, "
+                "created_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)",
+                jobs,
+            )
+            db.execute(
+                "UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+                [conversation.updated_at, conversation_id],
+            )
+            stored.jobs += len(jobs)
+            stored.message_ids += ids
+            stored.conversations.append(fetch_conversation(db, conversation_id))
+    return stored
