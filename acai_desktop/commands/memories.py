@@ -355,7 +355,9 @@ def _card(memory: dict) -> str:
     if memory.get("sources"):
         lines.append("  from messages: " + ", ".join(str(s) for s in memory["sources"]))
     for event in memory.get("history", []):
-        lines.append(f"  {event['at']}  {event['actor']:<24} {event['action']}")
+        via = (event.get("after") or {}).get("via")
+        who = via or event["actor"]
+        lines.append(f"  {event['at']}  {who:<24} {event['action']}")
     return "\n".join(lines)
 
 

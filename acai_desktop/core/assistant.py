@@ -48,6 +48,7 @@ from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.session import memory_service_on
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.orchestrator import Orchestrator
+from acai_desktop.core.outside_changes import OutsideChanges
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.processors.summary import SummaryProcessor
@@ -202,6 +203,8 @@ class Assistant:
     model_problem: NoModelError | None = None
     #: The index upkeep after start-up (see :meth:`MemoryService.upkeep_after_start`).
     upkeep: asyncio.Task | None = None
+    #: Follows what another process (the MCP server, an import) writes to the profile.
+    outside_changes: asyncio.Task | None = None
     #: Held while open: one running assistant per profile.
     lock: ProfileLock | None = None
     #: The database under its lock, as opened first (closed with the assistant).
@@ -234,8 +237,9 @@ class Assistant:
 
         A step that fails is logged and the next still runs: the database must be
         closed and the model server stopped whatever happened before."""
-        if self.upkeep is not None:
-            self.upkeep.cancel()
+        for task in (self.upkeep, self.outside_changes):
+            if task is not None:
+                task.cancel()
         steps = [
             self._await_upkeep,
             self.runner.stop,
@@ -256,9 +260,10 @@ class Assistant:
                 self.lock.release()
 
     async def _await_upkeep(self) -> None:
-        if self.upkeep is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.upkeep
+        for task in (self.upkeep, self.outside_changes):
+            if task is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
 
 
 def _read_secrets(profile: Profile, provider: str) -> tuple[str | None, str | None]:
@@ -425,6 +430,9 @@ async def open_assistant(
         assistant.memories.upkeep_after_start(reembed=model.problem is None),
         name="index upkeep",
     )
+    outside = OutsideChanges(assistant.memories, events)
+    await outside.start()
+    assistant.outside_changes = asyncio.create_task(outside.run(), name="outside changes")
     return assistant
 
 

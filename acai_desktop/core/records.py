@@ -352,6 +352,8 @@ class Suggestion:
     status: SuggestionStatus
     memory_id: int | None
     created_at: str
+    #: Who proposed it from outside the app ("Claude Desktop via MCP"); None: ACAI.
+    via: str | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> Suggestion:
@@ -370,6 +372,7 @@ class SuggestionDraft:
     normalised: str
     category: str
     confidence: float
+    via: str | None = None
 
 
 @dataclass(frozen=True)

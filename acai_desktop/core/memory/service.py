@@ -92,12 +92,14 @@ class MemoryService(MemoryReader):
         explicit: bool = False,
         meta: dict | None = None,
         write_key: str | None = None,
+        via: str | None = None,
     ) -> MemoryItem:
         """Store one memory; unless ``explicit``, the policy picks active or temporary.
 
         ``write_key`` names this write (a job and its step): if a write with that key
         already happened (the job is running again), the memory it made is returned and
-        nothing is written."""
+        nothing is written. ``via``: who wrote it from outside the app ("Claude Desktop
+        via MCP"); its history says so."""
         draft = MemoryDraft(
             content=content,
             kind=kind,
@@ -108,7 +110,7 @@ class MemoryService(MemoryReader):
             meta=meta,
         )
         items = await self.remember_many(
-            [draft], origin=origin, actor=actor, explicit=explicit, write_key=write_key
+            [draft], origin=origin, actor=actor, explicit=explicit, write_key=write_key, via=via
         )
         return items[0]
 
@@ -120,6 +122,7 @@ class MemoryService(MemoryReader):
         actor: Actor | str = Actor.USER,
         explicit: bool = False,
         write_key: str | None = None,
+        via: str | None = None,
     ) -> list[MemoryItem]:
         """Store many memories: one embedding batch, one transaction, one statement per
         table. All are validated before anything is written; any error writes nothing.
@@ -148,7 +151,7 @@ class MemoryService(MemoryReader):
         for row, vector in zip(rows, vectors, strict=True):
             self.rows.with_vector(row, vector)
         change = await self.store.run(
-            writes.add_memories, rows, actor=actor, sources=sources, write_key=write_key
+            writes.add_memories, rows, actor=actor, sources=sources, write_key=write_key, via=via
         )
         await self.publish(change)
         return change.added or [change.result]

@@ -62,6 +62,7 @@ class MemorySuggestions:
             conversation_id=suggestion.conversation_id,
             explicit=True,  # the user confirmed it: no policy demotes it to temporary
             write_key=f"suggestion:{suggestion_id}",
+            via=f"You, suggested by {suggestion.via}" if suggestion.via else None,
         )
         decided = await self.store.run(
             decide_suggestion, suggestion_id, SuggestionStatus.ACCEPTED, memory.id

@@ -117,3 +117,20 @@ def store_imported_batch(
             stored.message_ids += ids
             stored.conversations.append(fetch_conversation(db, conversation_id))
     return stored
+
+
+def conversation_from(db: Database, source_id: str, title: str) -> Conversation:
+    """The conversation that collects what an outside client brought in (its source id
+    names the client), created the first time."""
+    with db.atomic():
+        row = db.execute("SELECT id FROM conversations WHERE source_id = ?", [source_id]).fetchone()
+        if row is None:
+            at = now_iso()
+            row = (
+                db.execute(
+                    "INSERT INTO conversations (title, created_at, updated_at, temporary, "
+                    "source_id) VALUES (?, ?, ?, 0, ?)",
+                    [title, at, at, source_id],
+                ).lastrowid,
+            )
+    return fetch_conversation(db, row[0])

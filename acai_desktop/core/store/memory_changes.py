@@ -112,16 +112,17 @@ def add_memories(
     actor: Actor,
     sources: Sequence[Sequence[int]],
     write_key: str | None = None,
+    via: str | None = None,
 ) -> MemoryChange:
     """New memories, their sources and history. A keyed write (one memory) that already
-    happened returns the memory it made, adding nothing."""
+    happened returns the memory it made, adding nothing. ``via``: see insert_memories."""
     with db.atomic():
         if write_key is not None:
             done = memory_written_by(db, write_key)
             if done is not None:  # this job wrote it before it was cut off
                 return MemoryChange(fetch_memory(db, done))
         check_sources(db, (s for group in sources for s in group))
-        items = insert_memories(db, rows, actor=actor, sources=sources)
+        items = insert_memories(db, rows, actor=actor, sources=sources, via=via)
         if write_key is not None:
             record_write_key(db, write_key, items[0].id)
         vectors = {item.id: row["embedding"] for item, row in zip(items, rows, strict=True)}

@@ -163,8 +163,11 @@ def insert_memories(
     sources: Sequence[Iterable[int]] | None = None,
     action: str = "created",
     at: str | None = None,
+    via: str | None = None,
 ) -> list[MemoryItem]:
     """Insert many memories, their sources and 'created' events (caller's transaction).
+    ``via``: who wrote them from outside the app ("Claude Desktop via MCP"), recorded in
+    the event's ``after``.
 
     Every row must set the same columns. Ids are given explicitly from ``max(id) + 1``
     on, exactly as SQLite would assign them, so one ``executemany`` per table is enough.
@@ -198,11 +201,16 @@ def insert_memories(
         "INSERT INTO memory_events (memory_id, at, actor, action, before, after) "
         "VALUES (?, ?, ?, ?, NULL, ?)",
         (
-            (item.id, at, str(actor), action, json.dumps(history_view(item), ensure_ascii=False))
+            (item.id, at, str(actor), action, json.dumps(_arrival(item, via), ensure_ascii=False))
             for item in items
         ),
     )
     return items
+
+
+def _arrival(item: MemoryItem, via: str | None) -> dict:
+    view = history_view(item)
+    return {**view, "via": via} if via else view
 
 
 def insert_recorded_memory(

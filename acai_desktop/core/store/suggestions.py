@@ -10,7 +10,8 @@ from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.records import Suggestion, SuggestionDraft, SuggestionStatus
 
 _COLUMNS = (
-    "id, message_id, conversation_id, content, category, confidence, status, memory_id, created_at"
+    "id, message_id, conversation_id, content, category, confidence, status, memory_id, "
+    "created_at, via"
 )
 
 
@@ -19,9 +20,9 @@ def propose_suggestion(db: Database, draft: SuggestionDraft) -> Suggestion | Non
     (pending, accepted or dismissed: a dismissed one is never proposed again)."""
     cursor = db.execute(
         "INSERT OR IGNORE INTO memory_suggestions (message_id, conversation_id, content, "
-        "normalised, category, confidence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "normalised, category, confidence, created_at, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [draft.message_id, draft.conversation_id, draft.content, draft.normalised,
-         draft.category, draft.confidence, now_iso()],
+         draft.category, draft.confidence, now_iso(), draft.via],
     )  # fmt: skip
     if cursor.rowcount == 0:
         return None

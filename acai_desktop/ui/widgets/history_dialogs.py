@@ -177,7 +177,9 @@ class MemoryDetailsDialog(_BrowserDialog):
         parts.append("<p class='head'>HISTORY</p>")
         for event in history:
             action = event.action.replace("_", " ").capitalize()  # conflict_accepted
-            line = f"<b>{e(action)}</b> by {ACTOR_LABELS.get(event.actor, '?')}"
+            # Written from outside the app (an MCP client): say who, not just "You".
+            who = (event.after or {}).get("via") or ACTOR_LABELS.get(event.actor, "?")
+            line = f"<b>{e(action)}</b> by {e(str(who))}"
             before = (event.before or {}).get("content")
             after = (event.after or {}).get("content")
             if before and after and before != after:

@@ -1,0 +1,53 @@
+"""``acai-desktop mcp``: the profile's memory as an MCP server over stdio, for Claude
+Desktop, Cursor and other MCP clients (the official ``mcp`` SDK).
+
+Tools: ``search_memory``, ``list_memories``, ``remember`` (grounding check; a suggestion
+for the window when "Ask before remembering" is on) and ``recall_messages``. Resources:
+``acai://memories/pinned`` (every pinned memory) and ``acai://memories/{id}``.
+
+It runs beside the open window on the same profile without its lock, as the
+``memories`` command does: its writes are ordinary transactions through the same
+services and rules, and the window picks them up (``core/outside_changes``). Before
+each request it catches up with what the window wrote. Nothing but the protocol may go
+to standard output: logs go to standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from acai_desktop.commands.arguments import add_common_arguments
+from acai_desktop.core.profile import Profile
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    add_common_arguments(common)
+    parser = subparsers.add_parser(
+        "mcp",
+        parents=[common],
+        help="serve the memory to MCP clients (Claude Desktop, Cursor) over stdio",
+        description="Run an MCP server over standard input and output on this profile's "
+        "memory. Configure it in the client; see the user guide.",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    asyncio.run(_serve(Profile.at(getattr(args, "data_dir", None))))
+    return 0
+
+
+async def _serve(profile: Profile) -> None:
+    from acai_desktop.commands.mcp_server import build_server
+    from acai_desktop.core.events import EventBus
+    from acai_desktop.core.memory.session import open_memory_services
+    from acai_desktop.core.outside_changes import OutsideChanges
+
+    async with open_memory_services(profile) as (_store, service):
+        events = EventBus()
+        outside = OutsideChanges(service, events)
+        await outside.start()
+        server = build_server(profile, service, events, outside)
+        await server.run_stdio_async()

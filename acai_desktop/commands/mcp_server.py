@@ -1,0 +1,102 @@
+"""The MCP server's tools and resources over the profile's memory (``acai-desktop mcp``
+builds it; kept apart so the SDK loads only when the server runs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+
+from acai_desktop import __version__
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory_clients import MemoryForClients, memory_dict
+from acai_desktop.core.outside_changes import OutsideChanges
+from acai_desktop.core.profile import Profile
+
+#: clientInfo names of well-known clients, as their users know them.
+KNOWN_CLIENTS = {"claude-ai": "Claude Desktop", "cursor-vscode": "Cursor"}
+INSTRUCTIONS = (
+    "ACAI Desktop's long-term memory of the user. Search it before answering questions "
+    "about the user; call remember when the user tells you something durable about "
+    "themselves, quoting their own words in user_said. Memory is not truth: it says "
+    "what the user once said."
+)
+
+
+def client_name(ctx: Any) -> str:
+    """The MCP client's name as its user knows it (from its clientInfo)."""
+    params = getattr(ctx.session, "client_params", None)
+    info = getattr(params, "client_info", None)
+    if info is None:
+        return "an MCP client"
+    name = " ".join(str(info.name).split())[:60]
+    title = getattr(info, "title", None)
+    return KNOWN_CLIENTS.get(name) or (" ".join(str(title).split())[:60] if title else name)
+
+
+def build_server(
+    profile: Profile, service: MemoryService, events: EventBus, outside: OutsideChanges
+) -> MCPServer:
+    server = MCPServer(
+        name="acai-desktop", title="ACAI Desktop memory", version=__version__,
+        instructions=INSTRUCTIONS,
+    )  # fmt: skip
+    by_client: dict[str, MemoryForClients] = {}
+
+    async def access(ctx: Context | None) -> MemoryForClients:
+        await outside.check()  # what the window wrote since the last request
+        name = client_name(ctx) if ctx is not None else "an MCP client"
+        if name not in by_client:
+            by_client[name] = MemoryForClients(profile, service, events, name)
+        return by_client[name]
+
+    @server.tool(description="Find the user's memories that match a question or topic.")
+    async def search_memory(query: str, k: int = 10, ctx: Context = None) -> dict:
+        return {"memories": await (await access(ctx)).search(query, k)}
+
+    @server.tool(description="List the user's current memories, pinned first, a page at a time.")
+    async def list_memories(
+        limit: int = 20, offset: int = 0, category: str | None = None, ctx: Context = None
+    ) -> dict:
+        return await (await access(ctx)).list(limit, offset, category)
+
+    @server.tool(
+        description="Remember a durable fact about the user. Quote the user's own words it "
+        "comes from in user_said: the fact is stored only if they say it. When the user "
+        "reviews new memories first, it waits for their approval in ACAI Desktop."
+    )
+    async def remember(
+        fact: str, user_said: str | None = None, category: str | None = None, ctx: Context = None
+    ) -> dict:
+        outcome = await (await access(ctx)).remember(fact, user_said, category)
+        return outcome.to_dict()
+
+    @server.tool(
+        description="Find what was said in the user's past conversations (in ACAI Desktop "
+        "or imported from other assistants) about a question or topic."
+    )
+    async def recall_messages(query: str, k: int = 5, ctx: Context = None) -> dict:
+        return {"messages": await (await access(ctx)).recall(query, k)}
+
+    @server.resource(
+        "acai://memories/pinned",
+        name="pinned-memories",
+        description="Every pinned memory: what the user wants always remembered.",
+        mime_type="text/plain",
+    )
+    async def pinned_memories() -> str:
+        items = await (await access(None)).pinned()
+        return "\n".join(f"- {item.content}" for item in items) or "(no pinned memories)"
+
+    @server.resource(
+        "acai://memories/{memory_id}",
+        name="memory",
+        description="One memory, by its id.",
+        mime_type="application/json",
+    )
+    async def one_memory(memory_id: str) -> dict:
+        await outside.check()
+        return memory_dict(await service.get(int(memory_id)))
+
+    return server

@@ -1,0 +1,212 @@
+"""The memory, for the user's other AI tools (the MCP server): search, list, remember,
+recall, and the pinned memories.
+
+Reads use the assistant's own retrieval. ``remember`` writes through the app's rules:
+the text is validated, the grounding check must find the fact in the user's words the
+client quotes, a fact already remembered is not stored twice, and with "Ask before
+remembering" on it becomes a suggestion the window shows for approval. The user's words
+are kept as a message of one conversation per client ("Claude Desktop (MCP)"): the
+memory's source, which the panel links to, and the message a suggestion belongs to.
+Every write names the client in the memory's history ("Claude Desktop via MCP").
+
+Text from a client is data, like the user's own messages: stored and shown as plain
+text, quoted into prompts through ``core/prompt_quoting``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.llm.settings import load_model_settings
+from acai_desktop.core.memory.retrieval import (
+    HybridRetriever,
+    RetrievalWeights,
+    RetrievedMemory,
+    RetrievedMessage,
+)
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.memory.suggestions import MemorySuggestions
+from acai_desktop.core.memory.validation import clean_category, clean_memory_text
+from acai_desktop.core.processors.critical_info import (
+    extraction_prompt,
+    name_the_subject,
+    normalised,
+)
+from acai_desktop.core.processors.grounding import GroundingCheck
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import (
+    MemoryItem,
+    MemoryKind,
+    MemoryStatus,
+    Origin,
+    Suggestion,
+    SuggestionDraft,
+)
+from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.imported_conversations import conversation_from
+from acai_desktop.core.store.memories import MemoryFilter
+
+MAX_RESULTS = 50
+DEFAULT_CATEGORY = "Other"
+
+
+def memory_dict(item: MemoryItem) -> dict:
+    return {
+        "id": item.id,
+        "content": item.content,
+        "kind": item.kind.value,
+        "category": item.category,
+        "pinned": item.pinned,
+        "status": item.status.value,
+        "confidence": item.confidence,
+        "created_at": item.created_at,
+    }
+
+
+@dataclass(frozen=True)
+class RememberOutcome:
+    #: remembered | suggested | already_remembered | refused
+    status: str
+    memory: MemoryItem | None = None
+    suggestion: Suggestion | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        result: dict = {"status": self.status}
+        if self.memory is not None:
+            result["memory"] = memory_dict(self.memory)
+        if self.suggestion is not None:
+            result["suggestion_id"] = self.suggestion.id
+        if self.reason:
+            result["reason"] = self.reason
+        return result
+
+
+class MemoryForClients:
+    def __init__(
+        self, profile: Profile, memories: MemoryService, events: EventBus, client: str
+    ) -> None:
+        self.profile = profile
+        self.memories = memories
+        self.store = memories.store
+        #: "Claude Desktop via MCP": who writes, for the memory's history.
+        self.via = f"{client} via MCP"
+        self.client = client
+        self.grounding = GroundingCheck(extraction_prompt())
+        self.suggestions = MemorySuggestions(self.store, memories, events)
+        self.conversations = ConversationRepository(self.store)
+
+    def _retriever(self, **weights) -> HybridRetriever:
+        return HybridRetriever(
+            self.store,
+            self.memories.embedder,
+            self.memories.index,
+            messages=self.memories.episodes.index,
+            weights=RetrievalWeights(**weights),
+        )
+
+    async def search(self, query: str, k: int = 10) -> list[dict]:
+        """The memories the assistant itself would retrieve for ``query``, best first."""
+        if not query.strip():
+            raise InvalidInputError("The search query is empty.")
+        hits = await self._retriever(episodic=0.0).search(query, _bounded(k))
+        return [
+            {**memory_dict(hit.memory), "score": hit.score, "reasons": hit.reasons}
+            for hit in hits
+            if isinstance(hit, RetrievedMemory)
+        ]
+
+    async def list(self, limit: int = 20, offset: int = 0, category: str | None = None) -> dict:
+        """Current memories, pinned first, then the latest changed, a page at a time."""
+        page = MemoryFilter(category=category, limit=_bounded(limit), offset=max(0, int(offset)))
+        total = await self.memories.count(MemoryFilter(category=category))
+        items = await self.memories.list(page)
+        return {"total": total, "memories": [memory_dict(item) for item in items]}
+
+    async def pinned(self) -> list[MemoryItem]:
+        return [
+            item
+            for item in await self.memories.list(MemoryFilter(pinned=True))
+            if item.status == MemoryStatus.ACTIVE
+        ]
+
+    async def recall(self, query: str, k: int = 5) -> list[dict]:
+        """Messages of past conversations (imported ones included) that match ``query``."""
+        if not query.strip():
+            raise InvalidInputError("The search query is empty.")
+        hits = await self._retriever().search(query, MAX_RESULTS)
+        messages = [hit for hit in hits if isinstance(hit, RetrievedMessage)][: _bounded(k)]
+        return [
+            {
+                "conversation_id": hit.message.conversation_id,
+                "conversation": hit.message.conversation_title,
+                "speaker": hit.message.speaker,
+                "content": hit.message.content,
+                "created_at": hit.message.created_at,
+                "score": hit.score,
+            }
+            for hit in messages
+        ]
+
+    async def remember(
+        self, fact: str, user_said: str | None = None, category: str | None = None
+    ) -> RememberOutcome:
+        """Store ``fact`` if ``user_said`` (the user's words it rests on; the fact
+        itself when absent) supports it; a suggestion instead when the user asks to be
+        asked first."""
+        content = name_the_subject(clean_memory_text(fact, what="fact"))
+        evidence = clean_memory_text(user_said, what="user_said") if user_said else content
+        category = clean_category(category) or DEFAULT_CATEGORY
+        verdict = await self._ground(content, evidence)
+        if not verdict.grounded:
+            why = verdict.rejection.value.replace("_", " ")
+            return RememberOutcome(
+                "refused", reason=f"{why}{': ' + verdict.detail if verdict.detail else ''}"
+            )
+        existing = await self._same_fact(content)
+        if existing is not None:
+            return RememberOutcome("already_remembered", memory=existing)
+        conversation = await self.store.run(
+            conversation_from, f"mcp:{self.client}", f"{self.client} (MCP)"
+        )
+        message = await self.conversations.add_message(conversation.id, "user", evidence)
+        await self.memories.episodes.add([message.id])
+        settings = load_model_settings(self.profile.settings_path)
+        if settings is not None and settings.asks_before_remembering():
+            draft = SuggestionDraft(
+                message.id, conversation.id, content, normalised(content), category, 1.0,
+                via=self.via,
+            )  # fmt: skip
+            suggestion = await self.suggestions.propose(draft)
+            return RememberOutcome("suggested", suggestion=suggestion)
+        memory = await self.memories.remember(
+            content,
+            kind=MemoryKind.FACT,
+            category=category,
+            origin=Origin.USER,
+            sources=[message.id],
+            conversation_id=conversation.id,
+            explicit=True,  # the user asked their tool to remember it
+            via=self.via,
+        )
+        return RememberOutcome("remembered", memory=memory)
+
+    async def _ground(self, content: str, evidence: str):
+        verdict = self.grounding.check(content, evidence)
+        if verdict.rejection != "unsupported":
+            return verdict
+        vectors = await self.memories.embedder.embed([content, evidence])
+        return self.grounding.check(content, evidence, float(vectors[0] @ vectors[1]))
+
+    async def _same_fact(self, content: str) -> MemoryItem | None:
+        wanted = normalised(content)
+        for hit in await self.search(content, 5):
+            if normalised(hit["content"]) == wanted:
+                return await self.memories.get(hit["id"])
+        return None
+
+
+def _bounded(k: int) -> int:
+    return max(1, min(int(k), MAX_RESULTS))

@@ -1,0 +1,71 @@
+"""Seeing what another process of the app wrote to the profile.
+
+The MCP server runs beside the window on the same profile, and a command-line import
+may too. Their writes are ordinary transactions (WAL, ``BEGIN IMMEDIATE``), so the
+database is always right; what must follow is this process's picture of it: the vector
+indexes (memories, recalled messages) and, through events, the window's panel, its
+suggestions and its conversation list. :meth:`OutsideChanges.check` reads what changed
+(nothing, at the cost of one pragma, when no other connection committed) and publishes
+it as the app's own writes are published; :meth:`run` checks every few seconds (the
+window), and the MCP server checks before each request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from acai_desktop.core import events as ev
+from acai_desktop.core.errors import AcaiError
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.store.memory_changes import MemoryChange
+from acai_desktop.core.store.outside_writes import Cursors, current_cursors, read_outside_writes
+
+log = logging.getLogger(__name__)
+#: How often the window looks for writes of another process.
+CHECK_SECONDS = 2.0
+
+
+class OutsideChanges:
+    def __init__(self, memories: MemoryService, events: EventBus) -> None:
+        self.memories = memories
+        self.store = memories.store
+        self.events = events
+        self._cursors: Cursors | None = None
+
+    async def start(self) -> None:
+        """From now on: what is there already is known."""
+        self._cursors = await self.store.run(current_cursors)
+
+    async def check(self) -> bool:
+        """Publish what another process wrote since the last check; whether it wrote."""
+        if self._cursors is None:
+            await self.start()
+            return False
+        embedder = self.memories.embedder
+        cursors, writes = await self.store.run(
+            read_outside_writes, self._cursors, embedder.name, embedder.dimensions
+        )
+        self._cursors = cursors
+        if writes is None:
+            return False
+        if writes.message_vectors is not None:
+            for message_id, vector in zip(*writes.message_vectors, strict=True):
+                self.memories.episodes.index.upsert(int(message_id), vector)
+        if writes.added or writes.changed:
+            await self.memories.publish(MemoryChange(added=writes.added, changed=writes.changed))
+        for suggestion in writes.suggestions:
+            self.events.emit(ev.SuggestionsChanged(suggestion))
+        for conversation in writes.conversations:
+            self.events.emit(ev.ConversationChanged(conversation))
+        return True
+
+    async def run(self, seconds: float = CHECK_SECONDS) -> None:
+        """Check every ``seconds`` until cancelled; a busy database is tried next time."""
+        while True:
+            try:
+                await self.check()
+            except AcaiError as error:
+                log.info("could not read other processes' writes now: %s", error)
+            await asyncio.sleep(seconds)
