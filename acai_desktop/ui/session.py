@@ -34,6 +34,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus
 from acai_desktop.ui.actions.conversations import ConversationActions
 from acai_desktop.ui.actions.documents import DocumentActions
+from acai_desktop.ui.actions.imports import ImportActions
 from acai_desktop.ui.actions.memories import MemoryActions
 from acai_desktop.ui.actions.memory_health import MemoryHealthActions
 from acai_desktop.ui.actions.settings import SettingsActions
@@ -114,6 +115,7 @@ class GuiSession:
         self.settings = SettingsActions(self)
         self.memory_health = MemoryHealthActions(self)
         self.documents = DocumentActions(self)
+        self.imports = ImportActions(self)
         self._quit = asyncio.Event()
 
     def request_quit(self) -> None:
@@ -159,6 +161,7 @@ class GuiSession:
             self.settings,
             self.memory_health,
             self.documents,
+            self.imports,
         ):
             actions.connect(window)
 

@@ -28,6 +28,8 @@ from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB
 from acai_desktop.core.store.jobs import JobRepository
 
+__all__ = ["LEARN_IMPORTED_JOB", "ConversationImports", "LearningProgress"]
+
 
 @dataclass(frozen=True)
 class LearningProgress:

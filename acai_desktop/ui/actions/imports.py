@@ -1,0 +1,112 @@
+"""File > Import from ChatGPT / Claude, and pausing or resuming what ACAI learns from
+the imported conversations. The work is the core's (``assistant.imports``); here a file
+and a learning budget are chosen, and the status bar says how far it is."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
+
+from acai_desktop.core.chat_import.budget import LearningBudget
+from acai_desktop.core.chat_import.service import LEARN_IMPORTED_JOB
+from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.ui.actions.base import ActionGroup, in_background
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.ui.main_window import MainWindow
+
+SOURCES = {"chatgpt": "ChatGPT", "claude": "Claude"}
+#: The learning budgets offered, as the user reads them.
+BUDGETS = {
+    "Everything I wrote": "all",
+    "What I wrote in the last 12 months": "months:12",
+    "What I wrote in the last 3 months": "months:3",
+    "Nothing (search and recall only)": "none",
+}
+#: The status bar says how far learning is at most this often.
+PROGRESS_EVERY_SECONDS = 1.0
+
+
+def file_menu(window: MainWindow) -> QMenu:
+    """The window's File menu (made on first use)."""
+    for action in window.menuBar().actions():
+        if action.menu() is not None and action.text() == "&File":
+            return action.menu()
+    return window.menuBar().addMenu("&File")
+
+
+class ImportActions(ActionGroup):
+    def connect(self, window: MainWindow) -> None:
+        menu = file_menu(window)
+        for source, label in SOURCES.items():
+            action = menu.addAction(f"Import from {label}…")
+            action.triggered.connect(lambda _checked=False, s=source: self.choose_file(s))
+        menu.addSeparator()
+        menu.addAction("Pause learning from imports").triggered.connect(self._pause)
+        menu.addAction("Resume learning from imports").triggered.connect(self._resume)
+        window.events.job_status_changed.connect(self._on_events_job_status_changed)
+        self._said_at = 0.0
+
+    def choose_file(self, source: str) -> None:
+        window = self.window_if_open()
+        if window is None:
+            return
+        dialog = QFileDialog(
+            window, f"Import {SOURCES[source]}'s conversations.json", "", "JSON (*.json)"
+        )
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(lambda path: self.choose_budget(source, path))
+        dialog.open()
+
+    def choose_budget(self, source: str, path: str) -> None:
+        window = self.window_if_open()
+        if window is None:
+            return
+        dialog = QInputDialog(window)
+        dialog.setWindowTitle("Learn from the imported conversations")
+        dialog.setLabelText(
+            "The conversations are searchable and recalled at once. Which of your "
+            "messages should ACAI learn facts from, in the background?"
+        )
+        dialog.setComboBoxItems(list(BUDGETS))
+        dialog.textValueSelected.connect(lambda text: self.import_file(source, path, BUDGETS[text]))
+        dialog.open()
+
+    @in_background("import-conversations")
+    async def import_file(self, assistant: Assistant, source: str, path: str, budget: str) -> None:
+        label = SOURCES[source]
+        self.say(f"Reading the {label} export…")
+        report = await assistant.imports.import_file(
+            source,
+            path,
+            LearningBudget.parse(budget),
+            progress=lambda done, total: self.say(f"Importing conversations… {done} of {total}"),
+        )
+        text = f"Imported {report.conversations} conversations from {label}"
+        if report.skipped_conversations:
+            text += f" ({report.skipped_conversations} were here already)"
+        if report.learning_jobs:
+            text += f"; learning from {report.learning_jobs} of your messages in the background"
+        self.say(text + ".")
+
+    @in_background("import-learning")
+    async def _pause(self, assistant: Assistant, *_checked) -> None:
+        self.say((await assistant.imports.pause_learning()).text())
+
+    @in_background("import-learning")
+    async def _resume(self, assistant: Assistant, *_checked) -> None:
+        self.say((await assistant.imports.resume_learning()).text())
+
+    def _on_events_job_status_changed(self, job: Job) -> None:
+        if job.kind != LEARN_IMPORTED_JOB or job.status not in (JobStatus.DONE, JobStatus.FAILED):
+            return
+        if time.monotonic() - self._said_at >= PROGRESS_EVERY_SECONDS:
+            self._said_at = time.monotonic()
+            self._say_progress()
+
+    @in_background("import-learning")
+    async def _say_progress(self, assistant: Assistant) -> None:
+        self.say((await assistant.imports.learning_progress()).text())

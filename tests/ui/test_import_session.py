@@ -1,0 +1,81 @@
+"""File > Import from ChatGPT in the real window: a file dialog, a learning budget, the
+conversations in the sidebar and progress in the status bar; a bad file is refused in
+one line with nothing imported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QInputDialog
+
+from acai_desktop.ui.session import GuiSession
+from tests.support.assistant import configure_profile
+from tests.support.gui import gui_session, run_in_session, wait_until
+
+EXPORTS = Path(__file__).parents[1] / "fixtures" / "chat_exports"
+
+
+def _menu_action(window, text: str):
+    for menu_action in window.menuBar().actions():
+        for action in menu_action.menu().actions():
+            if action.text() == text:
+                return action
+    raise AssertionError(f"no menu action {text!r}")
+
+
+async def _import_by_menu(session: GuiSession, source: str, path: Path, budget: str) -> None:
+    window = session.window
+    _menu_action(window, f"Import from {source}…").trigger()
+    files = await wait_until(lambda: window.findChild(QFileDialog))
+    assert files.isVisible()
+    files.fileSelected.emit(str(path))
+    files.close()
+    files.deleteLater()
+    choice = await wait_until(lambda: window.findChild(QInputDialog))
+    choice.textValueSelected.emit(budget)
+    choice.close()
+    choice.deleteLater()
+
+
+def test_import_from_the_file_menu(qapp, tmp_path, fake_openai):
+    session = gui_session(configure_profile(tmp_path / "profile", fake_openai))
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        await _import_by_menu(session, "ChatGPT", EXPORTS / "chatgpt_conversations.json",
+                              "Nothing (search and recall only)")  # fmt: skip
+        await wait_until(
+            lambda: window.statusBar().currentMessage() == "Imported 3 conversations from ChatGPT."
+        )
+        model = window.conversations_model
+        titles = {model.index(r).data() for r in range(model.rowCount())}
+        hits = await session.assistant.conversations.search("shojin")
+        return titles, hits
+
+    titles, hits = run_in_session(session, scenario)
+    assert {"Planning a trip to Kyoto", "Sourdough starter smells like nail polish"} <= titles
+    assert hits and hits[0].title == "Planning a trip to Kyoto"
+
+
+def test_a_bad_export_is_refused_in_the_status_bar(qapp, tmp_path, fake_openai):
+    session = gui_session(configure_profile(tmp_path / "profile", fake_openai))
+    data = json.loads((EXPORTS / "claude_conversations.json").read_text())
+    del data[1]["uuid"]
+    bad = tmp_path / "conversations.json"
+    bad.write_text(json.dumps(data))
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        await _import_by_menu(session, "Claude", bad, "Everything I wrote")
+        message = await wait_until(
+            lambda: (
+                "has no uuid" in window.statusBar().currentMessage()
+                and window.statusBar().currentMessage()
+            )
+        )
+        return message, window.conversations_model.rowCount()
+
+    message, rows = run_in_session(session, scenario)
+    assert message.startswith("conversation 2") and "\n" not in message
+    assert rows == 0
