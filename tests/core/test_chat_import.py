@@ -19,6 +19,7 @@ from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMessage
 from acai_desktop.core.store.conversation_search import search_conversations
+from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB
 from acai_desktop.core.store.jobs import JobRepository
 from tests.support.aio import run
@@ -280,3 +281,33 @@ def test_the_service_imports_beside_a_profile_without_the_window(tmp_path):
 
     report, progress = run(scenario())
     assert report.learning_jobs == 4 and (progress.waiting, progress.paused) == (4, False)
+
+
+def test_the_full_text_index_is_as_the_triggers_keep_it(tmp_path):
+    """New conversations are indexed once at the end of their batch, not by the insert
+    trigger; the index must come out the same, and the trigger must be back after."""
+    data = json.loads(CLAUDE.read_text())
+    data[0]["chat_messages"].append(
+        {"uuid": "5e1d0c2a-1111-4aaa-8bbb-000000000005", "sender": "human",
+         "text": "Thanks, week one starts Monday.", "created_at": "2025-03-03T07:00:00Z"}
+    )  # fmt: skip
+    continued = tmp_path / "continued.json"
+    continued.write_text(json.dumps(data))
+
+    async def scenario():
+        await _import(tmp_path, "claude", CLAUDE)
+        await _import(tmp_path, "chatgpt", CHATGPT)
+        await _import(tmp_path, "claude", continued)  # one chat continued: the trigger's way
+        async with memory_services(tmp_path) as (store, _service, _log):
+            conversation = await ConversationRepository(store).create()
+            await ConversationRepository(store).add_message(conversation.id, "user", "Hello")
+            indexed = await _rows(
+                store, "SELECT rowid, content, context FROM messages_fts ORDER BY rowid"
+            )
+            expected = await _rows(
+                store, "SELECT id, content, context FROM message_recall_rows ORDER BY id"
+            )
+        return indexed, expected
+
+    indexed, expected = run(scenario())
+    assert len(expected) == 15 and indexed == expected

@@ -16,6 +16,8 @@ not left to the next start).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -74,6 +76,14 @@ def _titled(conversation: ImportedConversation) -> ImportedConversation:
     return dataclasses.replace(conversation, title=title)
 
 
+def _tally(totals: dict[str, int], stored) -> None:
+    totals["conversations"] += stored.new_conversations
+    totals["messages"] += len(stored.message_ids)
+    totals["skipped_conversations"] += stored.skipped_conversations
+    totals["skipped_messages"] += stored.skipped_messages
+    totals["jobs"] += stored.jobs
+
+
 def batches(conversations: Sequence[ImportedConversation], limit: int = BATCH_MESSAGES):
     batch: list[ImportedConversation] = []
     size = 0
@@ -105,21 +115,30 @@ async def import_conversations(
         ("conversations", "messages", "skipped_conversations", "skipped_messages", "jobs"), 0
     )
     done = 0
-    for batch in batches(conversations, batch_messages):
-        learn_from = {m.source_id for c in batch for m in c.messages if budget.learns_from(m, now)}
-        stored = await store.run(store_imported_batch, batch, learn_from)
-        # Their vectors now, so episodic recall finds them by meaning at once.
-        await memories.episodes.add(stored.message_ids)
-        for conversation in stored.conversations:
-            events.emit(ev.ConversationChanged(conversation))
-        totals["conversations"] += stored.new_conversations
-        totals["messages"] += len(stored.message_ids)
-        totals["skipped_conversations"] += stored.skipped_conversations
-        totals["skipped_messages"] += stored.skipped_messages
-        totals["jobs"] += stored.jobs
-        done += len(batch)
-        if progress is not None:
-            progress(done, len(conversations))
+    # Each batch's vectors are made (on a worker thread) while the next batch is
+    # written (on the database thread): the two halves of an import overlap.
+    embedding: asyncio.Task | None = None
+    try:
+        for batch in batches(conversations, batch_messages):
+            learn = {m.source_id for c in batch for m in c.messages if budget.learns_from(m, now)}
+            stored = await store.run(store_imported_batch, batch, learn)
+            if embedding is not None:
+                await embedding
+            # Their vectors now, so episodic recall finds them by meaning at once.
+            embedding = asyncio.create_task(memories.episodes.add(stored.message_ids))
+            _tally(totals, stored)
+            for conversation in stored.conversations:
+                events.emit(ev.ConversationChanged(conversation))
+            done += len(batch)
+            if progress is not None:
+                progress(done, len(conversations))
+        if embedding is not None:
+            await embedding
+    finally:
+        if embedding is not None and not embedding.done():
+            embedding.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await embedding
     return ConversationImportReport(
         conversations=totals["conversations"],
         messages=totals["messages"],

@@ -8,8 +8,9 @@ there whole, with its jobs, or not at all.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlite_utils import Database
@@ -55,6 +56,36 @@ def _conversation_id(db: Database, conversation: ImportedConversation) -> int | 
     return row[0] if row else None
 
 
+@contextlib.contextmanager
+def _indexing_once(db: Database) -> Iterator[list[int]]:
+    """Inside the caller's transaction: messages inserted meanwhile (their ids go in
+    the list) are put in ``messages_fts`` once each, at the end, instead of by the
+    insert trigger, which re-indexes the two messages before each new one with their
+    neighbours' text (a whole conversation written message by message is indexed three
+    times over: two thirds of an import's time). For new conversations only: no
+    message of theirs was indexed before. The trigger is dropped and made again from
+    its own stored SQL in the same transaction, so no other connection ever sees the
+    schema without it."""
+    (trigger_sql,) = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [_INSERT_TRIGGER]
+    ).fetchone()
+    db.execute(f"DROP TRIGGER {_INSERT_TRIGGER}")
+    ids: list[int] = []
+    yield ids
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        db.execute(
+            "INSERT INTO messages_fts (rowid, content, context) SELECT id, content, context "
+            f"FROM message_recall_rows WHERE id IN ({marks})",
+            chunk,
+        )
+    db.execute(trigger_sql)
+
+
+_INSERT_TRIGGER = "messages_fts_insert"
+
+
 def store_imported_batch(
     db: Database, batch: Sequence[ImportedConversation], learn_from: Collection[str]
 ) -> StoredBatch:
@@ -63,60 +94,77 @@ def store_imported_batch(
     continued since the last export). A learning job is queued for each new message
     whose source id is in ``learn_from``."""
     stored = StoredBatch()
-    at = now_iso()
     with db.atomic():
+        known = {c.source_id for c in batch if _conversation_id(db, c) is not None}
+        with _indexing_once(db) as inserted:
+            for conversation in batch:
+                if conversation.source_id not in known:
+                    inserted += _store_conversation(db, conversation, learn_from, stored)
         for conversation in batch:
-            conversation_id = _conversation_id(db, conversation)
-            if conversation_id is None:
-                conversation_id = db.execute(
-                    "INSERT INTO conversations (title, created_at, updated_at, temporary, "
-                    "source_id) VALUES (?, ?, ?, 0, ?)",
-                    [conversation.title, conversation.created_at, conversation.updated_at,
-                     conversation.source_id],
-                ).lastrowid  # fmt: skip
-                stored.new_conversations += 1
-                known: set[str] = set()
-            else:
-                known = known_message_sources(db, [m.source_id for m in conversation.messages])
-                stored.skipped_messages += len(known)
-            new = [m for m in conversation.messages if m.source_id not in known]
-            if not new:
-                stored.skipped_conversations += 1
-                continue
-            ids = []
-            for message in new:
-                ids.append(
-                    db.execute(
-                        "INSERT INTO messages (conversation_id, role, content, status, model, "
-                        "created_at, author, source_id) VALUES (?, ?, ?, 'complete', ?, ?, ?, ?)",
-                        [conversation_id, message.role, message.content, message.model,
-                         message.created_at, message.author, message.source_id],
-                    ).lastrowid
-                )  # fmt: skip
-            jobs = [
-                (
-                    LEARN_IMPORTED_JOB,
-                    json.dumps({"message_id": message_id}),
-                    conversation_id,
-                    at,
-                    at,
-                )
-                for message_id, message in zip(ids, new, strict=True)
-                if message.source_id in learn_from
-            ]
-            db.conn.executemany(
-                "INSERT INTO jobs (kind, payload, conversation_id, status, attempts, "
-                "created_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)",
-                jobs,
-            )
-            db.execute(
-                "UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
-                [conversation.updated_at, conversation_id],
-            )
-            stored.jobs += len(jobs)
-            stored.message_ids += ids
-            stored.conversations.append(fetch_conversation(db, conversation_id))
+            if conversation.source_id in known:  # continued: the trigger indexes them
+                _store_conversation(db, conversation, learn_from, stored)
     return stored
+
+
+def _store_conversation(
+    db: Database,
+    conversation: ImportedConversation,
+    learn_from: Collection[str],
+    stored: StoredBatch,
+) -> list[int]:
+    """Write one conversation, or its messages not here yet; the new message ids."""
+    at = now_iso()
+    conversation_id = _conversation_id(db, conversation)
+    if conversation_id is None:
+        conversation_id = db.execute(
+            "INSERT INTO conversations (title, created_at, updated_at, temporary, "
+            "source_id) VALUES (?, ?, ?, 0, ?)",
+            [conversation.title, conversation.created_at, conversation.updated_at,
+             conversation.source_id],
+        ).lastrowid  # fmt: skip
+        stored.new_conversations += 1
+        known: set[str] = set()
+    else:
+        known = known_message_sources(db, [m.source_id for m in conversation.messages])
+        stored.skipped_messages += len(known)
+    new = [m for m in conversation.messages if m.source_id not in known]
+    if not new:
+        stored.skipped_conversations += 1
+        return []
+    ids = []
+    for message in new:
+        ids.append(
+            db.execute(
+                "INSERT INTO messages (conversation_id, role, content, status, model, "
+                "created_at, author, source_id) VALUES (?, ?, ?, 'complete', ?, ?, ?, ?)",
+                [conversation_id, message.role, message.content, message.model,
+                 message.created_at, message.author, message.source_id],
+            ).lastrowid
+        )  # fmt: skip
+    jobs = [
+        (
+            LEARN_IMPORTED_JOB,
+            json.dumps({"message_id": message_id}),
+            conversation_id,
+            at,
+            at,
+        )
+        for message_id, message in zip(ids, new, strict=True)
+        if message.source_id in learn_from
+    ]
+    db.conn.executemany(
+        "INSERT INTO jobs (kind, payload, conversation_id, status, attempts, "
+        "created_at, updated_at) VALUES (?, ?, ?, 'pending', 0, ?, ?)",
+        jobs,
+    )
+    db.execute(
+        "UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+        [conversation.updated_at, conversation_id],
+    )
+    stored.jobs += len(jobs)
+    stored.message_ids += ids
+    stored.conversations.append(fetch_conversation(db, conversation_id))
+    return ids
 
 
 def conversation_from(db: Database, source_id: str, title: str) -> Conversation:
