@@ -125,7 +125,7 @@ async def import_conversations(
             if embedding is not None:
                 await embedding
             # Their vectors now, so episodic recall finds them by meaning at once.
-            embedding = asyncio.create_task(memories.episodes.add(stored.message_ids))
+            embedding = asyncio.create_task(memories.episodes.embed_rows(stored.messages))
             _tally(totals, stored)
             for conversation in stored.conversations:
                 events.emit(ev.ConversationChanged(conversation))

@@ -14,7 +14,7 @@ the index when its conversation is deleted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -57,6 +57,14 @@ class EpisodicIndex:
         rows = await self.store.run(
             episodes.unembedded_messages, self.embedder.name, self.embedder.dimensions, ids
         )
+        return await self.embed_rows(rows, batch_size=batch_size)
+
+    async def embed_rows(
+        self, rows: Sequence[tuple[int, str]], *, batch_size: int = EMBED_BATCH
+    ) -> int:
+        """Embed and index these ``(id, content)`` rows of recallable messages (an
+        import has them at hand: no need to read them back first); a message whose
+        text changed meanwhile is left out. Returns how many were stored."""
         done = 0
         for start in range(0, len(rows), batch_size):
             batch = rows[start : start + batch_size]

@@ -33,6 +33,8 @@ class StoredBatch:
     conversations: list[Conversation] = field(default_factory=list)
     new_conversations: int = 0
     message_ids: list[int] = field(default_factory=list)
+    #: (id, content) of each new message, for its vector.
+    messages: list[tuple[int, str]] = field(default_factory=list)
     jobs: int = 0
     #: Conversations / messages already there from an earlier import.
     skipped_conversations: int = 0
@@ -163,6 +165,7 @@ def _store_conversation(
     )
     stored.jobs += len(jobs)
     stored.message_ids += ids
+    stored.messages += [(i, m.content) for i, m in zip(ids, new, strict=True)]
     stored.conversations.append(fetch_conversation(db, conversation_id))
     return ids
 
