@@ -45,7 +45,10 @@ async def _serve(profile: Profile) -> None:
     from acai_desktop.core.memory.session import open_memory_services
     from acai_desktop.core.outside_changes import OutsideChanges
 
-    async with open_memory_services(profile) as (_store, service):
+    # No re-embedding: when the window embeds with the provider's model, this server
+    # (WordLlama) would rewrite every memory's vector, and the window would redo them all
+    # at its next start. Memories it has no vector for are still found by their words.
+    async with open_memory_services(profile, reembed=False) as (_store, service):
         events = EventBus()
         outside = OutsideChanges(service, events)
         await outside.start()

@@ -19,3 +19,17 @@ def test_a_queued_job_is_not_said_to_be_learning_until_it_runs(qapp):
     assert status.running_label.text() == "Learning from your message…"
     status.on_job_status_changed(replace(QUEUED, status=JobStatus.DONE, attempts=1))
     assert status.running_label.text() == ""
+
+
+def test_learning_from_imports_says_so_and_its_failures_count_as_learning(qapp):
+    status = JobStatusWidgets()
+    imported = replace(QUEUED, id=8, kind="learn_imported")
+    status.on_job_status_changed(replace(imported, status=JobStatus.RUNNING, attempts=1))
+    assert status.running_label.text() == "Learning from your imported conversations…"
+    status.on_job_status_changed(
+        replace(imported, status=JobStatus.FAILED, attempts=4, last_error="ModelError: down")
+    )
+    status.on_job_status_changed(
+        replace(QUEUED, status=JobStatus.FAILED, attempts=4, last_error="ModelError: down")
+    )
+    assert status.failed_label.text() == "Couldn't learn from 2 messages: down"

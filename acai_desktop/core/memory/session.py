@@ -44,15 +44,19 @@ async def open_memory_services(
     embedder: Embedder | None = None,
     policy: MemoryPolicy | None = None,
     events: EventBus | None = None,
+    reembed: bool = True,
 ) -> AsyncIterator[tuple[Store, MemoryService]]:
-    """``(store, service)`` with the index loaded (and stale embeddings redone); the
-    store is closed on exit, whatever happens inside."""
+    """``(store, service)`` with the index loaded (and, with ``reembed``, stale
+    embeddings redone); the store is closed on exit, whatever happens inside."""
     if embedder is None:
         from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
     store = await Store.open(profile.ensure().database_path)
     try:
-        yield store, await memory_service_on(store, embedder, events or EventBus(), policy)
+        yield (
+            store,
+            await memory_service_on(store, embedder, events or EventBus(), policy, reembed=reembed),
+        )
     finally:
         await store.close()

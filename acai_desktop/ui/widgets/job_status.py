@@ -16,18 +16,21 @@ JOB_LABELS = {
     "critical_info": "Learning from your message…",
     "summary": "Summarising…",
     "index_document": "Reading a document…",
+    "learn_imported": "Learning from your imported conversations…",
 }
 #: What a job waiting its turn is called: it has not started (the answer comes first).
 QUEUED_LABELS = {
     "critical_info": "Will learn from your message after the answer",
     "summary": "Will summarise older messages later",
     "index_document": "A document waits to be read",
+    "learn_imported": "Will learn from your imported conversations",
 }
 #: What a job waiting for a later retry is doing, as the subject of "… waits for the model".
 WAITING_LABELS = {
     "critical_info": "Learning",
     "summary": "Summarising",
     "index_document": "Reading a document",
+    "learn_imported": "Learning from imports",
 }
 FAILED_REASON_CHARS = 90
 
@@ -123,7 +126,7 @@ class JobStatus(QObject):
             self.failed_label.setText("")
             return
         kinds = {job.kind for job in jobs}
-        if kinds == {"critical_info"}:
+        if kinds <= {"critical_info", "learn_imported"}:
             what = f"Couldn't learn from {_count(len(jobs), 'message')}"
         elif kinds == {"index_document"}:
             what = f"Couldn't read {_count(len(jobs), 'document')}"
