@@ -192,7 +192,8 @@ def test_learning_waits_after_a_turn_and_while_the_user_types(tmp_path, fake_ope
             await assistant.close()
 
     after_turn, jobs, quiet_again, typing, waiting = run(scenario())
-    learning = {"critical_info", "summary"}
+    # Learning from imported conversations gives way to the user too.
+    learning = {"critical_info", "summary", "learn_imported"}
     assert after_turn == learning
     assert all(job.status == JobStatus.DONE for job in jobs)  # it carried on after a while
     assert quiet_again == frozenset()
