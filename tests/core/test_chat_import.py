@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from acai_desktop.core.chat_import.budget import LearningBudget
+from acai_desktop.core.chat_import.claude import parse_claude_export
 from acai_desktop.core.chat_import.importer import import_conversations, read_export
 from acai_desktop.core.chat_import.model import ImportFileError
 from acai_desktop.core.chat_import.service import ConversationImports
@@ -64,7 +65,7 @@ def test_chatgpt_keeps_the_branch_shown_last_and_only_the_words_shown():
 
 
 def test_claude_reads_text_blocks_and_leaves_attachments_out():
-    marathon, cat = read_export("claude", CLAUDE)
+    marathon, cat, _bike = read_export("claude", CLAUDE)
     assert [m.source_id[-1] for m in marathon.messages] == ["1", "2", "4"]
     assert marathon.messages[1].content.startswith("Here is a 16-week plan")
     assert [(m.role, m.author) for m in marathon.messages] == [
@@ -72,6 +73,24 @@ def test_claude_reads_text_blocks_and_leaves_attachments_out():
     ]  # fmt: skip
     assert marathon.created_at == "2025-03-02T08:15:04.118261+00:00"
     assert cat.title.startswith("My cat Miso is allergic to chicken")
+
+
+def test_claude_keeps_the_branch_shown_last():
+    *_, bike = read_export("claude", CLAUDE)
+    assert [m.content[:30] for m in bike.messages] == [
+        "I have a budget of 1500 euros ",
+        "At that budget a good aluminiu",
+        "I ride 200 km a week in the hi",
+        "For 200 km a week of climbing,",
+    ]  # the edited question and the draft answer to it are left behind
+
+
+def test_without_a_named_leaf_the_claude_branch_written_last_is_kept():
+    data = json.loads(CLAUDE.read_text())
+    del data[2]["current_leaf_message_uuid"]
+    data[2]["chat_messages"].reverse()  # the order of the list does not decide
+    *_, bike = parse_claude_export(data)
+    assert [m.source_id[-1] for m in bike.messages] == ["1", "2", "5", "6"]
 
 
 def test_imported_chats_are_searchable_and_recalled_at_once(tmp_path):
@@ -115,10 +134,10 @@ def test_importing_the_same_export_again_adds_nothing(tmp_path):
         return first, second, counts
 
     first, second, counts = run(scenario())
-    assert (first.conversations, first.messages, first.learning_jobs) == (2, 5, 2)
+    assert (first.conversations, first.messages, first.learning_jobs) == (3, 9, 4)
     assert (second.conversations, second.messages, second.learning_jobs) == (0, 0, 0)
-    assert (second.skipped_conversations, second.skipped_messages) == (2, 5)
-    assert counts == [2, 5, 2]
+    assert (second.skipped_conversations, second.skipped_messages) == (3, 9)
+    assert counts == [3, 9, 4]
 
 
 def test_a_continued_chat_gets_only_its_new_messages(tmp_path):
@@ -140,7 +159,7 @@ def test_a_continued_chat_gets_only_its_new_messages(tmp_path):
         return report, last
 
     report, last = run(scenario())
-    assert (report.conversations, report.messages, report.skipped_messages) == (0, 1, 5)
+    assert (report.conversations, report.messages, report.skipped_messages) == (0, 1, 9)
     assert last[-1] == ("Duck it is, thanks!",)
 
 
@@ -202,7 +221,7 @@ def test_the_learning_budget_picks_the_users_messages_it_covers(tmp_path):
     # Six months before 1 December 2025: June's message, not March's; never an answer.
     assert learned == [("My cat Miso is allergic to chicken. What protein should I look for "
                         "in cat food?",)]  # fmt: skip
-    assert (recent.learning_jobs, nothing.learning_jobs, nothing.messages) == (1, 0, 5)
+    assert (recent.learning_jobs, nothing.learning_jobs, nothing.messages) == (1, 0, 9)
 
 
 @pytest.mark.parametrize("text", ["some", "months:0", "months:x", ""])
@@ -232,10 +251,10 @@ def test_learning_from_an_import_runs_pauses_and_resumes_across_a_restart(tmp_pa
         return paused, report, waiting, after_restart, done, facts
 
     paused, report, waiting, after_restart, done, facts = run(scenario())
-    assert paused.paused and report.learning_jobs == 2
-    assert (waiting.done, waiting.waiting, waiting.paused) == (0, 2, True)
-    assert (after_restart.done, after_restart.waiting, after_restart.paused) == (0, 2, True)
-    assert (done.done, done.waiting, done.paused) == (2, 0, False)
+    assert paused.paused and report.learning_jobs == 4
+    assert (waiting.done, waiting.waiting, waiting.paused) == (0, 4, True)
+    assert (after_restart.done, after_restart.waiting, after_restart.paused) == (0, 4, True)
+    assert (done.done, done.waiting, done.paused) == (4, 0, False)
     assert any(fact.startswith("The user lives in Porto") for fact in facts)
 
 
@@ -310,4 +329,4 @@ def test_the_full_text_index_is_as_the_triggers_keep_it(tmp_path):
         return indexed, expected
 
     indexed, expected = run(scenario())
-    assert len(expected) == 15 and indexed == expected
+    assert len(expected) == 19 and indexed == expected

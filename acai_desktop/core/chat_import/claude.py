@@ -6,6 +6,13 @@ The file is a list of conversations: ``uuid``, ``name`` (the title), ``created_a
 exports, ``content`` blocks (``{"type": "text", "text": ...}``, tool use, tool
 results). The text blocks are the message's words; without them, ``text`` is.
 Attachments and tool traffic are left out.
+
+Newer exports keep the tree of an edited question or a regenerated answer:
+``chat_messages`` then holds every branch, each message naming its
+``parent_message_uuid``, and the conversation names the leaf the user saw last,
+``current_leaf_message_uuid`` (else the message written last is taken as that leaf).
+The path from that leaf up to the root is imported; an export without parents is
+taken in its order.
 """
 
 from __future__ import annotations
@@ -64,11 +71,12 @@ def _conversation(position: int, raw: Any) -> ImportedConversation:
     raw_messages = raw.get("chat_messages")
     if not isinstance(raw_messages, list):
         raise ImportFileError(f"{name} has no chat_messages list.")
-    messages = []
-    for index, message in enumerate(raw_messages):
-        imported = _message(f"{name}: message {index + 1}", message, created)
-        if imported is not None:
-            messages.append(imported)
+    checked = [
+        (raw_message, _message(f"{name}: message {index + 1}", raw_message, created))
+        for index, raw_message in enumerate(raw_messages)
+    ]
+    shown = _shown_branch(name, checked, raw.get("current_leaf_message_uuid"))
+    messages = [message for message in shown if message is not None]
     title = raw.get("name") if isinstance(raw.get("name"), str) else ""
     last = messages[-1].created_at if messages else created
     return ImportedConversation(
@@ -78,6 +86,31 @@ def _conversation(position: int, raw: Any) -> ImportedConversation:
         updated_at=max(updated, last),
         messages=tuple(messages),
     )
+
+
+def _shown_branch(
+    name: str, checked: list[tuple[dict, ImportedMessage | None]], leaf: Any
+) -> list[ImportedMessage | None]:
+    """The messages from the root to the leaf shown last (all, in order, without parents)."""
+    if not any("parent_message_uuid" in raw for raw, _ in checked):
+        return [message for _, message in checked]
+    by_uuid = {raw["uuid"]: (raw, message) for raw, message in checked}
+    if leaf not in by_uuid:
+        parents = {raw.get("parent_message_uuid") for raw, _ in checked}
+        leaves = [raw for raw, _ in checked if raw["uuid"] not in parents]
+        if not leaves:
+            raise ImportFileError(f"{name}: its messages' parents make a loop.")
+        leaf = max(leaves, key=lambda raw: str(raw.get("created_at") or ""))["uuid"]
+    path, seen = [], set()
+    while leaf in by_uuid:
+        if leaf in seen:
+            raise ImportFileError(f"{name}: its messages' parents make a loop at {leaf!r}.")
+        seen.add(leaf)
+        raw, message = by_uuid[leaf]
+        path.append(message)
+        leaf = raw.get("parent_message_uuid")  # the root's parent is no message
+    path.reverse()
+    return path
 
 
 def _message(where: str, raw: Any, fallback_time: str) -> ImportedMessage | None:
