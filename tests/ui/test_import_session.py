@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
+from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 EXPORTS = Path(__file__).parents[1] / "fixtures" / "chat_exports"
@@ -79,3 +80,31 @@ def test_a_bad_export_is_refused_in_the_status_bar(qapp, tmp_path, fake_openai):
     message, rows = run_in_session(session, scenario)
     assert message.startswith("conversation 2") and "\n" not in message
     assert rows == 0
+
+
+def test_learning_from_an_import_pauses_resumes_and_says_how_far(qapp, tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+    session = gui_session(configure_profile(tmp_path / "profile", fake_openai))
+
+    async def scenario(session: GuiSession):
+        window = session.window
+        status = window.statusBar()
+        _menu_action(window, "Pause learning from imports").trigger()
+        await wait_until(lambda: "No learning" in status.currentMessage())
+        await _import_by_menu(session, "Claude", EXPORTS / "claude_conversations.json",
+                              "Everything I wrote")  # fmt: skip
+        await wait_until(lambda: "learning from 4 of your messages" in status.currentMessage())
+        paused = await session.assistant.imports.learning_progress()
+        _menu_action(window, "Resume learning from imports").trigger()
+        await wait_until(
+            lambda: (
+                status.currentMessage()
+                == "Learning from imported messages: 4 of 4 done (finished)."
+            )
+        )
+        facts = [m.content for m in await session.assistant.memories.list()]
+        return paused, facts
+
+    paused, facts = run_in_session(session, scenario)
+    assert (paused.waiting, paused.done, paused.paused) == (4, 0, True)
+    assert any(fact.startswith("The user lives in Porto") for fact in facts)

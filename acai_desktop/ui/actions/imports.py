@@ -4,9 +4,9 @@ and a learning budget are chosen, and the status bar says how far it is."""
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
 from acai_desktop.core.chat_import.budget import LearningBudget
@@ -26,8 +26,8 @@ BUDGETS = {
     "What I wrote in the last 3 months": "months:3",
     "Nothing (search and recall only)": "none",
 }
-#: The status bar says how far learning is at most this often.
-PROGRESS_EVERY_SECONDS = 1.0
+#: The status bar says how far learning is at most this often (and always after the last).
+PROGRESS_EVERY_MS = 1000
 
 
 def file_menu(window: MainWindow) -> QMenu:
@@ -48,7 +48,10 @@ class ImportActions(ActionGroup):
         menu.addAction("Pause learning from imports").triggered.connect(self._pause)
         menu.addAction("Resume learning from imports").triggered.connect(self._resume)
         window.events.job_status_changed.connect(self._on_events_job_status_changed)
-        self._said_at = 0.0
+        self._progress_timer = QTimer(window)
+        self._progress_timer.setSingleShot(True)
+        self._progress_timer.setInterval(PROGRESS_EVERY_MS)
+        self._progress_timer.timeout.connect(self._say_progress)
 
     def choose_file(self, source: str) -> None:
         window = self.window_if_open()
@@ -103,9 +106,8 @@ class ImportActions(ActionGroup):
     def _on_events_job_status_changed(self, job: Job) -> None:
         if job.kind != LEARN_IMPORTED_JOB or job.status not in (JobStatus.DONE, JobStatus.FAILED):
             return
-        if time.monotonic() - self._said_at >= PROGRESS_EVERY_SECONDS:
-            self._said_at = time.monotonic()
-            self._say_progress()
+        if not self._progress_timer.isActive():  # one reading for the jobs of a second
+            self._progress_timer.start()
 
     @in_background("import-learning")
     async def _say_progress(self, assistant: Assistant) -> None:
