@@ -57,11 +57,7 @@ def _conversation(position: int, raw: Any) -> ImportedConversation:
     if not isinstance(mapping, dict):
         raise ImportFileError(f"{name} has no message tree ('mapping').")
     created = _time(raw.get("create_time"), f"{name}: create_time")
-    updated = (
-        _time(raw.get("update_time"), f"{name}: update_time")
-        if raw.get("update_time") is not None
-        else None
-    )
+    updated = _time(raw.get("update_time"), f"{name}: update_time")
     messages = []
     for node_id, node in _shown_branch(name, mapping, raw.get("current_node")):
         message = _message(name, node_id, node, created)

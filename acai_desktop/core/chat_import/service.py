@@ -47,9 +47,10 @@ class LearningProgress:
     def text(self) -> str:
         if not self.total:
             return "No learning from imported conversations is queued."
-        state = "paused" if self.paused and self.waiting else (
-            "running" if self.waiting else "finished"
-        )  # fmt: skip
+        if not self.waiting:
+            state = "finished"
+        else:
+            state = "paused" if self.paused else "running"
         failed = f", {self.failed} failed" if self.failed else ""
         return (
             f"Learning from imported messages: {self.done} of {self.total} done{failed} ({state})."
