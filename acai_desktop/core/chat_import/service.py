@@ -47,10 +47,7 @@ class LearningProgress:
     def text(self) -> str:
         if not self.total:
             return "No learning from imported conversations is queued."
-        if not self.waiting:
-            state = "finished"
-        else:
-            state = "paused" if self.paused else "running"
+        state = "finished" if not self.waiting else "paused" if self.paused else "running"
         failed = f", {self.failed} failed" if self.failed else ""
         return (
             f"Learning from imported messages: {self.done} of {self.total} done{failed} ({state})."
