@@ -430,7 +430,7 @@ async def open_assistant(
         assistant.memories.upkeep_after_start(reembed=model.problem is None),
         name="index upkeep",
     )
-    outside = OutsideChanges(assistant.memories, events)
+    outside = OutsideChanges(assistant.memories, events, assistant.runner.wake)
     await outside.start()
     assistant.outside_changes = asyncio.create_task(outside.run(), name="outside changes")
     return assistant

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import AcaiError
@@ -28,10 +29,18 @@ CHECK_SECONDS = 2.0
 
 
 class OutsideChanges:
-    def __init__(self, memories: MemoryService, events: EventBus) -> None:
+    def __init__(
+        self,
+        memories: MemoryService,
+        events: EventBus,
+        wake_runner: Callable[[], None] | None = None,
+    ) -> None:
         self.memories = memories
         self.store = memories.store
         self.events = events
+        #: Jobs may have been queued or resumed (``import``, ``import resume``): the job
+        #: runner looks at once instead of at its next idle poll.
+        self._wake_runner = wake_runner
         self._cursors: Cursors | None = None
 
     async def start(self) -> None:
@@ -59,6 +68,8 @@ class OutsideChanges:
             self.events.emit(ev.SuggestionsChanged(suggestion))
         for conversation in writes.conversations:
             self.events.emit(ev.ConversationChanged(conversation))
+        if self._wake_runner is not None:
+            self._wake_runner()
         return True
 
     async def run(self, seconds: float = CHECK_SECONDS) -> None:

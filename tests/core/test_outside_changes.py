@@ -24,7 +24,8 @@ def test_writes_of_another_connection_are_published_once(tmp_path):
             heard = []
             for kind in (ev.SuggestionsChanged, ev.ConversationChanged):
                 window.events.subscribe(kind, heard.append)
-            outside = OutsideChanges(window, window.events)
+            wakes = []
+            outside = OutsideChanges(window, window.events, lambda: wakes.append(1))
             await outside.start()
             quiet = await outside.check()
             async with memory_services(tmp_path) as (other_store, other, _other_log):
@@ -38,10 +39,12 @@ def test_writes_of_another_connection_are_published_once(tmp_path):
             noticed = await outside.check()
             again = await outside.check()
             recalled = sorted(int(i) for i in window.episodes.index.ids)
-            return quiet, noticed, again, memory, log.memories(ev.MemoryAdded), heard, recalled
+            added = log.memories(ev.MemoryAdded)
+            return quiet, noticed, again, memory, added, heard, recalled, len(wakes)
 
-    quiet, noticed, again, memory, added, heard, recalled = run(scenario())
+    quiet, noticed, again, memory, added, heard, recalled, wakes = run(scenario())
     assert (quiet, noticed, again) == (False, True, False)
+    assert wakes == 1  # jobs may have been queued: the runner looks now
     assert [item.id for item in added] == [memory.id]
     assert [type(e).__name__ for e in heard] == [
         "SuggestionsChanged", *["ConversationChanged"] * 3,

@@ -72,7 +72,9 @@ def read_json(path: str | Path, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        ends_early = error.pos >= len(text.rstrip())
+        # A string that never closes runs into the end of the file ("Unterminated
+        # string" names where it began); any other error at the very end is a cut too.
+        ends_early = error.msg.startswith("Unterminated string") or error.pos >= len(text.rstrip())
         why = "the file ends early (truncated?)" if ends_early else error.msg
         raise ImportFileError(
             f"{path} is not a complete {what} ({why}, line {error.lineno}, column "
