@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import tracemalloc
 
-import numpy as np
 import pytest
 
 from acai_desktop.core import events as ev
@@ -24,7 +23,6 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.tokens import estimate_tokens
 from tests.core.test_documents_service import documents_at
 from tests.support.aio import run
-from tests.support.memory import shared_embedder
 
 MB = 1024 * 1024
 
@@ -140,13 +138,3 @@ def test_html_of_one_huge_paragraph_is_read_in_a_few_times_its_size():
     assert text.startswith("pump valve pump") and text.endswith("x\n\nx")
     # Lists of the paragraph's words and of every paragraph took thirteen times it.
     assert peak < 5 * len(html), f"{peak / MB:.0f} MB for {len(html) / MB:.0f} MB"
-
-
-def test_a_batch_of_mixed_lengths_embeds_each_text_as_it_would_alone():
-    """The embedder groups texts by length for speed; each row must still be its own
-    text's vector, in the caller's order."""
-    embedder = shared_embedder()
-    texts = [("long answer about sourdough " * n).strip() for n in (40, 1, 200, 3, 90, 1)]
-    together = embedder.embed_sync(texts)
-    alone = [embedder.embed_sync([text])[0] for text in texts]
-    assert all(np.array_equal(row, single) for row, single in zip(together, alone, strict=True))

@@ -35,7 +35,22 @@ def _load_model():
     tokenizer = Tokenizer.from_file(str(tokenizer_file))
     with safe_open(str(weights_file), framework="np", device="cpu") as weights:
         embedding = weights.get_tensor("embedding.weight")
-    return WordLlamaInference(embedding, tokenizer)
+    if not hasattr(tokenizer, "encode_batch_fast"):  # tokenizers before 0.20
+        return WordLlamaInference(embedding, tokenizer)
+
+    class FastTokenizing(WordLlamaInference):
+        """Tokenizes with ``encode_batch_fast``: the same ids and attention mask without
+        the character offsets WordLlama never reads. Tokenizing is most of the time of
+        an embedding; this makes it about a third faster (an import of 50,000
+        messages spends most of its time here)."""
+
+        def tokenize(self, texts):
+            batch = [texts] if isinstance(texts, str) else texts
+            return self.tokenizer.encode_batch_fast(
+                batch, is_pretokenized=False, add_special_tokens=False
+            )
+
+    return FastTokenizing(embedding, tokenizer)
 
 
 def _groups(texts: list[str]) -> list[list[str]]:
