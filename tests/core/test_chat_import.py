@@ -286,6 +286,18 @@ def test_the_import_command_says_what_is_wrong_in_one_line(tmp_path, capsys):
     assert "sender 'robot' is not human or assistant" in err and "\n" not in err
 
 
+def test_a_conversation_without_words_is_left_out(tmp_path):
+    data = json.loads(CHATGPT.read_text())
+    image_only = {"id": "empty-1", "title": "Image only", "create_time": 1732000000.0,
+                  "mapping": {"r": {"id": "r", "message": None, "parent": None,
+                                    "children": []}}, "current_node": "r"}  # fmt: skip
+    data.insert(1, image_only)
+    export = tmp_path / "conversations.json"
+    export.write_text(json.dumps(data))
+    titles = [conversation.title for conversation in read_export("chatgpt", export)]
+    assert len(titles) == 3 and "Image only" not in titles
+
+
 def test_an_unknown_export_is_refused():
     with pytest.raises(ImportFileError, match="chatgpt or claude"):
         read_export("gemini", CLAUDE)

@@ -60,11 +60,13 @@ class ConversationImportReport:
 
 
 def read_export(source: str, path: str | Path) -> list[ImportedConversation]:
-    """Every conversation of the export, checked (ImportFileError at the first bad one)."""
+    """Every conversation of the export that has words to keep (one of images or tool
+    calls alone would be an empty chat in the sidebar), checked: ImportFileError at the
+    first bad record."""
     reader = READERS.get(source)
     if reader is None:
         raise ImportFileError(f"Unknown export {source!r}: choose {' or '.join(READERS)}.")
-    return [_titled(conversation) for conversation in reader(path)]
+    return [_titled(conversation) for conversation in reader(path) if conversation.messages]
 
 
 def _titled(conversation: ImportedConversation) -> ImportedConversation:
