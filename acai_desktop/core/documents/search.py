@@ -60,7 +60,7 @@ class DocumentSearch:
         embedded = " ".join(processed.terms) if processed.terms else query
         vector = (await self.embedder.embed([embedded]))[0]
         handoff: Future[SemanticCandidates] = Future()
-        job = self.store.submit(self._rank, processed.terms, vector, handoff, allowed, k)
+        job = self.store.submit_read(self._rank, processed.terms, vector, handoff, allowed, k)
         # Nothing may be awaited before the handoff is settled: the database thread
         # waits for it once its full-text query is done.
         try:

@@ -37,6 +37,7 @@ from acai_desktop.core.errors import StoreError
 from acai_desktop.core.progress import progress_log
 from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.private_files import make_private
+from acai_desktop.core.store.reader import Reader
 
 log = logging.getLogger(__name__)
 #: While migrating, SQLite calls back every this many virtual-machine steps; a line
@@ -257,12 +258,15 @@ def _reporting_progress(connection: sqlite3.Connection, path: Path | str, steps:
 
 
 class Store:
-    """Owns the connection and its thread. Repositories call :meth:`run`."""
+    """Owns the connection and its thread. Repositories call :meth:`run`; the fast
+    reads that must not queue behind a write call :meth:`read`."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = path
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="acai-db")
         self._db: Database | None = None
+        # An in-memory database is this connection's alone: its reads stay on the writer.
+        self._reader = Reader(path, BUSY_TIMEOUT_MS) if str(path) != ":memory:" else None
 
     @classmethod
     async def open(cls, path: Path | str) -> Store:
@@ -272,6 +276,8 @@ class Store:
             store._db = await loop.run_in_executor(store._executor, connect, path)
         except BaseException:
             store._executor.shutdown(wait=False)
+            if store._reader is not None:
+                store._reader.executor.shutdown(wait=False)
             raise
         return store
 
@@ -289,14 +295,31 @@ class Store:
         so the caller can work on the loop while the database thread runs it."""
         if self._db is None:
             raise StoreError("The database is closed.")
-        db = self._db
-        loop = asyncio.get_running_loop()
-        call = functools.partial(self._call, fn, db, *args, **kwargs)
-        return loop.run_in_executor(self._executor, call)
+        call = functools.partial(fn, self._db, *args, **kwargs)
+        return asyncio.get_running_loop().run_in_executor(self._executor, self._translated, call)
 
-    def _call(self, fn: Callable[..., T], db: Database, *args, **kwargs) -> T:
+    async def read(self, fn: Callable[..., T], *args, **kwargs) -> T:
+        """Run ``fn(db, *args, **kwargs)`` on the read-only connection's thread, in one
+        read transaction: it sees every write committed before it began, and does not
+        wait for the writer's queue. ``fn`` must only read (the connection refuses
+        writes). Errors come back as from :meth:`run`."""
+        return await self.submit_read(fn, *args, **kwargs)
+
+    def submit_read(self, fn: Callable[..., T], *args, **kwargs) -> asyncio.Future[T]:
+        """Like :meth:`read`, but queued at once and the future returned (see :meth:`submit`)."""
+        if self._db is None:
+            raise StoreError("The database is closed.")
+        if self._reader is None:
+            return self.submit(fn, *args, **kwargs)
+        call = functools.partial(self._reader.call, fn, *args, **kwargs)
+        return asyncio.get_running_loop().run_in_executor(
+            self._reader.executor, self._translated, call
+        )
+
+    def _translated(self, call: Callable[[], T]) -> T:
+        """``call()``, with SQLite's errors that are the environment's fault translated."""
         try:
-            return fn(db, *args, **kwargs)
+            return call()
         except sqlite3.Error as error:
             translated = translate_sqlite_error(error, self.path)
             if translated is None:
@@ -310,6 +333,12 @@ class Store:
             return
         db, self._db = self._db, None
         loop = asyncio.get_running_loop()
+        if self._reader is not None:
+            # First, so that the writer's checkpoint below finds no reader in its way.
+            try:
+                await loop.run_in_executor(self._reader.executor, self._reader.close_connection)
+            finally:
+                self._reader.executor.shutdown(wait=True)
 
         def finish() -> None:
             # Fold the WAL back into the main file so a copied data dir is complete.

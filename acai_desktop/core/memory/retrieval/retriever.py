@@ -147,7 +147,7 @@ class HybridRetriever:
         only for an embedder that :meth:`~Embedder.embeds_now` it, since the database
         thread waits for the vector."""
         handoff: Future[SemanticSide] = Future()
-        job = self.store.submit(
+        job = self.store.submit_read(
             rank_on_database,
             request,
             handoff,
