@@ -195,6 +195,11 @@ _CONVERTERS: dict[str, Any] = {
 _MEMORY_FROM_SQL = {
     f.name: _CONVERTERS[f.type] for f in fields(MemoryItem) if f.type in _CONVERTERS
 }
+#: How each column of :data:`MEMORY_COLUMNS`, in order, becomes its field (a row read
+#: in that order becomes a record without a dict per row: retrieval's hot path).
+MEMORY_CONVERTERS: tuple[Any, ...] = tuple(
+    _MEMORY_FROM_SQL.get(name, _same) for name in MEMORY_COLUMNS
+)
 #: Boolean, enum and JSON columns, which need converting on their way into SQLite.
 MEMORY_FLAG_COLUMNS = tuple(f.name for f in fields(MemoryItem) if f.type == "bool")
 MEMORY_ENUM_COLUMNS = tuple(

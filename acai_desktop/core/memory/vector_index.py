@@ -27,6 +27,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import repeat
 
 import numpy as np
 
@@ -169,10 +170,9 @@ class VectorIndex:
 
     def rows(self, ids) -> np.ndarray:
         """The row of each id (-1 where it isn't in the index)."""
-        row_of = self._row_of.get
         if isinstance(ids, np.ndarray):
             ids = ids.tolist()
-        return np.array([row_of(i, -1) for i in ids], np.int64)
+        return np.fromiter(map(self._row_of.get, ids, repeat(-1)), np.int64, len(ids))
 
     def lookup(self, ids: list[int], query: np.ndarray | None) -> Lookup:
         """For each id: whether it is indexed, its facts, and its cosine with ``query``

@@ -15,7 +15,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.records import MEMORY_COLUMNS, MemoryEvent, MemoryItem
+from acai_desktop.core.records import MEMORY_COLUMNS, MEMORY_CONVERTERS, MemoryEvent, MemoryItem
 from acai_desktop.core.store.database import Store
 
 SELECT_COLUMNS = ", ".join(MEMORY_COLUMNS)
@@ -32,8 +32,11 @@ def decode_embedding(blob: bytes) -> np.ndarray:
 
 
 def memory_from_row(row: Sequence) -> MemoryItem:
-    """The record of a row selected as :data:`SELECT_COLUMNS`."""
-    return MemoryItem.from_row(dict(zip(MEMORY_COLUMNS, row, strict=True)))
+    """The record of a row selected as :data:`SELECT_COLUMNS` (the fields' order), as
+    :meth:`MemoryItem.from_row` makes it, without a dict per row."""
+    return MemoryItem(
+        *[convert(value) for convert, value in zip(MEMORY_CONVERTERS, row, strict=True)]
+    )
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,10 @@ def rank(
     # messages, then the older item. Never by the order candidates were gathered in, nor
     # by digits below the rounding: recency moves those between two calls, so equal
     # scores would come back in another order from one search to the next.
-    ranked = sorted(_ranking_keys(0, memories) + _ranking_keys(1, messages))[: request.k]
+    at_least = _contender_bar((memories.score, messages.score), request.k)
+    ranked = sorted(_ranking_keys(0, memories, at_least) + _ranking_keys(1, messages, at_least))[
+        : request.k
+    ]
     tiers = (memories, messages)
     chosen = [[item_id for _, t, item_id, _ in ranked if t == tier] for tier in (0, 1)]
     records = sql.memories_by_id(db, chosen[0]) if chosen[0] else {}
@@ -136,12 +139,33 @@ def rank(
     return hits
 
 
-def _ranking_keys(tier: int, candidates) -> list[tuple[float, int, int, int]]:
-    """(minus the reported score, tier, id, position) of each candidate of a tier."""
-    scores, ids = candidates.score.tolist(), candidates.ids.tolist()
+# Farther than rounding to 6 digits can move a score (5e-7), with room to spare.
+_ROUNDING_MARGIN = 2e-6
+
+
+def _contender_bar(scores: tuple[np.ndarray, ...], k: int) -> float:
+    """A score below which no candidate can be among the best ``k``: the ``k``-th best
+    score of all, less what rounding can move a score. The ranking keys are then made
+    for the few contenders only, not for every candidate (hundreds, in Python)."""
+    every = np.concatenate(scores)
+    if len(every) <= k:
+        return -np.inf
+    kth_best = float(np.partition(every, len(every) - k)[len(every) - k])
+    if not np.isfinite(kth_best):
+        return -np.inf  # a NaN among the best: every candidate takes part, as before
+    return kth_best - _ROUNDING_MARGIN
+
+
+def _ranking_keys(
+    tier: int, candidates, at_least: float = -np.inf
+) -> list[tuple[float, int, int, int]]:
+    """(minus the reported score, tier, id, position) of each candidate of a tier whose
+    score is at least ``at_least``."""
+    positions = np.flatnonzero(candidates.score >= at_least)
+    scores, ids = candidates.score[positions].tolist(), candidates.ids[positions].tolist()
     return [
         (-round(score, 6), tier, int(item_id), position)
-        for position, (score, item_id) in enumerate(zip(scores, ids, strict=True))
+        for position, score, item_id in zip(positions.tolist(), scores, ids, strict=True)
     ]
 
 
