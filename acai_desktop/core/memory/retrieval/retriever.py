@@ -1,6 +1,7 @@
 """The hybrid retriever: one search over memories and recalled messages.
 
-One search is: queue the ranking on the database thread, which starts with the BM25
+One search is: queue the ranking on the database thread — the read-only connection's
+(:meth:`Store.submit_read`), so it never waits behind a write — which starts with the BM25
 queries while the event loop embeds the query (microseconds with WordLlama; an
 embedder that must wait, for the network, embeds before the ranking is queued) and
 computes the matrix-vector products over the in-memory :class:`VectorIndex` of memories and
