@@ -6,7 +6,7 @@ learning job's transaction) used to wait for it. WAL lets a reader run beside th
 writer, so retrieval's reads go to this connection instead (see docs/architecture.md,
 "Storage and concurrency").
 
-Every call is one read transaction (``BEGIN`` ... ``COMMIT``):
+Every call is one read transaction (``BEGIN`` ... ``ROLLBACK``: it wrote nothing):
 
 - its statements all see one snapshot of the database, as they did when they queued on
   the writer's thread between two writes;
