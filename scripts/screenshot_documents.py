@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from acai_desktop.ui.session import GuiSession
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 
@@ -27,7 +28,6 @@ from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.pdf_writer import write_text_pdf
 from acai_desktop.ui.app import create_application
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.document_dialogs import PassageDialog
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 

@@ -17,6 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from acai_desktop.ui.session import GuiSession
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
 
@@ -25,7 +26,6 @@ from acai_desktop.core.llm.presets import RoleModels
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import create_application
-from acai_desktop.ui.session import GuiSession
 
 WIDTHS = (640, 1024, 1440)
 HEIGHT = 800

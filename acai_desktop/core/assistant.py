@@ -55,7 +55,7 @@ from acai_desktop.core.processors.summary import SummaryProcessor
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
-from acai_desktop.core.records import Job
+from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.secrets import SecretStore, key_variable
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
@@ -86,7 +86,7 @@ async def first_start_settings(
     """No settings saved yet: propose what is there (a running Ollama / LM Studio /
     llama.cpp server, then OPENAI_API_KEY, then the Local extra) and remember it.
     What was chosen, and what it is, goes to ``notes`` (the command line prints it: the
-    window asks instead, see GuiSession)."""
+    window asks instead, see AppController)."""
     report = await detect()
     settings = report.proposed_settings() or ModelSettings.for_preset(ProviderName.LOCAL)
     if notes is not None:
@@ -178,15 +178,11 @@ class Assistant:
     #: What the model runs with (without a model: what is saved, else the defaults).
     settings: ModelSettings
     events: EventBus
-    store: Store
     client: ModelClient | NoModelClient
     memories: MemoryService
     retriever: HybridRetriever
-    conversations: ConversationRepository
-    #: Renames and deletes conversations, and announces it.
-    conversation_service: ConversationService
-    provenance: ProvenanceRepository
-    jobs: JobRepository
+    #: Read, start, rename, delete, search and export conversations (and announce it).
+    conversations: ConversationService
     runner: JobRunner
     orchestrator: Orchestrator
     critical_info: CriticalInfoProcessor
@@ -196,6 +192,14 @@ class Assistant:
     documents: DocumentService
     #: Conversations imported from other assistants, and the learning they queued.
     imports: ConversationImports
+    #: The storage below the services: the core's own (``_``: never the UI's, see
+    #: tests/ui/test_service_boundary.py). The database under its lock, as opened first,
+    #: is closed with the assistant.
+    _store: Store
+    _conversation_repository: ConversationRepository
+    _provenance: ProvenanceRepository
+    _jobs: JobRepository
+    _data: ProfileData
     local_server: LocalModelServer | None = None
     #: Shown to the user once (e.g. "API key stored in a plain file").
     warnings: list[str] = field(default_factory=list)
@@ -207,8 +211,6 @@ class Assistant:
     outside_changes: asyncio.Task | None = None
     #: Held while open: one running assistant per profile.
     lock: ProfileLock | None = None
-    #: The database under its lock, as opened first (closed with the assistant).
-    data: ProfileData | None = None
 
     @property
     def model_name(self) -> str | None:
@@ -230,7 +232,11 @@ class Assistant:
         a model they run once one is connected."""
         if self.model_problem is None:
             return await self.runner.retry(job_ids)
-        return await self.jobs.retry(job_ids)
+        return await self._jobs.retry(job_ids)
+
+    async def waiting_jobs(self) -> list[Job]:
+        """Background work that failed (the model was down) or waits for a later retry."""
+        return await self._jobs.list([JobStatus.FAILED, JobStatus.PENDING])
 
     async def close(self) -> None:
         """Stop background work, then the model client and server, then the database.
@@ -243,7 +249,7 @@ class Assistant:
         steps = [
             self._await_upkeep,
             self.runner.stop,
-            self.conversation_service.delete_temporary,
+            self.conversations.delete_temporary,
             self.client.close,
         ]
         if self.local_server is not None:
@@ -254,7 +260,7 @@ class Assistant:
             except Exception:
                 log.exception("shut-down step %s failed", getattr(step, "__qualname__", step))
         try:
-            await self.store.close()
+            await self._store.close()
         finally:
             if self.lock is not None:
                 self.lock.release()
@@ -420,7 +426,7 @@ async def open_assistant(
             await data.aclose()
         raise
     try:
-        await assistant.conversation_service.delete_temporary()  # left by a crash
+        await assistant.conversations.delete_temporary()  # left by a crash
     except AcaiError as error:  # a busy or read-only database: they go next time
         log.warning("temporary chats kept for now: %s", error)
     # Vectors from another embedder (the user switched) are redone in the background
@@ -492,14 +498,10 @@ async def _assemble(
         profile=profile,
         settings=model.settings,
         events=events,
-        store=store,
         client=client,
         memories=memories,
         retriever=retriever,
-        conversations=conversations,
-        conversation_service=ConversationService(conversations, memories, events),
-        provenance=data.provenance,
-        jobs=jobs,
+        conversations=ConversationService(conversations, data.provenance, memories, events),
         runner=runner,
         orchestrator=orchestrator,
         critical_info=critical_info,
@@ -511,5 +513,9 @@ async def _assemble(
         warnings=model.warnings,
         model_problem=model.problem,
         lock=data.lock,
-        data=data,
+        _store=store,
+        _conversation_repository=conversations,
+        _provenance=data.provenance,
+        _jobs=jobs,
+        _data=data,
     )

@@ -1,50 +1,171 @@
-"""Renaming and deleting conversations: the writes, then the news, in one place.
+"""Conversations as the UI and the command line use them: read, start, rename, delete,
+search, export, and where an answer came from.
 
-The repository does the SQL (one transaction each); this service announces the change:
-``ConversationChanged`` with the renamed :class:`Conversation`, ``ConversationRemoved``
-with the deleted conversation's id. The memories a deletion left standing (they stay;
-only their link to the deleted chat is gone) are published through the
-:class:`MemoryService`, which brings the index in line and says ``MemoryChanged``.
+The repositories do the SQL (one transaction each); this service is the only way to them
+from outside the core, and announces every change on the event bus:
+``ConversationCreated`` with a new :class:`Conversation`, ``ConversationChanged`` with
+the renamed one, ``ConversationRemoved`` with a deleted conversation's id. The memories a
+deletion left standing (they stay; only their link to the deleted chat is gone) are
+published through the :class:`MemoryService`, which brings the index in line and says
+``MemoryChanged``. (A turn's own changes, a new chat's title from its first message and
+its move up the list, are announced by the orchestrator.)
 """
 
 from __future__ import annotations
 
-from acai_desktop.core.events import ConversationChanged, ConversationRemoved, EventBus
+import asyncio
+import contextlib
+from dataclasses import dataclass
+
+from acai_desktop.core.conversation_export import export_text, write_export
+from acai_desktop.core.documents.model import EvidenceSource
+from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.events import (
+    ConversationChanged,
+    ConversationCreated,
+    ConversationRemoved,
+    EventBus,
+)
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.records import Conversation
+from acai_desktop.core.records import (
+    AnswerSource,
+    Conversation,
+    ConversationHit,
+    MemoryItem,
+    Message,
+    RecalledMessage,
+)
 from acai_desktop.core.store.conversation_deletion import DeletedConversation, delete_conversation
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.memory_changes import MemoryChange
+from acai_desktop.core.store.provenance import ProvenanceRepository
+
+SEARCH_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class AnswerSources:
+    """Where an answer came from, as its Sources dialog shows it."""
+
+    #: Each memory or recalled message that fed it, with the item (None: gone since).
+    rows: list[tuple[AnswerSource, MemoryItem | RecalledMessage | None]]
+    #: The document passages it quoted, by rank.
+    evidence: list[EvidenceSource]
+    #: The user's message it answered ("" when that is gone).
+    question: str
 
 
 class ConversationService:
     def __init__(
-        self, conversations: ConversationRepository, memories: MemoryService, events: EventBus
+        self,
+        conversations: ConversationRepository,
+        provenance: ProvenanceRepository,
+        memories: MemoryService,
+        events: EventBus,
     ) -> None:
-        self.conversations = conversations
-        self.memories = memories
-        self.events = events
+        self._conversations = conversations
+        self._provenance = provenance
+        self._memories = memories
+        self._events = events
+
+    # -- reading ---------------------------------------------------------------------
+
+    async def get(self, conversation_id: int) -> Conversation:
+        return await self._conversations.get(conversation_id)
+
+    async def list(self) -> list[Conversation]:
+        return await self._conversations.list()
+
+    async def latest(self) -> Conversation | None:
+        """The most recently active conversation that is not temporary."""
+        return await self._conversations.latest()
+
+    async def messages(self, conversation_id: int, *, include_folded: bool = True) -> list[Message]:
+        """In order; without ``include_folded``, those a summary does not stand for."""
+        return await self._conversations.messages(conversation_id, include_folded=include_folded)
+
+    async def messages_with_sources(
+        self, conversation_id: int
+    ) -> tuple[list[Message], dict[int, int]]:
+        """The messages, and how many sources fed each finished answer (one query)."""
+        return await self._conversations.messages_with_sources(conversation_id)
+
+    async def get_message(self, message_id: int) -> Message:
+        return await self._conversations.get_message(message_id)
+
+    async def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[ConversationHit]:
+        """The search box: conversations by title, then messages by their words."""
+        return await self._conversations.search(query, limit)
+
+    # -- changing --------------------------------------------------------------------
+
+    async def create(self, title: str = "", temporary: bool = False) -> Conversation:
+        conversation = await self._conversations.create(title, temporary)
+        self._events.emit(ConversationCreated(conversation))
+        return conversation
+
+    async def add_message(self, conversation_id: int, role: str, content: str, **kw) -> Message:
+        """A message brought in from elsewhere (a recorded dialogue, with its author and
+        time). Not a turn: the user's messages go through the orchestrator's ``send``."""
+        return await self._conversations.add_message(conversation_id, role, content, **kw)
+
+    async def rename(self, conversation_id: int, title: str) -> Conversation:
+        conversation = await self._conversations.rename(conversation_id, title)
+        self._events.emit(ConversationChanged(conversation))
+        return conversation
+
+    async def delete(self, conversation_id: int) -> DeletedConversation:
+        deleted = await self._conversations.store.run(delete_conversation, conversation_id)
+        self._memories.episodes.forget(deleted.message_ids)
+        # Retrieval favours memories of the current chat; a later chat may get the
+        # deleted one's id back (SQLite reuses the highest), so the index forgets it.
+        await self._memories.publish(
+            MemoryChange(changed=list(deleted.kept_memories), ranking_only=True)
+        )
+        self._events.emit(ConversationRemoved(conversation_id))
+        return deleted
 
     async def delete_temporary(self) -> int:
         """Delete every temporary chat: they last as long as the program that opened
         them (at close, and at start for those a crash left behind)."""
-        temporary = [c for c in await self.conversations.list() if c.temporary]
+        temporary = [c for c in await self._conversations.list() if c.temporary]
         for conversation in temporary:
             await self.delete(conversation.id)
         return len(temporary)
 
-    async def rename(self, conversation_id: int, title: str) -> Conversation:
-        conversation = await self.conversations.rename(conversation_id, title)
-        self.events.emit(ConversationChanged(conversation))
-        return conversation
+    async def export(self, conversation_id: int, path: str, file_format: str) -> int:
+        """Write the conversation to ``path`` (``md`` or ``json``); returns how many
+        messages were written. The file is written on a worker thread."""
+        conversation = await self._conversations.get(conversation_id)
+        messages = await self._conversations.messages(conversation_id)
+        text = export_text(conversation, messages, file_format)
+        await asyncio.to_thread(write_export, path, text)
+        return len(messages)
 
-    async def delete(self, conversation_id: int) -> DeletedConversation:
-        deleted = await self.conversations.store.run(delete_conversation, conversation_id)
-        self.memories.episodes.forget(deleted.message_ids)
-        # Retrieval favours memories of the current chat; a later chat may get the
-        # deleted one's id back (SQLite reuses the highest), so the index forgets it.
-        await self.memories.publish(
-            MemoryChange(changed=list(deleted.kept_memories), ranking_only=True)
-        )
-        self.events.emit(ConversationRemoved(conversation_id))
-        return deleted
+    # -- provenance ------------------------------------------------------------------
+
+    async def answer_sources(self, answer_id: int) -> AnswerSources:
+        rows: list[tuple[AnswerSource, MemoryItem | RecalledMessage | None]] = []
+        for source in await self._provenance.sources_of_answer(answer_id):
+            item: MemoryItem | RecalledMessage | None = None
+            with contextlib.suppress(NotFoundError):
+                if source.recalled_message_id is not None:
+                    item = await self._conversations.recalled_message(source.recalled_message_id)
+                else:
+                    item = await self._memories.get(source.memory_id)
+            rows.append((source, item))
+        evidence = await self._provenance.evidence_of_answer(answer_id)
+        return AnswerSources(rows, evidence, await self._question_of(answer_id))
+
+    async def _question_of(self, answer_id: int) -> str:
+        try:
+            answer = await self._conversations.get_message(answer_id)
+            history = await self._conversations.messages(answer.conversation_id)
+        except NotFoundError:
+            return ""
+        asked = [m for m in history if m.id < answer_id and m.role == "user"]
+        return asked[-1].content if asked else ""
+
+    async def answers_using_memory(self, memory_id: int) -> int:
+        """How many answers a memory has fed."""
+        return len(await self._provenance.answers_using_memory(memory_id))

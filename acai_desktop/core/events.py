@@ -108,8 +108,16 @@ class TurnEnded:
 
 
 @dataclass(frozen=True)
+class ConversationCreated:
+    """A conversation was started (by a turn sent without one, or by the service)."""
+
+    conversation: Conversation
+
+
+@dataclass(frozen=True)
 class ConversationChanged:
-    """A conversation was renamed."""
+    """A conversation's row changed: renamed, titled by its first message, or moved up
+    the list by a new message (its ``updated_at``). Listeners need not re-read it."""
 
     conversation: Conversation
 
@@ -190,6 +198,7 @@ Event = (
     | AnswerFinished
     | TurnStarted
     | TurnEnded
+    | ConversationCreated
     | ConversationChanged
     | ConversationRemoved
     | JobStatusChanged

@@ -128,10 +128,18 @@ class Orchestrator:
         self.history_cut_step = history_cut_step
         self.system_prompt = resource_text("prompts", "system.txt").strip()
 
-    async def send(self, conversation_id: int, text: str) -> TurnResult:
-        """Run a turn for a new user message. Raises InvalidInputError before any write."""
+    async def send(
+        self, conversation_id: int | None, text: str, *, temporary: bool = False
+    ) -> TurnResult:
+        """Run a turn for a new user message, in a new conversation (``temporary`` or
+        not) when ``conversation_id`` is None. The one place a message is validated:
+        InvalidInputError before any write (no conversation is started either)."""
         text = validate_user_message(text)
-        conversation = await self.conversations.get(conversation_id)
+        if conversation_id is None:
+            conversation = await self.conversations.create(temporary=temporary)
+            self.events.emit(ev.ConversationCreated(conversation))
+        else:
+            conversation = await self.conversations.get(conversation_id)
         try:
             turn = await self.conversations.add_turn(
                 conversation.id, text, functools.partial(processor_jobs, conversation)
@@ -143,6 +151,8 @@ class Orchestrator:
                 f"{error} Your message was not saved; send it again in a moment."
             ) from error
         user_message, answer = turn.user_message, turn.answer
+        # Its title (from a first message) and its place in the list (now the latest).
+        self.events.emit(ev.ConversationChanged(turn.conversation))
         self.events.emit(ev.MessageAdded(user_message))
         self.events.emit(ev.MessageAdded(answer))
         if self.announce_jobs:

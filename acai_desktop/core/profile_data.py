@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from acai_desktop.core.memory.panel_view import PanelPages
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.core.records import Conversation, Message
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.provenance import ProvenanceRepository
@@ -29,6 +30,16 @@ class ProfileData(PanelPages):
     lock: ProfileLock
     conversations: ConversationRepository
     provenance: ProvenanceRepository
+
+    async def list_conversations(self) -> list[Conversation]:
+        """Every conversation, most recently active first (the window's list)."""
+        return await self.conversations.list()
+
+    async def messages_with_sources(
+        self, conversation_id: int
+    ) -> tuple[list[Message], dict[int, int]]:
+        """A conversation's messages and its answers' source counts, in one query."""
+        return await self.conversations.messages_with_sources(conversation_id)
 
     async def aclose(self) -> None:
         """Close the database and let the profile go (when no assistant took them)."""

@@ -249,7 +249,7 @@ class _SampleRun:
         assistant, sample, memory = self.assistant, self.sample, self.report.memory
         processor, summarise = assistant.critical_info, assistant.summary.summarise_if_needed
         processor.suggestions = None  # store the facts (see the module docstring)
-        before = await assistant.store.run(_database_bytes)
+        before = await assistant._store.run(_database_bytes)
         chat_of: dict[int, int] = {}
         for turn in sample.turns:
             if self.stop.is_set():
@@ -280,7 +280,7 @@ class _SampleRun:
                     memory["processor_errors"] += 1
             self.progress()
         await assistant.memories.episodes.embed_missing()
-        grown = await assistant.store.run(_database_bytes) - before
+        grown = await assistant._store.run(_database_bytes) - before
         self.report.add_storage("D", grown, len(sample.turns))
         for kind, name in ((MemoryKind.FACT, "facts"), (MemoryKind.SUMMARY, "summaries")):
             memory[name] += len(await assistant.memories.list(MemoryFilter(kinds=[kind])))

@@ -79,7 +79,7 @@ async def measure_answers(
         for number in range(messages):
             text = MESSAGES[number % len(MESSAGES)]
             first_token_at.clear()
-            waiting_jobs = len(await assistant.jobs.list([JobStatus.PENDING, JobStatus.RUNNING]))
+            waiting_jobs = len(await assistant._jobs.list([JobStatus.PENDING, JobStatus.RUNNING]))
             sent_at = time.perf_counter()
             result = await assistant.orchestrator.send(conversation.id, text)
             done_at = time.perf_counter()
@@ -107,7 +107,7 @@ async def measure_answers(
                 learning_s = round(time.perf_counter() - started, 1)
             except TimeoutError:
                 learning_s = None  # the jobs' table below says how far it got
-        jobs = await assistant.jobs.list()
+        jobs = await assistant._jobs.list()
     finally:
         unsubscribe()
         await assistant.close()

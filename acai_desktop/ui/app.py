@@ -1,7 +1,7 @@
 """The GUI as a program: the QApplication, qasync's loop, and the signals that quit it.
 
 1. create the QApplication (name, icon, theme) and make qasync's loop the asyncio loop;
-2. run one :class:`GuiSession` (:mod:`acai_desktop.ui.session`) until the user quits
+2. run one :class:`AppController` (:mod:`acai_desktop.ui.app_controller`) until the user quits
    (closing the window, Ctrl+Q, SIGINT/SIGTERM, the desktop session ending, or
    ``--quit-after-ms`` in smoke tests), then let it shut down while the loop runs;
 3. close the loop.
@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QApplication
 
 from acai_desktop import __version__
 from acai_desktop.core.profile import APP_NAME, Profile
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
 from acai_desktop.ui.main_window import WINDOW_TITLE
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.theme import app_icon, apply_theme
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ def run_gui(
     profile: Profile,
     *,
     quit_after_ms: int | None = None,
-    on_session: Callable[[QApplication, GuiSession], None] | None = None,
+    on_session: Callable[[QApplication, AppController], None] | None = None,
 ) -> int:
     """Open the window and block until the user quits; returns the exit code.
 
@@ -65,7 +65,7 @@ def run_gui(
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    session = GuiSession(profile, quit_after_ms=quit_after_ms)
+    session = AppController(profile, quit_after_ms=quit_after_ms)
     if on_session is not None:
         on_session(app, session)
     app.aboutToQuit.connect(session.request_quit)

@@ -26,7 +26,8 @@ class EventBridge(QObject):
     memory_added = Signal(object)  # MemoryItem
     memory_changed = Signal(object)  # MemoryItem
     memory_removed = Signal(object)  # MemoryItem
-    conversation_changed = Signal(object)  # Conversation (renamed)
+    conversation_created = Signal(object)  # Conversation (started)
+    conversation_changed = Signal(object)  # Conversation (renamed, titled, moved up)
     conversation_removed = Signal(int)  # conversation id (deleted)
     job_status_changed = Signal(object)  # Job
     suggestions_changed = Signal(object)  # Suggestion (proposed, accepted or dismissed)
@@ -51,6 +52,7 @@ class EventBridge(QObject):
             (ev.MemoryAdded, lambda e: self.memory_added.emit(e.memory)),
             (ev.MemoryChanged, lambda e: self.memory_changed.emit(e.memory)),
             (ev.MemoryRemoved, lambda e: self.memory_removed.emit(e.memory)),
+            (ev.ConversationCreated, lambda e: self.conversation_created.emit(e.conversation)),
             (ev.ConversationChanged, lambda e: self.conversation_changed.emit(e.conversation)),
             (ev.ConversationRemoved, lambda e: self.conversation_removed.emit(e.conversation_id)),
             (ev.JobStatusChanged, lambda e: self.job_status_changed.emit(e.job)),

@@ -1,7 +1,7 @@
 """The real window with nobody in front of it: for ``--self-test``, ``bench soak`` and tests.
 
 - :func:`use_offscreen_platform` must run before the QApplication exists;
-- :func:`run_in_session` starts a :class:`GuiSession` on qasync's loop, waits until it has
+- :func:`run_in_session` starts a :class:`AppController` on qasync's loop, waits until it has
   opened its services, runs a scenario coroutine beside it, then quits it cleanly;
 - :func:`wait_until` is how a scenario waits: polling with a deadline, the loop running;
 - :class:`QtMessageCounter` counts the warnings Qt logs meanwhile.
@@ -19,8 +19,8 @@ from typing import Any
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
 from acai_desktop.ui.app import create_application
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
-from acai_desktop.ui.session import GuiSession
 
 #: Generous: slow machines, and the memory processors make several model calls.
 WAIT_SECONDS = 30.0
@@ -53,8 +53,8 @@ async def wait_until(condition: Callable[[], Any], timeout: float = WAIT_SECONDS
 
 
 def run_in_session(
-    session: GuiSession,
-    scenario: Callable[[GuiSession], Awaitable[Any]],
+    session: AppController,
+    scenario: Callable[[AppController], Awaitable[Any]],
     *,
     wait_for_open: bool = True,
 ) -> Any:
@@ -73,7 +73,7 @@ def run_in_session(
         running = asyncio.ensure_future(session.run())
         try:
             if not wait_for_open:
-                await wait_until(lambda: session.window is not None)
+                await wait_until(lambda: session.started)
                 return await scenario(session)
             await wait_until(lambda: session.assistant is not None or running.done())
             if running.done():

@@ -1,17 +1,15 @@
 """The main window: conversations on the left, the chat in the centre, memory and documents
 on the right (two tabs).
 
-(About 400 lines: it owns every widget and model of the window and wires all their signals
-in one method, so that the wiring can be read in one place; the panes, dialogs and actions
-live in their own modules.)
-
-The window only shows state and asks for things through its signals; the session
-(:mod:`acai_desktop.ui.session` and its action groups) decides what a request does,
-and tells the window what to show through intent-level methods (``show_conversation``,
-``focus_composer``, ``show_reconnecting``, ``offer_undo`` …). It owns the Qt models and
-the :class:`EventBridge` that feeds them core events. Every signal of the window is
-wired in :meth:`MainWindow._connect_signals`; its panes are built in
-:mod:`acai_desktop.ui.window_panes` and its dialogs opened by :class:`WindowDialogs`.
+The window is a layout: it builds its panes (:mod:`acai_desktop.ui.window_panes`), declares
+every widget, model and action as a typed attribute, and shows state through intent-level
+methods (``show_conversation``, ``set_busy``, ``show_model_status``, ``offer_undo`` …).
+It wires only what is display: the core's news (through its :class:`EventBridge`) into
+its Qt models and widgets, and one widget's change into another's (an empty list shows
+its empty state, the side panels fold to fit). It has no signal that re-emits a widget's:
+what a click asks for is decided by the feature controllers
+(:mod:`acai_desktop.ui.controllers`), which connect the widgets themselves
+(docs/architecture.md, "The window and its controllers").
 """
 
 from __future__ import annotations
@@ -19,35 +17,41 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QResizeEvent
+from PySide6.QtGui import QAction, QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QLabel,
+    QLineEdit,
     QMainWindow,
+    QPushButton,
     QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QToolButton,
     QWidget,
 )
 
-from acai_desktop.core.records import (
-    Conversation,
-    ConversationHit,
-    Job,
-    Message,
-    Suggestion,
-)
+from acai_desktop.core.records import Conversation, Job, Message
 from acai_desktop.ui.event_bridge import EventBridge
 from acai_desktop.ui.models.conversations_model import (
     UNTITLED,
     ConversationsModel,
 )
+from acai_desktop.ui.models.documents_model import DocumentsModel
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
+from acai_desktop.ui.widgets.chat_view import ChatView
+from acai_desktop.ui.widgets.composer import Composer
+from acai_desktop.ui.widgets.conversation_list import ConversationList
+from acai_desktop.ui.widgets.documents_panel import DocumentsPanel
+from acai_desktop.ui.widgets.elided_label import ElidedLabel
+from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
+from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 from acai_desktop.ui.widgets.undo_offer import UNDO_SECONDS, UndoOffer
 from acai_desktop.ui.window_dialogs import WindowDialogs
 from acai_desktop.ui.window_panes import (
@@ -87,45 +91,69 @@ def _label(text: str, object_name: str) -> QLabel:
 
 
 class MainWindow(QMainWindow):
-    send_requested = Signal(str)
-    stop_requested = Signal()
-    new_conversation_requested = Signal()
-    open_conversation_requested = Signal(int)
-    retry_requested = Signal(int)  # answer id
-    answer_sources_requested = Signal(int)  # answer id
-    recalled_message_open_requested = Signal(int, int)  # conversation id, message id
-    passage_open_requested = Signal(object)  # EvidenceSource (a passage an answer quoted)
-    conversation_shown = Signal(object)  # conversation id, or None for a new chat
-    memory_save_requested = Signal(int, str)  # memory id, new text
-    memory_pin_requested = Signal(int, bool)  # memory id, pinned
-    memory_forget_requested = Signal(int)
-    memory_restore_requested = Signal(int)
-    memory_details_requested = Signal(int)
-    #: Select a memory in the memory panel and show it (from an answer's sources).
-    memory_show_requested = Signal(int)
-    memory_resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (kept)
-    memory_search_requested = Signal(object)  # PanelQuery (add what is close in meaning)
-    suggestion_accept_requested = Signal(int)  # suggestion id
-    suggestion_dismiss_requested = Signal(int)  # suggestion id
-    reconnect_requested = Signal()
-    jobs_retry_requested = Signal(list)  # ids of the failed jobs to queue again
-    new_temporary_conversation_requested = Signal()
-    note_save_requested = Signal(str)
-    settings_requested = Signal()
-    memory_health_requested = Signal()
-    settings_save_requested = Signal(object, str)  # ModelSettings, API key ("" keeps it)
-    settings_detect_requested = Signal(str, str)  # provider, address typed for it
-    preferences_save_requested = Signal(object)  # UiPreferences
-    conversation_rename_requested = Signal(int, str)  # conversation id, new title
-    conversation_delete_requested = Signal(int)  # conversation id (confirmed)
-    conversation_export_requested = Signal(int, str, str)  # id, file path, "md" or "json"
-    conversation_search_requested = Signal(str)  # the query typed in the search box
-    #: A message was added to it: its title and place in the list may have changed.
-    conversation_refresh_requested = Signal(int)
+    #: The user closed the window (or pressed Ctrl+Q): the app controller shuts down.
     quit_requested = Signal()
-    panels_changed = Signal(bool, bool)  # conversations shown, memory panel shown
-    #: The user is typing a message (the next turn is coming).
-    draft_changed = Signal()
+    #: The side panels the user wants changed: conversations shown, memory panel shown.
+    panels_changed = Signal(bool, bool)
+
+    # -- what the window holds (built in __init__ and window_panes) --------------------
+    dialogs: WindowDialogs
+    events: EventBridge
+    messages_model: MessagesModel
+    memories_model: MemoriesModel
+    conversations_model: ConversationsModel
+    documents_model: DocumentsModel
+    # The left pane.
+    sidebar: QWidget
+    new_chat_button: QPushButton
+    temporary_chat_button: QPushButton
+    search_button: QPushButton
+    conversation_area: QStackedWidget
+    conversations_empty_state: EmptyState
+    conversation_list: ConversationList
+    memory_health_button: QPushButton
+    settings_button: QPushButton
+    # The chat.
+    chat_pane: QWidget
+    conversation_title: ElidedLabel
+    model_badge: QLabel
+    model_state: QLabel
+    temporary_badge: QLabel
+    scope_badge: QLabel
+    conversations_toggle: QToolButton
+    memory_toggle: QToolButton
+    banner: QWidget
+    banner_label: QLabel
+    reconnect_button: QPushButton
+    banner_settings_button: QPushButton
+    transcript_area: QStackedWidget
+    transcript_empty_state: EmptyState
+    suggestion_buttons: list[QPushButton]
+    chat_view: ChatView
+    composer: Composer
+    # The right pane.
+    side_tabs: QTabWidget
+    memory_panel: MemoryPanel
+    memory_search: QLineEdit
+    documents_panel: DocumentsPanel
+    # The status bar.
+    undo: UndoOffer
+    undo_button: QPushButton
+    job_status: JobStatus
+    jobs_label: QLabel
+    failed_jobs_label: QLabel
+    retry_jobs_button: QPushButton
+    # Keyboard actions (window_panes.build_shortcuts).
+    quit_action: QAction
+    new_chat_action: QAction
+    temporary_chat_action: QAction
+    search_action: QAction
+    memory_health_action: QAction
+    settings_action: QAction
+    stop_action: QAction
+    conversations_action: QAction
+    memory_action: QAction
+    documents_action: QAction
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -209,18 +237,30 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ wiring
 
     def _connect_signals(self) -> None:
+        """What is display only; requests are the controllers' (they connect to widgets)."""
         # Core news, through the bridge, into the Qt models and the window.
-        self.events.message_added.connect(self.messages_model.on_message_added)
-        self.events.message_added.connect(self._on_events_message_added)
-        self.events.message_updated.connect(self.messages_model.on_message_updated)
-        self.events.answer_finished.connect(self.messages_model.on_answer_finished)
-        self.events.memory_added.connect(self.memories_model.on_memory_added)
+        events = self.events
+        events.message_added.connect(self.messages_model.on_message_added)
+        events.message_added.connect(self._on_events_message_added)
+        events.message_updated.connect(self.messages_model.on_message_updated)
+        events.answer_finished.connect(self.messages_model.on_answer_finished)
+        events.memory_added.connect(self.memories_model.on_memory_added)
         # A memory learned during a search may be on its topic: search again, once quiet.
-        self.events.memory_added.connect(self.memory_panel.search_again_soon)
-        self.events.memory_changed.connect(self.memories_model.on_memory_changed)
-        self.events.memory_removed.connect(self.memories_model.on_memory_removed)
-        self.events.job_status_changed.connect(self.job_status.on_job_status_changed)
-        self.events.embedding_progress_changed.connect(self._on_events_embedding_progress_changed)
+        events.memory_added.connect(self.memory_panel.search_again_soon)
+        events.memory_changed.connect(self.memories_model.on_memory_changed)
+        events.memory_removed.connect(self.memories_model.on_memory_removed)
+        events.job_status_changed.connect(self.job_status.on_job_status_changed)
+        events.embedding_progress_changed.connect(self._on_events_embedding_progress_changed)
+        events.conversation_created.connect(self.conversations_model.on_conversation_changed)
+        events.conversation_changed.connect(self.conversations_model.on_conversation_changed)
+        events.conversation_changed.connect(self._on_events_conversation_changed)
+        events.conversation_removed.connect(self.conversations_model.on_conversation_removed)
+        documents = self.documents_model
+        events.document_added.connect(documents.on_document_added)
+        events.document_changed.connect(documents.on_document_changed)
+        events.document_removed.connect(documents.on_document_removed)
+        events.indexing_progress_changed.connect(documents.on_indexing_progress)
+        events.folder_progress_changed.connect(self.documents_panel.on_folder_progress)
         for signal in (self.messages_model.rowsInserted, self.messages_model.modelReset):
             signal.connect(self._on_messages_model_changed)
         for signal in (
@@ -230,44 +270,9 @@ class MainWindow(QMainWindow):
         ):
             signal.connect(self._on_conversations_model_changed)
 
-        # The user's requests.
-        self.composer.send_requested.connect(self.send_requested)
-        self.composer.stop_requested.connect(self.stop_requested)
-        self.composer.input.textChanged.connect(self._on_composer_text_changed)
-        self.new_chat_button.clicked.connect(self.new_conversation_requested)
-        self.new_chat_action.triggered.connect(self.new_conversation_requested)
-        self.temporary_chat_button.clicked.connect(self.new_temporary_conversation_requested)
-        self.temporary_chat_action.triggered.connect(self.new_temporary_conversation_requested)
-        self.search_button.clicked.connect(self.dialogs.search)
-        self.search_action.triggered.connect(self.dialogs.search)
-        self.settings_button.clicked.connect(self.settings_requested)
-        self.memory_health_button.clicked.connect(self.memory_health_requested)
-        self.memory_health_action.triggered.connect(self.memory_health_requested)
-        self.settings_action.triggered.connect(self.settings_requested)
-        self.banner_settings_button.clicked.connect(self.settings_requested)
-        self.memory_panel.add_note_requested.connect(self.dialogs.add_note)
-        self.conversation_list.open_conversation_requested.connect(self.open_conversation_requested)
-        self.conversation_list.rename_requested.connect(self.dialogs.rename_conversation)
-        self.conversation_list.delete_requested.connect(self.dialogs.delete_conversation)
-        self.conversation_list.export_requested.connect(self.dialogs.export_conversation)
-        self.events.conversation_changed.connect(self.conversations_model.on_conversation_changed)
-        self.events.conversation_changed.connect(self._on_events_conversation_changed)
-        self.events.conversation_removed.connect(self.conversations_model.on_conversation_removed)
-        self.chat_view.retry_requested.connect(self.retry_requested)
+        # One widget's change shown in another.
         self.chat_view.edit_requested.connect(self._on_chat_view_edit_requested)
         self.chat_view.notice_requested.connect(self._on_chat_view_notice_requested)
-        self.stop_action.triggered.connect(self.stop_requested)
-        self.chat_view.sources_requested.connect(self.answer_sources_requested)
-        self.memory_panel.edit_requested.connect(self.dialogs.edit_memory)
-        self.memory_panel.pin_requested.connect(self.memory_pin_requested)
-        self.memory_panel.forget_requested.connect(self.memory_forget_requested)
-        self.memory_panel.details_requested.connect(self.memory_details_requested)
-        self.memory_panel.resolve_requested.connect(self.memory_resolve_requested)
-        self.memory_panel.search_requested.connect(self.memory_search_requested)
-        self.memory_panel.suggestion_accept_requested.connect(self.suggestion_accept_requested)
-        self.memory_panel.suggestion_dismiss_requested.connect(self.suggestion_dismiss_requested)
-        self.undo.restore_requested.connect(self.memory_restore_requested)
-        self.undo.forget_requested.connect(self.memory_forget_requested)
         # A button that hides once pressed (Undo, a suggestion's Remember or Dismiss)
         # would hand the focus to the next in the chain (New chat): back to the work.
         for signal in (
@@ -277,26 +282,20 @@ class MainWindow(QMainWindow):
             self.memory_panel.suggestion_dismiss_requested,
         ):
             signal.connect(self._on_transient_button_used)
-        self.reconnect_button.clicked.connect(self.reconnect_requested)
-        self.job_status.retry_requested.connect(self.jobs_retry_requested)
         self.quit_action.triggered.connect(self._on_quit_action_triggered)
         self.conversations_action.toggled.connect(self._on_panel_action_toggled)
         self.memory_action.toggled.connect(self._on_panel_action_toggled)
+        self.documents_action.triggered.connect(self._on_documents_action_triggered)
         for button in self.suggestion_buttons:
             button.clicked.connect(self._on_suggestion_button_clicked)
 
     @Slot(object)
     def _on_events_message_added(self, message: Message) -> None:
-        if message.role != "user":
-            return
-        if message.conversation_id == self.messages_model.conversation_id:
+        if (
+            message.role == "user"
+            and message.conversation_id == self.messages_model.conversation_id
+        ):
             self.composer.clear_sent(message.content)
-        self.conversation_refresh_requested.emit(message.conversation_id)
-
-    @Slot()
-    def _on_composer_text_changed(self) -> None:
-        if self.composer.input.toPlainText().strip():
-            self.draft_changed.emit()
 
     @Slot()
     def _on_transient_button_used(self, *args) -> None:
@@ -345,6 +344,15 @@ class MainWindow(QMainWindow):
         if event.oldSize().width() != event.size().width():
             self._last_opened = None  # a panel opened by hand lasts until the next resize
             self._fit_panels()
+
+    @Slot()
+    def _on_documents_action_triggered(self) -> None:
+        show_side_tab(self, 1)
+
+    def show_scope_summary(self, text: str) -> None:
+        """Which documents this chat quotes, when not all of them (empty: hide it)."""
+        self.scope_badge.setText(text)
+        self.scope_badge.setVisible(bool(text))
 
     def show_memory_tab(self) -> None:
         """The side panel, shown, on its Memory tab."""
@@ -496,17 +504,6 @@ class MainWindow(QMainWindow):
         for button in self.suggestion_buttons:  # they are about being remembered
             button.setVisible(not temporary)
         self.conversation_list.select_conversation(conversation_id)
-        self.conversation_shown.emit(conversation_id)
-
-    def show_search_results(self, query: str, hits: list[ConversationHit]) -> None:
-        """What the search for ``query`` found, if the search box still shows it."""
-        dialog = self.dialogs.search_dialog
-        if dialog is not None and shiboken6.isValid(dialog):
-            dialog.show_results(query, hits)
-
-    def show_suggestions(self, suggestions: list[Suggestion]) -> None:
-        """The facts waiting for the user's yes, all of them (it replaces the last list)."""
-        self.memory_panel.suggestions.set_suggestions(suggestions)
 
     def show_failed_jobs(self, jobs: list[Job]) -> None:
         """The failed and the delayed background jobs, as read at start-up (later ones

@@ -29,6 +29,7 @@ from acai_desktop.evaluation.profile_snapshot import snapshot_database
 from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
 from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
 from acai_desktop.evaluation.scripted_profile import use_scripted_model
+from acai_desktop.ui.app_controller import AppController, model_problem_text
 from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -37,7 +38,6 @@ from acai_desktop.ui.none_refcount import (
     watch_none_refcount,
     window_paths,
 )
-from acai_desktop.ui.session import GuiSession, model_problem_text
 
 NOTE = "ACAI self-test note: the self-test code word is heliotrope."
 QUESTION = "My name is Ada. What is the self-test code word?"
@@ -126,7 +126,7 @@ class SelfTest:
         self.checks.append(Check(name, True, detail))
         return True
 
-    async def scenario(self, session: GuiSession) -> None:
+    async def scenario(self, session: AppController) -> None:
         steps = [
             ("window", lambda: self.window_opened(session)),
             ("note reaches the memory panel", lambda: self.save_note(session)),
@@ -151,7 +151,7 @@ class SelfTest:
                 result = watch_none_refcount(path, action, PATH_RUNS[path], check_every=2)
             self.checks.append(Check(f"None refcount: {path}", result.ok, result.describe()))
 
-    async def window_opened(self, session: GuiSession) -> str:
+    async def window_opened(self, session: AppController) -> str:
         window, assistant = session.window, session.assistant
         assert window is not None and window.isVisible(), "the main window is not shown"
         if assistant.model_problem:
@@ -161,15 +161,15 @@ class SelfTest:
             f"{window.memories_model.rowCount()} memories in the panel"
         )
 
-    async def save_note(self, session: GuiSession) -> str:
+    async def save_note(self, session: AppController) -> str:
         window = session.window
-        window.note_save_requested.emit(NOTE)
+        session.memory_panel.save_note(NOTE)
         self.note_id = await wait_until(lambda: _memory_id_of(window, NOTE))
         return f"note #{self.note_id} saved from the window is in the panel's model"
 
-    async def one_turn(self, session: GuiSession) -> str:
+    async def one_turn(self, session: AppController) -> str:
         window = session.window
-        window.new_conversation_requested.emit()
+        session.conversations.new_chat()
         window.composer.input.setPlainText(QUESTION)
         window.composer.send_button.click()
         messages = window.messages_model
@@ -188,9 +188,9 @@ class SelfTest:
             f"{calls} call{'s' if calls != 1 else ''} to the scripted model so far)"
         )
 
-    async def provenance(self, session: GuiSession) -> str:
-        sources = await session.assistant.provenance.sources_of_answer(self.answer_id)
-        used = [source.memory_id for source in sources]
+    async def provenance(self, session: AppController) -> str:
+        sources = await session.assistant.conversations.answer_sources(self.answer_id)
+        used = [source.memory_id for source, _item in sources.rows]
         if self.note_id not in used:
             raise RuntimeError(f"the answer's sources {used} do not include note #{self.note_id}")
         shown = await wait_until(
@@ -198,12 +198,12 @@ class SelfTest:
         )
         return f"{len(used)} memories recorded for the answer, the note among them; {shown} shown"
 
-    async def learned(self, session: GuiSession) -> str:
+    async def learned(self, session: AppController) -> str:
         window = session.window
         memory_id = await wait_until(lambda: _memory_id_of(window, LEARNED))
         return f"the processors learned #{memory_id} '{LEARNED}' and the panel shows it"
 
-    async def health_view(self, session: GuiSession) -> str:
+    async def health_view(self, session: AppController) -> str:
         # Opening it imports pyqtgraph, which the window loads only here: a frozen
         # build missing a part of it fails this check, not a user's click.
         dialog = session.memory_health.open()
@@ -242,7 +242,7 @@ def _run_checks(data_dir: Path) -> SelfTestReport:
             counter = QtMessageCounter().install()
             test = SelfTest(server, counter)
             try:
-                run_in_session(GuiSession(profile), _with_deadline(test.scenario))
+                run_in_session(AppController(profile), _with_deadline(test.scenario))
             except Exception as error:
                 failure = f"{type(error).__name__}: {error}"
                 if isinstance(error, TimeoutError):
@@ -268,7 +268,7 @@ def _run_checks(data_dir: Path) -> SelfTestReport:
 
 
 def _with_deadline(scenario):
-    async def bounded(session: GuiSession) -> None:
+    async def bounded(session: AppController) -> None:
         await asyncio.wait_for(scenario(session), DEADLINE_SECONDS)
 
     return bounded

@@ -25,11 +25,11 @@ from acai_desktop.evaluation.soak import (
     turn_of,
     unfinished_jobs,
 )
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.none_refcount import paint_while_scrolling, type_in
-from acai_desktop.ui.session import GuiSession
 
 TURN_TASK = "turn"
 #: A turn that takes longer is stuck (the slowest fault, a timeout, costs a few seconds).
@@ -83,7 +83,7 @@ class SoakDriver:
         )
         emit(event)
 
-    async def scenario(self, session: GuiSession) -> None:
+    async def scenario(self, session: AppController) -> None:
         self._report({"event": "started", "turn": self.first})
         scroll = paint_while_scrolling(session.window.chat_view, steps=4)
         for turn in range(self.first, self.last + 1):
@@ -95,10 +95,10 @@ class SoakDriver:
         )
         self._report({"event": "done", "jobs": job_counts(self.profile.database_path)})
 
-    async def one_turn(self, session: GuiSession, turn: int, scroll) -> None:
+    async def one_turn(self, session: AppController, turn: int, scroll) -> None:
         window = session.window
         if turn == self.first or turn % TURNS_PER_CONVERSATION == 1:
-            window.new_conversation_requested.emit()
+            session.conversations.new_chat()
         emit({"event": "sending", "turn": turn})
         window.composer.input.setPlainText(turn_message(turn))
         window.composer.send_button.click()
@@ -116,7 +116,7 @@ class SoakDriver:
                 break
             if was_cut(answer.data(MessageRoles.ERROR)):
                 break  # cut at the size limit: a retry would be cut again
-            window.retry_requested.emit(answer.data(MessageRoles.ID))  # the Retry link
+            window.chat_view.retry_requested.emit(answer.data(MessageRoles.ID))  # the Retry link
             await self._answered(session)
         for _ in range(5):
             scroll()
@@ -125,24 +125,24 @@ class SoakDriver:
         for _ in range(2 * len(word)):  # type it, then erase it
             typing()
         if turn % EDIT_EVERY == 0:
-            await self.edit_a_memory(window, turn)
+            await self.edit_a_memory(session, turn)
         if turn % NOTE_EVERY == 0:
             note = f"Soak note {turn}: the spare key is in the blue folder."
-            window.note_save_requested.emit(note)
+            session.memory_panel.save_note(note)
             await wait_until(
                 lambda: _memory_row(window.memories_model, content=note) is not None, 30
             )
 
-    async def _answered(self, session: GuiSession) -> None:
+    async def _answered(self, session: AppController) -> None:
         await wait_until(lambda: session.tasks.get(TURN_TASK) is None, TURN_SECONDS)
 
-    async def edit_a_memory(self, window, turn: int) -> None:
-        model = window.memories_model
+    async def edit_a_memory(self, session: AppController, turn: int) -> None:
+        model = session.window.memories_model
         if model.rowCount() == 0:
             return
         memory_id = model.index(turn % min(model.rowCount(), 20), 0).data(MemoryRoles.ID)
         text = f"The user likes {DRINKS[turn % len(DRINKS)]} (checked at soak turn {turn})."
-        window.memory_save_requested.emit(memory_id, text)
+        session.memory_panel.save(memory_id, text)
         await wait_until(lambda: _memory_row(model, memory_id, text) is not None, 30)
 
 
@@ -150,7 +150,7 @@ def run_soak_child(data_dir: str | None, first: int, last: int, crash_at: int | 
     driver = SoakDriver(Profile.at(data_dir), first, last, crash_at)
     driver.counter.install()
     try:
-        run_in_session(GuiSession(driver.profile), driver.scenario)
+        run_in_session(AppController(driver.profile), driver.scenario)
     except Exception as error:
         traceback.print_exc(file=sys.stderr)
         emit({"event": "error", "turn": driver.turn, "error": f"{type(error).__name__}: {error}"})

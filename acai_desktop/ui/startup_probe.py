@@ -130,16 +130,16 @@ def probe_app(data_dir: str, started_at: float, settle_s: float) -> dict:
     cli.build_parser()
     from acai_desktop.core.profile import Profile
     from acai_desktop.ui.app import run_gui
+    from acai_desktop.ui.app_controller import AppController
     from acai_desktop.ui.main_window import MainWindow
-    from acai_desktop.ui.session import GuiSession
 
     probes: list[StartupProbe] = []
 
-    def watch(app: QApplication, session: GuiSession) -> None:
+    def watch(app: QApplication, session: AppController) -> None:
         def loaded() -> bool:
-            window = session.window
-            if window is None:
+            if not session.started:
                 return False
+            window = session.window
             # The user's conversations and first page of memories are on screen (the
             # assistant's services may still be starting behind them; `services_s`).
             shown = getattr(session, "profile_shown", None)

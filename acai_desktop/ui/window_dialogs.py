@@ -1,15 +1,18 @@
-"""The main window's dialogs: each opens modeless (``open()``, never ``exec()``), and its
-requests leave through the window's ``*_requested`` signals."""
+"""The main window's dialogs: each opens modeless (``open()``, never ``exec()``) and is
+returned to the controller that asked for it, which wires its requests to its own slots.
+Those shown one at a time also say whether they were just created (wire them once)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
+from acai_desktop.core.records import ConversationHit
 from acai_desktop.ui.models.conversations_model import UNTITLED
 from acai_desktop.ui.widgets.dialogs import (
     DeleteConversationDialog,
@@ -82,28 +85,30 @@ class WindowDialogs:
         dialog.open()
         return dialog, True
 
-    def rename_conversation(self, conversation_id: int) -> None:
+    def rename_conversation(self, conversation_id: int) -> RenameConversationDialog | None:
         model = self.window.conversations_model
         row = model.row_of(conversation_id)
         if row is None:
-            return
+            return None
         dialog = RenameConversationDialog(
             conversation_id, model.conversation_at(row).title, self.window
         )
-        dialog.rename_requested.connect(self.window.conversation_rename_requested)
         dialog.open()
+        return dialog
 
-    def delete_conversation(self, conversation_id: int) -> None:
+    def delete_conversation(self, conversation_id: int) -> DeleteConversationDialog | None:
         model = self.window.conversations_model
         row = model.row_of(conversation_id)
         if row is None:
-            return
+            return None
         title = model.conversation_at(row).title or UNTITLED
         dialog = DeleteConversationDialog(conversation_id, title, self.window)
-        dialog.delete_confirmed.connect(self.window.conversation_delete_requested)
         dialog.open()
+        return dialog
 
-    def export_conversation(self, conversation_id: int) -> QFileDialog:
+    def export_conversation(
+        self, conversation_id: int, export: Callable[[int, str, str], None]
+    ) -> QFileDialog:
         """Ask where to save it (Markdown or JSON, from the file type chosen)."""
         model = self.window.conversations_model
         row = model.row_of(conversation_id)
@@ -119,14 +124,14 @@ class WindowDialogs:
 
         def on_file(path: str) -> None:
             chosen = "json" if path.lower().endswith(".json") else "md"
-            self.window.conversation_export_requested.emit(conversation_id, path, chosen)
+            export(conversation_id, path, chosen)
 
         dialog.filterSelected.connect(on_filter)
         dialog.fileSelected.connect(on_file)
         dialog.open()  # never exec(): no nested loop
         return dialog
 
-    def search(self) -> SearchDialog:
+    def search(self) -> tuple[SearchDialog, bool]:
         """The search box over conversations (one at a time: Ctrl+K again focuses it)."""
         dialog = self.search_dialog
         if dialog is not None and shiboken6.isValid(dialog) and dialog.isVisible():
@@ -134,52 +139,45 @@ class WindowDialogs:
             dialog.activateWindow()
             dialog.input.setFocus()
             dialog.input.selectAll()
-            return dialog
+            return dialog, False
         dialog = SearchDialog(self.window)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        dialog.search_requested.connect(self.window.conversation_search_requested)
-        dialog.result_chosen.connect(self._open_search_result)
         self.search_dialog = dialog
         dialog.open()
         dialog.input.setFocus()
-        return dialog
+        return dialog, True
 
-    def _open_search_result(self, conversation_id: int, message_id: int | None) -> None:
-        # A message opens where it is, highlighted (as a recalled one does).
-        if message_id is None:
-            self.window.open_conversation_requested.emit(conversation_id)
-        else:
-            self.window.recalled_message_open_requested.emit(conversation_id, message_id)
+    def show_search_results(self, query: str, hits: list[ConversationHit]) -> None:
+        """What the search for ``query`` found, if the search box still shows it."""
+        dialog = self.search_dialog
+        if dialog is not None and shiboken6.isValid(dialog):
+            dialog.show_results(query, hits)
 
-    def edit_memory(self, memory_id: int) -> None:
+    def edit_memory(self, memory_id: int) -> MemoryEditDialog | None:
         model = self.window.memories_model
         row = model.row_of(memory_id)
         if row is None:
-            return
+            return None
         dialog = MemoryEditDialog(model.item_at(row), self.window)
-        dialog.save_requested.connect(self.window.memory_save_requested)
         dialog.open()
+        return dialog
 
-    def add_note(self) -> None:
+    def add_note(self) -> tuple[NoteDialog, bool]:
         if self.note is not None and shiboken6.isValid(self.note):
             self.note.raise_()
             self.note.activateWindow()
-            return
+            return self.note, False
         self.note = NoteDialog(self.window)
-        self.note.save_requested.connect(self.window.note_save_requested)
         self.note.open()
+        return self.note, True
 
     def memory_details(self, memory_id: int) -> MemoryDetailsDialog:
         dialog = MemoryDetailsDialog(memory_id, self.window)
-        dialog.message_open_requested.connect(self.window.recalled_message_open_requested)
         dialog.open()
         return dialog
 
     def answer_sources(self, answer_id: int) -> ProvenanceDialog:
         dialog = ProvenanceDialog(answer_id, self.window)
-        dialog.message_open_requested.connect(self.window.recalled_message_open_requested)
-        dialog.passage_open_requested.connect(self.window.passage_open_requested)
-        dialog.memory_open_requested.connect(self.window.memory_show_requested)
         dialog.open()
         return dialog
 
@@ -204,12 +202,12 @@ class WindowDialogs:
         providers_with_key: set[str] | frozenset[str] = frozenset(),
         key_warning: str | None = None,
         preferences=None,
-    ) -> SettingsDialog:
+    ) -> tuple[SettingsDialog, bool]:
         """The settings dialog (one at a time: a second request raises the open one)."""
         if self.settings is not None and shiboken6.isValid(self.settings):
             self.settings.raise_()
             self.settings.activateWindow()
-            return self.settings
+            return self.settings, False
         from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
         window = self.window
@@ -220,9 +218,6 @@ class WindowDialogs:
             preferences=preferences,
             parent=window,
         )
-        dialog.preferences_save_requested.connect(window.preferences_save_requested)
-        dialog.save_requested.connect(window.settings_save_requested)
-        dialog.detect_requested.connect(window.settings_detect_requested)
         self.settings = dialog
         dialog.open()
-        return dialog
+        return dialog, True

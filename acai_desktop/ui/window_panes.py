@@ -1,7 +1,8 @@
 """How the main window's panes are laid out (built once, by :class:`MainWindow`).
 
-Only construction lives here: the widgets become the window's attributes, and the
-window wires their signals in :meth:`MainWindow._connect_signals`.
+Only construction lives here: the widgets become the window's attributes (declared, with
+their types, on :class:`MainWindow`); the window wires what is display, the controllers
+what is asked (:mod:`acai_desktop.ui.controllers`).
 """
 
 from __future__ import annotations
@@ -224,8 +225,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
 
 
 def build_side_panel(window: MainWindow) -> QTabWidget:
-    """The right pane: the memory panel and, beside it, the Documents tab; the core's
-    document news (through the window's bridge) keeps the documents model current."""
+    """The right pane: the memory panel and, beside it, the Documents tab."""
     window.memory_panel = MemoryPanel(window.memories_model)
     window.documents_model = DocumentsModel(window)
     window.documents_panel = DocumentsPanel(window.documents_model)
@@ -242,23 +242,9 @@ def build_side_panel(window: MainWindow) -> QTabWidget:
     tabs.setAccessibleName("Memory and documents")
     window.side_tabs = tabs
 
-    events, model = window.events, window.documents_model
-    events.document_added.connect(model.on_document_added)
-    events.document_changed.connect(model.on_document_changed)
-    events.document_removed.connect(model.on_document_removed)
-    events.indexing_progress_changed.connect(model.on_indexing_progress)
-    events.folder_progress_changed.connect(window.documents_panel.on_folder_progress)
-
-    def show_scope_summary(text: str) -> None:
-        window.scope_badge.setText(text)
-        window.scope_badge.setVisible(bool(text))
-
-    window.documents_panel.scope_summary_changed.connect(show_scope_summary)
-
     # Ctrl+Shift+D shows the Documents tab (and the side panel, if hidden).
     window.documents_action = QAction("Documents", window)
     window.documents_action.setShortcut(QKeySequence("Ctrl+Shift+D"))
-    window.documents_action.triggered.connect(lambda: show_side_tab(window, 1))
     window.addAction(window.documents_action)
     return tabs
 

@@ -72,7 +72,7 @@ def test_learning_steps_aside_for_the_next_answer_and_finishes_after_it(tmp_path
             conversation = await assistant.conversations.create()
             first = await assistant.orchestrator.send(conversation.id, FACT)
             await wait_until(lambda: slow_triage_sent)  # learning from it is under way
-            busy = await assistant.jobs.list([JobStatus.RUNNING])
+            busy = await assistant._jobs.list([JobStatus.RUNNING])
             assert [job.kind for job in busy] == ["critical_info"]
             requests_before = len(fake_openai.requests)
             second = await assistant.orchestrator.send(conversation.id, "What should I avoid?")
@@ -186,7 +186,7 @@ def test_learning_waits_after_a_turn_and_while_the_user_types(tmp_path, fake_ope
             typing = runner.paused_kinds
             second = await assistant.orchestrator.send(conversation.id, "My sister lives in Rome.")
             await asyncio.sleep(0.5)  # the runner had every chance to start its jobs
-            waiting = [await assistant.jobs.get(job_id) for job_id in second.job_ids]
+            waiting = [await assistant._jobs.get(job_id) for job_id in second.job_ids]
             return after_turn, jobs, quiet_again, typing, waiting
         finally:
             await assistant.close()

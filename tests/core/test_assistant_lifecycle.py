@@ -182,7 +182,7 @@ def test_without_a_model_documents_are_still_indexed_and_model_jobs_wait(tmp_pat
             report = await assistant.documents.add([notes])
             [document] = await assistant.runner.wait_for(report.job_ids, timeout=60)
             hits = await assistant.documents.search("when do tomatoes go in", k=1)
-            [job] = [j for j in await assistant.jobs.list() if j.id == waiting.id]
+            [job] = [j for j in await assistant._jobs.list() if j.id == waiting.id]
             return document, hits, job
         finally:
             await assistant.close()
@@ -210,7 +210,7 @@ def test_the_window_does_not_start_an_indexing_that_died_with_it_twice(tmp_path)
         assistant = await open_assistant(profile, model_required=False, start_jobs=False)
         try:
             (job_id,) = (await assistant.documents.add([paths[died_before]])).job_ids
-            await assistant.store.run(
+            await assistant._store.run(
                 lambda db: db.execute(
                     "UPDATE jobs SET status = 'running', attempts = 1, interruptions = ? "
                     "WHERE id = ?",
@@ -225,7 +225,7 @@ def test_the_window_does_not_start_an_indexing_that_died_with_it_twice(tmp_path)
         assistant = await open_assistant(profile, model_required=False)
         try:
             await assistant.runner.wait_idle(timeout=60)
-            return await assistant.documents.list(), await assistant.jobs.list()
+            return await assistant.documents.list(), await assistant._jobs.list()
         finally:
             await assistant.close()
 

@@ -128,7 +128,7 @@ def test_a_message_busy_for_too_long_is_refused_with_the_reason_and_nothing_half
             holder.join(10)
             return await assistant.conversations.messages(
                 conversation.id
-            ), await assistant.jobs.list()
+            ), await assistant._jobs.list()
 
     messages, jobs = run(scenario())
     assert messages == [] and jobs == []

@@ -152,11 +152,11 @@ def test_a_learning_job_whose_reply_trickles_fails_its_attempt_with_the_reason(
         ) as assistant:
             conversation = await assistant.conversations.create()
             result = await assistant.orchestrator.send(conversation.id, "I live in Lisbon.")
-            [job_id] = [j.id for j in await assistant.jobs.list() if j.kind == "critical_info"]
-            job = await assistant.jobs.get(job_id)
+            [job_id] = [j.id for j in await assistant._jobs.list() if j.kind == "critical_info"]
+            job = await assistant._jobs.get(job_id)
             while job.last_error is None:  # the first attempt's outcome, however long
                 await asyncio.sleep(0.05)
-                job = await assistant.jobs.get(job_id)
+                job = await assistant._jobs.get(job_id)
             return result, job
 
     result, job = run(asyncio.wait_for(scenario(), BOUND_S))

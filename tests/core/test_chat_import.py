@@ -244,7 +244,7 @@ def test_learning_from_an_import_runs_pauses_and_resumes_across_a_restart(tmp_pa
         async with running_assistant(tmp_path, fake_openai) as assistant:
             after_restart = await assistant.imports.learning_progress()
             await assistant.imports.resume_learning()
-            jobs = await assistant.jobs.list()
+            jobs = await assistant._jobs.list()
             await assistant.runner.wait_for([job.id for job in jobs], timeout=60)
             done = await assistant.imports.learning_progress()
             facts = [m.content for m in await assistant.memories.list()]

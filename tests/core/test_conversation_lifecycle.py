@@ -17,7 +17,7 @@ from tests.support.fake_model import fake_model
 
 
 def service_of(assistant) -> ConversationService:
-    return ConversationService(assistant.conversations, assistant.memories, assistant.events)
+    return assistant.conversations
 
 
 def heard(assistant, *event_types):
@@ -90,7 +90,7 @@ def test_delete_removes_the_chat_and_keeps_what_was_learned_from_it(tmp_path, fa
                 conversation_id=gone.id,
                 explicit=True,
             )
-            await conversations.fold([a1.id, a2.id], summary.id)
+            await assistant._conversation_repository.fold([a1.id, a2.id], summary.id)
             both = await memories.remember(
                 "The user likes tea in Lisbon cafes", sources=[a1.id, b1.id], explicit=True
             )
@@ -100,20 +100,20 @@ def test_delete_removes_the_chat_and_keeps_what_was_learned_from_it(tmp_path, fa
                 conversation_id=kept.id,
                 explicit=True,
             )
-            await assistant.provenance.record(
+            await assistant._provenance.record(
                 a2.id, [AnswerSource(a2.id, fact.id, 1, 0.9, ["lexical"])]
             )
-            await assistant.provenance.record(
+            await assistant._provenance.record(
                 b2.id,
                 [
                     AnswerSource(b2.id, fact.id, 1, 0.8, ["semantic"]),
                     AnswerSource(b2.id, other.id, 2, 0.7, ["lexical"]),
                 ],
             )
-            await assistant.jobs.enqueue("critical_info", {"message_id": a1.id}, gone.id)
-            failed = await assistant.jobs.enqueue("summary", {"conversation_id": gone.id}, gone.id)
-            await assistant.jobs.fail(failed.id, "boom", None)
-            other_job = await assistant.jobs.enqueue(
+            await assistant._jobs.enqueue("critical_info", {"message_id": a1.id}, gone.id)
+            failed = await assistant._jobs.enqueue("summary", {"conversation_id": gone.id}, gone.id)
+            await assistant._jobs.fail(failed.id, "boom", None)
+            other_job = await assistant._jobs.enqueue(
                 "critical_info", {"message_id": b1.id}, kept.id
             )
 
@@ -128,7 +128,7 @@ def test_delete_removes_the_chat_and_keeps_what_was_learned_from_it(tmp_path, fa
             sources = {m.id: await memories.sources(m.id) for m in (fact, summary, both, other)}
             history = await memories.history(fact.id)
             found = await assistant.retriever.search("green tea", k=5)
-            fts = await assistant.store.run(
+            fts = await assistant._store.run(
                 lambda db: [
                     r[0]
                     for r in db.execute(
@@ -138,7 +138,7 @@ def test_delete_removes_the_chat_and_keeps_what_was_learned_from_it(tmp_path, fa
                 ]
             )
             lookup = memories.index.lookup([fact.id, summary.id, other.id], None)
-            jobs = await assistant.jobs.list()
+            jobs = await assistant._jobs.list()
             return {
                 "ids": (gone, kept, a1, a2, b1, b2, fact, summary, both, other, other_job),
                 "deleted": deleted,
@@ -150,8 +150,8 @@ def test_delete_removes_the_chat_and_keeps_what_was_learned_from_it(tmp_path, fa
                 "index_conversations": lookup.conversation_id.tolist(),
                 "jobs": [(j.id, j.status) for j in jobs],
                 "remaining_messages": [m.id for m in await conversations.messages(kept.id)],
-                "answers_using_fact": await assistant.provenance.answers_using_memory(fact.id),
-                "a2_sources": await assistant.provenance.sources_of_answer(a2.id),
+                "answers_using_fact": await assistant._provenance.answers_using_memory(fact.id),
+                "a2_sources": await assistant._provenance.sources_of_answer(a2.id),
                 "news": news,
                 "listed": [c.id for c in await conversations.list()],
             }
@@ -199,15 +199,15 @@ def test_processor_jobs_of_a_deleted_chat_end_done_without_retrying(tmp_path, fa
             message = await assistant.conversations.add_message(
                 conversation.id, "user", "My sister is called Ana and lives in Porto."
             )
-            critical = await assistant.jobs.enqueue(
+            critical = await assistant._jobs.enqueue(
                 "critical_info", {"message_id": message.id}, conversation.id
             )
-            summary = await assistant.jobs.enqueue(
+            summary = await assistant._jobs.enqueue(
                 "summary", {"conversation_id": conversation.id}, conversation.id
             )
             # Both were already running when the user deleted the chat.
-            await assistant.jobs.claim_next()
-            await assistant.jobs.claim_next()
+            await assistant._jobs.claim_next()
+            await assistant._jobs.claim_next()
             await service_of(assistant).delete(conversation.id)
             outcome = await assistant.critical_info.process_message(message.id)
             # The runner puts interrupted jobs back at start and runs them.

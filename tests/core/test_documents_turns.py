@@ -53,7 +53,7 @@ def test_document_passages_are_quoted_data_cited_and_never_learned(tmp_path, fak
             result = await assistant.orchestrator.send(conversation.id, QUESTION)
             await assistant.runner.wait_for(result.job_ids, timeout=60)
             memories = await assistant.memories.list(MemoryFilter(statuses=None))
-            recorded = await assistant.provenance.evidence_of_answer(result.answer.id)
+            recorded = await assistant._provenance.evidence_of_answer(result.answer.id)
             return result, memories, recorded
 
     result, memories, recorded = run(scenario())
@@ -195,7 +195,7 @@ def test_a_passage_snippet_shows_the_sentences_that_matched(tmp_path, fake_opena
             conversation = await assistant.conversations.create()
             question = "Who services the emergency generator in building C?"
             result = await assistant.orchestrator.send(conversation.id, question)
-            recorded = await assistant.provenance.evidence_of_answer(result.answer.id)
+            recorded = await assistant._provenance.evidence_of_answer(result.answer.id)
             return result, recorded
 
     result, recorded = run(scenario())

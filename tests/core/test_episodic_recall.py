@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 
-from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.memory.retrieval import RetrievedMessage
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store.database import Store
@@ -35,7 +34,7 @@ def test_a_message_from_another_chat_is_recalled_with_its_chat_and_recorded(tmp_
             told = await _said(assistant, bikes.id, "My bike is a blue Gazelle from Utrecht.")
             later = await assistant.conversations.create()
             asked = await _said(assistant, later.id, "Which Gazelle did I get in Utrecht?")
-            recorded = await assistant.provenance.sources_of_answer(asked.answer.id)
+            recorded = await assistant._provenance.sources_of_answer(asked.answer.id)
             vectors = len(assistant.memories.episodes.index)
             return told, later, asked, recorded, vectors
 
@@ -84,12 +83,10 @@ def test_a_deleted_chats_messages_are_no_longer_recalled(tmp_path, fake_openai):
             plumbing = await assistant.conversations.create("Plumbing")
             await _said(assistant, plumbing.id, "Quintus the plumber fixes our boiler on Fridays.")
             before = await _recalled(assistant, "When does Quintus fix the boiler?")
-            service = ConversationService(
-                assistant.conversations, assistant.memories, assistant.events
-            )
+            service = assistant.conversations
             deleted = await service.delete(plumbing.id)
             after = await _recalled(assistant, "When does Quintus fix the boiler?")
-            rows = await assistant.store.run(
+            rows = await assistant._store.run(
                 lambda db: db.execute(
                     "SELECT (SELECT count(*) FROM messages_fts), "
                     "(SELECT count(*) FROM message_embeddings)"
@@ -119,12 +116,13 @@ def test_the_context_column_follows_the_turns_around_a_message(tmp_path, fake_op
             def contexts(db):
                 return dict(db.execute("SELECT rowid, context FROM messages_fts").fetchall())
 
-            first = await assistant.store.run(contexts)
-            await assistant.conversations.update_message(
+            first = await assistant._store.run(contexts)
+            await assistant._conversation_repository.update_message(
                 streaming.id, content="golf", status=MessageStatus.COMPLETE
             )
-            await assistant.conversations.update_message(ids[2], content="charlie-updated")
-            second = await assistant.store.run(contexts)
+            rows = assistant._conversation_repository
+            await rows.update_message(ids[2], content="charlie-updated")
+            second = await assistant._store.run(contexts)
             return ids, streaming.id, first, second
 
     ids, answer_id, first, second = run(scenario())

@@ -154,7 +154,7 @@ def test_a_job_run_twice_writes_its_facts_once(tmp_path, fake_openai):
             message = await assistant.conversations.add_message(
                 conversation.id, "user", "My name is John and I live in Paris."
             )
-            job = await assistant.jobs.enqueue(
+            job = await assistant._jobs.enqueue(
                 "critical_info", {"message_id": message.id}, conversation.id
             )
             await assistant.critical_info.handle(job)
@@ -193,7 +193,7 @@ def test_a_job_retried_after_failing_midway_does_not_write_twice(tmp_path, fake_
             message = await assistant.conversations.add_message(
                 conversation.id, "user", "My name is John. I live in Lyon."
             )
-            job = await assistant.jobs.enqueue(
+            job = await assistant._jobs.enqueue(
                 "critical_info", {"message_id": message.id}, conversation.id
             )
             failing["on"] = True
@@ -322,7 +322,7 @@ def test_the_turns_jobs_are_queued_with_the_message_and_wait_for_the_answer(tmp_
             )
             await streaming.wait()
             await asyncio.sleep(0.3)
-            seen_while_streaming.append(await assistant.jobs.list())
+            seen_while_streaming.append(await assistant._jobs.list())
             model_calls_while_streaming.append(call_counts(fake_openai))
             result = await turn
             done = await assistant.runner.wait_for(result.job_ids, timeout=30)

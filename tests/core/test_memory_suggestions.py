@@ -97,7 +97,7 @@ def test_deleting_the_conversation_takes_its_suggestions(tmp_path, fake_openai):
             conversation = await assistant.conversations.create()
             await _tell(assistant, fake_openai, conversation.id)
             assert len(await assistant.suggestions.pending()) == 1
-            await assistant.conversation_service.delete(conversation.id)
+            await assistant.conversations.delete(conversation.id)
             return await assistant.suggestions.pending()
 
     assert run(scenario()) == []

@@ -38,8 +38,8 @@ def test_seed_scenario_retrieves_the_python_preference_as_a_source(tmp_path, fak
                 await _turn(assistant, conversation.id, text)
             later = await assistant.conversations.create()
             result = await _turn(assistant, later.id, "What language should I use for my backend?")
-            recorded = await assistant.provenance.sources_of_answer(result.answer.id)
-            jobs = await assistant.jobs.list()
+            recorded = await assistant._provenance.sources_of_answer(result.answer.id)
+            jobs = await assistant._jobs.list()
             return result, recorded, jobs
 
     result, recorded, jobs = run(scenario())
@@ -100,7 +100,7 @@ def test_stop_keeps_the_partial_answer_and_closes_the_stream(tmp_path, fake_open
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-            jobs = await assistant.jobs.list()
+            jobs = await assistant._jobs.list()
             return await assistant.conversations.messages(conversation.id), jobs
 
     stored, jobs = run(scenario())
@@ -192,7 +192,7 @@ def test_temporary_conversation_runs_no_processor(tmp_path, fake_openai):
         async with running_assistant(tmp_path, fake_openai) as assistant:
             conversation = await assistant.conversations.create(temporary=True)
             result = await assistant.orchestrator.send(conversation.id, SEED[1])
-            return result, await assistant.jobs.list(), await assistant.memories.list()
+            return result, await assistant._jobs.list(), await assistant.memories.list()
 
     result, jobs, memories = run(scenario())
     assert result.status == MessageStatus.COMPLETE

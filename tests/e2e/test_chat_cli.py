@@ -129,7 +129,7 @@ def test_sigkill_during_background_jobs_loses_nothing_and_jobs_finish(tmp_path, 
     async def restart():
         async with running_assistant(data, fake_openai) as assistant:
             await assistant.runner.wait_idle(timeout=60)
-            return await assistant.jobs.list(), await assistant.memories.list()
+            return await assistant._jobs.list(), await assistant.memories.list()
 
     jobs, memories = run(restart())
     assert {(j.kind, j.status) for j in jobs} == {("critical_info", "done"), ("summary", "done")}

@@ -92,7 +92,7 @@ def test_sigkill_mid_answer_loses_no_learning_the_next_start_runs_the_jobs(tmp_p
         async with running_assistant(data, fake_openai) as assistant:
             await assistant.runner.wait_idle(timeout=60)
             messages = await assistant.conversations.messages(1)
-            return await assistant.jobs.list(), await assistant.memories.list(), messages
+            return await assistant._jobs.list(), await assistant.memories.list(), messages
 
     jobs, memories, messages = run(restart())
     assert [(j.kind, j.status) for j in jobs] == [("critical_info", "done"), ("summary", "done")]
@@ -190,11 +190,11 @@ async def _rate_limited_learning_job(data: Path, server) -> int:
     async with running_assistant(data, server) as assistant:
         conversation = await assistant.conversations.create()
         await assistant.orchestrator.send(conversation.id, "I live in Lisbon.")
-        [job_id] = [j.id for j in await assistant.jobs.list() if j.kind == "critical_info"]
-        job = await assistant.jobs.get(job_id)
+        [job_id] = [j.id for j in await assistant._jobs.list() if j.kind == "critical_info"]
+        job = await assistant._jobs.get(job_id)
         while job.last_error is None:  # its first attempt's outcome, however long
             await asyncio.sleep(0.05)
-            job = await assistant.jobs.get(job_id)
+            job = await assistant._jobs.get(job_id)
         return job_id
 
 

@@ -1,14 +1,12 @@
-"""The one helper every background action goes through (ui/actions/base.py)."""
+"""The one helper every background action goes through (ui/controllers/base.py)."""
 
 from __future__ import annotations
 
 import asyncio
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.profile import Profile
-from acai_desktop.ui.actions.base import ActionGroup, in_background
-from acai_desktop.ui.session import STILL_OPENING
-from tests.support.gui import gui_session
+from acai_desktop.ui.controllers.base import STILL_OPENING, Controller, Services, in_background
+from acai_desktop.ui.tasks import TaskTracker
 
 
 class StatusBar:
@@ -19,10 +17,7 @@ class StatusBar:
         self.shown.append(text)
 
 
-class Probe(ActionGroup):
-    def connect(self, window) -> None:  # not wired: called directly
-        pass
-
+class Probe(Controller):
     @in_background("probe")
     async def act(self, assistant, value: int, refuse: bool) -> None:
         if refuse:
@@ -30,21 +25,21 @@ class Probe(ActionGroup):
         assistant.append(value)
 
 
-def test_an_action_waits_for_the_assistant_runs_tracked_and_reports_a_refusal(tmp_path):
-    session = gui_session(Profile.at(tmp_path))
-    session.window = StatusBar()  # only its status bar is used here
-    probe = Probe(session)
+def test_an_action_waits_for_the_assistant_runs_tracked_and_reports_a_refusal():
+    status_bar = StatusBar()
+    services = Services(TaskTracker(), status_bar.show_status)
+    probe = Probe(services)
 
     async def scenario() -> list[int]:
         probe.act(1, False)  # still opening: nothing runs, the status bar says so
-        assert len(session.tasks) == 0
-        session.assistant = done = []  # stands in for the assistant
+        assert len(services.tasks) == 0
+        services.assistant = done = []  # stands in for the assistant
         probe.act(2, False)
         probe.act(3, True)
-        assert len(session.tasks) == 2  # tracked, so shut-down can cancel them
-        while len(session.tasks):
+        assert len(services.tasks) == 2  # tracked, so shut-down can cancel them
+        while len(services.tasks):
             await asyncio.sleep(0)
         return done
 
     assert asyncio.run(scenario()) == [2]
-    assert session.window.shown == [STILL_OPENING, "refused 3"]
+    assert status_bar.shown == [STILL_OPENING, "refused 3"]

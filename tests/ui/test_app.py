@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 import qasync
+import shiboken6
 from PySide6.QtCore import QTimer
 
 from acai_desktop.core.errors import StoreError
@@ -14,12 +15,12 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.ui.app import create_application, run_gui
-from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.app_controller import AppController
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session
 
 
-def run_session(session: GuiSession) -> int:
+def run_session(session: AppController) -> int:
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -52,7 +53,7 @@ def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
             await asyncio.Event().wait()
         finally:
             # Still allowed to use the store: shut-down closes it only afterwards.
-            await session.assistant.store.run(lambda db: db.execute("select 1").fetchone())
+            await session.assistant._store.run(lambda db: db.execute("select 1").fetchone())
             seen.append("turn cleaned up with the store open")
 
     def start_turn_then_close_window():
@@ -65,7 +66,9 @@ def test_quitting_cancels_and_awaits_running_tasks_before_closing_the_store(
     QTimer.singleShot(100, start_turn_then_close_window)
     assert run_session(session) == 0
     assert seen == ["turn cleaned up with the store open"]
-    assert session.assistant is None and session.window is None
+    # The window is gone with its controllers: deleted, and the run no longer started.
+    assert session.assistant is None and not session.started
+    assert not shiboken6.isValid(session.window)
     assert len(session.tasks) == 0
 
 

@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.records import MessageStatus
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.chat_view import RETRY, SOURCES
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.assistant import configure_profile
@@ -36,14 +36,14 @@ def click_action(view, row: int, action: str) -> None:
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
-def session_for(tmp_path, server) -> GuiSession:
+def session_for(tmp_path, server) -> AppController:
     return gui_session(configure_profile(tmp_path / "profile", server))
 
 
 def test_send_streams_the_answer_and_the_panel_shows_the_extracted_fact(
     qapp, tmp_path, fake_openai
 ):
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         messages = window.messages_model
         send(window, "I prefer green tea in the morning.")
@@ -99,7 +99,7 @@ def test_send_streams_the_answer_and_the_panel_shows_the_extracted_fact(
 def test_stop_mid_stream_ends_the_answer_as_stopped(qapp, tmp_path, fake_openai):
     fake_openai.script(Reply(text="one two three four five six seven eight nine", chunk_delay=0.3))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         messages = window.messages_model
         send(window, "Count slowly please")
@@ -139,7 +139,7 @@ def test_model_failure_shows_the_error_and_retry_answers(qapp, tmp_path, fake_op
 
     fake_openai.responder = flaky_chat
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         messages = window.messages_model
         send(window, "Are you there?")
@@ -160,7 +160,7 @@ def test_model_failure_shows_the_error_and_retry_answers(qapp, tmp_path, fake_op
 def test_an_empty_or_oversized_message_is_refused_and_kept(qapp, tmp_path, fake_openai):
     from acai_desktop.core.orchestrator import MAX_MESSAGE_CHARS
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         too_long = "x" * (MAX_MESSAGE_CHARS + 1)
         send(window, too_long)
@@ -191,7 +191,7 @@ def test_opening_an_old_profile_shows_the_database_update_in_the_status_bar(
     old_profile(tmp_path / "profile")
     session = session_for(tmp_path, fake_openai)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         await wait_until(lambda: any(t.startswith("Database updated in") for t in shown))
         assert session.window.conversations_model.rowCount() == 10
 

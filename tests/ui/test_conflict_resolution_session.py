@@ -11,8 +11,8 @@ from PySide6.QtTest import QTest
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Actor
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -57,7 +57,7 @@ def test_use_new_and_keep_old_from_the_panel(qapp, tmp_path, fake_openai):
     profile = configure_profile(tmp_path / "profile", fake_openai)
     (berlin, lisbon), (tom, max_) = asyncio.run(seed(profile))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window, panel = session.window, session.window.memory_panel
         model = window.memories_model
 
@@ -106,7 +106,7 @@ def test_use_new_and_keep_old_from_the_panel(qapp, tmp_path, fake_openai):
         assert row(max_).data(MemoryRoles.STATUS) == "conflict"  # to decide again
 
         # A refusal from the core reaches the status bar (not a conflict any more).
-        window.memory_resolve_requested.emit(berlin, "new")
+        session.memory_panel.resolve(berlin, "new")
         await wait_until(lambda: "not a conflict" in window.statusBar().currentMessage())
         assert db_row(profile, berlin)[0] == "superseded"
 

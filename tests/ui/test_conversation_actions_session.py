@@ -12,9 +12,9 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel
 
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.conversation_list import (
     DELETE_TEXT,
     EXPORT_TEXT,
@@ -54,14 +54,14 @@ def choose(menu, text: str) -> None:
 def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_openai):
     fake_openai.responder = fake_model
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         conversations = window.conversations_model
         view = window.conversation_list
         send(window, "I prefer green tea in the morning.")
         await wait_until(lambda: FACT in rows(window.memories_model, MemoryRoles.CONTENT))
         await wait_until(lambda: conversations.rowCount() == 1 and not window.composer.busy)
-        conversation_id = session.conversation_id
+        conversation_id = session.chat.conversation_id
 
         # Right-click: Rename… opens a dialog; an empty title is refused there.
         center = view.visualRect(conversations.index(0)).center()
@@ -92,7 +92,7 @@ def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_op
         QTest.mouseClick(confirm.delete_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: conversations.rowCount() == 0)
         await wait_until(lambda: window.conversation_title.text() == "New conversation")
-        assert session.conversation_id is None
+        assert session.chat.conversation_id is None
         assert window.messages_model.rowCount() == 0
         assert window.conversation_area.currentWidget() is window.conversations_empty_state
         # What ACAI learned from it is still in the panel.
@@ -114,7 +114,7 @@ def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_op
 def test_deleting_the_chat_being_answered_stops_the_answer_first(qapp, tmp_path, fake_openai):
     fake_openai.script(Reply(text="one two three four five six seven eight nine", chunk_delay=0.3))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         messages = window.messages_model
         send(window, "Count slowly please")
@@ -122,7 +122,7 @@ def test_deleting_the_chat_being_answered_stops_the_answer_first(qapp, tmp_path,
             lambda: messages.rowCount() == 2 and messages.index(1).data(MessageRoles.CONTENT)
         )
         assert window.composer.busy
-        window.conversation_delete_requested.emit(session.conversation_id)
+        session.conversations.delete(session.chat.conversation_id)
         await wait_until(lambda: window.conversations_model.rowCount() == 0)
         await wait_until(lambda: not window.composer.busy)
         assert messages.rowCount() == 0
@@ -146,7 +146,7 @@ def test_export_from_the_list_writes_markdown_or_json(qapp, tmp_path, fake_opena
     target = tmp_path / "exports"
     target.mkdir()
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         from PySide6.QtWidgets import QFileDialog
 
         window = session.window
@@ -158,7 +158,7 @@ def test_export_from_the_list_writes_markdown_or_json(qapp, tmp_path, fake_opena
         # its note doesn't replace the export's messages checked below.
         await wait_until(lambda: FACT in rows(window.memories_model, MemoryRoles.CONTENT))
         await session.assistant.runner.wait_idle(timeout=30)
-        conversation_id = session.conversation_id
+        conversation_id = session.chat.conversation_id
 
         view.open_menu(0, view.visualRect(conversations.index(0)).center())
         choose(await wait_until(lambda: view.menu), EXPORT_TEXT)
@@ -172,12 +172,10 @@ def test_export_from_the_list_writes_markdown_or_json(qapp, tmp_path, fake_opena
         await wait_until(lambda: "Exported 2 messages" in window.statusBar().currentMessage())
         dialog.close()
         json_file = str(target / "tea.json")
-        window.conversation_export_requested.emit(conversation_id, json_file, "json")
+        session.conversations.export(conversation_id, json_file, "json")
         await wait_until(lambda: (target / "tea.json").exists())
         # A place that can't be written: said in the status bar, nothing else changes.
-        window.conversation_export_requested.emit(
-            conversation_id, str(target / "missing" / "tea.md"), "md"
-        )
+        session.conversations.export(conversation_id, str(target / "missing" / "tea.md"), "md")
         await wait_until(lambda: "Cannot write" in window.statusBar().currentMessage())
 
     run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)
@@ -193,18 +191,18 @@ def test_export_from_the_list_writes_markdown_or_json(qapp, tmp_path, fake_opena
 def test_deleting_another_chat_keeps_the_shown_one_selected(qapp, tmp_path, fake_openai):
     fake_openai.responder = fake_model
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         conversations = window.conversations_model
         view = window.conversation_list
         send(window, "First chat: what is a good name for a cat?")
         await wait_until(lambda: conversations.rowCount() == 1 and not window.composer.busy)
-        first = session.conversation_id
-        window.new_conversation_requested.emit()
-        await wait_until(lambda: session.conversation_id is None)
+        first = session.chat.conversation_id
+        session.conversations.new_chat()
+        await wait_until(lambda: session.chat.conversation_id is None)
         send(window, "Second chat: how long do I boil an egg?")
         await wait_until(lambda: conversations.rowCount() == 2 and not window.composer.busy)
-        shown = session.conversation_id
+        shown = session.chat.conversation_id
         assert shown != first
 
         def selected_id():
@@ -225,7 +223,7 @@ def test_deleting_another_chat_keeps_the_shown_one_selected(qapp, tmp_path, fake
         QTest.mouseClick(confirm.delete_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: conversations.rowCount() == 1)
         # The chat on screen is still the one highlighted in the list.
-        assert session.conversation_id == shown
+        assert session.chat.conversation_id == shown
         await wait_until(selected_id)
 
     run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)

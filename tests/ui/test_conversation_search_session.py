@@ -10,13 +10,13 @@ from PySide6.QtTest import QTest
 from acai_desktop.core.records import ConversationHit
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.database import Store
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.models.search_results_model import (
     TITLE_MATCH_TEXT,
     SearchResultsModel,
     SearchRoles,
 )
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.search_dialog import (
     DEBOUNCE_MS,
     NOTHING_FOUND_TEXT,
@@ -61,7 +61,7 @@ def test_ctrl_k_finds_a_message_and_opens_it_highlighted(qapp, tmp_path, fake_op
     profile = configure_profile(tmp_path / "profile", fake_openai)
     ids = _seed(profile.database_path)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         messages = window.messages_model
         await wait_until(lambda: messages.conversation_id == ids["garden"])

@@ -19,9 +19,9 @@ from acai_desktop.core.documents.readers import MAX_FILE_BYTES
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.scripted_model import call_kind
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.documents_model import DocumentRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.chat_view import SOURCES
 from acai_desktop.ui.widgets.document_dialogs import DocumentScopeDialog, PassageDialog
@@ -105,7 +105,7 @@ def test_add_by_dialog_and_drop_then_errors_remove_and_reindex(qapp, tmp_path, f
     with huge.open("wb") as f:  # sparse: over the limit without writing 50 MB
         f.truncate(MAX_FILE_BYTES + 1)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         panel, model = window.documents_panel, window.documents_model
         assert window.side_tabs.tabText(1) == "Documents"
@@ -200,7 +200,7 @@ def test_adding_a_folder_shows_progress_and_stops(qapp, tmp_path, fake_openai):
         place = folder / "deeper" if n % 2 else folder
         (place / f"note-{n:03}.txt").write_text(f"Note {n} about topic {n % 7}.\n")
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         panel, model = window.documents_panel, window.documents_model
         window.documents_action.trigger()  # Ctrl+Shift+D: the Documents tab
@@ -267,12 +267,12 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
     handbook.write_text(HANDBOOK, encoding="utf-8")
     shown_id, other_id = asyncio.run(seed_chats_and_handbook(profile, handbook))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         panel, messages = window.documents_panel, window.messages_model
         documents = session.assistant.documents
         window.documents_action.trigger()
-        assert session.conversation_id == shown_id
+        assert session.chat.conversation_id == shown_id
         await wait_until(lambda: panel.scope is not None)
         assert panel.scope_box.isEnabled() and panel.scope_box.currentText() == "All documents"
 
@@ -289,17 +289,17 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
         assert "Tuesdays" not in chat_prompts(fake_openai)[-1]
 
         # Switching chats shows each one's own scope.
-        window.open_conversation_requested.emit(other_id)
-        await wait_until(lambda: session.conversation_id == other_id)
+        session.conversations.open(other_id)
+        await wait_until(lambda: session.chat.conversation_id == other_id)
         await wait_until(lambda: panel.scope_box.currentText() == "All documents")
         assert not window.scope_badge.isVisible()
-        window.open_conversation_requested.emit(shown_id)
+        session.conversations.open(shown_id)
         await wait_until(lambda: panel.scope_box.currentText() == "No documents")
         # A new chat is not on disk yet: it uses all documents, and can't be changed.
         QTest.mouseClick(window.new_chat_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: not panel.scope_box.isEnabled())
         assert panel.scope_box.currentText() == "All documents"
-        window.open_conversation_requested.emit(shown_id)
+        session.conversations.open(shown_id)
         await wait_until(lambda: panel.scope_box.currentText() == "No documents")
 
         # "Some…": tick the handbook; the next turn quotes it.
@@ -337,13 +337,13 @@ def test_scope_per_chat_keeps_passages_out_and_sources_open_the_passage(
 
         # Opened again later, the answer counts its passages among its sources.
         answer_id = messages.index(answer_row).data(MessageRoles.ID)
-        provenance = session.assistant.provenance
+        provenance = session.assistant._provenance
         quoted = await provenance.evidence_of_answer(answer_id)
         used = await provenance.sources_of_answer(answer_id)
         assert quoted and quoted[0].document_name == "handbook.md"
-        window.open_conversation_requested.emit(other_id)
-        await wait_until(lambda: session.conversation_id == other_id)
-        window.open_conversation_requested.emit(shown_id)
+        session.conversations.open(other_id)
+        await wait_until(lambda: session.chat.conversation_id == other_id)
+        session.conversations.open(shown_id)
         await wait_until(lambda: messages.rowCount() == 5)
         count = messages.index(answer_row).data(MessageRoles.SOURCES_COUNT)
         assert count == len(quoted) + len(used)
@@ -365,7 +365,7 @@ def test_documents_are_indexed_in_a_window_without_a_model(qapp, tmp_path):
     (folder / "deeper").mkdir(parents=True)
     (folder / "deeper" / "extra.md").write_text("# Extra\n\nMore notes.\n", encoding="utf-8")
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         assert session.assistant.model_problem is not None and window.banner.isVisible()
         window.documents_action.trigger()

@@ -10,9 +10,9 @@ from PySide6.QtTest import QTest
 
 from acai_desktop.core.clock import local_time_text, now_iso
 from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.main_window import MainWindow
 from acai_desktop.ui.models.memories_model import MemoryRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.theme import apply_theme
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -62,7 +62,7 @@ def test_failed_jobs_show_with_retry_and_retry_learns(qapp, tmp_path, fake_opena
     run(create_schema())
     _failed_job_for_a_message(profile)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         await wait_until(lambda: window.retry_jobs_button.isVisible())
         label = window.failed_jobs_label
@@ -108,7 +108,7 @@ def test_the_window_lists_failed_jobs_as_plain_text_and_retry_asks_for_them(qtbo
     label = window.failed_jobs_label
     assert label.text().startswith("Couldn't learn from 1 message: Could not reach <img src=\"")
     assert label.textFormat() == Qt.TextFormat.PlainText
-    with qtbot.waitSignal(window.jobs_retry_requested, timeout=1000) as retried:
+    with qtbot.waitSignal(window.job_status.retry_requested, timeout=1000) as retried:
         qtbot.mouseClick(window.retry_jobs_button, Qt.MouseButton.LeftButton)
     assert retried.args == [[5]]
 
@@ -149,7 +149,7 @@ def test_a_job_delayed_by_the_server_shows_until_when_and_retry_runs_it_now(qtbo
     expected = f"Learning waits for the model until {local_time_text(at)}"
     assert window.job_status.running_label.text() == expected
     assert window.retry_jobs_button.isVisible() and not window.failed_jobs_label.isVisible()
-    with qtbot.waitSignal(window.jobs_retry_requested, timeout=1000) as retried:
+    with qtbot.waitSignal(window.job_status.retry_requested, timeout=1000) as retried:
         qtbot.mouseClick(window.retry_jobs_button, Qt.MouseButton.LeftButton)
     assert retried.args == [[4]]
 

@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from acai_desktop.core.llm.detection import BUILT_IN_TITLE, detect_providers
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
 from tests.support.closed_ports import presets_with_nothing_there
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -36,7 +36,7 @@ def saved_provider(profile: Profile) -> str | None:
     return json.loads(profile.settings_path.read_text()).get("llm", {}).get("provider")
 
 
-async def first_start_dialog(session: GuiSession) -> FirstStartDialog:
+async def first_start_dialog(session: AppController) -> FirstStartDialog:
     dialog = await wait_until(lambda: session.window.findChild(FirstStartDialog))
     await wait_until(dialog.isVisible)
     return dialog
@@ -54,7 +54,7 @@ def test_each_model_found_is_offered_for_what_it_is_and_only_the_pick_is_saved(
     )
     session = gui_session(profile, detect=detect)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await first_start_dialog(session)
         offered = [(o.provider, o.title, o.description) for o in dialog.options]
         shown = [button.text() for button in dialog.option_buttons]
@@ -91,7 +91,7 @@ def test_the_built_in_model_is_not_chosen_without_the_user(qapp, tmp_path, nothi
     detect = functools.partial(detect_providers, urls=nothing_there, environ={})
     session = gui_session(profile, detect=detect)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await first_start_dialog(session)
         offered = [option.provider for option in dialog.options]
         click(dialog.later_button)
@@ -116,7 +116,7 @@ def test_choose_in_settings_opens_the_settings_dialog(qapp, tmp_path, nothing_th
     detect = functools.partial(detect_providers, urls=nothing_there, environ={})
     session = gui_session(profile, detect=detect)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await first_start_dialog(session)
         click(dialog.settings_button)
         settings = await wait_until(lambda: session.window.findChild(SettingsDialog))

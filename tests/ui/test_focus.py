@@ -30,8 +30,8 @@ def test_the_composer_has_the_focus_at_start(window, qtbot):
 @pytest.mark.parametrize("forgets", [False, True])
 def test_after_undo_the_focus_goes_back_to_the_composer(window, qtbot, forgets):
     requested = []
-    window.memory_restore_requested.connect(requested.append)
-    window.memory_forget_requested.connect(requested.append)
+    window.undo.restore_requested.connect(requested.append)
+    window.undo.forget_requested.connect(requested.append)
     window.offer_undo("Forgot it.", 7, forgets=forgets)
     window.undo_button.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.undo_button)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
-from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.app_controller import AppController
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -25,7 +25,7 @@ def _menu_action(window, text: str):
     raise AssertionError(f"no menu action {text!r}")
 
 
-async def _import_by_menu(session: GuiSession, source: str, path: Path, budget: str) -> None:
+async def _import_by_menu(session: AppController, source: str, path: Path, budget: str) -> None:
     window = session.window
     _menu_action(window, f"Import from {source}…").trigger()
     files = await wait_until(lambda: window.findChild(QFileDialog))
@@ -42,7 +42,7 @@ async def _import_by_menu(session: GuiSession, source: str, path: Path, budget: 
 def test_import_from_the_file_menu(qapp, tmp_path, fake_openai):
     session = gui_session(configure_profile(tmp_path / "profile", fake_openai))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         await _import_by_menu(session, "ChatGPT", EXPORTS / "chatgpt_conversations.json",
                               "Nothing (search and recall only)")  # fmt: skip
@@ -66,7 +66,7 @@ def test_a_bad_export_is_refused_in_the_status_bar(qapp, tmp_path, fake_openai):
     bad = tmp_path / "conversations.json"
     bad.write_text(json.dumps(data))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         await _import_by_menu(session, "Claude", bad, "Everything I wrote")
         message = await wait_until(
@@ -86,7 +86,7 @@ def test_learning_from_an_import_pauses_resumes_and_says_how_far(qapp, tmp_path,
     fake_openai.responder = fake_model
     session = gui_session(configure_profile(tmp_path / "profile", fake_openai))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         status = window.statusBar()
         _menu_action(window, "Pause learning from imports").trigger()

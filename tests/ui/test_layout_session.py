@@ -3,8 +3,8 @@ own preferences don't bring them back)."""
 
 from __future__ import annotations
 
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.preferences import load_ui_preferences
-from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
 
@@ -12,7 +12,7 @@ from tests.support.gui import gui_session, run_in_session, wait_until
 def test_hidden_panels_are_remembered_between_runs(qapp, tmp_path, fake_openai):
     profile = configure_profile(tmp_path / "profile", fake_openai)
 
-    async def hide_memory(session: GuiSession):
+    async def hide_memory(session: AppController):
         await wait_until(lambda: session.assistant is not None)
         session.window.memory_action.trigger()
         assert not session.window.memory_panel.isVisible()
@@ -21,7 +21,7 @@ def test_hidden_panels_are_remembered_between_runs(qapp, tmp_path, fake_openai):
     saved = load_ui_preferences(profile.settings_path)
     assert (saved.show_conversations, saved.show_memory) == (True, False)
 
-    async def reopened(session: GuiSession):
+    async def reopened(session: AppController):
         window = session.window
         assert window.sidebar.isVisible() and not window.memory_panel.isVisible()
         assert not window.memory_action.isChecked()

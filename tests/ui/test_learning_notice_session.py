@@ -8,8 +8,8 @@ import sqlite3
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
-from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -21,7 +21,7 @@ def test_a_learned_fact_is_announced_and_undo_forgets_it(qapp, tmp_path, fake_op
     fake_openai.responder = fake_model
     profile = configure_profile(tmp_path / "profile", fake_openai)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         model = window.memories_model
         window.composer.input.setPlainText("I prefer green tea in the morning.")
@@ -45,7 +45,7 @@ def test_a_learned_fact_is_announced_and_undo_forgets_it(qapp, tmp_path, fake_op
 
 
 def test_the_users_own_note_is_not_announced_as_learned(qapp, tmp_path, fake_openai):
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         await session.assistant.memories.remember("Call mum on Sunday", kind="note", explicit=True)
         await wait_until(lambda: window.memories_model.rowCount() == 1)
@@ -59,7 +59,7 @@ def test_a_conflict_is_announced_as_a_conflict_with_both_facts(qapp, tmp_path, f
     """A new fact against a pinned one is not "Memory updated": the status bar names the
     pinned fact and the new one, and the panel shows the conflict."""
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         memories = session.assistant.memories
         home = await memories.remember("The user lives in Paris", category="Location")

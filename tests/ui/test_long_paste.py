@@ -11,8 +11,8 @@ from PySide6.QtTest import QTest
 
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.message_document import MORE_SCHEME
-from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
 
@@ -104,7 +104,7 @@ def test_the_budget_is_the_model_settings_and_the_note_says_what_was_sent(
 ):
     profile = configure_profile(tmp_path / "profile", fake_openai, context_budget_tokens=2000)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         assert window.composer.prompt_budget_tokens == 2000
         window.composer.input.setPlainText(PASTE)

@@ -45,7 +45,7 @@ def test_idle_composer_shows_send_and_hides_stop(window):
 
 def test_send_button_emits_trimmed_text_and_clears_only_once_committed(window, qtbot):
     window.composer.input.setPlainText("  What should I use for my backend?\n")
-    with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
+    with qtbot.waitSignal(window.composer.send_requested, timeout=1000) as blocker:
         qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
     assert blocker.args == ["What should I use for my backend?"]
     # Not yet on disk: a refused message must still be there to fix.
@@ -65,18 +65,18 @@ def test_enter_sends_and_shift_enter_makes_a_new_line(window, qtbot):
     _focus_composer(window, qtbot)
     assert composer.hint_label.text().startswith("Enter to send")
     qtbot.keyClicks(composer.input, "first line")
-    with qtbot.assertNotEmitted(window.send_requested):
+    with qtbot.assertNotEmitted(window.composer.send_requested):
         qtbot.keyClick(composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClicks(composer.input, "second line")
     assert composer.text() == "first line\nsecond line"
     for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
         composer.input.setPlainText(f"sent with {key.name}")
-        with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
+        with qtbot.waitSignal(window.composer.send_requested, timeout=1000) as blocker:
             qtbot.keyClick(composer.input, key)
         assert blocker.args == [f"sent with {key.name}"]
     # Ctrl+Enter sends too (the habit of the previous versions).
     composer.input.setPlainText("sent with Ctrl+Enter")
-    with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
+    with qtbot.waitSignal(window.composer.send_requested, timeout=1000) as blocker:
         qtbot.keyClick(composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert blocker.args == ["sent with Ctrl+Enter"]
 
@@ -87,23 +87,23 @@ def test_with_enter_sends_off_enter_makes_a_new_line_and_ctrl_enter_sends(window
     _focus_composer(window, qtbot)
     assert composer.hint_label.text().startswith("Ctrl+Enter to send")
     qtbot.keyClicks(composer.input, "first line")
-    with qtbot.assertNotEmitted(window.send_requested):
+    with qtbot.assertNotEmitted(window.composer.send_requested):
         qtbot.keyClick(composer.input, Qt.Key.Key_Return)
     qtbot.keyClicks(composer.input, "second line")
     assert composer.text() == "first line\nsecond line"
     for key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
         composer.input.setPlainText(f"sent with {key.name}")
-        with qtbot.waitSignal(window.send_requested, timeout=1000) as blocker:
+        with qtbot.waitSignal(window.composer.send_requested, timeout=1000) as blocker:
             qtbot.keyClick(composer.input, key, Qt.KeyboardModifier.ControlModifier)
         assert blocker.args == [f"sent with {key.name}"]
 
 
 def test_esc_stops_a_streaming_answer_and_only_then(window, qtbot):
     _focus_composer(window, qtbot)
-    with qtbot.assertNotEmitted(window.stop_requested):
+    with qtbot.assertNotEmitted(window.stop_action.triggered):
         qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)
     window.set_busy(True)
-    with qtbot.waitSignal(window.stop_requested, timeout=1000):
+    with qtbot.waitSignal(window.stop_action.triggered, timeout=1000):
         qtbot.keyClick(window.composer.input, Qt.Key.Key_Escape)
     window.set_busy(False)
 
@@ -114,9 +114,9 @@ def test_busy_shows_stop_which_requests_stop(window, qtbot):
     window.set_busy(True)
     assert composer.stop_button.isVisible()
     assert not composer.send_button.isVisible()
-    with qtbot.assertNotEmitted(window.send_requested):
+    with qtbot.assertNotEmitted(window.composer.send_requested):
         qtbot.keyClick(composer.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    with qtbot.waitSignal(window.stop_requested, timeout=1000):
+    with qtbot.waitSignal(composer.stop_requested, timeout=1000):
         qtbot.mouseClick(composer.stop_button, Qt.MouseButton.LeftButton)
     window.set_busy(False)
     assert not composer.stop_button.isVisible()
@@ -126,17 +126,17 @@ def test_busy_shows_stop_which_requests_stop(window, qtbot):
 
 def test_suggestion_fills_the_composer_without_sending(window, qtbot):
     button = window.suggestion_buttons[0]
-    with qtbot.assertNotEmitted(window.send_requested):
+    with qtbot.assertNotEmitted(window.composer.send_requested):
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     assert window.composer.text() == button.property("suggestion")
 
 
 def test_requests_from_sidebar_and_memory_panel(window, qtbot):
-    with qtbot.waitSignal(window.new_conversation_requested, timeout=1000):
+    with qtbot.waitSignal(window.new_chat_button.clicked, timeout=1000):
         qtbot.mouseClick(window.new_chat_button, Qt.MouseButton.LeftButton)
     # The panel searches by words by itself as the user types (the core's rule, through
     # its model), and asks the session for the memories close in meaning.
-    with qtbot.waitSignal(window.memory_search_requested, timeout=2000) as asked:
+    with qtbot.waitSignal(window.memory_panel.search_requested, timeout=2000) as asked:
         qtbot.keyClicks(window.memory_search, "py")
     assert window.memories_model.query.text == "py"
     assert asked.args[0].text == "py"

@@ -25,8 +25,8 @@ from acai_desktop.evaluation.runs import (
     EvaluationResult,
 )
 from acai_desktop.evaluation.updates import messages_said
-from acai_desktop.ui.actions.memory_health import STILL_OPENING
-from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.app_controller import AppController
+from acai_desktop.ui.controllers.memory_health import STILL_OPENING
 from acai_desktop.ui.widgets.memory_health_charts import day_x
 from tests.core.test_extraction_eval import FIXTURE
 from tests.core.test_extraction_eval import responder as extraction_model
@@ -64,7 +64,7 @@ def known_profile(data_dir: Path, server) -> Profile:
     return Profile.at(data_dir)
 
 
-async def open_view(session: GuiSession):
+async def open_view(session: AppController):
     window = session.window
     window.memory_health_action.trigger()
     dialog = await wait_until(lambda: window.dialogs.health)
@@ -72,7 +72,7 @@ async def open_view(session: GuiSession):
     return dialog
 
 
-async def profile_state(session: GuiSession) -> tuple:
+async def profile_state(session: AppController) -> tuple:
     assistant = session.assistant
 
     def counts(db):
@@ -83,7 +83,7 @@ async def profile_state(session: GuiSession) -> tuple:
 
     files = sorted(path.name for path in session.profile.data_dir.iterdir())
     settings = session.profile.settings_path.read_bytes()
-    return await assistant.store.run(counts), files, settings
+    return await assistant._store.run(counts), files, settings
 
 
 def eval_dirs() -> set[str]:
@@ -94,7 +94,7 @@ def test_the_view_opens_from_the_window_and_charts_the_profile(qapp, tmp_path, f
     profile = known_profile(tmp_path / "profile", fake_openai)
     today = date.today()
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await open_view(session)
         assert dialog.accessibleName() == "Memory health"
         kinds = dialog.kind_status_chart
@@ -143,7 +143,7 @@ def test_eval_updates_runs_on_the_users_model_and_leaves_the_profile_alone(
     profile = known_profile(tmp_path / "profile", fake_openai)
     before_dirs = eval_dirs()
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await open_view(session)
         before = await profile_state(session)
         requests_before = len(fake_openai.chat_requests())
@@ -179,7 +179,7 @@ def test_stop_halts_a_run_and_the_window_stays_responsive(qapp, tmp_path, fake_o
         reply.delay = 0.3
         return reply
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await open_view(session)
         before = await profile_state(session)
         panel = dialog.evaluation
@@ -213,7 +213,7 @@ def test_eval_extraction_runs_on_a_dataset_chosen_in_a_file_dialog(qapp, tmp_pat
     profile = known_profile(tmp_path / "profile", fake_openai)
     dataset = str(Path(FIXTURE).resolve())
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await open_view(session)
         before = await profile_state(session)
         panel = dialog.evaluation
@@ -259,7 +259,7 @@ def test_closing_the_view_stops_its_run(qapp, tmp_path, fake_openai):
         reply.delay = 0.3
         return reply
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await open_view(session)
         panel = dialog.evaluation
         panel.choose("updates")
@@ -298,7 +298,7 @@ def test_an_evaluation_that_stops_gracefully_keeps_its_figures(
         EVALUATIONS, "stubborn", replace(counting(heeds_stop=False), name="stubborn")
     )
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await open_view(session)
         panel = dialog.evaluation
         panel.choose("counting")
@@ -334,7 +334,7 @@ def test_the_window_starts_without_loading_the_charting_library():
         "from acai_desktop.ui.headless import use_offscreen_platform\n"
         "use_offscreen_platform()\n"
         "from acai_desktop.ui.app import create_application\n"
-        "from acai_desktop.ui.session import GuiSession\n"
+        "from acai_desktop.ui.app_controller import AppController\n"
         "from acai_desktop.ui.main_window import MainWindow\n"
         "app = create_application()\n"
         "window = MainWindow()\n"
@@ -356,7 +356,7 @@ def test_eval_ablation_runs_from_the_view_on_the_users_model(qapp, tmp_path, fak
     profile = known_profile(tmp_path / "profile", fake_openai)
     dataset = Path(FIXTURE).resolve()
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         dialog = await open_view(session)
         before = await profile_state(session)
         panel = dialog.evaluation

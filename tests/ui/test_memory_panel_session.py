@@ -14,9 +14,9 @@ from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.panel_search import PanelSearchWeights
 from acai_desktop.core.memory.panel_view import DEFAULT_PAGE_SIZE, PanelQuery
 from acai_desktop.core.profile import Profile
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.dialogs import MemoryEditDialog
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from tests.support.assistant import configure_profile
@@ -48,7 +48,7 @@ async def seed(profile: Profile) -> list[int]:
         await assistant.close()
 
 
-def memory_row(session: GuiSession, memory_id: int):
+def memory_row(session: AppController, memory_id: int):
     model = session.window.memories_model
     row = model.row_of(memory_id)
     return None if row is None else model.index(row)
@@ -65,7 +65,7 @@ def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_op
     profile = configure_profile(tmp_path / "profile", fake_openai)
     lyon, peanuts, chess = asyncio.run(seed(profile))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window, panel = session.window, session.window.memory_panel
         assert panel.area.currentWidget() is panel.list
         assert sorted(window.memories_model.items(), key=lambda i: i.id)[0].content == FACTS[0]
@@ -161,7 +161,7 @@ def test_without_a_model_the_window_opens_shows_why_and_keeps_data_readable(
         ModelSettings.for_preset("local", local_model_path=str(tmp_path / "missing.gguf")),
     )
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         assert window.banner.isVisible()
         banner = window.banner_label.text()
@@ -197,7 +197,7 @@ def test_damaged_model_settings_open_the_window_with_a_way_to_fix_them(qapp, tmp
     asyncio.run(seed(profile))
     profile.settings_path.write_text('{"llm": {"provider": "nonsense", "models": 7}}')
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         assert window.banner.isVisible()
         banner = window.banner_label.text()
@@ -213,7 +213,7 @@ def test_delete_key_forgets_the_selected_memory_with_undo_and_ctrl_enter_saves_a
     profile = configure_profile(tmp_path / "profile", fake_openai)
     lyon, peanuts, _chess = asyncio.run(seed(profile))
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window, panel = session.window, session.window.memory_panel
         window.activateWindow()
         assert panel.select_memory(peanuts)
@@ -260,7 +260,7 @@ def test_a_large_profile_opens_with_one_page_and_loads_more_on_scroll(qapp, tmp_
 
     asyncio.run(seed_many())
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window, panel = session.window, session.window.memory_panel
         model = window.memories_model
         # One page is loaded; the badge counts every memory (from SQL).
@@ -298,7 +298,7 @@ def test_the_memory_search_finds_by_meaning_too(qapp, tmp_path, fake_openai):
     words at once, then with the memories close in meaning; a newer search wins."""
     profile = configure_profile(tmp_path / "profile", fake_openai)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         await wait_until(lambda: session.assistant is not None)
         for text in ("The user's dog is named Buster", "The user works as a data engineer"):
             await session.assistant.memories.remember(text, explicit=True)
@@ -332,7 +332,7 @@ def test_cards_are_measured_again_when_the_panel_is_resized(qapp, tmp_path, fake
         "mantel clock from 1890 that belonged to their grandmother in Annecy"
     )
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window, panel = session.window, session.window.memory_panel
         item = await session.assistant.memories.remember(long_fact, explicit=True)
         await wait_until(lambda: memory_row(session, item.id))
@@ -373,7 +373,7 @@ def test_the_memory_search_finds_a_topic_most_relevant_first(qapp, tmp_path, fak
     sister, and the kids once they are learned; nothing off the topic."""
     profile = configure_profile(tmp_path / "profile", fake_openai)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         await wait_until(lambda: session.assistant is not None)
         memories = session.assistant.memories
         for text, category in (

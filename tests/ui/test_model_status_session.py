@@ -10,7 +10,7 @@ import pytest
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.app_controller import AppController
 from tests.support.assistant import configure_profile
 from tests.support.closed_ports import closed_urls
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -21,7 +21,7 @@ def no_keyring(monkeypatch):
     monkeypatch.setattr(keyring, "get_keyring", lambda: keyring.backends.fail.Keyring())
 
 
-async def settled_status(session: GuiSession) -> tuple[str, str, bool, str]:
+async def settled_status(session: AppController) -> tuple[str, str, bool, str]:
     window = session.window
     await wait_until(lambda: session.tasks.get("check-model") is None)
     return (

@@ -29,9 +29,9 @@ from acai_desktop.core.memory.panel_view import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind, MessageStatus
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.none_refcount import watch_none_refcount, window_paths
-from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import FakeOpenAIServer
@@ -91,7 +91,7 @@ async def seed(profile: Profile) -> None:
         await conversations.add_message(conversation.id, "assistant", long_markdown())
         await conversations.add_message(conversation.id, "user", "And on Windows?")
         failed = await conversations.add_message(conversation.id, "assistant", "")
-        await conversations.update_message(
+        await assistant._conversation_repository.update_message(
             failed.id,
             status=MessageStatus.ERROR,
             error="The model server closed the connection.",
@@ -124,7 +124,7 @@ def profile(seeded_profile_dir, tmp_path, fake_openai) -> Profile:
     return configure_profile(data_dir, fake_openai)  # this test's model server
 
 
-async def opened(session: GuiSession):
+async def opened(session: AppController):
     """The session's window once its panel has read its first page of the 2,000 and the
     services are quiet: the watcher counts references process-wide, so a worker thread
     freeing its objects mid-measurement would look like a loss."""
@@ -144,7 +144,7 @@ async def opened(session: GuiSession):
 
 @pytest.mark.parametrize("path", list(RUNS))
 def test_the_windows_hot_paths_do_not_lose_references_to_none(qapp, profile, path):
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = await opened(session)
         action = window_paths(window)[path]
         return watch_none_refcount(path, action, RUNS[path], check_every=2)
@@ -160,7 +160,7 @@ def test_the_windows_hot_paths_do_not_lose_references_to_none(qapp, profile, pat
 def test_the_paths_really_reach_the_long_message_and_every_memory(qapp, profile):
     """The paths are not idle: painting scrolls over the long answer, typing filters."""
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = await opened(session)
         paths = window_paths(window)
         view = window.chat_view

@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.memory.validation import MAX_MEMORY_CHARS
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.conversations_model import ConversationRoles
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.dialogs import NoteDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -22,12 +22,12 @@ def click(button) -> None:
     QTest.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
-def session_for(tmp_path, server) -> GuiSession:
+def session_for(tmp_path, server) -> AppController:
     return gui_session(configure_profile(tmp_path / "profile", server))
 
 
 def test_a_note_is_stored_as_written_and_refusals_keep_the_text(qapp, tmp_path, fake_openai):
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         click(window.memory_panel.add_note_button)
         dialog = await wait_until(lambda: window.findChild(NoteDialog))
@@ -62,7 +62,7 @@ def test_a_note_is_stored_as_written_and_refusals_keep_the_text(qapp, tmp_path, 
 
 
 def test_a_temporary_chat_is_marked_and_writes_no_memory(qapp, tmp_path, fake_openai):
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         assert not window.temporary_badge.isVisible()
         click(window.temporary_chat_button)
@@ -112,7 +112,7 @@ def test_a_temporary_memory_says_what_temporary_means(qapp, tmp_path, fake_opena
     becomes long-term; a lasting fact from the same processor is long-term at once."""
     from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         await wait_until(lambda: session.assistant is not None)
         said: list[str] = []
         session.window.statusBar().messageChanged.connect(said.append)

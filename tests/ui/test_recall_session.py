@@ -8,8 +8,8 @@ from PySide6.QtTest import QTest
 
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.database import Store
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.chat_view import SOURCES
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.aio import run
@@ -54,11 +54,11 @@ def test_provenance_opens_the_recalled_message_in_its_chat(qapp, tmp_path, fake_
     profile = configure_profile(tmp_path / "profile", fake_openai)
     chat_id, told_id = _seed(profile.database_path)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         messages = window.messages_model
         await wait_until(lambda: messages.conversation_id == chat_id)
-        window.new_conversation_requested.emit()
+        session.conversations.new_chat()
         await wait_until(lambda: messages.conversation_id is None)
         send(window, "Which Gazelle did I buy in Utrecht?")
         await wait_until(

@@ -305,7 +305,7 @@ def test_regenerate_and_edit_last_message_actions(window, qtbot):
     )
     view = window.chat_view
     assert view.action_rect(0, "edit") is None  # only the last message is offered
-    with qtbot.waitSignal(window.retry_requested, timeout=1000) as blocker:
+    with qtbot.waitSignal(window.chat_view.retry_requested, timeout=1000) as blocker:
         qtbot.mouseClick(
             view.viewport(),
             Qt.MouseButton.LeftButton,

@@ -18,8 +18,8 @@ from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.llm.presets import ModelRole, ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
 from acai_desktop.core.profile import Profile
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -69,7 +69,7 @@ def test_switching_to_a_custom_server_saves_reconnects_and_uses_its_model(
     fake_openai.require_api_key = "sk-test-123"
     fake_openai.models = ["picked-chat", "fake-embedding"]  # the probe finds the model
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         assert window.banner.isVisible()
         dialog = await open_dialog(window, window.banner_settings_button)
@@ -122,7 +122,7 @@ def test_a_custom_provider_without_an_address_is_refused_in_the_dialog(qapp, tmp
     profile = configure_profile(tmp_path / "profile", fake_openai)
     before = profile.settings_path.read_bytes()
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         dialog = await open_dialog(window, window.settings_button)
         assert dialog.provider == ProviderName.CUSTOM
@@ -150,7 +150,7 @@ def test_detect_shows_what_answered_and_fills_the_models_it_lists(qapp, tmp_path
     profile = missing_local_profile(tmp_path)
     fake_openai.models = ["qwen2.5-7b", "nomic-embed-text-v1"]
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         dialog = await open_dialog(window, window.settings_button)
         choose(dialog, ProviderName.CUSTOM)
@@ -177,7 +177,7 @@ def test_saving_local_with_a_missing_model_file_shows_why_in_the_banner(
     profile = configure_profile(tmp_path / "profile", fake_openai)
     missing = tmp_path / "nowhere" / "model.gguf"
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         assert not window.banner.isVisible()
         dialog = await open_dialog(window, window.settings_button)
@@ -216,7 +216,7 @@ def test_switching_to_provider_embeddings_re_embeds_with_progress_in_the_status_
     asyncio.run(seed())
     shown: list[str] = []
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         window.statusBar().messageChanged.connect(shown.append)
         dialog = await open_dialog(window, window.settings_button)

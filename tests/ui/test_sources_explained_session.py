@@ -9,8 +9,8 @@ import asyncio
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.chat_view import SOURCES
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
 from tests.support.assistant import configure_profile
@@ -41,7 +41,7 @@ def test_sources_say_how_strong_and_why_and_open_the_memory_in_the_panel(
     fake_openai.responder = fake_model
     profile = configure_profile(tmp_path / "profile", fake_openai)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         await wait_until(lambda: session.assistant is not None)
         window, panel = session.window, session.window.memory_panel
         peanuts = await session.assistant.memories.remember(
@@ -88,14 +88,14 @@ def test_came_from_opens_the_chat_at_the_message_highlighted(qapp, tmp_path, fak
     fake_openai.responder = fake_model
     profile = configure_profile(tmp_path / "profile", fake_openai)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window, panel = session.window, session.window.memory_panel
         messages = window.messages_model
         send(window, "I prefer green tea in the morning.")
         await wait_until(lambda: window.memories_model.rowCount() == 1)
         await wait_until(lambda: not window.composer.busy)
         told_in, told = messages.conversation_id, messages.index(0).data(MessageRoles.ID)
-        window.new_conversation_requested.emit()
+        session.conversations.new_chat()
         await wait_until(lambda: messages.conversation_id is None)
 
         memory_id = window.memories_model.item_at(0).id

@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QPushButton
 
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.session import GuiSession
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
 
@@ -23,7 +23,7 @@ def button(box, text: str, index: int = 0) -> QPushButton:
 def test_suggested_facts_wait_for_the_users_yes(qapp, tmp_path, fake_openai):
     profile = configure_profile(tmp_path / "profile", fake_openai, ask_before_remembering=True)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window = session.window
         box = window.memory_panel.suggestions
         assert not box.isVisible()
@@ -86,7 +86,7 @@ def test_waiting_suggestions_are_shown_at_start(qapp, tmp_path, fake_openai):
     run(propose())
     profile = configure_profile(tmp_path / "profile", fake_openai, ask_before_remembering=True)
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         box = session.window.memory_panel.suggestions
         await wait_until(lambda: [s.content for s in box.suggestions] == ["The user's name is Ada"])
         assert box.isVisible()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.app_controller import AppController
 from tests.core.conftest import TEST_MODELS
 from tests.support.gui import gui_session, run_in_session
 
@@ -19,7 +19,7 @@ def test_a_keystroke_in_the_composer_holds_learning_back(qapp, tmp_path, fake_op
         ),
     )
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         runner = session.assistant.runner
         before = runner.paused_kinds
         session.window.composer.input.insertPlainText("What did I")

@@ -23,7 +23,7 @@ from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.transfer import import_memories
 from acai_desktop.core.profile import Profile
-from acai_desktop.ui.session import GuiSession
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
@@ -144,7 +144,7 @@ def test_html_in_every_stored_imported_and_server_field_is_shown_as_text(
     )
     fake_openai.script(Reply(status=401, error_message=server_body), endpoint="embeddings")
 
-    async def scenario(session: GuiSession):
+    async def scenario(session: AppController):
         window, panel = session.window, session.window.memory_panel
         await wait_until(lambda: window.memories_model.rowCount() == 4)
 
@@ -183,7 +183,7 @@ def test_html_in_every_stored_imported_and_server_field_is_shown_as_text(
             memory_id = next(
                 item.id for item in window.memories_model.items() if item.content == content
             )
-            window.memory_details_requested.emit(memory_id)
+            session.memory_panel.show_details(memory_id)
             details = await wait_until(lambda: window.findChild(MemoryDetailsDialog))
             await wait_until(lambda d=details: "HISTORY" in d.browser.toPlainText())
             assert images_in(details.browser.document()) == []

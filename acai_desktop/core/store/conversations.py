@@ -160,6 +160,8 @@ class NewTurn:
     user_message: Message
     answer: Message
     jobs: list[Job]
+    #: The conversation as the turn left it: moved up, titled by its first message.
+    conversation: Conversation
 
     @property
     def job_ids(self) -> list[int]:
@@ -187,7 +189,12 @@ def add_turn(
         specs = jobs_for(user_id) if jobs_for is not None else ()
         job_ids = [insert_job(db, spec, wait_for_message_id=answer_id, at=at) for spec in specs]
     jobs = [fetch_job(db, job_id) for job_id in job_ids]
-    return NewTurn(fetch_message(db, user_id), fetch_message(db, answer_id), jobs)
+    return NewTurn(
+        fetch_message(db, user_id),
+        fetch_message(db, answer_id),
+        jobs,
+        fetch_conversation(db, conversation_id),
+    )
 
 
 def _title_from(content: str, limit: int = 60) -> str:
@@ -223,6 +230,28 @@ def list_messages(
         sql += " AND folded_into IS NULL"
     cursor = db.execute(sql + " ORDER BY id", [conversation_id])
     return [Message.from_row(row) for row in _rows(cursor)]
+
+
+def list_messages_with_sources(
+    db: Database, conversation_id: int
+) -> tuple[list[Message], dict[int, int]]:
+    """A conversation's messages and, for each finished answer, how many memories,
+    recalled messages and document passages fed it: one query, however long the chat."""
+    cursor = db.execute(
+        f"SELECT {MESSAGE_COLUMNS}, "
+        "(SELECT count(*) FROM answer_sources s WHERE s.message_id = messages.id) "
+        "+ (SELECT count(*) FROM answer_evidence e WHERE e.message_id = messages.id) "
+        "AS sources_count FROM messages WHERE conversation_id = ? ORDER BY id",
+        [conversation_id],
+    )
+    messages, counts = [], {}
+    for row in _rows(cursor):
+        count = row.pop("sources_count")
+        message = Message.from_row(row)
+        messages.append(message)
+        if message.role == "assistant" and message.status != MessageStatus.STREAMING:
+            counts[message.id] = count
+    return messages, counts
 
 
 def fold_messages(db: Database, message_ids: Iterable[int], summary_memory_id: int) -> None:
@@ -337,6 +366,11 @@ class ConversationRepository:
 
     async def messages(self, conversation_id: int, *, include_folded: bool = True) -> list[Message]:
         return await self.store.run(list_messages, conversation_id, include_folded=include_folded)
+
+    async def messages_with_sources(
+        self, conversation_id: int
+    ) -> tuple[list[Message], dict[int, int]]:
+        return await self.store.run(list_messages_with_sources, conversation_id)
 
     async def fold(self, message_ids: list[int], summary_memory_id: int) -> None:
         await self.store.run(fold_block, list(message_ids), summary_memory_id)

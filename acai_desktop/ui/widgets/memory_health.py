@@ -7,7 +7,7 @@ figures and pyqtgraph charts (see :mod:`.memory_health_charts`), with the defini
 when memories change, at most every :data:`REFRESH_DELAY_MS`, or on Refresh. *Evaluate*
 lists the evaluations of :data:`acai_desktop.evaluation.runs.EVALUATIONS`; Run asks for
 one (``evaluation_requested``) and Stop (or closing the window) stops it
-(``stop_requested``); the session's :class:`MemoryHealthActions` runs it as a tracked
+(``stop_requested``); the :class:`MemoryHealthController` runs it as a tracked
 task and reports back through ``evaluation_*`` methods.
 
 Importing this module imports pyqtgraph: the window imports it when the view opens.

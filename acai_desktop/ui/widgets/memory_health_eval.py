@@ -2,7 +2,7 @@
 one, Run and Stop, a progress bar, and the figures as plain text when it is done.
 
 It only shows and asks (``run_requested``, ``stop_requested``); the session runs the
-evaluation (see :mod:`acai_desktop.ui.actions.memory_health`).
+evaluation (see :mod:`acai_desktop.ui.controllers.memory_health`).
 """
 
 from __future__ import annotations

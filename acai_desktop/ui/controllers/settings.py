@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 import shiboken6
 
 from acai_desktop.core.errors import AcaiError, InvalidInputError
-from acai_desktop.ui.actions.base import ActionGroup
+from acai_desktop.ui.controllers.base import Controller, Services
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 
 if TYPE_CHECKING:
     from acai_desktop.core.llm.settings import ModelSettings
+    from acai_desktop.ui.app_controller import AppController
     from acai_desktop.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -24,28 +25,34 @@ SETTINGS_TASK = "settings"
 DETECT_TASK = "detect"
 
 
-class SettingsActions(ActionGroup):
-    def connect(self, window: MainWindow) -> None:
-        window.settings_requested.connect(self.open_dialog)
-        window.settings_detect_requested.connect(self.detect)
-        window.settings_save_requested.connect(self.save)
-        window.preferences_save_requested.connect(self.save_preferences)
+class SettingsController(Controller):
+    """Its widgets: Settings (button, shortcut, the banner's button), the banner's Try
+    again, the side panels' toggles (remembered) and the settings dialog. It restarts the
+    assistant through the app controller (``app``), which owns it."""
+
+    def __init__(self, window: MainWindow, services: Services, app: AppController) -> None:
+        super().__init__(services)
+        self.window, self.app = window, app
+        for clicked in (
+            window.settings_button.clicked,
+            window.settings_action.triggered,
+            window.banner_settings_button.clicked,
+        ):
+            clicked.connect(self.open_dialog)
+        window.reconnect_button.clicked.connect(app.reconnect)
         window.panels_changed.connect(self.save_panels)
-        window.reconnect_requested.connect(self.session.reconnect)
 
     def current_settings(self) -> ModelSettings:
         """What the assistant runs with, else what is saved, else the defaults."""
         from acai_desktop.core.llm.settings import ModelSettings, load_model_settings
 
-        assistant = self.session.assistant
+        assistant = self.services.assistant
         if assistant is not None and assistant.model_problem is None:
             return assistant.settings
-        return load_model_settings(self.session.profile.settings_path) or ModelSettings()
+        return load_model_settings(self.app.profile.settings_path) or ModelSettings()
 
     def open_dialog(self) -> None:
-        if self.window is None:
-            return
-        self.session.tasks.start(self._open_dialog(), name="settings-open")
+        self.services.tasks.start(self._open_dialog(), name="settings-open")
 
     async def _open_dialog(self) -> None:
         from acai_desktop.core.llm.presets import ProviderName
@@ -57,7 +64,7 @@ class SettingsActions(ActionGroup):
             settings = self.current_settings()
         except InvalidInputError as error:  # a damaged settings file: start from defaults
             settings, problem = ModelSettings(), str(error)
-        profile = self.session.profile
+        profile = self.app.profile
         secrets = SecretStore(profile.data_dir)
 
         def providers_with_key() -> set[str]:
@@ -65,14 +72,16 @@ class SettingsActions(ActionGroup):
             return {str(name) for name in ProviderName if secrets.get_api_key(str(name))}
 
         with_key = await asyncio.to_thread(providers_with_key)
-        if self.window is None:
-            return
-        dialog = self.window.dialogs.open_settings(
+        dialog, created = self.window.dialogs.open_settings(
             settings,
             providers_with_key=with_key,
             key_warning=secrets.warning or secrets.new_key_warning,
             preferences=load_ui_preferences(profile.settings_path),
         )
+        if created:
+            dialog.preferences_save_requested.connect(self.save_preferences)
+            dialog.save_requested.connect(self.save)
+            dialog.detect_requested.connect(self.detect)
         if problem:
             dialog.show_error(problem)
 
@@ -90,7 +99,7 @@ class SettingsActions(ActionGroup):
             except Exception as error:  # shown in the dialog, whose button comes back
                 log.exception("provider detection failed")
                 report, failure = None, f"Detection failed: {error}"
-            dialog = self.window.dialogs.settings if self.window is not None else None
+            dialog = self.window.dialogs.settings
             if dialog is None or not shiboken6.isValid(dialog):
                 return
             if report is None:
@@ -98,43 +107,38 @@ class SettingsActions(ActionGroup):
             else:
                 dialog.show_detection(report)
 
-        self.session.tasks.start(detect(), key=DETECT_TASK)
+        self.services.tasks.start(detect(), key=DETECT_TASK)
 
     def save_preferences(self, preferences: UiPreferences) -> None:
-        if self.window is None:
-            return
-        self.session.apply_preferences(preferences)
+        self.app.apply_preferences(preferences)
         try:
-            save_ui_preferences(self.session.profile.settings_path, preferences)
+            save_ui_preferences(self.app.profile.settings_path, preferences)
         except OSError as error:
             self.window.show_status(f"Appearance not saved: {error}", 10_000)
 
     def save_panels(self, conversations: bool, memory: bool) -> None:
         """Remember which side panels show (the rest of the preferences as saved)."""
-        path = self.session.profile.settings_path
+        path = self.app.profile.settings_path
         saved = load_ui_preferences(path)
         try:
             save_ui_preferences(
                 path, replace(saved, show_conversations=conversations, show_memory=memory)
             )
         except OSError as error:
-            if self.window is not None:
-                self.window.show_status(f"Layout not saved: {error}", 10_000)
+            self.window.show_status(f"Layout not saved: {error}", 10_000)
 
     def save(self, settings: ModelSettings, api_key: str) -> None:
-        self.session.tasks.start(self._save(settings, api_key), key=SETTINGS_TASK)
+        self.services.tasks.start(self._save(settings, api_key), key=SETTINGS_TASK)
 
     async def _save(self, settings: ModelSettings, api_key: str) -> None:
         from acai_desktop.core.llm.settings import save_model_settings
         from acai_desktop.core.secrets import SecretStore
 
-        session, window = self.session, self.window
-        assert window is not None
-        dialog = window.dialogs.settings
-        secrets = SecretStore(session.profile.data_dir)
+        app, dialog = self.app, self.window.dialogs.settings
+        secrets = SecretStore(app.profile.data_dir)
 
         def write() -> None:
-            save_model_settings(session.profile.settings_path, settings)
+            save_model_settings(app.profile.settings_path, settings)
             if api_key:
                 secrets.set_api_key(str(settings.provider), api_key)
 
@@ -146,14 +150,14 @@ class SettingsActions(ActionGroup):
             return
         if dialog is not None and shiboken6.isValid(dialog):
             dialog.accept()
-        running = session.assistant
+        running = self.services.assistant
         connected = running is not None and running.model_problem is None
         if connected and settings == running.settings and not api_key:
             return  # only the appearance changed: no need to restart the model
         # What the user chose in the window wins over the command line from now on.
-        session.overrides = None
+        app.overrides = None
         # Stop the answer being written: its model is about to go away.
-        await session.stop_turn()
-        await session.until_reconnected()
-        if api_key and secrets.warning and self.window is not None:
+        await self.services.stop_turn()
+        await app.until_reconnected()
+        if api_key and secrets.warning:
             self.window.show_status(secrets.warning, 20_000)

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 
 import shiboken6
 
-from acai_desktop.ui.actions.base import ActionGroup, in_background, short
+from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.documents.model import DocumentScope, EvidenceSource
     from acai_desktop.core.documents.service import AddReport
+    from acai_desktop.ui.controllers.current_chat import CurrentChat
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.document_dialogs import PassageDialog
 
@@ -27,9 +28,11 @@ if TYPE_CHECKING:
 FOLDER_TASK = "documents-folder"
 
 
-class DocumentActions(ActionGroup):
-    def __init__(self, session) -> None:
-        super().__init__(session)
+class DocumentsController(Controller):
+    def __init__(self, window: MainWindow, services: Services, chat: CurrentChat) -> None:
+        super().__init__(services)
+        self.window, self.chat = window, chat
+        self.model = window.documents_model
         #: Set by the folder's Stop: the walk ends, and what it queued is taken back.
         self._stop_folder: asyncio.Event | None = None
         #: The documents the last add said it would read, until they are all read: then
@@ -37,24 +40,21 @@ class DocumentActions(ActionGroup):
         self._being_read: dict[int, str | None] = {}
         #: Files the last add refused (said again with the outcome).
         self._not_added = 0
-
-    def connect(self, window: MainWindow) -> None:
-        panel = window.documents_panel
+        panel = self.panel = window.documents_panel
         panel.add_files_requested.connect(self.add_files)
         panel.add_folder_requested.connect(self.add_folder)
         panel.stop_folder_requested.connect(self.stop_folder)
         panel.remove_requested.connect(self.remove)
         panel.reindex_requested.connect(self.reindex)
         panel.scope_requested.connect(self.set_scope)
-        window.conversation_shown.connect(self.show_scope)
-        window.passage_open_requested.connect(self.open_passage)
+        panel.scope_summary_changed.connect(window.show_scope_summary)
+        chat.shown.connect(self.show_scope)
         window.events.document_changed.connect(self._on_document_changed)
 
     async def load(self, assistant: Assistant) -> None:
         """Fill the Documents tab (the events keep it current from then on)."""
-        if self.window is not None:
-            self.window.documents_model.set_documents(await assistant.documents.list())
-            await self._show_scope(assistant, self.session.conversation_id)
+        self.model.set_documents(await assistant.documents.list())
+        await self._show_scope(assistant, self.chat.conversation_id)
 
     # -- adding --------------------------------------------------------------------------
 
@@ -64,19 +64,17 @@ class DocumentActions(ActionGroup):
         self._report(report)
 
     def add_folder(self, folder: str) -> None:
-        if self.session.assistant_or_say_why() is None:
+        if (assistant := self.services.open_or_say_why()) is None:
             return
-        if self.session.tasks.get(FOLDER_TASK) is not None:
+        if self.services.tasks.get(FOLDER_TASK) is not None:
             self.say("A folder is being added; wait for it, or stop it, first.")
             return
         self._stop_folder = asyncio.Event()
-        coro = self._add_folder(self.session.assistant, folder, self._stop_folder)
-        self.session.run_reporting(coro, FOLDER_TASK, key=FOLDER_TASK)
+        coro = self._add_folder(assistant, folder, self._stop_folder)
+        self.services.run(coro, FOLDER_TASK, key=FOLDER_TASK)
 
     async def _add_folder(self, assistant: Assistant, folder: str, stop: asyncio.Event) -> None:
-        window = self.window
-        if window is not None:
-            window.documents_panel.show_folder_progress(0, 0, False)
+        self.panel.show_folder_progress(0, 0, False)
         try:
             report = await assistant.documents.add_folder(folder, stop=stop)
             if report.stopped:
@@ -84,8 +82,7 @@ class DocumentActions(ActionGroup):
                 await assistant.documents.stop_indexing([d.id for d in report.queued])
             self._report(report, stopped=report.stopped)
         finally:
-            if self.window is not None:
-                self.window.documents_panel.show_folder_progress(0, 0, True)
+            self.panel.show_folder_progress(0, 0, True)
 
     def stop_folder(self) -> None:
         if self._stop_folder is not None:
@@ -93,11 +90,8 @@ class DocumentActions(ActionGroup):
 
     def _report(self, report: AddReport, *, stopped: bool = False) -> None:
         """Say what an add did; a refused file's reason stays in the tab until the next add."""
-        window = self.window
-        if window is None:
-            return
         refused = [reason for _path, reason in report.refused]  # each names its file
-        window.documents_panel.show_notice(("Not added — " + "\n".join(refused)) if refused else "")
+        self.panel.show_notice(("Not added — " + "\n".join(refused)) if refused else "")
         parts = []
         if report.queued:
             count = len(report.queued)
@@ -153,12 +147,12 @@ class DocumentActions(ActionGroup):
 
     @in_background("document-scope")
     async def set_scope(self, assistant: Assistant, scope: DocumentScope) -> None:
-        conversation_id = self.session.conversation_id
+        conversation_id = self.chat.conversation_id
         if conversation_id is None:
             return
         saved = await assistant.documents.set_scope(conversation_id, scope)
-        if self.window is not None and self.session.conversation_id == conversation_id:
-            self.window.documents_panel.set_scope(saved)
+        if self.chat.conversation_id == conversation_id:
+            self.panel.set_scope(saved)
         self.say(
             {
                 "all": "This chat uses all your documents.",
@@ -168,29 +162,25 @@ class DocumentActions(ActionGroup):
 
     def show_scope(self, conversation_id: int | None) -> None:
         """The shown conversation changed: show its scope (a new chat has none yet)."""
-        window = self.window
-        if window is None:
+        assistant = self.services.assistant
+        if conversation_id is None or assistant is None:
+            self.panel.set_scope(None)
             return
-        if conversation_id is None or self.session.assistant is None:
-            window.documents_panel.set_scope(None)
-            return
-        self.session.run_reporting(
-            self._show_scope(self.session.assistant, conversation_id), "document-scope"
-        )
+        self.services.run(self._show_scope(assistant, conversation_id), "document-scope")
 
     async def _show_scope(self, assistant: Assistant, conversation_id: int | None) -> None:
         scope = (
             None if conversation_id is None else await assistant.documents.scope(conversation_id)
         )
         # Another conversation may have been opened meanwhile: it shows its own.
-        if self.window is not None and self.session.conversation_id == conversation_id:
-            self.window.documents_panel.set_scope(scope)
+        if self.chat.conversation_id == conversation_id:
+            self.panel.set_scope(scope)
 
     # -- a quoted passage ------------------------------------------------------------------
 
     def open_passage(self, source: EvidenceSource) -> None:
-        if (window := self.window_if_open()) is not None:
-            self._fill_passage(window.dialogs.passage(source.citation()), source)
+        if self.services.open_or_say_why() is not None:
+            self._fill_passage(self.window.dialogs.passage(source.citation()), source)
 
     @in_background("passage")
     async def _fill_passage(

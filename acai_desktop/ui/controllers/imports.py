@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 from acai_desktop.core.chat_import.budget import LearningBudget
 from acai_desktop.core.chat_import.service import LEARN_IMPORTED_JOB
 from acai_desktop.core.records import Job, JobStatus
-from acai_desktop.ui.actions.base import ActionGroup, in_background
+from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
@@ -38,8 +38,13 @@ def file_menu(window: MainWindow) -> QMenu:
     return window.menuBar().addMenu("&File")
 
 
-class ImportActions(ActionGroup):
-    def connect(self, window: MainWindow) -> None:
+class ImportsController(Controller):
+    """Its widgets: the File menu's import, pause and resume entries and the dialogs
+    they open; the status bar says how far an import and its learning are."""
+
+    def __init__(self, window: MainWindow, services: Services) -> None:
+        super().__init__(services)
+        self.window = window
         menu = file_menu(window)
         for source, label in SOURCES.items():
             action = menu.addAction(f"Import from {label}…")
@@ -54,21 +59,19 @@ class ImportActions(ActionGroup):
         self._progress_timer.timeout.connect(self._say_progress)
 
     def choose_file(self, source: str) -> None:
-        window = self.window_if_open()
-        if window is None:
+        if self.services.open_or_say_why() is None:
             return
         dialog = QFileDialog(
-            window, f"Import {SOURCES[source]}'s conversations.json", "", "JSON (*.json)"
+            self.window, f"Import {SOURCES[source]}'s conversations.json", "", "JSON (*.json)"
         )
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(lambda path: self.choose_budget(source, path))
         dialog.open()
 
     def choose_budget(self, source: str, path: str) -> None:
-        window = self.window_if_open()
-        if window is None:
+        if self.services.open_or_say_why() is None:
             return
-        dialog = QInputDialog(window)
+        dialog = QInputDialog(self.window)
         dialog.setWindowTitle("Learn from the imported conversations")
         dialog.setLabelText(
             "The conversations are searchable and recalled at once. Which of your "

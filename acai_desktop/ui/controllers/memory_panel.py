@@ -11,33 +11,52 @@ from typing import TYPE_CHECKING
 import shiboken6
 
 from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
-from acai_desktop.core.records import JobStatus, MemoryItem, MemoryKind, MemoryStatus, Origin
-from acai_desktop.ui.actions.base import ActionGroup, in_background, short
+from acai_desktop.core.records import MemoryItem, MemoryKind, MemoryStatus, Origin
+from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.memory.panel_view import PanelQuery
+    from acai_desktop.ui.controllers.conversations import ConversationsController
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.dialogs import NoteDialog
     from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 
 
-class MemoryActions(ActionGroup):
-    def connect(self, window: MainWindow) -> None:
-        window.memory_save_requested.connect(self.save)
-        window.memory_pin_requested.connect(self.pin)
-        window.memory_forget_requested.connect(self.forget)
-        window.memory_restore_requested.connect(self.restore)
-        window.memory_resolve_requested.connect(self.resolve)
-        window.memory_details_requested.connect(self.show_details)
-        window.memory_show_requested.connect(self.show_in_panel)
-        window.note_save_requested.connect(self.save_note)
-        window.jobs_retry_requested.connect(self.retry_jobs)
-        window.memory_search_requested.connect(self.search_by_meaning)
-        window.suggestion_accept_requested.connect(self.accept_suggestion)
-        window.suggestion_dismiss_requested.connect(self.dismiss_suggestion)
+class MemoryPanelController(Controller):
+    def __init__(
+        self, window: MainWindow, services: Services, conversations: ConversationsController
+    ) -> None:
+        super().__init__(services)
+        self.window = window
+        #: Opens a memory's source message in its conversation.
+        self.conversations = conversations
+        self.model = window.memories_model
+        panel = self.panel = window.memory_panel
+        panel.edit_requested.connect(self.ask_edit)
+        panel.add_note_requested.connect(self.ask_note)
+        panel.pin_requested.connect(self.pin)
+        panel.forget_requested.connect(self.forget)
+        panel.details_requested.connect(self.show_details)
+        panel.resolve_requested.connect(self.resolve)
+        panel.search_requested.connect(self.search_by_meaning)
+        panel.suggestion_accept_requested.connect(self.accept_suggestion)
+        panel.suggestion_dismiss_requested.connect(self.dismiss_suggestion)
+        window.undo.restore_requested.connect(self.restore)
+        window.undo.forget_requested.connect(self.forget)
+        window.job_status.retry_requested.connect(self.retry_jobs)
         window.events.suggestions_changed.connect(self.refresh_suggestions)
         window.events.memory_added.connect(self.announce_learned)
+
+    def ask_edit(self, memory_id: int) -> None:
+        dialog = self.window.dialogs.edit_memory(memory_id)
+        if dialog is not None:
+            dialog.save_requested.connect(self.save)
+
+    def ask_note(self) -> None:
+        dialog, created = self.window.dialogs.add_note()
+        if created:
+            dialog.save_requested.connect(self.save_note)
 
     @in_background("memory-edit")
     async def save(self, assistant: Assistant, memory_id: int, text: str) -> None:
@@ -56,8 +75,7 @@ class MemoryActions(ActionGroup):
     @in_background("memory-forget")
     async def forget(self, assistant: Assistant, memory_id: int) -> None:
         item = await assistant.memories.forget(memory_id)
-        if self.window is not None:
-            self.window.offer_undo(f"Forgot “{short(item.content)}”.", memory_id)
+        self.window.offer_undo(f"Forgot “{short(item.content)}”.", memory_id)
 
     @in_background("memory-restore")
     async def restore(self, assistant: Assistant, memory_id: int) -> None:
@@ -69,7 +87,7 @@ class MemoryActions(ActionGroup):
         item = await assistant.memories.resolve_conflict(memory_id, keep=keep)
         if keep == "new":
             self.say(f"Using “{short(item.content)}” now; the old memory stays in history.")
-        elif self.window is not None:
+        else:
             # A rejected conflict is only forgotten: Undo brings the choice back.
             self.window.offer_undo(
                 f"Kept the old memory; forgot “{short(item.content)}”.", memory_id
@@ -79,7 +97,7 @@ class MemoryActions(ActionGroup):
         """What the processors learned, said where the user looks: a note in the status
         bar with Undo (which forgets it), and the panel scrolled to the new memory."""
         window = self.window
-        if window is None or memory.origin == Origin.USER or not memory.status.is_current:
+        if memory.origin == Origin.USER or not memory.status.is_current:
             return  # the user's own notes and edits need no announcing
         if memory.status == MemoryStatus.CONFLICT:
             self._announce_conflict(memory)
@@ -101,8 +119,6 @@ class MemoryActions(ActionGroup):
         old = None
         with contextlib.suppress(AcaiError, TypeError, ValueError):
             old = await assistant.memories.get(int(conflict.meta.get("conflicts_with")))
-        if self.window is None:
-            return
         if old is None:
             text = f"Conflicts with a memory you pinned or edited: “{short(conflict.content)}”"
         else:
@@ -118,10 +134,9 @@ class MemoryActions(ActionGroup):
     async def search_by_meaning(self, assistant: Assistant, query: PanelQuery) -> None:
         """Beside the memories holding the search's words, those close in meaning."""
         near = await assistant.memories.near_in_meaning(query.text)
-        window = self.window
         # A newer search (or filter) may have been asked meanwhile: it wins.
-        if window is not None and window.memories_model.query.asked() == query.asked():
-            window.memories_model.set_query(replace(query, near=near))
+        if self.model.query.asked() == query.asked():
+            self.model.set_query(replace(query, near=near))
 
     @in_background("suggestion-accept")
     async def accept_suggestion(self, assistant: Assistant, suggestion_id: int) -> None:
@@ -136,19 +151,15 @@ class MemoryActions(ActionGroup):
     @in_background("suggestions")
     async def refresh_suggestions(self, assistant: Assistant, *_changed: object) -> None:
         """Read the waiting list again (a proposal or a decision, here or in a terminal)."""
-        pending = await assistant.suggestions.pending()
-        if self.window is not None:
-            self.window.show_suggestions(pending)
+        self.panel.suggestions.set_suggestions(await assistant.suggestions.pending())
 
     @in_background("memory-show")
     async def show_in_panel(self, assistant: Assistant, memory_id: int) -> None:
         """Select ``memory_id`` in the memory panel and scroll to it; a memory the panel
         no longer lists (forgotten, superseded) opens its details instead."""
-        window = self.window_if_open()
-        if window is None:
-            return
+        window, panel = self.window, self.panel
         window.show_memory_tab()
-        if window.memory_panel.select_memory(memory_id):
+        if panel.select_memory(memory_id):
             window.reveal_memory(memory_id)
             return
         item = await assistant.memories.get(memory_id)
@@ -158,19 +169,20 @@ class MemoryActions(ActionGroup):
             return
         # Not among the loaded rows (a search, a filter, or further down): show the
         # whole list with this memory first.
-        window.memory_panel.clear_query()
-        loading = window.memories_model.show_first(memory_id)
+        panel.clear_query()
+        loading = self.model.show_first(memory_id)
         if loading is not None:
             await loading
-        if (window := self.window_if_open()) is not None and window.memory_panel.select_memory(
-            memory_id
-        ):
+        if panel.select_memory(memory_id):
             window.reveal_memory(memory_id)
 
     def show_details(self, memory_id: int) -> None:
         # The dialog opens at once; what it shows is read in the background.
-        if (window := self.window_if_open()) is not None:
-            self._fill_details(window.dialogs.memory_details(memory_id), memory_id)
+        if self.services.open_or_say_why() is None:
+            return
+        dialog = self.window.dialogs.memory_details(memory_id)
+        dialog.message_open_requested.connect(self.conversations.open_at_message)
+        self._fill_details(dialog, memory_id)
 
     @in_background("memory-details")
     async def _fill_details(
@@ -185,21 +197,18 @@ class MemoryActions(ActionGroup):
                 messages.append(await assistant.conversations.get_message(message_id))
             except NotFoundError:
                 continue
-        used = await assistant.provenance.answers_using_memory(memory_id)
+        used = await assistant.conversations.answers_using_memory(memory_id)
         conflicting = None
         if item.status == "conflict" and item.meta.get("conflicts_with") is not None:
             # If it can't be read, the dialog names it by its id only.
             with contextlib.suppress(NotFoundError, InvalidInputError):
                 conflicting = await memories.get(item.meta["conflicts_with"])
         if shiboken6.isValid(dialog):
-            dialog.set_details(item, history, messages, len(used), conflicting=conflicting)
+            dialog.set_details(item, history, messages, used, conflicting=conflicting)
 
     def save_note(self, text: str) -> None:
-        window = self.window
-        if window is None:
-            return
-        dialog = window.dialogs.note
-        if self.session.assistant is None:
+        dialog = self.window.dialogs.note
+        if self.services.assistant is None:
             if dialog is not None and shiboken6.isValid(dialog):
                 dialog.show_error("Still opening the profile; try again in a moment.")
             return
@@ -223,10 +232,7 @@ class MemoryActions(ActionGroup):
         revived = await assistant.retry_jobs(job_ids)
         if assistant.model_problem is not None:
             # Revived in the database; no runner here, so the bar is updated by hand.
-            if self.window is not None:
-                self.window.show_failed_jobs(
-                    await assistant.jobs.list([JobStatus.FAILED, JobStatus.PENDING])
-                )
+            self.window.show_failed_jobs(await assistant.waiting_jobs())
             self.say("Queued again: they run once the model is connected.")
         else:
             self.say(f"Trying again ({len(revived)}).")

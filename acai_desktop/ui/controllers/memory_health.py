@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,13 +22,13 @@ import shiboken6
 from PySide6.QtCore import QTimer
 
 from acai_desktop.core.errors import AcaiError
-from acai_desktop.ui.actions.base import ActionGroup
+from acai_desktop.ui.controllers.base import Controller, Services
 
 if TYPE_CHECKING:
-    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.assistant import Assistant, ModelOverrides
+    from acai_desktop.core.profile import Profile
     from acai_desktop.evaluation.runs import Evaluation, EvaluationRequest
     from acai_desktop.ui.main_window import MainWindow
-    from acai_desktop.ui.session import GuiSession
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
 
 log = logging.getLogger(__name__)
@@ -64,20 +65,26 @@ class _DialogProgress:
             self.dialog.evaluation_stepped()
 
 
-class MemoryHealthActions(ActionGroup):
-    def __init__(self, session: GuiSession) -> None:
-        super().__init__(session)
+class MemoryHealthController(Controller):
+    """Its widgets: Memory health (button and shortcut) and the memory health window.
+    An evaluation borrows the profile's model settings (``profile``, ``overrides``)."""
+
+    def __init__(
+        self,
+        window: MainWindow,
+        services: Services,
+        profile: Profile,
+        overrides: Callable[[], ModelOverrides | None],
+    ) -> None:
+        super().__init__(services)
+        self.window, self.profile, self.overrides = window, profile, overrides
         #: The evaluation under way and its request (Stop needs both), or None.
         self.running: tuple[Evaluation, EvaluationRequest] | None = None
+        window.memory_health_button.clicked.connect(self.open)
+        window.memory_health_action.triggered.connect(self.open)
 
-    def connect(self, window: MainWindow) -> None:
-        window.memory_health_requested.connect(self.open)
-
-    def open(self) -> MemoryHealthDialog | None:
-        window = self.window
-        if window is None:
-            return None
-        dialog, created = window.dialogs.memory_health()
+    def open(self) -> MemoryHealthDialog:
+        dialog, created = self.window.dialogs.memory_health()
         if created:
             dialog.refresh_requested.connect(self.refresh)
             dialog.evaluation_requested.connect(self.evaluate)
@@ -86,8 +93,7 @@ class MemoryHealthActions(ActionGroup):
         return dialog
 
     def _dialog(self) -> MemoryHealthDialog | None:
-        window = self.window
-        dialog = window.dialogs.health if window is not None else None
+        dialog = self.window.dialogs.health
         return dialog if dialog is not None and shiboken6.isValid(dialog) else None
 
     # -- figures -----------------------------------------------------------------------
@@ -96,13 +102,13 @@ class MemoryHealthActions(ActionGroup):
         dialog = self._dialog()
         if dialog is None:
             return
-        assistant = self.session.assistant
+        assistant = self.services.assistant
         if assistant is None:  # opening or reconnecting: try again in a moment
             dialog.show_health_error(STILL_OPENING)
             if dialog.isVisible():
                 QTimer.singleShot(RETRY_MS, self.refresh)
             return
-        self.session.tasks.start(self._refresh(assistant, dialog), key=HEALTH_TASK)
+        self.services.tasks.start(self._refresh(assistant, dialog), key=HEALTH_TASK)
 
     async def _refresh(self, assistant: Assistant, dialog: MemoryHealthDialog) -> None:
         try:
@@ -119,21 +125,21 @@ class MemoryHealthActions(ActionGroup):
 
     def evaluate(self, name: str, dataset: str, limit: int) -> None:
         dialog = self._dialog()
-        if dialog is None or self.session.tasks.get(EVALUATION_TASK) is not None:
+        if dialog is None or self.services.tasks.get(EVALUATION_TASK) is not None:
             return  # one run at a time
         # Loaded when asked for, like the view itself: start-up doesn't pay for it.
         from acai_desktop.evaluation.runs import EVALUATIONS, EvaluationRequest
 
         request = EvaluationRequest(
-            model_of=self.session.profile,
+            model_of=self.profile,
             dataset=Path(dataset).expanduser() if dataset else None,
             limit=limit or None,
-            overrides=self.session.overrides,
+            overrides=self.overrides(),
         )
         evaluation = EVALUATIONS[name]
         dialog.set_running(True)
         self.running = (evaluation, request)
-        self.session.tasks.start(self._evaluate(dialog, evaluation, request), key=EVALUATION_TASK)
+        self.services.tasks.start(self._evaluate(dialog, evaluation, request), key=EVALUATION_TASK)
 
     async def _evaluate(
         self, dialog: MemoryHealthDialog, evaluation: Evaluation, request: EvaluationRequest
@@ -168,7 +174,7 @@ class MemoryHealthActions(ActionGroup):
         evaluation, request = running
         at_once = not evaluation.stops_gracefully or request.stop.is_set()
         if at_once:
-            self.session.tasks.cancel(EVALUATION_TASK)
+            self.services.tasks.cancel(EVALUATION_TASK)
         else:
             request.stop.set()
         if dialog is not None:

@@ -1,8 +1,9 @@
-"""One run of the window, from an open profile to a closed one.
+"""The app controller: one run of the window, from an open profile to a closed one.
 
 Start-up and shut-down are explicit steps:
 
-1. show the window and wire it (the window's requests to the action groups);
+1. show the window and build its feature controllers (:mod:`acai_desktop.ui.controllers`),
+   each wiring its own widgets;
 2. open the profile's database under its lock and show its conversations and memories;
 3. build the assistant on that database (:func:`open_assistant`, ``model_required=False``:
    without a usable model the data stays usable and a banner says why and what to do);
@@ -10,10 +11,11 @@ Start-up and shut-down are explicit steps:
 5. shut down while the loop still runs: hide the window, cancel and await every tracked
    task, then close the assistant (client, database, lock).
 
-The window asks (its ``*_requested`` signals); the action groups in
-:mod:`acai_desktop.ui.actions` do the work as tracked tasks through the assistant's
-services, and the core's events, relayed by the window's :class:`EventBridge`, bring
-the results into the Qt models.
+The controllers do the work as tracked tasks through the assistant's services (the
+:class:`Services` facade, which says "still opening" while there is no assistant), and
+the core's events, relayed by the window's :class:`EventBridge`, bring the results into
+the Qt models. The controllers exist only with the window: built right after it, in
+:meth:`AppController.run`; nothing in them checks for a missing window.
 """
 
 from __future__ import annotations
@@ -31,14 +33,15 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import JobStatus
-from acai_desktop.ui.actions.conversations import ConversationActions
-from acai_desktop.ui.actions.documents import DocumentActions
-from acai_desktop.ui.actions.imports import ImportActions
-from acai_desktop.ui.actions.memories import MemoryActions
-from acai_desktop.ui.actions.memory_health import MemoryHealthActions
-from acai_desktop.ui.actions.settings import SettingsActions
-from acai_desktop.ui.actions.turns import TURN_TASK, TurnActions
+from acai_desktop.ui.controllers.base import STILL_OPENING, TURN_TASK, Services
+from acai_desktop.ui.controllers.chat import ChatController
+from acai_desktop.ui.controllers.conversations import ConversationsController
+from acai_desktop.ui.controllers.current_chat import CurrentChat
+from acai_desktop.ui.controllers.documents import DocumentsController
+from acai_desktop.ui.controllers.imports import ImportsController
+from acai_desktop.ui.controllers.memory_health import MemoryHealthController
+from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
+from acai_desktop.ui.controllers.settings import SettingsController
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences
 from acai_desktop.ui.tasks import TaskTracker
@@ -61,7 +64,7 @@ ASSISTANT_MODULE = "acai_desktop.core.assistant"
 OPEN_TASK = "open"
 #: The probe of the model at start and after each settings change (a newer one wins).
 CHECK_TASK = "check-model"
-STILL_OPENING = "Still opening the profile; try again in a moment."
+__all__ = ["STILL_OPENING", "AppController", "model_problem_text"]
 LOOKING_FOR_MODELS = "Looking for models on this computer…"
 
 
@@ -73,7 +76,18 @@ def model_problem_text(problem: NoModelError) -> str:
     )
 
 
-class GuiSession:
+class AppController:
+    # Built with the window, in run(): they exist only while it does.
+    window: MainWindow
+    chat: CurrentChat
+    conversations: ConversationsController
+    turns: ChatController
+    memory_panel: MemoryPanelController
+    documents: DocumentsController
+    settings: SettingsController
+    memory_health: MemoryHealthController
+    imports: ImportsController
+
     def __init__(
         self,
         profile: Profile,
@@ -84,7 +98,7 @@ class GuiSession:
         detect: Detect | None = None,
     ) -> None:
         self.profile = profile
-        #: WordLlama, kept across reconnects so its weights load once per session.
+        #: WordLlama, kept across reconnects so its weights load once per run.
         self.offline_embedder = offline_embedder
         #: How the first start looks for models (None: this machine's servers and
         #: environment; tests point it at scripted servers and closed ports).
@@ -94,42 +108,57 @@ class GuiSession:
         self.quit_after_ms = quit_after_ms
         self.overrides = overrides
         self.tasks = TaskTracker()
-        # One bus for the whole session: reconnecting to the model keeps the bridge.
+        # One bus for the whole run: reconnecting to the model keeps the bridge.
         self.events = EventBus()
-        #: Every service of the profile, once open (without a model: see model_problem).
-        self.assistant: Assistant | None = None
         #: The database opened first, until the assistant takes it over.
         self.profile_data: ProfileData | None = None
         #: The profile's conversations and memories are on screen (start-up measure).
         self.profile_shown = False
-        self.window: MainWindow | None = None
-        self.conversation_id: int | None = None  # None: a new chat, not yet on disk
-        #: Whether the new chat (conversation_id None) is to be a temporary one.
-        self.new_chat_temporary = False
-        #: The conversation of the answer being written (None: none, or not on disk yet).
-        self.turn_conversation_id: int | None = None
+        #: The window exists (and so do its controllers).
+        self.started = False
         self.theme: ThemeController | None = None
-        self.conversations = ConversationActions(self)
-        self.turns = TurnActions(self)
-        self.memories = MemoryActions(self)
-        self.settings = SettingsActions(self)
-        self.memory_health = MemoryHealthActions(self)
-        self.documents = DocumentActions(self)
-        self.imports = ImportActions(self)
         self._quit = asyncio.Event()
+
+    @property
+    def assistant(self) -> Assistant | None:
+        """Every service of the profile, once open (without a model: see model_problem)."""
+        return self.services.assistant if self.started else None
 
     def request_quit(self) -> None:
         self._quit.set()
 
     # -- start-up and shut-down ------------------------------------------------------
 
+    def _build(self) -> None:
+        """The window, then the controllers given its widgets (each wires its own)."""
+        window = self.window = MainWindow()
+        self.services = Services(self.tasks, window.show_status)
+        self.chat = CurrentChat(window)
+        self.conversations = ConversationsController(window, self.services, self.chat)
+        self.memory_panel = MemoryPanelController(window, self.services, self.conversations)
+        self.documents = DocumentsController(window, self.services, self.chat)
+        self.turns = ChatController(
+            window,
+            self.services,
+            self.chat,
+            conversations=self.conversations,
+            memory_panel=self.memory_panel,
+            documents=self.documents,
+        )
+        self.settings = SettingsController(window, self.services, self)
+        self.memory_health = MemoryHealthController(
+            window, self.services, self.profile, lambda: self.overrides
+        )
+        self.imports = ImportsController(window, self.services)
+        window.quit_requested.connect(self.request_quit)
+        window.events.attach(self.events)
+        self.started = True
+
     async def run(self) -> int:
+        self._build()
         try:
-            self.window = MainWindow()
             self.apply_preferences(load_ui_preferences(self.profile.settings_path))
             FOLDERS.attach(self.profile.settings_path)  # where file dialogs open
-            self._connect_signals()
-            self.window.events.attach(self.events)
             self.window.show_status(f"Opening {self.profile.data_dir} …")
             self.window.set_model_name(None)
             self.window.show()
@@ -149,21 +178,6 @@ class GuiSession:
         if self.quit_after_ms is not None:
             QTimer.singleShot(self.quit_after_ms, self.request_quit)
             self.quit_after_ms = None
-
-    def _connect_signals(self) -> None:
-        window = self.window
-        assert window is not None
-        window.quit_requested.connect(self.request_quit)
-        for actions in (
-            self.conversations,
-            self.turns,
-            self.memories,
-            self.settings,
-            self.memory_health,
-            self.documents,
-            self.imports,
-        ):
-            actions.connect(window)
 
     async def _until_quit(self, coro: Coroutine[Any, Any, Any]) -> Any:
         """Run ``coro``; a quit meanwhile leaves it to shut-down, which cancels it."""
@@ -186,7 +200,7 @@ class GuiSession:
         class StatusBar(logging.Handler):
             def emit(self, record: logging.LogRecord) -> None:
                 text = record.getMessage()
-                loop.call_soon_threadsafe(lambda: window is not None and window.show_status(text))
+                loop.call_soon_threadsafe(window.show_status, text)
 
         handler = StatusBar(logging.INFO)
         progress_log.addHandler(handler)
@@ -203,7 +217,6 @@ class GuiSession:
         The data comes first: conversations and the first page of memories are on
         screen while the assistant's heavy parts (the model client, the memory index,
         the job runner) load behind them."""
-        assert self.window is not None
         await asyncio.to_thread(importlib.import_module, PROFILE_DATA_MODULE)
         from acai_desktop.core.profile_data import open_profile_data
 
@@ -213,7 +226,7 @@ class GuiSession:
         except AcaiError as error:
             return error
         self.profile_data = data
-        await self.conversations.load_all()
+        await self.conversations.load_all(data)
         self._start_quit_timer()
         self.profile_shown = True
         await asyncio.to_thread(importlib.import_module, ASSISTANT_MODULE)
@@ -235,7 +248,7 @@ class GuiSession:
             )
         except AcaiError as error:
             return error
-        self.assistant, self.profile_data = assistant, None  # the assistant owns it now
+        self.services.assistant, self.profile_data = assistant, None  # it owns it now
         self.window.set_prompt_budget(assistant.settings.context_budget_tokens)
         problem = assistant.model_problem
         from acai_desktop.core.llm.model_status import ModelState, ModelStatus, status_of_error
@@ -252,10 +265,8 @@ class GuiSession:
             self.window.show_status(warning, 20_000)
         # Background work that failed (the model was down) or waits for a later retry,
         # with Retry; later failures and recoveries arrive as job events.
-        self.window.show_failed_jobs(
-            await assistant.jobs.list([JobStatus.FAILED, JobStatus.PENDING])
-        )
-        self.window.show_suggestions(await assistant.suggestions.pending())
+        self.window.show_failed_jobs(await assistant.waiting_jobs())
+        self.window.memory_panel.suggestions.set_suggestions(await assistant.suggestions.pending())
         await self.documents.load(assistant)
         if self._settings_after_open:
             self._settings_after_open = False
@@ -270,7 +281,6 @@ class GuiSession:
         from acai_desktop.core.llm.detection import detect_providers
         from acai_desktop.core.llm.settings import load_model_settings, save_model_settings
 
-        assert self.window is not None
         if self.overrides is not None and self.overrides.provider:
             return
         try:
@@ -300,29 +310,25 @@ class GuiSession:
 
     async def _check_model(self, assistant: Assistant) -> None:
         status = await assistant.check_model()
-        if self.window is not None and self.assistant is assistant:
+        if self.services.assistant is assistant:
             self.window.show_model_status(assistant.model_name, status)
 
     def _on_first_start_settings_requested(self) -> None:
         self._settings_after_open = True
 
     async def shutdown(self) -> None:
-        if self.window is not None:
-            self.window.hide()
+        self.window.hide()
         await self.tasks.cancel_all()
-        if self.window is not None:
-            await self.window.memories_model.detach()
+        await self.window.memories_model.detach()
         if self.profile_data is not None:  # the assistant never took it over
             data, self.profile_data = self.profile_data, None
             await data.aclose()
-        if self.window is not None:
-            self.window.events.detach()
-        if self.assistant is not None:
-            assistant, self.assistant = self.assistant, None
+        self.window.events.detach()
+        if self.services.assistant is not None:
+            assistant, self.services.assistant = self.services.assistant, None
             await assistant.close()
-        if self.window is not None:
-            self.window.deleteLater()
-            self.window = None
+        self.started = False
+        self.window.deleteLater()
 
     def reconnect(self) -> None:
         """Try again: close the assistant and open it with the saved settings."""
@@ -337,11 +343,10 @@ class GuiSession:
     async def _reconnect(self) -> None:
         """Close the assistant (tasks, job runner, local server, database) and open it
         again with the saved settings."""
-        assert self.window is not None
         self.window.show_reconnecting()
         self.tasks.cancel(CHECK_TASK)  # it asks the client about to be closed
         try:
-            assistant, self.assistant = self.assistant, None
+            assistant, self.services.assistant = self.services.assistant, None
             self.profile_shown = False
             await self.window.memories_model.detach()
             if assistant is not None:
@@ -353,20 +358,11 @@ class GuiSession:
             if error is not None:
                 self.window.show_model_problem(f"ACAI could not open its profile: {error}")
         finally:
-            if self.window is not None:
-                self.window.show_reconnected()
-
-    async def stop_turn(self) -> None:
-        """Stop the answer being written, if any, and wait until it has stopped."""
-        turn = self.tasks.get(TURN_TASK)
-        if turn is not None:
-            self.tasks.cancel(TURN_TASK)
-            await asyncio.wait([turn])
+            self.window.show_reconnected()
 
     def apply_preferences(self, preferences: UiPreferences) -> None:
         """The theme (following the system's colours for "system"), Enter's meaning and
         the side panels."""
-        assert self.window is not None
         if self.theme is None:
             app = QApplication.instance()
             assert isinstance(app, QApplication)
@@ -377,28 +373,6 @@ class GuiSession:
             self.theme.set_choice(preferences.theme)
         self.window.set_enter_sends(preferences.enter_sends)
         self.window.set_panels(preferences.show_conversations, preferences.show_memory)
-
-    # -- what every action uses ------------------------------------------------------
-
-    def assistant_or_say_why(self) -> Assistant | None:
-        if self.assistant is None and self.window is not None:
-            self.window.show_status(STILL_OPENING, 5000)
-        return self.assistant
-
-    def run_reporting(
-        self, coro: Coroutine[Any, Any, Any], name: str, *, key: str | None = None
-    ) -> asyncio.Task:
-        """Run ``coro`` as a tracked task (under ``key``: one at a time, see
-        :meth:`TaskTracker.start`); a refusal from the core goes to the status bar."""
-
-        async def reporting() -> None:
-            try:
-                await coro
-            except AcaiError as error:
-                if self.window is not None:
-                    self.window.show_status(str(error), 10_000)
-
-        return self.tasks.start(reporting(), name=name, key=key)
 
     async def _show_start_up_error(self, error: AcaiError) -> None:
         box = make_plain(

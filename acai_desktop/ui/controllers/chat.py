@@ -1,0 +1,136 @@
+"""The chat: send a message, retry an answer, stop the one being written, and where an
+answer came from (its sources). Its widgets: the composer (Send, Stop, typing), Esc, the
+transcript's Retry and Sources links and the Sources dialog; its model: the messages
+model (fed by the core's news, wired by the window).
+
+The message is validated, and a new chat's conversation started, by the orchestrator's
+``send``: the new conversation arrives as ``ConversationCreated`` news, and the
+conversations controller makes it the shown chat (:attr:`CurrentChat.awaiting_new_conversation`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+import shiboken6
+
+from acai_desktop.core.errors import AcaiError
+from acai_desktop.ui.controllers.base import TURN_TASK, Controller, Services, in_background
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.documents.model import EvidenceSource
+    from acai_desktop.core.orchestrator import TurnResult
+    from acai_desktop.ui.controllers.conversations import ConversationsController
+    from acai_desktop.ui.controllers.current_chat import CurrentChat
+    from acai_desktop.ui.controllers.documents import DocumentsController
+    from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
+    from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
+
+__all__ = ["TURN_TASK", "TYPING_QUIET_SECONDS", "ChatController"]
+
+#: While the user types, learning on a one-request-at-a-time server waits this long
+#: after each keystroke: the answer they are about to ask for goes first.
+TYPING_QUIET_SECONDS = 8.0
+
+
+class ChatController(Controller):
+    def __init__(
+        self,
+        window: MainWindow,
+        services: Services,
+        chat: CurrentChat,
+        *,
+        conversations: ConversationsController,
+        memory_panel: MemoryPanelController,
+        documents: DocumentsController,
+    ) -> None:
+        super().__init__(services)
+        self.window, self.chat = window, chat
+        self.conversations = conversations
+        self.memory_panel = memory_panel
+        self.documents = documents
+        composer = window.composer
+        composer.send_requested.connect(self.send)
+        composer.stop_requested.connect(self.stop)
+        composer.input.textChanged.connect(self._on_typing)
+        window.stop_action.triggered.connect(self.stop)
+        window.chat_view.retry_requested.connect(self.retry)
+        window.chat_view.sources_requested.connect(self.show_sources)
+
+    def send(self, text: str) -> None:
+        if (assistant := self.services.open_or_say_why()) is None:
+            return
+        if self.services.tasks.get(TURN_TASK) is not None:
+            return  # one answer at a time; the composer shows Stop meanwhile
+        chat = self.chat
+        if chat.conversation_id is None:
+            chat.awaiting_new_conversation = True
+        turn = assistant.orchestrator.send(
+            chat.conversation_id, text, temporary=chat.new_chat_temporary
+        )
+        self._start(turn)
+
+    def retry(self, answer_id: int) -> None:
+        if (assistant := self.services.open_or_say_why()) is None:
+            return
+        if self.services.tasks.get(TURN_TASK) is not None:
+            self.services.say("Wait for the current answer, or stop it, first.", 5000)
+            return
+        self._start(assistant.orchestrator.retry(answer_id))
+
+    def _on_typing(self) -> None:
+        """The user is typing a message (the next turn is coming)."""
+        assistant = self.services.assistant
+        if assistant is not None and self.window.composer.input.toPlainText().strip():
+            assistant.runner.defer(TYPING_QUIET_SECONDS)
+
+    def stop(self) -> None:
+        self.services.tasks.cancel(TURN_TASK)
+
+    def _start(self, turn: Coroutine[Any, Any, TurnResult | None]) -> None:
+        # Busy at once, so a second Ctrl+Enter can't start a second turn.
+        self.window.set_busy(True)
+        self.chat.turn_conversation_id = self.chat.conversation_id
+        self.services.tasks.start(self._turn(turn), key=TURN_TASK)
+
+    async def _turn(self, turn: Coroutine[Any, Any, TurnResult | None]) -> None:
+        try:
+            try:
+                result = await turn
+            except AcaiError as error:
+                # Refused before anything was written: the text stays in the composer.
+                self.services.say(f"Not sent: {error}", 10_000)
+                return
+            # The answer's row and its sources came with the core's AnswerFinished.
+            if result is not None and result.status == "error":
+                self.services.say("The answer failed; see the message. Retry?", 10_000)
+        finally:
+            self.chat.awaiting_new_conversation = False
+            self.chat.turn_conversation_id = None
+            self.window.set_busy(False)
+
+    # -- where an answer came from -------------------------------------------------
+
+    def show_sources(self, answer_id: int) -> None:
+        # The dialog opens at once; its rows are read in the background.
+        if self.services.open_or_say_why() is None:
+            return
+        dialog = self.window.dialogs.answer_sources(answer_id)
+        dialog.message_open_requested.connect(self.conversations.open_at_message)
+        dialog.passage_open_requested.connect(self._open_passage)
+        dialog.memory_open_requested.connect(self.memory_panel.show_in_panel)
+        self._fill_sources(dialog, answer_id)
+
+    def _open_passage(self, source: EvidenceSource) -> None:
+        self.documents.open_passage(source)
+
+    @in_background("answer-sources")
+    async def _fill_sources(
+        self, assistant: Assistant, dialog: ProvenanceDialog, answer_id: int
+    ) -> None:
+        sources = await assistant.conversations.answer_sources(answer_id)
+        if shiboken6.isValid(dialog):
+            dialog.set_sources(sources.rows, sources.evidence, question=sources.question)

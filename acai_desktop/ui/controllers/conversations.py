@@ -1,0 +1,177 @@
+"""Conversations: show one, start a new (or temporary) chat, rename, export, delete and
+search them. Its widgets: New chat and Temporary chat (buttons and shortcuts), Search
+(button, shortcut and dialog), the conversation list with its menu's dialogs; its model:
+the conversations model. A conversation's title and place in the list follow the core's
+``ConversationCreated``/``ConversationChanged`` news (wired by the window)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from acai_desktop.core.records import Conversation, ConversationHit, Message
+from acai_desktop.ui.controllers.base import Controller, Services, in_background
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.profile_data import ProfileData
+    from acai_desktop.ui.controllers.current_chat import CurrentChat
+    from acai_desktop.ui.main_window import MainWindow
+
+NEW_CONVERSATION_TITLE = "New conversation"
+TEMPORARY_CONVERSATION_TITLE = "Temporary chat"
+#: Opening a conversation (from the list or at a recalled message): a newer one wins.
+LOAD_TASK = "load"
+#: The search box's query: a newer one cancels the one still running.
+SEARCH_TASK = "conversation-search"
+
+
+class ConversationsController(Controller):
+    def __init__(self, window: MainWindow, services: Services, chat: CurrentChat) -> None:
+        super().__init__(services)
+        self.window, self.chat = window, chat
+        self.model = window.conversations_model
+        window.new_chat_button.clicked.connect(self.new_chat)
+        window.new_chat_action.triggered.connect(self.new_chat)
+        window.temporary_chat_button.clicked.connect(self.new_temporary_chat)
+        window.temporary_chat_action.triggered.connect(self.new_temporary_chat)
+        window.search_button.clicked.connect(self.open_search)
+        window.search_action.triggered.connect(self.open_search)
+        conversation_list = window.conversation_list
+        conversation_list.open_conversation_requested.connect(self.open)
+        conversation_list.rename_requested.connect(self.ask_rename)
+        conversation_list.delete_requested.connect(self.ask_delete)
+        conversation_list.export_requested.connect(self.ask_export)
+        window.events.conversation_created.connect(self._on_created)
+
+    async def load_all(self, data: ProfileData) -> None:
+        """The conversation list, the memory panel's first page and the latest chat, from
+        the database opened first (the assistant may still be starting)."""
+        # The memory panel reads its first page while the conversations load (both on
+        # the database thread, in turn); later pages come as the user scrolls.
+        first_page = self.window.memories_model.attach(data.read_panel, data.count_panel)
+        conversations = await data.list_conversations()
+        self.model.set_conversations(conversations)
+        if first_page is not None:
+            await asyncio.wait([first_page])
+        latest = next((c for c in conversations if not c.temporary), None)
+        if latest is None:
+            self.show_new_chat()
+            return
+        messages, counts = await data.messages_with_sources(latest.id)
+        self._show(latest, messages, counts)
+
+    async def show(self, assistant: Assistant, conversation: Conversation) -> None:
+        messages, counts = await assistant.conversations.messages_with_sources(conversation.id)
+        self._show(conversation, messages, counts)
+
+    def _show(
+        self,
+        conversation: Conversation,
+        messages: list[Message],
+        counts: dict[int, int],
+        untitled: str = NEW_CONVERSATION_TITLE,
+    ) -> None:
+        self.window.show_conversation(
+            conversation.id,
+            conversation.title or untitled,
+            messages,
+            counts,
+            temporary=conversation.temporary,
+        )
+        self.chat.show(conversation.id)
+
+    def show_new_chat(self, *, temporary: bool = False) -> None:
+        title = TEMPORARY_CONVERSATION_TITLE if temporary else NEW_CONVERSATION_TITLE
+        self.window.show_conversation(None, title, [], temporary=temporary)
+        self.chat.show(None, temporary=temporary)
+
+    def new_chat(self) -> None:
+        self.show_new_chat()
+        self.window.focus_composer()
+
+    def new_temporary_chat(self) -> None:
+        self.show_new_chat(temporary=True)
+        self.window.focus_composer()
+
+    def _on_created(self, conversation: Conversation) -> None:
+        """The turn sent from the new chat started this conversation: it is the chat."""
+        if self.chat.conversation_id is None and self.chat.awaiting_new_conversation:
+            self.chat.turn_conversation_id = conversation.id
+            untitled = TEMPORARY_CONVERSATION_TITLE if conversation.temporary else None
+            self._show(conversation, [], {}, untitled or NEW_CONVERSATION_TITLE)
+
+    @in_background(LOAD_TASK)
+    async def open(self, assistant: Assistant, conversation_id: int) -> None:
+        await self.show(assistant, await assistant.conversations.get(conversation_id))
+
+    # -- rename, delete, export ------------------------------------------------------
+
+    def ask_rename(self, conversation_id: int) -> None:
+        dialog = self.window.dialogs.rename_conversation(conversation_id)
+        if dialog is not None:
+            dialog.rename_requested.connect(self.rename)
+
+    def ask_delete(self, conversation_id: int) -> None:
+        dialog = self.window.dialogs.delete_conversation(conversation_id)
+        if dialog is not None:
+            dialog.delete_confirmed.connect(self.delete)
+
+    def ask_export(self, conversation_id: int) -> None:
+        self.window.dialogs.export_conversation(conversation_id, self.export)
+
+    @in_background("conversation-rename")
+    async def rename(self, assistant: Assistant, conversation_id: int, title: str) -> None:
+        # The list and the header follow the CONVERSATION_CHANGED news.
+        await assistant.conversations.rename(conversation_id, title)
+
+    @in_background("conversation-delete")
+    async def delete(self, assistant: Assistant, conversation_id: int) -> None:
+        if self.chat.turn_conversation_id in (conversation_id, None):
+            # Its answer is being written: stop it (what was written is saved, its
+            # jobs queued) before the messages go, so nothing writes to them after.
+            await self.services.stop_turn()
+        await assistant.conversations.delete(conversation_id)
+        if conversation_id == self.chat.conversation_id:
+            self.show_new_chat()
+        self.say("Conversation deleted. What ACAI learned from it stays in your memories.")
+
+    @in_background("conversation-export")
+    async def export(
+        self, assistant: Assistant, conversation_id: int, path: str, file_format: str
+    ) -> None:
+        count = await assistant.conversations.export(conversation_id, path, file_format)
+        self.say(f"Exported {count} messages to {path}")
+
+    # -- search ----------------------------------------------------------------------
+
+    def open_search(self) -> None:
+        dialog, created = self.window.dialogs.search()
+        if created:
+            dialog.search_requested.connect(self.search)
+            dialog.result_chosen.connect(self._open_search_result)
+
+    def _open_search_result(self, conversation_id: int, message_id: int | None) -> None:
+        # A message opens where it is, highlighted (as a recalled one does).
+        if message_id is None:
+            self.open(conversation_id)
+        else:
+            self.open_at_message(conversation_id, message_id)
+
+    @in_background(LOAD_TASK)
+    async def open_at_message(
+        self, assistant: Assistant, conversation_id: int, message_id: int
+    ) -> None:
+        """Open a conversation at one of its messages, highlighted (a recalled message,
+        a search result, a memory's source)."""
+        await self.show(assistant, await assistant.conversations.get(conversation_id))
+        if not self.window.chat_view.show_message(message_id):
+            self.say("That message is no longer in its conversation.")
+
+    @in_background(SEARCH_TASK)
+    async def search(self, assistant: Assistant, query: str) -> None:
+        hits = await assistant.conversations.search(query)
+        self._show_hits(query, hits)
+
+    def _show_hits(self, query: str, hits: list[ConversationHit]) -> None:
+        self.window.dialogs.show_search_results(query, hits)

@@ -1,0 +1,29 @@
+"""The chat on screen, in one object: which conversation it is (None: a new chat, not on
+disk yet), whether that new chat is to be temporary, and which conversation the answer
+being written belongs to. Controllers read it; only the conversations controller (what is
+shown) and the chat controller (what is sent) change it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+
+class CurrentChat(QObject):
+    #: Another conversation is shown (its id; None for a new chat).
+    shown = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.conversation_id: int | None = None
+        #: Whether the new chat (conversation_id None) is to be a temporary one.
+        self.new_chat_temporary = False
+        #: A turn was sent from the new chat: the conversation it starts is this chat.
+        self.awaiting_new_conversation = False
+        #: The conversation of the answer being written (None: none, or not on disk yet).
+        self.turn_conversation_id: int | None = None
+
+    def show(self, conversation_id: int | None, *, temporary: bool = False) -> None:
+        self.conversation_id = conversation_id
+        self.new_chat_temporary = temporary if conversation_id is None else False
+        self.awaiting_new_conversation = False
+        self.shown.emit(conversation_id)
