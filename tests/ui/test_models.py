@@ -155,3 +155,30 @@ def test_an_answer_known_to_use_nothing_says_nothing_relevant_was_remembered(qtb
     notes, actions = footer_of(model.index(1))
     assert NOTHING_RELEVANT_NOTE not in [text for text, _ in notes]
     assert (SOURCES, "Sources (2)") in actions
+
+
+def test_every_list_model_shares_one_base(qapp):
+    """rowCount, roleNames, a bounds-checked data() and row_of live in one class."""
+    from acai_desktop.ui.models.documents_model import DocumentRoles, DocumentsModel
+    from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
+    from acai_desktop.ui.models.record_list_model import RecordListModel
+    from acai_desktop.ui.models.search_results_model import SearchResultsModel, SearchRoles
+
+    models = {
+        MessagesModel: MessageRoles,
+        ConversationsModel: ConversationRoles,
+        MemoriesModel: MemoryRoles,
+        DocumentsModel: DocumentRoles,
+        SearchResultsModel: SearchRoles,
+    }
+    for model_class, roles in models.items():
+        assert issubclass(model_class, RecordListModel)
+        for method in ("rowCount", "roleNames", "data"):
+            assert method not in vars(model_class), f"{model_class.__name__}.{method}"
+        model = model_class()
+        assert model.roleNames() == {role.value: role.name.lower().encode() for role in roles}
+        assert model.rowCount() == 0 and model.data(model.index(0)) is None
+    conversations = ConversationsModel()
+    conversations.set_conversations([Conversation(4, "Tea", AT, AT), Conversation(9, "", AT, AT)])
+    assert conversations.row_of(4) == 1 and conversations.row_of(5) is None
+    assert conversations.data(conversations.index(2), Qt.ItemDataRole.DisplayRole) is None

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 
 from acai_desktop.core.records import Conversation
+from acai_desktop.ui.models.record_list_model import RecordListModel
 
-Index = QModelIndex | QPersistentModelIndex
 UNTITLED = "New conversation"
 TEMPORARY_NOTE = "Temporary — nothing is remembered"
 
@@ -27,21 +27,10 @@ class ConversationRoles(IntEnum):
     TEMPORARY = Qt.ItemDataRole.UserRole + 5
 
 
-class ConversationsModel(QAbstractListModel):
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self._conversations: list[Conversation] = []
+class ConversationsModel(RecordListModel):
+    roles = ConversationRoles
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
-        return 0 if parent.isValid() else len(self._conversations)
-
-    def roleNames(self) -> dict[int, bytes]:
-        return {role.value: role.name.lower().encode() for role in ConversationRoles}
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._conversations):
-            return None
-        conversation = self._conversations[index.row()]
+    def value(self, conversation: Conversation, role: int):
         if role in (Qt.ItemDataRole.DisplayRole, ConversationRoles.TITLE):
             return conversation.title or UNTITLED
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -58,48 +47,37 @@ class ConversationsModel(QAbstractListModel):
         return None
 
     def set_conversations(self, conversations: list[Conversation]) -> None:
-        self.beginResetModel()
-        self._conversations = list(conversations)
-        self._conversations.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
-        self.endResetModel()
+        self._reset(sorted(conversations, key=lambda c: (c.updated_at, c.id), reverse=True))
 
-    def row_of(self, conversation_id: int) -> int | None:
-        for row, conversation in enumerate(self._conversations):
-            if conversation.id == conversation_id:
-                return row
-        return None
-
-    def conversation_at(self, row: int) -> Conversation:
-        return self._conversations[row]
+    conversation_at = RecordListModel.record_at
 
     def on_conversation_changed(self, conversation: Conversation) -> None:
         """A conversation was created or changed: show it with its new title, in its
         place by last activity (a new message brings it to the top, a rename doesn't)."""
         row = self.row_of(conversation.id)
         if row is None:
-            target = self._place_of(conversation, self._conversations)
+            target = self._place_of(conversation, self._records)
             self.beginInsertRows(QModelIndex(), target, target)
-            self._conversations.insert(target, conversation)
+            self._records.insert(target, conversation)
             self.endInsertRows()
             return
-        self._conversations[row] = conversation
-        others = self._conversations[:row] + self._conversations[row + 1 :]
+        self._records[row] = conversation
+        others = self._records[:row] + self._records[row + 1 :]
         target = self._place_of(conversation, others)
         if target != row:
             # Qt counts the destination before the move: below the row it is one more.
             destination = target if target < row else target + 1
             self.beginMoveRows(QModelIndex(), row, row, QModelIndex(), destination)
-            self._conversations.insert(target, self._conversations.pop(row))
+            self._records.insert(target, self._records.pop(row))
             self.endMoveRows()
-        index = self.index(target)
-        self.dataChanged.emit(index, index)
+        self._changed(target)
 
     def on_conversation_removed(self, conversation_id: int) -> None:
         row = self.row_of(conversation_id)
         if row is None:
             return
         self.beginRemoveRows(QModelIndex(), row, row)
-        del self._conversations[row]
+        del self._records[row]
         self.endRemoveRows()
 
     @staticmethod

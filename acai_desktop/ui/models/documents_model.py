@@ -1,6 +1,6 @@
 """The profile's documents as a Qt list model, in the order they were added.
 
-The session loads the list once the assistant is open; after that the core's document
+The documents controller loads the list once the assistant is open; after that the core's document
 events, relayed by the window's EventBridge, keep it current: DocumentAdded inserts a
 row, DocumentChanged replaces one (queued, indexing, ready with its chunk count, error),
 DocumentRemoved removes it, and IndexingProgress says how far the one being indexed is
@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 
 from acai_desktop.core.documents.model import Document
-
-Index = QModelIndex | QPersistentModelIndex
+from acai_desktop.ui.models.record_list_model import RecordListModel
 
 #: What each indexing stage is called in a row's state line.
 STAGE_LABELS = {"reading": "reading", "embedding": "embedding", "storing": "saving"}
@@ -62,25 +61,16 @@ def state_text(document: Document, progress: str = "") -> str:
     return " · ".join(parts)
 
 
-class DocumentsModel(QAbstractListModel):
+class DocumentsModel(RecordListModel):
+    roles = DocumentRoles
+
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self._documents: list[Document] = []
+        #: Rows by document id: indexing progress arrives many times a second.
         self._row_of: dict[int, int] = {}
         self._progress: dict[int, str] = {}
 
-    # -- Qt's interface --------------------------------------------------------------
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
-        return 0 if parent.isValid() else len(self._documents)
-
-    def roleNames(self) -> dict[int, bytes]:
-        return {role.value: role.name.lower().encode() for role in DocumentRoles}
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._documents):
-            return None
-        document = self._documents[index.row()]
+    def value(self, document: Document, role: int):
         progress = self._progress.get(document.id, "")
         if role == Qt.ItemDataRole.DisplayRole:
             lines = [document.name, state_text(document, progress)]
@@ -114,19 +104,17 @@ class DocumentsModel(QAbstractListModel):
     # -- what the session and the events give it --------------------------------------
 
     def set_documents(self, documents: list[Document]) -> None:
-        self.beginResetModel()
-        self._documents = list(documents)
         self._progress.clear()
-        self._reindex()
-        self.endResetModel()
+        self._row_of = {document.id: row for row, document in enumerate(documents)}
+        self._reset(documents)
 
     def on_document_added(self, document: Document) -> None:
         if document.id in self._row_of:  # the list was read after it was added
             self.on_document_changed(document)
             return
-        row = len(self._documents)
+        row = len(self._records)
         self.beginInsertRows(QModelIndex(), row, row)
-        self._documents.append(document)
+        self._records.append(document)
         self._row_of[document.id] = row
         self.endInsertRows()
 
@@ -136,18 +124,17 @@ class DocumentsModel(QAbstractListModel):
             # Added by another process (the ``docs`` command) while the window runs.
             self.on_document_added(document)
             return
-        self._documents[row] = document
+        self._records[row] = document
         if document.status != "indexing":
             self._progress.pop(document.id, None)
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
+        self._changed(row)
 
     def on_document_removed(self, document_id: int) -> None:
         row = self._row_of.get(document_id)
         if row is None:
             return
         self.beginRemoveRows(QModelIndex(), row, row)
-        del self._documents[row]
+        del self._records[row]
         self._progress.pop(document_id, None)
         self._reindex()
         self.endRemoveRows()
@@ -157,20 +144,15 @@ class DocumentsModel(QAbstractListModel):
         if row is None:
             return
         self._progress[document_id] = f"{STAGE_LABELS.get(stage, stage)} {done}/{total}"
-        index = self.index(row)
-        roles = [Qt.ItemDataRole.DisplayRole, DocumentRoles.PROGRESS]
-        self.dataChanged.emit(index, index, roles)
+        self._changed(row, [Qt.ItemDataRole.DisplayRole, DocumentRoles.PROGRESS])
 
     # -- reading ---------------------------------------------------------------------
 
     def row_of(self, document_id: int) -> int | None:
         return self._row_of.get(document_id)
 
-    def document_at(self, row: int) -> Document:
-        return self._documents[row]
-
-    def documents(self) -> list[Document]:
-        return list(self._documents)
+    document_at = RecordListModel.record_at
+    documents = RecordListModel.records
 
     def _reindex(self) -> None:
-        self._row_of = {document.id: row for row, document in enumerate(self._documents)}
+        self._row_of = {document.id: row for row, document in enumerate(self._records)}

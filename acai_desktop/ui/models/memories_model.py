@@ -19,9 +19,7 @@ from collections.abc import Awaitable, Callable
 from enum import IntEnum
 
 from PySide6.QtCore import (
-    QAbstractListModel,
     QModelIndex,
-    QPersistentModelIndex,
     Qt,
     QTimer,
     Signal,
@@ -35,9 +33,8 @@ from acai_desktop.core.memory.panel_view import (
 )
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.records import MemoryItem, MemoryStatus
+from acai_desktop.ui.models.record_list_model import Index, RecordListModel
 from acai_desktop.ui.tasks import TaskTracker
-
-Index = QModelIndex | QPersistentModelIndex
 
 #: The tooltip of a temporary memory says what its badge means.
 TEMPORARY_EXPLANATION = MemoryPolicy().temporary_explanation()
@@ -101,7 +98,9 @@ def _value(item: MemoryItem, role: int):
     return None
 
 
-class MemoriesModel(QAbstractListModel):
+class MemoriesModel(RecordListModel):
+    roles = MemoryRoles
+
     #: The counts changed: (memories matching the query, memories the panel has at all).
     counts_changed = Signal(int, int)
     #: The first page of a new query arrived (or the model was detached).
@@ -113,7 +112,6 @@ class MemoriesModel(QAbstractListModel):
     def __init__(self, parent=None, *, page_size: int = DEFAULT_PAGE_SIZE) -> None:
         super().__init__(parent)
         self.page_size = page_size
-        self._items: list[MemoryItem] = []
         self._query = PanelQuery()
         self._read: PanelReader | None = None
         self._count: PanelCounter | None = None
@@ -134,16 +132,8 @@ class MemoriesModel(QAbstractListModel):
 
     # -- Qt's model API ----------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
-        return 0 if parent.isValid() else len(self._items)
-
-    def roleNames(self) -> dict[int, bytes]:
-        return {role.value: role.name.lower().encode() for role in MemoryRoles}
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
-            return None
-        return _value(self._items[index.row()], role)
+    def value(self, item: MemoryItem, role: int):
+        return _value(item, role)
 
     def canFetchMore(self, parent: Index) -> bool:
         return (
@@ -157,7 +147,7 @@ class MemoriesModel(QAbstractListModel):
     def fetchMore(self, parent: Index) -> None:
         if not self.canFetchMore(parent) or not _loop_running():
             return
-        after = self._query.key(self._items[-1]) if self._items else None
+        after = self._query.key(self._records[-1]) if self._records else None
         self.tasks.start(self._fetch_more(self._generation, self._trims, after), key=MORE_TASK)
 
     # -- the source and the query -------------------------------------------------------
@@ -189,7 +179,7 @@ class MemoriesModel(QAbstractListModel):
         self._recount_timer.stop()
         await self.tasks.cancel_all()
         self.beginResetModel()
-        self._items, self._more, self._window = [], False, 0
+        self._records, self._more, self._window = [], False, 0
         self.endResetModel()
         self._loading = False
         self._set_counts(0, 0)
@@ -227,9 +217,9 @@ class MemoriesModel(QAbstractListModel):
         if generation != self._generation:
             return
         self.beginResetModel()
-        self._items = list(page.items)
+        self._records = list(page.items)
         self._more = page.more
-        self._window = len(self._items)
+        self._window = len(self._records)
         self.endResetModel()
         self._set_counts(page.total or 0, total or 0)
         self.loaded.emit()
@@ -242,30 +232,21 @@ class MemoriesModel(QAbstractListModel):
             # continue the loaded rows. The view asks again once this task is done.
             QTimer.singleShot(0, self.more_available.emit)
             return
-        known = {item.id for item in self._items}
+        known = {item.id for item in self._records}
         new = [item for item in page.items if item.id not in known]
         self._more = page.more
         if new:
-            first = len(self._items)
+            first = len(self._records)
             self.beginInsertRows(QModelIndex(), first, first + len(new) - 1)
-            self._items.extend(new)
+            self._records.extend(new)
             self.endInsertRows()
-        self._window = len(self._items)
+        self._window = len(self._records)
 
     # -- rows ----------------------------------------------------------------------------
 
-    def row_of(self, memory_id: int) -> int | None:
-        for row, item in enumerate(self._items):
-            if item.id == memory_id:
-                return row
-        return None
-
-    def item_at(self, row: int) -> MemoryItem:
-        return self._items[row]
-
-    def items(self) -> list[MemoryItem]:
-        """The loaded rows (not every matching memory: see ``matching_count``)."""
-        return list(self._items)
+    item_at = RecordListModel.record_at
+    #: The loaded rows (not every matching memory: see ``matching_count``).
+    items = RecordListModel.records
 
     # -- core events ---------------------------------------------------------------------
 
@@ -288,23 +269,22 @@ class MemoriesModel(QAbstractListModel):
             return
         row = self.row_of(item.id)
         if row is not None:
-            self._items[row] = item
-            index = self.index(row)
-            self.dataChanged.emit(index, index)
+            self._records[row] = item
+            self._changed(row)
             return
         row = self._place_for(self._query.key(item))
         if row is None:
             return  # after the loaded rows: a later page brings it
         self.beginInsertRows(QModelIndex(), row, row)
-        self._items.insert(row, item)
+        self._records.insert(row, item)
         self.endInsertRows()
         self._set_counts(self.matching_count + 1, self.total_count + int(added))
-        if len(self._items) > self._window + self.page_size:
+        if len(self._records) > self._window + self.page_size:
             # Many live additions (an import): keep the loaded rows bounded; the
             # oldest come back as a page when the view scrolls to them.
-            last = len(self._items) - 1
+            last = len(self._records) - 1
             self.beginRemoveRows(QModelIndex(), last, last)
-            del self._items[last]
+            del self._records[last]
             self.endRemoveRows()
             self._more = True
             self._trims += 1
@@ -312,14 +292,14 @@ class MemoriesModel(QAbstractListModel):
     def _place_for(self, key: PanelKey) -> int | None:
         """The row where a memory with ``key`` goes (the query's order), or None when it
         falls after the loaded rows and more rows are still to be read."""
-        low, high = 0, len(self._items)
+        low, high = 0, len(self._records)
         while low < high:
             middle = (low + high) // 2
-            if self._query.key(self._items[middle]) > key:
+            if self._query.key(self._records[middle]) > key:
                 low = middle + 1
             else:
                 high = middle
-        if low == len(self._items) and self._more:
+        if low == len(self._records) and self._more:
             return None
         return low
 
@@ -330,9 +310,9 @@ class MemoriesModel(QAbstractListModel):
         if row is None:
             return
         self.beginRemoveRows(QModelIndex(), row, row)
-        del self._items[row]
+        del self._records[row]
         self.endRemoveRows()
-        self._window = min(self._window, len(self._items))
+        self._window = min(self._window, len(self._records))
         self._set_counts(
             max(0, self.matching_count - 1), max(0, self.total_count - int(left_panel))
         )

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import Qt
 
 from acai_desktop.core.records import ConversationHit
+from acai_desktop.ui.models.record_list_model import RecordListModel
 
-Index = QModelIndex | QPersistentModelIndex
 UNTITLED = "New conversation"
 TITLE_MATCH_TEXT = "Conversation title"
 
@@ -34,21 +34,10 @@ def hit_lines(hit: ConversationHit) -> tuple[str, str]:
     return title, f"{speaker}: {hit.snippet}"
 
 
-class SearchResultsModel(QAbstractListModel):
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self._hits: list[ConversationHit] = []
+class SearchResultsModel(RecordListModel):
+    roles = SearchRoles
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
-        return 0 if parent.isValid() else len(self._hits)
-
-    def roleNames(self) -> dict[int, bytes]:
-        return {role.value: role.name.lower().encode() for role in SearchRoles}
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or not 0 <= index.row() < len(self._hits):
-            return None
-        hit = self._hits[index.row()]
+    def value(self, hit: ConversationHit, role: int):
         if role == Qt.ItemDataRole.DisplayRole:
             return "\n".join(hit_lines(hit))
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -63,9 +52,6 @@ class SearchResultsModel(QAbstractListModel):
         return None
 
     def set_hits(self, hits: list[ConversationHit]) -> None:
-        self.beginResetModel()
-        self._hits = list(hits)
-        self.endResetModel()
+        self._reset(hits)
 
-    def hit_at(self, row: int) -> ConversationHit:
-        return self._hits[row]
+    hit_at = RecordListModel.record_at
