@@ -17,7 +17,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from acai_desktop.ui.session import GuiSession
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 
@@ -28,6 +27,7 @@ from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.pdf_writer import write_text_pdf
 from acai_desktop.ui.app import create_application
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.document_dialogs import PassageDialog
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 
@@ -104,7 +104,7 @@ async def populate(profile: Profile, files: Path) -> int:
             )
             for hit in hits
         ]
-        await assistant.provenance.record_evidence(answer.id, evidence)
+        await assistant._provenance.record_evidence(answer.id, evidence)
         # This chat quotes the manual and the handbook, not the code.
         quoted = [d.id for d in report.queued if d.name != "deploy.py"]
         await assistant.documents.set_scope(
@@ -157,7 +157,7 @@ def shoot(work: Path, output: str) -> None:
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    session = GuiSession(profile, quit_after_ms=30_000)
+    session = AppController(profile, quit_after_ms=30_000)
     saved: list[bool] = []
 
     def when_loaded() -> None:
@@ -175,7 +175,7 @@ def shoot(work: Path, output: str) -> None:
         error_row = next(r for r in rows if model.document_at(r).status == "error")
         panel.list.setCurrentIndex(model.index(error_row))
         window.show_status("Ready")
-        window.answer_sources_requested.emit(answer_id)
+        session.turns.show_sources(answer_id)
         QTimer.singleShot(600, open_passage)
 
     def open_passage() -> None:

@@ -17,7 +17,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from acai_desktop.ui.session import GuiSession
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
 
@@ -26,6 +25,7 @@ from acai_desktop.core.llm.presets import RoleModels
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import create_application
+from acai_desktop.ui.app_controller import AppController
 
 WIDTHS = (640, 1024, 1440)
 HEIGHT = 800
@@ -86,7 +86,7 @@ def main(output_dir: Path) -> int:
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    session = GuiSession(profile, quit_after_ms=60_000)
+    session = AppController(profile, quit_after_ms=60_000)
     saved: list[str] = []
     widths = list(WIDTHS)
 
