@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
     # The chat.
     chat_pane: QWidget
     conversation_title: ElidedLabel
-    model_badge: QLabel
+    model_badge: ElidedLabel
     model_state: QLabel
     temporary_badge: QLabel
     scope_badge: QLabel
