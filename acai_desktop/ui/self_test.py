@@ -153,7 +153,7 @@ class SelfTest:
 
     async def window_opened(self, session: AppController) -> str:
         window, assistant = session.window, session.assistant
-        assert window is not None and window.isVisible(), "the main window is not shown"
+        assert window.isVisible(), "the main window is not shown"
         if assistant.model_problem:
             raise RuntimeError(model_problem_text(assistant.model_problem))
         return (
