@@ -1,7 +1,7 @@
 """The real window with nobody in front of it: for ``--self-test``, ``bench soak`` and tests.
 
 - :func:`use_offscreen_platform` must run before the QApplication exists;
-- :func:`run_in_session` starts a :class:`AppController` on qasync's loop, waits until it has
+- :func:`run_in_session` starts an :class:`AppController` on qasync's loop, waits until it has
   opened its services, runs a scenario coroutine beside it, then quits it cleanly;
 - :func:`wait_until` is how a scenario waits: polling with a deadline, the loop running;
 - :class:`QtMessageCounter` counts the warnings Qt logs meanwhile.
@@ -58,9 +58,10 @@ def run_in_session(
     *,
     wait_for_open: bool = True,
 ) -> Any:
-    """Start ``session``, wait until it has opened its services, run ``scenario``, quit.
+    """Start ``session`` (an app controller), wait until it has opened its services, run
+    ``scenario``, quit.
 
-    A session that fails to open (its ``run`` ends first) is returned or raised as is.
+    A run that fails to open (its ``run`` ends first) is returned or raised as is.
     ``wait_for_open`` False runs ``scenario`` as soon as the window shows (what happens
     before the services open: the first start's question)."""
     import qasync  # after PySide6, as in run_gui: qasync binds to the loaded Qt binding

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from acai_desktop.core.records import Conversation, ConversationHit, Message
+from acai_desktop.core.records import Conversation, Message
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
 if TYPE_CHECKING:
@@ -171,7 +171,4 @@ class ConversationsController(Controller):
     @in_background(SEARCH_TASK)
     async def search(self, assistant: Assistant, query: str) -> None:
         hits = await assistant.conversations.search(query)
-        self._show_hits(query, hits)
-
-    def _show_hits(self, query: str, hits: list[ConversationHit]) -> None:
         self.window.dialogs.show_search_results(query, hits)

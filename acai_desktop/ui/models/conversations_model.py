@@ -1,8 +1,9 @@
 """The conversations of the profile, most recently active first, as a Qt list model.
 
-The session loads the list and passes each conversation it has re-read after a
-message was added (its title and ``updated_at`` change then); the model moves it to
-the top. A rename keeps its place; a deleted conversation leaves the list.
+The conversations controller loads the list; the core's news keeps it current: a new
+conversation is inserted, and a turn's ``ConversationChanged`` (its title and
+``updated_at`` change then) moves it to the top. A rename keeps its place; a deleted
+conversation leaves the list.
 Temporary chats are listed too, marked (ACAI learns nothing from them).
 """
 

@@ -101,7 +101,7 @@ class DocumentsModel(RecordListModel):
             return document
         return None
 
-    # -- what the session and the events give it --------------------------------------
+    # -- what the controller and the events give it -----------------------------------
 
     def set_documents(self, documents: list[Document]) -> None:
         self._progress.clear()
