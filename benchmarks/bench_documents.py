@@ -32,8 +32,8 @@ from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.store.database import Store
-from acai_desktop.evaluation.documents_corpus import Fact, manual_pages
-from acai_desktop.evaluation.pdf_writer import write_text_pdf
+from benchmarks.documents_corpus import Fact, manual_pages
+from benchmarks.pdf_writer import write_text_pdf
 
 RECALL_AT = (1, 3, 5, 10)
 LATENCY_K = 5

@@ -34,8 +34,8 @@ from acai_desktop.core.memory.session import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import create_conversation
 from acai_desktop.core.store.database import Store
-from acai_desktop.evaluation.bench_text import EVENTS, NAMES, memory_texts
 from acai_desktop.evaluation.harness import KEEP_EVERYTHING
+from benchmarks.chat_corpus import EVENTS, NAMES, memory_texts
 
 DEFAULT_SIZES = (1000, 10000, 100000)
 INSERT_BATCH = 5000

@@ -41,7 +41,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
 from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
 from acai_desktop.evaluation.scripted_profile import NO_KEYRING, use_scripted_model
-from acai_desktop.evaluation.soak_faults import (
+from benchmarks.soak_faults import (
     DEFAULT_IMPORT_MEMORIES,
     HUGE_ANSWER_MB,
     HUGE_PIECE_CHARACTERS,

@@ -17,10 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from acai_desktop.commands import STARTUP_PROBE_FLAG, bench_answers, bench_documents, bench_soak
+from acai_desktop.commands import STARTUP_PROBE_FLAG
 from acai_desktop.commands.arguments import add_common_arguments
-from acai_desktop.commands.eval import parse_positive_list
 from acai_desktop.core.errors import InvalidInputError
+from benchmarks.commands import bench_answers, bench_documents, bench_soak
+from benchmarks.commands.eval import parse_positive_list
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -119,7 +120,7 @@ def format_report(report: dict) -> str:
 
 
 def run_retrieval(args: argparse.Namespace) -> int:
-    from acai_desktop.evaluation.bench import run_benchmark
+    from benchmarks.bench_retrieval import run_benchmark
 
     sizes = parse_positive_list(args.sizes, "--sizes")
     if args.queries <= 0:
@@ -151,7 +152,7 @@ def format_conversation_report(report: dict) -> str:
 
 def run_conversation(args: argparse.Namespace) -> int:
     from acai_desktop.core.assistant import ModelOverrides
-    from acai_desktop.evaluation.conversation_bench import run_conversation_benchmark
+    from benchmarks.bench_conversation import run_conversation_benchmark
 
     if args.messages <= 0 or args.turns <= 1:
         raise InvalidInputError("--messages must be positive and --turns at least 2.")
@@ -187,7 +188,7 @@ def _large_answer_line(case: dict) -> str:
 
 
 def run_ui(args: argparse.Namespace) -> int:
-    from acai_desktop.ui.bench_ui import run_ui_benchmark
+    from benchmarks.ui.bench_ui import run_ui_benchmark
 
     report = run_ui_benchmark()
     if args.json:
@@ -256,7 +257,7 @@ def _prepare_profile(data_dir: Path, memories: int) -> None:
     ``memories`` memories with real embeddings."""
     from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
     from acai_desktop.core.profile import Profile
-    from acai_desktop.evaluation.bench import build_profile
+    from benchmarks.bench_retrieval import build_profile
 
     profile = Profile.at(data_dir).ensure()
     save_model_settings(profile.settings_path, ModelSettings.for_preset("ollama"))

@@ -49,7 +49,7 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
 
 def run(args: argparse.Namespace) -> int:
     from acai_desktop.core.assistant import ModelOverrides
-    from acai_desktop.evaluation.answers_bench import (
+    from benchmarks.bench_answers import (
         format_answers_report,
         measure_answers,
         print_progress,

@@ -61,12 +61,12 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
 
 
 def run(args: argparse.Namespace) -> int:
-    from acai_desktop.evaluation.documents_bench import documents_benchmark
-    from acai_desktop.evaluation.documents_memory import memory_benchmark
+    from benchmarks.bench_documents import documents_benchmark
+    from benchmarks.documents_memory import memory_benchmark
 
     if args.pages < 1 or args.chunks < 0 or args.queries < 1:
         raise InvalidInputError("--pages and --queries must be at least 1, --chunks at least 0.")
-    from acai_desktop.evaluation.documents_memory import LARGE_FILES
+    from benchmarks.documents_memory import LARGE_FILES
 
     if not 0 <= args.memory_mb <= 50 or not 0 <= args.large_mb <= 50:
         raise InvalidInputError("--memory-mb and --large-mb must be between 0 and 50.")

@@ -12,7 +12,7 @@ import sys
 import time
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.evaluation.soak_faults import DEFAULT_IMPORT_MEMORIES, LONG_IMPORT_TURN
+from benchmarks.soak_faults import DEFAULT_IMPORT_MEMORIES, LONG_IMPORT_TURN
 
 GOAL_RSS_GROWTH_MB = 50
 
@@ -110,10 +110,10 @@ def run(args: argparse.Namespace) -> int:
         from acai_desktop.ui.headless import use_offscreen_platform
 
         use_offscreen_platform()
-        from acai_desktop.ui.soak_driver import run_soak_child
+        from benchmarks.ui.soak_driver import run_soak_child
 
         return run_soak_child(args.data_dir, args.first_turn, args.turns, args.crash_at_turn)
-    from acai_desktop.evaluation.soak import run_soak
+    from benchmarks.bench_soak import run_soak
 
     started = time.monotonic()
 

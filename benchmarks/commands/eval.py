@@ -14,9 +14,9 @@ import json
 import sys
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
-from acai_desktop.commands.eval_ablation import add_ablation_parser
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
+from benchmarks.commands.eval_ablation import add_ablation_parser
 
 
 def parse_positive_list(text: str, what: str) -> tuple[int, ...]:
@@ -330,7 +330,7 @@ def run_extraction(args: argparse.Namespace) -> int:
         messages_to_play,
     )
     from acai_desktop.evaluation.locomo import load_dataset
-    from acai_desktop.evaluation.progress import TerminalProgress
+    from benchmarks.progress import TerminalProgress
 
     if args.limit is not None and args.limit <= 0:
         raise InvalidInputError(f"--limit must be a positive whole number, not {args.limit}.")
@@ -389,7 +389,7 @@ def run_updates(args: argparse.Namespace) -> int:
 
 
 def run_policy(args: argparse.Namespace) -> int:
-    from acai_desktop.evaluation.policy_eval import evaluate_policy, format_policy, load_statements
+    from benchmarks.eval_policy import evaluate_policy, format_policy, load_statements
 
     statements = load_statements(args.statements)
     report = asyncio.run(evaluate_policy(statements)).as_dict()
@@ -398,7 +398,7 @@ def run_policy(args: argparse.Namespace) -> int:
 
 
 def run_panel_search(args: argparse.Namespace) -> int:
-    from acai_desktop.evaluation.panel_search_eval import (
+    from benchmarks.eval_panel_search import (
         evaluate_panel_search,
         format_panel_search,
         load_panel_queries,

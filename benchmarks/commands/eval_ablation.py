@@ -90,9 +90,9 @@ def _overrides(args: argparse.Namespace, dataset, stack: contextlib.ExitStack):
 
     if not args.scripted:
         return ModelOverrides(args.provider, args.base_url, args.model)
-    from acai_desktop.evaluation.ablation_oracle import evidence_reader
     from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer
     from acai_desktop.evaluation.scripted_profile import keep_away_from_the_keyring
+    from benchmarks.ablation_oracle import evidence_reader
 
     keep_away_from_the_keyring()
     server = stack.enter_context(FakeOpenAIServer())
@@ -105,7 +105,7 @@ def run_ablation(args: argparse.Namespace) -> int:
     from acai_desktop.evaluation.ablation_results import AblationReport
     from acai_desktop.evaluation.ablation_text import format_ablation
     from acai_desktop.evaluation.locomo import load_dataset
-    from acai_desktop.evaluation.progress import TerminalProgress
+    from benchmarks.progress import TerminalProgress
 
     options = _options(args)
     dataset = load_dataset(args.dataset)

@@ -180,9 +180,9 @@ def run_ui_benchmark() -> dict:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from acai_desktop.core.profile import Profile
-    from acai_desktop.evaluation.bench import build_profile
     from acai_desktop.ui.app import create_application
     from acai_desktop.ui.garbage import MainThreadGarbageCollector
+    from benchmarks.bench_retrieval import build_profile
 
     app = create_application()
     idle = idle_lateness()

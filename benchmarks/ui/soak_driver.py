@@ -16,7 +16,12 @@ import traceback
 
 from acai_desktop.core.answer_text import was_cut
 from acai_desktop.core.profile import Profile
-from acai_desktop.evaluation.soak import (
+from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
+from acai_desktop.ui.models.memories_model import MemoryRoles
+from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.none_refcount import paint_while_scrolling, type_in
+from acai_desktop.ui.session import GuiSession
+from benchmarks.bench_soak import (
     CITIES,
     DRINKS,
     job_counts,
@@ -25,11 +30,6 @@ from acai_desktop.evaluation.soak import (
     turn_of,
     unfinished_jobs,
 )
-from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
-from acai_desktop.ui.models.memories_model import MemoryRoles
-from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.none_refcount import paint_while_scrolling, type_in
-from acai_desktop.ui.session import GuiSession
 
 TURN_TASK = "turn"
 #: A turn that takes longer is stuck (the slowest fault, a timeout, costs a few seconds).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from acai_desktop.core.assistant import ModelOverrides
 from acai_desktop.core.records import JobStatus
-from acai_desktop.evaluation.answers_bench import format_answers_report, measure_answers
+from benchmarks.bench_answers import format_answers_report, measure_answers
 from tests.support.aio import run
 from tests.support.fake_model import fake_model
 

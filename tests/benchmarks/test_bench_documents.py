@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from acai_desktop.commands.bench_documents import format_report
-from acai_desktop.evaluation.documents_bench import documents_benchmark
-from acai_desktop.evaluation.documents_corpus import manual_pages
+from benchmarks.bench_documents import documents_benchmark
+from benchmarks.commands.bench_documents import format_report
+from benchmarks.documents_corpus import manual_pages
 from tests.support.aio import run
 
 
@@ -29,8 +29,8 @@ def test_the_documents_benchmark_indexes_searches_and_reports(tmp_path):
 
 
 def test_the_memory_cases_index_each_file_in_a_child_and_report_its_peak():
-    from acai_desktop.commands.bench_documents import memory_lines
-    from acai_desktop.evaluation.documents_memory import memory_benchmark
+    from benchmarks.commands.bench_documents import memory_lines
+    from benchmarks.documents_memory import memory_benchmark
 
     lines: list[str] = []
     memory = memory_benchmark(size_mb=0.05, large_mb=0, report=lines.append)

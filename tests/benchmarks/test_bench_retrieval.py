@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from acai_desktop.cli import main
-from acai_desktop.evaluation.bench import benchmark_queries, run_benchmark
-from acai_desktop.evaluation.bench_text import memory_texts
+from benchmarks.bench_retrieval import benchmark_queries, run_benchmark
+from benchmarks.chat_corpus import memory_texts
 from tests.support.aio import run
 from tests.support.memory import shared_embedder
 

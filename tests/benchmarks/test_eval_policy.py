@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.evaluation.policy_eval import (
+from benchmarks.eval_policy import (
     evaluate_policy,
     format_policy,
     load_statements,

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from acai_desktop.evaluation.conversation_bench import (
+from benchmarks.bench_conversation import (
     FACTS,
     QUESTIONS,
     SMALL_TALK,

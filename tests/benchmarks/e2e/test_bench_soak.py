@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from acai_desktop.evaluation.soak import fault_of, run_soak, turn_message
-from acai_desktop.evaluation.soak_faults import LONG_IMPORT_TURN
+from benchmarks.bench_soak import fault_of, run_soak, turn_message
+from benchmarks.soak_faults import LONG_IMPORT_TURN
 from tests.e2e.test_program import run_program
 
 REPORT_KEYS = {

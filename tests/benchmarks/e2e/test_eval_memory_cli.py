@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from acai_desktop.evaluation.policy_eval import default_statements_path
+from benchmarks.eval_policy import default_statements_path
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
