@@ -1,4 +1,4 @@
-"""``acai-desktop bench conversation``: what the background processors cost and save.
+"""``python -m benchmarks bench conversation``: what the background processors cost and save.
 
 Two measurements against whatever model is configured (the bundled Local model by
 default), on a fresh temporary profile:

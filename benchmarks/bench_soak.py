@@ -1,6 +1,6 @@
-"""``acai-desktop bench soak``: hundreds of turns through the real window, with faults.
+"""``python -m benchmarks bench soak``: hundreds of turns through the real window, with faults.
 
-The window runs in a *child process* (``acai_desktop.ui.soak_driver``), offscreen, on a
+The window runs in a *child process* (``benchmarks.ui.soak_driver``), offscreen, on a
 temporary profile; this parent hosts the scripted model server, decides the faults, and
 watches. A child that dies (an abort, a segfault, a kill) is counted as a crash and a new
 one carries on from the next turn, so one crash can't end the bench or hide what followed.
@@ -41,6 +41,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
 from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
 from acai_desktop.evaluation.scripted_profile import NO_KEYRING, use_scripted_model
+from benchmarks import child_environment, python_command
 from benchmarks.soak_faults import (
     DEFAULT_IMPORT_MEMORIES,
     HUGE_ANSWER_MB,
@@ -257,10 +258,9 @@ class ChildRun:
 
 
 def child_command(data_dir: Path, first: int, last: int, crash_at: int | None) -> list[str]:
-    """How to start the window child: the same program, frozen or not."""
-    frozen = getattr(sys, "frozen", False)
-    program = [sys.executable] if frozen else [sys.executable, "-m", "acai_desktop"]
-    command = [*program, "--data-dir", str(data_dir), "bench", "soak", "--child"]
+    """How to start the window child: this very benchmarks package, in a fresh process
+    (``run_child`` puts the repository on its path)."""
+    command = [*python_command(), "--data-dir", str(data_dir), "bench", "soak", "--child"]
     command += ["--first-turn", str(first), "--turns", str(last)]
     if crash_at is not None:
         command += ["--crash-at-turn", str(crash_at)]
@@ -269,7 +269,7 @@ def child_command(data_dir: Path, first: int, last: int, crash_at: int | None) -
 
 def run_child(command: list[str], first: int, progress: Callable[[dict], None]) -> ChildRun:
     run = ChildRun(first_turn=first)
-    env = {**os.environ, **NO_KEYRING, "QT_QPA_PLATFORM": "offscreen"}
+    env = child_environment({**os.environ, **NO_KEYRING, "QT_QPA_PLATFORM": "offscreen"})
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as stderr:
         process = subprocess.Popen(
             command,

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from acai_desktop.core.errors import InvalidInputError
+from benchmarks import DATA_DIR
 
 GOAL_RECALL = 0.9
 
@@ -43,9 +43,7 @@ class LabelledProfile:
 
 
 def default_queries_path() -> Path:
-    return Path(
-        str(resources.files("acai_desktop.evaluation") / "data" / "panel_search_queries.json")
-    )
+    return DATA_DIR / "panel_search_queries.json"
 
 
 def load_panel_queries(path: str | Path | None = None) -> list[LabelledProfile]:

@@ -27,10 +27,10 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from acai_desktop.core.errors import InvalidInputError
+from benchmarks import DATA_DIR
 
 EXPECTED = ("long_term", "temporary", "nothing")
 OUTCOMES = ("long_term", "temporary", "not kept")
@@ -51,9 +51,7 @@ class Statement:
 
 
 def default_statements_path() -> Path:
-    return Path(
-        str(resources.files("acai_desktop.evaluation") / "data" / "policy_statements.jsonl")
-    )
+    return DATA_DIR / "policy_statements.jsonl"
 
 
 def load_statements(path: str | Path | None = None) -> list[Statement]:

@@ -1,4 +1,4 @@
-"""Variants of the app's ranking, for ``acai-desktop eval retrieval`` experiments.
+"""Variants of the app's ranking, for ``python -m benchmarks eval retrieval`` experiments.
 
 The app ranks one way (:class:`HybridRetriever` with plain :class:`RetrievalWeights`).
 The ideas measured against it and not adopted live here, as a retriever that

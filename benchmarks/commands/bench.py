@@ -1,7 +1,8 @@
-"""``acai-desktop bench retrieval|conversation|startup|documents|answers|…``: benchmarks.
+"""``python -m benchmarks bench retrieval|conversation|startup|documents|answers|…``: benchmarks.
 
-See :mod:`acai_desktop.evaluation.bench` for what ``retrieval`` builds and
-measures, and :mod:`acai_desktop.ui.startup_probe` for one measured start of the window.
+See :mod:`benchmarks.bench_retrieval` for what ``retrieval`` builds and
+measures, :mod:`benchmarks.ui.startup_probe` for one measured start of the window and
+:mod:`benchmarks.startup_outer` for starts measured from outside.
 """
 
 from __future__ import annotations
@@ -9,17 +10,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
+import shlex
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from acai_desktop.commands import STARTUP_PROBE_FLAG
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
+from benchmarks import child_environment, python_command
 from benchmarks.commands import bench_answers, bench_documents, bench_soak
 from benchmarks.commands.eval import parse_positive_list
 
@@ -85,7 +85,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "bare PySide6 window, and prints the medians: app_s (process start until the window "
         "is painted, the profile loaded and the event loop responsive), bare_s, and the "
         "longest stall of a 5 ms timer from the first paint until --settle seconds after "
-        "ready and the services are up.",
+        "ready and the services are up. Then the outer figures: `acai-desktop gui "
+        "--quit-after-ms 1` on a fresh data directory against a bare PySide6 window that "
+        "shows and quits the same way, each timed as a whole process from spawn to exit "
+        "(alternating pairs, medians). With --app only the outer figures are taken.",
     )
     startup.add_argument("--memories", type=int, default=0, help="memories in the profile")
     startup.add_argument("--runs", type=int, default=5, help="starts of each window")
@@ -94,6 +97,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         default=3.0,
         help="seconds after ready to keep watching stalls (background loading)",
+    )
+    startup.add_argument(
+        "--outer-runs", type=int, default=7, help="whole-process starts of each (outer ratio)"
+    )
+    startup.add_argument(
+        "--app",
+        metavar="COMMAND",
+        help="time this program as the app, from outside only (e.g. the frozen bundle's "
+        "acai-desktop); default: the acai-desktop launcher of this Python",
+    )
+    startup.add_argument(
+        "--bare",
+        metavar="COMMAND",
+        help="the bare window to compare with (a command line; e.g. the frozen floor "
+        "with --quit-after-ms 1); default: a PySide6 window run by this Python",
     )
     startup.add_argument("--json", action="store_true", help="print one JSON object")
     startup.set_defaults(handler=run_startup)
@@ -199,19 +217,16 @@ def run_ui(args: argparse.Namespace) -> int:
 
 # -- bench startup -------------------------------------------------------------------
 
-PROBE_MODULE = "acai_desktop.ui.startup_probe"
+PROBE_MODULE = "benchmarks.ui.startup_probe"
 
 
 def _probe(kind: str, data_dir: Path | None, settle: float) -> dict:
     """Start one fresh process that opens a window and reports when it was ready."""
-    env = dict(os.environ)
+    env = child_environment()
     if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
     started_at = time.time()
-    program = [sys.executable, STARTUP_PROBE_FLAG]
-    if not getattr(sys, "frozen", False):
-        program = [sys.executable, "-m", PROBE_MODULE]
-    command = [*program, kind, "--started-at", repr(started_at)]
+    command = [*python_command(PROBE_MODULE), kind, "--started-at", repr(started_at)]
     command += ["--settle", str(settle)]
     if data_dir is not None:
         command += ["--data-dir", str(data_dir)]
@@ -265,30 +280,55 @@ def _prepare_profile(data_dir: Path, memories: int) -> None:
 
 
 def format_startup_report(report: dict) -> str:
-    return "\n".join(
-        [
-            f"memories: {report['memories']} ({report['runs']} runs each, medians)",
-            f"  app ready:  {report['app_s']:.3f} s  (painted {report['app_painted_s']:.3f} s; "
-            f"model client, memory index and jobs up at {report['app_services_s']:.3f} s)",
-            f"  bare ready: {report['bare_s']:.3f} s",
-            f"  app / bare: {report['ratio']:.2f}x",
-            f"  longest 5 ms-timer stall from the first paint until {report['settle_s']:g} s "
-            f"after all is up: {report['app_max_stall_ms']:.1f} ms median, "
-            f"{report['app_worst_stall_ms']:.1f} ms worst (bare: "
-            f"{report['bare_max_stall_ms']:.1f} ms)",
-        ]
-    )
+    return "\n".join(_probe_lines(report) + _outer_lines(report))
+
+
+def _outer_lines(report: dict) -> list[str]:
+    if "outer_ratio" not in report:
+        return []
+    return [
+        f"outer: open and quit as whole processes, fresh data directory "
+        f"({report['outer_runs']} alternating pairs, medians)",
+        f"  app (gui --quit-after-ms 1): {report['outer_app_s']:.3f} s",
+        f"  bare window:                 {report['outer_bare_s']:.3f} s",
+        f"  app / bare: {report['outer_ratio']:.2f}x (goal <= 3x)",
+    ]
+
+
+def _probe_lines(report: dict) -> list[str]:
+    if "ratio" not in report:
+        return []
+    return [
+        f"memories: {report['memories']} ({report['runs']} runs each, medians)",
+        f"  app ready:  {report['app_s']:.3f} s  (painted {report['app_painted_s']:.3f} s; "
+        f"model client, memory index and jobs up at {report['app_services_s']:.3f} s)",
+        f"  bare ready: {report['bare_s']:.3f} s",
+        f"  app / bare: {report['ratio']:.2f}x",
+        f"  longest 5 ms-timer stall from the first paint until {report['settle_s']:g} s "
+        f"after all is up: {report['app_max_stall_ms']:.1f} ms median, "
+        f"{report['app_worst_stall_ms']:.1f} ms worst (bare: "
+        f"{report['bare_max_stall_ms']:.1f} ms)",
+    ]
 
 
 def run_startup(args: argparse.Namespace) -> int:
-    if args.memories < 0 or args.runs < 1 or args.settle <= 0:
-        raise InvalidInputError("--memories must be >= 0, --runs >= 1 and --settle > 0.")
-    with tempfile.TemporaryDirectory(prefix="acai-bench-startup-") as directory:
-        data_dir = Path(directory) / "profile"
-        built = time.perf_counter()
-        _prepare_profile(data_dir, args.memories)
-        build_s = round(time.perf_counter() - built, 1)
-        report = {"memories": args.memories, "build_s": build_s}
-        report |= measure_startup(data_dir, runs=args.runs, settle=args.settle)
+    from benchmarks.startup_outer import measure_outer
+
+    if args.memories < 0 or args.runs < 1 or args.settle <= 0 or args.outer_runs < 1:
+        raise InvalidInputError(
+            "--memories must be >= 0, --runs and --outer-runs >= 1 and --settle > 0."
+        )
+    app = shlex.split(args.app) if args.app else None
+    bare = shlex.split(args.bare) if args.bare else None
+    report: dict = {}
+    if app is None:  # the probe runs in this Python's app; a given program is timed outside
+        with tempfile.TemporaryDirectory(prefix="acai-bench-startup-") as directory:
+            data_dir = Path(directory) / "profile"
+            built = time.perf_counter()
+            _prepare_profile(data_dir, args.memories)
+            build_s = round(time.perf_counter() - built, 1)
+            report = {"memories": args.memories, "build_s": build_s}
+            report |= measure_startup(data_dir, runs=args.runs, settle=args.settle)
+    report |= measure_outer(args.outer_runs, app=app, bare=bare)
     print(json.dumps(report) if args.json else format_startup_report(report))
     return 0

@@ -1,6 +1,6 @@
-"""``acai-desktop bench answers``: time to first token over consecutive messages.
+"""``python -m benchmarks bench answers``: time to first token over consecutive messages.
 
-See :mod:`acai_desktop.evaluation.answers_bench`. Runs on a temporary profile; never
+See :mod:`benchmarks.bench_answers`. Runs on a temporary profile; never
 touches --data-dir.
 """
 

@@ -1,8 +1,8 @@
-"""``acai-desktop bench documents [--pages N] [--chunks N] [--queries N]
+"""``python -m benchmarks bench documents [--pages N] [--chunks N] [--queries N]
 [--memory-mb N] [--large-mb N] [--large-kinds text,markdown,html] [--memory-only] [--json]``.
 
-See :mod:`acai_desktop.evaluation.documents_bench` and
-:mod:`acai_desktop.evaluation.documents_memory`. Everything is built in temporary
+See :mod:`benchmarks.bench_documents` and
+:mod:`benchmarks.documents_memory`. Everything is built in temporary
 directories; ``--data-dir`` is never touched. Goals: a 300-page text PDF indexed in
 at most 60 s on two cores; search p95 at most 15 ms with 100,000 chunks; indexing any
 file the readers accept at most 300 MB of memory above the app's baseline. Recall of

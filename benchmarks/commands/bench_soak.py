@@ -1,7 +1,7 @@
-"""``acai-desktop bench soak [--turns N] [--json]``: the real window through N turns.
+"""``python -m benchmarks bench soak [--turns N] [--json]``: the real window through N turns.
 
-See :mod:`acai_desktop.evaluation.soak`. The hidden ``--child`` options start the
-window side (:mod:`acai_desktop.ui.soak_driver`); the bench starts it itself.
+See :mod:`benchmarks.bench_soak`. The hidden ``--child`` options start the
+window side (:mod:`benchmarks.ui.soak_driver`); the bench starts it itself.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``acai-desktop eval ...``: measure retrieval and memory on a LoCoMo-format dataset.
+"""``python -m benchmarks eval ...``: measure retrieval and memory on a LoCoMo-format dataset.
 
 ``eval retrieval --dataset FILE`` ingests each sample into a fresh temporary profile
 and scores recall_any@k / recall_all@k of the orchestrator's retrieval (see

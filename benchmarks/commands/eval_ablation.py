@@ -1,4 +1,4 @@
-"""``acai-desktop eval ablation``: the questions of a LoCoMo-format dataset answered with
+"""``python -m benchmarks eval ablation``: the questions of a LoCoMo-format dataset answered with
 the question alone (A), the plan (B), retrieval (C), memory (D) and the whole
 conversation (F); see :mod:`acai_desktop.evaluation.ablation`."""
 

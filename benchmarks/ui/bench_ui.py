@@ -1,4 +1,4 @@
-"""``acai-desktop bench ui``: how long the window's event loop stalls under load.
+"""``python -m benchmarks bench ui``: how long the window's event loop stalls under load.
 
 The real main window (offscreen when there is no display) shows a short conversation and,
 in its memory panel, a profile of 10,000 memories: a temporary profile filled by the

@@ -2,7 +2,7 @@
 
 It opens the profile the parent prepared (every model role on the parent's scripted
 server), then turn after turn does what a user does, and prints one JSON line per event
-on stdout for the parent (see :mod:`acai_desktop.evaluation.soak`):
+on stdout for the parent (see :mod:`benchmarks.bench_soak`):
 ``started``, ``sending`` (before a message is sent), ``turn`` (after it is answered and
 the window was used), ``done`` (after the background jobs finished) or ``error``.
 """

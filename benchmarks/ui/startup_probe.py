@@ -1,6 +1,6 @@
 """One measured start of the window, run as its own process by ``bench startup``.
 
-``python -m acai_desktop.ui.startup_probe app --data-dir D --started-at T`` starts the
+``python -m benchmarks.ui.startup_probe app --data-dir D --started-at T`` starts the
 real window on profile D exactly as ``acai-desktop`` does (``run_gui``) and watches it:
 
 * ``painted_s`` — the first paint of the main window;

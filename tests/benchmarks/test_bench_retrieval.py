@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from acai_desktop.cli import main
 from benchmarks.bench_retrieval import benchmark_queries, run_benchmark
 from benchmarks.chat_corpus import memory_texts
+from benchmarks.cli import main
 from tests.support.aio import run
 from tests.support.memory import shared_embedder
 

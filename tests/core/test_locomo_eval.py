@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.cli import main
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.evaluation.harness import COMPARED, HarnessOptions, evaluate
 from acai_desktop.evaluation.locomo import (
@@ -16,6 +15,7 @@ from acai_desktop.evaluation.locomo import (
     normalise_dia_ids,
     parse_dataset,
 )
+from benchmarks.cli import main
 from tests.support.aio import run
 from tests.support.memory import shared_embedder
 

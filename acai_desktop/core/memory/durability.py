@@ -21,8 +21,8 @@ Two sources of evidence, the text first:
 
 Cues are whole words or short phrases, not a model: they are easy to read, to test and
 to correct, and they were tuned on two thirds of the labelled statements of
-``acai_desktop/evaluation/data/policy_statements.jsonl`` and checked on the other third
-(``acai-desktop eval policy``).
+``benchmarks/data/policy_statements.jsonl`` and checked on the other third
+(``python -m benchmarks eval policy``).
 """
 
 from __future__ import annotations

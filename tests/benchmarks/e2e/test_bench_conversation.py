@@ -1,4 +1,4 @@
-"""``acai-desktop bench conversation`` as a process against the scripted server."""
+"""``python -m benchmarks bench conversation`` as a process against the scripted server."""
 
 import json
 import subprocess
@@ -18,7 +18,7 @@ def test_counts_calls_and_compares_prompt_tokens(tmp_path, fake_openai):
     fake_openai.responder = fake_model
     result = subprocess.run(
         [
-            sys.executable, "-m", "acai_desktop", "bench", "conversation",
+            sys.executable, "-m", "benchmarks", "bench", "conversation",
             "--provider", "custom", "--base-url", fake_openai.base_url, "--model", "fake",
             "--messages", "20", "--turns", "60", "--json",
         ],

@@ -1,4 +1,4 @@
-"""``acai-desktop bench soak``: the window in a child process through a few turns.
+"""``python -m benchmarks bench soak``: the window in a child process through a few turns.
 
 The figures must be honest: a message that is not in the database is counted lost, a
 window process that dies is counted as a crash (and the bench carries on), an answer a
@@ -12,7 +12,7 @@ import sqlite3
 
 from benchmarks.bench_soak import fault_of, run_soak, turn_message
 from benchmarks.soak_faults import LONG_IMPORT_TURN
-from tests.e2e.test_program import run_program
+from tests.support.benchmarks import run_benchmarks
 
 REPORT_KEYS = {
     "turns",
@@ -28,7 +28,7 @@ REPORT_KEYS = {
 def test_a_short_soak_reports_every_figure_and_survives_a_fault():
     assert fault_of(3) == "dropped_stream"  # turn 3 below loses its stream mid-answer
 
-    result = run_program("bench", "soak", "--turns", "3", "--json")
+    result = run_benchmarks("bench", "soak", "--turns", "3", "--json")
 
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr, result.stderr
@@ -87,7 +87,7 @@ def test_a_huge_answer_is_cut_and_turns_beside_a_long_import_lose_nothing():
 
 
 def test_a_negative_import_size_is_refused_in_one_line():
-    result = run_program("bench", "soak", "--import-memories", "-1")
+    result = run_benchmarks("bench", "soak", "--import-memories", "-1")
 
     assert result.returncode == 2
     assert result.stderr.strip() == "acai-desktop: error: --import-memories must be 0 or more."

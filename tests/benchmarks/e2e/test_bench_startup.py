@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
+from tests.support.benchmarks import benchmark_environment
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 
 def test_bench_startup_reports_app_and_bare_medians():
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    env = benchmark_environment()
     done = subprocess.run(
         [
             sys.executable,

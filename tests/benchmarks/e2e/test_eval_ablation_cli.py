@@ -1,29 +1,29 @@
-"""``acai-desktop eval ablation`` as a real process against the scripted server: the JSON
+"""``python -m benchmarks eval ablation`` as a real process against the scripted server: the JSON
 it prints, and Ctrl+C printing what was measured so far."""
 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.core.test_ablation_eval import FIXTURE, scripted_reader
+from tests.support.benchmarks import benchmark_environment
 from tests.support.fake_openai import Reply
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 
 def ablation_command(data_dir: Path, server, *args: str) -> list[str]:
     return [
-        sys.executable, "-m", "acai_desktop", "eval", "ablation", "--data-dir", str(data_dir),
+        sys.executable, "-m", "benchmarks", "eval", "ablation", "--data-dir", str(data_dir),
         "--dataset", FIXTURE, "--provider", "custom", "--base-url", server.base_url,
         "--model", "fake-model", *args,
     ]  # fmt: skip
 
 
-ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+ENV = benchmark_environment()
 
 
 def test_json_has_every_configuration_and_the_budget_comes_first(tmp_path, fake_openai):
@@ -81,7 +81,7 @@ def test_ctrl_c_stops_and_prints_the_answers_so_far(tmp_path, fake_openai):
 
 
 def test_scripted_reader_needs_no_model_and_refuses_model_options(tmp_path):
-    command = [sys.executable, "-m", "acai_desktop", "eval", "ablation", "--data-dir",
+    command = [sys.executable, "-m", "benchmarks", "eval", "ablation", "--data-dir",
                str(tmp_path), "--dataset", FIXTURE, "--limit", "2", "--scripted"]  # fmt: skip
     done = subprocess.run(
         [*command, "--configs", "A,C,F", "--json"],
@@ -101,7 +101,7 @@ def test_no_model_there_is_an_error_and_no_table(tmp_path):
     from tests.support.closed_ports import closed_urls
 
     with closed_urls(1) as (url,):
-        command = [sys.executable, "-m", "acai_desktop", "eval", "ablation", "--data-dir",
+        command = [sys.executable, "-m", "benchmarks", "eval", "ablation", "--data-dir",
                    str(tmp_path), "--dataset", FIXTURE, "--limit", "1", "--provider", "custom",
                    "--base-url", url, "--model", "m"]  # fmt: skip
         done = subprocess.run(

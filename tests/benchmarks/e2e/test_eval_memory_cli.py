@@ -4,19 +4,19 @@ broken labelled file refused in one line."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 from benchmarks.eval_policy import default_statements_path
+from tests.support.benchmarks import benchmark_environment
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
-ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+ENV = benchmark_environment()
 
 
 def acai(tmp_path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "acai_desktop", "eval", *args, "--data-dir", str(tmp_path / "d")],
+        [sys.executable, "-m", "benchmarks", "eval", *args, "--data-dir", str(tmp_path / "d")],
         capture_output=True, text=True, encoding="utf-8", timeout=PROGRAM_TIMEOUT_S, env=ENV,
     )  # fmt: skip
 
