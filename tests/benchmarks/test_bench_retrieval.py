@@ -54,3 +54,19 @@ def test_synthetic_text_is_varied_and_deterministic():
     assert texts == memory_texts(2000)
     queries = benchmark_queries(50)
     assert len(set(queries)) > 30
+
+
+def test_every_template_of_the_chat_corpus_file_fills():
+    """The corpus is data (benchmarks/data/chat_corpus.json): each event's turns and
+    questions name only its own slots and the speakers."""
+    from benchmarks.chat_corpus import DISTRACTORS, EVENTS, NAMES, SMALL_TALK
+
+    assert len(EVENTS) >= 20 and len(NAMES) >= 20 and SMALL_TALK and DISTRACTORS
+    for event in EVENTS:
+        values = {slot: options[0] for slot, options in event.slots.items()}
+        values.update(S="Ana", O="Wei", date="8 May 2023")
+        templates = [*event.tells, event.detail, event.observation, event.detail_observation]
+        templates += [question for question, _answer, _category, _evidence in event.questions]
+        for template in templates:
+            filled = template.format(**values)
+            assert "{" not in filled and "}" not in filled, (event.key, template)
