@@ -6,7 +6,7 @@
     use     = 0.5 * (1 - exp(-use_count / 3)) * 0.5 ** (days_since_last_use / 30)
 
 * ``prior`` (0..1) starts from how long the fact stays true
-  (:mod:`~acai_desktop.core.memory.durability`: the text's cues and the extractor's
+  (:mod:`~acai_desktop.core.rules.durability`: the text's cues and the extractor's
   category): lasting (identity, health, family, home, work, long-term preferences and
   commitments) 0.65, neutral 0.20, passing (moods, today's plans, the weather) 0.12;
   a summary 0.30 whatever it says.
@@ -32,7 +32,7 @@ import re
 from datetime import UTC, datetime
 
 from acai_desktop.core.clock import parse_iso
-from acai_desktop.core.memory.durability import Durability, durability_of
+from acai_desktop.core.rules.durability import Durability, durability_of
 
 EXPLICIT_FLOOR = 0.80
 USE_WEIGHT = 0.5
