@@ -1,5 +1,6 @@
 """The import rules of ARCHITECTURE §2 (the core never imports Qt nor the evaluation; the
-product never imports benchmarks/; the window never imports the store; command line >
+product never imports benchmarks/; the window never imports the store; the store never
+imports the memory layer (both use the rules below them); command line >
 commands > window > core; no cycle in the model client), kept in one place —
 pyproject.toml's import-linter contracts — and checked by one checker, which is shown to
 fail on planted violations. And no product module serves only the benchmarks."""
@@ -20,6 +21,7 @@ CONTRACTS = (
     "The product never imports the benchmarks",
     "The core never imports the evaluation",
     "The UI never imports the store",
+    "Memory layer, store, rules",
     "Command line, commands, window, core",
     "Model client, structured output, reply types",
 )
@@ -68,6 +70,11 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
             "benchmarks/startup.py": "",
             "acai_desktop/ui/widget.py": "from acai_desktop.core.store import database\n",
             "acai_desktop/core/store/database.py": "",
+            "acai_desktop/core/store/conversation_search.py": (
+                "from acai_desktop.core.memory.query import tokenize\n"
+            ),
+            "acai_desktop/core/memory/query.py": "",
+            "acai_desktop/core/rules/words.py": "",
             "acai_desktop/core/model.py": "from PySide6.QtCore import QObject\n",
             "acai_desktop/core/runtime.py": "from acai_desktop.evaluation import harness\n",
             "acai_desktop/evaluation/harness.py": "",
