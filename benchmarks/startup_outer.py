@@ -11,8 +11,10 @@ to the first ready moment; this times the whole process from outside:
 * the bare window: a PySide6 main window that shows, quits 1 ms into its event loop and
   exits, started the same way (``python -c``), or a program given (the frozen floor).
 
-Runs alternate app and bare, so a busy moment of the machine hits both; the figures are
-the medians of wall-clock seconds from spawn to exit, and their ratio.
+Runs alternate app and bare, so a busy moment of the machine hits both, after one
+untimed pair that fills Python's bytecode cache (an installed app has its modules
+compiled); the figures are the medians of wall-clock seconds from spawn to exit, and
+their ratio.
 """
 
 from __future__ import annotations
@@ -52,8 +54,13 @@ def default_bare_command() -> list[str]:
     return [sys.executable, "-c", BARE_WINDOW]
 
 
-def _environment() -> dict[str, str]:
+def startup_environment() -> dict[str, str]:
+    """This process's environment, offscreen without a display, and with Python's
+    bytecode cache on: an installed app starts from compiled modules (pip and the bundle
+    compile them), so a shell that turned the cache off must not make every run compile
+    the whole program again."""
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
     return env
@@ -77,19 +84,22 @@ def measure_outer(
     """``runs`` alternating pairs of whole-process starts; medians and their ratio."""
     app = app or default_app_command()
     bare = bare or default_bare_command()
-    env = _environment()
+    env = startup_environment()
     app_times, bare_times = [], []
+    command = [*app, "gui", "--quit-after-ms", str(QUIT_AFTER_MS)]
     with tempfile.TemporaryDirectory(prefix="acai-bench-startup-outer-") as directory:
-        for run in range(runs):
+        for run in range(-1, runs):  # run -1 warms the bytecode and disk caches, untimed
             data_dir = Path(directory) / f"profile-{run}"  # fresh and empty every run
-            command = [*app, "gui", "--quit-after-ms", str(QUIT_AFTER_MS)]
-            app_times.append(time_process([*command, "--data-dir", str(data_dir)], env))
-            bare_times.append(time_process(bare, env))
-    app_s = statistics.median(app_times)
-    bare_s = statistics.median(bare_times)
+            app_s = time_process([*command, "--data-dir", str(data_dir)], env)
+            bare_s = time_process(bare, env)
+            if run >= 0:
+                app_times.append(app_s)
+                bare_times.append(bare_s)
+    app_s = round(statistics.median(app_times), 3)
+    bare_s = round(statistics.median(bare_times), 3)
     return {
-        "outer_app_s": round(app_s, 3),
-        "outer_bare_s": round(bare_s, 3),
+        "outer_app_s": app_s,
+        "outer_bare_s": bare_s,
         "outer_ratio": round(app_s / bare_s, 2),
         "outer_runs": runs,
         "outer_app_s_all": [round(t, 3) for t in app_times],

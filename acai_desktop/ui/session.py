@@ -39,6 +39,7 @@ from acai_desktop.ui.actions.memories import MemoryActions
 from acai_desktop.ui.actions.memory_health import MemoryHealthActions
 from acai_desktop.ui.actions.settings import SettingsActions
 from acai_desktop.ui.actions.turns import TURN_TASK, TurnActions
+from acai_desktop.ui.background_import import import_in_background
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences
 from acai_desktop.ui.tasks import TaskTracker
@@ -216,7 +217,7 @@ class GuiSession:
         await self.conversations.load_all()
         self._start_quit_timer()
         self.profile_shown = True
-        await asyncio.to_thread(importlib.import_module, ASSISTANT_MODULE)
+        await import_in_background(ASSISTANT_MODULE)  # quitting does not wait for it
         from acai_desktop.core.assistant import new_offline_embedder, open_assistant
 
         if self.offline_embedder is None:

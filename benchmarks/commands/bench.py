@@ -22,6 +22,7 @@ from acai_desktop.core.errors import InvalidInputError
 from benchmarks import child_environment, python_command
 from benchmarks.commands import bench_answers, bench_documents, bench_soak
 from benchmarks.commands.eval import parse_positive_list
+from benchmarks.startup_outer import measure_outer, startup_environment
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -222,9 +223,7 @@ PROBE_MODULE = "benchmarks.ui.startup_probe"
 
 def _probe(kind: str, data_dir: Path | None, settle: float) -> dict:
     """Start one fresh process that opens a window and reports when it was ready."""
-    env = child_environment()
-    if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
-        env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    env = child_environment(startup_environment())
     started_at = time.time()
     command = [*python_command(PROBE_MODULE), kind, "--started-at", repr(started_at)]
     command += ["--settle", str(settle)]
@@ -312,7 +311,6 @@ def _probe_lines(report: dict) -> list[str]:
 
 
 def run_startup(args: argparse.Namespace) -> int:
-    from benchmarks.startup_outer import measure_outer
 
     if args.memories < 0 or args.runs < 1 or args.settle <= 0 or args.outer_runs < 1:
         raise InvalidInputError(
