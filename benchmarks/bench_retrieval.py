@@ -30,7 +30,7 @@ from acai_desktop.core.clock import now_iso
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import create_conversation
 from acai_desktop.core.store.database import Store

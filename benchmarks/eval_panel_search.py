@@ -127,7 +127,7 @@ class PanelSearchReport:
 async def evaluate_panel_search(profiles: list[LabelledProfile], *, k: int = 20):
     """Ask each labelled query as the panel does (see the module docstring)."""
     from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
-    from acai_desktop.core.memory.session import open_memory_services
+    from acai_desktop.core.memory.service_factory import open_memory_services
     from acai_desktop.evaluation.temporary_profile import temporary_profile
 
     report = PanelSearchReport(k)
@@ -142,7 +142,7 @@ async def evaluate_panel_search(profiles: list[LabelledProfile], *, k: int = 20)
 
 
 async def _search_profile(memories, labelled: LabelledProfile, k: int) -> list[QueryResult]:
-    from acai_desktop.core.memory.panel_view import PanelQuery
+    from acai_desktop.core.memory.listing import PanelQuery
 
     key_of: dict[int, str] = {}
     for key, category, content in labelled.memories:

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from acai_desktop.core.documents.session import open_document_service
+    from acai_desktop.core.documents.service_factory import open_document_service
     from acai_desktop.core.events import EventBus
 
     profile = Profile.at(getattr(args, "data_dir", None))

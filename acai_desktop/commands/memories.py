@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    from acai_desktop.core.memory.session import open_memory_services
+    from acai_desktop.core.memory.service_factory import open_memory_services
 
     profile = Profile.at(getattr(args, "data_dir", None))
     as_json = getattr(args, "json", False)

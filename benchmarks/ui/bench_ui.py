@@ -212,7 +212,7 @@ def run_ui_benchmark() -> dict:
 async def _measure(profile, folder: Path) -> dict:
 
     from acai_desktop.core.events import EventBus
-    from acai_desktop.core.memory.session import open_memory_services
+    from acai_desktop.core.memory.service_factory import open_memory_services
     from acai_desktop.evaluation.harness import KEEP_EVERYTHING
     from acai_desktop.ui.main_window import MainWindow
 

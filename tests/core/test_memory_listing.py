@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core.errors import ProtectedMemoryError
-from acai_desktop.core.memory.panel_view import PanelFilter, PanelQuery, panel_key
+from acai_desktop.core.memory.listing import PanelFilter, PanelQuery, panel_key
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.records import Actor

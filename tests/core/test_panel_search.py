@@ -8,7 +8,7 @@ import json
 import pytest
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.panel_view import PanelQuery
+from acai_desktop.core.memory.listing import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft
 from benchmarks.eval_panel_search import (
     average_precision,

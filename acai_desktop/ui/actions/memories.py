@@ -16,7 +16,7 @@ from acai_desktop.ui.actions.base import ActionGroup, in_background, short
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.memory.panel_view import PanelQuery
+    from acai_desktop.core.memory.listing import PanelQuery
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.dialogs import NoteDialog
     from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
