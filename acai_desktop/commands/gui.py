@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from acai_desktop.commands.runner import profile_of
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.profile import Profile
 
 # Smoke tests, screenshots and the frozen-build check start the window and need it
 # to quit by itself; the variable reaches the default command, which has no options.
@@ -49,7 +49,7 @@ def quit_after_ms(args: argparse.Namespace) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     delay = quit_after_ms(args)
-    profile = Profile.at(getattr(args, "data_dir", None))
+    profile = profile_of(args)
     # Qt loads only when the window is wanted: `--help` and the other commands
     # start without it.
     from acai_desktop.ui.app import run_gui

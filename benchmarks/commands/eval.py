@@ -14,8 +14,8 @@ import json
 import sys
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
+from acai_desktop.commands.runner import profile_of
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.profile import Profile
 from benchmarks.commands.eval_ablation import add_ablation_parser
 
 
@@ -353,7 +353,7 @@ def run_extraction(args: argparse.Namespace) -> int:
                 limit=args.limit,
                 judge=args.judge,
                 progress=progress.step,
-                model_of=Profile.at(getattr(args, "data_dir", None)),
+                model_of=profile_of(args),
             )
         )
     except KeyboardInterrupt:
@@ -379,7 +379,7 @@ def run_updates(args: argparse.Namespace) -> int:
     print(f"{messages} messages: about {messages}–{3 * messages} model calls.", file=sys.stderr)
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
     try:
-        model_of = Profile.at(getattr(args, "data_dir", None))
+        model_of = profile_of(args)
         report = asyncio.run(evaluate_updates(overrides, model_of=model_of)).as_dict()
     except KeyboardInterrupt:
         print("Stopped: no figures.", file=sys.stderr)

@@ -13,8 +13,8 @@ import sys
 import threading
 
 from acai_desktop.commands.arguments import add_model_arguments
+from acai_desktop.commands.runner import profile_of
 from acai_desktop.core.errors import InvalidInputError, ModelError
-from acai_desktop.core.profile import Profile
 
 
 def add_ablation_parser(actions: argparse._SubParsersAction, common) -> None:
@@ -140,7 +140,7 @@ def run_ablation(args: argparse.Namespace) -> int:
                     progress=progress.step,
                     stop=stop,
                     report=report,
-                    model_of=Profile.at(getattr(args, "data_dir", None)),
+                    model_of=profile_of(args),
                 )
             )
         except KeyboardInterrupt:
