@@ -25,10 +25,10 @@ from acai_desktop.core.chat_import.importer import read_export
 from acai_desktop.core.chat_import.service import ConversationImports
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.jobs import JobRepository
-from acai_desktop.evaluation.synthetic_export import TOPICS, write_synthetic_export
+from benchmarks.synthetic_export import TOPICS, write_synthetic_export
 
 QUERIES = 60
 
