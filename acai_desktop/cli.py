@@ -27,8 +27,8 @@ BROKEN_PIPE_STATUS = 141
 # Sub-command modules in acai_desktop.commands, in the order --help lists them. The
 # benchmarks and developer evaluations are ``python -m benchmarks`` (not in the product).
 COMMAND_MODULES = (
-    *("gui", "memories", "docs", "conversations", "import_chats", "mcp", "chat", "jobs"),
-)
+    "gui", "memories", "docs", "conversations", "import_chats", "mcp", "chat", "jobs",
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,8 +1,7 @@
-"""Measure importing a ChatGPT export: 2,000 conversations / 50,000 messages by default.
+"""``python -m benchmarks bench import``: importing a ChatGPT export, 2,000 conversations
+/ 50,000 messages by default.
 
-    .venv/bin/python scripts/bench_import.py [--conversations N] [--messages-per M]
-
-Generates a synthetic export (acai_desktop/evaluation/synthetic_export.py) in a
+Generates a synthetic export (:mod:`benchmarks.synthetic_export`) in a
 temporary directory, imports it into a fresh profile the way `acai-desktop import
 chatgpt FILE --learn all` does (read and check the whole file, write in batches, embed
 every message for episodic recall, queue the learning jobs; the learning itself is not
@@ -12,7 +11,6 @@ average.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import statistics
@@ -73,34 +71,32 @@ async def measure(directory: Path, conversations: int, per: int) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--conversations", type=int, default=2000)
-    parser.add_argument("--messages-per", type=int, default=25)
-    args = parser.parse_args()
+def format_report(figures: dict) -> str:
+    return "\n".join(
+        [
+            f"import chatgpt: {figures['conversations']:,} conversations, "
+            f"{figures['messages']:,} messages (export {figures['export_mb']:.1f} MB) in "
+            f"{figures['import_s']:.1f} s (of which reading and checking the file "
+            f"{figures['parse_s']:.1f} s); {figures['messages'] / figures['import_s']:,.0f} "
+            f"messages/s; {figures['learning_jobs']:,} learning jobs queued; database "
+            f"{figures['db_mb']:.0f} MB",
+            f"retrieval afterwards ({QUERIES} queries, k=10): p50 "
+            f"{figures['retrieval_p50_ms']:.2f} ms, p95 {figures['retrieval_p95_ms']:.2f} ms",
+            "load average before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f}".format(
+                *figures["load_before"], *figures["load_after"]
+            ),
+        ]
+    )
+
+
+def run_import_benchmark(conversations: int, per: int) -> dict:
+    """Every figure of one run, in a temporary directory removed afterwards."""
     before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="acai-bench-import-") as directory:
-        figures = asyncio.run(measure(Path(directory), args.conversations, args.messages_per))
-    after = os.getloadavg()
-    print(
-        f"import chatgpt: {figures['conversations']:,} conversations, "
-        f"{figures['messages']:,} messages (export {figures['export_mb']:.1f} MB) in "
-        f"{figures['import_s']:.1f} s (of which reading and checking the file "
-        f"{figures['parse_s']:.1f} s); {figures['messages'] / figures['import_s']:,.0f} "
-        f"messages/s; {figures['learning_jobs']:,} learning jobs queued; database "
-        f"{figures['db_mb']:.0f} MB"
-    )
-    print(
-        f"retrieval afterwards ({QUERIES} queries, k=10): p50 "
-        f"{figures['retrieval_p50_ms']:.2f} ms, p95 {figures['retrieval_p95_ms']:.2f} ms"
-    )
-    print(
-        "load average before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f}".format(
-            *before, *after
+        figures = asyncio.run(measure(Path(directory), conversations, per))
+    figures |= {"load_before": before, "load_after": os.getloadavg()}
+    if figures["messages"] != figures["expected_messages"]:
+        raise RuntimeError(
+            f"messages went missing: {figures['messages']} of {figures['expected_messages']}"
         )
-    )
-    assert figures["messages"] == figures["expected_messages"], "messages went missing"
-
-
-if __name__ == "__main__":
-    main()
+    return figures

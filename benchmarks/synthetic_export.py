@@ -1,5 +1,5 @@
-"""A synthetic ChatGPT export of any size, for measuring the import (``scripts/
-bench_import.py``): conversations of varied topics and lengths, each with an edited
+"""A synthetic ChatGPT export of any size, for measuring the import (``bench import``,
+:mod:`benchmarks.bench_import`): conversations of varied topics and lengths, each with an edited
 question whose abandoned branch must not be imported, in the published format."""
 
 from __future__ import annotations
