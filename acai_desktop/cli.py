@@ -12,9 +12,10 @@ import importlib
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 from acai_desktop import __version__
-from acai_desktop.commands import STARTUP_PROBE_FLAG, self_test
+from acai_desktop.commands import self_test
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
@@ -23,10 +24,10 @@ from acai_desktop.core.redaction import install_log_redaction, redact
 
 #: 128 + SIGPIPE: what a shell reports for a writer whose reader went away.
 BROKEN_PIPE_STATUS = 141
-# Sub-command modules in acai_desktop.commands, in the order --help lists them.
+# Sub-command modules in acai_desktop.commands, in the order --help lists them. The
+# benchmarks and developer evaluations are ``python -m benchmarks`` (not in the product).
 COMMAND_MODULES = (
-    "gui", "memories", "docs", "conversations", "import_chats", "mcp", "chat", "jobs", "eval",
-    "bench",
+    "gui", "memories", "docs", "conversations", "import_chats", "mcp", "chat", "jobs",
 )  # fmt: skip
 
 
@@ -59,20 +60,8 @@ def main(argv: list[str] | None = None) -> int:
 
         local_server_process.main(argv[1:])
         return 0
-    if argv[:1] == [STARTUP_PROBE_FLAG]:
-        # The frozen app timing its own start for `bench startup` (commands/bench.py).
-        from acai_desktop.ui import startup_probe
-
-        return startup_probe.main(argv[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
-    args.data_dir = getattr(args, "data_dir", None)
-    logging.basicConfig(
-        level=getattr(args, "log_level", "WARNING").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    install_log_redaction()  # a server's error body may echo the API key
-    _print_progress_on_stderr()
+    args = parse_arguments(parser, argv)
     handler = getattr(args, "handler", None)
     if args.self_test:
         if handler is not None:
@@ -83,6 +72,25 @@ def main(argv: list[str] | None = None) -> int:
     if handler is None:
         gui = importlib.import_module("acai_desktop.commands.gui")
         handler = gui.run
+    return run_handler(handler, args)
+
+
+def parse_arguments(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv`` and set up logging as every command expects it."""
+    args = parser.parse_args(argv)
+    args.data_dir = getattr(args, "data_dir", None)
+    logging.basicConfig(
+        level=getattr(args, "log_level", "WARNING").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    install_log_redaction()  # a server's error body may echo the API key
+    _print_progress_on_stderr()
+    return args
+
+
+def run_handler(handler: Callable[[argparse.Namespace], int | None], args) -> int:
+    """Run a command's handler: its exit code, or 2 with a one-line error for bad input
+    or an environment problem (``AcaiError``), 130 on Ctrl+C, 141 for a closed pipe."""
     try:
         code = int(handler(args) or 0)
         sys.stdout.flush()  # here, where a closed pipe is caught, not at exit

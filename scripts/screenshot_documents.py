@@ -25,11 +25,11 @@ from acai_desktop.core.documents.model import DocumentScope, EvidenceSource, Sco
 from acai_desktop.core.llm.presets import RoleModels
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
-from acai_desktop.evaluation.pdf_writer import write_text_pdf
 from acai_desktop.ui.app import create_application
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.document_dialogs import PassageDialog
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
+from benchmarks.pdf_writer import write_text_pdf
 
 HANDBOOK = """# Team handbook
 

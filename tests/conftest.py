@@ -28,9 +28,11 @@ _FOLDER_MARKERS = {"ui": "gui", "e2e": "e2e"}
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         try:
-            folder = item.path.relative_to(_TESTS).parts[0]
+            folders = item.path.relative_to(_TESTS).parts[:-1]
         except ValueError:  # collected from outside tests/ (not part of the suite)
             continue
-        marker = _FOLDER_MARKERS.get(folder)
-        if marker is not None:
-            item.add_marker(marker)
+        # Any level: tests/benchmarks/e2e/ runs programs as tests/e2e/ does.
+        for folder in folders:
+            marker = _FOLDER_MARKERS.get(folder)
+            if marker is not None:
+                item.add_marker(marker)

@@ -1,7 +1,9 @@
 """The import rules of ARCHITECTURE §2 (the core never imports Qt nor the evaluation; the
-window never imports the store; command line > commands > window > core; no cycle in the
-model client), kept in one place — pyproject.toml's import-linter contracts — and checked
-by one checker, which is shown to fail on planted violations."""
+product never imports benchmarks/; the window never imports the store; the store never
+imports the memory layer (both use the rules below them); command line >
+commands > window > core; no cycle in the model client), kept in one place —
+pyproject.toml's import-linter contracts — and checked by one checker, which is shown to
+fail on planted violations. And no product module serves only the benchmarks."""
 
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ REPO = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 CONTRACTS = (
     "The core never imports Qt",
+    "The product never imports the benchmarks",
     "The core never imports the evaluation",
     "The UI never imports the store",
+    "Memory layer, store, rules",
     "Command line, commands, window, core",
     "Model client, structured output, reply types",
 )
@@ -62,9 +66,15 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
         {
             "acai_desktop/cli.py": "from acai_desktop.commands import gui\n",
             "acai_desktop/commands/gui.py": "from acai_desktop.cli import main\n",
-            "acai_desktop/ui/startup_probe.py": "from acai_desktop import cli\n",
+            "acai_desktop/ui/bench_hook.py": "from benchmarks import startup\n",
+            "benchmarks/startup.py": "",
             "acai_desktop/ui/widget.py": "from acai_desktop.core.store import database\n",
             "acai_desktop/core/store/database.py": "",
+            "acai_desktop/core/store/conversation_search.py": (
+                "from acai_desktop.core.memory.query import tokenize\n"
+            ),
+            "acai_desktop/core/memory/query.py": "",
+            "acai_desktop/core/rules/words.py": "",
             "acai_desktop/core/model.py": "from PySide6.QtCore import QObject\n",
             "acai_desktop/core/runtime.py": "from acai_desktop.evaluation import harness\n",
             "acai_desktop/evaluation/harness.py": "",
@@ -76,3 +86,49 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
     result = lint_imports(tmp_path, tmp_path)
     assert result.returncode != 0, result.stdout
     assert contract_results(result.stdout) == dict.fromkeys(CONTRACTS, "BROKEN"), result.stdout
+
+
+def modules_reached(graph, roots: set[str]) -> set[str]:
+    reached, to_visit = set(), list(roots)
+    while to_visit:
+        module = to_visit.pop()
+        if module in reached:
+            continue
+        reached.add(module)
+        to_visit += graph.find_modules_directly_imported_by(module)
+        # A package's __init__ runs before any module in it.
+        parent = module.rpartition(".")[0]
+        while parent:
+            to_visit.append(parent)
+            parent = parent.rpartition(".")[0]
+    return reached
+
+
+def test_every_product_module_is_used_by_the_product():
+    """Issue 21: code only a benchmark or a developer evaluation runs lives in benchmarks/,
+    outside the installed package. Every module of acai_desktop is imported (at any depth,
+    inside functions too) from what the app runs: its entry point and its commands."""
+    import grimp
+
+    from acai_desktop.cli import COMMAND_MODULES
+
+    graph = grimp.build_graph("acai_desktop", cache_dir=None)
+    roots = {"acai_desktop.__main__", "acai_desktop.cli"}
+    roots |= {f"acai_desktop.commands.{name}" for name in COMMAND_MODULES}
+    reached = modules_reached(graph, roots)
+    assert "acai_desktop.core.assistant" in reached  # the walk followed the imports
+    unused = sorted(graph.modules - reached)
+    assert not unused, f"imported by nothing the app runs (move to benchmarks/?): {unused}"
+
+
+def test_benchmarks_are_not_commands_of_the_app(capsys):
+    """``bench`` and ``eval`` are ``python -m benchmarks`` commands, not the app's."""
+    import pytest
+
+    from acai_desktop.cli import build_parser
+
+    for command in (["bench", "retrieval"], ["eval", "policy"]):
+        with pytest.raises(SystemExit) as exit_info:
+            build_parser().parse_args(command)
+        assert exit_info.value.code == 2
+        assert "invalid choice" in capsys.readouterr().err

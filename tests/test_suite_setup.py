@@ -18,12 +18,14 @@ def test_a_subprocess_wait_ends_before_pytest_stops_the_test():
 
 def test_each_folder_marks_its_tests():
     """The fast loop's -m expression relies on these markers: it must leave out every
-    test of tests/ui and tests/e2e. Collected in a process of its own, so the answer
-    doesn't depend on what this run selected, and there is always something to check."""
+    test of tests/ui and tests/e2e, at any depth (tests/benchmarks/e2e). Collected in a
+    process of its own, so the answer doesn't depend on what this run selected, and there
+    is always something to check."""
     result = subprocess.run(
         [
             *(sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"),
             *("-m", "not gui and not e2e and not local_model", "tests/ui", "tests/e2e"),
+            "tests/benchmarks/e2e",
         ],
         cwd=PYPROJECT.parent,
         capture_output=True,

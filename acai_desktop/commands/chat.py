@@ -8,13 +8,13 @@ job runner, the model client and a Local model server are all stopped.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from typing import TYPE_CHECKING
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
 from acai_desktop.commands.jobs import KIND_NAMES
+from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import (
     MESSAGE_TIER,
@@ -53,11 +53,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_chat(args))
-
-
-async def _chat(args: argparse.Namespace) -> int:
+@command_handler
+async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.assistant import ModelOverrides, open_assistant
     from acai_desktop.core.orchestrator import validate_user_message
 
@@ -65,7 +62,6 @@ async def _chat(args: argparse.Namespace) -> int:
     # otherwise leave an empty conversation behind.
     validate_user_message(args.message)
 
-    profile = Profile.at(args.data_dir)
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
     assistant = await open_assistant(profile, overrides)
     try:

@@ -7,11 +7,11 @@ the window writes) and changes nothing. ``FILE`` ``-`` writes to standard output
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 
 from acai_desktop.commands.arguments import add_common_arguments
+from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.conversation_export import FORMATS, export_text, write_export
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
@@ -36,15 +36,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_run(args))
-
-
-async def _run(args: argparse.Namespace) -> int:
+@command_handler
+async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.store.conversations import ConversationRepository
     from acai_desktop.core.store.database import Store
 
-    profile = Profile.at(getattr(args, "data_dir", None))
     store = await Store.open(profile.ensure().database_path)
     try:
         conversations = ConversationRepository(store)

@@ -20,6 +20,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from acai_desktop.commands.arguments import options_of_every_action
+from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 
@@ -64,15 +65,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_run(args))
-
-
-async def _run(args: argparse.Namespace) -> int:
-    from acai_desktop.core.documents.session import open_document_service
+@command_handler
+async def run(args: argparse.Namespace, profile: Profile) -> int:
+    from acai_desktop.core.documents.service_factory import open_document_service
     from acai_desktop.core.events import EventBus
 
-    profile = Profile.at(getattr(args, "data_dir", None))
     as_json = getattr(args, "json", False)
     events = EventBus()
     progress = _Progress(events)

@@ -12,11 +12,11 @@ hold and release it. Works beside the open window, as ``memories import`` does. 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 
 from acai_desktop.commands.arguments import options_of_every_action
+from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.profile import Profile
 
 SOURCES = {"chatgpt": "ChatGPT", "claude": "Claude"}
@@ -48,21 +48,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_run(args))
-
-
-async def _run(args: argparse.Namespace) -> int:
+@command_handler
+async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.chat_import.budget import LearningBudget
     from acai_desktop.core.chat_import.service import ConversationImports
     from acai_desktop.core.events import EventBus
-    from acai_desktop.core.memory.session import open_memory_services
+    from acai_desktop.core.memory.service_factory import open_memory_services
     from acai_desktop.core.store.jobs import JobRepository
 
     action = args.import_action
     budget = LearningBudget.parse(args.learn) if action in SOURCES else None
     as_json = getattr(args, "json", False)
-    profile = Profile.at(getattr(args, "data_dir", None))
     async with open_memory_services(profile) as (store, service):
         imports = ConversationImports(store, service, EventBus(), JobRepository(store))
         if budget is not None:

@@ -19,6 +19,7 @@ import sys
 import time
 
 from acai_desktop.commands.arguments import options_of_every_action
+from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.clock import local_time_text
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
@@ -70,12 +71,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_run(args))
-
-
-async def _run(args: argparse.Namespace) -> int:
-    profile = Profile.at(getattr(args, "data_dir", None))
+@command_handler
+async def run(args: argparse.Namespace, profile: Profile) -> int:
     as_json = getattr(args, "json", False)
     if args.jobs_action == "list":
         jobs = await _read(profile, lambda repo: repo.list(None if args.all else OPEN_STATUSES))

@@ -15,9 +15,9 @@ to standard output: logs go to standard error.
 from __future__ import annotations
 
 import argparse
-import asyncio
 
 from acai_desktop.commands.arguments import add_common_arguments
+from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.profile import Profile
 
 
@@ -34,15 +34,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    asyncio.run(_serve(Profile.at(getattr(args, "data_dir", None))))
+@command_handler
+async def run(args: argparse.Namespace, profile: Profile) -> int:
+    await _serve(profile)
     return 0
 
 
 async def _serve(profile: Profile) -> None:
     from acai_desktop.commands.mcp_server import build_server
     from acai_desktop.core.events import EventBus
-    from acai_desktop.core.memory.session import open_memory_services
+    from acai_desktop.core.memory.service_factory import open_memory_services
     from acai_desktop.core.outside_changes import OutsideChanges
 
     # No re-embedding: when the window embeds with the provider's model, this server

@@ -13,13 +13,13 @@ and ``reasons``; ``list`` adds ``total``, ``more`` and ``offset``: it shows
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import shutil
 import textwrap
 from typing import TYPE_CHECKING
 
 from acai_desktop.commands.arguments import options_of_every_action
+from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind, MemoryStatus
@@ -112,14 +112,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    return asyncio.run(_run(args))
+@command_handler
+async def run(args: argparse.Namespace, profile: Profile) -> int:
+    from acai_desktop.core.memory.service_factory import open_memory_services
 
-
-async def _run(args: argparse.Namespace) -> int:
-    from acai_desktop.core.memory.session import open_memory_services
-
-    profile = Profile.at(getattr(args, "data_dir", None))
     as_json = getattr(args, "json", False)
     async with open_memory_services(profile) as (_store, service):
         output = await ACTIONS[args.memories_action](service, args)

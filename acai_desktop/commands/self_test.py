@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.commands.runner import profile_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     keep_away_from_the_keyring()
     from acai_desktop.ui.self_test import run_self_test
 
-    report = run_self_test(Profile.at(getattr(args, "data_dir", None)).data_dir)
+    report = run_self_test(profile_of(args).data_dir)
     if args.self_test_json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -45,7 +45,7 @@ from acai_desktop.core.llm.settings import (
 from acai_desktop.core.memory.context_builder import HISTORY_CUT_STEP
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.session import memory_service_on
+from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.orchestrator import Orchestrator
 from acai_desktop.core.outside_changes import OutsideChanges

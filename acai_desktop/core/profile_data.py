@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from acai_desktop.core.memory.panel_view import PanelPages
+from acai_desktop.core.memory.listing import PanelPages
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.records import Conversation, Message

@@ -48,7 +48,7 @@ from acai_desktop.core.errors import (
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import BuiltContext
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.session import memory_service_on
+from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.orchestrator import Orchestrator
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import open_profile_data

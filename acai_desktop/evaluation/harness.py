@@ -33,7 +33,7 @@ from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.retrieval import RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql

@@ -1,4 +1,4 @@
-"""Variants of the app's ranking, for ``acai-desktop eval retrieval`` experiments.
+"""Variants of the app's ranking, for ``python -m benchmarks eval retrieval`` experiments.
 
 The app ranks one way (:class:`HybridRetriever` with plain :class:`RetrievalWeights`).
 The ideas measured against it and not adopted live here, as a retriever that
@@ -23,12 +23,7 @@ from datetime import date
 import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.memory.query import (
-    ProcessedQuery,
-    fts_match_expression,
-    process_query,
-    tokenize,
-)
+from acai_desktop.core.memory.query import ProcessedQuery, fts_match_expression, process_query
 from acai_desktop.core.memory.retrieval import (
     HybridRetriever,
     RetrievalWeights,
@@ -44,6 +39,7 @@ from acai_desktop.core.memory.retrieval.candidates import (
 from acai_desktop.core.memory.retrieval.fusion import Evidence
 from acai_desktop.core.memory.retrieval.ranking import RankRequest
 from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.rules.words import tokenize
 from acai_desktop.core.store.database import Store
 
 FUSIONS = ("normalised", "rrf", "lexical", "semantic")

@@ -13,12 +13,12 @@ configures) and answers like a well-behaved model would:
 A structured (JSON) request that matches none of these raises ``UnrecognisedRequest``:
 answering it with prose would read as "no facts", and a reworded prompt would pass every
 test that expects no memories for the wrong reason.
-Each call is recorded by the server, so tests count triage and extraction calls.
+Each call is recorded by the server, so tests count triage and extraction calls
+(``tests.support.fake_model.call_counts``).
 """
 
 from __future__ import annotations
 
-import json
 import re
 
 from acai_desktop.evaluation.scripted_openai import Reply
@@ -119,14 +119,6 @@ def call_kind(body: dict) -> str:
     return "chat"
 
 
-def call_counts(server) -> dict[str, int]:
-    """How many calls of each kind the fake model has answered so far."""
-    counts = {"triage": 0, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0}
-    for request in server.chat_requests():
-        counts[call_kind(request.json)] += 1
-    return counts
-
-
 MARKDOWN_BLOCK = (
     "## Setting up the project\n\n"
     "Install the **dependencies** first, then run the *tests*:\n\n"
@@ -144,13 +136,3 @@ def markdown_answer(length: int, *, lead: str = "") -> str:
     body = lead + "\n\n" if lead else ""
     repeats = max(1, (length - len(body)) // len(MARKDOWN_BLOCK) + 1)
     return (body + MARKDOWN_BLOCK * repeats)[: max(length, len(body))]
-
-
-def extraction_inputs(server) -> list[str]:
-    return [
-        _last_user_text(r.json) for r in server.chat_requests() if '"facts"' in _system_text(r.json)
-    ]
-
-
-def as_json(reply: Reply) -> dict:
-    return json.loads(reply.content)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.profile import Profile
+from acai_desktop.ui.background_import import import_in_background
 from acai_desktop.ui.controllers.base import STILL_OPENING, TURN_TASK, Services
 from acai_desktop.ui.controllers.chat import ChatController
 from acai_desktop.ui.controllers.conversations import ConversationsController
@@ -229,7 +230,7 @@ class AppController:
         await self.conversations.load_all(data)
         self._start_quit_timer()
         self.profile_shown = True
-        await asyncio.to_thread(importlib.import_module, ASSISTANT_MODULE)
+        await import_in_background(ASSISTANT_MODULE)  # quitting does not wait for it
         from acai_desktop.core.assistant import new_offline_embedder, open_assistant
 
         if self.offline_embedder is None:

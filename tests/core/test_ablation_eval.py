@@ -20,7 +20,6 @@ from acai_desktop.evaluation.ablation import (
     run_size,
     sliced,
 )
-from acai_desktop.evaluation.ablation_oracle import DONT_KNOW, evidence_reader, judge_reply
 from acai_desktop.evaluation.ablation_results import AblationReport
 from acai_desktop.evaluation.ablation_scoring import (
     answer_f1,
@@ -31,6 +30,7 @@ from acai_desktop.evaluation.ablation_scoring import (
 from acai_desktop.evaluation.ablation_text import format_ablation
 from acai_desktop.evaluation.locomo import load_dataset
 from acai_desktop.evaluation.scripted_model import fake_model
+from benchmarks.ablation_oracle import DONT_KNOW, evidence_reader, judge_reply
 from tests.support.aio import run
 from tests.support.fake_openai import Reply
 

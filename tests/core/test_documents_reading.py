@@ -15,7 +15,7 @@ from acai_desktop.core.documents.readers import (
     read_document,
     walk_folder,
 )
-from acai_desktop.evaluation.pdf_writer import write_text_pdf
+from benchmarks.pdf_writer import write_text_pdf
 
 
 def test_plain_text_is_one_section_with_its_fingerprint(tmp_path):

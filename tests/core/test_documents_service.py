@@ -24,7 +24,7 @@ from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import INDEX_JOB
 from acai_desktop.core.store.jobs import JobRepository
-from acai_desktop.evaluation.pdf_writer import write_text_pdf
+from benchmarks.pdf_writer import write_text_pdf
 from tests.support.aio import run
 
 EMBEDDER = WordLlamaEmbedder()

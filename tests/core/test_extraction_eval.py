@@ -89,7 +89,7 @@ def test_grounding_eval_judges_cited_turns_and_others():
 def test_progress_prints_a_line_every_tenth_of_the_way_off_a_terminal():
     import io
 
-    from acai_desktop.evaluation.progress import TerminalProgress
+    from benchmarks.progress import TerminalProgress
 
     out = io.StringIO()
     progress = TerminalProgress(40, "messages", out)

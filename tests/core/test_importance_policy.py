@@ -5,9 +5,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.importance import content_prior, score_importance
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.records import MemoryItem, MemoryKind, MemoryStatus, Origin
+from acai_desktop.core.rules.importance import content_prior, score_importance
 
 POLICY = MemoryPolicy()
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

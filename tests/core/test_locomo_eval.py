@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.cli import main
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.evaluation.harness import COMPARED, HarnessOptions, evaluate
 from acai_desktop.evaluation.locomo import (
@@ -16,6 +15,7 @@ from acai_desktop.evaluation.locomo import (
     normalise_dia_ids,
     parse_dataset,
 )
+from benchmarks.cli import main
 from tests.support.aio import run
 from tests.support.memory import shared_embedder
 
@@ -213,9 +213,9 @@ def test_an_idea_runs_a_variant_retriever_and_the_defaults_the_apps_own(monkeypa
 def test_eval_options_change_weights_or_try_a_variant():
     import argparse
 
-    from acai_desktop.commands import eval as eval_command
     from acai_desktop.core.memory.retrieval import RetrievalWeights
     from acai_desktop.evaluation.retrieval_variants import RetrievalVariant
+    from benchmarks.commands import eval as eval_command
 
     parser = argparse.ArgumentParser()
     eval_command.add_parser(parser.add_subparsers())
@@ -248,7 +248,7 @@ def test_a_gzipped_dataset_loads_with_its_question_dates(tmp_path):
 
 
 def test_the_report_sets_the_app_beside_each_signal_alone_and_counts_the_floor():
-    from acai_desktop.commands.eval import format_report
+    from benchmarks.commands.eval import format_report
 
     raw = json.loads(FIXTURE.read_text())
     other = json.loads(FIXTURE.read_text())[0]

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.panel_view import PanelQuery
+from acai_desktop.core.memory.listing import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.evaluation.panel_search_eval import (
+from benchmarks.eval_panel_search import (
     average_precision,
     evaluate_panel_search,
     load_panel_queries,

@@ -10,12 +10,12 @@ from acai_desktop.core.memory.query import (
     content_terms,
     fts_match_expression,
     process_query,
-    tokenize,
 )
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
 from acai_desktop.core.memory.retrieval.lexical import lexical_match
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.rules.words import tokenize
 from tests.support.aio import run
 from tests.support.memory import memory_services
 

@@ -17,7 +17,7 @@ from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMessage
 from acai_desktop.core.memory.retrieval.candidates import SemanticCandidates
 from acai_desktop.core.memory.retrieval.floor import stems_of, term_weights, word_coverage
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql

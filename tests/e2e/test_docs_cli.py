@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from acai_desktop.evaluation.pdf_writer import write_text_pdf
+from benchmarks.pdf_writer import write_text_pdf
 from tests.support.fake_model import fake_model
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 

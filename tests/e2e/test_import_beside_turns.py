@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from acai_desktop.core.records import MessageStatus
-from acai_desktop.evaluation.soak_faults import write_import_file
+from benchmarks.soak_faults import write_import_file
 from tests.support.aio import run
 from tests.support.assistant import configure_profile, running_assistant
 from tests.support.fake_openai import Reply

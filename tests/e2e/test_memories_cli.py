@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Actor
 from tests.support.aio import run

@@ -70,3 +70,12 @@ def test_pyqtgraph_data_the_app_never_reads_is_left_out(lean_bundle):
     assert (pyqtgraph / "icons/auto.png").is_file()  # the plots' auto-range button
     assert not (pyqtgraph / "colors/maps").exists()
     assert not (pyqtgraph / "icons/peegee").exists()
+
+
+def test_the_benchmarks_stay_out_of_the_bundle(lean_bundle):
+    """benchmarks/ (bench and the developer evaluations) is not the product: the bundle
+    has the app's modules and the Memory health evaluations, not it."""
+    modules = frozen_modules(lean_bundle)
+    assert {"acai_desktop.cli", "acai_desktop.evaluation.runs"} <= modules
+    assert not [m for m in modules if m == "benchmarks" or m.startswith("benchmarks.")]
+    assert "acai_desktop.commands.bench" not in modules

@@ -12,7 +12,7 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryItem
 from acai_desktop.core.store.database import Store

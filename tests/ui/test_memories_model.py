@@ -11,9 +11,9 @@ from PySide6.QtCore import QModelIndex
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.memory.panel_view import PanelQuery
+from acai_desktop.core.memory.listing import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.session import open_memory_services
+from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import create_application
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles

@@ -350,8 +350,8 @@ def test_eval_ablation_runs_from_the_view_on_the_users_model(qapp, tmp_path, fak
     """The ablation on the user's model, from the view: a reader that answers right
     exactly when the evidence is in its prompt scores nothing on the question alone and
     everything with the whole conversation; the user's profile is untouched."""
-    from acai_desktop.evaluation.ablation_oracle import evidence_reader
     from acai_desktop.evaluation.locomo import load_dataset
+    from benchmarks.ablation_oracle import evidence_reader
 
     profile = known_profile(tmp_path / "profile", fake_openai)
     dataset = Path(FIXTURE).resolve()

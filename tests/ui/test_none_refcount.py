@@ -25,7 +25,7 @@ import sys
 import pytest
 
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
-from acai_desktop.core.memory.panel_view import PanelQuery
+from acai_desktop.core.memory.listing import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind, MessageStatus

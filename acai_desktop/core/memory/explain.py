@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from acai_desktop.core.memory.query import content_terms, tokenize
+from acai_desktop.core.memory.query import content_terms
+from acai_desktop.core.rules.words import tokenize
 
 #: A fused score (lexical and semantic averaged, see retrieval.fusion) at or above this
 #: is a strong match: most words of the question, or a close paraphrase.

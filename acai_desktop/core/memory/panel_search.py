@@ -13,7 +13,7 @@ about jobs and employers. The candidates are the memories closest in meaning (th
 vector index: active memories) and those holding a topic word or in a topic's category
 (any memory the panel shows). Those at or above ``threshold`` are kept, best first, at
 most ``limit``. The weights and the threshold were calibrated on the ``tune`` profile of
-``acai_desktop/evaluation/data/panel_search_queries.json`` (``eval panel-search``): 0.30
+``benchmarks/data/panel_search_queries.json`` (``eval panel-search``): 0.30
 with bonuses of 0.15 is the highest threshold that keeps recall@20 at 1.0 there (0.35
 drops it to 0.963, bonuses of 0.10 to 0.963; 0.25 lists 3.0 memories a query, not 2.8).
 """

@@ -13,11 +13,11 @@ same way it stemmed the stored text, so "hiking" finds "hiked".
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from acai_desktop.core.memory.relative_time import relative_periods
+from acai_desktop.core.rules.words import MAX_QUERY_TERMS, tokenize
 
 
 def _words(text: str) -> list[str]:
@@ -47,13 +47,6 @@ STOP_WORDS = frozenset(
 
 FIRST_PERSON = frozenset(_words("i me my mine myself"))
 
-# Letters and digits of any script; an apostrophe inside a word ("Caroline's", "don't")
-# splits it, and the possessive/contraction tail is a stop word above.
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-# At most this many distinct terms go into one FTS query: a pasted essay as the query
-# would otherwise make every search scan the whole index.
-MAX_QUERY_TERMS = 32
-
 _MONTHS = _words(
     "january february march april may june july august september october november december"
 )
@@ -65,16 +58,6 @@ _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH_NAME},?\s+(\d{{4}})\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH_NAME}\s+{_DAY},?\s+(\d{{4}})\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b{_MONTH_NAME},?\s+(\d{{4}})\b", re.I)
-
-
-def normalise(text: str) -> str:
-    """Unicode-normalised, case-folded, accents kept (the index strips them itself)."""
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
-def tokenize(text: str) -> list[str]:
-    """Word tokens of ``text``, normalised, in order, with repeats."""
-    return _TOKEN.findall(normalise(text))
 
 
 def content_terms(text: str) -> list[str]:

@@ -22,8 +22,11 @@ import re
 MESSAGE_OVERHEAD_TOKENS = 4
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
-_PUNCTUATION = re.compile(r"[^\sA-Za-z0-9\x80-\U0010ffff]")
-_NON_ASCII = re.compile(r"[\x80-\U0010ffff]")
+# An ASCII character that is neither a space nor a letter or digit. Written as a small
+# class (not as a negated class holding the range of every non-ASCII character), which
+# compiles in a fraction of a millisecond instead of 20 ms on every start of the app.
+_PUNCTUATION = re.compile(r"(?![\sA-Za-z0-9])[\x00-\x7f]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def estimate_tokens(text: str) -> int:

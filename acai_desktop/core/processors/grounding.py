@@ -53,7 +53,7 @@ class Rejection(StrEnum):
 MAX_FACT_CHARS = 300
 #: At least this share of the fact's content words must be found in the message, or the
 #: fact passes on meaning if cosine(fact, message) reaches SEMANTIC_SUPPORT (WordLlama).
-#: Chosen on LoCoMo's dev half (`acai-desktop eval grounding`): its 1,207 gold observations,
+#: Chosen on LoCoMo's dev half (`python -m benchmarks eval grounding`): its 1,207 gold observations,
 #: checked against the turns they cite, and against a turn of another session. At 0.3 / 0.5
 #: (with the names and numbers rules below) the check rejected 8.9% of the supported facts
 #: and 97.0% of the unsupported ones; a lexical share of 0.5 rejected 26% of the supported

@@ -2,7 +2,7 @@
 ``messages_fts``.
 
 User text never reaches FTS5's parser as syntax: it is cut into word tokens
-(:func:`~acai_desktop.core.memory.query.tokenize`) and each one is quoted, so quotes,
+(:func:`~acai_desktop.core.rules.words.tokenize`) and each one is quoted, so quotes,
 ``*``, ``AND``, ``NEAR(`` or a stray parenthesis are words or nothing. Every word must
 match (the search narrows as the user types) and each is also tried as a prefix, so a
 half-typed last word already finds. Only the message's own text is matched
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 
 from sqlite_utils import Database
 
-from acai_desktop.core.memory.query import MAX_QUERY_TERMS, normalise, tokenize
 from acai_desktop.core.records import ConversationHit
+from acai_desktop.core.rules.words import MAX_QUERY_TERMS, normalise, tokenize
 
 #: Characters of a message shown before its first matched word, and in all.
 SNIPPET_BEFORE = 40

@@ -23,8 +23,8 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError, ProtectedMemoryError
-from acai_desktop.core.memory.importance import score_importance
 from acai_desktop.core.records import Actor, MemoryItem, MemoryStatus, Origin
+from acai_desktop.core.rules.importance import score_importance
 from acai_desktop.core.store.memories import (
     fetch_memory,
     memories_by_id,

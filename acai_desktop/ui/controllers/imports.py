@@ -10,7 +10,6 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
 from acai_desktop.core.chat_import.budget import LearningBudget
-from acai_desktop.core.chat_import.service import LEARN_IMPORTED_JOB
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
@@ -107,6 +106,10 @@ class ImportsController(Controller):
         self.say((await assistant.imports.resume_learning()).text())
 
     def _on_events_job_status_changed(self, job: Job) -> None:
+        # Here, not at the top: the import service pulls in numpy and sqlite-utils, which
+        # the window loads after it paints (a job event comes once the assistant is up).
+        from acai_desktop.core.chat_import.service import LEARN_IMPORTED_JOB
+
         if job.kind != LEARN_IMPORTED_JOB or job.status not in (JobStatus.DONE, JobStatus.FAILED):
             return
         if not self._progress_timer.isActive():  # one reading for the jobs of a second

@@ -16,7 +16,7 @@ from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.memory.panel_view import PanelQuery
+    from acai_desktop.core.memory.listing import PanelQuery
     from acai_desktop.ui.controllers.conversations import ConversationsController
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.dialogs import NoteDialog

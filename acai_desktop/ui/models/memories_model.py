@@ -1,7 +1,7 @@
 """The memories the panel shows, as a Qt list model that loads them a page at a time.
 
 Which memories are visible, in what order, is the core's rule
-(:mod:`acai_desktop.core.memory.panel_view`): the model asks the core for pages (keyset
+(:mod:`acai_desktop.core.memory.listing`): the model asks the core for pages (keyset
 pages, on the database thread) and counts, and holds only what the view has scrolled
 to. Search and filter are a :class:`PanelQuery`; a new query reloads from the first
 page. ``canFetchMore``/``fetchMore`` bring the next page when the view reaches the end.
@@ -25,7 +25,7 @@ from PySide6.QtCore import (
     Signal,
 )
 
-from acai_desktop.core.memory.panel_view import (
+from acai_desktop.core.memory.listing import (
     DEFAULT_PAGE_SIZE,
     PanelKey,
     PanelPage,

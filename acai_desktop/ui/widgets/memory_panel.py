@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.memory.panel_view import PanelFilter, PanelQuery
+from acai_desktop.core.memory.listing import PanelFilter, PanelQuery
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.untrusted import make_plain

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acai_desktop.core.memory.query import tokenize
+from acai_desktop.core.rules.words import tokenize
 
 # Words compare by a light stem, as FTS5's Porter stemmer makes "camping", "camped"
 # and "camps" one word in the index: a common ending off, then the first letters.

@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 from sqlite_utils import Database
 
-from acai_desktop.core.memory.query import normalise
-from acai_desktop.core.memory.query import tokenize as tokenize_query
 from acai_desktop.core.memory.retrieval.candidates import (
     MIN_ITEMS_FOR_SPREAD,
     EpisodicQuery,
@@ -17,6 +15,8 @@ from acai_desktop.core.memory.retrieval.candidates import (
 )
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.rules.words import normalise
+from acai_desktop.core.rules.words import tokenize as tokenize_query
 from acai_desktop.core.store import episodes
 
 

@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime
 import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.memory.query import ProcessedQuery, normalise, process_query
+from acai_desktop.core.memory.query import ProcessedQuery, process_query
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     SemanticCandidates,
@@ -40,6 +40,7 @@ from acai_desktop.core.memory.retrieval.results import Retrieved
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.rules.words import normalise
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.database import Store
 

@@ -1,0 +1,138 @@
+"""Whether a fact about the user lasts: who they are, or how they are today.
+
+Lasting from the first mention: identity (name, age, birthday, pronouns, origins, faith,
+disability), health (allergies, conditions, diet, medication), family and relationships
+(partner, children, parents, siblings, pets), home, work and study, long-term
+preferences, routines and commitments. Passing: moods, today's plans, the weather, what
+is happening right now.
+
+Two sources of evidence, the text first:
+
+* *passing* cues in the text win: a time that is now or soon ("today", "tonight",
+  "this weekend", "in ten minutes", "on Monday"), a mood or a momentary state
+  ("is tired", "feels anxious", "in a bad mood"), the weather. "The user's sister is
+  visiting tonight" is about the sister, but it is over tomorrow.
+* otherwise *lasting* cues in the text (an allergy, a diet, a partner, a job, a home,
+  "always", "every Sunday", "for ten years", "committed to", a plan months ahead: "in
+  May", "next year") or the extractor's category
+  (Personal, Professional, Relationship, Health, Location, Preference) make it lasting;
+* what is left (a Plan or Other fact without cues) is *neutral*: kept temporary until it
+  comes up again.
+
+Cues are whole words or short phrases, not a model: they are easy to read, to test and
+to correct, and they were tuned on two thirds of the labelled statements of
+``benchmarks/data/policy_statements.jsonl`` and checked on the other third
+(``python -m benchmarks eval policy``).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+
+class Durability(StrEnum):
+    LASTING = "lasting"
+    NEUTRAL = "neutral"
+    PASSING = "passing"
+
+
+#: The extraction categories whose facts last unless the text says otherwise.
+LASTING_CATEGORIES = frozenset(
+    {"personal", "professional", "relationship", "health", "location", "preference"}
+)
+
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_COUNT = (
+    r"(?:(?:about|over|almost|nearly|around) )?"
+    r"(?:\d+|a|an|one|two|three|five|ten|fifteen|twenty|thirty|forty|a few|a couple of)"
+)
+_INTENSITY = r"(?:(?:so|really|very|super|a bit|a little|kinda|kind of|pretty|quite|still)\s+)*"
+_MOODS = (
+    "tired|sleepy|bored|hungry|starving|hungover|anxious|nervous|stressed|annoyed|furious|"
+    "angry|upset|sad|lonely|excited|relieved|overwhelmed|groggy|exhausted|wiped out|"
+    "sunburnt|sunburned|proud|nostalgic|cranky|grumpy|restless|sore|stuck|procrastinating"
+)
+
+_PASSING = re.compile(
+    "|".join(
+        (
+            # now, soon, or just past
+            r"\b(?:today|tonight|tomorrow|yesterday|last night|right now|at the moment|"
+            r"as we speak|this (?:morning|afternoon|evening|week|weekend)|later today|"
+            r"in a bit|in a minute|for the rest of the day)\b",
+            rf"\b(?:on|this|next) (?:{_DAYS})\b",
+            rf"\bin {_COUNT} (?:minutes?|mins?|hours?)\b",
+            rf"\bfor {_COUNT} (?:minutes?|mins?|hours?)\b",
+            r"\b\d+ minutes\b",
+            r"\babout to\b",
+            r"\b(?:rough|long|bad|lazy|busy) (?:day|night|morning)\b",
+            # a mood or a momentary state
+            rf"\b(?:is|am|are|i'm|im|feels?|feeling|felt|was|got|gets)\s+{_INTENSITY}(?:{_MOODS})\b",
+            r"\b(?:good|bad|great|weird|foul|terrible) mood\b",
+            r"\b(?:headache|hangover)\b",
+            # the weather
+            r"\b(?:weather|raining|rained|snowing|snowed|sunny|thunderstorm|windy|"
+            r"heatwave|sunset|rainbow|umbrella)\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+_LASTING = re.compile(
+    "|".join(
+        (
+            # identity
+            r"\b(?:name|named|called|born|birthday|years? old|pronouns|originally from|"
+            r"hometown|grew up|raised|native|citizen|veteran|religion|catholic|jewish|muslim|"
+            r"christian|hindu|buddhist|atheist|transgender|gay|lesbian|bisexual|introvert|"
+            r"extrovert|left-handed|right-handed|speaks|fluent\w*)\b",
+            # health and diet
+            r"\b(?:allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|halal|kosher|keto|"
+            r"gluten|celiac|coeliac|diabet\w*|asthma|chronic|medication|diagnos\w*|disease|"
+            r"disorder|condition|cancer|remission|sober|epilep\w*|adhd|autis\w*|deaf|blind|"
+            r"colou?rblind|wheelchair|pregnant|diet|migraines?|cholesterol|blood pressure|"
+            r"dementia|therapy|antidepressants|epipen|hard of hearing|disabilit\w*)\b",
+            # family and relationships
+            r"\b(?:wife|husband|partner|girlfriend|boyfriend|fianc\w*|spouse|married|engaged|"
+            r"divorced|widow\w*|kids?|children|child|sons?|daughters?|twins?|sisters?|"
+            r"brothers?|siblings?|mother|mom|mum|father|dad|parents|grand\w*|aunt|uncle|"
+            r"niece|nephew|cousin|step\w+|in-laws?|\w+-in-law|best friend|adopt\w*|"
+            r"dog|cat|pup|puppy|pet)\b",
+            # home
+            r"\b(?:lives?|living|lived|moved to|relocated|based in|house|home|apartment|flat|"
+            r"rents?|neighbou?rhood|commutes?)\b",
+            # work and study
+            r"\b(?:works?|worked|job|employer|employed|career|profession|occupation|retired|"
+            r"company|business|owns?|runs|founder|founded|manages|team|colleagues?|"
+            r"engineer|nurse|teacher|teaches|doctor|lawyer|chef|student|studying|studies|"
+            r"degree|phd|master'?s|university|college|school|shifts?|freelance\w*|"
+            r"volunteers?|laid off|between jobs)\b",
+            # long-term preferences, routines, commitments
+            r"\b(?:always|never|usually|rarely|often|regularly|every|each|weekly|monthly|daily|lifelong|"
+            r"whole life|long-term|favou?rite|prefers?|preferred|loves?|hates?|dislikes?|"
+            r"can't stand|cannot stand|avoids?|fan of|into|obsessed|believer|"
+            r"committed|commitment|promised|goal|saving|training for|learning)\b",
+            rf"\bfor {_COUNT} (?:years?|decades?)\b",
+            # a plan months ahead ("visit Rome in May") outlives today's plans
+            rf"\b(?:in|by|until|next|this coming) (?:{_MONTHS}|spring|summer|autumn|fall|"
+            r"winter|the (?:spring|summer|autumn|fall|winter)|year|month)\b",
+            # "The user is a nurse", "I'm an engineer": what someone is, not how they feel
+            r"\b(?:is|am|i'm|im) an? (?!bit\b|little\b|lot\b)",
+            r"\b(?:don't|doesn't|does not|do not|can't|cannot|can not) (?:eat|drink|have|smoke)\b",
+            r"\b(?:promoted|graduated|training to become|works? as|working (?:as|for|at))\b",
+            r"\bsince (?:\d{4}|childhood|college|school)\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+def durability_of(text: str, category: str | None = None) -> Durability:
+    """How long ``text`` (a fact, or a user's note) stays true (see the module docstring)."""
+    if _PASSING.search(text):
+        return Durability.PASSING
+    if _LASTING.search(text) or (category or "").strip().lower() in LASTING_CATEGORIES:
+        return Durability.LASTING
+    return Durability.NEUTRAL

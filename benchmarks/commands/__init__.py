@@ -1,0 +1,1 @@
+"""The command-line modules of ``python -m benchmarks`` (``bench`` and ``eval``)."""

@@ -1,0 +1,2 @@
+"""The benchmarks that run the real window (they import Qt; the product never imports
+them)."""
