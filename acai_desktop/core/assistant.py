@@ -52,6 +52,7 @@ from acai_desktop.core.outside_changes import OutsideChanges
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.processors.summary import SummaryProcessor
+from acai_desktop.core.processors.titles import TITLE_JOB, TitleProcessor
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
@@ -69,6 +70,9 @@ log = logging.getLogger(__name__)
 MODEL_FREE_JOBS = frozenset({INDEX_JOB})
 #: Background jobs that ask the chat's model server (learning from the conversation).
 LEARNING_JOBS = frozenset({"critical_info", "summary", LEARN_IMPORTED_JOB})
+#: Background jobs that ask the model and give way to the user's turns on a server that
+#: answers one request at a time: the learning, and naming a new chat.
+YIELDING_JOBS = LEARNING_JOBS | {TITLE_JOB}
 
 
 @dataclass(frozen=True)
@@ -451,6 +455,7 @@ async def _assemble(
         suggestions=suggestions if model.settings.asks_before_remembering() else None,
     )
     summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
+    titles = TitleProcessor(client, conversations, events)
     documents = DocumentService(store, embedder, events)
     await documents.load()
     jobs = JobRepository(store)
@@ -462,13 +467,14 @@ async def _assemble(
             "summary": summary.handle,
             INDEX_JOB: documents.handle,
             LEARN_IMPORTED_JOB: critical_info.handle,
+            TITLE_JOB: titles.handle,
         },
         events,
         probe=functools.partial(model_answers, client),
         # One request at a time on the server: the user's answer goes first, and one job
         # at a time (llama.cpp's server cuts a streamed reply short when another request
         # arrives: two jobs would keep cutting each other's replies).
-        yield_to_turns=LEARNING_JOBS if one_at_a_time else (),
+        yield_to_turns=YIELDING_JOBS if one_at_a_time else (),
         max_concurrent=1 if one_at_a_time else 2,
     )
     retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)

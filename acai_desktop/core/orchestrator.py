@@ -41,6 +41,7 @@ from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.planner import Plan, plan_message
+from acai_desktop.core.processors.titles import title_job
 from acai_desktop.core.records import (
     AnswerSource,
     Conversation,
@@ -134,7 +135,7 @@ class Orchestrator:
         conversation = await self.conversations.get(conversation_id)
         try:
             turn = await self.conversations.add_turn(
-                conversation.id, text, functools.partial(processor_jobs, conversation)
+                conversation.id, text, functools.partial(turn_jobs, conversation)
             )
         except DatabaseBusyError as error:
             # Busy for over a minute (a long import elsewhere): nothing was written; the
@@ -458,6 +459,12 @@ def evidence_source(answer_id: int, used: UsedEvidence, question: str = "") -> E
         reasons=list(used.hit.reasons),
         snippet=snippet,
     )
+
+
+def turn_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:
+    """The background work a user's message is owed: learning from it, and the chat's
+    title when it is the first message."""
+    return processor_jobs(conversation, message_id) + title_job(conversation, message_id)
 
 
 def processor_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:

@@ -85,6 +85,8 @@ class Conversation:
     created_at: str
     updated_at: str
     temporary: bool = False
+    #: The title is the first-words stand-in, which the title job may still replace.
+    title_auto: bool = False
 
     @classmethod
     def from_row(cls, row: dict) -> Conversation:
@@ -94,6 +96,7 @@ class Conversation:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             temporary=bool(row["temporary"]),
+            title_auto=bool(row.get("title_auto", 0)),
         )
 
 

@@ -16,7 +16,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS as MAX_TITLE_CHARS
-from acai_desktop.core.conversation_titles import clean_title, one_line
+from acai_desktop.core.conversation_titles import clean_title, title_from_words
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import (
     Conversation,
@@ -35,7 +35,7 @@ MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
     "created_at, author"
 )
-CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary"
+CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary, title_auto"
 
 
 def _rows(cursor) -> list[dict]:
@@ -112,10 +112,11 @@ def _insert_message(
     )
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
     if role == "user":
-        # A new conversation takes its title from the first thing the user said.
+        # A new conversation takes its title from the first thing the user said: a
+        # stand-in (title_auto) that the title job may replace with a model's title.
         db.execute(
-            "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
-            [_title_from(content), conversation_id],
+            "UPDATE conversations SET title = ?, title_auto = 1 WHERE id = ? AND title = ''",
+            [title_from_words(content), conversation_id],
         )
     return cursor.lastrowid
 
@@ -190,11 +191,6 @@ def add_turn(
     return NewTurn(fetch_message(db, user_id), fetch_message(db, answer_id), jobs)
 
 
-def _title_from(content: str, limit: int = 60) -> str:
-    line = one_line(content)
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
 def update_message(db: Database, message_id: int, **changes) -> Message:
     allowed = {"content", "status", "model", "tokens", "error", "plan", "folded_into"}
     unknown = set(changes) - allowed
@@ -260,8 +256,24 @@ def rename_conversation(db: Database, conversation_id: int, title: str) -> Conve
     title = clean_title(title)
     with db.atomic():
         fetch_conversation(db, conversation_id)
-        db.execute("UPDATE conversations SET title = ? WHERE id = ?", [title, conversation_id])
+        # The user's title wins over the automatic one, now and later (title_auto = 0).
+        db.execute(
+            "UPDATE conversations SET title = ?, title_auto = 0 WHERE id = ?",
+            [title, conversation_id],
+        )
     return fetch_conversation(db, conversation_id)
+
+
+def set_automatic_title(db: Database, conversation_id: int, title: str) -> Conversation | None:
+    """Replace the first-words stand-in with ``title`` (the title job's), unless the user
+    renamed the conversation meanwhile: the conversation as changed, or None when it was
+    left alone (renamed, already titled, or deleted)."""
+    with db.atomic():
+        changed = db.execute(
+            "UPDATE conversations SET title = ?, title_auto = 0 WHERE id = ? AND title_auto = 1",
+            [title, conversation_id],
+        ).rowcount
+    return fetch_conversation(db, conversation_id) if changed else None
 
 
 def fetch_recalled_message(db: Database, message_id: int) -> RecalledMessage:
@@ -349,6 +361,9 @@ class ConversationRepository:
 
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         return await self.store.run(rename_conversation, conversation_id, title)
+
+    async def set_automatic_title(self, conversation_id: int, title: str) -> Conversation | None:
+        return await self.store.run(set_automatic_title, conversation_id, title)
 
     async def search(self, query: str, limit: int = 50) -> list[ConversationHit]:
         """The search box: conversations by title, then messages by their words."""

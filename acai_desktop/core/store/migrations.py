@@ -530,3 +530,12 @@ def m009_imported_conversations(db: Database) -> None:
         )"""
     )
     db.execute("ALTER TABLE memory_suggestions ADD COLUMN via TEXT")
+
+
+@migrations()
+def m010_conversation_titles(db: Database) -> None:
+    """``conversations.title_auto``: 1 while the title is the stand-in made from the first
+    words of the first message, which the title job may replace with a model's short
+    title; a rename (or that job) sets it to 0, so the user's title always wins. Existing
+    conversations keep the titles they have (0)."""
+    db.execute("ALTER TABLE conversations ADD COLUMN title_auto INTEGER NOT NULL DEFAULT 0")
