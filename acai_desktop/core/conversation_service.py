@@ -1,7 +1,7 @@
-"""Renaming and deleting conversations: the writes, then the news, in one place.
+"""Renaming, pinning and deleting conversations: the writes, then the news, in one place.
 
 The repository does the SQL (one transaction each); this service announces the change:
-``ConversationChanged`` with the renamed :class:`Conversation`, ``ConversationRemoved``
+``ConversationChanged`` with the renamed (or pinned) :class:`Conversation`, ``ConversationRemoved``
 with the deleted conversation's id. The memories a deletion left standing (they stay;
 only their link to the deleted chat is gone) are published through the
 :class:`MemoryService`, which brings the index in line and says ``MemoryChanged``.
@@ -35,6 +35,18 @@ class ConversationService:
 
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         conversation = await self.conversations.rename(conversation_id, title)
+        self.events.emit(ConversationChanged(conversation))
+        return conversation
+
+    async def pin(self, conversation_id: int) -> Conversation:
+        """Keep the chat at the top of the list."""
+        return await self._set_pinned(conversation_id, True)
+
+    async def unpin(self, conversation_id: int) -> Conversation:
+        return await self._set_pinned(conversation_id, False)
+
+    async def _set_pinned(self, conversation_id: int, pinned: bool) -> Conversation:
+        conversation = await self.conversations.set_pinned(conversation_id, pinned)
         self.events.emit(ConversationChanged(conversation))
         return conversation
 

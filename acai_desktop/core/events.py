@@ -109,7 +109,7 @@ class TurnEnded:
 
 @dataclass(frozen=True)
 class ConversationChanged:
-    """A conversation was renamed."""
+    """A conversation was renamed (by the user or the title job) or (un)pinned."""
 
     conversation: Conversation
 

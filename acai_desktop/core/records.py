@@ -87,6 +87,8 @@ class Conversation:
     temporary: bool = False
     #: The title is the first-words stand-in, which the title job may still replace.
     title_auto: bool = False
+    #: Kept at the top of the list by the user.
+    pinned: bool = False
 
     @classmethod
     def from_row(cls, row: dict) -> Conversation:
@@ -97,6 +99,7 @@ class Conversation:
             updated_at=row["updated_at"],
             temporary=bool(row["temporary"]),
             title_auto=bool(row.get("title_auto", 0)),
+            pinned=bool(row.get("pinned", 0)),
         )
 
 

@@ -59,7 +59,7 @@ def build_database_at(path: Path, last: str) -> None:
 
 def test_the_migration_list_starts_with_m001():
     assert ALL_NAMES[0] == "m001_initial"
-    assert ALL_NAMES[-1] == "m010_conversation_titles"
+    assert ALL_NAMES[-1] == "m010_conversation_titles_and_pins"
     assert all(name[0] == "m" and name[1:4].isdigit() for name in ALL_NAMES)
     assert sorted(ALL_NAMES) == ALL_NAMES
 
@@ -119,11 +119,13 @@ def test_a_database_from_an_earlier_schema_upgrades_cleanly(tmp_path, last):
     run(scenario())
 
 
-def test_chats_of_an_older_profile_keep_their_titles_and_new_ones_get_named(tmp_path):
+def test_chats_of_an_older_profile_keep_their_titles_and_can_be_pinned(tmp_path):
     from acai_desktop.core.store.conversations import (
         add_message,
         create_conversation,
         fetch_conversation,
+        list_conversations,
+        set_pinned,
     )
 
     path = tmp_path / "acai.sqlite3"
@@ -137,13 +139,16 @@ def test_chats_of_an_older_profile_keep_their_titles_and_new_ones_get_named(tmp_
                 old = fetch_conversation(db, 1)
                 new = create_conversation(db)
                 add_message(db, new.id, "user", "Plan a picnic for Saturday")
-                return old, fetch_conversation(db, new.id)
+                set_pinned(db, old.id, True)
+                return old, fetch_conversation(db, new.id), list_conversations(db)
 
             return await store.run(upgraded)
         finally:
             await store.close()
 
-    old, new = run(scenario())
+    old, new, listed = run(scenario())
     # A title the older release wrote may be the user's: the title job never touches it.
-    assert (old.title, old.title_auto) == ("Backend", False)
+    assert (old.title, old.title_auto, old.pinned) == ("Backend", False, False)
+    # The older chat, pinned, comes before the newer one.
+    assert [(c.title, c.pinned) for c in listed] == [("Backend", True), (new.title, False)]
     assert (new.title, new.title_auto) == ("Plan a picnic for Saturday", True)

@@ -35,7 +35,7 @@ MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
     "created_at, author"
 )
-CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary, title_auto"
+CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary, title_auto, pinned"
 
 
 def _rows(cursor) -> list[dict]:
@@ -83,8 +83,10 @@ def latest_conversation(db: Database) -> Conversation | None:
 
 
 def list_conversations(db: Database) -> list[Conversation]:
+    """Pinned chats first, then latest activity first (the sidebar's order)."""
     cursor = db.execute(
-        f"SELECT {CONVERSATION_COLUMNS} FROM conversations ORDER BY updated_at DESC, id DESC"
+        f"SELECT {CONVERSATION_COLUMNS} FROM conversations "
+        "ORDER BY pinned DESC, updated_at DESC, id DESC"
     )
     return [Conversation.from_row(row) for row in _rows(cursor)]
 
@@ -264,6 +266,16 @@ def rename_conversation(db: Database, conversation_id: int, title: str) -> Conve
     return fetch_conversation(db, conversation_id)
 
 
+def set_pinned(db: Database, conversation_id: int, pinned: bool) -> Conversation:
+    # Pinning is not activity either: updated_at stays.
+    with db.atomic():
+        fetch_conversation(db, conversation_id)
+        db.execute(
+            "UPDATE conversations SET pinned = ? WHERE id = ?", [int(pinned), conversation_id]
+        )
+    return fetch_conversation(db, conversation_id)
+
+
 def set_automatic_title(db: Database, conversation_id: int, title: str) -> Conversation | None:
     """Replace the first-words stand-in with ``title`` (the title job's), unless the user
     renamed the conversation meanwhile: the conversation as changed, or None when it was
@@ -361,6 +373,9 @@ class ConversationRepository:
 
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         return await self.store.run(rename_conversation, conversation_id, title)
+
+    async def set_pinned(self, conversation_id: int, pinned: bool) -> Conversation:
+        return await self.store.run(set_pinned, conversation_id, pinned)
 
     async def set_automatic_title(self, conversation_id: int, title: str) -> Conversation | None:
         return await self.store.run(set_automatic_title, conversation_id, title)

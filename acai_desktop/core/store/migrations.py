@@ -533,9 +533,14 @@ def m009_imported_conversations(db: Database) -> None:
 
 
 @migrations()
-def m010_conversation_titles(db: Database) -> None:
-    """``conversations.title_auto``: 1 while the title is the stand-in made from the first
-    words of the first message, which the title job may replace with a model's short
-    title; a rename (or that job) sets it to 0, so the user's title always wins. Existing
-    conversations keep the titles they have (0)."""
+def m010_conversation_titles_and_pins(db: Database) -> None:
+    """Chats named by the model, and pinned by the user.
+
+    * ``conversations.title_auto``: 1 while the title is the stand-in made from the first
+      words of the first message, which the title job may replace with a model's short
+      title; a rename (or that job) sets it to 0, so the user's title always wins.
+      Existing conversations keep the titles they have (0).
+    * ``conversations.pinned``: 1 keeps the chat at the top of the list.
+    """
     db.execute("ALTER TABLE conversations ADD COLUMN title_auto INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")

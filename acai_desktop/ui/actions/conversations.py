@@ -33,6 +33,7 @@ class ConversationActions(ActionGroup):
         window.conversation_export_requested.connect(self.export)
         window.conversation_refresh_requested.connect(self.refresh)
         window.conversation_search_requested.connect(self.search)
+        window.conversation_pin_requested.connect(self.set_pinned)
 
     async def load_all(self) -> None:
         """The conversation list, the memory panel's first page and the latest chat, from
@@ -98,6 +99,12 @@ class ConversationActions(ActionGroup):
     async def rename(self, assistant: Assistant, conversation_id: int, title: str) -> None:
         # The list and the header follow the CONVERSATION_CHANGED news.
         await assistant.conversation_service.rename(conversation_id, title)
+
+    @in_background("conversation-pin")
+    async def set_pinned(self, assistant: Assistant, conversation_id: int, pinned: bool) -> None:
+        # The list follows the CONVERSATION_CHANGED news (the pinned chat moves up).
+        service = assistant.conversation_service
+        await (service.pin if pinned else service.unpin)(conversation_id)
 
     @in_background("conversation-delete")
     async def delete(self, assistant: Assistant, conversation_id: int) -> None:
