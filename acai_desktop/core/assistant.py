@@ -31,6 +31,7 @@ from acai_desktop.core.errors import (
     StoreError,
 )
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
@@ -200,6 +201,8 @@ class Assistant:
     documents: DocumentService
     #: Conversations imported from other assistants, and the learning they queued.
     imports: ConversationImports
+    #: The user's custom instructions (profile and per chat); only the user writes them.
+    instructions: InstructionsService
     local_server: LocalModelServer | None = None
     #: Shown to the user once (e.g. "API key stored in a plain file").
     warnings: list[str] = field(default_factory=list)
@@ -478,12 +481,14 @@ async def _assemble(
         max_concurrent=1 if one_at_a_time else 2,
     )
     retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)
+    instructions = InstructionsService(store, events)
     orchestrator = Orchestrator(
         conversations=conversations,
         provenance=data.provenance,
         memories=memories,
         retriever=retriever,
         documents=documents,
+        instructions=instructions,
         client=client,
         events=events,
         # Without a model no job runs, so none is announced as queued either.
@@ -512,6 +517,7 @@ async def _assemble(
         summary=summary,
         suggestions=suggestions,
         documents=documents,
+        instructions=instructions,
         imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,
         warnings=model.warnings,

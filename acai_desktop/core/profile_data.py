@@ -14,11 +14,13 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.memory.panel_view import PanelPages
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.instructions import profile_instructions
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
 
@@ -29,6 +31,10 @@ class ProfileData(PanelPages):
     lock: ProfileLock
     conversations: ConversationRepository
     provenance: ProvenanceRepository
+
+    async def profile_instructions(self) -> CustomInstructions:
+        """The user's custom instructions for every chat (the memory panel lists them)."""
+        return await self.store.run(profile_instructions)
 
     async def aclose(self) -> None:
         """Close the database and let the profile go (when no assistant took them)."""

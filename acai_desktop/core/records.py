@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from acai_desktop.core.custom_instructions import UsedInstructions
+
 
 class MemoryKind(StrEnum):
     FACT = "fact"
@@ -119,6 +121,8 @@ class Message:
     # Who said it when that is someone else than the user or ACAI (a recorded dialogue
     # imported as a conversation); None for the app's own turns.
     author: str | None = None
+    #: An answer's: the user's custom instructions its prompt carried (None: none).
+    instructions: UsedInstructions | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> Message:
@@ -135,6 +139,7 @@ class Message:
             error=row["error"],
             plan=_json_or_none(row["plan"]),
             author=row.get("author"),
+            instructions=UsedInstructions.from_json(row.get("instructions")),
         )
 
 

@@ -121,6 +121,9 @@ class MainWindow(QMainWindow):
     conversation_export_requested = Signal(int, str, str)  # id, file path, "md" or "json"
     conversation_search_requested = Signal(str)  # the query typed in the search box
     conversation_pin_requested = Signal(int, bool)  # conversation id, pinned or not
+    instructions_save_requested = Signal(object)  # CustomInstructions (the profile's)
+    chat_instructions_requested = Signal(int)  # conversation id: open its dialog
+    chat_instructions_save_requested = Signal(int, object)  # id, CustomInstructions | None
     #: A message was added to it: its title and place in the list may have changed.
     conversation_refresh_requested = Signal(int)
     quit_requested = Signal()
@@ -252,6 +255,8 @@ class MainWindow(QMainWindow):
         self.conversation_list.delete_requested.connect(self.dialogs.delete_conversation)
         self.conversation_list.export_requested.connect(self.dialogs.export_conversation)
         self.conversation_list.pin_requested.connect(self.conversation_pin_requested)
+        self.conversation_list.instructions_requested.connect(self.chat_instructions_requested)
+        self.memory_panel.instructions_box.edit_requested.connect(self.settings_requested)
         self.events.conversation_changed.connect(self.conversations_model.on_conversation_changed)
         self.events.conversation_changed.connect(self._on_events_conversation_changed)
         self.events.conversation_removed.connect(self.conversations_model.on_conversation_removed)

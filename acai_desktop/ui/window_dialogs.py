@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     # Loaded when opened: its model settings (pydantic) aren't needed to paint.
     from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
+    from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
@@ -92,6 +93,15 @@ class WindowDialogs:
         )
         dialog.rename_requested.connect(self.window.conversation_rename_requested)
         dialog.open()
+
+    def chat_instructions(self, conversation_id: int, profile, own) -> ChatInstructionsDialog:
+        """One chat's custom instructions: its own, or the profile's (from Settings)."""
+        from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
+
+        dialog = ChatInstructionsDialog(conversation_id, profile, own, self.window)
+        dialog.save_requested.connect(self.window.chat_instructions_save_requested)
+        dialog.open()
+        return dialog
 
     def delete_conversation(self, conversation_id: int) -> None:
         model = self.window.conversations_model
@@ -204,6 +214,7 @@ class WindowDialogs:
         providers_with_key: set[str] | frozenset[str] = frozenset(),
         key_warning: str | None = None,
         preferences=None,
+        instructions=None,
     ) -> SettingsDialog:
         """The settings dialog (one at a time: a second request raises the open one)."""
         if self.settings is not None and shiboken6.isValid(self.settings):
@@ -218,8 +229,10 @@ class WindowDialogs:
             providers_with_key=providers_with_key,
             key_warning=key_warning,
             preferences=preferences,
+            instructions=instructions,
             parent=window,
         )
+        dialog.instructions_save_requested.connect(window.instructions_save_requested)
         dialog.preferences_save_requested.connect(window.preferences_save_requested)
         dialog.save_requested.connect(window.settings_save_requested)
         dialog.detect_requested.connect(window.settings_detect_requested)

@@ -18,6 +18,7 @@ from acai_desktop.ui.session import GuiSession
 from acai_desktop.ui.widgets.conversation_list import (
     DELETE_TEXT,
     EXPORT_TEXT,
+    INSTRUCTIONS_TEXT,
     PIN_TEXT,
     RENAME_TEXT,
     more_rect,
@@ -72,7 +73,7 @@ def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_op
         )
         menu = await wait_until(lambda: view.menu)
         assert [a.text() for a in menu.actions()] == [
-            PIN_TEXT, RENAME_TEXT, EXPORT_TEXT, DELETE_TEXT
+            PIN_TEXT, RENAME_TEXT, INSTRUCTIONS_TEXT, EXPORT_TEXT, DELETE_TEXT
         ]  # fmt: skip
         choose(menu, RENAME_TEXT)
         dialog = await wait_until(lambda: window.findChild(RenameConversationDialog))

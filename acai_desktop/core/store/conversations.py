@@ -33,7 +33,7 @@ from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
-    "created_at, author"
+    "created_at, author, instructions"
 )
 CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary, title_auto, pinned"
 
@@ -194,7 +194,16 @@ def add_turn(
 
 
 def update_message(db: Database, message_id: int, **changes) -> Message:
-    allowed = {"content", "status", "model", "tokens", "error", "plan", "folded_into"}
+    allowed = {
+        "content",
+        "status",
+        "model",
+        "tokens",
+        "error",
+        "plan",
+        "folded_into",
+        "instructions",
+    }
     unknown = set(changes) - allowed
     if unknown:
         raise ValueError(f"not message columns: {sorted(unknown)}")
@@ -202,6 +211,8 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         changes["plan"] = json.dumps(changes["plan"], ensure_ascii=False)
     if "status" in changes:
         changes["status"] = str(changes["status"])
+    if changes.get("instructions") is not None:
+        changes["instructions"] = changes["instructions"].to_json()  # UsedInstructions
     if changes.get("error"):
         changes["error"] = redact(changes["error"])  # a server may echo the key
     assignments = ", ".join(f"{column} = ?" for column in changes)

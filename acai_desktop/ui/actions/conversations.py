@@ -45,6 +45,7 @@ class ConversationActions(ActionGroup):
         first_page = window.memories_model.attach(data.read_panel, data.count_panel)
         conversations = await data.conversations.list()
         window.conversations_model.set_conversations(conversations)
+        window.memory_panel.instructions_box.set_instructions(await data.profile_instructions())
         if first_page is not None:
             await asyncio.wait([first_page])
         latest = next((c for c in conversations if not c.temporary), None)
@@ -64,7 +65,7 @@ class ConversationActions(ActionGroup):
             if message.role == "assistant" and message.status != "streaming":
                 used = await data.provenance.sources_of_answer(message.id)
                 quoted = await data.provenance.evidence_of_answer(message.id)
-                counts[message.id] = len(used) + len(quoted)
+                counts[message.id] = len(used) + len(quoted) + (message.instructions is not None)
         session.conversation_id = conversation.id
         window.show_conversation(
             conversation.id,

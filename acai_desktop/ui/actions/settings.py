@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING
 
 import shiboken6
 
+from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import AcaiError, InvalidInputError
-from acai_desktop.ui.actions.base import ActionGroup
+from acai_desktop.ui.actions.base import ActionGroup, in_background
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 
 if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.llm.settings import ModelSettings
     from acai_desktop.ui.main_window import MainWindow
 
@@ -32,6 +34,11 @@ class SettingsActions(ActionGroup):
         window.preferences_save_requested.connect(self.save_preferences)
         window.panels_changed.connect(self.save_panels)
         window.reconnect_requested.connect(self.session.reconnect)
+        # Custom instructions: the profile's (Settings), a chat's own (its ⋯ menu).
+        window.instructions_save_requested.connect(self.save_instructions)
+        window.chat_instructions_requested.connect(self.open_chat_instructions)
+        window.chat_instructions_save_requested.connect(self.save_chat_instructions)
+        window.events.instructions_changed.connect(self.show_instructions)
 
     def current_settings(self) -> ModelSettings:
         """What the assistant runs with, else what is saved, else the defaults."""
@@ -65,10 +72,12 @@ class SettingsActions(ActionGroup):
             return {str(name) for name in ProviderName if secrets.get_api_key(str(name))}
 
         with_key = await asyncio.to_thread(providers_with_key)
+        instructions = await self._profile_instructions()
         if self.window is None:
             return
         dialog = self.window.dialogs.open_settings(
             settings,
+            instructions=instructions,
             providers_with_key=with_key,
             key_warning=secrets.warning or secrets.new_key_warning,
             preferences=load_ui_preferences(profile.settings_path),
@@ -157,3 +166,47 @@ class SettingsActions(ActionGroup):
         await session.until_reconnected()
         if api_key and secrets.warning and self.window is not None:
             self.window.show_status(secrets.warning, 20_000)
+
+    async def _profile_instructions(self) -> CustomInstructions | None:
+        """The profile's custom instructions (None when the database can't say)."""
+        data = self.session.profile_data
+        if self.session.assistant is not None:
+            data = self.session.assistant.data
+        if data is None:
+            return None
+        try:
+            return await data.profile_instructions()
+        except AcaiError as error:
+            log.warning("custom instructions not read: %s", error)
+            return None
+
+    @in_background("instructions-save")
+    async def save_instructions(self, assistant: Assistant, instructions: CustomInstructions):
+        await assistant.instructions.set_profile(instructions.respond, instructions.about)
+
+    @in_background("chat-instructions")
+    async def open_chat_instructions(self, assistant: Assistant, conversation_id: int) -> None:
+        profile = await assistant.instructions.profile()
+        own = await assistant.instructions.for_chat(conversation_id)
+        if (window := self.window_if_open()) is not None:
+            window.dialogs.chat_instructions(conversation_id, profile, own)
+
+    @in_background("chat-instructions-save")
+    async def save_chat_instructions(
+        self, assistant: Assistant, conversation_id: int, own: CustomInstructions | None
+    ) -> None:
+        if own is None:
+            await assistant.instructions.use_profile_for_chat(conversation_id)
+        else:
+            await assistant.instructions.set_for_chat(conversation_id, own.respond, own.about)
+        self.say("This chat's instructions are saved; the next answer follows them.")
+
+    def show_instructions(self, conversation_id: int | None) -> None:
+        """The memory panel lists the profile's instructions: read them again."""
+        if conversation_id is None and self.window is not None:
+            self.session.tasks.start(self._show_instructions(), name="instructions-show")
+
+    async def _show_instructions(self) -> None:
+        instructions = await self._profile_instructions()
+        if instructions is not None and (window := self.window_if_open()) is not None:
+            window.memory_panel.instructions_box.set_instructions(instructions)

@@ -123,8 +123,12 @@ class TurnActions(ActionGroup):
             rows.append((source, item))
         evidence = await assistant.provenance.evidence_of_answer(answer_id)
         question = await self._question_of(assistant, answer_id)
+        try:
+            instructions = (await assistant.conversations.get_message(answer_id)).instructions
+        except NotFoundError:
+            instructions = None
         if shiboken6.isValid(dialog):
-            dialog.set_sources(rows, evidence, question=question)
+            dialog.set_sources(rows, evidence, question=question, instructions=instructions)
 
     @staticmethod
     async def _question_of(assistant: Assistant, answer_id: int) -> str:

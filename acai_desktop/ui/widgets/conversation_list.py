@@ -1,7 +1,8 @@
 """The conversations in the sidebar: title and when it was last active.
 
 Right-click on a conversation, or click the "⋯" shown on the row under the mouse, for
-*Pin*/*Unpin*, *Rename…*, *Export…* and *Delete…*; the list only asks (``*_requested``),
+*Pin*/*Unpin*, *Rename…*, *Instructions…* (the chat's own custom instructions),
+*Export…* and *Delete…*; the list only asks (``*_requested``),
 the window answers. A pinned chat's second line starts with :data:`PINNED_MARK`.
 """
 
@@ -39,6 +40,7 @@ UNPIN_TEXT = "Unpin"
 #: Drawn before a pinned chat's date (text, not an emoji: no font needed).
 PINNED_MARK = "Pinned"
 RENAME_TEXT = "Rename…"
+INSTRUCTIONS_TEXT = "Instructions…"
 EXPORT_TEXT = "Export…"
 DELETE_TEXT = "Delete…"
 # Short enough for the sidebar; the tooltip says "Temporary — nothing is remembered".
@@ -129,6 +131,7 @@ class ConversationList(QListView):
     delete_requested = Signal(int)  # conversation id
     export_requested = Signal(int)  # conversation id
     pin_requested = Signal(int, bool)  # conversation id, pinned (True) or not
+    instructions_requested = Signal(int)  # conversation id: its custom instructions
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -173,7 +176,7 @@ class ConversationList(QListView):
         )
 
     def open_menu(self, row: int, at: QPoint) -> QMenu:
-        """Show Pin/Unpin, Rename…, Export…, Delete… for the conversation in ``row`` at
+        """Show Pin/Unpin, Rename…, Instructions…, Export…, Delete… for ``row``'s chat at
         ``at`` (viewport)."""
         conversation_id = self.model().index(row).data(ConversationRoles.ID)
         pinned = bool(self.model().index(row).data(ConversationRoles.PINNED))
@@ -185,6 +188,8 @@ class ConversationList(QListView):
         pin.triggered.connect(lambda: self.pin_requested.emit(conversation_id, not pinned))
         rename = menu.addAction(RENAME_TEXT)
         rename.triggered.connect(lambda: self.rename_requested.emit(conversation_id))
+        instructions = menu.addAction(INSTRUCTIONS_TEXT)
+        instructions.triggered.connect(lambda: self.instructions_requested.emit(conversation_id))
         export = menu.addAction(EXPORT_TEXT)
         export.triggered.connect(lambda: self.export_requested.emit(conversation_id))
         delete = menu.addAction(DELETE_TEXT)
