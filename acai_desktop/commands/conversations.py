@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="List the profile's conversations or export one to a file.",
     )
     actions = parser.add_subparsers(dest="conversations_action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", parents=[common], help="latest first")
+    listing = actions.add_parser("list", parents=[common], help="pinned first, then latest")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
     export = actions.add_parser("export", parents=[common], help="write one conversation to a file")
     export.add_argument("id", help="the conversation's id (see `conversations list`)")
@@ -70,7 +70,7 @@ def _print_list(conversations, as_json_output: bool) -> None:
     if as_json_output:
         rows = [
             {"id": c.id, "title": c.title, "created_at": c.created_at,
-             "updated_at": c.updated_at, "temporary": c.temporary}
+             "updated_at": c.updated_at, "temporary": c.temporary, "pinned": c.pinned}
             for c in conversations
         ]  # fmt: skip
         print(json.dumps({"conversations": rows}, ensure_ascii=False, indent=2))
@@ -79,9 +79,9 @@ def _print_list(conversations, as_json_output: bool) -> None:
         print("No conversations.")
         return
     for c in conversations:
-        temporary = " (temporary)" if c.temporary else ""
+        marks = (" (pinned)" if c.pinned else "") + (" (temporary)" if c.temporary else "")
         title = " ".join(c.title.split()) or "Untitled"
-        print(f"{c.id:>6}  {c.updated_at[:16].replace('T', ' ')}  {title}{temporary}")
+        print(f"{c.id:>6}  {c.updated_at[:16].replace('T', ' ')}  {title}{marks}")
 
 
 def _write(file: str, text: str) -> None:

@@ -31,6 +31,7 @@ from acai_desktop.core.errors import (
     StoreError,
 )
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
@@ -52,6 +53,7 @@ from acai_desktop.core.outside_changes import OutsideChanges
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.processors.summary import SummaryProcessor
+from acai_desktop.core.processors.titles import TITLE_JOB, TitleProcessor
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
@@ -69,6 +71,9 @@ log = logging.getLogger(__name__)
 MODEL_FREE_JOBS = frozenset({INDEX_JOB})
 #: Background jobs that ask the chat's model server (learning from the conversation).
 LEARNING_JOBS = frozenset({"critical_info", "summary", LEARN_IMPORTED_JOB})
+#: Background jobs that ask the model and give way to the user's turns on a server that
+#: answers one request at a time: the learning, and naming a new chat.
+YIELDING_JOBS = LEARNING_JOBS | {TITLE_JOB}
 
 
 @dataclass(frozen=True)
@@ -192,6 +197,8 @@ class Assistant:
     documents: DocumentService
     #: Conversations imported from other assistants, and the learning they queued.
     imports: ConversationImports
+    #: The user's custom instructions (profile and per chat); only the user writes them.
+    instructions: InstructionsService
     #: The storage below the services: the core's own (``_``: never the UI's, see
     #: tests/ui/test_service_boundary.py). The database under its lock, as opened first,
     #: is closed with the assistant.
@@ -457,6 +464,7 @@ async def _assemble(
         suggestions=suggestions if model.settings.asks_before_remembering() else None,
     )
     summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
+    titles = TitleProcessor(client, conversations, events)
     documents = DocumentService(store, embedder, events)
     await documents.load()
     jobs = JobRepository(store)
@@ -468,22 +476,25 @@ async def _assemble(
             "summary": summary.handle,
             INDEX_JOB: documents.handle,
             LEARN_IMPORTED_JOB: critical_info.handle,
+            TITLE_JOB: titles.handle,
         },
         events,
         probe=functools.partial(model_answers, client),
         # One request at a time on the server: the user's answer goes first, and one job
         # at a time (llama.cpp's server cuts a streamed reply short when another request
         # arrives: two jobs would keep cutting each other's replies).
-        yield_to_turns=LEARNING_JOBS if one_at_a_time else (),
+        yield_to_turns=YIELDING_JOBS if one_at_a_time else (),
         max_concurrent=1 if one_at_a_time else 2,
     )
     retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)
+    instructions = InstructionsService(store, events)
     orchestrator = Orchestrator(
         conversations=conversations,
         provenance=data.provenance,
         memories=memories,
         retriever=retriever,
         documents=documents,
+        instructions=instructions,
         client=client,
         events=events,
         # Without a model no job runs, so none is announced as queued either.
@@ -508,6 +519,7 @@ async def _assemble(
         summary=summary,
         suggestions=suggestions,
         documents=documents,
+        instructions=instructions,
         imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,
         warnings=model.warnings,

@@ -46,6 +46,7 @@ def as_json(conversation: Conversation, messages: list[Message]) -> dict:
             "created_at": conversation.created_at,
             "updated_at": conversation.updated_at,
             "temporary": conversation.temporary,
+            "pinned": conversation.pinned,
         },
         "messages": [
             {

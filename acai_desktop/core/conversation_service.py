@@ -1,14 +1,15 @@
-"""Conversations as the UI and the command line use them: read, start, rename, delete,
-search, export, and where an answer came from.
+"""Conversations as the UI and the command line use them: read, start, rename, pin,
+delete, search, export, and where an answer came from.
 
 The repositories do the SQL (one transaction each); this service is the only way to them
 from outside the core, and announces every change on the event bus:
 ``ConversationCreated`` with a new :class:`Conversation`, ``ConversationChanged`` with
-the renamed one, ``ConversationRemoved`` with a deleted conversation's id. The memories a
-deletion left standing (they stay; only their link to the deleted chat is gone) are
-published through the :class:`MemoryService`, which brings the index in line and says
-``MemoryChanged``. (A turn's own changes, a new chat's title from its first message and
-its move up the list, are announced by the orchestrator.)
+the renamed (or pinned) one, ``ConversationRemoved`` with a deleted conversation's id.
+The memories a deletion left standing (they stay; only their link to the deleted chat is
+gone) are published through the :class:`MemoryService`, which brings the index in line
+and says ``MemoryChanged``. (A turn's own changes, a new chat's title from its first
+message and its move up the list, are announced by the orchestrator; the title job's
+better title by the title processor.)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import contextlib
 from dataclasses import dataclass
 
 from acai_desktop.core.conversation_export import export_text, write_export
+from acai_desktop.core.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.events import (
@@ -53,6 +55,8 @@ class AnswerSources:
     evidence: list[EvidenceSource]
     #: The user's message it answered ("" when that is gone).
     question: str
+    #: The user's custom instructions its prompt carried (None: none).
+    instructions: UsedInstructions | None = None
 
 
 class ConversationService:
@@ -155,7 +159,11 @@ class ConversationService:
                     item = await self._memories.get(source.memory_id)
             rows.append((source, item))
         evidence = await self._provenance.evidence_of_answer(answer_id)
-        return AnswerSources(rows, evidence, await self._question_of(answer_id))
+        try:
+            instructions = (await self._conversations.get_message(answer_id)).instructions
+        except NotFoundError:
+            instructions = None
+        return AnswerSources(rows, evidence, await self._question_of(answer_id), instructions)
 
     async def _question_of(self, answer_id: int) -> str:
         try:
@@ -169,3 +177,17 @@ class ConversationService:
     async def answers_using_memory(self, memory_id: int) -> int:
         """How many answers a memory has fed."""
         return len(await self._provenance.answers_using_memory(memory_id))
+
+    # -- pinning ---------------------------------------------------------------------
+
+    async def pin(self, conversation_id: int) -> Conversation:
+        """Keep the chat at the top of the list."""
+        return await self._set_pinned(conversation_id, True)
+
+    async def unpin(self, conversation_id: int) -> Conversation:
+        return await self._set_pinned(conversation_id, False)
+
+    async def _set_pinned(self, conversation_id: int, pinned: bool) -> Conversation:
+        conversation = await self._conversations.set_pinned(conversation_id, pinned)
+        self._events.emit(ConversationChanged(conversation))
+        return conversation

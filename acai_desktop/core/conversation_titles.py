@@ -8,6 +8,8 @@ import re
 from acai_desktop.core.errors import InvalidInputError
 
 MAX_TITLE_CHARS = 200
+#: The longest automatic title (first words, or the model's short title).
+AUTO_TITLE_CHARS = 60
 # Control characters other than whitespace (NUL, escape, DEL...): invisible on screen,
 # and NUL cuts C strings and file tools short (a Markdown export ended at it).
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
@@ -35,3 +37,16 @@ def clean_title(title: object) -> str:
             f"(this one has {len(line)})."
         )
     return line
+
+
+def title_from_words(text: str, limit: int = AUTO_TITLE_CHARS) -> str:
+    """The first words of ``text`` as a title: one line, at most ``limit`` characters,
+    cut at a word's end where one is near (with an ellipsis)."""
+    line = one_line(text)
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from acai_desktop.core.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import Document, EvidenceSource
 from acai_desktop.core.records import (
     AnswerSource,
@@ -88,6 +89,8 @@ class AnswerFinished:
     sources: tuple[AnswerSource, ...] = ()
     #: The document passages that fed it ("Sources: file.pdf, p. 12").
     evidence: tuple[EvidenceSource, ...] = ()
+    #: The user's custom instructions its prompt carried (None: none).
+    instructions: UsedInstructions | None = None
 
     @property
     def error(self) -> str | None:
@@ -116,10 +119,19 @@ class ConversationCreated:
 
 @dataclass(frozen=True)
 class ConversationChanged:
-    """A conversation's row changed: renamed, titled by its first message, or moved up
-    the list by a new message (its ``updated_at``). Listeners need not re-read it."""
+    """A conversation's row changed: renamed (by the user or the title job), pinned or
+    unpinned, titled by its first message, or moved up the list by a new message (its
+    ``updated_at``). Listeners need not re-read it."""
 
     conversation: Conversation
+
+
+@dataclass(frozen=True)
+class InstructionsChanged:
+    """The user changed custom instructions: the profile's (``conversation_id`` None)
+    or one chat's override."""
+
+    conversation_id: int | None
 
 
 @dataclass(frozen=True)
@@ -201,6 +213,7 @@ Event = (
     | ConversationCreated
     | ConversationChanged
     | ConversationRemoved
+    | InstructionsChanged
     | JobStatusChanged
     | SuggestionsChanged
     | EmbeddingProgress

@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_filter import DelimiterFilter
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
+from acai_desktop.core.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
+from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import ChatModel
 from acai_desktop.core.memory.context_builder import BuiltContext, UsedEvidence, build_context
 from acai_desktop.core.memory.explain import matching_sentences
@@ -41,6 +43,7 @@ from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.planner import Plan, plan_message
+from acai_desktop.core.processors.titles import title_job
 from acai_desktop.core.records import (
     AnswerSource,
     Conversation,
@@ -84,6 +87,8 @@ class TurnResult:
     job_ids: list[int] = field(default_factory=list)
     # The document passages that fed the answer ("Sources: file.pdf, p. 12").
     evidence_used: list[EvidenceSource] = field(default_factory=list)
+    # The user's custom instructions the prompt carried.
+    instructions: UsedInstructions | None = None
 
     @property
     def status(self) -> MessageStatus:
@@ -106,8 +111,11 @@ class Orchestrator:
         max_answer_bytes: int = int(DEFAULT_MAX_ANSWER_MB * 1_000_000),
         answer_max_tokens: int | None = None,
         history_cut_step: int = 1,
+        instructions: InstructionsService | None = None,
     ) -> None:
         self.conversations = conversations
+        #: The user's custom instructions (None: none are read, as in evaluations).
+        self.instructions = instructions
         self.provenance = provenance
         self.memories = memories
         self.retriever = retriever
@@ -142,7 +150,7 @@ class Orchestrator:
             conversation = await self.conversations.get(conversation_id)
         try:
             turn = await self.conversations.add_turn(
-                conversation.id, text, functools.partial(processor_jobs, conversation)
+                conversation.id, text, functools.partial(turn_jobs, conversation)
             )
         except DatabaseBusyError as error:
             # Busy for over a minute (a long import elsewhere): nothing was written; the
@@ -212,6 +220,7 @@ class Orchestrator:
             await self.conversations.update_message(user_message.id, plan=plan.to_dict())
             context, in_prompt = await self.build_prompt(conversation, user_message, plan)
             result.prompt_tokens = context.tokens
+            result.instructions = context.instructions
             result.memories_used = [
                 AnswerSource(
                     answer.id,
@@ -288,7 +297,11 @@ class Orchestrator:
             exclude_message_ids=[m.id for m in history],
         )
         evidence = await self.evidence(conversation, user_message)
+        instructions = (
+            await self.instructions.in_effect(conversation.id) if self.instructions else None
+        )
         context = build_context(
+            instructions=instructions,
             system_prompt=self.system_prompt,
             evidence=evidence,
             user_message=user_message.content,
@@ -371,6 +384,7 @@ class Orchestrator:
             error=error,
             tokens=estimate_tokens(content),
             model=self.client.model_for("chat"),
+            instructions=result.instructions,
         )
         if evidence:
             await self.provenance.record_evidence(answer.id, evidence)
@@ -383,7 +397,9 @@ class Orchestrator:
         # The last chunk's news carries the final status and the error, and a separate
         # event says the answer is done, so no listener has to read the row again.
         self.events.emit(ev.MessageUpdated(_delta(finished, "")))
-        self.events.emit(ev.AnswerFinished(finished, tuple(sources), tuple(evidence)))
+        self.events.emit(
+            ev.AnswerFinished(finished, tuple(sources), tuple(evidence), finished.instructions)
+        )
         return finished
 
     async def _save_answer(self, answer_id: int, **changes) -> Message:
@@ -468,6 +484,12 @@ def evidence_source(answer_id: int, used: UsedEvidence, question: str = "") -> E
         reasons=list(used.hit.reasons),
         snippet=snippet,
     )
+
+
+def turn_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:
+    """The background work a user's message is owed: learning from it, and the chat's
+    title when it is the first message."""
+    return processor_jobs(conversation, message_id) + title_job(conversation, message_id)
 
 
 def processor_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:

@@ -14,12 +14,14 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.memory.listing import PanelPages
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.records import Conversation, Message
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.instructions import profile_instructions
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
 
@@ -40,6 +42,10 @@ class ProfileData(PanelPages):
     ) -> tuple[list[Message], dict[int, int]]:
         """A conversation's messages and its answers' source counts, in one query."""
         return await self.conversations.messages_with_sources(conversation_id)
+
+    async def profile_instructions(self) -> CustomInstructions:
+        """The user's custom instructions for every chat (the memory panel lists them)."""
+        return await self.store.run(profile_instructions)
 
     async def aclose(self) -> None:
         """Close the database and let the profile go (when no assistant took them)."""

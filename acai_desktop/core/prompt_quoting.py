@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 #: The tag names of every data block in the prompt (``<name>`` ... ``</name>``).
-PROMPT_BLOCK_TAGS = ("memories", "documents")
+#: ``exchange`` frames the first exchange that the title call names.
+PROMPT_BLOCK_TAGS = ("memories", "documents", "exchange")
 
 # "<memories>", "</ Documents >", fullwidth "＜/memories＞", a bare "<memor": anything a
 # model could take for a block's delimiter loses its bracket. The stems also catch the

@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from acai_desktop.core.custom_instructions import UsedInstructions
+
 
 class MemoryKind(StrEnum):
     FACT = "fact"
@@ -85,6 +87,10 @@ class Conversation:
     created_at: str
     updated_at: str
     temporary: bool = False
+    #: The title is the first-words stand-in, which the title job may still replace.
+    title_auto: bool = False
+    #: Kept at the top of the list by the user.
+    pinned: bool = False
 
     @classmethod
     def from_row(cls, row: dict) -> Conversation:
@@ -94,6 +100,8 @@ class Conversation:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             temporary=bool(row["temporary"]),
+            title_auto=bool(row.get("title_auto", 0)),
+            pinned=bool(row.get("pinned", 0)),
         )
 
 
@@ -113,6 +121,8 @@ class Message:
     # Who said it when that is someone else than the user or ACAI (a recorded dialogue
     # imported as a conversation); None for the app's own turns.
     author: str | None = None
+    #: An answer's: the user's custom instructions its prompt carried (None: none).
+    instructions: UsedInstructions | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> Message:
@@ -129,6 +139,7 @@ class Message:
             error=row["error"],
             plan=_json_or_none(row["plan"]),
             author=row.get("author"),
+            instructions=UsedInstructions.from_json(row.get("instructions")),
         )
 
 

@@ -74,6 +74,10 @@ def _system_text(body: dict) -> str:
     return "\n".join(m["content"] for m in body.get("messages", []) if m.get("role") == "system")
 
 
+#: The title prompt's opening words (resources/prompts/title.txt).
+TITLE_PROMPT_MARK = "You name a chat"
+
+
 def fake_model(body: dict) -> Reply:
     system = _system_text(body)
     user = _last_user_text(body)
@@ -91,6 +95,10 @@ def fake_model(body: dict) -> Reply:
         else:
             relation = "unrelated"
         return Reply(json_obj={"relation": relation})
+    if TITLE_PROMPT_MARK in system:
+        said = re.search(r"^user: (.*)$", user, re.M)
+        words = re.findall(r"[\w'-]+", said.group(1) if said else user)[:4]
+        return Reply(text=" ".join(words).capitalize() or "Chat")
     if _structured(body, system):
         raise UnrecognisedRequest(
             "the fake model has no rule for this structured request "
@@ -106,10 +114,13 @@ def fake_model(body: dict) -> Reply:
 
 
 def call_kind(body: dict) -> str:
-    """Which of our prompts a request is: triage, extraction, reconcile, summary or chat."""
+    """Which of our prompts a request is: triage, title, extraction, reconcile, summary
+    or chat."""
     system, user = _system_text(body), _last_user_text(body)
     if '"durable_fact"' in system:
         return "triage"
+    if TITLE_PROMPT_MARK in system:
+        return "title"
     if '"facts"' in system:
         return "extraction"
     if "EXISTING:" in user:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     # Loaded when opened: its model settings (pydantic) aren't needed to paint.
     from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
+    from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
@@ -93,6 +94,14 @@ class WindowDialogs:
         dialog = RenameConversationDialog(
             conversation_id, model.conversation_at(row).title, self.window
         )
+        dialog.open()
+        return dialog
+
+    def chat_instructions(self, conversation_id: int, profile, own) -> ChatInstructionsDialog:
+        """One chat's custom instructions: its own, or the profile's (from Settings)."""
+        from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
+
+        dialog = ChatInstructionsDialog(conversation_id, profile, own, self.window)
         dialog.open()
         return dialog
 
@@ -202,6 +211,7 @@ class WindowDialogs:
         providers_with_key: set[str] | frozenset[str] = frozenset(),
         key_warning: str | None = None,
         preferences=None,
+        instructions=None,
     ) -> tuple[SettingsDialog, bool]:
         """The settings dialog (one at a time: a second request raises the open one)."""
         if self.settings is not None and shiboken6.isValid(self.settings):
@@ -216,6 +226,7 @@ class WindowDialogs:
             providers_with_key=providers_with_key,
             key_warning=key_warning,
             preferences=preferences,
+            instructions=instructions,
             parent=window,
         )
         self.settings = dialog

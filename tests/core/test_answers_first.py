@@ -17,7 +17,7 @@ from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_desktop.ui.headless import wait_until
 from tests.core.conftest import TEST_MODELS
 from tests.support.aio import run
-from tests.support.fake_model import fake_model
+from tests.support.fake_model import call_kind, fake_model
 from tests.support.fake_openai import Reply
 
 FACT = "I'm allergic to peanuts."
@@ -94,7 +94,9 @@ def test_learning_steps_aside_for_the_next_answer_and_finishes_after_it(tmp_path
     triage_of_fact = [
         r
         for r in fake_openai.chat_requests()
-        if r.json["model"] == TEST_MODELS.triage and FACT in json.dumps(r.json)
+        if r.json["model"] == TEST_MODELS.triage
+        and FACT in json.dumps(r.json)
+        and call_kind(r.json) == "triage"
     ]
     assert len(triage_of_fact) == 2  # cut short, then asked again after the answer
     assert [r.json["model"] for r in during_turn] == [TEST_MODELS.chat]
@@ -192,8 +194,8 @@ def test_learning_waits_after_a_turn_and_while_the_user_types(tmp_path, fake_ope
             await assistant.close()
 
     after_turn, jobs, quiet_again, typing, waiting = run(scenario())
-    # Learning from imported conversations gives way to the user too.
-    learning = {"critical_info", "summary", "learn_imported"}
+    # Learning from imported conversations, and naming the chat, give way to the user too.
+    learning = {"critical_info", "summary", "learn_imported", "title"}
     assert after_turn == learning
     assert all(job.status == JobStatus.DONE for job in jobs)  # it carried on after a while
     assert quiet_again == frozenset()

@@ -107,7 +107,7 @@ def test_a_users_message_waits_out_a_long_import_instead_of_being_lost(
     result, messages = run(scenario())
     assert (messages[0].role, messages[0].content) == ("user", "My name is John.")
     assert result.status == "complete"
-    assert len(result.job_ids) == 2
+    assert len(result.job_ids) == 3  # learning, summary, title
 
 
 def test_a_message_busy_for_too_long_is_refused_with_the_reason_and_nothing_half_written(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core import events as ev
+from acai_desktop.core.conversation_export import as_json
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.records import Actor, AnswerSource, JobStatus, MemoryKind, Origin
@@ -223,3 +224,29 @@ def test_processor_jobs_of_a_deleted_chat_end_done_without_retrying(tmp_path, fa
         (JobStatus.DONE, 1, None),
     ]
     assert model_calls == 0
+
+
+def test_pinned_chats_come_first_and_pinning_is_not_activity(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            changed: list = []
+            assistant.events.subscribe(ev.ConversationChanged, changed.append)
+            older = await assistant.conversations.create("Older")
+            newer = await assistant.conversations.create("Newer")
+            await assistant.conversations.add_message(newer.id, "user", "hi")
+            service = assistant.conversations
+            pinned = await service.pin(older.id)
+            order_pinned = [c.title for c in await assistant.conversations.list()]
+            exported = as_json(pinned, [])
+            unpinned = await service.unpin(older.id)
+            order_after = [c.title for c in await assistant.conversations.list()]
+            return older, pinned, unpinned, order_pinned, order_after, exported, changed
+
+    older, pinned, unpinned, order_pinned, order_after, exported, changed = run(scenario())
+    assert order_pinned == ["Older", "Newer"] and order_after == ["Newer", "Older"]
+    assert pinned.pinned and not unpinned.pinned
+    assert pinned.updated_at == older.updated_at  # pinning doesn't move it by activity
+    assert [e.conversation.pinned for e in changed] == [True, False]
+    assert exported["conversation"]["pinned"] is True

@@ -62,7 +62,7 @@ def test_questions_pass_triage_but_never_reach_extraction(tmp_path, fake_openai)
     outcome = run(scenario())
     assert outcome.triage_called and not outcome.extraction_called
     assert call_counts(fake_openai) == {
-        "triage": 1, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0
+        "triage": 1, "title": 0, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0
     }  # fmt: skip
 
 

@@ -333,8 +333,9 @@ def test_the_turns_jobs_are_queued_with_the_message_and_wait_for_the_answer(tmp_
     assert {(j.kind, j.status) for j in queued} == {
         ("critical_info", JobStatus.PENDING),
         ("summary", JobStatus.PENDING),
+        ("title", JobStatus.PENDING),
     }
     assert {j.wait_for_message_id for j in queued} == {result.answer.id}
-    assert calls["triage"] == 0  # they wait for the answer, not compete with it
-    assert [j.status for j in done] == [JobStatus.DONE, JobStatus.DONE]
+    assert calls["triage"] == calls["title"] == 0  # they wait for the answer
+    assert [j.status for j in done] == [JobStatus.DONE] * 3
     assert [m.content for m in memories] == ["The user's name is John"]

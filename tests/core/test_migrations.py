@@ -9,6 +9,7 @@ import pytest
 from sqlite_utils import Database
 
 from acai_desktop.core import events as ev
+from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.records import MemoryStatus
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.migrations import migrations
@@ -59,7 +60,7 @@ def build_database_at(path: Path, last: str) -> None:
 
 def test_the_migration_list_starts_with_m001():
     assert ALL_NAMES[0] == "m001_initial"
-    assert ALL_NAMES[-1] == "m009_imported_conversations"
+    assert ALL_NAMES[-1] == "m010_chat_titles_pins_and_instructions"
     assert all(name[0] == "m" and name[1:4].isdigit() for name in ALL_NAMES)
     assert sorted(ALL_NAMES) == ALL_NAMES
 
@@ -117,3 +118,42 @@ def test_a_database_from_an_earlier_schema_upgrades_cleanly(tmp_path, last):
             assert [e.action for e in await service.history(1)] == ["created", "edited"]
 
     run(scenario())
+
+
+def test_chats_of_an_older_profile_keep_their_titles_can_be_pinned_and_instructed(tmp_path):
+    from acai_desktop.core.store.conversations import (
+        add_message,
+        create_conversation,
+        fetch_conversation,
+        list_conversations,
+        set_pinned,
+    )
+    from acai_desktop.core.store.instructions import instructions_for_chat, profile_instructions
+
+    path = tmp_path / "acai.sqlite3"
+    build_database_at(path, "m009_imported_conversations")
+
+    async def scenario():
+        store = await Store.open(path)
+        try:
+
+            def upgraded(db):
+                old = fetch_conversation(db, 1)
+                new = create_conversation(db)
+                add_message(db, new.id, "user", "Plan a picnic for Saturday")
+                set_pinned(db, old.id, True)
+                # No custom instructions yet: every chat follows the (empty) profile's.
+                assert profile_instructions(db) == CustomInstructions()
+                assert instructions_for_chat(db, old.id) is None
+                return old, fetch_conversation(db, new.id), list_conversations(db)
+
+            return await store.run(upgraded)
+        finally:
+            await store.close()
+
+    old, new, listed = run(scenario())
+    # A title the older release wrote may be the user's: the title job never touches it.
+    assert (old.title, old.title_auto, old.pinned) == ("Backend", False, False)
+    # The older chat, pinned, comes before the newer one.
+    assert [(c.title, c.pinned) for c in listed] == [("Backend", True), (new.title, False)]
+    assert (new.title, new.title_auto) == ("Plan a picnic for Saturday", True)

@@ -104,7 +104,7 @@ def test_stop_keeps_the_partial_answer_and_closes_the_stream(tmp_path, fake_open
             return await assistant.conversations.messages(conversation.id), jobs
 
     stored, jobs = run(scenario())
-    assert sorted(job.kind for job in jobs) == ["critical_info", "summary"]
+    assert sorted(job.kind for job in jobs) == ["critical_info", "summary", "title"]
     user, answer = stored
     assert user.content == "Count" and user.status == MessageStatus.COMPLETE
     assert answer.status == MessageStatus.STOPPED
@@ -143,8 +143,9 @@ def test_model_failure_keeps_the_message_records_the_error_and_retry_works(tmp_p
     assert news[-1].message.status == MessageStatus.COMPLETE and news[-1].error is None
     assert [m.content for m in after_failure] == ["Are you there?", ""]
     assert retried.status == MessageStatus.COMPLETE
-    # The failed turn still queued the processors for the saved message; the retry did not.
-    assert len(failed.job_ids) == 2 and retried.job_ids == []
+    # The failed turn still queued the processors (and the title) for the saved message;
+    # the retry did not.
+    assert len(failed.job_ids) == 3 and retried.job_ids == []
     assert [m.content for m in after_retry] == ["Are you there?", "Recovered."]
     assert after_retry[1].id == failed.answer.id and after_retry[1].error is None
 

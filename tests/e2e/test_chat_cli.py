@@ -132,7 +132,9 @@ def test_sigkill_during_background_jobs_loses_nothing_and_jobs_finish(tmp_path, 
             return await assistant._jobs.list(), await assistant.memories.list()
 
     jobs, memories = run(restart())
-    assert {(j.kind, j.status) for j in jobs} == {("critical_info", "done"), ("summary", "done")}
+    assert {(j.kind, j.status) for j in jobs} == {
+        ("critical_info", "done"), ("summary", "done"), ("title", "done")
+    }  # fmt: skip
     assert [m.content for m in memories] == ["The user's name is John"]
 
 

@@ -38,6 +38,7 @@ def profile_with_a_chat(data_dir):
             stopped = await conversations.add_message(chat.id, "assistant", "Day 2: Ara")
             await conversations.update_message(stopped.id, status="stopped")
             await conversations.create("Temporary", temporary=True)
+            await conversations.set_pinned(chat.id, True)
             return chat.id
         finally:
             await store.close()
@@ -50,10 +51,12 @@ def test_list_and_export_as_markdown_and_json(tmp_path):
     chat_id = profile_with_a_chat(data)
 
     listed = json.loads(acai("conversations", "--data-dir", str(data), "list", "--json").stdout)
-    titles = {c["title"]: c["temporary"] for c in listed["conversations"]}
-    assert titles == {"Trip to Kyoto": False, "Temporary": True}
+    titles = {c["title"]: (c["temporary"], c["pinned"]) for c in listed["conversations"]}
+    assert titles == {"Trip to Kyoto": (False, True), "Temporary": (True, False)}
+    # Pinned first, though the temporary chat is newer.
+    assert [c["title"] for c in listed["conversations"]] == ["Trip to Kyoto", "Temporary"]
     human = acai("conversations", "--data-dir", str(data), "list").stdout
-    assert "Trip to Kyoto" in human and "(temporary)" in human
+    assert "Trip to Kyoto (pinned)" in human and "(temporary)" in human
 
     markdown_file = tmp_path / "trip.md"
     result = acai("conversations", "--data-dir", str(data), "export", str(chat_id),
@@ -73,6 +76,7 @@ def test_list_and_export_as_markdown_and_json(tmp_path):
         ).stdout
     )
     assert exported["format"] == "acai-desktop-conversation" and exported["version"] == 1
+    assert exported["conversation"]["pinned"] is True
     assert [(m["author"], m["status"]) for m in exported["messages"]] == [
         ("You", "complete"), ("Assistant", "complete"), ("Assistant", "stopped")
     ]  # fmt: skip

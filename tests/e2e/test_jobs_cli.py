@@ -83,6 +83,7 @@ def test_sigkill_mid_answer_loses_no_learning_the_next_start_runs_the_jobs(tmp_p
     assert rows(db, "SELECT kind, status FROM jobs ORDER BY id") == [
         ("critical_info", "pending"),
         ("summary", "pending"),
+        ("title", "pending"),
     ]
     assert not any("durable_fact" in json.dumps(r.json) for r in fake_openai.chat_requests())
 
@@ -95,7 +96,9 @@ def test_sigkill_mid_answer_loses_no_learning_the_next_start_runs_the_jobs(tmp_p
             return await assistant._jobs.list(), await assistant.memories.list(), messages
 
     jobs, memories, messages = run(restart())
-    assert [(j.kind, j.status) for j in jobs] == [("critical_info", "done"), ("summary", "done")]
+    assert [(j.kind, j.status) for j in jobs] == [
+        ("critical_info", "done"), ("summary", "done"), ("title", "done")
+    ]  # fmt: skip
     assert [m.content for m in memories] == ["The user's name is John"]
     assert messages[1].status == "stopped"
 

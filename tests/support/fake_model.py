@@ -13,6 +13,7 @@ __all__ = [
     "FACT_PATTERNS",
     "UnrecognisedRequest",
     "call_counts",
+    "call_kind",
     "extraction_inputs",
     "facts_in",
     "fake_model",
@@ -21,7 +22,7 @@ __all__ = [
 
 def call_counts(server) -> dict[str, int]:
     """How many calls of each kind the fake model has answered so far."""
-    counts = {"triage": 0, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0}
+    counts = {"triage": 0, "title": 0, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0}
     for request in server.chat_requests():
         counts[call_kind(request.json)] += 1
     return counts

@@ -18,6 +18,8 @@ from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.conversation_list import (
     DELETE_TEXT,
     EXPORT_TEXT,
+    INSTRUCTIONS_TEXT,
+    PIN_TEXT,
     RENAME_TEXT,
     more_rect,
 )
@@ -70,7 +72,9 @@ def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_op
             QContextMenuEvent(QContextMenuEvent.Reason.Mouse, center, view.mapToGlobal(center)),
         )
         menu = await wait_until(lambda: view.menu)
-        assert [a.text() for a in menu.actions()] == [RENAME_TEXT, EXPORT_TEXT, DELETE_TEXT]
+        assert [a.text() for a in menu.actions()] == [
+            PIN_TEXT, RENAME_TEXT, INSTRUCTIONS_TEXT, EXPORT_TEXT, DELETE_TEXT
+        ]  # fmt: skip
         choose(menu, RENAME_TEXT)
         dialog = await wait_until(lambda: window.findChild(RenameConversationDialog))
         assert dialog.editor.text().startswith("I prefer green tea")

@@ -106,6 +106,30 @@ def test_conversations_model_moves_the_active_one_first(qtmodeltester):
     assert model.index(0).data(ConversationRoles.CONVERSATION).title == "Trip"
 
 
+def test_conversations_model_keeps_pinned_chats_first(qtmodeltester):
+    def conversation(id, updated, pinned=False):
+        at = f"2025-01-0{updated}T10:00:00+00:00"
+        return Conversation(id, f"Chat {id}", AT, at, pinned=pinned)
+
+    model = ConversationsModel()
+    model.set_conversations([conversation(1, 1, pinned=True), conversation(2, 3)])
+    qtmodeltester.check(model, force_py=True)
+
+    def ids() -> list[int]:
+        return [model.index(r).data(ConversationRoles.ID) for r in range(model.rowCount())]
+
+    assert ids() == [1, 2]  # pinned first, though older
+    assert model.index(0).data(ConversationRoles.PINNED) is True
+    model.on_conversation_changed(conversation(2, 5))  # new activity: still under it
+    assert ids() == [1, 2]
+    model.on_conversation_changed(conversation(2, 5, pinned=True))  # both pinned: latest
+    assert ids() == [2, 1]
+    model.on_conversation_changed(conversation(2, 5))  # unpinned: back under the pinned
+    assert ids() == [1, 2]
+    model.on_conversation_changed(conversation(3, 6))  # a new chat goes under the pinned
+    assert ids() == [1, 3, 2]
+
+
 def test_event_bridge_relays_core_events_until_detached(qtbot):
     from acai_desktop.core import events as ev
     from acai_desktop.core.events import EventBus
@@ -125,6 +149,9 @@ def test_event_bridge_relays_core_events_until_detached(qtbot):
     with qtbot.waitSignal(bridge.conversation_removed, timeout=1000) as blocker:
         bus.emit(ev.ConversationRemoved(7))
     assert blocker.args == [7]
+    with qtbot.waitSignal(bridge.instructions_changed, timeout=1000) as blocker:
+        bus.emit(ev.InstructionsChanged(None))
+    assert blocker.args == [None]
     with qtbot.waitSignal(bridge.embedding_progress_changed, timeout=1000) as blocker:
         bus.emit(ev.EmbeddingProgress(done=2, total=5))
     assert blocker.args == [{"done": 2, "total": 5}]

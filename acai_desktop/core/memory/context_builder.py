@@ -2,7 +2,8 @@
 
 Priority, highest first — each part goes in only while the budget has room:
 
-1. the system prompt and the new user message (always, even over the budget);
+1. the system prompt, the user's custom instructions and the new user message (always,
+   even over the budget: the instructions are bounded, see ``core.custom_instructions``);
 2. pinned memories (the user asked for them to be always in context);
 2b. passages of the user's documents (evidence), within their own share of the budget
    (``evidence_share``), in their own quoted block (see ``core.documents.prompt_block``);
@@ -13,6 +14,10 @@ Priority, highest first — each part goes in only while the budget has room:
    start then stays the same for a few turns, so the server reuses what it has already
    read of it (a 2,000-token prompt read again from scratch costs a small model on a
    laptop CPU seconds to minutes before the first word).
+
+The custom instructions are the user's own words, written in Settings or a chat's menu:
+unlike memories they are instructions, and are framed so (:data:`INSTRUCTIONS_HEADER`),
+right after the system prompt, the prompt's stable start (a local server reuses it).
 
 A message that was folded into a summary (``folded_into`` set) is never sent as raw
 text: its summary stands for it. Memories go into the one system message (some local
@@ -31,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from acai_desktop.core.custom_instructions import UsedInstructions
 from acai_desktop.core.documents import prompt_block
 from acai_desktop.core.documents.model import RetrievedPassage
 from acai_desktop.core.memory.retrieval import PINNED, Retrieved, RetrievedMessage
@@ -39,6 +45,12 @@ from acai_desktop.core.prompt_quoting import quote_untrusted
 from acai_desktop.core.records import MemoryItem, Message, MessageStatus, RecalledMessage
 
 SUMMARY = "summary"
+INSTRUCTIONS_HEADER = (
+    "The user's custom instructions (written by the user in the app's settings, in their "
+    "own words; follow them unless they conflict with the rules above):"
+)
+INSTRUCTIONS_RESPOND = "How the user wants you to respond:"
+INSTRUCTIONS_ABOUT = "What the user wants you to know about them:"
 PINNED_HEADER = "Pinned memories (the user asked you to always keep these in mind):"
 RETRIEVED_HEADER = "Memories that may be relevant (recalled, not necessarily still true):"
 SUMMARY_HEADER = "Summary of the earlier part of this conversation:"
@@ -118,6 +130,23 @@ class BuiltContext:
     recalled: dict[int, RecalledMessage] = field(default_factory=dict)
     # The document passages in the prompt, in their order.
     evidence: list[UsedEvidence] = field(default_factory=list)
+    # The user's custom instructions in the prompt (None: there were none).
+    instructions: UsedInstructions | None = None
+
+
+def instructions_section(used: UsedInstructions) -> str:
+    """The user's custom instructions as the prompt gives them. Each field keeps its
+    lines (the user's layout), with other blocks' delimiter look-alikes disarmed."""
+
+    def lines(text: str) -> str:
+        return "\n".join(quote_untrusted(line) for line in text.splitlines() if line.strip())
+
+    parts = [INSTRUCTIONS_HEADER]
+    if used.instructions.respond:
+        parts.append(f"{INSTRUCTIONS_RESPOND}\n{lines(used.instructions.respond)}")
+    if used.instructions.about:
+        parts.append(f"{INSTRUCTIONS_ABOUT}\n{lines(used.instructions.about)}")
+    return "\n\n".join(parts)
 
 
 #: What the data block's framing costs, paid once by the first memory placed in it.
@@ -163,6 +192,7 @@ def build_context(
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
     searched: bool = False,
     history_cut_step: int = 1,
+    instructions: UsedInstructions | None = None,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them; only
     those that pass the relevance floor (``relevant``) are placed. ``evidence``:
@@ -170,12 +200,16 @@ def build_context(
     ``budget_tokens``, so documents can't crowd out the memory and the history.
     ``searched``: memory was searched for this message (the orchestrator's turns); when
     then no pinned memory, relevant item or passage is offered, the prompt says so
-    (:data:`NOTHING_RELEVANT`)."""
+    (:data:`NOTHING_RELEVANT`). ``instructions``: the user's custom instructions in
+    effect for this chat, placed whole right after the system prompt."""
     dropped = Dropped()
     dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
     retrieved = [hit for hit in retrieved if hit.relevant]
     # The fixed part: system prompt, user message, and the system message's framing.
     used_tokens = estimate_message_tokens(system_prompt) + estimate_message_tokens(user_message)
+    instructions_text = instructions_section(instructions) if instructions else ""
+    if instructions_text:
+        used_tokens += estimate_tokens(instructions_text) + 2
 
     def fits(cost: int) -> bool:
         return used_tokens + cost <= budget_tokens
@@ -301,7 +335,7 @@ def build_context(
         for message, _cost in reversed(sendable[:kept])
     ]
 
-    system_parts = [system_prompt.strip()]
+    system_parts = [system_prompt.strip(), instructions_text]
     memory_parts = [header + "\n" + "\n".join(lines) for header, lines in sections.items() if lines]
     if memory_parts:
         system_parts.append(
@@ -335,4 +369,5 @@ def build_context(
         dropped=dropped,
         recalled=recalled,
         evidence=evidence_used,
+        instructions=instructions if instructions_text else None,
     )

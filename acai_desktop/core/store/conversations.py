@@ -16,7 +16,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS as MAX_TITLE_CHARS
-from acai_desktop.core.conversation_titles import clean_title, one_line
+from acai_desktop.core.conversation_titles import clean_title, title_from_words
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import (
     Conversation,
@@ -33,9 +33,9 @@ from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
-    "created_at, author"
+    "created_at, author, instructions"
 )
-CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary"
+CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary, title_auto, pinned"
 
 
 def _rows(cursor) -> list[dict]:
@@ -83,8 +83,10 @@ def latest_conversation(db: Database) -> Conversation | None:
 
 
 def list_conversations(db: Database) -> list[Conversation]:
+    """Pinned chats first, then latest activity first (the sidebar's order)."""
     cursor = db.execute(
-        f"SELECT {CONVERSATION_COLUMNS} FROM conversations ORDER BY updated_at DESC, id DESC"
+        f"SELECT {CONVERSATION_COLUMNS} FROM conversations "
+        "ORDER BY pinned DESC, updated_at DESC, id DESC"
     )
     return [Conversation.from_row(row) for row in _rows(cursor)]
 
@@ -112,10 +114,11 @@ def _insert_message(
     )
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
     if role == "user":
-        # A new conversation takes its title from the first thing the user said.
+        # A new conversation takes its title from the first thing the user said: a
+        # stand-in (title_auto) that the title job may replace with a model's title.
         db.execute(
-            "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
-            [_title_from(content), conversation_id],
+            "UPDATE conversations SET title = ?, title_auto = 1 WHERE id = ? AND title = ''",
+            [title_from_words(content), conversation_id],
         )
     return cursor.lastrowid
 
@@ -197,13 +200,17 @@ def add_turn(
     )
 
 
-def _title_from(content: str, limit: int = 60) -> str:
-    line = one_line(content)
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
 def update_message(db: Database, message_id: int, **changes) -> Message:
-    allowed = {"content", "status", "model", "tokens", "error", "plan", "folded_into"}
+    allowed = {
+        "content",
+        "status",
+        "model",
+        "tokens",
+        "error",
+        "plan",
+        "folded_into",
+        "instructions",
+    }
     unknown = set(changes) - allowed
     if unknown:
         raise ValueError(f"not message columns: {sorted(unknown)}")
@@ -211,6 +218,8 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         changes["plan"] = json.dumps(changes["plan"], ensure_ascii=False)
     if "status" in changes:
         changes["status"] = str(changes["status"])
+    if changes.get("instructions") is not None:
+        changes["instructions"] = changes["instructions"].to_json()  # UsedInstructions
     if changes.get("error"):
         changes["error"] = redact(changes["error"])  # a server may echo the key
     assignments = ", ".join(f"{column} = ?" for column in changes)
@@ -236,7 +245,8 @@ def list_messages_with_sources(
     db: Database, conversation_id: int
 ) -> tuple[list[Message], dict[int, int]]:
     """A conversation's messages and, for each finished answer, how many memories,
-    recalled messages and document passages fed it: one query, however long the chat."""
+    recalled messages and document passages fed it, and the user's custom instructions
+    (one source) when its prompt carried them: one query, however long the chat."""
     cursor = db.execute(
         f"SELECT {MESSAGE_COLUMNS}, "
         "(SELECT count(*) FROM answer_sources s WHERE s.message_id = messages.id) "
@@ -250,7 +260,7 @@ def list_messages_with_sources(
         message = Message.from_row(row)
         messages.append(message)
         if message.role == "assistant" and message.status != MessageStatus.STREAMING:
-            counts[message.id] = count
+            counts[message.id] = count + (message.instructions is not None)
     return messages, counts
 
 
@@ -289,8 +299,34 @@ def rename_conversation(db: Database, conversation_id: int, title: str) -> Conve
     title = clean_title(title)
     with db.atomic():
         fetch_conversation(db, conversation_id)
-        db.execute("UPDATE conversations SET title = ? WHERE id = ?", [title, conversation_id])
+        # The user's title wins over the automatic one, now and later (title_auto = 0).
+        db.execute(
+            "UPDATE conversations SET title = ?, title_auto = 0 WHERE id = ?",
+            [title, conversation_id],
+        )
     return fetch_conversation(db, conversation_id)
+
+
+def set_pinned(db: Database, conversation_id: int, pinned: bool) -> Conversation:
+    # Pinning is not activity either: updated_at stays.
+    with db.atomic():
+        fetch_conversation(db, conversation_id)
+        db.execute(
+            "UPDATE conversations SET pinned = ? WHERE id = ?", [int(pinned), conversation_id]
+        )
+    return fetch_conversation(db, conversation_id)
+
+
+def set_automatic_title(db: Database, conversation_id: int, title: str) -> Conversation | None:
+    """Replace the first-words stand-in with ``title`` (the title job's), unless the user
+    renamed the conversation meanwhile: the conversation as changed, or None when it was
+    left alone (renamed, already titled, or deleted)."""
+    with db.atomic():
+        changed = db.execute(
+            "UPDATE conversations SET title = ?, title_auto = 0 WHERE id = ? AND title_auto = 1",
+            [title, conversation_id],
+        ).rowcount
+    return fetch_conversation(db, conversation_id) if changed else None
 
 
 def fetch_recalled_message(db: Database, message_id: int) -> RecalledMessage:
@@ -383,6 +419,12 @@ class ConversationRepository:
 
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         return await self.store.run(rename_conversation, conversation_id, title)
+
+    async def set_pinned(self, conversation_id: int, pinned: bool) -> Conversation:
+        return await self.store.run(set_pinned, conversation_id, pinned)
+
+    async def set_automatic_title(self, conversation_id: int, title: str) -> Conversation | None:
+        return await self.store.run(set_automatic_title, conversation_id, title)
 
     async def search(self, query: str, limit: int = 50) -> list[ConversationHit]:
         """The search box: conversations by title, then messages by their words."""

@@ -530,3 +530,31 @@ def m009_imported_conversations(db: Database) -> None:
         )"""
     )
     db.execute("ALTER TABLE memory_suggestions ADD COLUMN via TEXT")
+
+
+@migrations()
+def m010_chat_titles_pins_and_instructions(db: Database) -> None:
+    """Chats named by the model, pinned by the user, and the user's custom instructions.
+
+    * ``conversations.title_auto``: 1 while the title is the stand-in made from the first
+      words of the first message, which the title job may replace with a model's short
+      title; a rename (or that job) sets it to 0, so the user's title always wins.
+      Existing conversations keep the titles they have (0).
+    * ``conversations.pinned``: 1 keeps the chat at the top of the list.
+    * ``profile_instructions``: the profile's custom instructions (one row, id 1);
+      ``conversations.instructions``: a chat's override as JSON (NULL: the profile's);
+      ``messages.instructions``: what an answer's prompt carried, for its *Sources*.
+    """
+    db.execute("ALTER TABLE conversations ADD COLUMN title_auto INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+    db.execute(
+        """
+        CREATE TABLE profile_instructions (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            respond TEXT NOT NULL DEFAULT '',
+            about TEXT NOT NULL DEFAULT '',
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("ALTER TABLE conversations ADD COLUMN instructions TEXT")
+    db.execute("ALTER TABLE messages ADD COLUMN instructions TEXT")

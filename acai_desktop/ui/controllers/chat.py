@@ -133,4 +133,9 @@ class ChatController(Controller):
     ) -> None:
         sources = await assistant.conversations.answer_sources(answer_id)
         if shiboken6.isValid(dialog):
-            dialog.set_sources(sources.rows, sources.evidence, question=sources.question)
+            dialog.set_sources(
+                sources.rows,
+                sources.evidence,
+                question=sources.question,
+                instructions=sources.instructions,
+            )

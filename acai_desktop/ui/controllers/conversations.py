@@ -1,5 +1,5 @@
-"""Conversations: show one, start a new (or temporary) chat, rename, export, delete and
-search them. Its widgets: New chat and Temporary chat (buttons and shortcuts), Search
+"""Conversations: show one, start a new (or temporary) chat, pin, rename, export, delete
+and search them. Its widgets: New chat and Temporary chat (buttons and shortcuts), Search
 (button, shortcut and dialog), the conversation list with its menu's dialogs; its model:
 the conversations model. A conversation's title and place in the list follow the core's
 ``ConversationCreated``/``ConversationChanged`` news (wired by the window)."""
@@ -42,6 +42,7 @@ class ConversationsController(Controller):
         conversation_list.rename_requested.connect(self.ask_rename)
         conversation_list.delete_requested.connect(self.ask_delete)
         conversation_list.export_requested.connect(self.ask_export)
+        conversation_list.pin_requested.connect(self.set_pinned)
         window.events.conversation_created.connect(self._on_created)
 
     async def load_all(self, data: ProfileData) -> None:
@@ -52,6 +53,9 @@ class ConversationsController(Controller):
         first_page = self.window.memories_model.attach(data.read_panel, data.count_panel)
         conversations = await data.list_conversations()
         self.model.set_conversations(conversations)
+        # The user's own instructions, listed in the memory panel apart from memories.
+        instructions = await data.profile_instructions()
+        self.window.memory_panel.instructions_box.set_instructions(instructions)
         if first_page is not None:
             await asyncio.wait([first_page])
         latest = next((c for c in conversations if not c.temporary), None)
@@ -105,7 +109,13 @@ class ConversationsController(Controller):
     async def open(self, assistant: Assistant, conversation_id: int) -> None:
         await self.show(assistant, await assistant.conversations.get(conversation_id))
 
-    # -- rename, delete, export ------------------------------------------------------
+    # -- pin, rename, delete, export -------------------------------------------------
+
+    @in_background("conversation-pin")
+    async def set_pinned(self, assistant: Assistant, conversation_id: int, pinned: bool) -> None:
+        # The list follows the CONVERSATION_CHANGED news (the pinned chat moves up).
+        service = assistant.conversations
+        await (service.pin if pinned else service.unpin)(conversation_id)
 
     def ask_rename(self, conversation_id: int) -> None:
         dialog = self.window.dialogs.rename_conversation(conversation_id)

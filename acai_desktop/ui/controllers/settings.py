@@ -1,5 +1,7 @@
 """Settings: the model (open the dialog, detect servers, save and reconnect), the
-appearance preferences, and Try again after the model failed to start."""
+appearance preferences, the user's custom instructions (the profile's, in the dialog and
+listed in the memory panel, and a chat's own from its ⋯ menu), and Try again after the
+model failed to start."""
 
 from __future__ import annotations
 
@@ -10,11 +12,13 @@ from typing import TYPE_CHECKING
 
 import shiboken6
 
+from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import AcaiError, InvalidInputError
-from acai_desktop.ui.controllers.base import Controller, Services
+from acai_desktop.ui.controllers.base import Controller, Services, in_background
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 
 if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.llm.settings import ModelSettings
     from acai_desktop.ui.app_controller import AppController
     from acai_desktop.ui.main_window import MainWindow
@@ -26,8 +30,10 @@ DETECT_TASK = "detect"
 
 
 class SettingsController(Controller):
-    """Its widgets: Settings (button, shortcut, the banner's button), the banner's Try
-    again, the side panels' toggles (remembered) and the settings dialog. It restarts the
+    """Its widgets: Settings (button, shortcut, the banner's button, the instructions
+    box's Edit…), the banner's Try again, the side panels' toggles (remembered), the
+    settings dialog, the conversation list's Instructions… and the chat's instructions
+    dialog. It restarts the
     assistant through the app controller (``app``), which owns it."""
 
     def __init__(self, window: MainWindow, services: Services, app: AppController) -> None:
@@ -41,6 +47,11 @@ class SettingsController(Controller):
             clicked.connect(self.open_dialog)
         window.reconnect_button.clicked.connect(app.reconnect)
         window.panels_changed.connect(self.save_panels)
+        # Custom instructions: the profile's (in Settings; the memory panel lists them,
+        # its Edit… opens Settings) and a chat's own (the conversation list's ⋯ menu).
+        window.memory_panel.instructions_box.edit_requested.connect(self.open_dialog)
+        window.conversation_list.instructions_requested.connect(self.open_chat_instructions)
+        window.events.instructions_changed.connect(self.show_instructions)
 
     def current_settings(self) -> ModelSettings:
         """What the assistant runs with, else what is saved, else the defaults."""
@@ -72,13 +83,16 @@ class SettingsController(Controller):
             return {str(name) for name in ProviderName if secrets.get_api_key(str(name))}
 
         with_key = await asyncio.to_thread(providers_with_key)
+        instructions = await self._profile_instructions()
         dialog, created = self.window.dialogs.open_settings(
             settings,
+            instructions=instructions,
             providers_with_key=with_key,
             key_warning=secrets.warning or secrets.new_key_warning,
             preferences=load_ui_preferences(profile.settings_path),
         )
         if created:
+            dialog.instructions_save_requested.connect(self.save_instructions)
             dialog.preferences_save_requested.connect(self.save_preferences)
             dialog.save_requested.connect(self.save)
             dialog.detect_requested.connect(self.detect)
@@ -161,3 +175,48 @@ class SettingsController(Controller):
         await app.until_reconnected()
         if api_key and secrets.warning:
             self.window.show_status(secrets.warning, 20_000)
+
+    # -- custom instructions ---------------------------------------------------------
+
+    async def _profile_instructions(self) -> CustomInstructions | None:
+        """The profile's custom instructions (None when the database can't say): from
+        the assistant, else from the database opened before it."""
+        try:
+            if (assistant := self.services.assistant) is not None:
+                return await assistant.instructions.profile()
+            if (data := self.app.profile_data) is not None:
+                return await data.profile_instructions()
+        except AcaiError as error:
+            log.warning("custom instructions not read: %s", error)
+        return None
+
+    @in_background("instructions-save")
+    async def save_instructions(self, assistant: Assistant, instructions: CustomInstructions):
+        await assistant.instructions.set_profile(instructions.respond, instructions.about)
+
+    @in_background("chat-instructions")
+    async def open_chat_instructions(self, assistant: Assistant, conversation_id: int) -> None:
+        profile = await assistant.instructions.profile()
+        own = await assistant.instructions.for_chat(conversation_id)
+        dialog = self.window.dialogs.chat_instructions(conversation_id, profile, own)
+        dialog.save_requested.connect(self.save_chat_instructions)
+
+    @in_background("chat-instructions-save")
+    async def save_chat_instructions(
+        self, assistant: Assistant, conversation_id: int, own: CustomInstructions | None
+    ) -> None:
+        if own is None:
+            await assistant.instructions.use_profile_for_chat(conversation_id)
+        else:
+            await assistant.instructions.set_for_chat(conversation_id, own.respond, own.about)
+        self.say("This chat's instructions are saved; the next answer follows them.")
+
+    def show_instructions(self, conversation_id: int | None) -> None:
+        """The memory panel lists the profile's instructions: read them again."""
+        if conversation_id is None:
+            self.services.tasks.start(self._show_instructions(), name="instructions-show")
+
+    async def _show_instructions(self) -> None:
+        instructions = await self._profile_instructions()
+        if instructions is not None:
+            self.window.memory_panel.instructions_box.set_instructions(instructions)

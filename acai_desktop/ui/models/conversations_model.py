@@ -1,9 +1,11 @@
-"""The conversations of the profile, most recently active first, as a Qt list model.
+"""The conversations of the profile, pinned first, then most recently active first, as
+a Qt list model.
 
 The conversations controller loads the list; the core's news keeps it current: a new
 conversation is inserted, and a turn's ``ConversationChanged`` (its title and
-``updated_at`` change then) moves it to the top. A rename keeps its place; a deleted
-conversation leaves the list.
+``updated_at`` change then) moves it to the top (of the unpinned ones, unless it is
+pinned). A rename keeps its place; pinning moves it up, unpinning back among the others;
+a deleted conversation leaves the list.
 Temporary chats are listed too, marked (ACAI learns nothing from them).
 """
 
@@ -18,6 +20,7 @@ from acai_desktop.ui.models.record_list_model import RecordListModel
 
 UNTITLED = "New conversation"
 TEMPORARY_NOTE = "Temporary — nothing is remembered"
+PINNED_NOTE = "Pinned to the top of the list"
 
 
 class ConversationRoles(IntEnum):
@@ -26,6 +29,7 @@ class ConversationRoles(IntEnum):
     UPDATED_AT = Qt.ItemDataRole.UserRole + 3
     CONVERSATION = Qt.ItemDataRole.UserRole + 4
     TEMPORARY = Qt.ItemDataRole.UserRole + 5
+    PINNED = Qt.ItemDataRole.UserRole + 6
 
 
 class ConversationsModel(RecordListModel):
@@ -36,9 +40,13 @@ class ConversationsModel(RecordListModel):
             return conversation.title or UNTITLED
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = f"{conversation.title or UNTITLED}\nLast active {conversation.updated_at[:16]}"
+            if conversation.pinned:
+                tip += f"\n{PINNED_NOTE}"
             return f"{tip}\n{TEMPORARY_NOTE}" if conversation.temporary else tip
         if role == ConversationRoles.TEMPORARY:
             return conversation.temporary
+        if role == ConversationRoles.PINNED:
+            return conversation.pinned
         if role == ConversationRoles.ID:
             return conversation.id
         if role == ConversationRoles.UPDATED_AT:
@@ -48,13 +56,14 @@ class ConversationsModel(RecordListModel):
         return None
 
     def set_conversations(self, conversations: list[Conversation]) -> None:
-        self._reset(sorted(conversations, key=lambda c: (c.updated_at, c.id), reverse=True))
+        self._reset(sorted(conversations, key=_order_key, reverse=True))
 
     conversation_at = RecordListModel.record_at
 
     def on_conversation_changed(self, conversation: Conversation) -> None:
         """A conversation was created or changed: show it with its new title, in its
-        place by last activity (a new message brings it to the top, a rename doesn't)."""
+        place (pinned first, then by last activity: a new message brings it up, a rename
+        doesn't)."""
         row = self.row_of(conversation.id)
         if row is None:
             target = self._place_of(conversation, self._records)
@@ -83,5 +92,10 @@ class ConversationsModel(RecordListModel):
 
     @staticmethod
     def _place_of(conversation: Conversation, others: list[Conversation]) -> int:
-        key = (conversation.updated_at, conversation.id)
-        return sum(1 for other in others if (other.updated_at, other.id) > key)
+        key = _order_key(conversation)
+        return sum(1 for other in others if _order_key(other) > key)
+
+
+def _order_key(conversation: Conversation) -> tuple:
+    """Larger first: pinned, then the latest activity (the store's list order)."""
+    return (conversation.pinned, conversation.updated_at, conversation.id)

@@ -147,9 +147,11 @@ class MessagesModel(RecordListModel):
 
     def on_answer_finished(self, event) -> None:
         """An answer is done (complete, stopped or failed): its stored row, with its
-        error, and how many memories fed it (``events.AnswerFinished``)."""
+        error, and how many sources fed it (``events.AnswerFinished``): memories,
+        passages, and the user's custom instructions (one source) when used."""
         self.update_message(event.message)
-        self.set_sources_count(event.message.id, len(event.sources) + len(event.evidence))
+        count = len(event.sources) + len(event.evidence) + (event.instructions is not None)
+        self.set_sources_count(event.message.id, count)
 
     def update_message(self, message: Message) -> None:
         """The stored row, as the orchestrator returned it (carries the error text)."""

@@ -1,7 +1,9 @@
 """The conversations in the sidebar: title and when it was last active.
 
 Right-click on a conversation, or click the "⋯" shown on the row under the mouse, for
-*Rename…* and *Delete…*; the list only asks (``*_requested``), the window answers.
+*Pin*/*Unpin*, *Rename…*, *Instructions…* (the chat's own custom instructions),
+*Export…* and *Delete…*; the list only asks (``*_requested``),
+the window answers. A pinned chat's second line starts with :data:`PINNED_MARK`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,12 @@ from acai_desktop.ui.untrusted import PlainToolTipDelegate
 ROW_HEIGHT = 50
 MORE_WIDTH = 26  # the "⋯" button at the right of the row under the mouse
 MORE_MARK = "⋯"
+PIN_TEXT = "Pin to top"
+UNPIN_TEXT = "Unpin"
+#: Drawn before a pinned chat's date (text, not an emoji: no font needed).
+PINNED_MARK = "Pinned"
 RENAME_TEXT = "Rename…"
+INSTRUCTIONS_TEXT = "Instructions…"
 EXPORT_TEXT = "Export…"
 DELETE_TEXT = "Delete…"
 # Short enough for the sidebar; the tooltip says "Temporary — nothing is remembered".
@@ -105,6 +112,9 @@ class ConversationDelegate(PlainToolTipDelegate):
             # Marked where it is listed: ACAI learns nothing from this chat.
             painter.setPen(self.theme.color("warning_strong"))
             when = TEMPORARY_MARK
+        elif index.data(ConversationRoles.PINNED):
+            painter.setPen(self.theme.color("accent"))
+            when = f"{PINNED_MARK} · {when}"
         else:
             painter.setPen(self.theme.color("faint"))
         painter.drawText(
@@ -120,6 +130,8 @@ class ConversationList(QListView):
     rename_requested = Signal(int)  # conversation id
     delete_requested = Signal(int)  # conversation id
     export_requested = Signal(int)  # conversation id
+    pin_requested = Signal(int, bool)  # conversation id, pinned (True) or not
+    instructions_requested = Signal(int)  # conversation id: its custom instructions
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -164,14 +176,20 @@ class ConversationList(QListView):
         )
 
     def open_menu(self, row: int, at: QPoint) -> QMenu:
-        """Show Rename… / Export… / Delete… for the conversation in ``row`` at ``at`` (viewport)."""
+        """Show Pin/Unpin, Rename…, Instructions…, Export…, Delete… for ``row``'s chat at
+        ``at`` (viewport)."""
         conversation_id = self.model().index(row).data(ConversationRoles.ID)
+        pinned = bool(self.model().index(row).data(ConversationRoles.PINNED))
         if self.menu is not None:
             self.menu.close()
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        pin = menu.addAction(UNPIN_TEXT if pinned else PIN_TEXT)
+        pin.triggered.connect(lambda: self.pin_requested.emit(conversation_id, not pinned))
         rename = menu.addAction(RENAME_TEXT)
         rename.triggered.connect(lambda: self.rename_requested.emit(conversation_id))
+        instructions = menu.addAction(INSTRUCTIONS_TEXT)
+        instructions.triggered.connect(lambda: self.instructions_requested.emit(conversation_id))
         export = menu.addAction(EXPORT_TEXT)
         export.triggered.connect(lambda: self.export_requested.emit(conversation_id))
         delete = menu.addAction(DELETE_TEXT)

@@ -13,6 +13,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.custom_instructions import (
+    ABOUT_LABEL,
+    RESPOND_LABEL,
+    InstructionsScope,
+    UsedInstructions,
+)
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.memory.explain import SOME_SCORE, STRONG_SCORE, Explanation, explain
 from acai_desktop.core.records import (
@@ -240,17 +246,24 @@ class ProvenanceDialog(_BrowserDialog):
         evidence: list[EvidenceSource] | tuple[EvidenceSource, ...] = (),
         *,
         question: str = "",
+        instructions: UsedInstructions | None = None,
     ) -> None:
-        """Each source with what it names now: the memory (a link that shows it in the
-        memory panel), the recalled message (with its chat), or None when that is gone;
-        and the document passages quoted, each a link that opens the passage. Each says
-        how strong a match it was and why, against the ``question`` answered."""
+        """``instructions``: the user's custom instructions the prompt carried, listed
+        first (the user's own words, escaped). Each source with what it names now: the
+        memory (a link that shows it in the memory panel), the recalled message (with
+        its chat), or None when that is gone; and the document passages quoted, each a
+        link that opens the passage. Each says how strong a match it was and why,
+        against the ``question`` answered."""
         e = html.escape
         parts = [STYLE]
         self.evidence = list(evidence)
+        if instructions is not None:
+            parts.append(f"<p class='head'>{INSTRUCTIONS_HEAD}</p>")
+            parts.append(_instructions_card(instructions))
         if self.evidence:
             parts.append("<p class='head'>DOCUMENTS</p>")
             parts.extend(_passage_card(source, question) for source in self.evidence)
+        if instructions is not None or self.evidence:
             parts.append("<p class='head'>MEMORIES</p>")
         if not sources:
             parts.append("<p class='muted'>No memory was put into this answer's prompt.</p>")
@@ -275,6 +288,30 @@ class ProvenanceDialog(_BrowserDialog):
                 f"<span class='muted'>{why}</span></p>"
             )
         self.browser.setHtml("".join(parts))
+
+
+INSTRUCTIONS_HEAD = "YOUR INSTRUCTIONS"
+INSTRUCTIONS_FROM = {
+    InstructionsScope.PROFILE: "from Settings, for every chat",
+    InstructionsScope.CHAT: "this chat's own",
+}
+
+
+def _instructions_card(used: UsedInstructions) -> str:
+    """The custom instructions an answer's prompt carried, as the user wrote them."""
+    e = html.escape
+    lines = [
+        f"<b>{e(question)}</b> {e(text)}"
+        for question, text in (
+            (RESPOND_LABEL, used.instructions.respond),
+            (ABOUT_LABEL, used.instructions.about),
+        )
+        if text
+    ]
+    return (
+        f"<p class='card'>{'<br>'.join(lines)}<br>"
+        f"<span class='muted'>{e(INSTRUCTIONS_FROM[used.scope])}</span></p>"
+    )
 
 
 def _passage_card(source: EvidenceSource, question: str = "") -> str:

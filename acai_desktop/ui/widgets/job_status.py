@@ -17,6 +17,7 @@ JOB_LABELS = {
     "summary": "Summarising…",
     "index_document": "Reading a document…",
     "learn_imported": "Learning from your imported conversations…",
+    "title": "Naming the chat…",
 }
 #: What a job waiting its turn is called: it has not started (the answer comes first).
 QUEUED_LABELS = {
@@ -24,6 +25,7 @@ QUEUED_LABELS = {
     "summary": "Will summarise older messages later",
     "index_document": "A document waits to be read",
     "learn_imported": "Will learn from your imported conversations",
+    "title": "Will name the chat after the answer",
 }
 #: What a job waiting for a later retry is doing, as the subject of "… waits for the model".
 WAITING_LABELS = {
@@ -31,6 +33,7 @@ WAITING_LABELS = {
     "summary": "Summarising",
     "index_document": "Reading a document",
     "learn_imported": "Learning from imports",
+    "title": "Naming the chat",
 }
 FAILED_REASON_CHARS = 90
 

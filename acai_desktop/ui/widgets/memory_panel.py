@@ -34,6 +34,7 @@ from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.instructions_widgets import InstructionsBox
 from acai_desktop.ui.widgets.memory_card import MemoryCardDelegate
 from acai_desktop.ui.widgets.memory_list import MemoryListView
 from acai_desktop.ui.widgets.suggestions_box import SuggestionsBox
@@ -177,6 +178,9 @@ class MemoryPanel(QWidget):
         layout.setContentsMargins(16, 18, 16, 12)
         layout.setSpacing(10)
         layout.addLayout(title_row)
+        # The user's own instructions, apart from what ACAI learned.
+        self.instructions_box = InstructionsBox()
+        layout.addWidget(self.instructions_box)
         layout.addLayout(search_row)
         # The suggestions come and go below the list, never above it: a box shrinking
         # above would slide every memory up under the pointer (the next click would

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.llm.presets import (
     PRESETS,
@@ -49,6 +50,7 @@ from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
 from acai_desktop.ui.widgets.file_dialogs import file_dialog
+from acai_desktop.ui.widgets.instructions_widgets import InstructionsFields
 from acai_desktop.ui.widgets.settings_fields import (
     EMBEDDING_SOURCES,
     KEY_FILE_NOTE,
@@ -97,6 +99,8 @@ class SettingsDialog(QDialog):
     detect_requested = Signal(str, str)
     #: UiPreferences: announced on Save, before save_requested
     preferences_save_requested = Signal(object)
+    #: CustomInstructions: announced on Save when they changed, before save_requested
+    instructions_save_requested = Signal(object)
 
     def __init__(
         self,
@@ -105,10 +109,16 @@ class SettingsDialog(QDialog):
         providers_with_key: set[str] | frozenset[str] = frozenset(),
         key_warning: str | None = None,
         preferences: UiPreferences | None = None,
+        instructions: CustomInstructions | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
+        #: The profile's custom instructions as opened (None: unknown, not editable).
+        self.original_instructions = instructions
+        self.instructions_fields = InstructionsFields()
+        self.instructions_fields.set_instructions(instructions or CustomInstructions())
+        self.instructions_fields.setEnabled(instructions is not None)
         self.setObjectName("SettingsDialog")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.resize(560, 0)
@@ -220,6 +230,10 @@ class SettingsDialog(QDialog):
         form.addRow(appearance_title)
         form.addRow("Theme", self.theme_box)
         form.addRow("", self.enter_sends_box)
+        instructions_title = QLabel("CUSTOM INSTRUCTIONS")
+        instructions_title.setObjectName("SectionLabel")
+        form.addRow(instructions_title)
+        form.addRow(self.instructions_fields)
         self.form = form
         for label_field in (
             self.provider_box,
@@ -481,8 +495,15 @@ class SettingsDialog(QDialog):
         except InvalidInputError as error:
             self.show_error(str(error))
             return
+        try:
+            instructions = self.instructions_fields.instructions()
+        except InvalidInputError as error:
+            self.show_error(str(error))
+            return
         self.show_error(None)
         self.save_button.setEnabled(False)
+        if self.original_instructions is not None and instructions != self.original_instructions:
+            self.instructions_save_requested.emit(instructions)
         self.preferences_save_requested.emit(self.preferences())
         self.save_requested.emit(settings, self.api_key.text().strip())
 
