@@ -123,6 +123,16 @@ class ConversationChanged:
 
 
 @dataclass(frozen=True)
+class TranscriptChanged:
+    """Another version of an answer or another branch is shown in a conversation:
+    its shown messages now, and how many sources fed each answer among them (by id)."""
+
+    conversation_id: int
+    messages: tuple[Message, ...]
+    sources_count: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ConversationRemoved:
     conversation_id: int
 
@@ -200,6 +210,7 @@ Event = (
     | TurnEnded
     | ConversationCreated
     | ConversationChanged
+    | TranscriptChanged
     | ConversationRemoved
     | JobStatusChanged
     | SuggestionsChanged

@@ -113,6 +113,19 @@ class Message:
     # Who said it when that is someone else than the user or ACAI (a recorded dialogue
     # imported as a conversation); None for the app's own turns.
     author: str | None = None
+    # The message this one follows (None for the first), and whether it is off the
+    # shown path (another version or branch is shown at one of its forks).
+    parent_id: int | None = None
+    hidden: bool = False
+    # The alternatives at this message's place, itself included, oldest first: answer
+    # versions (Regenerate) or user messages (Edit); filled by the transcript's query,
+    # empty when there is one.
+    versions: tuple[int, ...] = ()
+
+    @property
+    def version_number(self) -> int:
+        """This message's place among :attr:`versions`, from 1 (1 when it has none)."""
+        return self.versions.index(self.id) + 1 if self.id in self.versions else 1
 
     @classmethod
     def from_row(cls, row: dict) -> Message:
@@ -129,6 +142,8 @@ class Message:
             error=row["error"],
             plan=_json_or_none(row["plan"]),
             author=row.get("author"),
+            parent_id=row.get("parent_id"),
+            hidden=bool(row.get("hidden") or 0),
         )
 
 
