@@ -3,10 +3,10 @@ core (real SQLite profile, the real SDK against the scripted server), real widge
 
 from __future__ import annotations
 
-from acai_desktop.ui.app_controller import AppController
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.message_delegate import (
     EDIT,
