@@ -190,7 +190,10 @@ def verify_turns(database: Path, turns: list[int]) -> dict:
     complete."""
     with _query_only(database) as db:
         rows = db.execute(
-            "SELECT id, conversation_id, role, content, status, error FROM messages ORDER BY id"
+            # The transcript as shown: a retried answer that had text is kept as a hidden
+            # version beside the new one (docs/architecture.md, versions and branches).
+            "SELECT id, conversation_id, role, content, status, error FROM messages "
+            "WHERE hidden = 0 ORDER BY id"
         ).fetchall()
         learned = db.execute(
             "SELECT json_extract(payload, '$.message_id') FROM jobs WHERE kind = 'critical_info'"

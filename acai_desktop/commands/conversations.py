@@ -48,7 +48,7 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
             _print_list(await conversations.list(), args.json)
             return 0
         conversation = await conversations.get(_id(args.id))
-        messages = await conversations.messages(conversation.id)
+        messages = await conversations.messages(conversation.id, include_hidden=True)
     finally:
         await store.close()
     _write(args.file, export_text(conversation, messages, args.format))

@@ -11,6 +11,13 @@ def parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
+def parse_utc(text: str) -> datetime:
+    """Like :func:`parse_iso`, a time without a zone taken as UTC (an imported
+    dialogue's), so that any two stored times compare."""
+    at = datetime.fromisoformat(text)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
 def local_time_text(at: datetime, now: datetime | None = None) -> str:
     """``at`` as the user reads a time soon: "15:02" today, "2026-12-02 15:02" otherwise
     (local time zone)."""

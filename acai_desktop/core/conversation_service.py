@@ -1,5 +1,6 @@
 """Conversations as the UI and the command line use them: read, start, rename, pin,
-delete, search, export, and where an answer came from.
+delete, search, export, show another version of an answer or another branch, and where
+an answer came from.
 
 The repositories do the SQL (one transaction each); this service is the only way to them
 from outside the core, and announces every change on the event bus:
@@ -40,7 +41,9 @@ from acai_desktop.core.records import (
 from acai_desktop.core.store.conversation_deletion import DeletedConversation, delete_conversation
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.memory_changes import MemoryChange
+from acai_desktop.core.store.message_tree import select_version
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.core.transcript import recall_follows, transcript_changed
 
 SEARCH_LIMIT = 50
 
@@ -84,9 +87,15 @@ class ConversationService:
         """The most recently active conversation that is not temporary."""
         return await self._conversations.latest()
 
-    async def messages(self, conversation_id: int, *, include_folded: bool = True) -> list[Message]:
-        """In order; without ``include_folded``, those a summary does not stand for."""
-        return await self._conversations.messages(conversation_id, include_folded=include_folded)
+    async def messages(
+        self, conversation_id: int, *, include_folded: bool = True, include_hidden: bool = False
+    ) -> list[Message]:
+        """In order, as shown; without ``include_folded``, those a summary does not stand
+        for; with ``include_hidden``, the other versions of answers and other branches
+        too (docs/architecture.md, versions and branches)."""
+        return await self._conversations.messages(
+            conversation_id, include_folded=include_folded, include_hidden=include_hidden
+        )
 
     async def messages_with_sources(
         self, conversation_id: int
@@ -129,6 +138,14 @@ class ConversationService:
         self._events.emit(ConversationRemoved(conversation_id))
         return deleted
 
+    async def show_version(self, message_id: int) -> None:
+        """Show ``message_id`` (a version of an answer, or a branch's user message) in
+        place of its siblings, with what was shown after it before; announces the
+        transcript (``TranscriptChanged``)."""
+        change = await self._conversations.store.run(select_version, message_id)
+        await recall_follows(self._memories.episodes, change)
+        self._events.emit(await transcript_changed(self._conversations, change.conversation_id))
+
     async def delete_temporary(self) -> int:
         """Delete every temporary chat: they last as long as the program that opened
         them (at close, and at start for those a crash left behind)."""
@@ -141,7 +158,8 @@ class ConversationService:
         """Write the conversation to ``path`` (``md`` or ``json``); returns how many
         messages were written. The file is written on a worker thread."""
         conversation = await self._conversations.get(conversation_id)
-        messages = await self._conversations.messages(conversation_id)
+        # Every version and branch (the export says which are shown).
+        messages = await self._conversations.messages(conversation_id, include_hidden=True)
         text = export_text(conversation, messages, file_format)
         await asyncio.to_thread(write_export, path, text)
         return len(messages)

@@ -127,6 +127,16 @@ class ConversationChanged:
 
 
 @dataclass(frozen=True)
+class TranscriptChanged:
+    """Another version of an answer or another branch is shown in a conversation:
+    its shown messages now, and how many sources fed each answer among them (by id)."""
+
+    conversation_id: int
+    messages: tuple[Message, ...]
+    sources_count: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class InstructionsChanged:
     """The user changed custom instructions: the profile's (``conversation_id`` None)
     or one chat's override."""
@@ -212,6 +222,7 @@ Event = (
     | TurnEnded
     | ConversationCreated
     | ConversationChanged
+    | TranscriptChanged
     | ConversationRemoved
     | InstructionsChanged
     | JobStatusChanged

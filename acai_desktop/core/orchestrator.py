@@ -25,10 +25,12 @@ import functools
 import logging
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_filter import DelimiterFilter
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
+from acai_desktop.core.clock import parse_utc
 from acai_desktop.core.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
@@ -59,7 +61,9 @@ from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.jobs import JobSpec
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_desktop.core.store.message_tree import add_answer_version, add_branch
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.core.transcript import recall_follows, transcript_changed
 
 log = logging.getLogger(__name__)
 
@@ -174,36 +178,93 @@ class Orchestrator:
         result.job_ids = list(turn.job_ids)
         return result
 
+    async def edit(self, user_message_id: int, text: str) -> TurnResult:
+        """The user's edit of one of their messages: the chat branches there. The new
+        message takes the old one's place, with a new answer whose prompt sees only
+        this branch; the old message and what followed it stay, hidden (the arrows go
+        back to them). Raises InvalidInputError before any write."""
+        text = validate_user_message(text)
+        old = await self.conversations.get_message(user_message_id)
+        if old.role != "user":
+            raise InvalidInputError(f"Message {user_message_id} is not yours; it can't be edited.")
+        conversation = await self.conversations.get(old.conversation_id)
+        try:
+            branch = await self.conversations.store.run(
+                add_branch, old.id, text, functools.partial(processor_jobs, conversation)
+            )
+        except DatabaseBusyError as error:  # nothing written; the composer keeps the text
+            raise DatabaseBusyError(
+                f"{error} Your edit was not saved; send it again in a moment."
+            ) from error
+        turn = branch.turn
+        await recall_follows(self.memories.episodes, branch.change)
+        self.events.emit(await transcript_changed(self.conversations, conversation.id))
+        self.events.emit(ev.MessageAdded(turn.user_message))  # the composer hears it was sent
+        self.events.emit(ev.ConversationChanged(turn.conversation))  # moved up the list
+        if self.announce_jobs:
+            for job in turn.jobs:
+                self.events.emit(ev.JobStatusChanged(job))
+        try:
+            result = await self._answer(conversation, turn.user_message, turn.answer)
+        finally:
+            await asyncio.shield(self._recall_later([turn.user_message.id, turn.answer.id]))
+        result.job_ids = list(turn.job_ids)
+        return result
+
     async def retry(self, answer_id: int) -> TurnResult:
-        """Run the turn again for the user message that ``answer_id`` answered."""
+        """Answer again the user message that ``answer_id`` answered (Regenerate, Retry).
+
+        An answer with text is kept: the new one is another version beside it, shown in
+        its place (what followed the old one stays with it, hidden). An answer that
+        failed before any text is written over. The prompt is rebuilt as of the
+        question: the messages after it and the memories learned or changed since are
+        left out."""
         answer = await self.conversations.get_message(answer_id)
         if answer.role != "assistant":
             raise InvalidInputError(f"Message {answer_id} is not an answer; nothing to retry.")
         conversation = await self.conversations.get(answer.conversation_id)
-        history = await self.conversations.messages(conversation.id)
-        earlier = [m for m in history if m.id < answer.id and m.role == "user"]
-        if not earlier:
-            raise InvalidInputError(f"Answer {answer_id} has no question to retry.")
-        answer = await self.conversations.update_message(
-            answer.id, content="", status=MessageStatus.STREAMING, error=None
-        )
-        self.events.emit(ev.MessageUpdated(_delta(answer, "")))
+        question = await self._question_of(answer)
+        if answer.content:
+            version = await self.conversations.store.run(add_answer_version, answer.id)
+            answer = version.answer
+            await recall_follows(self.memories.episodes, version.change)
+            self.events.emit(await transcript_changed(self.conversations, conversation.id))
+        else:
+            answer = await self.conversations.update_message(
+                answer.id, content="", status=MessageStatus.STREAMING, error=None
+            )
+            self.events.emit(ev.MessageUpdated(_delta(answer, "")))
         try:
-            return await self._answer(conversation, earlier[-1], answer)
+            return await self._answer(
+                conversation, question, answer, as_of=parse_utc(question.created_at)
+            )
         finally:
             await asyncio.shield(self._recall_later([answer.id]))
+
+    async def _question_of(self, answer: Message) -> Message:
+        if answer.parent_id is not None:
+            parent = await self.conversations.get_message(answer.parent_id)
+            if parent.role == "user":
+                return parent
+        history = await self.conversations.messages(answer.conversation_id)
+        earlier = [m for m in history if m.id < answer.id and m.role == "user"]
+        if not earlier:
+            raise InvalidInputError(f"Answer {answer.id} has no question to retry.")
+        return earlier[-1]
 
     async def _answer(
         self,
         conversation: Conversation,
         user_message: Message,
         answer: Message,
+        *,
+        as_of: datetime | None = None,
     ) -> TurnResult:
         # The user waits from here on: background work on a one-request-at-a-time model
         # server steps aside until the turn ends (see JobRunner), whatever ends it.
         self.events.emit(ev.TurnStarted(answer.id))
         try:
-            return await self._answer_turn(conversation, user_message, answer)
+            return await self._answer_turn(conversation, user_message, answer, as_of)
         finally:
             self.events.emit(ev.TurnEnded(answer.id))
 
@@ -212,13 +273,16 @@ class Orchestrator:
         conversation: Conversation,
         user_message: Message,
         answer: Message,
+        as_of: datetime | None = None,
     ) -> TurnResult:
         plan = plan_message(user_message.content)
         result = TurnResult(conversation.id, user_message, answer, plan)
         text = AnswerText(self.max_answer_bytes)
         try:
             await self.conversations.update_message(user_message.id, plan=plan.to_dict())
-            context, in_prompt = await self.build_prompt(conversation, user_message, plan)
+            context, in_prompt = await self.build_prompt(
+                conversation, user_message, plan, as_of=as_of
+            )
             result.prompt_tokens = context.tokens
             result.instructions = context.instructions
             result.memories_used = [
@@ -273,20 +337,44 @@ class Orchestrator:
         return result
 
     async def build_prompt(
-        self, conversation: Conversation, user_message: Message, plan: Plan
+        self,
+        conversation: Conversation,
+        user_message: Message,
+        plan: Plan,
+        *,
+        as_of: datetime | None = None,
     ) -> tuple[BuiltContext, dict[int, MemoryItem]]:
         """The prompt for answering ``user_message``, and each memory that was offered
-        for it, by id (the recalled messages are in the context's ``recalled``)."""
-        summaries = await self.memories.list(
+        for it, by id (the recalled messages are in the context's ``recalled``).
+
+        The conversation is its shown path up to ``user_message`` (another branch's
+        messages and summaries stay out). ``as_of`` (a regenerated answer: the
+        question's time): memories created or changed after it are left out, pinned
+        ones and summaries too; the messages a later summary folded come back whole."""
+
+        def known_then(memory: MemoryItem) -> bool:
+            if as_of is None:
+                return True
+            return parse_utc(memory.created_at) <= as_of and parse_utc(memory.updated_at) <= as_of
+
+        all_summaries = await self.memories.list(
             MemoryFilter(
                 kinds=[MemoryKind.SUMMARY],
                 statuses=[MemoryStatus.ACTIVE],
                 conversation_id=conversation.id,
             )
         )
-        pinned = await self.retriever.pinned()
-        history = await self.conversations.messages(conversation.id, include_folded=False)
-        recent = [m for m in history if m.id < user_message.id]
+        pinned = [m for m in await self.retriever.pinned() if known_then(m)]
+        history = await self.conversations.messages(conversation.id)
+        earlier = [m for m in history if m.id < user_message.id]
+        later_summaries = {s.id for s in all_summaries if not known_then(s)}
+        # The summaries that stand for this path's earlier messages, as they were then.
+        folded_here = {m.folded_into for m in earlier if m.folded_into is not None}
+        summaries = [
+            s for s in all_summaries if s.id in folded_here and s.id not in later_summaries
+        ]
+        unfolded = [m for m in history if m.folded_into is None or m.folded_into in later_summaries]
+        recent = [m for m in unfolded if m.id < user_message.id]
         # This conversation's summaries go in anyway, and so do its recent messages (the
         # short-term context): don't spend retrieval slots on them.
         retrieved = await self.retriever.search(
@@ -294,7 +382,8 @@ class Orchestrator:
             k=plan.retrieval_k,
             exclude_ids=[s.id for s in summaries] + [p.id for p in pinned],
             conversation_id=conversation.id,
-            exclude_message_ids=[m.id for m in history],
+            exclude_message_ids=[m.id for m in unfolded],
+            as_of=as_of,
         )
         evidence = await self.evidence(conversation, user_message)
         instructions = (

@@ -123,6 +123,19 @@ class Message:
     author: str | None = None
     #: An answer's: the user's custom instructions its prompt carried (None: none).
     instructions: UsedInstructions | None = None
+    # The message this one follows (None for the first), and whether it is off the
+    # shown path (another version or branch is shown at one of its forks).
+    parent_id: int | None = None
+    hidden: bool = False
+    # The alternatives at this message's place, itself included, oldest first: answer
+    # versions (Regenerate) or user messages (Edit); filled by the transcript's query,
+    # empty when there is one.
+    versions: tuple[int, ...] = ()
+
+    @property
+    def version_number(self) -> int:
+        """This message's place among :attr:`versions`, from 1 (1 when it has none)."""
+        return self.versions.index(self.id) + 1 if self.id in self.versions else 1
 
     @classmethod
     def from_row(cls, row: dict) -> Message:
@@ -140,6 +153,8 @@ class Message:
             plan=_json_or_none(row["plan"]),
             author=row.get("author"),
             instructions=UsedInstructions.from_json(row.get("instructions")),
+            parent_id=row.get("parent_id"),
+            hidden=bool(row.get("hidden") or 0),
         )
 
 

@@ -30,6 +30,8 @@ class EventBridge(QObject):
     conversation_changed = Signal(object)  # Conversation (renamed, titled, moved up)
     conversation_removed = Signal(int)  # conversation id (deleted)
     instructions_changed = Signal(object)  # conversation id, or None: the profile's
+    # events.TranscriptChanged itself: another version or branch is shown
+    transcript_changed = Signal(object)
     job_status_changed = Signal(object)  # Job
     suggestions_changed = Signal(object)  # Suggestion (proposed, accepted or dismissed)
     embedding_progress_changed = Signal(object)  # {"done": n, "total": m}
@@ -57,6 +59,7 @@ class EventBridge(QObject):
             (ev.ConversationChanged, lambda e: self.conversation_changed.emit(e.conversation)),
             (ev.ConversationRemoved, lambda e: self.conversation_removed.emit(e.conversation_id)),
             (ev.InstructionsChanged, lambda e: self.instructions_changed.emit(e.conversation_id)),
+            (ev.TranscriptChanged, self.transcript_changed.emit),
             (ev.JobStatusChanged, lambda e: self.job_status_changed.emit(e.job)),
             (ev.SuggestionsChanged, lambda e: self.suggestions_changed.emit(e.suggestion)),
             (

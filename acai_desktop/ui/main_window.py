@@ -244,6 +244,7 @@ class MainWindow(QMainWindow):
         events.message_added.connect(self._on_events_message_added)
         events.message_updated.connect(self.messages_model.on_message_updated)
         events.answer_finished.connect(self.messages_model.on_answer_finished)
+        events.transcript_changed.connect(self.messages_model.on_transcript_changed)
         events.memory_added.connect(self.memories_model.on_memory_added)
         # A memory learned during a search may be on its topic: search again, once quiet.
         events.memory_added.connect(self.memory_panel.search_again_soon)
@@ -395,7 +396,7 @@ class MainWindow(QMainWindow):
     def _on_chat_view_edit_requested(self, message_id: int) -> None:
         row = self.messages_model.row_of(message_id)
         if row is not None:
-            self.composer.set_text(self.messages_model.message_at(row).content)
+            self.composer.begin_edit(message_id, self.messages_model.message_at(row).content)
 
     @Slot(str)
     def _on_chat_view_notice_requested(self, text: str) -> None:
@@ -492,6 +493,8 @@ class MainWindow(QMainWindow):
         *,
         temporary: bool = False,
     ) -> None:
+        if conversation_id != self.messages_model.conversation_id:
+            self.composer.cancel_edit()  # an edit belongs to the chat it was begun in
         self.messages_model.set_conversation(conversation_id, messages, sources_count)
         self.set_conversation_title(title)
         self.temporary_badge.setVisible(temporary)

@@ -156,11 +156,18 @@ def test_a_continued_chat_gets_only_its_new_messages(tmp_path):
             last = await _rows(
                 store, "SELECT content FROM messages WHERE conversation_id = 2 ORDER BY id"
             )
-        return report, last
+            chain = await _rows(
+                store,
+                "SELECT id, parent_id FROM messages WHERE conversation_id = 2 ORDER BY id",
+            )
+        return report, last, chain
 
-    report, last = run(scenario())
+    report, last, chain = run(scenario())
     assert (report.conversations, report.messages, report.skipped_messages) == (0, 1, 9)
     assert last[-1] == ("Duck it is, thanks!",)
+    # One shown path, the continuation included (answer versions, docs/architecture.md).
+    ids = [row[0] for row in chain]
+    assert [row[1] for row in chain] == [None, *ids[:-1]]
 
 
 @pytest.mark.parametrize(

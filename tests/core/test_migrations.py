@@ -60,7 +60,7 @@ def build_database_at(path: Path, last: str) -> None:
 
 def test_the_migration_list_starts_with_m001():
     assert ALL_NAMES[0] == "m001_initial"
-    assert ALL_NAMES[-1] == "m010_chat_titles_pins_and_instructions"
+    assert ALL_NAMES[-1] == "m011_chat_titles_pins_and_instructions"
     assert all(name[0] == "m" and name[1:4].isdigit() for name in ALL_NAMES)
     assert sorted(ALL_NAMES) == ALL_NAMES
 
@@ -120,6 +120,61 @@ def test_a_database_from_an_earlier_schema_upgrades_cleanly(tmp_path, last):
     run(scenario())
 
 
+def test_m010_turns_each_conversation_into_one_shown_path_and_keeps_recall(tmp_path):
+    """Versions and branches: a database from m009 keeps its messages, each following
+    the one before it in its conversation, all shown, all still recallable; a message
+    inserted the old way (no parent) follows the end of the shown path."""
+    path = tmp_path / "acai.sqlite3"
+    build_database_at(path, "m009_imported_conversations")
+    at = "2026-01-02T03:04:05.000000+00:00"
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (2, 'B', ?, ?)",
+            [at, at],
+        )
+        for message_id, conversation_id, role, text in [
+            (2, 1, "assistant", "Python it is, then."),
+            (3, 2, "user", "Tell me about walruses."),
+            (4, 1, "user", "And for the frontend?"),
+            (5, 2, "assistant", "Walruses have tusks."),
+        ]:
+            connection.execute(
+                "INSERT INTO messages (id, conversation_id, role, content, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [message_id, conversation_id, role, text, at],
+            )
+    connection.close()
+    db = Database(sqlite3.connect(path))
+    migrations.apply(db)
+    rows = db.execute(
+        "SELECT id, conversation_id, parent_id, selected, hidden, content FROM messages ORDER BY id"
+    ).fetchall()
+    assert [row[:5] for row in rows] == [
+        (1, 1, None, 1, 0),
+        (2, 1, 1, 1, 0),
+        (3, 2, None, 1, 0),
+        (4, 1, 2, 1, 0),
+        (5, 2, 3, 1, 0),
+    ]
+    assert rows[4][5] == "Walruses have tusks."
+    found = db.execute(
+        "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'walruses' ORDER BY rowid"
+    ).fetchall()
+    assert found == [(3,), (5,)]
+    with db.conn:
+        db.execute(
+            "INSERT INTO messages (conversation_id, role, content, created_at) "
+            "VALUES (1, 'assistant', 'Try TypeScript.', ?)",
+            [at],
+        )
+        # Hiding a message takes it out of recall (its words and its neighbours' context).
+        db.execute("UPDATE messages SET hidden = 1 WHERE id = 5")
+    assert db.execute("SELECT parent_id FROM messages WHERE id = 6").fetchone() == (4,)
+    found = db.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'tusks'").fetchall()
+    assert found == []
+    db.close()
+
+
 def test_chats_of_an_older_profile_keep_their_titles_can_be_pinned_and_instructed(tmp_path):
     from acai_desktop.core.store.conversations import (
         add_message,
@@ -131,7 +186,7 @@ def test_chats_of_an_older_profile_keep_their_titles_can_be_pinned_and_instructe
     from acai_desktop.core.store.instructions import instructions_for_chat, profile_instructions
 
     path = tmp_path / "acai.sqlite3"
-    build_database_at(path, "m009_imported_conversations")
+    build_database_at(path, "m010_message_versions")
 
     async def scenario():
         store = await Store.open(path)

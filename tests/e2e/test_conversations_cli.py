@@ -75,7 +75,7 @@ def test_list_and_export_as_markdown_and_json(tmp_path):
             "conversations", "--data-dir", str(data), "export", str(chat_id), "-", "--format=json"
         ).stdout
     )
-    assert exported["format"] == "acai-desktop-conversation" and exported["version"] == 1
+    assert exported["format"] == "acai-desktop-conversation" and exported["version"] == 2
     assert exported["conversation"]["pinned"] is True
     assert [(m["author"], m["status"]) for m in exported["messages"]] == [
         ("You", "complete"), ("Assistant", "complete"), ("Assistant", "stopped")

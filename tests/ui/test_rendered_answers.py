@@ -295,7 +295,7 @@ def test_split_blocks_keeps_loose_lists_and_code_together():
     assert blocks[2].text == "let a = 1;\n\nlet b;" and blocks[2].language == "js"
 
 
-def test_regenerate_and_edit_last_message_actions(window, qtbot):
+def test_regenerate_and_edit_actions(window, qtbot):
     show(
         window,
         message(1, "user", "first question"),
@@ -304,7 +304,8 @@ def test_regenerate_and_edit_last_message_actions(window, qtbot):
         message(4, content="second answer"),
     )
     view = window.chat_view
-    assert view.action_rect(0, "edit") is None  # only the last message is offered
+    assert view.action_rect(0, "edit") is not None  # every message of the user's
+    assert view.action_rect(1, "edit") is None  # never an answer
     with qtbot.waitSignal(window.chat_view.retry_requested, timeout=1000) as blocker:
         qtbot.mouseClick(
             view.viewport(),
@@ -316,6 +317,7 @@ def test_regenerate_and_edit_last_message_actions(window, qtbot):
         view.viewport(), Qt.MouseButton.LeftButton, pos=view.action_rect(2, "edit").center()
     )
     assert window.composer.text() == "second question"
+    assert window.composer.editing_message_id == 3  # sending it branches there
 
 
 def test_switching_the_theme_recolours_the_chat(window, qtbot, qapp):

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlite_utils import Database
 
@@ -33,7 +34,7 @@ from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
-    "created_at, author, instructions"
+    "created_at, author, parent_id, hidden, instructions"
 )
 CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary, title_auto, pinned"
 
@@ -103,14 +104,26 @@ def _insert_message(
     at: str,
     author: str | None = None,
     created_at: str | None = None,
+    parent_id: int | None = None,
 ) -> int:
     """Insert a message in the caller's transaction; returns its id. ``created_at``
     (default ``at``) and ``author`` are for a recorded dialogue brought in as a
-    conversation."""
+    conversation. Without ``parent_id`` it follows the end of the shown path (a
+    trigger, see migration m010)."""
     cursor = db.execute(
         "INSERT INTO messages (conversation_id, role, content, status, model, tokens, "
-        "created_at, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [conversation_id, role, content, str(status), model, tokens, created_at or at, author],
+        "created_at, author, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            conversation_id,
+            role,
+            content,
+            str(status),
+            model,
+            tokens,
+            created_at or at,
+            author,
+            parent_id,
+        ],
     )
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
     if role == "user":
@@ -232,32 +245,69 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
 
 
 def list_messages(
-    db: Database, conversation_id: int, *, include_folded: bool = True
+    db: Database,
+    conversation_id: int,
+    *,
+    include_folded: bool = True,
+    include_hidden: bool = False,
 ) -> list[Message]:
+    """The conversation's messages as shown, in order: the other versions of answers
+    and the other branches are left out unless ``include_hidden`` (an export). Each
+    carries the ids of the alternatives at its place (``Message.versions``)."""
     sql = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ?"
     if not include_folded:
         sql += " AND folded_into IS NULL"
+    if not include_hidden:
+        sql += " AND hidden = 0"
     cursor = db.execute(sql + " ORDER BY id", [conversation_id])
-    return [Message.from_row(row) for row in _rows(cursor)]
+    messages = [Message.from_row(row) for row in _rows(cursor)]
+    versions = versions_by_message(db, conversation_id)
+    return [replace(m, versions=versions[m.id]) if m.id in versions else m for m in messages]
+
+
+def versions_by_message(db: Database, conversation_id: int) -> dict[int, tuple[int, ...]]:
+    """For each message with alternatives, the ids at its place (itself included),
+    oldest first. Read from the index on (conversation_id, parent_id) alone: most
+    conversations have no fork, and every turn reads its transcript."""
+    siblings: dict[int | None, list[int]] = defaultdict(list)
+    for message_id, parent_id in db.execute(
+        """SELECT id, parent_id FROM messages
+        WHERE conversation_id = ?1 AND parent_id IS NULL
+            AND (SELECT count(*) FROM messages
+                 WHERE conversation_id = ?1 AND parent_id IS NULL) > 1
+        UNION ALL
+        SELECT m.id, m.parent_id FROM messages AS m
+        WHERE m.conversation_id = ?1 AND m.parent_id IN (
+            SELECT parent_id FROM messages WHERE conversation_id = ?1
+            GROUP BY parent_id HAVING count(*) > 1)
+        ORDER BY 1""",
+        [conversation_id],
+    ):
+        siblings[parent_id].append(message_id)
+    return {message_id: tuple(group) for group in siblings.values() for message_id in group}
 
 
 def list_messages_with_sources(
     db: Database, conversation_id: int
 ) -> tuple[list[Message], dict[int, int]]:
-    """A conversation's messages and, for each finished answer, how many memories,
-    recalled messages and document passages fed it, and the user's custom instructions
-    (one source) when its prompt carried them: one query, however long the chat."""
+    """A conversation's messages as shown (as :func:`list_messages`) and, for each
+    finished answer, how many memories, recalled messages and document passages fed it,
+    and the user's custom instructions (one source) when its prompt carried them: one
+    query, however long the chat."""
     cursor = db.execute(
         f"SELECT {MESSAGE_COLUMNS}, "
         "(SELECT count(*) FROM answer_sources s WHERE s.message_id = messages.id) "
         "+ (SELECT count(*) FROM answer_evidence e WHERE e.message_id = messages.id) "
-        "AS sources_count FROM messages WHERE conversation_id = ? ORDER BY id",
+        "AS sources_count FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id",
         [conversation_id],
     )
+    versions = versions_by_message(db, conversation_id)
     messages, counts = [], {}
     for row in _rows(cursor):
         count = row.pop("sources_count")
         message = Message.from_row(row)
+        if message.id in versions:
+            message = replace(message, versions=versions[message.id])
         messages.append(message)
         if message.role == "assistant" and message.status != MessageStatus.STREAMING:
             counts[message.id] = count + (message.instructions is not None)
@@ -400,8 +450,15 @@ class ConversationRepository:
     async def recalled_message(self, message_id: int) -> RecalledMessage:
         return await self.store.run(fetch_recalled_message, message_id)
 
-    async def messages(self, conversation_id: int, *, include_folded: bool = True) -> list[Message]:
-        return await self.store.run(list_messages, conversation_id, include_folded=include_folded)
+    async def messages(
+        self, conversation_id: int, *, include_folded: bool = True, include_hidden: bool = False
+    ) -> list[Message]:
+        return await self.store.run(
+            list_messages,
+            conversation_id,
+            include_folded=include_folded,
+            include_hidden=include_hidden,
+        )
 
     async def messages_with_sources(
         self, conversation_id: int

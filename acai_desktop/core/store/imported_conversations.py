@@ -134,15 +134,22 @@ def _store_conversation(
         stored.skipped_conversations += 1
         return []
     ids = []
+    # Each message follows the one before it (the end of the shown path for a chat
+    # continued since the last export): set here, the insert trigger that would find
+    # it (migration m010) does not run for every message.
+    (parent_id,) = db.execute(
+        "SELECT max(id) FROM messages WHERE conversation_id = ? AND hidden = 0",
+        [conversation_id],
+    ).fetchone()
     for message in new:
-        ids.append(
-            db.execute(
-                "INSERT INTO messages (conversation_id, role, content, status, model, "
-                "created_at, author, source_id) VALUES (?, ?, ?, 'complete', ?, ?, ?, ?)",
-                [conversation_id, message.role, message.content, message.model,
-                 message.created_at, message.author, message.source_id],
-            ).lastrowid
-        )  # fmt: skip
+        parent_id = db.execute(
+            "INSERT INTO messages (conversation_id, role, content, status, model, "
+            "created_at, author, source_id, parent_id) "
+            "VALUES (?, ?, ?, 'complete', ?, ?, ?, ?, ?)",
+            [conversation_id, message.role, message.content, message.model,
+             message.created_at, message.author, message.source_id, parent_id],
+        ).lastrowid  # fmt: skip
+        ids.append(parent_id)
     jobs = [
         (
             LEARN_IMPORTED_JOB,

@@ -1,5 +1,5 @@
 """Custom instructions on disk: the profile's (one row of ``profile_instructions``) and a
-chat's override (``conversations.instructions``, NULL: the profile's). See m010."""
+chat's override (``conversations.instructions``, NULL: the profile's). See m011."""
 
 from __future__ import annotations
 

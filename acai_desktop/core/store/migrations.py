@@ -532,8 +532,90 @@ def m009_imported_conversations(db: Database) -> None:
     db.execute("ALTER TABLE memory_suggestions ADD COLUMN via TEXT")
 
 
+# m010: what m004 recalled, minus the messages of a version or branch not shown.
+_RECALLABLE_SHOWN = _RECALLABLE + " AND m.hidden = 0"
+
+
 @migrations()
-def m010_chat_titles_pins_and_instructions(db: Database) -> None:
+def m010_message_versions(db: Database) -> None:
+    """Answer versions and chat branches: the messages of a conversation form a tree.
+
+    - ``parent_id``: the message this one follows (NULL for the first); a regenerated
+      answer is a sibling of the old one (same user message as parent), an edited user
+      message a sibling of the old one (same answer before it).
+    - ``selected``: 1 for the sibling shown at its fork (remembered inside a branch that
+      is itself not shown, so going back there shows what was shown before).
+    - ``hidden``: 1 for a message off the shown path. It is derived from the two above
+      (``store.message_tree.refresh_shown_path``) and kept so that every query of "the
+      conversation's messages" stays one ``hidden = 0`` away from right, and so that
+      episodic recall (its views and triggers, redefined here) indexes only what is shown.
+
+    Existing conversations become one straight path: each message's parent is the one
+    before it. A message inserted without a parent (an import, a tool) follows the end
+    of the shown path, by a trigger.
+    """
+    db.execute("ALTER TABLE messages ADD COLUMN parent_id INTEGER REFERENCES messages(id)")
+    db.execute("ALTER TABLE messages ADD COLUMN selected INTEGER NOT NULL DEFAULT 1")
+    db.execute("ALTER TABLE messages ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0")
+    db.execute(
+        """
+        UPDATE messages SET parent_id = (
+            SELECT max(p.id) FROM messages AS p
+            WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id)"""
+    )
+    db.execute("CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id)")
+    db.execute(
+        """
+        CREATE TRIGGER messages_parent_default AFTER INSERT ON messages
+        WHEN new.parent_id IS NULL BEGIN
+            UPDATE messages SET parent_id = (
+                SELECT max(p.id) FROM messages AS p
+                WHERE p.conversation_id = new.conversation_id AND p.id < new.id
+                    AND p.hidden = 0)
+            WHERE id = new.id;
+        END"""
+    )
+    db.execute("DROP VIEW message_recall_rows")
+    db.execute("DROP VIEW recallable_messages")
+    db.execute(
+        "CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m "
+        f"WHERE {_RECALLABLE_SHOWN}"
+    )
+    db.execute(
+        """
+        CREATE VIEW message_recall_rows AS
+        SELECT r.id, r.content, coalesce((
+            SELECT group_concat(content, ' ') FROM (
+                SELECT content FROM (
+                    SELECT id, content FROM recallable_messages
+                    WHERE conversation_id = r.conversation_id AND id < r.id
+                    ORDER BY id DESC LIMIT 2)
+                UNION ALL
+                SELECT content FROM (
+                    SELECT id, content FROM recallable_messages
+                    WHERE conversation_id = r.conversation_id AND id > r.id
+                    ORDER BY id LIMIT 2))), '') AS context
+        FROM recallable_messages AS r"""
+    )
+    # Hiding or showing a message changes what is recallable, like a change of status;
+    # its vector goes too (the index is re-embedded when it is shown again).
+    db.execute("DROP TRIGGER messages_fts_update")
+    db.execute(
+        f"""
+        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status, hidden ON messages
+        WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
+            OR old.content != new.content OR old.hidden != new.hidden
+        BEGIN
+            DELETE FROM message_embeddings
+            WHERE message_id = new.id
+                AND (old.content != new.content OR old.hidden != new.hidden);
+            {_refresh_window("new")}
+        END"""
+    )
+
+
+@migrations()
+def m011_chat_titles_pins_and_instructions(db: Database) -> None:
     """Chats named by the model, pinned by the user, and the user's custom instructions.
 
     * ``conversations.title_auto``: 1 while the title is the stand-in made from the first

@@ -24,6 +24,7 @@ __all__ = [
     "active_ranking_facts",
     "candidate_rows",
     "document_counts",
+    "ids_written_after",
     "lexical_hits",
     "memories_by_id",
     "pinned_memories",
@@ -161,3 +162,18 @@ def pinned_memories(db: Database) -> list[MemoryItem]:
         "ORDER BY created_at, id"
     ).fetchall()
     return [memory_from_row(row) for row in rows]
+
+
+def ids_written_after(db: Database, at: str) -> tuple[list[int], list[int]]:
+    """The memories created or changed after ``at`` (an ISO time, UTC) and the messages
+    written after it: what a prompt rebuilt "as of" ``at`` must leave out (a regenerated
+    answer). A memory changed later is left out whole: its text, vector and index
+    entries are today's, and a search can't rank the words it had then."""
+    memories = [
+        row[0]
+        for row in db.execute(
+            "SELECT id FROM memories WHERE created_at > ? OR updated_at > ?", [at, at]
+        )
+    ]
+    messages = [row[0] for row in db.execute("SELECT id FROM messages WHERE created_at > ?", [at])]
+    return memories, messages

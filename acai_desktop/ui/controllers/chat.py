@@ -1,5 +1,6 @@
-"""The chat: send a message, retry an answer, stop the one being written, and where an
-answer came from (its sources). Its widgets: the composer (Send, Stop, typing), Esc, the
+"""The chat: send a message, retry an answer, stop the one being written, edit a
+message (the chat branches there), show another version of an answer or branch, and
+where an answer came from (its sources). Its widgets: the composer (Send, Stop, typing), Esc, the
 transcript's Retry and Sources links and the Sources dialog; its model: the messages
 model (fed by the core's news, wired by the window).
 
@@ -59,6 +60,9 @@ class ChatController(Controller):
         window.stop_action.triggered.connect(self.stop)
         window.chat_view.retry_requested.connect(self.retry)
         window.chat_view.sources_requested.connect(self.show_sources)
+        # Versions and branches (Edit, the ‹ › arrows): the logic is the core's.
+        composer.edit_send_requested.connect(self.send_edit)
+        window.chat_view.version_requested.connect(self.show_version)
 
     def send(self, text: str) -> None:
         if (assistant := self.services.open_or_say_why()) is None:
@@ -80,6 +84,24 @@ class ChatController(Controller):
             self.services.say("Wait for the current answer, or stop it, first.", 5000)
             return
         self._start(assistant.orchestrator.retry(answer_id))
+
+    def send_edit(self, message_id: int, text: str) -> None:
+        """The user's edit of their message ``message_id``: the chat branches there."""
+        if (assistant := self.services.open_or_say_why()) is None:
+            return
+        if self.services.tasks.get(TURN_TASK) is not None:
+            return  # one answer at a time; the composer shows Stop meanwhile
+        self._start(assistant.orchestrator.edit(message_id, text))
+
+    def show_version(self, message_id: int) -> None:
+        if self.services.tasks.get(TURN_TASK) is not None:
+            self.services.say("Wait for the current answer, or stop it, first.", 5000)
+            return
+        self._show_version(message_id)
+
+    @in_background("show-version")
+    async def _show_version(self, assistant: Assistant, message_id: int) -> None:
+        await assistant.conversations.show_version(message_id)
 
     def _on_typing(self) -> None:
         """The user is typing a message (the next turn is coming)."""

@@ -15,6 +15,7 @@ from enum import IntEnum
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 
+from acai_desktop.core.clock import parse_iso
 from acai_desktop.core.records import Message, MessageStatus
 from acai_desktop.ui.models.record_list_model import RecordListModel
 
@@ -41,6 +42,16 @@ FINISH_ROLES = [
     MessageRoles.ERROR,
     Qt.ItemDataRole.DisplayRole,
 ]
+
+
+def message_time_tooltip(message: Message) -> str:
+    """When ``message`` was written, as hovering it shows: the local date and time."""
+    try:
+        at = parse_iso(message.created_at)
+    except (TypeError, ValueError):
+        return ""  # an imported dialogue's odd time: no tooltip rather than a wrong one
+    verb = "Sent" if message.role == "user" else "Written"
+    return f"{verb} {at.astimezone():%Y-%m-%d %H:%M}"
 
 
 class MessagesModel(RecordListModel):
@@ -75,6 +86,8 @@ class MessagesModel(RecordListModel):
             return self._sources.get(message.id)
         if role == MessageRoles.MESSAGE:
             return message
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return message_time_tooltip(message)
         return None
 
     # -- loading -----------------------------------------------------------------------
@@ -92,17 +105,21 @@ class MessagesModel(RecordListModel):
         self._row_of = {message.id: row for row, message in enumerate(messages)}
         self._reset(messages)
 
+    def on_transcript_changed(self, event) -> None:
+        """Another version of an answer or another branch is shown
+        (``events.TranscriptChanged``): the conversation's shown messages now."""
+        if event.conversation_id != self.conversation_id:
+            return
+        self._streamed_rows.clear()
+        self._sources.update(event.sources_count)
+        self._row_of = {message.id: row for row, message in enumerate(event.messages)}
+        self._reset(list(event.messages))
+
     def row_of(self, message_id: int) -> int | None:
         return self._row_of.get(message_id)
 
     def sources_count_of(self, message_id: int) -> int | None:
         return self._sources.get(message_id)
-
-    def last_user_row(self) -> int | None:
-        for row in range(len(self._records) - 1, -1, -1):
-            if self._records[row].role == "user":
-                return row
-        return None
 
     message_at = RecordListModel.record_at
     messages = RecordListModel.records
@@ -158,6 +175,8 @@ class MessagesModel(RecordListModel):
         row = self._row_of.get(message.id)
         if row is None:
             return
+        if not message.versions:  # a row read alone knows nothing of its siblings
+            message = replace(message, versions=self._records[row].versions)
         self._records[row] = message
         self._changed(row, FINISH_ROLES)
 

@@ -3,9 +3,13 @@
 User messages are accent bubbles on the right, shown as plain text; answers are bubbles
 on the left, rendered from Markdown (:class:`MessageDocument`: headings, lists, tables,
 quotes, links, highlighted code with a *Copy* link), with their status and actions
-underneath: "Stopped", the error with "Retry", "Regenerate", and "Sources (N)" (the
-memories and passages that fed it).
-Under the user's last message, "Edit" puts it back in the composer.
+underneath: "Stopped", the error with "Retry", "Regenerate", "Copy" (the Markdown) and
+"Copy text" (plain text), and "Sources (N)" (the memories and passages that fed it).
+Hovering a message shows when it was written (the model's tooltip).
+Under each of the user's messages, "Edit" puts it back in the composer, where sending
+it branches the chat there. A message with other versions (a regenerated answer, an
+edited message) shows ‹ n/m › arrows that ask for the one before or after it
+(``version_requested``).
 
 Each message's document is cached (by message id; laid out for the current width) and
 painted by the delegate; one layout function serves painting, sizing and hit-testing.
@@ -51,11 +55,16 @@ from acai_desktop.ui.message_document import (
     MessageDocument,
 )
 from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.plain_text import plain_text_of
 from acai_desktop.ui.syntax import warm_up
 from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.widgets.large_answer_dialogs import TableDialog, WholeAnswerDialog
 from acai_desktop.ui.widgets.message_delegate import (
+    COPY,
+    COPY_TEXT,
     EDIT,
+    NEXT_VERSION,
+    PREVIOUS_VERSION,
     REGENERATE,
     RETRY,
     SOURCES,
@@ -66,12 +75,15 @@ from acai_desktop.ui.widgets.message_reader import MessageReader
 WARM_UP_MS = 1500
 
 CODE_COPIED_TEXT = "Code copied."
+ANSWER_COPIED_TEXT = "Answer copied as Markdown."
+ANSWER_TEXT_COPIED_TEXT = "Answer copied as plain text."
 
 
 class ChatView(QListView):
     retry_requested = Signal(int)  # answer message id (Retry and Regenerate)
     sources_requested = Signal(int)  # answer message id
     edit_requested = Signal(int)  # user message id (edit and send again)
+    version_requested = Signal(int)  # the message to show at its fork (‹ › arrows)
     notice_requested = Signal(str)  # a short note for the status bar
     #: The message an answer's provenance pointed at (drawn with a border), or None.
     highlighted_message_id: int | None = None
@@ -283,6 +295,18 @@ class ChatView(QListView):
             self.sources_requested.emit(message_id)
         elif action == EDIT:
             self.edit_requested.emit(message_id)
+        elif action in (PREVIOUS_VERSION, NEXT_VERSION):
+            message = index.data(MessageRoles.MESSAGE)
+            place = message.version_number - 1 + (1 if action == NEXT_VERSION else -1)
+            if 0 <= place < len(message.versions):
+                self.version_requested.emit(message.versions[place])
+        elif action == COPY:
+            QGuiApplication.clipboard().setText(index.data(MessageRoles.CONTENT) or "")
+            self.notice_requested.emit(ANSWER_COPIED_TEXT)
+        elif action == COPY_TEXT:
+            text = plain_text_of(index.data(MessageRoles.CONTENT) or "")
+            QGuiApplication.clipboard().setText(text)
+            self.notice_requested.emit(ANSWER_TEXT_COPIED_TEXT)
 
     # -- mouse and keyboard ------------------------------------------------------------
 
@@ -374,9 +398,6 @@ class ChatView(QListView):
             self.scrollToBottom()
 
     def _on_model_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
-        # The "Edit" link moves to the newest user message.
-        if first > 0:
-            self.delegate.sizeHintChanged.emit(self.model().index(first - 1, 0))
         self.scrollToBottom()
 
     def _on_model_reset(self) -> None:

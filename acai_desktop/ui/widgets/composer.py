@@ -4,7 +4,11 @@ a new line); Ctrl+Enter always sends. The composer only asks; whoever owns the t
 decides what happens, and the text is cleared only once the message is committed.
 
 A draft that takes most of the prompt budget, or passes it, says so before it is sent
-(see :mod:`acai_desktop.ui.long_message`)."""
+(see :mod:`acai_desktop.ui.long_message`).
+
+*Edit* on one of the user's messages puts its text here in editing mode (a note with
+*Cancel* above the input): sending then asks for the edit (``edit_send_requested``,
+which branches the chat there) instead of a new message."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from PySide6.QtWidgets import (
 from acai_desktop.ui.long_message import budget_note
 
 PLACEHOLDER = "Message ACAI…"
+EDITING_NOTE = "Editing your message: sending it starts a new branch of the chat from there."
 ENTER_HINT = "Enter to send · Shift+Enter for a new line"
 CTRL_ENTER_HINT = "Ctrl+Enter to send · Enter for a new line"
 HINT = ENTER_HINT
@@ -33,6 +38,7 @@ MAX_INPUT_LINES = 10
 
 class Composer(QWidget):
     send_requested = Signal(str)
+    edit_send_requested = Signal(int, str)  # the user message edited, its new text
     stop_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -42,6 +48,8 @@ class Composer(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self._busy = False
         self.enter_sends = True
+        #: The user message being edited (None: a new message).
+        self.editing_message_id: int | None = None
 
         self.input = QPlainTextEdit()
         self.input.setObjectName("ComposerInput")
@@ -71,6 +79,20 @@ class Composer(QWidget):
         self.budget_label.setWordWrap(True)
         self.budget_label.setVisible(False)
 
+        self.editing_label = QLabel(EDITING_NOTE)
+        self.editing_label.setObjectName("ComposerEditing")
+        self.editing_label.setWordWrap(True)
+        self.cancel_edit_button = QPushButton("Cancel")
+        self.cancel_edit_button.setObjectName("CancelEditButton")
+        self.cancel_edit_button.setAccessibleName("Cancel the edit")
+        self.cancel_edit_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.editing_row = QWidget()
+        editing = QHBoxLayout(self.editing_row)
+        editing.setContentsMargins(0, 0, 0, 0)
+        editing.addWidget(self.editing_label, 1)
+        editing.addWidget(self.cancel_edit_button)
+        self.editing_row.setVisible(False)
+
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.hint_label)
@@ -81,6 +103,7 @@ class Composer(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 10, 10)
         layout.setSpacing(6)
+        layout.addWidget(self.editing_row)
         layout.addWidget(self.input)
         layout.addWidget(self.budget_label)
         layout.addLayout(buttons)
@@ -104,6 +127,7 @@ class Composer(QWidget):
         self.input.document().documentLayout().documentSizeChanged.connect(self._fit_height)
         self.send_button.clicked.connect(self._on_send_button_clicked)
         self.stop_button.clicked.connect(self._on_stop_button_clicked)
+        self.cancel_edit_button.clicked.connect(self.cancel_edit)
         for shortcut in self._send_shortcuts:
             shortcut.activated.connect(self._on_send_button_clicked)
 
@@ -158,6 +182,17 @@ class Composer(QWidget):
         self.input.moveCursor(QTextCursor.MoveOperation.End)
         self.input.setFocus()
 
+    def begin_edit(self, message_id: int, text: str) -> None:
+        """Edit the user's message ``message_id``: its text here, sending branches."""
+        self.editing_message_id = message_id
+        self.editing_row.setVisible(True)
+        self.set_text(text)
+
+    def cancel_edit(self) -> None:
+        """Back to writing a new message (the text stays, to send or delete)."""
+        self.editing_message_id = None
+        self.editing_row.setVisible(False)
+
     def _update_buttons(self) -> None:
         self.stop_button.setVisible(self._busy)
         self.send_button.setVisible(not self._busy)
@@ -194,13 +229,17 @@ class Composer(QWidget):
             return
         # The text stays until the message is committed (clear_sent): a refused
         # message is still there to fix.
-        self.send_requested.emit(text)
+        if self.editing_message_id is not None:
+            self.edit_send_requested.emit(self.editing_message_id, text)
+        else:
+            self.send_requested.emit(text)
 
     def clear_sent(self, text: str) -> None:
         """``text`` is now a message on disk: empty the input unless the user has
-        changed it meanwhile."""
+        changed it meanwhile (and end an edit it was)."""
         if self.text().strip() == text.strip():
             self.input.clear()
+            self.cancel_edit()
 
     def _on_stop_button_clicked(self) -> None:
         if self._busy:

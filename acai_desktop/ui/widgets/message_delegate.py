@@ -1,6 +1,6 @@
 """How a message is drawn in the transcript: one layout function (bubble, text, error,
 avatar, notes and action links) serves painting, sizing and hit-testing; the actions
-are named here (Retry, Regenerate, Sources, Edit)."""
+are named here (Retry, Regenerate, Copy, Copy text, Sources, Edit)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,10 @@ REGENERATE = "regenerate"
 SOURCES = "sources"
 NOTHING_RELEVANT_NOTE = "Sources: nothing relevant remembered"
 EDIT = "edit"
+PREVIOUS_VERSION = "previous_version"  # ‹ : the version or branch before this one
+NEXT_VERSION = "next_version"  # › : the one after it
+COPY = "copy"  # the answer as Markdown
+COPY_TEXT = "copy_text"  # the answer as plain text
 
 
 @dataclass
@@ -81,15 +85,15 @@ def _link_font(small: QFont) -> QFont:
 
 
 def footer_of(
-    index: QModelIndex, *, last_user: bool = False
+    index: QModelIndex,
 ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """Notes (text, theme colour) and actions (name, label) shown under a message."""
     status = index.data(MessageRoles.STATUS)
     notes: list[tuple[str, str]] = []
     actions: list[tuple[str, str]] = []
     if index.data(MessageRoles.ROLE) == "user":
-        if last_user:
-            actions.append((EDIT, "Edit"))
+        # Any message of the user's: editing it branches the chat there.
+        actions.append((EDIT, "Edit"))
         return notes, actions
     count = index.data(MessageRoles.SOURCES_COUNT)
     if status == "streaming":
@@ -101,12 +105,28 @@ def footer_of(
         actions.append((RETRY, "Retry"))
     else:
         actions.append((REGENERATE, "Regenerate"))
+    if status != "streaming" and index.data(MessageRoles.CONTENT):
+        actions += [(COPY, "Copy"), (COPY_TEXT, "Copy text")]
     if status != "streaming" and count:
         actions.append((SOURCES, f"Sources ({count})"))
     elif status == "complete" and count == 0:
         # Known to have used nothing: no memory or passage passed the relevance floor.
         notes.append((NOTHING_RELEVANT_NOTE, "faint"))
     return notes, actions
+
+
+def version_controls(index: QModelIndex) -> list[tuple[str, str, bool]]:
+    """The ‹ n/m › shown under a message with other versions (or branches): items
+    (name, text, clickable), in order; [] for a message without any."""
+    message = index.data(MessageRoles.MESSAGE)
+    if message is None or len(message.versions) < 2:
+        return []
+    number, count = message.version_number, len(message.versions)
+    return [
+        (PREVIOUS_VERSION, "‹", number > 1),
+        ("", f"{number}/{count}", False),
+        (NEXT_VERSION, "›", number < count),
+    ]
 
 
 def _wrapped_height(text: str, font: QFont, width: int) -> QSize:
@@ -180,13 +200,24 @@ class MessageDelegate(QStyledItemDelegate):
         bottom = bubble.bottom()
         if not is_user:
             layout.avatar = QRect(rect.left() + SIDE_MARGIN, top, AVATAR, AVATAR)
-        last_user = is_user and index.row() == self.view.model().last_user_row()
-        notes, actions = footer_of(index, last_user=last_user)
-        if notes or actions:
+        notes, actions = footer_of(index)
+        versions = version_controls(index)
+        if notes or actions or versions:
             y = bubble.bottom() + 5
-            widths = [small.horizontalAdvance(n) + 14 for n, _ in notes]
+            widths = [link.horizontalAdvance(text) + 10 for _, text, _ in versions]
+            widths += [small.horizontalAdvance(n) + 14 for n, _ in notes]
             widths += [link.horizontalAdvance(label) + 16 for _, label in actions]
             x = bubble.right() - 4 - sum(widths) + 14 if is_user else left + 4
+            for name, text, clickable in versions:
+                width = link.horizontalAdvance(text) + 2
+                place = QRect(x, y, width, small.height())
+                if clickable:
+                    layout.actions.append((place, name, text))
+                else:
+                    layout.notes.append((place, text, "faint"))
+                x += width + 8
+            if versions:
+                x += 6
             for note, colour in notes:
                 width = small.horizontalAdvance(note)
                 layout.notes.append((QRect(x, y, width, small.height()), note, colour))
@@ -207,12 +238,11 @@ class MessageDelegate(QStyledItemDelegate):
             return QSize(width, 0)
         # The list asks every row's size on each layout (a long conversation's every
         # row per streamed batch): a row's height changes only with its record (replaced
-        # on every change), its sources count or its "Edit" link, so it is kept, and the
-        # check reads the model's records directly, not through Qt's data().
+        # on every change) or its sources count, so it is kept, and the check reads the
+        # model's records directly, not through Qt's data().
         model = self.view.model()
-        row = index.row()
-        message = model.message_at(row)
-        state = (width, message, model.sources_count_of(message.id), row == model.last_user_row())
+        message = model.message_at(index.row())
+        state = (width, message, model.sources_count_of(message.id))
         cached = self._heights.get(message.id)
         if (
             cached is not None
@@ -291,6 +321,8 @@ class MessageDelegate(QStyledItemDelegate):
     ) -> QWidget:
         document = self.document(index)
         reader = MessageReader(document, self._ink(index), parent)
+        # The reader covers the text: it shows the message's time on hover too.
+        reader.setToolTip(index.data(Qt.ItemDataRole.ToolTipRole) or "")
         row = QPersistentModelIndex(index)
         reader.link_activated.connect(lambda href: self.view.activate_link(row, href))
         reader.dismissed.connect(self.view.close_reader)

@@ -93,6 +93,7 @@ class HybridRetriever:
         conversation_id: int | None = None,
         exclude_message_ids: Iterable[int] = (),
         now: datetime | None = None,
+        as_of: datetime | None = None,
     ) -> list[Retrieved]:
         """The ``k`` best active memories and recalled messages for ``query``, best first.
 
@@ -102,10 +103,18 @@ class HybridRetriever:
         ``conversation_id``: memories that came from this conversation get a small boost.
         ``now``: when the question is asked (default: now, UTC); "last weekend" and
         "two weeks ago" count from it, and so do messages' ages.
+        ``as_of``: search the memory as it was then (a regenerated answer's question):
+        memories created or changed later and messages written later are left out,
+        and ``now`` defaults to it.
         """
         if k <= 0:
             return []
-        now = now or datetime.now(UTC)
+        if as_of is not None:
+            at = as_of.astimezone(UTC).isoformat(timespec="microseconds")
+            later_memories, later_messages = await self.store.read(sql.ids_written_after, at)
+            exclude_ids = [*exclude_ids, *later_memories]
+            exclude_message_ids = [*exclude_message_ids, *later_messages]
+        now = now or as_of or datetime.now(UTC)
         understood = self.understand(query, now.date())
         request = RankRequest(
             understood.terms,
