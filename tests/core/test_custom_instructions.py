@@ -53,10 +53,13 @@ def test_the_instructions_are_in_every_prompt_and_a_chat_can_override_them(tmp_p
             await service.use_profile_for_chat(other.id)
             three = await assistant.orchestrator.send(other.id, "And after work?")
             stored = await assistant.conversations.get_message(two.answer.id)
+            sources = await assistant.conversations.answer_sources(two.answer.id)
+            _, counts = await assistant.conversations.messages_with_sources(first.id)
             await assistant.runner.wait_idle(timeout=60)
-            return news, finished, one, two, three, stored, await service.profile()
+            reread = (sources, counts)
+            return news, finished, one, two, three, stored, reread, await service.profile()
 
-    news, finished, one, two, three, stored, profile = run(scenario())
+    news, finished, one, two, three, stored, reread, profile = run(scenario())
     first, second, third = chat_prompts(fake_openai)
     # The profile's instructions, in the user's words, after the system prompt's rules
     # and before any memory block.
@@ -72,6 +75,10 @@ def test_the_instructions_are_in_every_prompt_and_a_chat_can_override_them(tmp_p
     assert one.instructions.scope == three.instructions.scope == InstructionsScope.PROFILE
     assert two.instructions.instructions == CustomInstructions(CHAT_RESPOND, "")
     assert stored.instructions == two.instructions
+    # Sources lists them, and a chat opened again counts them as one of the sources.
+    sources, counts = reread
+    assert sources.instructions == two.instructions
+    assert counts[one.answer.id] == len(one.memories_used) + len(one.evidence_used) + 1
     assert [f.instructions.scope for f in finished] == ["profile", "chat", "profile"]
     assert [n.conversation_id for n in news] == [None, 2, 2]
     # Learning ran over these turns: the instructions are still the user's words.
@@ -84,10 +91,14 @@ def test_without_instructions_the_prompt_has_no_such_section(tmp_path, fake_open
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             chat = await assistant.conversations.create()
-            return await assistant.orchestrator.send(chat.id, "Hello there")
+            result = await assistant.orchestrator.send(chat.id, "Hello there")
+            sources = await assistant.conversations.answer_sources(result.answer.id)
+            _, counts = await assistant.conversations.messages_with_sources(chat.id)
+            return result, sources, counts
 
-    result = run(scenario())
-    assert result.instructions is None
+    result, sources, counts = run(scenario())
+    assert result.instructions is None and sources.instructions is None
+    assert counts[result.answer.id] == len(result.memories_used) + len(result.evidence_used)
     assert INSTRUCTIONS_HEADER not in chat_prompts(fake_openai)[0]
 
 
