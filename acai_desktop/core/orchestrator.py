@@ -109,7 +109,6 @@ class Orchestrator:
         documents: DocumentService | None = None,
         max_answer_bytes: int = int(DEFAULT_MAX_ANSWER_MB * 1_000_000),
         answer_max_tokens: int | None = None,
-        history_cut_step: int = 1,
     ) -> None:
         self.conversations = conversations
         self.provenance = provenance
@@ -128,8 +127,6 @@ class Orchestrator:
         self.max_answer_bytes = max_answer_bytes
         #: The longest answer asked of the model, in tokens (None: the server's limit).
         self.answer_max_tokens = answer_max_tokens
-        #: How many old messages leave the prompt at once (see build_context).
-        self.history_cut_step = history_cut_step
         self.system_prompt = resource_text("prompts", "system.txt").strip()
 
     async def send(
@@ -387,7 +384,6 @@ class Orchestrator:
             recent_messages=recent,
             budget_tokens=self.context_budget_tokens,
             searched=True,
-            history_cut_step=self.history_cut_step,
         )
         offered = {m.id: m for m in [*pinned, *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})

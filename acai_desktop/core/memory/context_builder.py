@@ -1,22 +1,33 @@
 """Assembling one turn's prompt inside a token budget, and saying what went into it.
 
-Priority, highest first — each part goes in only while the budget has room:
+The prompt is laid out so that its start stays the same from one turn to the next, and a
+server that keeps what it read of the last prompt (llama.cpp, a cloud provider's prompt
+cache) reads only what is new. A 2,000-token prompt read again from scratch costs a small
+model on a laptop CPU seconds to minutes before the first word. In order:
 
-1. the system prompt and the new user message (always, even over the budget);
-2. pinned memories (the user asked for them to be always in context);
-2b. passages of the user's documents (evidence), within their own share of the budget
-   (``evidence_share``), in their own quoted block (see ``core.documents.prompt_block``);
-3. retrieved memories and messages recalled from past conversations, best rank first;
-4. the conversation's summaries (what older, folded messages said), newest first;
-5. recent messages, newest first — the output keeps them in chronological order. With
-   ``history_cut_step`` (a local server), older ones go that many at a time: the prompt's
-   start then stays the same for a few turns, so the server reuses what it has already
-   read of it (a 2,000-token prompt read again from scratch costs a small model on a
-   laptop CPU seconds to minutes before the first word).
+1. the system message: the instructions, then this conversation's summaries (what older,
+   folded messages said; they change only when messages are folded);
+2. the conversation's history, oldest first;
+3. the new user message, carrying first this turn's data (pinned and retrieved memories,
+   messages recalled from past conversations, passages of the user's documents, or the
+   note that nothing relevant was found) and then, under :data:`USER_MESSAGE_HEADER`, the
+   user's own words. Everything that depends on the question comes after the history.
+
+The data rides in the user message, not in a system message of its own: many chat
+templates accept one system message only, at the start, and some refuse two user
+messages in a row. :func:`asked_text` gives back the user's own words.
+
+Budget (``budget_tokens``): the system prompt and the user's words always go in. The stable
+part (summaries, then history) has the budget less :data:`TURN_SHARE` of it (or less the
+user's message, if that is longer); the turn's data fills what the stable part left, by
+priority: pinned memories, document passages (within ``evidence_share``), retrieved
+memories and recalled messages, best rank first. When the history overflows its room, the
+oldest messages go until it fills at most :data:`CUT_TO_SHARE` of it (:func:`history_start`,
+replayed from the conversation's start): the start of the prompt then stays put while the
+history grows back, and moves only at those cuts.
 
 A message that was folded into a summary (``folded_into`` set) is never sent as raw
-text: its summary stands for it. Memories go into the one system message (some local
-models accept a single system message only), in labelled sections inside one data block
+text: its summary stands for it. Memories sit in labelled sections inside a data block
 (:data:`MEMORY_BLOCK_START` ... :data:`MEMORY_BLOCK_END`) that says it is quoted data
 written from past conversations, never instructions. A memory can hold anything a
 conversation or an imported file held ("Ignore previous instructions…"), so each is one
@@ -35,7 +46,7 @@ from acai_desktop.core.documents import prompt_block
 from acai_desktop.core.documents.model import RetrievedPassage
 from acai_desktop.core.memory.retrieval import PINNED, Retrieved, RetrievedMessage
 from acai_desktop.core.memory.tokens import estimate_message_tokens, estimate_tokens
-from acai_desktop.core.prompt_quoting import quote_untrusted
+from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER, quote_untrusted
 from acai_desktop.core.records import MemoryItem, Message, MessageStatus, RecalledMessage
 
 SUMMARY = "summary"
@@ -65,9 +76,12 @@ RECALLED_HEADER = (
 RECALLED_MAX_CHARS = 1000
 # A memory the extractor was less sure of than this is marked as uncertain in the prompt.
 UNCERTAIN_BELOW = 0.8
-#: On a local server, older messages leave the prompt this many at a time (about three
-#: turns), not one by one.
-HISTORY_CUT_STEP = 6
+#: The share of the budget kept for the turn's own part (the user's new message and the
+#: memories, recalled messages and passages found for it): the history never takes it.
+TURN_SHARE = 0.4
+#: When the history overflows its room, the oldest messages go until what is left fills
+#: at most this share of it: the prompt's start then stays the same for several turns.
+CUT_TO_SHARE = 0.5
 # Messages that carry words worth sending back to the model.
 _SENDABLE = frozenset({MessageStatus.COMPLETE, MessageStatus.STOPPED})
 
@@ -150,6 +164,27 @@ def recalled_line(message: RecalledMessage) -> str:
     return f'- [{message.created_at[:10]}, chat "{title}"] {quoted(message.speaker)}: {text}'
 
 
+def history_start(costs: Sequence[int], room: int) -> int:
+    """Where the history in the prompt starts (an index into ``costs``, each message's
+    cost, oldest first) when it may take ``room`` tokens. Replayed message by message
+    from the conversation's start, so each turn finds the same start as the last one
+    until the history overflows again: then the oldest go until the rest fills at most
+    :data:`CUT_TO_SHARE` of the room."""
+    start = total = 0
+    for end, cost in enumerate(costs):
+        total += cost
+        if total <= room:
+            continue
+        while start <= end and total > room * CUT_TO_SHARE:
+            total -= costs[start]
+            start += 1
+    return start
+
+
+#: What the user message's framing costs when the turn brings data (the header line).
+USER_MESSAGE_HEADER_TOKENS = estimate_tokens(USER_MESSAGE_HEADER) + 2
+
+
 def build_context(
     *,
     system_prompt: str,
@@ -162,7 +197,6 @@ def build_context(
     evidence: Sequence[RetrievedPassage] = (),
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
     searched: bool = False,
-    history_cut_step: int = 1,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them; only
     those that pass the relevance floor (``relevant``) are placed. ``evidence``:
@@ -174,8 +208,17 @@ def build_context(
     dropped = Dropped()
     dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
     retrieved = [hit for hit in retrieved if hit.relevant]
-    # The fixed part: system prompt, user message, and the system message's framing.
-    used_tokens = estimate_message_tokens(system_prompt) + estimate_message_tokens(user_message)
+    system_tokens = estimate_message_tokens(system_prompt)
+    asked_tokens = estimate_message_tokens(user_message)
+    # The stable part's room depends on nothing this turn brings but an unusually long
+    # message: the same history fits turn after turn.
+    turn_room = max(int(budget_tokens * TURN_SHARE), asked_tokens)
+    stable_room = budget_tokens - system_tokens - turn_room
+    summary_lines, summary_tokens = _summaries_within(summaries, stable_room, dropped)
+    history, history_tokens = _history_within(
+        recent_messages, stable_room - summary_tokens, dropped
+    )
+    used_tokens = system_tokens + summary_tokens + history_tokens + asked_tokens
 
     def fits(cost: int) -> bool:
         return used_tokens + cost <= budget_tokens
@@ -183,15 +226,17 @@ def build_context(
     # Keyed by (False, memory id) or (True, message id), in the order placed.
     placed: dict[tuple[bool, int], tuple[float, list[str]]] = {}
     recalled: dict[int, RecalledMessage] = {}
-    sections: dict[str, list[str]] = {
-        PINNED_HEADER: [],
-        RETRIEVED_HEADER: [],
-        RECALLED_HEADER: [],
-        SUMMARY_HEADER: [],
-    }
+    sections: dict[str, list[str]] = {PINNED_HEADER: [], RETRIEVED_HEADER: [], RECALLED_HEADER: []}
     retrieved_by_id = {
         hit.memory.id: hit for hit in retrieved if not isinstance(hit, RetrievedMessage)
     }
+    has_data = False
+    # A summary in the system message is not offered again with the turn.
+    in_system = {m.id for m in _newest_first(summaries, len(summary_lines))}
+
+    def data_cost(cost: int) -> int:
+        """``cost`` plus the user message's header, paid by the turn's first data."""
+        return cost if has_data else cost + USER_MESSAGE_HEADER_TOKENS
 
     def place(
         header: str,
@@ -202,7 +247,7 @@ def build_context(
         key: tuple[bool, int] | None = None,
         line: str | None = None,
     ) -> bool:
-        nonlocal used_tokens
+        nonlocal used_tokens, has_data
         if line is None:
             line = memory_line(memory)
         cost = estimate_tokens(line) + 1
@@ -210,15 +255,17 @@ def build_context(
             cost += estimate_tokens(header) + 2
         if not placed:
             cost += MEMORY_BLOCK_TOKENS  # the first memory opens the data block
+        cost = data_cost(cost)
         if not fits(cost):
             return False
         sections[header].append(line)
         used_tokens += cost
+        has_data = True
         placed[key if key is not None else (False, memory.id)] = (score, reasons)
         return True
 
     for memory in pinned:
-        if (False, memory.id) in placed:
+        if (False, memory.id) in placed or memory.id in in_system:
             continue
         hit = retrieved_by_id.get(memory.id)
         reasons = list(hit.reasons) if hit else []
@@ -235,6 +282,7 @@ def build_context(
         cost = estimate_tokens(line) + 1
         if not evidence_lines:
             cost += prompt_block.BLOCK_TOKENS
+        cost = data_cost(cost)
         if evidence_tokens + cost > evidence_budget or not fits(cost):
             dropped.evidence += 1
             continue
@@ -242,6 +290,7 @@ def build_context(
         evidence_used.append(UsedEvidence(hit, len(evidence_lines)))
         evidence_tokens += cost
         used_tokens += cost
+        has_data = True
     for hit in sorted(retrieved, key=lambda h: h.rank):
         if isinstance(hit, RetrievedMessage):
             key = (True, hit.message.id)
@@ -253,66 +302,28 @@ def build_context(
             else:
                 dropped.retrieved += 1
             continue
-        if (False, hit.memory.id) in placed:
+        if (False, hit.memory.id) in placed or hit.memory.id in in_system:
             continue
         if not place(RETRIEVED_HEADER, hit.memory, hit.score, list(hit.reasons)):
             dropped.retrieved += 1
-    # Newest summaries first while they fit, then shown oldest first.
-    kept_summaries = []
-    for memory in sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True):
-        if (False, memory.id) in placed:
-            continue
-        if place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]):
-            kept_summaries.append(sections[SUMMARY_HEADER].pop())
-        else:
-            dropped.summaries += 1
-    sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
     # Nothing passed the floor (what did but did not fit the budget is another story).
     nothing_relevant = searched and not pinned and not retrieved and not evidence
     if nothing_relevant:
-        used_tokens += estimate_tokens(NOTHING_RELEVANT) + 2
-
-    sendable: list[tuple[Message, int]] = []  # newest first, with their cost
-    for message in sorted(recent_messages, key=lambda m: m.id, reverse=True):
-        if message.folded_into is not None:
-            dropped.folded += 1
-            continue
-        if message.role not in ("user", "assistant") or message.status not in _SENDABLE:
-            continue
-        if not message.content.strip():
-            continue
-        sendable.append((message, estimate_message_tokens(message.content)))
-    kept = 0  # once one message doesn't fit, older ones stay out: no holes in the history
-    for _message, cost in sendable:
-        if not fits(cost):
-            break
-        used_tokens += cost
-        kept += 1
-    if kept < len(sendable):
-        # The oldest go in whole steps, counted from the conversation's start.
-        cut = -(-(len(sendable) - kept) // history_cut_step) * history_cut_step
-        while len(sendable) - kept < cut and kept:
-            kept -= 1
-            used_tokens -= sendable[kept][1]
-        dropped.messages += len(sendable) - kept
-    history = [
-        {"role": message.role, "content": message.content}
-        for message, _cost in reversed(sendable[:kept])
-    ]
+        used_tokens += data_cost(estimate_tokens(NOTHING_RELEVANT) + 2)
 
     system_parts = [system_prompt.strip()]
-    memory_parts = [header + "\n" + "\n".join(lines) for header, lines in sections.items() if lines]
-    if memory_parts:
-        system_parts.append(
-            f"{MEMORY_BLOCK_START}\n{MEMORY_BLOCK_PREAMBLE}\n\n"
-            + "\n\n".join(memory_parts)
-            + f"\n{MEMORY_BLOCK_END}"
-        )
+    if summary_lines:
+        system_parts.append(memory_block([(SUMMARY_HEADER, summary_lines)]))
+    turn_parts = []
+    if placed:
+        turn_parts.append(memory_block([(h, lines) for h, lines in sections.items() if lines]))
     if evidence_lines:
-        system_parts.append(prompt_block.evidence_block(evidence_lines))
+        turn_parts.append(prompt_block.evidence_block(evidence_lines))
     if nothing_relevant:
-        system_parts.append(NOTHING_RELEVANT)
+        turn_parts.append(NOTHING_RELEVANT)
+    if turn_parts:
+        user_message = "\n\n".join([*turn_parts, f"{USER_MESSAGE_HEADER}\n{user_message}"])
     messages = [{"role": "system", "content": "\n\n".join(p for p in system_parts if p)}]
     messages += history
     messages.append({"role": "user", "content": user_message})
@@ -327,6 +338,13 @@ def build_context(
         )
         for rank, ((is_message, item_id), (score, reasons)) in enumerate(placed.items(), start=1)
     ]
+    # The summaries are memories that fed the answer too, after the turn's own.
+    used += [
+        UsedMemory(memory.id, rank, 1.0, [SUMMARY])
+        for rank, memory in enumerate(
+            _newest_first(summaries, len(summary_lines)), start=len(used) + 1
+        )
+    ]
     total = sum(estimate_message_tokens(m["content"]) for m in messages)
     return BuiltContext(
         messages=messages,
@@ -336,3 +354,58 @@ def build_context(
         recalled=recalled,
         evidence=evidence_used,
     )
+
+
+def memory_block(sections: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """Labelled sections of quoted lines inside the memory data block."""
+    parts = [header + "\n" + "\n".join(lines) for header, lines in sections]
+    return (
+        f"{MEMORY_BLOCK_START}\n{MEMORY_BLOCK_PREAMBLE}\n\n"
+        + "\n\n".join(parts)
+        + f"\n{MEMORY_BLOCK_END}"
+    )
+
+
+def _newest_first(summaries: Sequence[MemoryItem], count: int) -> list[MemoryItem]:
+    return sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True)[:count]
+
+
+def _summaries_within(
+    summaries: Sequence[MemoryItem], room: int, dropped: Dropped
+) -> tuple[list[str], int]:
+    """The conversation's summaries that fit ``room``, newest first, and their cost;
+    the lines come oldest first."""
+    lines: list[str] = []
+    tokens = 0
+    for memory in _newest_first(summaries, len(summaries)):
+        cost = estimate_tokens(memory_line(memory)) + 1
+        if not lines:
+            cost += MEMORY_BLOCK_TOKENS + estimate_tokens(SUMMARY_HEADER) + 2
+        if tokens + cost > room:
+            dropped.summaries += len(summaries) - len(lines)
+            break
+        lines.append(memory_line(memory))
+        tokens += cost
+    return list(reversed(lines)), tokens
+
+
+def _history_within(
+    recent_messages: Sequence[Message], room: int, dropped: Dropped
+) -> tuple[list[dict], int]:
+    """The conversation's sendable messages from :func:`history_start` on, for the chat
+    API, and their cost."""
+    sendable: list[tuple[Message, int]] = []  # oldest first, with their cost
+    for message in sorted(recent_messages, key=lambda m: m.id):
+        if message.folded_into is not None:
+            dropped.folded += 1
+            continue
+        if message.role not in ("user", "assistant") or message.status not in _SENDABLE:
+            continue
+        if not message.content.strip():
+            continue
+        sendable.append((message, estimate_message_tokens(message.content)))
+    start = history_start([cost for _message, cost in sendable], max(room, 0))
+    dropped.messages += start
+    kept = sendable[start:]
+    history = [{"role": message.role, "content": message.content} for message, _cost in kept]
+    return history, sum(cost for _message, cost in kept)
