@@ -5,26 +5,28 @@ server that keeps what it read of the last prompt (llama.cpp, a cloud provider's
 cache) reads only what is new. A 2,000-token prompt read again from scratch costs a small
 model on a laptop CPU seconds to minutes before the first word. In order:
 
-1. the system message: the instructions, then this conversation's summaries (what older,
-   folded messages said; they change only when messages are folded);
+1. the system message: the instructions, the same in every turn;
 2. the conversation's history, oldest first;
 3. the new user message, carrying first this turn's data (pinned and retrieved memories,
-   messages recalled from past conversations, passages of the user's documents, or the
-   note that nothing relevant was found) and then, under :data:`USER_MESSAGE_HEADER`, the
-   user's own words. Everything that depends on the question comes after the history.
+   messages recalled from past conversations, passages of the user's documents, this
+   conversation's summaries, or the note that nothing relevant was found) and then, under
+   :data:`USER_MESSAGE_HEADER`, the user's own words. Everything that depends on the
+   question comes after the history. The summaries come there too, not before the
+   history: folding messages that had already left the prompt then changes nothing in
+   its start.
 
 The data rides in the user message, not in a system message of its own: many chat
 templates accept one system message only, at the start, and some refuse two user
 messages in a row. :func:`asked_text` gives back the user's own words.
 
-Budget (``budget_tokens``): the system prompt and the user's words always go in. The stable
-part (summaries, then history) has the budget less :data:`TURN_SHARE` of it (or less the
-user's message, if that is longer); the turn's data fills what the stable part left, by
-priority: pinned memories, document passages (within ``evidence_share``), retrieved
-memories and recalled messages, best rank first. When the history overflows its room, the
-oldest messages go until it fills at most :data:`CUT_TO_SHARE` of it (:func:`history_start`,
-replayed from the conversation's start): the start of the prompt then stays put while the
-history grows back, and moves only at those cuts.
+Budget (``budget_tokens``): the system prompt and the user's words always go in. The
+history has the budget less :data:`TURN_SHARE` of it (or less the user's message, if that
+is longer); the turn's data fills what the history left, by priority: pinned memories,
+document passages (within ``evidence_share``), retrieved memories and recalled messages
+(best rank first), then the summaries, newest first. When the history overflows its room,
+the oldest messages go until it fills at most :data:`CUT_TO_SHARE` of it
+(:func:`history_start`, replayed from the conversation's start): the start of the prompt
+then stays put while the history grows back, and moves only at those cuts.
 
 A message that was folded into a summary (``folded_into`` set) is never sent as raw
 text: its summary stands for it. Memories sit in labelled sections inside a data block
@@ -214,11 +216,8 @@ def build_context(
     # message: the same history fits turn after turn.
     turn_room = max(int(budget_tokens * TURN_SHARE), asked_tokens)
     stable_room = budget_tokens - system_tokens - turn_room
-    summary_lines, summary_tokens = _summaries_within(summaries, stable_room, dropped)
-    history, history_tokens = _history_within(
-        recent_messages, stable_room - summary_tokens, dropped
-    )
-    used_tokens = system_tokens + summary_tokens + history_tokens + asked_tokens
+    history, history_tokens = _history_within(recent_messages, stable_room, dropped)
+    used_tokens = system_tokens + history_tokens + asked_tokens
 
     def fits(cost: int) -> bool:
         return used_tokens + cost <= budget_tokens
@@ -226,13 +225,16 @@ def build_context(
     # Keyed by (False, memory id) or (True, message id), in the order placed.
     placed: dict[tuple[bool, int], tuple[float, list[str]]] = {}
     recalled: dict[int, RecalledMessage] = {}
-    sections: dict[str, list[str]] = {PINNED_HEADER: [], RETRIEVED_HEADER: [], RECALLED_HEADER: []}
+    sections: dict[str, list[str]] = {
+        PINNED_HEADER: [],
+        RETRIEVED_HEADER: [],
+        RECALLED_HEADER: [],
+        SUMMARY_HEADER: [],
+    }
     retrieved_by_id = {
         hit.memory.id: hit for hit in retrieved if not isinstance(hit, RetrievedMessage)
     }
     has_data = False
-    # A summary in the system message is not offered again with the turn.
-    in_system = {m.id for m in _newest_first(summaries, len(summary_lines))}
 
     def data_cost(cost: int) -> int:
         """``cost`` plus the user message's header, paid by the turn's first data."""
@@ -265,7 +267,7 @@ def build_context(
         return True
 
     for memory in pinned:
-        if (False, memory.id) in placed or memory.id in in_system:
+        if (False, memory.id) in placed:
             continue
         hit = retrieved_by_id.get(memory.id)
         reasons = list(hit.reasons) if hit else []
@@ -302,19 +304,26 @@ def build_context(
             else:
                 dropped.retrieved += 1
             continue
-        if (False, hit.memory.id) in placed or hit.memory.id in in_system:
+        if (False, hit.memory.id) in placed:
             continue
         if not place(RETRIEVED_HEADER, hit.memory, hit.score, list(hit.reasons)):
             dropped.retrieved += 1
+    # Newest summaries first while they fit, then shown oldest first.
+    kept_summaries = []
+    for memory in sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True):
+        if (False, memory.id) in placed:
+            continue
+        if place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]):
+            kept_summaries.append(sections[SUMMARY_HEADER].pop())
+        else:
+            dropped.summaries += 1
+    sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
     # Nothing passed the floor (what did but did not fit the budget is another story).
     nothing_relevant = searched and not pinned and not retrieved and not evidence
     if nothing_relevant:
         used_tokens += data_cost(estimate_tokens(NOTHING_RELEVANT) + 2)
 
-    system_parts = [system_prompt.strip()]
-    if summary_lines:
-        system_parts.append(memory_block([(SUMMARY_HEADER, summary_lines)]))
     turn_parts = []
     if placed:
         turn_parts.append(memory_block([(h, lines) for h, lines in sections.items() if lines]))
@@ -324,7 +333,7 @@ def build_context(
         turn_parts.append(NOTHING_RELEVANT)
     if turn_parts:
         user_message = "\n\n".join([*turn_parts, f"{USER_MESSAGE_HEADER}\n{user_message}"])
-    messages = [{"role": "system", "content": "\n\n".join(p for p in system_parts if p)}]
+    messages = [{"role": "system", "content": system_prompt.strip()}]
     messages += history
     messages.append({"role": "user", "content": user_message})
 
@@ -337,13 +346,6 @@ def build_context(
             message_id=item_id if is_message else None,
         )
         for rank, ((is_message, item_id), (score, reasons)) in enumerate(placed.items(), start=1)
-    ]
-    # The summaries are memories that fed the answer too, after the turn's own.
-    used += [
-        UsedMemory(memory.id, rank, 1.0, [SUMMARY])
-        for rank, memory in enumerate(
-            _newest_first(summaries, len(summary_lines)), start=len(used) + 1
-        )
     ]
     total = sum(estimate_message_tokens(m["content"]) for m in messages)
     return BuiltContext(
@@ -364,29 +366,6 @@ def memory_block(sections: Sequence[tuple[str, Sequence[str]]]) -> str:
         + "\n\n".join(parts)
         + f"\n{MEMORY_BLOCK_END}"
     )
-
-
-def _newest_first(summaries: Sequence[MemoryItem], count: int) -> list[MemoryItem]:
-    return sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True)[:count]
-
-
-def _summaries_within(
-    summaries: Sequence[MemoryItem], room: int, dropped: Dropped
-) -> tuple[list[str], int]:
-    """The conversation's summaries that fit ``room``, newest first, and their cost;
-    the lines come oldest first."""
-    lines: list[str] = []
-    tokens = 0
-    for memory in _newest_first(summaries, len(summaries)):
-        cost = estimate_tokens(memory_line(memory)) + 1
-        if not lines:
-            cost += MEMORY_BLOCK_TOKENS + estimate_tokens(SUMMARY_HEADER) + 2
-        if tokens + cost > room:
-            dropped.summaries += len(summaries) - len(lines)
-            break
-        lines.append(memory_line(memory))
-        tokens += cost
-    return list(reversed(lines)), tokens
 
 
 def _history_within(
