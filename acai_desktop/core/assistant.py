@@ -491,6 +491,8 @@ async def _assemble(
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
     )
+    # The summaries fold what the chat prompt has left out, so its start stays the same.
+    summary.prompt_room = orchestrator.history_room()
     return Assistant(
         profile=profile,
         settings=model.settings,

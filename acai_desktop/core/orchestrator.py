@@ -37,7 +37,12 @@ from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.llm.chat_model import ChatModel
-from acai_desktop.core.memory.context_builder import BuiltContext, UsedEvidence, build_context
+from acai_desktop.core.memory.context_builder import (
+    BuiltContext,
+    UsedEvidence,
+    build_context,
+    history_room,
+)
 from acai_desktop.core.memory.explain import matching_sentences
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
@@ -128,6 +133,10 @@ class Orchestrator:
         #: The longest answer asked of the model, in tokens (None: the server's limit).
         self.answer_max_tokens = answer_max_tokens
         self.system_prompt = resource_text("prompts", "system.txt").strip()
+
+    def history_room(self) -> int:
+        """The tokens a prompt's history may take (see context_builder.history_room)."""
+        return history_room(self.system_prompt, self.context_budget_tokens)
 
     async def send(
         self, conversation_id: int | None, text: str, *, temporary: bool = False

@@ -214,9 +214,8 @@ def build_context(
     asked_tokens = estimate_message_tokens(user_message)
     # The stable part's room depends on nothing this turn brings but an unusually long
     # message: the same history fits turn after turn.
-    turn_room = max(int(budget_tokens * TURN_SHARE), asked_tokens)
-    stable_room = budget_tokens - system_tokens - turn_room
-    history, history_tokens = _history_within(recent_messages, stable_room, dropped)
+    room = history_room(system_prompt, budget_tokens, asked_tokens)
+    history, history_tokens = _history_within(recent_messages, room, dropped)
     used_tokens = system_tokens + history_tokens + asked_tokens
 
     def fits(cost: int) -> bool:
@@ -368,13 +367,25 @@ def memory_block(sections: Sequence[tuple[str, Sequence[str]]]) -> str:
     )
 
 
-def _history_within(
-    recent_messages: Sequence[Message], room: int, dropped: Dropped
-) -> tuple[list[dict], int]:
-    """The conversation's sendable messages from :func:`history_start` on, for the chat
-    API, and their cost."""
-    sendable: list[tuple[Message, int]] = []  # oldest first, with their cost
-    for message in sorted(recent_messages, key=lambda m: m.id):
+def history_room(system_prompt: str, budget_tokens: int, asked_tokens: int = 0) -> int:
+    """The tokens the history may take in a prompt of ``budget_tokens``: the budget less
+    the system message and the turn's share (or the user's message, if that is longer)."""
+    turn_room = max(int(budget_tokens * TURN_SHARE), asked_tokens)
+    return max(budget_tokens - estimate_message_tokens(system_prompt) - turn_room, 0)
+
+
+def left_out_of_prompt(messages: Sequence[Message], room: int) -> list[Message]:
+    """The sendable messages of a conversation (``messages``, unfolded) that its prompt
+    has cut, when the history may take ``room`` tokens: folding them into a summary
+    leaves the prompt's start as it is."""
+    sendable = _sendable(messages, Dropped())
+    return [m for m, _cost in sendable[: history_start([c for _m, c in sendable], room)]]
+
+
+def _sendable(messages: Sequence[Message], dropped: Dropped) -> list[tuple[Message, int]]:
+    """The messages whose words go back to the model, oldest first, with their cost."""
+    sendable: list[tuple[Message, int]] = []
+    for message in sorted(messages, key=lambda m: m.id):
         if message.folded_into is not None:
             dropped.folded += 1
             continue
@@ -383,7 +394,16 @@ def _history_within(
         if not message.content.strip():
             continue
         sendable.append((message, estimate_message_tokens(message.content)))
-    start = history_start([cost for _message, cost in sendable], max(room, 0))
+    return sendable
+
+
+def _history_within(
+    recent_messages: Sequence[Message], room: int, dropped: Dropped
+) -> tuple[list[dict], int]:
+    """The conversation's sendable messages from :func:`history_start` on, for the chat
+    API, and their cost."""
+    sendable = _sendable(recent_messages, dropped)
+    start = history_start([cost for _message, cost in sendable], room)
     dropped.messages += start
     kept = sendable[start:]
     history = [{"role": message.role, "content": message.content} for message, _cost in kept]
