@@ -29,7 +29,7 @@ SETTINGS_KEY = "llm"
 DEFAULT_CONTEXT_BUDGET_TOKENS = 3000
 #: ...and with the bundled model, whose server is started with room for it and the answer
 #: (see LocalModelServer: BUNDLED_MODEL_CONTEXT).
-BUNDLED_MODEL_BUDGET_TOKENS = 6000
+BUNDLED_MODEL_BUDGET_TOKENS = 7000
 
 
 class ModelSettings(BaseModel):
