@@ -319,9 +319,12 @@ def build_context(
     sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
     # Nothing passed the floor (what did but did not fit the budget is another story).
+    # It rides with the user's words, so a message over the budget goes alone.
     nothing_relevant = searched and not pinned and not retrieved and not evidence
+    nothing_cost = data_cost(estimate_tokens(NOTHING_RELEVANT) + 2)
+    nothing_relevant = nothing_relevant and fits(nothing_cost)
     if nothing_relevant:
-        used_tokens += data_cost(estimate_tokens(NOTHING_RELEVANT) + 2)
+        used_tokens += nothing_cost
 
     turn_parts = []
     if placed:
