@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acai_desktop.core.llm.local_server import PROMPT_CACHE_BYTES, LocalModelServer
+from acai_desktop.core.llm.local_server import (
+    PROMPT_CACHE_BYTES,
+    LocalModelServer,
+    default_threads,
+)
 from acai_desktop.core.llm.presets import ProviderName
 from tests.core.conftest import client_for
 from tests.support.aio import run
@@ -43,7 +47,17 @@ def test_other_servers_get_no_field_beyond_the_openai_api(fake_openai):
 
 
 def test_the_built_in_server_keeps_prompt_states_in_memory():
-    command = LocalModelServer(Path("model.gguf")).command(Path("model.gguf"))
-    flags = {flag: command[i + 1] for i, flag in enumerate(command) if flag.startswith("--")}
+    flags = _flags(LocalModelServer(Path("model.gguf")).command(Path("model.gguf")))
     assert flags["--cache"] == "True" and flags["--cache_type"] == "ram"
     assert int(flags["--cache_size"]) == PROMPT_CACHE_BYTES
+
+
+def test_the_built_in_server_reads_prompts_with_as_many_threads_as_it_writes():
+    flags = _flags(LocalModelServer(Path("model.gguf")).command(Path("model.gguf")))
+    assert flags["--n_threads_batch"] == flags["--n_threads"] == str(default_threads())
+    chosen = _flags(LocalModelServer(Path("m.gguf"), n_threads=3).command(Path("m.gguf")))
+    assert chosen["--n_threads_batch"] == chosen["--n_threads"] == "3"
+
+
+def _flags(command: list[str]) -> dict[str, str]:
+    return {flag: command[i + 1] for i, flag in enumerate(command) if flag.startswith("--")}
