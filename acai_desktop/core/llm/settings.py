@@ -25,11 +25,6 @@ from acai_desktop.core.llm.presets import (
 )
 
 SETTINGS_KEY = "llm"
-#: The prompt budget when the user chose none.
-DEFAULT_CONTEXT_BUDGET_TOKENS = 3000
-#: ...and with the bundled model, whose server is started with room for it and the answer
-#: (see LocalModelServer: BUNDLED_MODEL_CONTEXT).
-BUNDLED_MODEL_BUDGET_TOKENS = 7000
 
 
 class ModelSettings(BaseModel):
@@ -45,9 +40,8 @@ class ModelSettings(BaseModel):
     #: "local" embeds offline with WordLlama (default, works with every provider);
     #: "provider" calls the provider's /v1/embeddings with the embedding role's model.
     embedding_source: Literal["local", "provider"] = "local"
-    #: Tokens of prompt the context builder may fill (system + memories + recent messages);
-    #: None: the model's default (see resolved_context_budget_tokens).
-    context_budget_tokens: int | None = Field(default=None, ge=256, le=1_000_000)
+    #: Tokens of prompt the context builder may fill (system + memories + recent messages).
+    context_budget_tokens: int = Field(default=3000, ge=256, le=1_000_000)
     #: Size limit of one answer (megabytes of text); the rest of a longer stream is not
     #: read, and the answer says where it was cut.
     max_answer_mb: float = Field(default=DEFAULT_MAX_ANSWER_MB, ge=0.001, le=100)
@@ -79,22 +73,7 @@ class ModelSettings(BaseModel):
     def asks_before_remembering(self) -> bool:
         if self.ask_before_remembering is not None:
             return self.ask_before_remembering
-        return self.uses_bundled_model()
-
-    def uses_bundled_model(self) -> bool:
         return self.provider == ProviderName.LOCAL and self.local_model_path is None
-
-    def resolved_context_budget_tokens(self) -> int:
-        """The prompt budget: the user's, or the default for the model. The bundled model
-        gets a larger one: the server keeps what it read of the last prompt, so a turn
-        reads only what is new, and only when old messages leave the prompt is the whole
-        prompt read again. With the small model's long answers, a small budget would
-        make that happen every turn or two; this one holds about ten turns."""
-        if self.context_budget_tokens is not None:
-            return self.context_budget_tokens
-        if self.uses_bundled_model():
-            return BUNDLED_MODEL_BUDGET_TOKENS
-        return DEFAULT_CONTEXT_BUDGET_TOKENS
 
     def resolved_answer_max_tokens(self) -> int | None:
         return self.answer_max_tokens or preset(self.provider).answer_max_tokens

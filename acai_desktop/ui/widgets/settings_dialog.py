@@ -291,7 +291,7 @@ class SettingsDialog(QDialog):
         self._fill_models(settings.models)
         self.local_model.setText(settings.local_model_path or "")
         self.embedding_box.setCurrentIndex(self.embedding_box.findData(settings.embedding_source))
-        self.budget.setValue(settings.resolved_context_budget_tokens())
+        self.budget.setValue(settings.context_budget_tokens)
         self.ask_box.setChecked(settings.asks_before_remembering())
         self._update_for_provider()
 
