@@ -233,7 +233,7 @@ def test_a_reply_next_to_a_relevant_message_passes_with_it(tmp_path):
 
 def test_word_and_meaning_evidence_add_up_to_the_bar():
     def passes(coverage, standing):
-        return passing([FloorItem(coverage, 0.5, standing, False)], 8.0)[0]
+        return passing([FloorItem(coverage, 0.5, standing, 8.0, False)])[0]
 
     # Either alone carries an item...
     assert passes(0.5, -1.0) and passes(0.0, 8.0)

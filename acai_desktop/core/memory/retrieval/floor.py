@@ -11,7 +11,7 @@ passes the floor when:
   little), as a fraction of its kind's bar, plus how many standard deviations its
   cosine with the question stands above the mean cosine of every stored item (the
   collection's own distribution calibrates it, whatever the embedder), as a fraction
-  of ``meaning``. Either alone can carry an item ("Buster" for "my dog Buster"), and
+  of the standing its kind needs. Either alone can carry an item ("Buster" for "my dog Buster"), and
   some of each does too: a short message sharing one rare word and much meaning
   passes, a long answer that shares a third of the question's weight by chance and
   means something else does not;
@@ -95,25 +95,26 @@ class FloorItem:
     coverage: float  # its words' share of the query's weight (word_coverage)
     bar: float  # the share its kind needs
     standing: float  # its cosine's standing in the collection (see SemanticCandidates)
+    meaning: float  # the standing its kind needs
     # A message said by someone the query names; a memory that names someone it names.
     named: bool
     message_id: int | None = None  # a recalled message: its id and its neighbours'
     neighbours: tuple[int, int] = (-1, -1)
 
 
-def evidence(item: FloorItem, meaning: float) -> float:
+def evidence(item: FloorItem) -> float:
     """How much of the bar ``item``'s own words and meaning reach together: its
     coverage as a share of its kind's bar, plus its cosine's standing (below the
     collection's mean counts nothing, as does a collection too small to have a spread)
-    as a share of ``meaning`` standard deviations. 1 or more passes."""
+    as a share of the standing its kind needs. 1 or more passes."""
     words = item.coverage / item.bar if item.bar > 0 else 0.0
-    return words + max(item.standing, 0.0) / meaning
+    return words + max(item.standing, 0.0) / item.meaning
 
 
-def passing(items: Sequence[FloorItem], meaning: float) -> list[bool]:
+def passing(items: Sequence[FloorItem]) -> list[bool]:
     """Which ``items`` pass the floor (see the module's doc): on their own evidence,
     or as the message just before or after one that does."""
-    own = [item.named or evidence(item, meaning) >= 1.0 for item in items]
+    own = [item.named or evidence(item) >= 1.0 for item in items]
     passed_messages = {
         item.message_id for item, ok in zip(items, own, strict=True) if ok and item.message_id
     }

@@ -89,11 +89,15 @@ class RetrievalWeights:
     # informative weight its words hold over ``floor_coverage`` (a memory, short and
     # distilled) or ``floor_message_coverage`` (a message, chattier), plus its cosine's
     # standing (standard deviations above the collection's mean) over
-    # ``floor_meaning``; or it is said by (or names) someone the question names, or it
-    # is next to a message that passes. Calibrated on LoCoMo and LongMemEval-S dev at
-    # once (questions asked of another sample's profile against the real ones; see
-    # docs/architecture.md). The earlier rule, either alone at 0.25 / 0.3 / 5.0, let
-    # long answers with chance words through and kept less evidence.
-    floor_coverage: float = 0.4
+    # ``floor_meaning`` (a memory) or ``floor_message_meaning`` (a message); or it is
+    # said by (or names) someone the question names, or it is next to a message that
+    # passes. Calibrated on LoCoMo and LongMemEval-S dev at once (questions asked of
+    # another sample's profile against the real ones; see docs/architecture.md). The
+    # earlier rule, words or meaning alone (0.25 / 0.3 / 5.0), let long answers with
+    # chance words through and kept less evidence. A memory's words bar stays 0.25: in a
+    # profile too small for a cosine spread ("backend" for "What language should I use
+    # for my backend?" among three facts) the words are all the evidence there is.
+    floor_coverage: float = 0.25
     floor_message_coverage: float = 0.5
-    floor_meaning: float = 8.0
+    floor_meaning: float = 12.0
+    floor_message_meaning: float = 8.0
