@@ -21,6 +21,7 @@ from acai_desktop.core.memory.retrieval.floor import (
     stems_of,
     term_weights,
     word_coverage,
+    words_bar,
 )
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.service_factory import open_memory_services
@@ -243,8 +244,10 @@ def test_word_and_meaning_evidence_add_up_to_the_bar():
     # which takes nothing away from the words either.
     assert not passes(0.2, 3.0)
     assert not passes(0.45, -3.0) and passes(0.5, -3.0)
-    # A collection too small to have a spread: only the words count.
+    # A collection too small to have a spread: only the words count, at the bar for
+    # words without meaning.
     assert not passes(0.45, -np.inf)
+    assert words_bar(-np.inf, 0.5, 0.3) == 0.3 and words_bar(0.0, 0.5, 0.3) == 0.5
 
 
 # Sixty messages of small talk on fifteen topics: enough for a cosine spread.

@@ -102,6 +102,15 @@ class FloorItem:
     neighbours: tuple[int, int] = (-1, -1)
 
 
+def words_bar(standing: float, bar: float, without_meaning: float) -> float:
+    """The words bar of an item whose cosine has ``standing``: ``bar`` where meaning
+    can be weighed, ``without_meaning`` where it cannot (no embedder, or a collection
+    too small for a spread: a new profile's first chats). There the words are all the
+    evidence there is, and a handful of messages holds few long answers that share
+    words by chance."""
+    return bar if math.isfinite(standing) else without_meaning
+
+
 def evidence(item: FloorItem) -> float:
     """How much of the bar ``item``'s own words and meaning reach together: its
     coverage as a share of its kind's bar, plus its cosine's standing (below the

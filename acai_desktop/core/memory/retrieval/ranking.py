@@ -218,7 +218,11 @@ def judge_relevance(
         items.append(
             floor.FloorItem(
                 coverage,
-                weights.floor_message_coverage,
+                floor.words_bar(
+                    item_standing,
+                    weights.floor_message_coverage,
+                    weights.floor_message_coverage_without_meaning,
+                ),
                 item_standing,
                 weights.floor_message_meaning,
                 named,

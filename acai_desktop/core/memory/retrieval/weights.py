@@ -99,5 +99,9 @@ class RetrievalWeights:
     # for my backend?" among three facts) the words are all the evidence there is.
     floor_coverage: float = 0.25
     floor_message_coverage: float = 0.5
+    # Where meaning cannot be weighed (no embedder, or under 50 messages), a message's
+    # words carry it alone at the earlier bar ("backend" in "I prefer Python for
+    # backend." for "Which language for my backend?").
+    floor_message_coverage_without_meaning: float = 0.3
     floor_meaning: float = 12.0
     floor_message_meaning: float = 8.0
