@@ -18,17 +18,12 @@ from acai_desktop.core.memory.context_builder import quoted
 from acai_desktop.evaluation.ablation_prompts import SHORT_ANSWER
 from acai_desktop.evaluation.ablation_scoring import normalise_answer
 from acai_desktop.evaluation.locomo import Dataset
-from acai_desktop.evaluation.scripted_model import fake_model
+from acai_desktop.evaluation.scripted_model import fake_model, last_user_text
 from acai_desktop.evaluation.scripted_openai import Reply
 
 DONT_KNOW = "I don't know."
 #: Enough of a turn to recognise it in a prompt (the prompt cuts very long turns).
 _RECOGNISED_CHARS = 200
-
-
-def _last_user_text(body: dict) -> str:
-    users = [m["content"] for m in body.get("messages", []) if m.get("role") == "user"]
-    return users[-1] if users else ""
 
 
 def judge_reply(user: str) -> Reply | None:
@@ -53,14 +48,16 @@ def evidence_reader(
             by_question[question.question.strip()].append((question.answer, evidence))
 
     def respond(body: dict) -> Reply:
-        user = _last_user_text(body)
+        user = last_user_text(body)
         verdict = judge_reply(user)
         if verdict is not None:
             return verdict
         asked = by_question.get(user.removesuffix(SHORT_ANSWER).strip())
         if asked is None:
             return fallback(body)
-        prompt = "\n".join(str(m.get("content", "")) for m in body["messages"][:-1])
+        # Everything but the question itself: the history and the turn's data.
+        contents = [str(m.get("content", "")) for m in body["messages"]]
+        prompt = "\n".join([*contents[:-1], contents[-1].removesuffix(user)])
         for answer, evidence in asked:
             if evidence and all(text in prompt for text in evidence):
                 return Reply(text=answer)

@@ -43,7 +43,6 @@ from acai_desktop.core.llm.settings import (
     load_model_settings,
     save_model_settings,
 )
-from acai_desktop.core.memory.context_builder import HISTORY_CUT_STEP
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on
@@ -502,9 +501,9 @@ async def _assemble(
         context_budget_tokens=model.settings.context_budget_tokens,
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
-        # A local server keeps what it read of the last prompt: keep the start stable.
-        history_cut_step=(HISTORY_CUT_STEP if model.settings.serves_one_request_at_a_time() else 1),
     )
+    # The summaries fold what the chat prompt has left out, so its start stays the same.
+    summary.prompt_room = orchestrator.history_room()
     return Assistant(
         profile=profile,
         settings=model.settings,

@@ -39,7 +39,12 @@ from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import ChatModel
-from acai_desktop.core.memory.context_builder import BuiltContext, UsedEvidence, build_context
+from acai_desktop.core.memory.context_builder import (
+    BuiltContext,
+    UsedEvidence,
+    build_context,
+    history_room,
+)
 from acai_desktop.core.memory.explain import matching_sentences
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
@@ -114,7 +119,6 @@ class Orchestrator:
         documents: DocumentService | None = None,
         max_answer_bytes: int = int(DEFAULT_MAX_ANSWER_MB * 1_000_000),
         answer_max_tokens: int | None = None,
-        history_cut_step: int = 1,
         instructions: InstructionsService | None = None,
     ) -> None:
         self.conversations = conversations
@@ -136,9 +140,11 @@ class Orchestrator:
         self.max_answer_bytes = max_answer_bytes
         #: The longest answer asked of the model, in tokens (None: the server's limit).
         self.answer_max_tokens = answer_max_tokens
-        #: How many old messages leave the prompt at once (see build_context).
-        self.history_cut_step = history_cut_step
         self.system_prompt = resource_text("prompts", "system.txt").strip()
+
+    def history_room(self) -> int:
+        """The tokens a prompt's history may take (see context_builder.history_room)."""
+        return history_room(self.system_prompt, self.context_budget_tokens)
 
     async def send(
         self, conversation_id: int | None, text: str, *, temporary: bool = False
@@ -400,7 +406,6 @@ class Orchestrator:
             recent_messages=recent,
             budget_tokens=self.context_budget_tokens,
             searched=True,
-            history_cut_step=self.history_cut_step,
         )
         offered = {m.id: m for m in [*pinned, *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})

@@ -29,3 +29,16 @@ NEUTRAL_BRACKET = "‹"
 def quote_untrusted(text: str) -> str:
     """``text`` as one line, with every prompt block's delimiter look-alikes disarmed."""
     return _DELIMITER_LOOK_ALIKE.sub(NEUTRAL_BRACKET, " ".join(text.split()))
+
+
+#: Starts the user's own words in a turn's user message that brings data along (the
+#: memories and passages found for it come first; see core.memory.context_builder).
+USER_MESSAGE_HEADER = "The user's message:"
+
+
+def asked_text(content: str) -> str:
+    """The user's own words in a turn's user message (the whole content when the turn
+    brought no data along). Quoted data is one line each (:func:`quote_untrusted`), so
+    no memory or passage can forge the header's line."""
+    _data, header, asked = content.partition(f"\n\n{USER_MESSAGE_HEADER}\n")
+    return asked if header else content

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from acai_desktop.core.prompt_quoting import asked_text
 from acai_desktop.evaluation.scripted_openai import Reply
 
 FACT_PATTERNS = [
@@ -65,9 +66,17 @@ def _attribute(fact: str) -> str:
     return fact.lower()
 
 
-def _last_user_text(body: dict) -> str:
+def last_user_text(body: dict) -> str:
+    """The user's own words in the last user message (without the turn's data)."""
     users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    return users[-1]["content"] if users else ""
+    return asked_text(users[-1]["content"]) if users else ""
+
+
+def _turn_data(body: dict) -> str:
+    """What came with the last user message before the user's own words."""
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    content = users[-1]["content"] if users else ""
+    return content.removesuffix(asked_text(content))
 
 
 def _system_text(body: dict) -> str:
@@ -80,7 +89,7 @@ TITLE_PROMPT_MARK = "You name a chat"
 
 def fake_model(body: dict) -> Reply:
     system = _system_text(body)
-    user = _last_user_text(body)
+    user = last_user_text(body)
     if '"durable_fact"' in system:
         return Reply(json_obj={"durable_fact": bool(facts_in(user))})
     if '"facts"' in system:
@@ -107,7 +116,8 @@ def fake_model(body: dict) -> Reply:
     if "Summarise this part of a conversation" in user:
         said = re.findall(r"^user: (.*)$", user, re.M)
         return Reply(text="The user said: " + " / ".join(s[:60] for s in said))
-    remembered = re.findall(r"^- (.*)$", system, re.M)
+    # The memories are in the system message (summaries) and before the user's words.
+    remembered = re.findall(r"^- (.*)$", system + "\n" + _turn_data(body), re.M)
     if remembered:
         return Reply(text="From what I remember: " + "; ".join(remembered) + ".")
     return Reply(text=f"Here is my answer to: {user[:80]}")
@@ -116,7 +126,7 @@ def fake_model(body: dict) -> Reply:
 def call_kind(body: dict) -> str:
     """Which of our prompts a request is: triage, title, extraction, reconcile, summary
     or chat."""
-    system, user = _system_text(body), _last_user_text(body)
+    system, user = _system_text(body), last_user_text(body)
     if '"durable_fact"' in system:
         return "triage"
     if TITLE_PROMPT_MARK in system:

@@ -26,8 +26,11 @@ def test_each_turn_is_measured_and_learning_catches_up(tmp_path, fake_openai):
     assert report["last_over_first"] == round(
         rows[-1]["first_token_s"] / rows[0]["first_token_s"], 2
     )
+    firsts = sorted(row["first_token_s"] for row in rows)  # all three are the first three
+    assert report["last_over_first_three_median"] == round(rows[-1]["first_token_s"] / firsts[1], 2)
     # Two per message, all learned, and the chat's title after the first; the warm-up
     # chat learned nothing (temporary).
     assert report["jobs"] == {str(JobStatus.DONE): 7}
     text = format_answers_report(report)
     assert "last/first time to first token" in text and "goal <= 1.2" in text
+    assert "last/median of the first three" in text

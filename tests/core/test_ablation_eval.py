@@ -169,7 +169,8 @@ def test_a_window_too_small_for_the_conversation_cuts_its_oldest_turns(fake_open
     assert whole["questions_truncated"] == 7 and whole["most_turns_left_out"] == 7
     # The four questions about session 2 are still answered, the three about session 1 not.
     assert report["configs"]["F"]["f1"] == round(4 / 7, 4)
-    sent = [r.json["messages"][0]["content"] for r in fake_openai.chat_requests()]
+    requests = fake_openai.chat_requests()
+    sent = ["\n".join(m["content"] for m in r.json["messages"]) for r in requests]
     assert all(TEXT_OF["D2:1"] in p and TEXT_OF["D1:7"] not in p for p in sent)
     assert "up to 7 of 13 turns left out (the oldest) in 7 of 7 questions" in format_ablation(
         report

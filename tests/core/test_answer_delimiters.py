@@ -55,7 +55,7 @@ def test_a_model_echoing_its_prompt_shows_no_delimiter(tmp_path, fake_openai, ch
             return result, shown
 
     result, shown = run(scenario())
-    sent = fake_openai.chat_requests()[-1].json["messages"][0]["content"]
+    sent = fake_openai.chat_requests()[-1].json["messages"][-1]["content"]
     assert "<memories>" in sent and "</memories>" in sent  # the echo really carried them
     assert result.status == MessageStatus.COMPLETE
     assert "allergic to peanuts" in result.answer.content
@@ -73,9 +73,11 @@ def test_the_prompt_frames_memories_as_facts_about_the_user(tmp_path, fake_opena
             await assistant.orchestrator.send(conversation.id, "What am I allergic to?")
 
     run(scenario())
-    system = fake_openai.chat_requests()[-1].json["messages"][0]["content"]
+    messages = fake_openai.chat_requests()[-1].json["messages"]
+    system = messages[0]["content"]
     assert "facts about the user" in system
     assert "never the user" in system
     assert "never write as if you were the user" in system
-    block = system[system.index("<memories>") :]
+    turn = messages[-1]["content"]  # the turn's memories come with the question
+    block = turn[turn.index("<memories>") : turn.index("</memories>")]
     assert "notes about the user (the person you are talking to, not you)" in block

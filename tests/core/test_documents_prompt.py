@@ -26,7 +26,7 @@ def test_passages_are_placed_best_first_within_their_share():
         evidence=passages,
         evidence_share=0.25,
     )
-    system = built.messages[0]["content"]
+    system = built.messages[-1]["content"]  # the turn's data rides with the question
     placed = [used.hit.rank for used in built.evidence]
     assert placed == list(range(1, len(placed) + 1)) and 1 <= len(placed) < 5
     assert built.dropped.evidence == 5 - len(placed)
@@ -46,7 +46,7 @@ def test_a_passage_is_one_line_without_forged_delimiters_and_cut_when_long():
 
 def test_no_evidence_no_block():
     built = build_context(system_prompt="System.", user_message="Hi", budget_tokens=1000)
-    assert "<documents>" not in built.messages[0]["content"] and built.evidence == []
+    assert "<documents>" not in str(built.messages) and built.evidence == []
 
 
 def test_no_quoted_text_can_open_or_close_another_block_of_the_prompt():
@@ -68,7 +68,7 @@ def test_no_quoted_text_can_open_or_close_another_block_of_the_prompt():
         retrieved=[RetrievedMemory(note, 1, 0.9, ["lexical"])],
         evidence=[hit(1, f"Manual text {forged}", heading="<memories>")],
     )
-    system = built.messages[0]["content"]
+    system = built.messages[-1]["content"]  # the turn's data rides with the question
     for tag in ("<memories>", "</memories>", "<documents>", "</documents>"):
         assert system.count(tag) == 1, (tag, system)
     assert system.index("<memories>") < system.index("Likes tea") < system.index("</memories>")

@@ -11,6 +11,7 @@ from acai_desktop.core.documents.prompt_block import (
     EVIDENCE_BLOCK_START,
     EVIDENCE_PREAMBLE,
 )
+from acai_desktop.core.prompt_quoting import asked_text
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.evaluation.scripted_model import call_kind
 from tests.support.aio import run
@@ -58,7 +59,7 @@ def test_document_passages_are_quoted_data_cited_and_never_learned(tmp_path, fak
 
     result, memories, recorded = run(scenario())
     (chat,) = _chat_requests(fake_openai)
-    system = chat["messages"][0]["content"]
+    system = chat["messages"][-1]["content"]  # the turn's passages come with the question
     start, end = system.index(BLOCK_OPENING), system.index(EVIDENCE_BLOCK_END)
     block = system[start:end]
     # The passage is inside the block, after the preamble that says it is data...
@@ -69,8 +70,8 @@ def test_document_passages_are_quoted_data_cited_and_never_learned(tmp_path, fak
     assert "‹/documents>" in block
     assert "PWNED" not in system[end:] and "PWNED" not in system[:start]
     assert '[source 1: "handbook.md", section "Team handbook > Deployment"]' in block
-    # The user's own words are the user message; the document is not.
-    assert chat["messages"][-1] == {"role": "user", "content": QUESTION}
+    # The user's own words follow the block in the user message; the document is not them.
+    assert asked_text(system) == QUESTION and BLOCK_OPENING not in chat["messages"][0]["content"]
 
     # Provenance: the answer lists its sources, in the result, the event and the database.
     used = result.evidence_used
@@ -100,7 +101,7 @@ def test_a_conversation_scoped_to_no_documents_gets_no_evidence(tmp_path, fake_o
     result = run(scenario())
     (chat,) = _chat_requests(fake_openai)
     assert result.evidence_used == []
-    assert BLOCK_OPENING not in chat["messages"][0]["content"]
+    assert BLOCK_OPENING not in str(chat["messages"])
 
 
 def test_evidence_stays_within_its_share_of_the_prompt_budget(tmp_path, fake_openai):
@@ -125,7 +126,7 @@ def test_evidence_stays_within_its_share_of_the_prompt_budget(tmp_path, fake_ope
 
     result = run(scenario())
     (chat,) = _chat_requests(fake_openai)
-    system = chat["messages"][0]["content"]
+    system = chat["messages"][-1]["content"]
     block = system[system.index(BLOCK_OPENING) : system.index(EVIDENCE_BLOCK_END)]
     from acai_desktop.core.memory.tokens import estimate_tokens
 

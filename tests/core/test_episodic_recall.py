@@ -191,7 +191,7 @@ def test_a_recalled_message_goes_into_the_prompt_with_its_chat_and_date():
         budget_tokens=500,
         retrieved=[RetrievedMessage(message, 1, 0.7, ["lexical"])],
     )
-    system = built.messages[0]["content"]
+    system = built.messages[-1]["content"]  # the turn's data rides with the question
     assert RECALLED_HEADER in system
     assert '- [2026-03-04, chat "Bikes"] You: My bike is a blue Gazelle.' in system
     [used] = built.used

@@ -1,59 +1,107 @@
-"""Older messages leave the prompt a few at a time, so the prompt's start stays the same
-for several turns and a local server reuses what it has already read."""
+"""Older messages leave the prompt many at a time, and what each turn finds for its
+question comes after the history: the prompt's start stays the same for several turns,
+so a server that keeps what it read of the last prompt reads only what is new."""
 
 from __future__ import annotations
 
 import itertools
 
-from acai_desktop.core.memory.context_builder import HISTORY_CUT_STEP, build_context
-from tests.core.test_context_builder import message
+from acai_desktop.core.memory.context_builder import (
+    CUT_TO_SHARE,
+    TURN_SHARE,
+    build_context,
+    history_start,
+)
+from acai_desktop.core.memory.tokens import estimate_message_tokens
+from tests.core.test_context_builder import hit, memory, message
 
 WORDS = "a sentence of about twenty tokens about the user's day and plans for the week " * 2
+SYSTEM = "You are ACAI."
+BUDGET = 2000
+#: What the history may take of that budget.
+ROOM = BUDGET - estimate_message_tokens(SYSTEM) - int(BUDGET * TURN_SHARE)
 
 
-def first_kept(turn: int) -> tuple[str, int]:
-    """The prompt's first history message at ``turn`` (two messages per turn before it)."""
+def turn_prompt(turn: int) -> list[dict]:
+    """The prompt of ``turn`` (two messages per turn before it), with memories found
+    for its own question, different every turn."""
     history = [
         message(n, "user" if n % 2 else "assistant", f"message {n}: {WORDS}")
         for n in range(1, 2 * turn + 1)
     ]
+    found = [hit(memory(100 + turn, f"memory found for turn {turn}"), 1, 0.9)]
     context = build_context(
-        system_prompt="You are ACAI.",
-        user_message="and now?",
-        budget_tokens=600,
+        system_prompt=SYSTEM,
+        user_message=f"question {turn}",
+        budget_tokens=BUDGET,
         recent_messages=history,
-        history_cut_step=HISTORY_CUT_STEP,
+        retrieved=found,
     )
     kept = context.messages[1:-1]
+    assert context.tokens <= BUDGET
     dropped = len(history) - len(kept)
     assert dropped == context.dropped.messages
     assert [m["content"] for m in kept] == [m.content for m in history[dropped:]]  # no holes
-    return kept[0]["content"].split(":")[0], dropped
+    assert "memory found for turn" not in str(context.messages[:-1])  # after the history
+    return context.messages
 
 
-def test_the_oldest_messages_go_in_steps_so_the_start_stays_put():
-    starts = [first_kept(turn) for turn in range(8, 20)]
-    assert all(dropped % HISTORY_CUT_STEP == 0 for _, dropped in starts)
-    changes = sum(1 for a, b in itertools.pairwise(starts) if a[0] != b[0])
-    # Two messages a turn, HISTORY_CUT_STEP at a time: the start moves every third turn.
-    assert changes <= len(starts) * 2 // HISTORY_CUT_STEP + 1
-    assert changes >= 1  # it does move on as the conversation grows
+def common_prefix(a: list[dict], b: list[dict]) -> int:
+    """How many whole messages two prompts share from their start."""
+    pairs = zip(a, b, strict=False)
+    return sum(1 for _ in itertools.takewhile(lambda pair: pair[0] == pair[1], pairs))
 
 
-def test_without_a_step_the_history_keeps_all_that_fits():
-    history = [message(n, "user", f"message {n}: {WORDS}") for n in range(1, 30)]
+def test_each_turn_reads_the_last_turns_prompt_as_its_start_except_at_a_few_cuts():
+    prompts = [turn_prompt(turn) for turn in range(1, 40)]
+    added = estimate_message_tokens(f"message 10: {WORDS}") * 2  # a turn's two messages
+    cuts = 0
+    for before, after in itertools.pairwise(prompts):
+        # Everything before the last turn's question (system message and history) is
+        # the start of the next prompt, unless old messages left at this turn.
+        if common_prefix(before, after) == len(before) - 1:
+            continue
+        cuts += 1
+        assert common_prefix(before, after) == 1  # the system message stays
+        assert after[1]["content"] != before[1]["content"]  # the oldest left
+    # The history grows back over half its room between two cuts.
+    assert 1 <= cuts <= len(prompts) * added // int(ROOM * (1 - CUT_TO_SHARE)) + 1
+    assert cuts <= len(prompts) // 5
+
+
+def test_a_cut_leaves_half_the_room_so_the_history_can_grow_back():
+    costs = [50] * 40
+    room = 500
+    starts = [history_start(costs[:n], room) for n in range(1, 41)]
+    assert starts == sorted(starts)  # the start only moves on
+    for n, start in enumerate(starts, start=1):
+        assert sum(costs[start:n]) <= room  # the history fits its room
+    moves = [(a, b) for a, b in itertools.pairwise(starts) if a != b]
+    # Each cut takes the history down to half its room, so it drops many messages at once.
+    assert all(b - a >= room * CUT_TO_SHARE // 50 for a, b in moves)
+    assert 1 <= len(moves) <= (sum(costs) - room) // int(room * (1 - CUT_TO_SHARE)) + 1
+
+
+def test_one_message_over_the_room_is_left_out_and_the_next_ones_still_go_in():
+    assert history_start([10, 900, 10, 10], 100) == 2
+    assert history_start([], 100) == 0
+
+
+def test_a_message_longer_than_the_turns_share_shrinks_the_history_not_the_budget():
+    history = [message(n, "user", f"message {n}: {WORDS}") for n in range(1, 40)]
+    long_question = "word " * int(BUDGET * TURN_SHARE * 1.2)
     context = build_context(
-        system_prompt="You are ACAI.",
-        user_message="and now?",
-        budget_tokens=600,
+        system_prompt=SYSTEM,
+        user_message=long_question,
+        budget_tokens=BUDGET,
         recent_messages=history,
     )
-    stepped = build_context(
-        system_prompt="You are ACAI.",
-        user_message="and now?",
-        budget_tokens=600,
-        recent_messages=history,
-        history_cut_step=HISTORY_CUT_STEP,
+    assert context.tokens <= BUDGET
+    assert context.messages[-1]["content"] == long_question
+    short = build_context(
+        system_prompt=SYSTEM, user_message="hi", budget_tokens=BUDGET, recent_messages=history
     )
-    assert len(context.messages) >= len(stepped.messages)
-    assert context.dropped.messages < stepped.dropped.messages
+    assert len(context.messages) < len(short.messages)
+    assert sum(estimate_message_tokens(m["content"]) for m in short.messages[1:-1]) <= BUDGET * (
+        1 - TURN_SHARE
+    )

@@ -15,7 +15,14 @@ from acai_desktop.core.memory.query import process_query
 from acai_desktop.core.memory.relative_time import relative_periods
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMessage
 from acai_desktop.core.memory.retrieval.candidates import SemanticCandidates
-from acai_desktop.core.memory.retrieval.floor import stems_of, term_weights, word_coverage
+from acai_desktop.core.memory.retrieval.floor import (
+    FloorItem,
+    passing,
+    stems_of,
+    term_weights,
+    word_coverage,
+    words_bar,
+)
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
@@ -186,14 +193,12 @@ def test_a_question_about_nothing_stored_passes_nothing_and_the_prompt_says_so(t
         )
 
     built = built_for("Dishwasher?", off)
-    assert NOTHING_RELEVANT in built.messages[0]["content"]
+    assert NOTHING_RELEVANT in built.messages[-1]["content"]
     # A prompt built without searching memory (the bare question) claims nothing.
-    assert (
-        NOTHING_RELEVANT not in built_for("Dishwasher?", [], searched=False).messages[0]["content"]
-    )
+    assert NOTHING_RELEVANT not in str(built_for("Dishwasher?", [], searched=False).messages)
     assert built.used == [] and built.dropped.irrelevant == len(off)
     built = built_for("Dog?", real)
-    assert NOTHING_RELEVANT not in built.messages[0]["content"]
+    assert NOTHING_RELEVANT not in str(built.messages)
     assert [u.memory_id for u in built.used] == [h.memory.id for h in real if h.relevant]
 
 
@@ -223,3 +228,87 @@ def test_a_reply_next_to_a_relevant_message_passes_with_it(tmp_path):
     by_id = {hit.message.id: hit for hit in hits if isinstance(hit, RetrievedMessage)}
     assert by_id[asked].relevant
     assert reply in by_id and by_id[reply].relevant
+
+
+def test_word_and_meaning_evidence_add_up_to_the_bar():
+    def passes(coverage, standing):
+        return passing([FloorItem(coverage, 0.5, standing, 8.0, False)])[0]
+
+    # Either alone carries an item...
+    assert passes(0.5, -1.0) and passes(0.0, 8.0)
+    # ...and so do half the words and a bit more than half the meaning,
+    assert passes(0.25, 4.5)
+    # but not some of each that falls short, nor a cosine below the collection's mean,
+    # which takes nothing away from the words either.
+    assert not passes(0.2, 3.0)
+    assert not passes(0.45, -3.0) and passes(0.5, -3.0)
+    # A collection too small to have a spread: only the words count, at the bar for
+    # words without meaning.
+    assert not passes(0.45, -np.inf)
+    assert words_bar(-np.inf, 0.5, 0.3) == 0.3 and words_bar(0.0, 0.5, 0.3) == 0.5
+
+
+# Sixty messages of small talk on fifteen topics: enough for a cosine spread.
+_TOPICS = [
+    "tomato soup",
+    "the train to Lyon",
+    "my tomato plants",
+    "a jazz concert",
+    "the new bike lane",
+    "grandma's birthday",
+    "the broken heater",
+    "a chess club",
+    "the dentist",
+    "painting the fence",
+    "a sourdough starter",
+    "the hiking trail",
+    "my phone screen",
+    "the quiz night",
+    "a rainy weekend",
+]
+_SMALL_TALK = [
+    (f"Chat {number}", role, text.format(topic), None)
+    for number, topic in enumerate(_TOPICS)
+    for role, text in (
+        ("user", "I keep thinking about {} lately."),
+        ("assistant", "That sounds nice. What do you like most about {}?"),
+        ("user", "Mostly that {} makes the week feel calmer."),
+        ("assistant", "It is good to have {} to look forward to."),
+    )
+]
+_GYM_PLAN = (
+    "Here is a plan for your workout routine, now that you started going to the gym. "
+    "Begin with a warm-up of five minutes on the rowing machine, then a collection of "
+    "compound lifts: squats, deadlifts and bench press, three sets of eight each. Rest "
+    "ninety seconds between sets and keep a log of the weights you lift so you can see "
+    "progress over the weeks. On the second day focus on pull-ups, rows and lunges, and "
+    "finish with ten minutes of stretching for the hamstrings and shoulders."
+)
+
+
+def test_a_long_answer_sharing_words_by_chance_does_not_pass(tmp_path):
+    """A long answer holds a third of the question's weight ("started", "collection")
+    by chance and means something else: not evidence. A short message on the topic,
+    with some of the words and some of the meaning, is."""
+    said = [
+        *_SMALL_TALK,
+        ("Gym", "user", "Can you give me a gym plan?", None),
+        ("Gym", "assistant", _GYM_PLAN, None),
+        ("Garden", "user", "The garden beds produced so many cherry tomatoes.", None),
+    ]
+
+    async def go():
+        async with _profile(tmp_path, said) as (ids, retriever):
+            postcards = await retriever.search(
+                "How many new postcards have I added to my collection since I started collecting?",
+                10,
+            )
+            tomatoes = await retriever.search(
+                "Which tomato variety grew best in my raised garden beds?", 10
+            )
+            return ids, postcards, tomatoes
+
+    ids, postcards, tomatoes = run(go())
+    assert ids[_GYM_PLAN] in [hit.message.id for hit in postcards], "ranked, to be judged"
+    assert not [hit.message.content for hit in postcards if hit.relevant]
+    assert [hit.message.content for hit in tomatoes if hit.relevant] == [said[-1][2]]

@@ -1,6 +1,8 @@
-"""SummaryProcessor: folding old messages into a summary memory, through the real SDK."""
+"""SummaryProcessor: folding the messages the prompt has left out into a summary memory,
+through the real SDK."""
 
-from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.memory.context_builder import CUT_TO_SHARE, left_out_of_prompt
+from acai_desktop.core.memory.tokens import estimate_message_tokens
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store.memories import MemoryFilter
 from tests.support.aio import run
@@ -25,24 +27,30 @@ def test_long_conversation_is_folded_into_a_summary_with_sources(tmp_path, fake_
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             processor = assistant.summary
-            processor.budget_tokens, processor.keep_recent = 400, 4
+            processor.prompt_room = 400
             conversation = await assistant.conversations.create()
             await _fill(assistant, conversation.id, 10)
+            before = await assistant.conversations.messages(conversation.id)
+            folded = left_out_of_prompt(before, processor.prompt_room)
             summary = await processor.summarise_if_needed(conversation.id)
             transcript = await assistant.conversations.messages(conversation.id)
             unfolded = await assistant.conversations.messages(conversation.id, include_folded=False)
             sources = await assistant.memories.sources(summary.id)
             again = await processor.summarise_if_needed(conversation.id)
-            return summary, transcript, unfolded, sources, again
+            return summary, transcript, unfolded, sources, again, folded
 
-    summary, transcript, unfolded, sources, again = run(scenario())
+    summary, transcript, unfolded, sources, again, folded = run(scenario())
     assert summary.kind == MemoryKind.SUMMARY and summary.origin == "summary"
     assert summary.content.startswith("The user said: Question 0")
     assert len(transcript) == 20  # the transcript keeps every message
-    assert [m.id for m in unfolded] == [m.id for m in transcript[-4:]]
-    assert sources == [m.id for m in transcript[:16]]
-    assert all(m.folded_into == summary.id for m in transcript[:16])
-    assert again is None  # within budget now: no second summary
+    assert (
+        2 <= len(folded) < 20
+        and [m.id for m in folded] == [m.id for m in transcript][: len(folded)]
+    )
+    assert [m.id for m in unfolded] == [m.id for m in transcript[len(folded) :]]
+    assert sources == [m.id for m in folded]
+    assert all(m.folded_into == summary.id for m in transcript[: len(folded)])
+    assert again is None  # the rest is all in the prompt: no second summary
     assert call_counts(fake_openai)["summary"] == 1
 
 
@@ -62,7 +70,7 @@ def test_an_empty_summary_writes_nothing_and_fails_for_a_retry(tmp_path, fake_op
 
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
-            assistant.summary.budget_tokens = 300
+            assistant.summary.prompt_room = 300
             conversation = await assistant.conversations.create()
             await _fill(assistant, conversation.id, 8)
             try:
@@ -84,7 +92,7 @@ def test_crash_between_summary_and_fold_is_repaired_without_a_new_call(tmp_path,
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             processor = assistant.summary
-            processor.budget_tokens, processor.keep_recent = 400, 4
+            processor.prompt_room = 400
             conversation = await assistant.conversations.create()
             await _fill(assistant, conversation.id, 10)
             block = processor.block_to_fold(
@@ -102,15 +110,17 @@ def test_crash_between_summary_and_fold_is_repaired_without_a_new_call(tmp_path,
             )
             repaired = await processor.summarise_if_needed(conversation.id)
             unfolded = await assistant.conversations.messages(conversation.id, include_folded=False)
-            return stored, repaired, unfolded
+            return stored, repaired, unfolded, block
 
-    stored, repaired, unfolded = run(scenario())
+    stored, repaired, unfolded, block = run(scenario())
     assert repaired.id == stored.id
-    assert len(unfolded) == 4
+    assert len(unfolded) == 20 - len(block) and block
     assert call_counts(fake_openai)["summary"] == 0
 
 
-def test_block_choice_respects_budget_and_recent_messages(tmp_path, fake_openai):
+def test_the_block_is_what_the_prompt_left_out_so_folding_keeps_the_prompts_start(
+    tmp_path, fake_openai
+):
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             conversation = await assistant.conversations.create()
@@ -118,8 +128,13 @@ def test_block_choice_respects_budget_and_recent_messages(tmp_path, fake_openai)
             return await assistant.conversations.messages(conversation.id), assistant.summary
 
     messages, processor = run(scenario())
-    total = sum(estimate_tokens(m.content) for m in messages)
-    processor.budget_tokens = total  # exactly at budget: nothing to do
+    costs = [estimate_message_tokens(m.content) for m in messages]
+    processor.prompt_room = sum(costs)  # the whole conversation fits: nothing to do
     assert processor.block_to_fold(messages) == []
-    processor.budget_tokens, processor.keep_recent = total - 1, 5
-    assert [m.id for m in processor.block_to_fold(messages)] == [m.id for m in messages[:7]]
+    processor.prompt_room = sum(costs) - 1  # one token short: the prompt cut its oldest
+    block = processor.block_to_fold(messages)
+    assert [m.id for m in block] == [m.id for m in messages[: len(block)]]
+    kept = costs[len(block) :]
+    assert sum(kept) <= processor.prompt_room * CUT_TO_SHARE < sum(costs[len(block) - 1 :])
+    # Once folded, the rest is the prompt's history as it was: nothing more to fold.
+    assert processor.block_to_fold(messages[len(block) :]) == []

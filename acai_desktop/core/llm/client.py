@@ -40,7 +40,7 @@ from acai_desktop.core.llm.error_text import (
     translate_error,
     unreadable_reply,
 )
-from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMode
+from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMode, preset
 from acai_desktop.core.llm.replies import Completion, Messages, ResponseFormatRefused, StreamStats
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.llm.structured import StructuredResult, request_structured
@@ -151,6 +151,9 @@ class ModelClient:
         self._server = ServerInfo(
             self.base_url, settings.provider, self.timeouts.read, unreachable_reason
         )
+        #: Fields beyond the OpenAI API that this kind of server understands, sent with
+        #: every chat request (None: none; OpenAI itself refuses unknown fields).
+        self._server_fields = dict(preset(settings.provider).chat_request_fields) or None
 
     @property
     def provider(self) -> ProviderName:
@@ -192,6 +195,7 @@ class ModelClient:
                     model=model,
                     messages=list(messages),
                     stream=True,
+                    extra_body=self._server_fields,
                     **_sampling(max_tokens, temperature),
                 )
         except TimeoutError as error:
@@ -288,6 +292,7 @@ class ModelClient:
                 self._openai.chat.completions.create(
                     model=model,
                     messages=list(messages),
+                    extra_body=self._server_fields,
                     **_sampling(max_tokens, temperature),
                     **extra,
                 ),
@@ -327,7 +332,11 @@ class ModelClient:
     ) -> Completion:
         """One reply asked for as a stream and read whole (see ``stream_replies``)."""
         stream = await self._openai.chat.completions.create(
-            model=model, messages=list(messages), stream=True, **options
+            model=model,
+            messages=list(messages),
+            stream=True,
+            extra_body=self._server_fields,
+            **options,
         )
         parts: list[str] = []
         finish_reason = None

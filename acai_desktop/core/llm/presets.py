@@ -5,8 +5,11 @@ A preset only proposes values; the user's settings (settings.py) hold what is us
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
 
 
 class ModelRole(StrEnum):
@@ -77,6 +80,8 @@ class ProviderPreset:
     #: The longest answer asked for, in tokens (None: the server's own limit). A tiny
     #: model can loop until its context is full: minutes of text nobody wants.
     answer_max_tokens: int | None = None
+    #: Fields beyond the OpenAI API sent with every chat request to this kind of server.
+    chat_request_fields: Mapping[str, Any] = field(default_factory=dict)
     notes: str = field(default="", compare=False)
 
 
@@ -125,6 +130,9 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         structured_mode=StructuredMode.JSON_SCHEMA,
         probe_on_first_start=True,
         serves_one_request_at_a_time=True,
+        # Keep what the server read of this prompt, to read only what is new in the next
+        # (the prompt's start stays the same from turn to turn: see context_builder).
+        chat_request_fields=MappingProxyType({"cache_prompt": True}),
     ),
     ProviderName.CUSTOM: ProviderPreset(
         name=ProviderName.CUSTOM,

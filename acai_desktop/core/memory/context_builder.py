@@ -1,27 +1,41 @@
 """Assembling one turn's prompt inside a token budget, and saying what went into it.
 
-Priority, highest first — each part goes in only while the budget has room:
+The prompt is laid out so that its start stays the same from one turn to the next, and a
+server that keeps what it read of the last prompt (llama.cpp, a cloud provider's prompt
+cache) reads only what is new. A 2,000-token prompt read again from scratch costs a small
+model on a laptop CPU seconds to minutes before the first word. In order:
 
-1. the system prompt, the user's custom instructions and the new user message (always,
-   even over the budget: the instructions are bounded, see ``core.custom_instructions``);
-2. pinned memories (the user asked for them to be always in context);
-2b. passages of the user's documents (evidence), within their own share of the budget
-   (``evidence_share``), in their own quoted block (see ``core.documents.prompt_block``);
-3. retrieved memories and messages recalled from past conversations, best rank first;
-4. the conversation's summaries (what older, folded messages said), newest first;
-5. recent messages, newest first — the output keeps them in chronological order. With
-   ``history_cut_step`` (a local server), older ones go that many at a time: the prompt's
-   start then stays the same for a few turns, so the server reuses what it has already
-   read of it (a 2,000-token prompt read again from scratch costs a small model on a
-   laptop CPU seconds to minutes before the first word).
+1. the system message: the instructions (ours, then the user's custom instructions),
+   the same in every turn;
+2. the conversation's history, oldest first;
+3. the new user message, carrying first this turn's data (pinned and retrieved memories,
+   messages recalled from past conversations, passages of the user's documents, this
+   conversation's summaries, or the note that nothing relevant was found) and then, under
+   :data:`USER_MESSAGE_HEADER`, the user's own words. Everything that depends on the
+   question comes after the history. The summaries come there too, not before the
+   history: folding messages that had already left the prompt then changes nothing in
+   its start.
+
+The data rides in the user message, not in a system message of its own: many chat
+templates accept one system message only, at the start, and some refuse two user
+messages in a row. :func:`asked_text` gives back the user's own words.
+
+Budget (``budget_tokens``): the system message and the user's words always go in (the
+custom instructions are bounded, see ``core.custom_instructions``). The history has the
+budget less :data:`TURN_SHARE` of it (or less the user's message, if that is longer); the
+turn's data fills what the history left, by priority: pinned memories, document passages
+(within ``evidence_share``), retrieved memories and recalled messages (best rank first),
+then the summaries, newest first. When the history overflows its room,
+the oldest messages go until it fills at most :data:`CUT_TO_SHARE` of it
+(:func:`history_start`, replayed from the conversation's start): the start of the prompt
+then stays put while the history grows back, and moves only at those cuts.
 
 The custom instructions are the user's own words, written in Settings or a chat's menu:
 unlike memories they are instructions, and are framed so (:data:`INSTRUCTIONS_HEADER`),
 right after the system prompt, the prompt's stable start (a local server reuses it).
 
 A message that was folded into a summary (``folded_into`` set) is never sent as raw
-text: its summary stands for it. Memories go into the one system message (some local
-models accept a single system message only), in labelled sections inside one data block
+text: its summary stands for it. Memories sit in labelled sections inside a data block
 (:data:`MEMORY_BLOCK_START` ... :data:`MEMORY_BLOCK_END`) that says it is quoted data
 written from past conversations, never instructions. A memory can hold anything a
 conversation or an imported file held ("Ignore previous instructions…"), so each is one
@@ -41,7 +55,7 @@ from acai_desktop.core.documents import prompt_block
 from acai_desktop.core.documents.model import RetrievedPassage
 from acai_desktop.core.memory.retrieval import PINNED, Retrieved, RetrievedMessage
 from acai_desktop.core.memory.tokens import estimate_message_tokens, estimate_tokens
-from acai_desktop.core.prompt_quoting import quote_untrusted
+from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER, quote_untrusted
 from acai_desktop.core.records import MemoryItem, Message, MessageStatus, RecalledMessage
 
 SUMMARY = "summary"
@@ -77,9 +91,12 @@ RECALLED_HEADER = (
 RECALLED_MAX_CHARS = 1000
 # A memory the extractor was less sure of than this is marked as uncertain in the prompt.
 UNCERTAIN_BELOW = 0.8
-#: On a local server, older messages leave the prompt this many at a time (about three
-#: turns), not one by one.
-HISTORY_CUT_STEP = 6
+#: The share of the budget kept for the turn's own part (the user's new message and the
+#: memories, recalled messages and passages found for it): the history never takes it.
+TURN_SHARE = 0.4
+#: When the history overflows its room, the oldest messages go until what is left fills
+#: at most this share of it: the prompt's start then stays the same for several turns.
+CUT_TO_SHARE = 0.5
 # Messages that carry words worth sending back to the model.
 _SENDABLE = frozenset({MessageStatus.COMPLETE, MessageStatus.STOPPED})
 
@@ -179,6 +196,27 @@ def recalled_line(message: RecalledMessage) -> str:
     return f'- [{message.created_at[:10]}, chat "{title}"] {quoted(message.speaker)}: {text}'
 
 
+def history_start(costs: Sequence[int], room: int) -> int:
+    """Where the history in the prompt starts (an index into ``costs``, each message's
+    cost, oldest first) when it may take ``room`` tokens. Replayed message by message
+    from the conversation's start, so each turn finds the same start as the last one
+    until the history overflows again: then the oldest go until the rest fills at most
+    :data:`CUT_TO_SHARE` of the room."""
+    start = total = 0
+    for end, cost in enumerate(costs):
+        total += cost
+        if total <= room:
+            continue
+        while start <= end and total > room * CUT_TO_SHARE:
+            total -= costs[start]
+            start += 1
+    return start
+
+
+#: What the user message's framing costs when the turn brings data (the header line).
+USER_MESSAGE_HEADER_TOKENS = estimate_tokens(USER_MESSAGE_HEADER) + 2
+
+
 def build_context(
     *,
     system_prompt: str,
@@ -191,7 +229,6 @@ def build_context(
     evidence: Sequence[RetrievedPassage] = (),
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
     searched: bool = False,
-    history_cut_step: int = 1,
     instructions: UsedInstructions | None = None,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them; only
@@ -205,11 +242,16 @@ def build_context(
     dropped = Dropped()
     dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
     retrieved = [hit for hit in retrieved if hit.relevant]
-    # The fixed part: system prompt, user message, and the system message's framing.
-    used_tokens = estimate_message_tokens(system_prompt) + estimate_message_tokens(user_message)
+    # The system message: our instructions, then the user's (the prompt's stable start).
     instructions_text = instructions_section(instructions) if instructions else ""
-    if instructions_text:
-        used_tokens += estimate_tokens(instructions_text) + 2
+    system_text = "\n\n".join(p for p in (system_prompt.strip(), instructions_text) if p)
+    system_tokens = estimate_message_tokens(system_text)
+    asked_tokens = estimate_message_tokens(user_message)
+    # The stable part's room depends on nothing this turn brings but an unusually long
+    # message: the same history fits turn after turn.
+    room = history_room(system_text, budget_tokens, asked_tokens)
+    history, history_tokens = _history_within(recent_messages, room, dropped)
+    used_tokens = system_tokens + history_tokens + asked_tokens
 
     def fits(cost: int) -> bool:
         return used_tokens + cost <= budget_tokens
@@ -226,6 +268,11 @@ def build_context(
     retrieved_by_id = {
         hit.memory.id: hit for hit in retrieved if not isinstance(hit, RetrievedMessage)
     }
+    has_data = False
+
+    def data_cost(cost: int) -> int:
+        """``cost`` plus the user message's header, paid by the turn's first data."""
+        return cost if has_data else cost + USER_MESSAGE_HEADER_TOKENS
 
     def place(
         header: str,
@@ -236,7 +283,7 @@ def build_context(
         key: tuple[bool, int] | None = None,
         line: str | None = None,
     ) -> bool:
-        nonlocal used_tokens
+        nonlocal used_tokens, has_data
         if line is None:
             line = memory_line(memory)
         cost = estimate_tokens(line) + 1
@@ -244,10 +291,12 @@ def build_context(
             cost += estimate_tokens(header) + 2
         if not placed:
             cost += MEMORY_BLOCK_TOKENS  # the first memory opens the data block
+        cost = data_cost(cost)
         if not fits(cost):
             return False
         sections[header].append(line)
         used_tokens += cost
+        has_data = True
         placed[key if key is not None else (False, memory.id)] = (score, reasons)
         return True
 
@@ -269,6 +318,7 @@ def build_context(
         cost = estimate_tokens(line) + 1
         if not evidence_lines:
             cost += prompt_block.BLOCK_TOKENS
+        cost = data_cost(cost)
         if evidence_tokens + cost > evidence_budget or not fits(cost):
             dropped.evidence += 1
             continue
@@ -276,6 +326,7 @@ def build_context(
         evidence_used.append(UsedEvidence(hit, len(evidence_lines)))
         evidence_tokens += cost
         used_tokens += cost
+        has_data = True
     for hit in sorted(retrieved, key=lambda h: h.rank):
         if isinstance(hit, RetrievedMessage):
             key = (True, hit.message.id)
@@ -303,51 +354,23 @@ def build_context(
     sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
     # Nothing passed the floor (what did but did not fit the budget is another story).
+    # It rides with the user's words, so a message over the budget goes alone.
     nothing_relevant = searched and not pinned and not retrieved and not evidence
+    nothing_cost = data_cost(estimate_tokens(NOTHING_RELEVANT) + 2)
+    nothing_relevant = nothing_relevant and fits(nothing_cost)
     if nothing_relevant:
-        used_tokens += estimate_tokens(NOTHING_RELEVANT) + 2
+        used_tokens += nothing_cost
 
-    sendable: list[tuple[Message, int]] = []  # newest first, with their cost
-    for message in sorted(recent_messages, key=lambda m: m.id, reverse=True):
-        if message.folded_into is not None:
-            dropped.folded += 1
-            continue
-        if message.role not in ("user", "assistant") or message.status not in _SENDABLE:
-            continue
-        if not message.content.strip():
-            continue
-        sendable.append((message, estimate_message_tokens(message.content)))
-    kept = 0  # once one message doesn't fit, older ones stay out: no holes in the history
-    for _message, cost in sendable:
-        if not fits(cost):
-            break
-        used_tokens += cost
-        kept += 1
-    if kept < len(sendable):
-        # The oldest go in whole steps, counted from the conversation's start.
-        cut = -(-(len(sendable) - kept) // history_cut_step) * history_cut_step
-        while len(sendable) - kept < cut and kept:
-            kept -= 1
-            used_tokens -= sendable[kept][1]
-        dropped.messages += len(sendable) - kept
-    history = [
-        {"role": message.role, "content": message.content}
-        for message, _cost in reversed(sendable[:kept])
-    ]
-
-    system_parts = [system_prompt.strip(), instructions_text]
-    memory_parts = [header + "\n" + "\n".join(lines) for header, lines in sections.items() if lines]
-    if memory_parts:
-        system_parts.append(
-            f"{MEMORY_BLOCK_START}\n{MEMORY_BLOCK_PREAMBLE}\n\n"
-            + "\n\n".join(memory_parts)
-            + f"\n{MEMORY_BLOCK_END}"
-        )
+    turn_parts = []
+    if placed:
+        turn_parts.append(memory_block([(h, lines) for h, lines in sections.items() if lines]))
     if evidence_lines:
-        system_parts.append(prompt_block.evidence_block(evidence_lines))
+        turn_parts.append(prompt_block.evidence_block(evidence_lines))
     if nothing_relevant:
-        system_parts.append(NOTHING_RELEVANT)
-    messages = [{"role": "system", "content": "\n\n".join(p for p in system_parts if p)}]
+        turn_parts.append(NOTHING_RELEVANT)
+    if turn_parts:
+        user_message = "\n\n".join([*turn_parts, f"{USER_MESSAGE_HEADER}\n{user_message}"])
+    messages = [{"role": "system", "content": system_text}]
     messages += history
     messages.append({"role": "user", "content": user_message})
 
@@ -371,3 +394,56 @@ def build_context(
         evidence=evidence_used,
         instructions=instructions if instructions_text else None,
     )
+
+
+def memory_block(sections: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """Labelled sections of quoted lines inside the memory data block."""
+    parts = [header + "\n" + "\n".join(lines) for header, lines in sections]
+    return (
+        f"{MEMORY_BLOCK_START}\n{MEMORY_BLOCK_PREAMBLE}\n\n"
+        + "\n\n".join(parts)
+        + f"\n{MEMORY_BLOCK_END}"
+    )
+
+
+def history_room(system_prompt: str, budget_tokens: int, asked_tokens: int = 0) -> int:
+    """The tokens the history may take in a prompt of ``budget_tokens``: the budget less
+    the system message and the turn's share (or the user's message, if that is longer)."""
+    turn_room = max(int(budget_tokens * TURN_SHARE), asked_tokens)
+    return max(budget_tokens - estimate_message_tokens(system_prompt) - turn_room, 0)
+
+
+def left_out_of_prompt(messages: Sequence[Message], room: int) -> list[Message]:
+    """The sendable messages of a conversation (``messages``, unfolded) that its prompt
+    has cut, when the history may take ``room`` tokens: folding them into a summary
+    leaves the prompt's start as it is."""
+    sendable = _sendable(messages, Dropped())
+    return [m for m, _cost in sendable[: history_start([c for _m, c in sendable], room)]]
+
+
+def _sendable(messages: Sequence[Message], dropped: Dropped) -> list[tuple[Message, int]]:
+    """The messages whose words go back to the model, oldest first, with their cost."""
+    sendable: list[tuple[Message, int]] = []
+    for message in sorted(messages, key=lambda m: m.id):
+        if message.folded_into is not None:
+            dropped.folded += 1
+            continue
+        if message.role not in ("user", "assistant") or message.status not in _SENDABLE:
+            continue
+        if not message.content.strip():
+            continue
+        sendable.append((message, estimate_message_tokens(message.content)))
+    return sendable
+
+
+def _history_within(
+    recent_messages: Sequence[Message], room: int, dropped: Dropped
+) -> tuple[list[dict], int]:
+    """The conversation's sendable messages from :func:`history_start` on, for the chat
+    API, and their cost."""
+    sendable = _sendable(recent_messages, dropped)
+    start = history_start([cost for _message, cost in sendable], room)
+    dropped.messages += start
+    kept = sendable[start:]
+    history = [{"role": message.role, "content": message.content} for message, _cost in kept]
+    return history, sum(cost for _message, cost in kept)

@@ -1,10 +1,12 @@
 """SummaryProcessor: fold the oldest part of a long conversation into a summary memory.
 
-When the conversation's unfolded messages pass the token budget, the oldest block
-(everything but the most recent messages) is summarised by the summary model, stored
-as a long-term ``summary`` memory whose sources are those messages, and the messages
-are marked ``folded_into`` it. The transcript keeps every message; only the prompt
-stops carrying their raw text.
+The block is what the chat prompt has already left out (``prompt_room``: the tokens the
+prompt's history may take; see ``context_builder.left_out_of_prompt``): the summary then
+stands for messages the model no longer sees, and folding them changes nothing in the
+prompt's start, which a server that keeps what it read relies on. It is summarised by
+the summary model, stored as a long-term ``summary`` memory whose sources are those
+messages, and the messages are marked ``folded_into`` it. The transcript keeps every
+message; only the prompt stops carrying their raw text.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ from __future__ import annotations
 import logging
 
 from acai_desktop.core.errors import ModelReplyError, NotFoundError
+from acai_desktop.core.memory.context_builder import left_out_of_prompt
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
@@ -21,6 +23,10 @@ from acai_desktop.core.store.conversations import ConversationRepository
 log = logging.getLogger(__name__)
 
 ACTOR = Actor.SUMMARY_PROCESSOR
+#: Fewer messages than this are not worth a summary call yet.
+MIN_FOLDED = 2
+#: The history's room in a default prompt (the app sets the real one: see Orchestrator).
+DEFAULT_PROMPT_ROOM = 1500
 #: A summary longer than this many characters is cut: it must stay cheaper than its source.
 MAX_SUMMARY_CHARS = 4000
 
@@ -32,28 +38,24 @@ class SummaryProcessor:
         client,
         memories: MemoryService,
         conversations: ConversationRepository,
-        budget_tokens: int = 1500,
-        keep_recent: int = 6,
         max_words: int = 150,
+        prompt_room: int = DEFAULT_PROMPT_ROOM,
     ) -> None:
         self.client = client
         self.memories = memories
         self.conversations = conversations
-        self.budget_tokens = budget_tokens
-        self.keep_recent = keep_recent
         self.max_words = max_words
+        self.prompt_room = prompt_room
         self._template = resource_text("prompts", "summary.txt")
 
     async def handle(self, job: Job) -> None:
         await self.summarise_if_needed(int(job.payload["conversation_id"]))
 
     def block_to_fold(self, unfolded: list[Message]) -> list[Message]:
-        """The oldest messages to fold, or [] while the conversation is within budget."""
-        live = [m for m in unfolded if m.content and m.status != "streaming"]
-        total = sum(estimate_tokens(m.content) for m in live)
-        if total <= self.budget_tokens or len(live) <= self.keep_recent + 1:
-            return []
-        return live[: len(live) - self.keep_recent]
+        """The oldest messages to fold: those the prompt has left out (none while the
+        conversation fits the prompt, or only one message did not)."""
+        left_out = left_out_of_prompt(unfolded, self.prompt_room)
+        return left_out if len(left_out) >= MIN_FOLDED else []
 
     async def summarise_if_needed(self, conversation_id: int) -> MemoryItem | None:
         try:

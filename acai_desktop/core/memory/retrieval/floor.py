@@ -4,13 +4,17 @@ A ranking always returns its best ``k``, even for a question nothing in memory i
 about ("what is my dishwasher's warranty?" brings "My dog's name is Buster"). An item
 passes the floor when:
 
-- its own words cover enough of the question's informative weight
-  (:func:`word_coverage`: each query word weighs its IDF in this profile, so a word
-  no stored item holds — the thing asked about — weighs most, and a common word
-  little);
-- or its meaning stands out: its cosine with the question is ``meaning_z`` standard
-  deviations above the mean cosine of every stored item (the collection's own
-  distribution calibrates the threshold, whatever the embedder);
+- its word evidence and its meaning evidence together reach the bar
+  (:func:`evidence`): the share of the question's informative weight its own words
+  cover (:func:`word_coverage`: each query word weighs its IDF in this profile, so a
+  word no stored item holds — the thing asked about — weighs most, and a common word
+  little), as a fraction of its kind's bar, plus how many standard deviations its
+  cosine with the question stands above the mean cosine of every stored item (the
+  collection's own distribution calibrates it, whatever the embedder), as a fraction
+  of the standing its kind needs. Either alone can carry an item ("Buster" for "my dog Buster"), and
+  some of each does too: a short message sharing one rare word and much meaning
+  passes, a long answer that shares a third of the question's weight by chance and
+  means something else does not;
 - or it was said by someone the question names (a recalled message: the name is a word
   they share), or it names someone the question names (a memory: "Caroline attended a
   support group" for "When did Caroline go…");
@@ -18,9 +22,11 @@ passes the floor when:
   last Friday!" answers the question before it).
 
 Pinned memories are not ranked here; the context builder always includes them. The
-thresholds were calibrated on real conversations (see ``RetrievalWeights.floor_*``
-and the docs' table): on questions asked of another person's history about one item
-in ten passed, while the evidence of real questions was kept.
+bars were calibrated on both kinds of real conversation at once, LoCoMo's chit-chat
+between two people and LongMemEval's chats with an assistant (see
+``RetrievalWeights.floor_*`` and docs/architecture.md): questions asked of another
+person's history, where nothing is relevant, pass under one item in ten places, while
+the evidence of real questions is kept as far as its words and meaning show it.
 """
 
 from __future__ import annotations
@@ -89,16 +95,35 @@ class FloorItem:
     coverage: float  # its words' share of the query's weight (word_coverage)
     bar: float  # the share its kind needs
     standing: float  # its cosine's standing in the collection (see SemanticCandidates)
+    meaning: float  # the standing its kind needs
     # A message said by someone the query names; a memory that names someone it names.
     named: bool
     message_id: int | None = None  # a recalled message: its id and its neighbours'
     neighbours: tuple[int, int] = (-1, -1)
 
 
-def passing(items: Sequence[FloorItem], standing: float) -> list[bool]:
+def words_bar(standing: float, bar: float, without_meaning: float) -> float:
+    """The words bar of an item whose cosine has ``standing``: ``bar`` where meaning
+    can be weighed, ``without_meaning`` where it cannot (no embedder, or a collection
+    too small for a spread: a new profile's first chats). There the words are all the
+    evidence there is, and a handful of messages holds few long answers that share
+    words by chance."""
+    return bar if math.isfinite(standing) else without_meaning
+
+
+def evidence(item: FloorItem) -> float:
+    """How much of the bar ``item``'s own words and meaning reach together: its
+    coverage as a share of its kind's bar, plus its cosine's standing (below the
+    collection's mean counts nothing, as does a collection too small to have a spread)
+    as a share of the standing its kind needs. 1 or more passes."""
+    words = item.coverage / item.bar if item.bar > 0 else 0.0
+    return words + max(item.standing, 0.0) / item.meaning
+
+
+def passing(items: Sequence[FloorItem]) -> list[bool]:
     """Which ``items`` pass the floor (see the module's doc): on their own evidence,
     or as the message just before or after one that does."""
-    own = [item.named or item.standing >= standing or item.coverage >= item.bar for item in items]
+    own = [item.named or evidence(item) >= 1.0 for item in items]
     passed_messages = {
         item.message_id for item, ok in zip(items, own, strict=True) if ok and item.message_id
     }

@@ -206,7 +206,11 @@ def judge_relevance(
             naming = floor.holds_any(held, names) or bool(
                 said_by_named(authors.get(hit.memory.id, []), names).any()
             )
-            items.append(floor.FloorItem(coverage, weights.floor_coverage, item_standing, naming))
+            items.append(
+                floor.FloorItem(
+                    coverage, weights.floor_coverage, item_standing, weights.floor_meaning, naming
+                )
+            )
             continue
         # Said by someone the question names: the name is a word they share.
         named = bool(candidates.named_by_name[position])
@@ -214,13 +218,18 @@ def judge_relevance(
         items.append(
             floor.FloorItem(
                 coverage,
-                weights.floor_message_coverage,
+                floor.words_bar(
+                    item_standing,
+                    weights.floor_message_coverage,
+                    weights.floor_message_coverage_without_meaning,
+                ),
                 item_standing,
+                weights.floor_message_meaning,
                 named,
                 hit.message.id,
                 (int(candidates.before[position]), int(candidates.after[position])),
             )
         )
-    verdicts = floor.passing(items, weights.floor_meaning)
+    verdicts = floor.passing(items)
     for hit, ok in zip(hits, verdicts, strict=True):
         hit.relevant = ok

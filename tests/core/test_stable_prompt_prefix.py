@@ -1,0 +1,108 @@
+"""Turn after turn, the prompt a model server receives starts with the last turn's prompt:
+a server that keeps what it read (llama.cpp's prompt cache, a provider's prompt caching)
+then reads only the new messages, not the whole prompt again."""
+
+from __future__ import annotations
+
+import itertools
+
+from acai_desktop.core.answer_filter import strip_delimiters
+from acai_desktop.core.memory.context_builder import (
+    CUT_TO_SHARE,
+    MEMORY_BLOCK_PREAMBLE,
+    MEMORY_BLOCK_START,
+    TURN_SHARE,
+)
+from acai_desktop.core.memory.tokens import estimate_message_tokens
+from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER, asked_text
+from acai_desktop.core.records import MessageStatus
+from tests.core.test_history_cut_steps import common_prefix
+from tests.support.aio import run
+from tests.support.assistant import running_assistant
+from tests.support.fake_openai import Reply
+
+FACTS = (
+    "The user's sister Ana lives in Lisbon",
+    "The user works night shifts as a nurse",
+    "The user is learning the cello",
+    "The user is allergic to peanuts",
+    "The user prefers tea to coffee",
+    "The user's favourite author is Ursula K. Le Guin",
+)
+QUESTIONS = (
+    "Where does my sister Ana live?",
+    "What do I do on night shifts?",
+    "Which instrument am I learning, the cello?",
+    "What am I allergic to, peanuts?",
+    "Do I prefer tea or coffee?",
+    "Who is my favourite author?",
+)
+TURNS = 14
+BUDGET = 1500
+#: Every answer is this long (about 90 tokens), so the history overflows a few times.
+ANSWER = "Here is a fairly long answer that goes on about many things. " * 8
+
+
+def chat_prompts(tmp_path, fake_openai) -> list[list[dict]]:
+    fake_openai.responder = lambda request: Reply(text=ANSWER)
+
+    async def scenario():
+        async with running_assistant(
+            tmp_path, fake_openai, start_jobs=False, context_budget_tokens=BUDGET
+        ) as assistant:
+            for fact in FACTS:
+                await assistant.memories.remember(fact, explicit=True)
+            conversation = await assistant.conversations.create()
+            for turn in range(TURNS):
+                question = QUESTIONS[turn % len(QUESTIONS)]
+                result = await assistant.orchestrator.send(conversation.id, question)
+                assert result.status == MessageStatus.COMPLETE
+
+    run(scenario())
+    return [
+        request.json["messages"]
+        for request in fake_openai.chat_requests()
+        if request.json["model"] == "fake-chat"
+    ]
+
+
+def test_each_prompt_starts_with_the_whole_previous_history_except_at_a_few_cuts(
+    tmp_path, fake_openai
+):
+    prompts = chat_prompts(tmp_path, fake_openai)
+    assert len(prompts) == TURNS
+    cuts = 0
+    for before, after in itertools.pairwise(prompts):
+        shared = common_prefix(before, after)
+        # The system message and the whole history of the turn before (all but its
+        # question with its data) start the next prompt...
+        if shared == len(before) - 1:
+            continue
+        # ...but at a cut, where the oldest messages left: only the system message stays.
+        cuts += 1
+        assert shared == 1 and after[1] != before[1]
+    room = BUDGET * (1 - TURN_SHARE)
+    turn_tokens = estimate_message_tokens(ANSWER) + estimate_message_tokens(QUESTIONS[0])
+    assert 1 <= cuts <= TURNS * turn_tokens // int(room * (1 - CUT_TO_SHARE)) + 1
+
+
+def test_the_memories_found_for_a_question_come_after_the_history(tmp_path, fake_openai):
+    prompts = chat_prompts(tmp_path, fake_openai)
+    with_memories = 0
+    for turn, prompt in enumerate(prompts):
+        # The system message is the same in every turn: no memory in it.
+        assert prompt[0] == prompts[0][0]
+        assert f'"{USER_MESSAGE_HEADER}"' in prompt[0]["content"]  # it says where words start
+        assert all(MEMORY_BLOCK_PREAMBLE not in m["content"] for m in prompt[:-1])
+        last = prompt[-1]
+        assert last["role"] == "user"
+        assert asked_text(last["content"]) == QUESTIONS[turn % len(QUESTIONS)]
+        if MEMORY_BLOCK_START in last["content"]:
+            with_memories += 1
+            # The block is quoted data, closed before the user's own words.
+            data, _, asked = last["content"].partition(f"\n\n{USER_MESSAGE_HEADER}\n")
+            assert data.startswith(MEMORY_BLOCK_START) and data.endswith("</memories>")
+            assert strip_delimiters(asked) == asked
+        # History messages are the stored messages, without any turn's data.
+        assert all(USER_MESSAGE_HEADER not in m["content"] for m in prompt[1:-1])
+    assert with_memories >= TURNS // 2
