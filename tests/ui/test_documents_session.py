@@ -212,9 +212,13 @@ def test_adding_a_folder_shows_progress_and_stops(qapp, tmp_path, fake_openai):
         dialog.close()
         await wait_until(lambda: panel.folder_bar.isVisible() and panel.folder_progress.value())
         assert panel.folder_progress.maximum() == total  # every file, sub-folders included
+        # Every status line is kept: a later one (a job's progress) may replace the
+        # "stopped" line before a busy machine gets to look at it.
+        said: list[str] = []
+        window.statusBar().messageChanged.connect(said.append)
         QTest.mouseClick(panel.stop_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: not panel.folder_bar.isVisible())
-        await wait_until(lambda: "stopped" in window.statusBar().currentMessage())
+        await wait_until(lambda: any("stopped" in line for line in said))
         # The walk ended early, and what it queued but had not indexed was taken back.
         await wait_until(lambda: "queued" not in statuses(model).values())
         assert 0 < model.rowCount() < total, model.rowCount()
@@ -249,9 +253,10 @@ async def seed_chats_and_handbook(profile, handbook: Path) -> tuple[int, int]:
 
 
 def chat_prompts(server) -> list[str]:
-    """The system prompt of each chat turn the scripted server received."""
+    """The last user message of each chat turn the scripted server received: the turn's
+    documents, memories and the user's words (the prompt's stable start holds none)."""
     turns = [r.json for r in server.chat_requests() if call_kind(r.json) == "chat"]
-    return [turn["messages"][0]["content"] for turn in turns]
+    return [turn["messages"][-1]["content"] for turn in turns]
 
 
 def send(window, text: str) -> None:

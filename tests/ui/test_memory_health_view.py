@@ -13,6 +13,7 @@ from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
@@ -84,6 +85,15 @@ async def profile_state(session: AppController) -> tuple:
     files = sorted(path.name for path in session.profile.data_dir.iterdir())
     settings = session.profile.settings_path.read_bytes()
     return await assistant._store.run(counts), files, settings
+
+
+@pytest.fixture(autouse=True)
+def own_temporary_folder(tmp_path, monkeypatch):
+    """Each test's evaluations make their temporary profiles in a folder of its own, so a
+    test running at the same time in another worker can't show up in `eval_dirs`."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
 
 
 def eval_dirs() -> set[str]:

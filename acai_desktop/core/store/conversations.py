@@ -298,16 +298,21 @@ def list_messages_with_sources(
         f"SELECT {MESSAGE_COLUMNS}, "
         "(SELECT count(*) FROM answer_sources s WHERE s.message_id = messages.id) "
         "+ (SELECT count(*) FROM answer_evidence e WHERE e.message_id = messages.id) "
-        "AS sources_count FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id",
+        "AS sources_count, "
+        # The versions at this message's place: its siblings under the same parent (the
+        # (conversation_id, parent_id) index), so the transcript stays one query.
+        "(SELECT group_concat(v.id) FROM messages v WHERE v.conversation_id = "
+        "messages.conversation_id AND v.parent_id IS messages.parent_id) AS version_ids "
+        "FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id",
         [conversation_id],
     )
-    versions = versions_by_message(db, conversation_id)
     messages, counts = [], {}
     for row in _rows(cursor):
         count = row.pop("sources_count")
+        version_ids = sorted(int(i) for i in (row.pop("version_ids") or "").split(",") if i)
         message = Message.from_row(row)
-        if message.id in versions:
-            message = replace(message, versions=versions[message.id])
+        if len(version_ids) > 1:
+            message = replace(message, versions=tuple(version_ids))
         messages.append(message)
         if message.role == "assistant" and message.status != MessageStatus.STREAMING:
             counts[message.id] = count + (message.instructions is not None)
