@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.text_files import read_utf8
 
 
 class ImportFileError(InvalidInputError):
@@ -56,19 +57,7 @@ def iso_from_text(text: str) -> str:
 def read_json(path: str | Path, what: str) -> Any:
     """The file's JSON value, or a one-line :class:`ImportFileError` saying why not
     (missing, not UTF-8, cut short, not JSON)."""
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ImportFileError(f"No such file: {path}") from None
-    except OSError as error:
-        raise ImportFileError(f"Cannot read {path}: {error.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ImportFileError(
-            f"{path} is not UTF-8 text (bad byte at offset {error.start}); nothing was imported."
-        ) from None
+    text = read_utf8(path, "nothing was imported", ImportFileError)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

@@ -75,6 +75,7 @@ from pydantic import (
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.validation import clean_category, clean_memory_text
 from acai_desktop.core.records import Actor, MemoryKind, MemoryStatus, Origin
+from acai_desktop.core.text_files import read_utf8
 
 FORMAT = "acai-desktop-memories"
 VERSION = 1
@@ -286,17 +287,5 @@ def _refuse_replacement_cycles(document: ExportDocument, source: str) -> None:
 
 
 def read_document(path: str | Path) -> ExportDocument:
-    path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInputError(f"No such file: {path}") from None
-    except OSError as error:
-        raise InvalidInputError(f"Cannot read {path}: {error.strerror}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InvalidInputError(
-            f"{path} is not UTF-8 text (bad byte at offset {error.start}); nothing was changed."
-        ) from None
+    text = read_utf8(path, "nothing was changed")
     return parse_document(text, source=str(path))
