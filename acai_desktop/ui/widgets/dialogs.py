@@ -8,6 +8,8 @@ read what they show.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -15,6 +17,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -25,7 +28,7 @@ from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.records import (
     MemoryItem,
 )
-from acai_desktop.ui.untrusted import plain_label
+from acai_desktop.ui.untrusted import make_plain, plain_label
 
 
 def error_label() -> QLabel:
@@ -45,6 +48,27 @@ def save_cancel_buttons(save_text: str) -> tuple[QDialogButtonBox, QPushButton]:
     save.setObjectName("PrimaryButton")
     save.setText(save_text)
     return buttons, save
+
+
+def ask_before(
+    parent: QWidget, title: str, question: str, action: str, on_yes: Callable[[], None]
+) -> QMessageBox:
+    """Open a question whose default is Cancel and whose other button does ``action``
+    (red, "DangerButton"); ``on_yes`` runs only on that button. Shown with open(), never
+    exec(), so no nested event loop runs; the question is plain text (it may quote the
+    user's data) and deletes itself when closed."""
+    box = make_plain(
+        QMessageBox(
+            QMessageBox.Icon.Question, title, question, QMessageBox.StandardButton.Cancel, parent
+        )
+    )
+    yes = box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
+    yes.setObjectName("DangerButton")
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+    box.buttonClicked.connect(lambda button: on_yes() if button is yes else None)
+    box.open()
+    return box
 
 
 class BaseDialog(QDialog):

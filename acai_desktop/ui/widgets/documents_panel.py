@@ -37,7 +37,8 @@ from PySide6.QtWidgets import (
 from acai_desktop.core.documents.model import DocumentScope, ScopeMode
 from acai_desktop.ui.models.documents_model import DocumentRoles, DocumentsModel
 from acai_desktop.ui.theme import Theme
-from acai_desktop.ui.untrusted import make_plain, plain_label
+from acai_desktop.ui.untrusted import plain_label
+from acai_desktop.ui.widgets.dialogs import ask_before
 from acai_desktop.ui.widgets.document_dialogs import DocumentScopeDialog
 from acai_desktop.ui.widgets.document_row import DocumentRowDelegate
 from acai_desktop.ui.widgets.empty_state import EmptyState
@@ -302,27 +303,13 @@ class DocumentsPanel(QWidget):
         if document_id is None:
             return None
         name = self.model.document_at(self.model.row_of(document_id)).name
-        box = make_plain(
-            QMessageBox(
-                QMessageBox.Icon.Question,
-                "Remove document",
-                f"Remove “{name}” and its passages? Answers that cited it keep the citation.",
-                QMessageBox.StandardButton.Cancel,
-                self,
-            )
+        return ask_before(
+            self,
+            "Remove document",
+            f"Remove “{name}” and its passages? Answers that cited it keep the citation.",
+            "Remove",
+            lambda: self.remove_requested.emit(document_id),
         )
-        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
-        remove.setObjectName("DangerButton")
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-
-        def on_clicked(button) -> None:
-            if button is remove:
-                self.remove_requested.emit(document_id)
-
-        box.buttonClicked.connect(on_clicked)
-        box.open()
-        return box
 
     def _on_reindex_button_clicked(self) -> None:
         if (document_id := self.selected_document_id()) is not None:

@@ -33,6 +33,7 @@ from acai_desktop.core.memory.listing import PanelFilter, PanelQuery
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.untrusted import make_plain
+from acai_desktop.ui.widgets.dialogs import ask_before
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.instructions_widgets import InstructionsBox
 from acai_desktop.ui.widgets.memory_card import MemoryCardDelegate
@@ -371,26 +372,13 @@ class MemoryPanel(QWidget):
         text = " ".join(self.model.item_at(row).content.split()) if row is not None else ""
         if len(text) > 120:
             text = text[:119] + "…"
-        box = make_plain(
-            QMessageBox(
-                QMessageBox.Icon.Question,
-                "Forget memory",
-                f"Forget “{text}”? You did not select this memory yourself.",
-                QMessageBox.StandardButton.Cancel,
-                self,
-            )
+        box = ask_before(
+            self,
+            "Forget memory",
+            f"Forget “{text}”? You did not select this memory yourself.",
+            "Forget",
+            lambda: self.forget_requested.emit(memory_id),
         )
-        forget = box.addButton("Forget", QMessageBox.ButtonRole.DestructiveRole)
-        forget.setObjectName("DangerButton")
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-
-        def on_clicked(button) -> None:
-            if button is forget:
-                self.forget_requested.emit(memory_id)
-
-        box.buttonClicked.connect(on_clicked)
-        box.open()  # never exec(): no nested loop
         self.forget_question = box
         return box
 
