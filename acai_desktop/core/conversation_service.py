@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 
+from acai_desktop.core.citations import Citation
 from acai_desktop.core.conversation_export import export_text, write_export
 from acai_desktop.core.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import EvidenceSource
@@ -191,6 +192,11 @@ class ConversationService:
             return ""
         asked = [m for m in history if m.id < answer_id and m.role == "user"]
         return asked[-1].content if asked else ""
+
+    async def citations(self, conversation_id: int) -> dict[int, tuple[Citation, ...]]:
+        """The numbered sources an answer may cite, for each answer of the conversation
+        that has any (every version and branch; see core.citations)."""
+        return await self._provenance.citations_in_conversation(conversation_id)
 
     async def answers_using_memory(self, memory_id: int) -> int:
         """How many answers a memory has fed."""

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from acai_desktop.core.citations import Citation
 from acai_desktop.core.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import Document, EvidenceSource
 from acai_desktop.core.records import (
@@ -91,6 +92,8 @@ class AnswerFinished:
     evidence: tuple[EvidenceSource, ...] = ()
     #: The user's custom instructions its prompt carried (None: none).
     instructions: UsedInstructions | None = None
+    #: Its numbered sources, which its ``[n]`` markers may cite (core.citations).
+    citations: tuple[Citation, ...] = ()
 
     @property
     def error(self) -> str | None:

@@ -30,6 +30,7 @@ from datetime import datetime
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_filter import DelimiterFilter
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
+from acai_desktop.core.citations import citations_of
 from acai_desktop.core.clock import parse_utc
 from acai_desktop.core.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
@@ -491,8 +492,11 @@ class Orchestrator:
         # The last chunk's news carries the final status and the error, and a separate
         # event says the answer is done, so no listener has to read the row again.
         self.events.emit(ev.MessageUpdated(_delta(finished, "")))
+        citations = citations_of(evidence, sources, result.recalled)
         self.events.emit(
-            ev.AnswerFinished(finished, tuple(sources), tuple(evidence), finished.instructions)
+            ev.AnswerFinished(
+                finished, tuple(sources), tuple(evidence), finished.instructions, citations
+            )
         )
         return finished
 

@@ -88,7 +88,8 @@ def whole_conversation(
     room -= 2 + _SLACK_TOKENS
     kept: list[RecalledMessage] = []
     for message in reversed(turns):
-        cost = estimate_tokens(recalled_line(message)) + 1
+        # Numbered up to len(turns) in the prompt: the widest number bounds the cost.
+        cost = estimate_tokens(recalled_line(message, len(turns))) + 1
         if cost > room:
             break
         room -= cost

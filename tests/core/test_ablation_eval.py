@@ -157,10 +157,11 @@ def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not
 
 def test_a_window_too_small_for_the_conversation_cuts_its_oldest_turns(fake_openai):
     fake_openai.responder = scripted_reader
-    # 322 tokens besides the system prompt and the memory block's framing, 64 of them kept
-    # for the answer: session 2 and the question fit, session 1 not.
+    # 350 tokens besides the system prompt and the memory block's framing, 64 of them kept
+    # for the answer: session 2 and the question fit, session 1 not. (322 before the
+    # recalled messages were numbered for citing: 10 for the header's words, 3 a turn.)
     window = (
-        322 + MEMORY_BLOCK_TOKENS + estimate_tokens(resource_text("prompts", "system.txt").strip())
+        350 + MEMORY_BLOCK_TOKENS + estimate_tokens(resource_text("prompts", "system.txt").strip())
     )
     options = AblationOptions(configs=("F",), limit=2, context_window=window)
     report = run(evaluate_ablation(DATASET, overrides_for(fake_openai), options)).as_dict()

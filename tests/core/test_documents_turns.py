@@ -69,7 +69,7 @@ def test_document_passages_are_quoted_data_cited_and_never_learned(tmp_path, fak
     assert system.count(EVIDENCE_BLOCK_END) == 1
     assert "‹/documents>" in block
     assert "PWNED" not in system[end:] and "PWNED" not in system[:start]
-    assert '[source 1: "handbook.md", section "Team handbook > Deployment"]' in block
+    assert '[1] "handbook.md", section "Team handbook > Deployment": ' in block
     # The user's own words follow the block in the user message; the document is not them.
     assert asked_text(system) == QUESTION and BLOCK_OPENING not in chat["messages"][0]["content"]
 

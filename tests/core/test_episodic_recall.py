@@ -193,7 +193,7 @@ def test_a_recalled_message_goes_into_the_prompt_with_its_chat_and_date():
     )
     system = built.messages[-1]["content"]  # the turn's data rides with the question
     assert RECALLED_HEADER in system
-    assert '- [2026-03-04, chat "Bikes"] You: My bike is a blue Gazelle.' in system
+    assert '- [1] [2026-03-04, chat "Bikes"] You: My bike is a blue Gazelle.' in system
     [used] = built.used
     assert (used.memory_id, used.message_id, used.rank) == (None, 7, 1)
     assert built.recalled == {7: message}

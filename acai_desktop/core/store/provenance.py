@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 from sqlite_utils import Database
 
+from acai_desktop.core.citations import Citation, citations_of
 from acai_desktop.core.documents.model import EvidenceSource
-from acai_desktop.core.records import AnswerSource
+from acai_desktop.core.records import AnswerSource, RecalledMessage
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import evidence_of_answer, record_evidence
 
@@ -51,6 +52,49 @@ def answers_using_memory(db: Database, memory_id: int) -> list[AnswerSource]:
     return _select(db, "memory_id", memory_id)
 
 
+def citations_in_conversation(
+    db: Database, conversation_id: int
+) -> dict[int, tuple[Citation, ...]]:
+    """The numbered sources of each answer of a conversation (every version and branch),
+    by answer id, derived from its provenance (see core.citations): three queries,
+    however long the chat. Answers without any are left out."""
+    answers = "SELECT id FROM messages WHERE conversation_id = ? AND role = 'assistant'"
+    evidence: dict[int, list[EvidenceSource]] = {}
+    for row in db.execute(
+        "SELECT message_id, rank, chunk_id, document_id, document_name, page, score, "
+        f"reasons, snippet FROM answer_evidence WHERE message_id IN ({answers}) "
+        "ORDER BY message_id, rank",
+        [conversation_id],
+    ):
+        evidence.setdefault(row[0], []).append(EvidenceSource(*row[:7], json.loads(row[7]), row[8]))
+    sources: dict[int, list[AnswerSource]] = {}
+    cursor = db.execute(
+        "SELECT message_id, memory_id, recalled_message_id, rank, score, reasons "
+        f"FROM answer_sources WHERE message_id IN ({answers}) ORDER BY message_id, rank",
+        [conversation_id],
+    )
+    names = [d[0] for d in cursor.description]
+    for row in cursor:
+        source = AnswerSource.from_row(dict(zip(names, row, strict=True)))
+        sources.setdefault(source.message_id, []).append(source)
+    recalled = {
+        row[0]: RecalledMessage(*row)
+        for row in db.execute(
+            "SELECT m.id, m.conversation_id, c.title, m.role, m.content, m.created_at, "
+            "m.author FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id "
+            "WHERE m.id IN (SELECT recalled_message_id FROM answer_sources "
+            f"WHERE message_id IN ({answers}))",
+            [conversation_id],
+        )
+    }
+    cited = {}
+    for answer_id in evidence.keys() | sources.keys():
+        citations = citations_of(evidence.get(answer_id, ()), sources.get(answer_id, ()), recalled)
+        if citations:
+            cited[answer_id] = citations
+    return cited
+
+
 class ProvenanceRepository:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -63,6 +107,11 @@ class ProvenanceRepository:
 
     async def answers_using_memory(self, memory_id: int) -> list[AnswerSource]:
         return await self.store.run(answers_using_memory, memory_id)
+
+    async def citations_in_conversation(
+        self, conversation_id: int
+    ) -> dict[int, tuple[Citation, ...]]:
+        return await self.store.run(citations_in_conversation, conversation_id)
 
     async def record_evidence(self, message_id: int, sources: Sequence[EvidenceSource]) -> None:
         await self.store.run(record_evidence, message_id, list(sources))
