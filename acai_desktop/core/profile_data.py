@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from acai_desktop.core.citations import Citation
 from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.memory.listing import PanelPages
 from acai_desktop.core.profile import Profile
@@ -42,6 +43,10 @@ class ProfileData(PanelPages):
     ) -> tuple[list[Message], dict[int, int]]:
         """A conversation's messages and its answers' source counts, in one query."""
         return await self.conversations.messages_with_sources(conversation_id)
+
+    async def citations(self, conversation_id: int) -> dict[int, tuple[Citation, ...]]:
+        """The numbered sources of a conversation's answers (core.citations)."""
+        return await self.provenance.citations_in_conversation(conversation_id)
 
     async def profile_instructions(self) -> CustomInstructions:
         """The user's custom instructions for every chat (the memory panel lists them)."""

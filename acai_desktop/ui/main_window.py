@@ -66,6 +66,7 @@ from acai_desktop.ui.window_panes import (
 )
 
 if TYPE_CHECKING:  # loaded with the assistant: not needed to paint
+    from acai_desktop.core.citations import Citation
     from acai_desktop.core.llm.model_status import ModelStatus
 
 WINDOW_TITLE = "ACAI Desktop"
@@ -490,12 +491,13 @@ class MainWindow(QMainWindow):
         title: str,
         messages: list[Message],
         sources_count: dict[int, int] | None = None,
+        citations: dict[int, tuple[Citation, ...]] | None = None,
         *,
         temporary: bool = False,
     ) -> None:
         if conversation_id != self.messages_model.conversation_id:
             self.composer.cancel_edit()  # an edit belongs to the chat it was begun in
-        self.messages_model.set_conversation(conversation_id, messages, sources_count)
+        self.messages_model.set_conversation(conversation_id, messages, sources_count, citations)
         self.set_conversation_title(title)
         self.temporary_badge.setVisible(temporary)
         self.transcript_empty_state.title_label.setText(

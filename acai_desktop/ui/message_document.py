@@ -38,6 +38,7 @@ from PySide6.QtGui import (
     QTextTable,
 )
 
+from acai_desktop.ui.citation_chips import CITE_SCHEME
 from acai_desktop.ui.fonts import fixed_width_font
 from acai_desktop.ui.long_message import budget_note, folded_part, is_long
 from acai_desktop.ui.markdown_blocks import (
@@ -119,6 +120,8 @@ class MessageDocument(QTextDocument):
         self.unfolded = False
         #: The prompt budget (tokens) a user's message is measured against; None: unknown.
         self.budget_tokens: int | None = None
+        #: An answer's citation chips' tooltips, by number (plain text, made safe).
+        self.chip_tooltips: dict[int, str] = {}
 
     # -- what the delegate asks ------------------------------------------------------
 
@@ -404,6 +407,12 @@ class MessageDocument(QTextDocument):
                     image = fmt.toImageFormat()
                     alt = image.stringProperty(QTextFormat.Property.ImageAltText)
                     images.append((fragment.position(), fragment.length(), alt, image.name()))
+                elif fmt.isAnchor() and fmt.anchorHref().startswith(f"{CITE_SCHEME}:"):
+                    # A citation chip: a small tinted link (see ui.citation_chips).
+                    change.setForeground(theme.color("link"))
+                    change.setBackground(theme.color("inline_code_bg"))
+                    change.setFontWeight(QFont.Weight.DemiBold)
+                    change.setFontPointSize(max(self.defaultFont().pointSizeF() - 1.5, 7.0))
                 elif fmt.isAnchor():
                     change.setForeground(theme.color("link"))
                 elif fmt.fontFixedPitch() and not code:

@@ -21,6 +21,7 @@ from acai_desktop.ui.controllers.base import TURN_TASK, Controller, Services, in
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.citations import Citation
     from acai_desktop.core.documents.model import EvidenceSource
     from acai_desktop.core.orchestrator import TurnResult
     from acai_desktop.ui.controllers.conversations import ConversationsController
@@ -60,6 +61,7 @@ class ChatController(Controller):
         window.stop_action.triggered.connect(self.stop)
         window.chat_view.retry_requested.connect(self.retry)
         window.chat_view.sources_requested.connect(self.show_sources)
+        window.chat_view.citation_requested.connect(self.open_citation)
         # Versions and branches (Edit, the ‹ › arrows): the logic is the core's.
         composer.edit_send_requested.connect(self.send_edit)
         window.chat_view.version_requested.connect(self.show_version)
@@ -148,6 +150,15 @@ class ChatController(Controller):
 
     def _open_passage(self, source: EvidenceSource) -> None:
         self.documents.open_passage(source)
+
+    def open_citation(self, citation: Citation) -> None:
+        """A citation chip: its passage (as *Sources* opens it), or the chat at the
+        recalled message, highlighted (as a recalled message's "from the chat" does)."""
+        if citation.evidence is not None:
+            self._open_passage(citation.evidence)
+        elif citation.message is not None:
+            message = citation.message
+            self.conversations.open_at_message(message.conversation_id, message.id)
 
     @in_background("answer-sources")
     async def _fill_sources(

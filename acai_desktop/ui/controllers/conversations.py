@@ -14,6 +14,7 @@ from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.citations import Citation
     from acai_desktop.core.profile_data import ProfileData
     from acai_desktop.ui.controllers.current_chat import CurrentChat
     from acai_desktop.ui.main_window import MainWindow
@@ -63,17 +64,19 @@ class ConversationsController(Controller):
             self.show_new_chat()
             return
         messages, counts = await data.messages_with_sources(latest.id)
-        self._show(latest, messages, counts)
+        self._show(latest, messages, counts, await data.citations(latest.id))
 
     async def show(self, assistant: Assistant, conversation: Conversation) -> None:
         messages, counts = await assistant.conversations.messages_with_sources(conversation.id)
-        self._show(conversation, messages, counts)
+        citations = await assistant.conversations.citations(conversation.id)
+        self._show(conversation, messages, counts, citations)
 
     def _show(
         self,
         conversation: Conversation,
         messages: list[Message],
         counts: dict[int, int],
+        citations: dict[int, tuple[Citation, ...]],
         untitled: str = NEW_CONVERSATION_TITLE,
     ) -> None:
         self.window.show_conversation(
@@ -81,6 +84,7 @@ class ConversationsController(Controller):
             conversation.title or untitled,
             messages,
             counts,
+            citations,
             temporary=conversation.temporary,
         )
         self.chat.show(conversation.id)
@@ -103,7 +107,7 @@ class ConversationsController(Controller):
         if self.chat.conversation_id is None and self.chat.awaiting_new_conversation:
             self.chat.turn_conversation_id = conversation.id
             untitled = TEMPORARY_CONVERSATION_TITLE if conversation.temporary else None
-            self._show(conversation, [], {}, untitled or NEW_CONVERSATION_TITLE)
+            self._show(conversation, [], {}, {}, untitled or NEW_CONVERSATION_TITLE)
 
     @in_background(LOAD_TASK)
     async def open(self, assistant: Assistant, conversation_id: int) -> None:

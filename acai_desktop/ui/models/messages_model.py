@@ -15,6 +15,7 @@ from enum import IntEnum
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 
+from acai_desktop.core.citations import Citation
 from acai_desktop.core.clock import parse_iso
 from acai_desktop.core.records import Message, MessageStatus
 from acai_desktop.ui.models.record_list_model import RecordListModel
@@ -33,6 +34,7 @@ class MessageRoles(IntEnum):
     CREATED_AT = Qt.ItemDataRole.UserRole + 6
     SOURCES_COUNT = Qt.ItemDataRole.UserRole + 7  # memories + passages that fed it; None: unknown
     MESSAGE = Qt.ItemDataRole.UserRole + 8  # the Message record
+    CITATIONS = Qt.ItemDataRole.UserRole + 9  # its numbered sources (core.citations.Citation)
 
 
 # Roles that change when an answer finishes (its status and, on failure, the reason).
@@ -40,6 +42,7 @@ FINISH_ROLES = [
     MessageRoles.CONTENT,
     MessageRoles.STATUS,
     MessageRoles.ERROR,
+    MessageRoles.CITATIONS,
     Qt.ItemDataRole.DisplayRole,
 ]
 
@@ -61,6 +64,8 @@ class MessagesModel(RecordListModel):
         super().__init__(parent)
         self.conversation_id: int | None = None
         self._sources: dict[int, int] = {}
+        #: Each answer's numbered sources (answers without any are not listed).
+        self._citations: dict[int, tuple[Citation, ...]] = {}
         #: Rows by message id: a streamed chunk finds its row many times a second.
         self._row_of: dict[int, int] = {}
         self._streamed_rows: set[int] = set()  # rows with chunks not yet announced
@@ -86,6 +91,8 @@ class MessagesModel(RecordListModel):
             return self._sources.get(message.id)
         if role == MessageRoles.MESSAGE:
             return message
+        if role == MessageRoles.CITATIONS:
+            return self._citations.get(message.id, ())
         if role == Qt.ItemDataRole.ToolTipRole:
             return message_time_tooltip(message)
         return None
@@ -97,11 +104,14 @@ class MessagesModel(RecordListModel):
         conversation_id: int | None,
         messages: list[Message],
         sources_count: dict[int, int] | None = None,
+        citations: dict[int, tuple[Citation, ...]] | None = None,
     ) -> None:
-        """Show ``messages`` of ``conversation_id`` (None: a new chat, nothing yet)."""
+        """Show ``messages`` of ``conversation_id`` (None: a new chat, nothing yet);
+        ``citations``: the answers' numbered sources (of every version and branch)."""
         self._streamed_rows.clear()
         self.conversation_id = conversation_id
         self._sources = dict(sources_count or {})
+        self._citations = dict(citations or {})
         self._row_of = {message.id: row for row, message in enumerate(messages)}
         self._reset(messages)
 
@@ -120,6 +130,9 @@ class MessagesModel(RecordListModel):
 
     def sources_count_of(self, message_id: int) -> int | None:
         return self._sources.get(message_id)
+
+    def citations_of(self, message_id: int) -> tuple[Citation, ...]:
+        return self._citations.get(message_id, ())
 
     message_at = RecordListModel.record_at
     messages = RecordListModel.records
@@ -165,7 +178,12 @@ class MessagesModel(RecordListModel):
     def on_answer_finished(self, event) -> None:
         """An answer is done (complete, stopped or failed): its stored row, with its
         error, and how many sources fed it (``events.AnswerFinished``): memories,
-        passages, and the user's custom instructions (one source) when used."""
+        passages, and the user's custom instructions (one source) when used; and its
+        numbered sources, which its ``[n]`` markers cite."""
+        if event.citations:
+            self._citations[event.message.id] = tuple(event.citations)
+        else:
+            self._citations.pop(event.message.id, None)
         self.update_message(event.message)
         count = len(event.sources) + len(event.evidence) + (event.instructions is not None)
         self.set_sources_count(event.message.id, count)

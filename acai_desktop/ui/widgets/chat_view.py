@@ -20,6 +20,7 @@ document) opens over the message under the mouse, or on Enter for the current me
 from __future__ import annotations
 
 from PySide6.QtCore import (
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
@@ -41,9 +42,12 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QListView,
     QMenu,
+    QToolTip,
     QWidget,
 )
 
+from acai_desktop.core.citations import copied_text
+from acai_desktop.ui.citation_chips import CITE_SCHEME, cited_number
 from acai_desktop.ui.links import REFUSED_TEXT, open_link
 from acai_desktop.ui.markdown_blocks import code_at, table_at
 from acai_desktop.ui.message_document import (
@@ -70,7 +74,7 @@ from acai_desktop.ui.widgets.message_delegate import (
     SOURCES,
     MessageDelegate,
 )
-from acai_desktop.ui.widgets.message_reader import MessageReader
+from acai_desktop.ui.widgets.message_reader import MessageReader, chip_tooltip
 
 WARM_UP_MS = 1500
 
@@ -79,12 +83,21 @@ ANSWER_COPIED_TEXT = "Answer copied as Markdown."
 ANSWER_TEXT_COPIED_TEXT = "Answer copied as plain text."
 
 
+def copied_markdown(index: QModelIndex) -> str:
+    """A message as *Copy* gives it: an answer's citations as ``[n]`` after their
+    paragraphs and its cited sources listed under it (core.citations.copied_text)."""
+    content = index.data(MessageRoles.CONTENT) or ""
+    return copied_text(content, index.data(MessageRoles.CITATIONS) or ())
+
+
 class ChatView(QListView):
     retry_requested = Signal(int)  # answer message id (Retry and Regenerate)
     sources_requested = Signal(int)  # answer message id
     edit_requested = Signal(int)  # user message id (edit and send again)
     version_requested = Signal(int)  # the message to show at its fork (‹ › arrows)
     notice_requested = Signal(str)  # a short note for the status bar
+    #: A citation chip was clicked: open its source (a core.citations.Citation).
+    citation_requested = Signal(object)
     #: The message an answer's provenance pointed at (drawn with a border), or None.
     highlighted_message_id: int | None = None
 
@@ -221,6 +234,13 @@ class ChatView(QListView):
         """A link in a message was clicked: copy a code block, show a large table or a
         long answer whole, or open a web link."""
         url = QUrl(href)
+        if url.scheme() == CITE_SCHEME:
+            # Only a real source of this answer opens (a forged link names none).
+            number = cited_number(href)
+            for citation in index.data(MessageRoles.CITATIONS) or ():
+                if citation.number == number:
+                    self.citation_requested.emit(citation)
+            return
         if url.scheme() == MORE_SCHEME:
             self.set_unfolded(index.data(MessageRoles.ID), url.path() == "unfold")
             return
@@ -301,14 +321,25 @@ class ChatView(QListView):
             if 0 <= place < len(message.versions):
                 self.version_requested.emit(message.versions[place])
         elif action == COPY:
-            QGuiApplication.clipboard().setText(index.data(MessageRoles.CONTENT) or "")
+            QGuiApplication.clipboard().setText(copied_markdown(index))
             self.notice_requested.emit(ANSWER_COPIED_TEXT)
         elif action == COPY_TEXT:
-            text = plain_text_of(index.data(MessageRoles.CONTENT) or "")
-            QGuiApplication.clipboard().setText(text)
+            QGuiApplication.clipboard().setText(plain_text_of(copied_markdown(index)))
             self.notice_requested.emit(ANSWER_TEXT_COPIED_TEXT)
 
     # -- mouse and keyboard ------------------------------------------------------------
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        # Over a citation chip (the reader closed), its source's name, not the time.
+        if event.type() == QEvent.Type.ToolTip:
+            anchor = self._anchor_at(event.pos())
+            if anchor is not None:
+                document = self.delegate.documents.get(anchor[0].data(MessageRoles.ID))
+                tip = chip_tooltip(document, anchor[1]) if document is not None else ""
+                if tip:
+                    QToolTip.showText(event.globalPos(), tip, self.viewport())
+                    return True
+        return super().viewportEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         pos = event.position().toPoint()
@@ -350,7 +381,7 @@ class ChatView(QListView):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         index = self.currentIndex()
         if event.matches(QKeySequence.StandardKey.Copy) and index.isValid():
-            QGuiApplication.clipboard().setText(index.data(MessageRoles.CONTENT) or "")
+            QGuiApplication.clipboard().setText(copied_markdown(index))
             event.accept()
             return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_F2) and (
@@ -375,9 +406,7 @@ class ChatView(QListView):
             return
         menu = QMenu(self)
         copy = QAction("Copy message", menu)
-        copy.triggered.connect(
-            lambda: QGuiApplication.clipboard().setText(index.data(MessageRoles.CONTENT) or "")
-        )
+        copy.triggered.connect(lambda: QGuiApplication.clipboard().setText(copied_markdown(index)))
         menu.addAction(copy)
         menu.popup(event.globalPos())
 

@@ -238,11 +238,16 @@ class MessageDelegate(QStyledItemDelegate):
             return QSize(width, 0)
         # The list asks every row's size on each layout (a long conversation's every
         # row per streamed batch): a row's height changes only with its record (replaced
-        # on every change) or its sources count, so it is kept, and the check reads the
-        # model's records directly, not through Qt's data().
+        # on every change), its sources count or its citations, so it is kept, and the
+        # check reads the model's records directly, not through Qt's data().
         model = self.view.model()
         message = model.message_at(index.row())
-        state = (width, message, model.sources_count_of(message.id))
+        state = (
+            width,
+            message,
+            model.sources_count_of(message.id),
+            model.citations_of(message.id),
+        )
         cached = self._heights.get(message.id)
         if (
             cached is not None

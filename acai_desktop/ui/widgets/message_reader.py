@@ -7,6 +7,7 @@ import math
 from collections import OrderedDict
 
 from PySide6.QtCore import (
+    QEvent,
     QModelIndex,
     Qt,
     QUrl,
@@ -22,10 +23,12 @@ from PySide6.QtWidgets import (
     QFrame,
     QTextBrowser,
     QTextEdit,
+    QToolTip,
     QWidget,
 )
 
-from acai_desktop.core.records import Message
+from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.ui.citation_chips import chip_tooltips, cited_number, with_chips
 from acai_desktop.ui.message_document import MessageDocument
 from acai_desktop.ui.theme import Theme
 
@@ -67,10 +70,16 @@ class MessageDocuments:
         else:
             self._documents.move_to_end(message_id)
         document.set_width(width)
+        text = shown_text(message)
         if not markdown:
             unfolded = message_id in self.unfolded
             document.set_view(unfolded=unfolded, budget_tokens=self.budget_tokens)
-        document.set_source(shown_text(message))
+        elif message.status != MessageStatus.STREAMING:
+            # A finished answer's [n] markers become chips after their paragraphs.
+            citations = index.model().citations_of(message_id)
+            document.chip_tooltips = chip_tooltips(citations)
+            text = with_chips(text, citations)
+        document.set_source(text)
         while len(self._documents) > self.capacity:
             oldest = next((i for i in self._documents if i not in self.pinned), None)
             if oldest is None:
@@ -86,6 +95,12 @@ class MessageDocuments:
         self._documents = OrderedDict(
             (i, d) for i, d in self._documents.items() if i in self.pinned
         )
+
+
+def chip_tooltip(document: MessageDocument, href: str) -> str:
+    """The tooltip of the citation chip ``href`` in ``document`` ("" if none)."""
+    number = cited_number(href) if href else None
+    return document.chip_tooltips.get(number, "") if number is not None else ""
 
 
 class MessageReader(QTextBrowser):
@@ -123,6 +138,15 @@ class MessageReader(QTextBrowser):
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
         self.link_activated.emit(url.toString())
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        # A citation chip's tooltip names its source, over the reader's own (the time).
+        if event.type() == QEvent.Type.ToolTip:
+            tip = chip_tooltip(self.shared_document, self.anchorAt(event.pos()))
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self.viewport())
+                return True
+        return super().viewportEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape and not event.modifiers():
