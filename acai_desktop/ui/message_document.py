@@ -120,8 +120,10 @@ class MessageDocument(QTextDocument):
         self.unfolded = False
         #: The prompt budget (tokens) a user's message is measured against; None: unknown.
         self.budget_tokens: int | None = None
-        #: An answer's citation chips' tooltips, by number (plain text, made safe).
+        #: An answer's citation chips' tooltips, by number (plain text, made safe), and
+        #: its text with the chips, for the (text, citations) it was made from.
         self.chip_tooltips: dict[int, str] = {}
+        self.cited: tuple[tuple, str] | None = None
 
     # -- what the delegate asks ------------------------------------------------------
 

@@ -75,10 +75,7 @@ class MessageDocuments:
             unfolded = message_id in self.unfolded
             document.set_view(unfolded=unfolded, budget_tokens=self.budget_tokens)
         elif message.status != MessageStatus.STREAMING:
-            # A finished answer's [n] markers become chips after their paragraphs.
-            citations = index.model().citations_of(message_id)
-            document.chip_tooltips = chip_tooltips(citations)
-            text = with_chips(text, citations)
+            text = self._with_chips(document, text, index.model().citations_of(message_id))
         document.set_source(text)
         while len(self._documents) > self.capacity:
             oldest = next((i for i in self._documents if i not in self.pinned), None)
@@ -86,6 +83,19 @@ class MessageDocuments:
                 break
             del self._documents[oldest]
         return document
+
+    @staticmethod
+    def _with_chips(document: MessageDocument, text: str, citations) -> str:
+        """A finished answer's text with its [n] markers as chips after their paragraphs,
+        worked out once per text and citations (this runs at every paint)."""
+        if not citations:
+            return text
+        key = (text, citations)
+        cached = document.cited
+        if cached is None or cached[0] != key:  # equal objects compare at once
+            document.chip_tooltips = chip_tooltips(citations)
+            document.cited = cached = (key, with_chips(text, citations))
+        return cached[1]
 
     def get(self, message_id: int) -> MessageDocument | None:
         return self._documents.get(message_id)
