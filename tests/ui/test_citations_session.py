@@ -177,6 +177,18 @@ def test_a_chip_follows_the_paragraph_that_cited_and_an_invented_number_is_dropp
         assert QToolTip.text().startswith('<p style="white-space:pre-wrap">handbook.md: ')
         assert "Tuesdays" in QToolTip.text()
         QToolTip.hideText()
+        # The same over the reader (open over a message for selecting its text).
+        reader = view.open_reader(session.window.messages_model.index(1))
+        found = reader.document().find("[1]")
+        at = reader.cursorRect(found).center() - QPoint(4, 0)
+        assert reader.anchorAt(at) == CHIP + "1"
+        QGuiApplication.sendEvent(
+            reader.viewport(),
+            QHelpEvent(QEvent.Type.ToolTip, at, reader.viewport().mapToGlobal(at)),
+        )
+        assert QToolTip.text().startswith('<p style="white-space:pre-wrap">handbook.md: ')
+        QToolTip.hideText()
+        view.close_reader()
 
         # Copy keeps the real citation and says what it is; the invented one is gone.
         click_action(view, 1, COPY)

@@ -11,7 +11,9 @@ model on a laptop CPU seconds to minutes before the first word. In order:
 3. the new user message, carrying first this turn's data (pinned and retrieved memories,
    messages recalled from past conversations, passages of the user's documents, this
    conversation's summaries, or the note that nothing relevant was found) and then, under
-   :data:`USER_MESSAGE_HEADER`, the user's own words. Everything that depends on the
+   :data:`USER_MESSAGE_HEADER`, the user's own words. The passages and the recalled
+   messages are numbered for citing, ``[1]``, ``[2]``… (the passages first; the rule is
+   :mod:`acai_desktop.core.citations`). Everything that depends on the
    question comes after the history. The summaries come there too, not before the
    history: folding messages that had already left the prompt then changes nothing in
    its start.

@@ -5,6 +5,8 @@ on the left, rendered from Markdown (:class:`MessageDocument`: headings, lists, 
 quotes, links, highlighted code with a *Copy* link), with their status and actions
 underneath: "Stopped", the error with "Retry", "Regenerate", "Copy" (the Markdown) and
 "Copy text" (plain text), and "Sources (N)" (the memories and passages that fed it).
+A paragraph that cited a passage or a recalled message ends with numbered chips, each
+opening its source (``citation_requested``; see :mod:`acai_desktop.ui.citation_chips`).
 Hovering a message shows when it was written (the model's tooltip).
 Under each of the user's messages, "Edit" puts it back in the composer, where sending
 it branches the chat there. A message with other versions (a regenerated answer, an
