@@ -121,10 +121,11 @@ def citations_of(
 
 # -- markers in an answer's text ----------------------------------------------------------
 
-# A run of markers: "[1]", "[1][2]", "[1, 2]", "[1] [2]". Not a link's text ("[1](…)"),
-# a reference ("[1]: …", "[text][1]") nor an index ("list[1]").
+# A run of markers: "[1]", "[1][2]", "[1, 2]", "[1] [2]", "Tuesdays[1]" (models write
+# both). Not a link's text ("[1](…)"), a reference ("[1]: …", "[text][1]") nor an
+# escaped bracket; an index ("list[1]") is code, and code in backticks is left alone.
 _MARKER = r"\[\s*\d{1,4}(?:\s*[,;]\s*\d{1,4})*\s*\]"
-_MARKER_RUN = re.compile(rf"[ \t]*(?<![\w\]\[])(?:{_MARKER}[ \t]*)*{_MARKER}(?![(\[:])")
+_MARKER_RUN = re.compile(rf"[ \t]*(?<![\]\[!\\])(?:{_MARKER}[ \t]*)*{_MARKER}(?![(\[:])")
 _NUMBER = re.compile(r"\d+")
 _INLINE_CODE = re.compile(r"(`+).*?\1")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

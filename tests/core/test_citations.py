@@ -190,6 +190,10 @@ def test_markers_go_after_their_paragraph_and_invented_numbers_are_dropped():
     assert place_citations("See [1](https://example.org) and [x][1].", {1}, chips) == (
         "See [1](https://example.org) and [x][1]."
     )
+    # A marker written against its word is one too.
+    assert place_citations("On Tuesdays[1], never Fridays[9].", {1}, chips) == (
+        "On Tuesdays, never Fridays. <1>"
+    )
     assert marked_numbers(ANSWER) == [2, 1, 9, 2, 1, 1, 9, 2, 1, 9, 3]
 
 

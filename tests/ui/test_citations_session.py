@@ -166,6 +166,7 @@ def test_a_chip_follows_the_paragraph_that_cited_and_an_invented_number_is_dropp
             "Ask the team lead if unsure.",
         ]
         assert "[9]" not in document.toPlainText()
+        session.window.grab().save("/tmp/acai-citations.png")
 
         # Its tooltip names the passage, as plain text.
         point = chip_point(view, 1, CHIP + "1")
