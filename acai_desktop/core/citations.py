@@ -138,17 +138,6 @@ _TABLE_ROW = re.compile(r"^\s*\|")
 Chips = Callable[[Sequence[int]], str]
 
 
-def marked_numbers(text: str) -> list[int]:
-    """Every number the text's markers name, in order (repeats and invented ones too),
-    outside code."""
-    numbers: list[int] = []
-    for line in _prose_lines(text):
-        for part in _outside_code(line):
-            for run in _MARKER_RUN.finditer(part):
-                numbers += [int(n) for n in _NUMBER.findall(run.group())]
-    return numbers
-
-
 def place_citations(text: str, valid: Iterable[int], chips: Chips) -> str:
     """``text`` with each paragraph's markers taken out and its real citation numbers
     (those in ``valid``) put at its end by ``chips``; a table row's markers are
@@ -227,24 +216,6 @@ def _replace_markers(line: str, valid: frozenset[int], replace: Chips) -> str:
     return "".join(parts)
 
 
-def _prose_lines(text: str) -> list[str]:
-    lines, fence = [], None
-    for line in text.split("\n"):
-        if fence is not None:
-            if line.strip().startswith(fence):
-                fence = None
-            continue
-        if opening := _FENCE.match(line):
-            fence = opening.group(1)[0] * len(opening.group(1))
-            continue
-        lines.append(line)
-    return lines
-
-
-def _outside_code(line: str) -> list[str]:
-    return _INLINE_CODE.split(line)[::2] if "`" in line else [line]
-
-
 def copied_text(text: str, citations: Sequence[Citation]) -> str:
     """An answer as *Copy* gives it: each paragraph's real citations as ``[n]`` at its
     end, invented ones gone, and the sources it cites listed after it, so the numbers
@@ -252,13 +223,14 @@ def copied_text(text: str, citations: Sequence[Citation]) -> str:
     if not citations:
         return text
     by_number = {c.number: c for c in citations}
-    placed = place_citations(text, by_number, lambda numbers: " " + _bracketed(numbers))
-    cited = [n for n in dict.fromkeys(marked_numbers(placed)) if n in by_number]
+    cited: list[int] = []  # in order of first use
+
+    def bracketed(numbers: Sequence[int]) -> str:
+        cited.extend(n for n in numbers if n not in cited)
+        return "".join(f" [{n}]" for n in numbers)
+
+    placed = place_citations(text, by_number, bracketed)
     if not cited:
         return placed
     listed = "\n".join(f"[{n}] {by_number[n].short_label}" for n in cited)
     return f"{placed.rstrip()}\n\nSources:\n\n{listed}\n"
-
-
-def _bracketed(numbers: Sequence[int]) -> str:
-    return " ".join(f"[{n}]" for n in numbers)
