@@ -19,8 +19,9 @@ from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.evaluation.scripted_model import call_kind
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.widgets.chat_view import COPY, COPY_TEXT
+from acai_desktop.ui.widgets.chat_view import COPY, COPY_TEXT, SOURCES
 from acai_desktop.ui.widgets.document_dialogs import PassageDialog
+from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.fake_openai import Reply
@@ -263,6 +264,13 @@ def test_a_recalled_message_is_cited_and_its_chip_opens_the_chat_there(qapp, tmp
         await wait_until(lambda: chips(view.document_at(1)))
         assert chips(view.document_at(1)) == [(FIRST_PARAGRAPH, "[1]", CHIP + "1")]
         assert "[9]" not in view.document_at(1).toPlainText()
+
+        # Sources gives the message the chip's number (its rank among memories aside).
+        click_action(view, 1, SOURCES)
+        dialog = await wait_until(lambda: window.findChild(ProvenanceDialog))
+        await wait_until(lambda: "from the chat" in dialog.browser.toPlainText())
+        assert f"[1] You: {TOLD}" in dialog.browser.toPlainText()
+        dialog.close()
 
         # The chip opens the earlier chat at the message, highlighted.
         click_chip(view, 1, CHIP + "1")

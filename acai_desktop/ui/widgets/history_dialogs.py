@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.citations import number_sources
 from acai_desktop.core.custom_instructions import (
     ABOUT_LABEL,
     RESPOND_LABEL,
@@ -260,9 +261,17 @@ class ProvenanceDialog(_BrowserDialog):
         if instructions is not None:
             parts.append(f"<p class='head'>{INSTRUCTIONS_HEAD}</p>")
             parts.append(_instructions_card(instructions))
+        # Passages and recalled messages carry the numbers the answer's chips show (the
+        # rule hands back the very objects it was given: keyed by identity).
+        numbers = {
+            id(source): number
+            for number, source in number_sources(self.evidence, [s for s, _item in sources])
+        }
         if self.evidence:
             parts.append("<p class='head'>DOCUMENTS</p>")
-            parts.extend(_passage_card(source, question) for source in self.evidence)
+            parts.extend(
+                _passage_card(source, question, numbers[id(source)]) for source in self.evidence
+            )
         if instructions is not None or self.evidence:
             parts.append("<p class='head'>MEMORIES</p>")
         if not sources:
@@ -271,7 +280,7 @@ class ProvenanceDialog(_BrowserDialog):
             text_of = item.content if item is not None else ""
             why = why_html(explain(source.score, source.reasons, question, text_of))
             if source.recalled_message_id is not None:
-                parts.append(_recalled_card(source, item, why))
+                parts.append(_recalled_card(source, item, why, numbers[id(source)]))
                 continue
             if item is None:
                 text = "<i>(this memory no longer exists)</i>"
@@ -314,35 +323,37 @@ def _instructions_card(used: UsedInstructions) -> str:
     )
 
 
-def _passage_card(source: EvidenceSource, question: str = "") -> str:
-    """ "Sources: file.pdf, p. 12" as the link that opens the passage, its snippet (the
-    sentences that matched), and why (names and text come from the user's files:
-    escaped)."""
+def _passage_card(source: EvidenceSource, question: str, number: int) -> str:
+    """ "[1] Sources: file.pdf, p. 12" (its citation number) as the link that opens the
+    passage, its snippet (the sentences that matched), and why (names and text come
+    from the user's files: escaped)."""
     e = html.escape
     snippet = " ".join(source.snippet.split())
     if len(snippet) > 240:
         snippet = snippet[:239] + "…"
     why = why_html(explain(source.score, source.reasons, question, snippet))
     return (
-        f"<p class='card'><b>#{source.rank}</b> "
+        f"<p class='card'><b>[{number}]</b> "
         f"<a href='{PASSAGE_LINK_SCHEME}:{source.rank}'>Sources: {e(source.citation())}</a>"
         f"<br>{e(snippet)}<br><span class='muted'>{why}</span></p>"
     )
 
 
-def _recalled_card(source: AnswerSource, message: RecalledMessage | None, why: str) -> str:
-    """A recalled message: who said what, and "from the chat *Title*, date" as the link
-    that opens it there."""
+def _recalled_card(
+    source: AnswerSource, message: RecalledMessage | None, why: str, number: int
+) -> str:
+    """A recalled message with its citation number: who said what, and "from the chat
+    *Title*, date" as the link that opens it there."""
     e = html.escape
     if message is None:
         return (
-            f"<p class='card'><b>#{source.rank}</b> <i>(this message no longer exists)</i>"
+            f"<p class='card'><b>[{number}]</b> <i>(this message no longer exists)</i>"
             f"<br><span class='muted'>{why}</span></p>"
         )
     title = e(message.conversation_title or "Untitled chat")
     where = f"from the chat <i>{title}</i>, {e(_when(message.created_at)[:10])}"
     return (
-        f"<p class='card'><b>#{source.rank}</b> <b>{e(message.speaker)}:</b> "
+        f"<p class='card'><b>[{number}]</b> <b>{e(message.speaker)}:</b> "
         f"{e(message.content)}<br><a href='{message_link(message)}'>{where}</a>"
         f" <span class='muted'>· {why}</span></p>"
     )
