@@ -233,8 +233,8 @@ class ChatView(QListView):
     # -- links and actions ---------------------------------------------------------------
 
     def activate_link(self, index: QModelIndex | QPersistentModelIndex, href: str) -> None:
-        """A link in a message was clicked: copy a code block, show a large table or a
-        long answer whole, or open a web link."""
+        """A link in a message was clicked: open a citation chip's source, copy a code
+        block, show a large table or a long answer whole, or open a web link."""
         url = QUrl(href)
         if url.scheme() == CITE_SCHEME:
             # Only a real source of this answer opens (a forged link names none).

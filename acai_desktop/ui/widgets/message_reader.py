@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.core.citations import Citation
 from acai_desktop.core.records import Message, MessageStatus
 from acai_desktop.ui.citation_chips import chip_tooltips, cited_number, with_chips
 from acai_desktop.ui.message_document import MessageDocument
@@ -85,7 +86,7 @@ class MessageDocuments:
         return document
 
     @staticmethod
-    def _with_chips(document: MessageDocument, text: str, citations) -> str:
+    def _with_chips(document: MessageDocument, text: str, citations: tuple[Citation, ...]) -> str:
         """A finished answer's text with its [n] markers as chips after their paragraphs,
         worked out once per text and citations (this runs at every paint)."""
         if not citations:
