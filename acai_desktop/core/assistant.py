@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from acai_desktop.core.chat_import.service import ConversationImports
 from acai_desktop.core.conversation_service import ConversationService
+from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
@@ -194,6 +195,8 @@ class Assistant:
     suggestions: MemorySuggestions
     #: The user's documents: add, list, remove, re-index, search, per-chat scope.
     documents: DocumentService
+    #: Files attached in a chat's composer: documents of that chat only.
+    attachments: ChatAttachments
     #: Conversations imported from other assistants, and the learning they queued.
     imports: ConversationImports
     #: The user's custom instructions (profile and per chat); only the user writes them.
@@ -422,6 +425,8 @@ async def open_assistant(
             # Under the profile's lock, so the indexing jobs left running died with
             # the app: a second time, the document is not indexed again by itself.
             await assistant.documents.recover_interrupted()
+            # A new chat's attachments, held when the app closed before it was sent.
+            await assistant.attachments.drop_held()
             # Without a model, documents are still indexed: that needs only the
             # offline embedder.
             await assistant.runner.start(kinds=None if model.problem is None else MODEL_FREE_JOBS)
@@ -466,6 +471,7 @@ async def _assemble(
     titles = TitleProcessor(client, conversations, events)
     documents = DocumentService(store, embedder, events)
     await documents.load()
+    attachments = ChatAttachments(documents, profile.attachments_dir)
     jobs = JobRepository(store)
     one_at_a_time = model.settings.serves_one_request_at_a_time()
     runner = JobRunner(
@@ -493,6 +499,7 @@ async def _assemble(
         memories=memories,
         retriever=retriever,
         documents=documents,
+        attachments=attachments,
         instructions=instructions,
         client=client,
         events=events,
@@ -511,13 +518,16 @@ async def _assemble(
         client=client,
         memories=memories,
         retriever=retriever,
-        conversations=ConversationService(conversations, data.provenance, memories, events),
+        conversations=ConversationService(
+            conversations, data.provenance, memories, events, attachments
+        ),
         runner=runner,
         orchestrator=orchestrator,
         critical_info=critical_info,
         summary=summary,
         suggestions=suggestions,
         documents=documents,
+        attachments=attachments,
         instructions=instructions,
         imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from acai_desktop.core.citations import Citation
 from acai_desktop.core.conversation_export import export_text, write_export
 from acai_desktop.core.custom_instructions import UsedInstructions
+from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.events import (
@@ -70,11 +71,14 @@ class ConversationService:
         provenance: ProvenanceRepository,
         memories: MemoryService,
         events: EventBus,
+        attachments: ChatAttachments | None = None,
     ) -> None:
         self._conversations = conversations
         self._provenance = provenance
         self._memories = memories
         self._events = events
+        #: The chats' attached files, which go with their chat.
+        self._attachments = attachments
 
     # -- reading ---------------------------------------------------------------------
 
@@ -131,6 +135,8 @@ class ConversationService:
     async def delete(self, conversation_id: int) -> DeletedConversation:
         deleted = await self._conversations.store.run(delete_conversation, conversation_id)
         self._memories.episodes.forget(deleted.message_ids)
+        if self._attachments is not None:
+            await self._attachments.forget(deleted.attachments)
         # Retrieval favours memories of the current chat; a later chat may get the
         # deleted one's id back (SQLite reuses the highest), so the index forgets it.
         await self._memories.publish(

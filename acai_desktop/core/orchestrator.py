@@ -24,6 +24,7 @@ import contextlib
 import functools
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -33,6 +34,7 @@ from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut
 from acai_desktop.core.citations import citations_of
 from acai_desktop.core.clock import parse_utc
 from acai_desktop.core.custom_instructions import UsedInstructions
+from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
 from acai_desktop.core.documents.service import DocumentService
@@ -118,6 +120,7 @@ class Orchestrator:
         announce_jobs: bool = False,
         context_budget_tokens: int = 3000,
         documents: DocumentService | None = None,
+        attachments: ChatAttachments | None = None,
         max_answer_bytes: int = int(DEFAULT_MAX_ANSWER_MB * 1_000_000),
         answer_max_tokens: int | None = None,
         instructions: InstructionsService | None = None,
@@ -130,6 +133,8 @@ class Orchestrator:
         self.retriever = retriever
         #: The user's documents, searched for evidence in every turn (None: no documents).
         self.documents = documents
+        #: Files attached in the composer: a message waits until they are indexed.
+        self.attachments = attachments
         self.client = client
         self.events = events
         #: Whether a job runner works this profile's queue, so queued jobs are news
@@ -148,14 +153,28 @@ class Orchestrator:
         return history_room(self.system_prompt, self.context_budget_tokens)
 
     async def send(
-        self, conversation_id: int | None, text: str, *, temporary: bool = False
+        self,
+        conversation_id: int | None,
+        text: str,
+        *,
+        temporary: bool = False,
+        attachment_ids: Sequence[int] = (),
     ) -> TurnResult:
         """Run a turn for a new user message, in a new conversation (``temporary`` or
         not) when ``conversation_id`` is None. The one place a message is validated:
-        InvalidInputError before any write (no conversation is started either)."""
+        InvalidInputError before any write (no conversation is started either).
+
+        ``attachment_ids``: the files attached in the composer for this message. The
+        turn waits until they are indexed, before anything is written, so the answer
+        can quote them; one that failed refuses the message (AttachmentFailed). A new
+        chat's held attachments become the chat's as it starts."""
         text = validate_user_message(text)
+        if attachment_ids and self.attachments is not None:
+            await self.attachments.wait_ready(attachment_ids)
         if conversation_id is None:
             conversation = await self.conversations.create(temporary=temporary)
+            if attachment_ids and self.attachments is not None:
+                await self.attachments.bind(attachment_ids, conversation.id)
             self.events.emit(ev.ConversationCreated(conversation))
         else:
             conversation = await self.conversations.get(conversation_id)

@@ -51,6 +51,11 @@ class Profile:
     def logs_dir(self) -> Path:
         return self.data_dir / "logs"
 
+    @property
+    def attachments_dir(self) -> Path:
+        """The copies of the files attached in chats (core.documents.attachments)."""
+        return self.data_dir / "attachments"
+
     def ensure(self) -> Profile:
         """Create the data dir (owner-only) if needed; an unusable one is refused with
         a :class:`~acai_desktop.core.errors.AcaiError` that says what to do."""

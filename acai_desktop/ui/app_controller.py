@@ -34,6 +34,7 @@ from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.background_import import import_in_background
+from acai_desktop.ui.controllers.attachments import AttachmentsController
 from acai_desktop.ui.controllers.base import STILL_OPENING, TURN_TASK, Services
 from acai_desktop.ui.controllers.chat import ChatController
 from acai_desktop.ui.controllers.conversations import ConversationsController
@@ -85,6 +86,7 @@ class AppController:
     turns: ChatController
     memory_panel: MemoryPanelController
     documents: DocumentsController
+    attachments: AttachmentsController
     settings: SettingsController
     memory_health: MemoryHealthController
     imports: ImportsController
@@ -138,6 +140,7 @@ class AppController:
         self.conversations = ConversationsController(window, self.services, self.chat)
         self.memory_panel = MemoryPanelController(window, self.services, self.conversations)
         self.documents = DocumentsController(window, self.services, self.chat)
+        self.attachments = AttachmentsController(window, self.services, self.chat)
         self.turns = ChatController(
             window,
             self.services,
@@ -145,6 +148,7 @@ class AppController:
             conversations=self.conversations,
             memory_panel=self.memory_panel,
             documents=self.documents,
+            attachments=self.attachments,
         )
         self.settings = SettingsController(window, self.services, self)
         self.memory_health = MemoryHealthController(
@@ -269,6 +273,7 @@ class AppController:
         self.window.show_failed_jobs(await assistant.waiting_jobs())
         self.window.memory_panel.suggestions.set_suggestions(await assistant.suggestions.pending())
         await self.documents.load(assistant)
+        await self.attachments.load(assistant)
         if self._settings_after_open:
             self._settings_after_open = False
             self.settings.open_dialog()

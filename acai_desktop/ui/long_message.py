@@ -5,6 +5,10 @@ A 50,000-character paste would otherwise be one bubble many screens tall. Folded
 bubble shows its first lines with *Show more*; unfolded, up to the chat's usual limit
 (:data:`~acai_desktop.ui.message_document.SHOWN_ANSWER_CHARS`), the rest in a viewer.
 
+A paste over the whole budget does not become a message at all: the composer attaches
+it to the chat as a text document (:func:`pastes_as_attachment`), so the answer quotes
+the passages that matter instead of a message that crowds out everything else.
+
 What reaches the model: the context builder (``core.memory.context_builder``) always
 sends the new message whole, even over the prompt budget (``context_budget_tokens`` in
 the model settings), and fits the memories, document passages and earlier messages
@@ -36,6 +40,22 @@ def folded_part(text: str) -> str:
         return part
     cut = max(part.rfind("\n", 0, FOLDED_CHARS), part.rfind(" ", 0, FOLDED_CHARS))
     return part[: cut if cut > FOLDED_CHARS // 2 else FOLDED_CHARS]
+
+
+def pastes_as_attachment(text: str, budget_tokens: int | None) -> bool:
+    """Whether pasting ``text`` attaches it instead of putting it in the message: it
+    alone would take more than the whole prompt budget."""
+    if not budget_tokens or len(text) <= budget_tokens:
+        return False  # an estimate never passes the characters: no need to count
+    return estimate_tokens(text) > budget_tokens
+
+
+def pasted_note(text: str, name: str) -> str:
+    """What the composer says when a paste became an attachment."""
+    return (
+        f"Your paste (about {estimate_tokens(text):,} tokens, more than the context budget) "
+        f"is attached to this chat as “{name}”: answers quote the passages they need."
+    )
 
 
 def budget_note(text: str, budget_tokens: int | None) -> str | None:

@@ -48,6 +48,7 @@ from acai_desktop.ui.widgets.conversation_list import ConversationList
 from acai_desktop.ui.widgets.documents_panel import DocumentsPanel
 from acai_desktop.ui.widgets.elided_label import ElidedLabel
 from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.file_drop import FileDropFilter
 from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
@@ -132,6 +133,8 @@ class MainWindow(QMainWindow):
     suggestion_buttons: list[QPushButton]
     chat_view: ChatView
     composer: Composer
+    #: Files dropped onto the chat (attached to it).
+    chat_drop: FileDropFilter
     # The right pane.
     side_tabs: QTabWidget
     memory_panel: MemoryPanel

@@ -31,6 +31,7 @@ from acai_desktop.ui.widgets.conversation_list import ConversationList
 from acai_desktop.ui.widgets.documents_panel import DocumentsPanel
 from acai_desktop.ui.widgets.elided_label import ElidedLabel
 from acai_desktop.ui.widgets.empty_state import EmptyState
+from acai_desktop.ui.widgets.file_drop import FileDropFilter
 from acai_desktop.ui.widgets.header_row import HeaderRow
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 
@@ -217,6 +218,15 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     layout.addWidget(window.transcript_area, 1)
 
     window.composer = Composer()
+    # A file dropped anywhere on the chat (transcript, empty state, composer) is
+    # attached to it; the filter only says which files (the attachments controller acts).
+    window.chat_drop = FileDropFilter(window)
+    window.chat_drop.watch(
+        window.chat_view.viewport(),
+        window.transcript_empty_state,
+        window.composer,
+        window.composer.input.viewport(),
+    )
     composer_row = QHBoxLayout()
     composer_row.setContentsMargins(24, 8, 24, 20)
     composer_row.addWidget(window.composer)

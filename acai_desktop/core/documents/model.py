@@ -52,10 +52,21 @@ class Document:
     chunk_count: int = 0
     page_count: int = 0
     indexed_at: str | None = None
+    #: Attached in a chat's composer (not the user's library): evidence for that chat
+    #: only, listed with the chat rather than in the Documents tab.
+    attachment: bool = False
+    #: The chat an attachment belongs to (None: the library, or held by a new chat).
+    conversation_id: int | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> Document:
-        return cls(**{**row, "status": DocumentStatus(row["status"])})
+        return cls(
+            **{
+                **row,
+                "status": DocumentStatus(row["status"]),
+                "attachment": bool(row.get("attachment", False)),
+            }
+        )
 
     def to_public_dict(self) -> dict:
         return {**self.__dict__, "status": str(self.status)}

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from acai_desktop.core.documents.html_text import html_to_text
 from acai_desktop.core.documents.model import DocumentReadError
-from acai_desktop.core.documents.pdf_text import PageProgress, pdf_pages
+from acai_desktop.core.documents.pdf_text import PageProgress, check_pdf, pdf_pages
 
 #: The largest file accepted (50 MB); larger ones are refused before being read.
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -180,6 +180,22 @@ def read_document(path: Path | str, on_page: PageProgress | None = None) -> Read
     if not sections:
         raise DocumentReadError(f"{path.name} is empty: there is no text to index.")
     return ReadDocument(kind, sections, size, digest, mtime, page_count, title)
+
+
+def check_readable(path: Path | str) -> str:
+    """Refuse at once what :func:`read_document` would refuse (its kind, the size limit,
+    permissions, a binary file, text not UTF-8, an encrypted or damaged PDF, an empty
+    file), without cutting or embedding anything; returns the kind. A chat's attachment
+    is checked so while the user is still writing. (A PDF with no text layer is only
+    found when its pages are read.)"""
+    path = Path(path)
+    kind = require_kind(path)
+    data, _mtime = read_bytes(path)
+    if kind == "pdf":
+        check_pdf(path, data)
+    elif not _NON_SPACE.search(decode_text(path, data)):
+        raise DocumentReadError(f"{path.name} is empty: there is no text to index.")
+    return kind
 
 
 def markdown_sections(text: str) -> list[Section]:

@@ -51,20 +51,34 @@ class DocumentSearch:
         """The ``k`` best passages for ``query`` among the documents ``scope`` allows
         (all when None), best first."""
         scope = scope or DocumentScope()
-        if k <= 0 or scope.mode == ScopeMode.NONE or not query.strip():
+        if scope.mode == ScopeMode.NONE:
             return []
         allowed = list(scope.document_ids) if scope.mode == ScopeMode.SOME else None
-        if allowed is not None and not allowed:
+        return await self.search_within(query, k, allowed)
+
+    async def search_within(
+        self,
+        query: str,
+        k: int,
+        allowed: list[int] | None,
+        excluded: list[int] | None = None,
+    ) -> list[RetrievedPassage]:
+        """The ``k`` best passages among the documents ``allowed`` (None: all), never
+        in ``excluded`` (other chats' attachments), best first."""
+        excluded = excluded or []
+        if k <= 0 or not query.strip() or (allowed is not None and not allowed):
             return []
         processed = process_query(query)
         embedded = " ".join(processed.terms) if processed.terms else query
         vector = (await self.embedder.embed([embedded]))[0]
         handoff: Future[SemanticCandidates] = Future()
-        job = self.store.submit_read(self._rank, processed.terms, vector, handoff, allowed, k)
+        job = self.store.submit_read(
+            self._rank, processed.terms, vector, handoff, allowed, excluded, k
+        )
         # Nothing may be awaited before the handoff is settled: the database thread
         # waits for it once its full-text query is done.
         try:
-            ids, scores = self.vectors.nearest(vector, self.weights.candidates, allowed)
+            ids, scores = self.vectors.nearest(vector, self.weights.candidates, allowed, excluded)
             floor = float(scores[-1]) if len(scores) else 0.0
             handoff.set_result(SemanticCandidates(ids, scores, floor))
         except BaseException as error:
@@ -78,13 +92,14 @@ class DocumentSearch:
         vector: np.ndarray,
         handoff: Future[SemanticCandidates],
         allowed: list[int] | None,
+        excluded: list[int],
         k: int,
     ) -> list[RetrievedPassage]:
         """On the database thread: lexical candidates, then (once the loop hands the
         semantic ones over) fusion and the top ``k``'s text."""
         weights = self.weights
         match = lexical_match(db, terms, weights.lexical_budget_documents, CHUNKS_FTS)
-        hits = sql.chunk_hits(db, match, weights.candidates, allowed) if match else []
+        hits = sql.chunk_hits(db, match, weights.candidates, allowed, excluded) if match else []
         semantic = handoff.result()
         bm25_of = dict(hits)
         lexical_ids = [chunk_id for chunk_id, _ in hits]

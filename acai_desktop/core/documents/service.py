@@ -184,9 +184,9 @@ class DocumentService:
         report.job_ids.append(job_id)
         news = ev.DocumentAdded if known is None else ev.DocumentChanged
         self.events.emit(news(document))
-        await self._announce_job(job_id)
+        await self.announce_job(job_id)
 
-    async def _announce_job(self, job_id: int) -> None:
+    async def announce_job(self, job_id: int) -> None:
         # A pending job wakes the runner (it listens for JobStatusChanged).
         self.events.emit(ev.JobStatusChanged(await self.store.run(job_sql.fetch_job, job_id)))
 
@@ -204,7 +204,7 @@ class DocumentService:
             report.queued.append(queued)
             report.job_ids.append(job_id)
             self.events.emit(ev.DocumentChanged(queued))
-            await self._announce_job(job_id)
+            await self.announce_job(job_id)
         return report
 
     # -- looking and changing --------------------------------------------------------
@@ -267,10 +267,13 @@ class DocumentService:
     async def evidence_for(
         self, conversation_id: int, query: str, k: int = 5
     ) -> list[RetrievedPassage]:
-        """The passages for a turn of ``conversation_id``, within its document scope."""
+        """The passages for a turn of ``conversation_id``: within its document scope,
+        with its own attachments and without other chats' (see
+        :func:`~acai_desktop.core.store.documents.evidence_documents`)."""
         if not len(self.vectors) and not await self.store.run(_has_chunks):
             return []  # no document at all: no query
-        return await self.search(query, k, await self.scope(conversation_id))
+        allowed, excluded = await self.store.run(sql.evidence_documents, conversation_id)
+        return await self.searcher.search_within(query, k, allowed, excluded)
 
     async def passages(self, document_id: int) -> list[Passage]:
         """Every chunk of a document in order (to show a passage in its place)."""

@@ -62,16 +62,22 @@ class ChunkVectors:
         self.replace_document(document_id, [], np.zeros((0, self.dimensions), np.float32))
 
     def nearest(
-        self, query: np.ndarray, count: int, documents: list[int] | None = None
+        self,
+        query: np.ndarray,
+        count: int,
+        documents: list[int] | None = None,
+        excluded: list[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(chunk ids, cosines) of the ``count`` nearest chunks, best first, among
-        ``documents`` when given."""
+        ``documents`` when given, never of the ``excluded`` documents."""
         with self.lock:
             if not len(self._ids) or count <= 0:
                 return np.zeros(0, np.int64), np.zeros(0, np.float32)
             scores = np.einsum("ij,j->i", self._matrix, np.asarray(query, np.float32))
             if documents is not None:
                 scores = np.where(np.isin(self._documents, documents), scores, -np.inf)
+            if excluded:
+                scores = np.where(np.isin(self._documents, excluded), -np.inf, scores)
             count = min(count, len(scores))
             top = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else None
             top = np.arange(len(scores)) if top is None else top

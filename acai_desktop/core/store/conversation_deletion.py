@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
+from acai_desktop.core.documents.model import Document
 from acai_desktop.core.records import Actor, Conversation, MemoryItem
 from acai_desktop.core.store.conversations import fetch_conversation
+from acai_desktop.core.store.documents import attachments_of, delete_document
 from acai_desktop.core.store.memories import memories_by_id
 from acai_desktop.core.store.memory_writes import write_memory_event
 
@@ -29,6 +31,9 @@ class DeletedConversation:
     #: Memories that came from the conversation, now without it (as stored after).
     kept_memories: list[MemoryItem] = field(default_factory=list)
     jobs_removed: int = 0
+    #: The files attached in the chat: their documents and passages went with it (their
+    #: copies and vectors are the service's to drop).
+    attachments: list[Document] = field(default_factory=list)
 
 
 def delete_conversation(db: Database, conversation_id: int) -> DeletedConversation:
@@ -37,9 +42,10 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
     What ACAI learned from the chat — facts and summaries alike — stays: those memories
     lose their link to the deleted messages and their ``conversation_id``, and each
     gets a history line naming the deleted conversation, so nothing a memory came from
-    vanishes without a trace. The links pointing at the messages go first (foreign
-    keys are on), then the messages, then the conversation. A job already running
-    keeps its row: its processor finds the message gone and ends without work.
+    vanishes without a trace. The files attached in the chat are its own: they go
+    with it. The links pointing at the messages go first (foreign keys are on), then
+    the messages, then the conversation. A job already running keeps its row: its
+    processor finds the message gone and ends without work.
     """
     at = now_iso()
     with db.atomic():
@@ -87,7 +93,10 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
             "DELETE FROM jobs WHERE conversation_id = ? AND status != 'running'",
             [conversation_id],
         ).rowcount
+        attachments = attachments_of(db, conversation_id)
+        for document in attachments:
+            delete_document(db, document.id)
         db.execute("DELETE FROM messages WHERE conversation_id = ?", [conversation_id])
         db.execute("DELETE FROM conversations WHERE id = ?", [conversation_id])
         kept = list(memories_by_id(db, sources).values())
-    return DeletedConversation(conversation, message_ids, kept, jobs_removed)
+    return DeletedConversation(conversation, message_ids, kept, jobs_removed, attachments)

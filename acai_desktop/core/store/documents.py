@@ -29,7 +29,7 @@ INDEX_JOB = "index_document"
 
 DOCUMENT_COLUMNS = (
     "id, path, name, size, sha256, mtime, kind, status, error, chunk_count, page_count, "
-    "added_at, indexed_at"
+    "added_at, indexed_at, attachment, conversation_id"
 )
 
 
@@ -55,14 +55,74 @@ def document_at(db: Database, path: str) -> Document | None:
 
 
 def list_documents(db: Database) -> list[Document]:
-    return _documents(db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents ORDER BY id"))
+    """The user's library (the Documents tab): every document but the chats' attachments."""
+    return _documents(
+        db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment = 0 ORDER BY id")
+    )
+
+
+def attachments_of(db: Database, conversation_id: int | None) -> list[Document]:
+    """The files attached in a chat (None: those held by a new chat), in order."""
+    return _documents(
+        db.execute(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment = 1 "
+            "AND conversation_id IS ? ORDER BY id",
+            [conversation_id],
+        )
+    )
+
+
+def bind_attachments(db: Database, document_ids: Sequence[int], conversation_id: int) -> None:
+    """Held attachments (a new chat's) become the chat's, once the send has started it."""
+    with db.atomic():
+        _require_conversation(db, conversation_id)
+        db.conn.executemany(
+            "UPDATE documents SET conversation_id = ? WHERE id = ? AND attachment = 1 "
+            "AND conversation_id IS NULL",
+            [(conversation_id, document_id) for document_id in document_ids],
+        )
+
+
+def evidence_documents(db: Database, conversation_id: int) -> tuple[list[int] | None, list[int]]:
+    """Which documents a turn of ``conversation_id`` may quote: (the allowed ids, None
+    for "every one not excluded"; the excluded ids). Its scope chooses among the
+    library; its own attachments are always in (the user attached them to ask about
+    them, whatever the scope), every other chat's never."""
+    scope = get_scope(db, conversation_id)
+    own = [
+        row[0]
+        for row in db.execute(
+            "SELECT id FROM documents WHERE attachment = 1 AND conversation_id = ?",
+            [conversation_id],
+        )
+    ]
+    if scope.mode == ScopeMode.ALL:
+        others = [
+            row[0]
+            for row in db.execute(
+                "SELECT id FROM documents WHERE attachment = 1 AND conversation_id IS NOT ?",
+                [conversation_id],
+            )
+        ]
+        return None, others
+    library = list(scope.document_ids) if scope.mode == ScopeMode.SOME else []
+    return sorted(set(library) | set(own)), []
 
 
 def queue_document(
-    db: Database, path: str, name: str, kind: str, size: int, *, force: bool = False
+    db: Database,
+    path: str,
+    name: str,
+    kind: str,
+    size: int,
+    *,
+    force: bool = False,
+    attachment: bool = False,
+    conversation_id: int | None = None,
 ) -> tuple[Document, int]:
     """Add a document (or queue an existing one at ``path`` again) with its indexing
-    job, in one transaction; returns the document and the job's id.
+    job, in one transaction; returns the document and the job's id. ``attachment``: a
+    file attached in a chat (``conversation_id``; None while its new chat is held).
 
     A document has at most one indexing job: if one is waiting or running already (in
     this process or another: the check and the insert share the write lock), its id is
@@ -72,9 +132,9 @@ def queue_document(
         existing = document_at(db, path)
         if existing is None:
             document_id = db.execute(
-                "INSERT INTO documents (path, name, size, kind, status, added_at) "
-                "VALUES (?, ?, ?, ?, 'queued', ?)",
-                [path, name, size, kind, at],
+                "INSERT INTO documents (path, name, size, kind, status, added_at, "
+                "attachment, conversation_id) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
+                [path, name, size, kind, at, int(attachment), conversation_id],
             ).lastrowid
         else:
             document_id = existing.id
@@ -335,10 +395,14 @@ def chunk_vectors(db: Database, embedding_model: str) -> tuple[np.ndarray, np.nd
 
 
 def chunk_hits(
-    db: Database, match: str, limit: int, document_ids: Sequence[int] | None
+    db: Database,
+    match: str,
+    limit: int,
+    document_ids: Sequence[int] | None,
+    excluded: Sequence[int] = (),
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 as a positive score) of the best full-text matches, within
-    ``document_ids`` when given."""
+    ``document_ids`` when given, never in ``excluded``."""
     sql = (
         "SELECT c.id, -bm25(chunks_fts, 1.0, 0.5) FROM chunks_fts "
         "JOIN chunks AS c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.ordinal >= 0"
@@ -347,6 +411,9 @@ def chunk_hits(
     if document_ids is not None:
         sql += f" AND c.document_id IN ({', '.join('?' for _ in document_ids)})"
         params += list(document_ids)
+    if excluded:
+        sql += f" AND c.document_id NOT IN ({', '.join('?' for _ in excluded)})"
+        params += list(excluded)
     sql += " ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?"
     return [(r[0], float(r[1])) for r in db.execute(sql, [*params, limit])]
 

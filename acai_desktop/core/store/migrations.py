@@ -640,3 +640,24 @@ def m011_chat_titles_pins_and_instructions(db: Database) -> None:
     )
     db.execute("ALTER TABLE conversations ADD COLUMN instructions TEXT")
     db.execute("ALTER TABLE messages ADD COLUMN instructions TEXT")
+
+
+@migrations()
+def m014_chat_attachments(db: Database) -> None:
+    """Files attached in a chat's composer: documents that belong to one chat.
+
+    * ``documents.attachment``: 1 for a file attached in the composer (its ``path`` is the
+      app's own copy under the profile's ``attachments`` folder), 0 for the user's
+      library (the Documents tab).
+    * ``documents.conversation_id``: the chat an attachment belongs to; NULL for the
+      library, and for an attachment held by a new chat until its first message is sent.
+      An attachment is evidence for its own chat only, and goes with the chat.
+    """
+    db.execute("ALTER TABLE documents ADD COLUMN attachment INTEGER NOT NULL DEFAULT 0")
+    db.execute(
+        "ALTER TABLE documents ADD COLUMN conversation_id INTEGER "
+        "REFERENCES conversations(id) ON DELETE CASCADE"
+    )
+    db.execute(
+        "CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment = 1"
+    )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 
+from acai_desktop.core.documents.attachments import AttachmentFailed
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.ui.controllers.base import TURN_TASK, Controller, Services, in_background
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from acai_desktop.core.citations import Citation
     from acai_desktop.core.documents.model import EvidenceSource
     from acai_desktop.core.orchestrator import TurnResult
+    from acai_desktop.ui.controllers.attachments import AttachmentsController
     from acai_desktop.ui.controllers.conversations import ConversationsController
     from acai_desktop.ui.controllers.current_chat import CurrentChat
     from acai_desktop.ui.controllers.documents import DocumentsController
@@ -48,12 +50,14 @@ class ChatController(Controller):
         conversations: ConversationsController,
         memory_panel: MemoryPanelController,
         documents: DocumentsController,
+        attachments: AttachmentsController,
     ) -> None:
         super().__init__(services)
         self.window, self.chat = window, chat
         self.conversations = conversations
         self.memory_panel = memory_panel
         self.documents = documents
+        self.attachments = attachments
         composer = window.composer
         composer.send_requested.connect(self.send)
         composer.stop_requested.connect(self.stop)
@@ -75,7 +79,11 @@ class ChatController(Controller):
         if chat.conversation_id is None:
             chat.awaiting_new_conversation = True
         turn = assistant.orchestrator.send(
-            chat.conversation_id, text, temporary=chat.new_chat_temporary
+            chat.conversation_id,
+            text,
+            temporary=chat.new_chat_temporary,
+            # Sending waits for them to be indexed (the composer says so).
+            attachment_ids=self.attachments.for_send(),
         )
         self._start(turn)
 
@@ -121,17 +129,21 @@ class ChatController(Controller):
         self.services.tasks.start(self._turn(turn), key=TURN_TASK)
 
     async def _turn(self, turn: Coroutine[Any, Any, TurnResult | None]) -> None:
+        refusal = None
         try:
             try:
                 result = await turn
             except AcaiError as error:
                 # Refused before anything was written: the text stays in the composer.
                 self.services.say(f"Not sent: {error}", 10_000)
+                if isinstance(error, AttachmentFailed):
+                    refusal = f"Not sent: {error}"  # said beside its chip too
                 return
             # The answer's row and its sources came with the core's AnswerFinished.
             if result is not None and result.status == "error":
                 self.services.say("The answer failed; see the message. Retry?", 10_000)
         finally:
+            self.attachments.turn_ended(refusal)
             self.chat.awaiting_new_conversation = False
             self.chat.turn_conversation_id = None
             self.window.set_busy(False)

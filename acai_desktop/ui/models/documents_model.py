@@ -1,4 +1,5 @@
-"""The profile's documents as a Qt list model, in the order they were added.
+"""The profile's documents as a Qt list model, in the order they were added: the
+library only (the files attached in chats show with their chat, not here).
 
 The documents controller loads the list once the assistant is open; after that the core's document
 events, relayed by the window's EventBridge, keep it current: DocumentAdded inserts a
@@ -109,6 +110,8 @@ class DocumentsModel(RecordListModel):
         self._reset(documents)
 
     def on_document_added(self, document: Document) -> None:
+        if document.attachment:
+            return  # a chat's, shown with its chat (the composer's chips), not the library
         if document.id in self._row_of:  # the list was read after it was added
             self.on_document_changed(document)
             return
@@ -119,6 +122,8 @@ class DocumentsModel(RecordListModel):
         self.endInsertRows()
 
     def on_document_changed(self, document: Document) -> None:
+        if document.attachment:
+            return  # a chat's, not the library's
         row = self._row_of.get(document.id)
         if row is None:
             # Added by another process (the ``docs`` command) while the window runs.

@@ -6,24 +6,35 @@ decides what happens, and the text is cleared only once the message is committed
 A draft that takes most of the prompt budget, or passes it, says so before it is sent
 (see :mod:`acai_desktop.ui.long_message`).
 
+Files are attached with the paperclip, by pasting them, or by dropping them onto the
+chat; a pasted text over the whole prompt budget is attached instead of typed in
+(:func:`~acai_desktop.ui.long_message.pastes_as_attachment`). The chat's attachments
+show as chips above the input (:mod:`acai_desktop.ui.widgets.attachment_strip`), and a
+note under it says what happened to an attachment (refused, pasted, waited for).
+
 *Edit* on one of the user's messages puts its text here in editing mode (a note with
 *Cancel* above the input): sending then asks for the edit (``edit_send_requested``,
 which branches the chat there) instead of a new message."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QTextCursor
+from PySide6.QtCore import QEvent, QMimeData, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QIcon, QKeyEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from acai_desktop.ui.long_message import budget_note
+from acai_desktop.core.resources import resource_path
+from acai_desktop.ui.long_message import budget_note, pastes_as_attachment
+from acai_desktop.ui.untrusted import plain_label
+from acai_desktop.ui.widgets.attachment_strip import AttachmentStrip
+from acai_desktop.ui.widgets.file_drop import local_paths
 
 PLACEHOLDER = "Message ACAI…"
 EDITING_NOTE = "Editing your message: sending it starts a new branch of the chat from there."
@@ -36,10 +47,36 @@ INPUT_HEIGHT = 72  # about three lines: the height of an empty composer
 MAX_INPUT_LINES = 10
 
 
+class ComposerInput(QPlainTextEdit):
+    """The input, which hands pasted files and a paste over the prompt budget to the
+    composer instead of inserting them."""
+
+    files_pasted = Signal(list)  # local paths
+    long_text_pasted = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        #: The prompt budget a paste is measured against (None: unknown, never attached).
+        self.budget_tokens: int | None = None
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        paths = local_paths(source)
+        if paths:
+            self.files_pasted.emit(paths)
+            return
+        if source.hasText() and pastes_as_attachment(source.text(), self.budget_tokens):
+            self.long_text_pasted.emit(source.text())
+            return
+        super().insertFromMimeData(source)
+
+
 class Composer(QWidget):
     send_requested = Signal(str)
     edit_send_requested = Signal(int, str)  # the user message edited, its new text
     stop_requested = Signal()
+    attach_requested = Signal()  # the paperclip: choose files to attach
+    files_attached = Signal(list)  # local paths pasted into the input
+    long_text_pasted = Signal(str)  # a paste over the prompt budget, to attach
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -51,7 +88,7 @@ class Composer(QWidget):
         #: The user message being edited (None: a new message).
         self.editing_message_id: int | None = None
 
-        self.input = QPlainTextEdit()
+        self.input = ComposerInput()
         self.input.setObjectName("ComposerInput")
         self.input.setAccessibleName("Message")
         self.input.setAccessibleDescription("Write a message to ACAI")
@@ -68,6 +105,21 @@ class Composer(QWidget):
         self.stop_button.setToolTip("Stop the answer (Esc)")
         self.stop_button.setAccessibleName("Stop the answer")
         self.stop_button.setVisible(False)
+
+        self.attach_button = QToolButton()
+        self.attach_button.setObjectName("AttachButton")
+        self.attach_button.setIcon(QIcon(str(resource_path("themes", "paperclip.svg"))))
+        self.attach_button.setIconSize(QSize(18, 18))
+        self.attach_button.setText("Attach")
+        self.attach_button.setAccessibleName("Attach a file")
+        self.attach_button.setToolTip("Attach a file to this chat (or drop it onto the chat)")
+        self.attach_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        #: The chat's attached files, as chips with their state.
+        self.attachments = AttachmentStrip()
+        #: What happened to an attachment: refused, a paste attached, a send waiting.
+        self.attach_note = plain_label("", "ComposerAttachNote")
+        self.attach_note.setWordWrap(True)
+        self.attach_note.setVisible(False)
 
         self.hint_label = QLabel(HINT)
         self.hint_label.setObjectName("ComposerHint")
@@ -95,6 +147,7 @@ class Composer(QWidget):
 
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.attach_button)
         buttons.addWidget(self.hint_label)
         buttons.addStretch(1)
         buttons.addWidget(self.stop_button)
@@ -104,8 +157,10 @@ class Composer(QWidget):
         layout.setContentsMargins(14, 10, 10, 10)
         layout.setSpacing(6)
         layout.addWidget(self.editing_row)
+        layout.addWidget(self.attachments)
         layout.addWidget(self.input)
         layout.addWidget(self.budget_label)
+        layout.addWidget(self.attach_note)
         layout.addLayout(buttons)
 
         # Ctrl+Enter on both the main and the keypad Enter key.
@@ -128,6 +183,9 @@ class Composer(QWidget):
         self.send_button.clicked.connect(self._on_send_button_clicked)
         self.stop_button.clicked.connect(self._on_stop_button_clicked)
         self.cancel_edit_button.clicked.connect(self.cancel_edit)
+        self.attach_button.clicked.connect(self.attach_requested)
+        self.input.files_pasted.connect(self.files_attached)
+        self.input.long_text_pasted.connect(self.long_text_pasted)
         for shortcut in self._send_shortcuts:
             shortcut.activated.connect(self._on_send_button_clicked)
 
@@ -212,7 +270,17 @@ class Composer(QWidget):
 
     def set_prompt_budget(self, budget_tokens: int | None) -> None:
         self.prompt_budget_tokens = budget_tokens
+        self.input.budget_tokens = budget_tokens
         self._update_budget_note()
+
+    def show_attach_note(self, text: str, *, problem: bool = False) -> None:
+        """Say what happened to an attachment ("" hides the note); ``problem``: in the
+        warning colour (a refusal, a failure)."""
+        self.attach_note.setText(text)
+        self.attach_note.setProperty("problem", problem)
+        self.attach_note.style().unpolish(self.attach_note)
+        self.attach_note.style().polish(self.attach_note)
+        self.attach_note.setVisible(bool(text))
 
     def _update_budget_note(self) -> None:
         note = budget_note(self.text(), self.prompt_budget_tokens)

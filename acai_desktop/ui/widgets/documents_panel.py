@@ -43,6 +43,7 @@ from acai_desktop.ui.widgets.document_dialogs import DocumentScopeDialog
 from acai_desktop.ui.widgets.document_row import DocumentRowDelegate
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.file_dialogs import file_dialog
+from acai_desktop.ui.widgets.file_drop import local_paths
 
 EMPTY_TITLE = "Add documents to quote"
 EMPTY_TEXT = (
@@ -383,7 +384,4 @@ def scope_summary(scope: DocumentScope | None) -> str:
 
 
 def _local_paths(event) -> list[str]:
-    mime = event.mimeData()
-    if mime is None or not mime.hasUrls():
-        return []
-    return [url.toLocalFile() for url in mime.urls() if url.isLocalFile()]
+    return local_paths(event.mimeData())

@@ -1,0 +1,223 @@
+"""Files attached in a chat's composer (the paperclip, a drop, a long paste): documents
+that belong to one chat.
+
+An attachment is a document like any other (the same readers, chunks, indexing job
+and search), with two differences (docs/architecture.md, "Attachments"):
+
+* It is **the chat's**: evidence for that chat's turns only, whatever the chat's
+  document scope, and never for another chat; it is not in the Documents tab (the
+  library), it shows in its chat's composer; deleting the chat deletes it.
+* It is **a copy**: the file is copied into the profile's ``attachments`` folder when it
+  is attached (a pasted text is written there), so what the chat quotes is what was
+  attached, the same file may be attached to two chats, and removing it removes the
+  copy only, never the user's file.
+
+The readers' refusals come at once, when the file is attached (:func:`check_readable`),
+so a file that can't be used never reaches the send. A new chat's attachments are
+*held* (no conversation yet) and bound to the chat its first message starts; held
+ones left by an earlier run (never sent) are dropped at the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shutil
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from acai_desktop.core import events as ev
+from acai_desktop.core.documents.model import Document, DocumentReadError, DocumentStatus
+from acai_desktop.core.documents.readers import (
+    check_readable,
+    name_not_utf8,
+    printable_path,
+)
+from acai_desktop.core.documents.service import DocumentService
+from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.store import documents as sql
+
+log = logging.getLogger(__name__)
+
+#: The file a pasted text is kept in (its document's name says what it is).
+PASTED_FILE = "pasted.txt"
+#: How much of a paste's first line names it.
+PASTED_NAME_CHARS = 40
+
+
+class AttachmentFailed(DocumentReadError):
+    """An attachment of the message being sent could not be indexed: the message is
+    not sent (the composer keeps it), and the reason says which file and why."""
+
+
+def pasted_name(text: str) -> str:
+    """What a pasted text is called in its chat and in citations: its first words and
+    its size, so the user recognises it ("Pasted text, 800 lines: “Line 0: the…”")."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if len(first) > PASTED_NAME_CHARS:
+        cut = first.rfind(" ", 0, PASTED_NAME_CHARS)
+        first = first[: cut if cut > PASTED_NAME_CHARS // 2 else PASTED_NAME_CHARS] + "…"
+    lines = text.count("\n") + 1
+    size = f"{lines:,} lines" if lines > 1 else f"{len(text):,} characters"
+    return f"Pasted text, {size}: “{first}”"
+
+
+class ChatAttachments:
+    def __init__(self, documents: DocumentService, folder: Path) -> None:
+        self.documents = documents
+        self.store = documents.store
+        self.events = documents.events
+        #: The profile's ``attachments`` folder: one sub-folder per attached file.
+        self.folder = folder
+
+    # -- attaching ---------------------------------------------------------------------
+
+    async def attach_file(self, path: str | Path, conversation_id: int | None) -> Document:
+        """Attach the file at ``path`` to a chat (None: the new chat, held until its
+        first message is sent). Raises DocumentReadError at once, saying why, for a file
+        the readers refuse; nothing is kept then."""
+        path = Path(path).expanduser().absolute()
+        shown = printable_path(path)
+        if shown != str(path):
+            raise DocumentReadError(name_not_utf8(shown))
+        kind = await asyncio.to_thread(check_readable, path)
+        copy = await asyncio.to_thread(self._copy, path)
+        return await self._queue(copy, path.name, kind, conversation_id)
+
+    async def attach_text(self, text: str, conversation_id: int | None) -> Document:
+        """A pasted text too long for a message becomes a text attachment of the chat."""
+        if not text.strip():
+            raise DocumentReadError("The pasted text is empty: there is nothing to attach.")
+        copy = await asyncio.to_thread(self._write, text)
+        return await self._queue(copy, pasted_name(text), "text", conversation_id)
+
+    async def _queue(
+        self, copy: Path, name: str, kind: str, conversation_id: int | None
+    ) -> Document:
+        try:
+            document, job_id = await self.store.run(
+                sql.queue_document,
+                str(copy),
+                name,
+                kind,
+                copy.stat().st_size,
+                attachment=True,
+                conversation_id=conversation_id,
+            )
+        except BaseException:
+            await asyncio.to_thread(self._delete_copy, str(copy))
+            raise
+        self.events.emit(ev.DocumentAdded(document))
+        await self.documents.announce_job(job_id)
+        return document
+
+    def _new_home(self, file_name: str) -> Path:
+        home = self.folder / uuid.uuid4().hex
+        home.mkdir(parents=True)
+        return home / file_name
+
+    def _copy(self, path: Path) -> Path:
+        copy = self._new_home(path.name)
+        try:
+            shutil.copyfile(path, copy)
+        except OSError as error:
+            shutil.rmtree(copy.parent, ignore_errors=True)
+            raise DocumentReadError(
+                f"{path.name} could not be attached: {error.strerror or error}."
+            ) from None
+        return copy
+
+    def _write(self, text: str) -> Path:
+        copy = self._new_home(PASTED_FILE)
+        copy.write_text(text, encoding="utf-8")
+        return copy
+
+    # -- a chat's attachments -------------------------------------------------------------
+
+    async def of_conversation(self, conversation_id: int | None) -> list[Document]:
+        """A chat's attachments (None: those held by the new chat), in order."""
+        return await self.store.run(sql.attachments_of, conversation_id)
+
+    async def bind(self, document_ids: Sequence[int], conversation_id: int) -> None:
+        """Held attachments become the chat's (its first message started it)."""
+        if document_ids:
+            await self.store.run(sql.bind_attachments, list(document_ids), conversation_id)
+
+    async def wait_ready(self, document_ids: Iterable[int]) -> list[Document]:
+        """Wait until these attachments are indexed (one removed meanwhile is left out).
+        Raises AttachmentFailed, naming the file and the reason, for one whose indexing
+        failed: the message that carries it is not sent."""
+        waiting = list(document_ids)
+        if not waiting:
+            return []
+        news = asyncio.Event()
+        unsubscribe = [
+            self.events.subscribe(kind, lambda _event: news.set())
+            for kind in (ev.DocumentChanged, ev.DocumentRemoved)
+        ]
+        try:
+            while True:
+                news.clear()  # before reading: news from here on wakes the wait below
+                documents = await self.store.run(_existing, waiting)
+                for document in documents:
+                    if document.status == DocumentStatus.ERROR:
+                        raise AttachmentFailed(
+                            f"{document.name} could not be attached: {document.error} "
+                            "Remove it from the message, or attach it again."
+                        )
+                if all(d.status == DocumentStatus.READY for d in documents):
+                    return documents
+                await news.wait()
+        finally:
+            for stop in unsubscribe:
+                stop()
+
+    # -- removing --------------------------------------------------------------------------
+
+    async def remove(self, document_id: int) -> Document:
+        """Remove an attachment: its document, passages and copy (the user's file stays)."""
+        document = await self.documents.get(document_id)
+        if not document.attachment:
+            raise DocumentReadError(
+                f"{document.name} is in your Documents, not attached to a chat; remove it there."
+            )
+        removed = await self.documents.remove(document_id)
+        await asyncio.to_thread(self._delete_copy, removed.path)
+        return removed
+
+    async def forget(self, documents: Iterable[Document]) -> None:
+        """Attachments whose rows went with their chat (deleted in the chat's own
+        transaction): their vectors, their copies, and the news."""
+        for document in documents:
+            self.documents.vectors.remove_document(document.id)
+            await asyncio.to_thread(self._delete_copy, document.path)
+            self.events.emit(ev.DocumentRemoved(document.id))
+
+    async def drop_held(self) -> int:
+        """At a start that owns the profile: attachments held by a new chat that was never
+        sent (the app closed first) are removed."""
+        held = await self.of_conversation(None)
+        for document in held:
+            with contextlib.suppress(NotFoundError):  # removed meanwhile
+                await self.remove(document.id)
+        return len(held)
+
+    def _delete_copy(self, path: str) -> None:
+        """Delete an attachment's copy and its folder; only ever inside ours."""
+        home = Path(path).parent
+        if home.parent != self.folder:
+            log.warning("not deleting %s: not an attachment's copy", path)
+            return
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _existing(db, document_ids: list[int]) -> list[Document]:
+    found = []
+    for document_id in document_ids:
+        try:
+            found.append(sql.fetch_document(db, document_id))
+        except NotFoundError:
+            continue
+    return found

@@ -1,0 +1,135 @@
+"""Attachments: files attached to the shown chat from the composer (the paperclip, a
+paste of files), dropped onto the chat, or a paste too long for a message; their chips
+above the composer; removing one.
+
+The core does the work (:class:`~acai_desktop.core.documents.attachments.ChatAttachments`):
+a file the readers refuse is refused at once and the composer says why; an accepted
+one is indexed by the job runner, and the document news keep its chip's state. A new
+chat's attachments are held until its first message starts it. Sending waits for the
+chat's attachments to be indexed (the chat controller passes :meth:`for_send` to the
+turn, and the composer says what it waits for).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog
+
+from acai_desktop.core.documents.model import DocumentReadError
+from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
+from acai_desktop.ui.long_message import pasted_note
+from acai_desktop.ui.widgets.attachment_strip import progress_text
+from acai_desktop.ui.widgets.documents_panel import FILE_FILTERS
+from acai_desktop.ui.widgets.file_dialogs import file_dialog
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.documents.model import Document
+    from acai_desktop.ui.controllers.current_chat import CurrentChat
+    from acai_desktop.ui.main_window import MainWindow
+
+
+class AttachmentsController(Controller):
+    def __init__(self, window: MainWindow, services: Services, chat: CurrentChat) -> None:
+        super().__init__(services)
+        self.window, self.chat = window, chat
+        composer = self.composer = window.composer
+        self.strip = composer.attachments
+        composer.attach_requested.connect(self.choose_files)
+        composer.files_attached.connect(self.attach)
+        composer.long_text_pasted.connect(self.attach_text)
+        window.chat_drop.files_dropped.connect(self.attach)
+        self.strip.remove_requested.connect(self.remove)
+        chat.shown.connect(self._on_chat_shown)
+        events = window.events
+        events.document_added.connect(self._on_document_news)
+        events.document_changed.connect(self._on_document_news)
+        events.document_removed.connect(self.strip.remove_attachment)
+        events.indexing_progress_changed.connect(self._on_indexing_progress)
+
+    async def load(self, assistant: Assistant) -> None:
+        """Show the shown chat's attachments (the news keep them current from then on)."""
+        await self._show(assistant, self.chat.conversation_id)
+
+    # -- attaching -------------------------------------------------------------------------
+
+    def choose_files(self) -> QFileDialog:
+        dialog = file_dialog(self.window, "Attach files to this chat")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilters(FILE_FILTERS)
+        dialog.filesSelected.connect(self.attach)
+        dialog.open()  # never exec(): no nested loop
+        return dialog
+
+    @in_background("attach")
+    async def attach(self, assistant: Assistant, paths: list[str]) -> None:
+        """Attach each file to the shown chat; a refusal is said at once, in the composer
+        (each names its file), and the others are still attached."""
+        conversation_id = self.chat.conversation_id
+        refused = []
+        for path in paths:
+            try:
+                await assistant.attachments.attach_file(path, conversation_id)
+            except DocumentReadError as error:
+                refused.append(str(error))
+        if refused:
+            self.composer.show_attach_note("Not attached — " + "\n".join(refused), problem=True)
+        else:
+            self.composer.show_attach_note("")
+
+    @in_background("attach-paste")
+    async def attach_text(self, assistant: Assistant, text: str) -> None:
+        """A paste over the prompt budget: attached as a text document of the chat."""
+        document = await assistant.attachments.attach_text(text, self.chat.conversation_id)
+        self.composer.show_attach_note(pasted_note(text, document.name))
+
+    @in_background("attachment-remove")
+    async def remove(self, assistant: Assistant, document_id: int) -> None:
+        document = await assistant.attachments.remove(document_id)
+        self.composer.show_attach_note("")
+        self.say(f"Removed the attachment “{short(document.name)}” from the chat.")
+
+    # -- sending ---------------------------------------------------------------------------
+
+    def for_send(self) -> list[int]:
+        """The attachments the message being sent waits for (the chat's, as shown); the
+        composer says which are not indexed yet."""
+        waiting = self.strip.not_ready()
+        if waiting:
+            names = ", ".join(f"“{short(d.name)}”" for d in waiting)
+            self.composer.show_attach_note(
+                f"Waiting for {names} to be indexed; your message is sent once "
+                f"{'it is' if len(waiting) == 1 else 'they are'}."
+            )
+        return self.strip.document_ids()
+
+    def turn_ended(self, refusal: str | None) -> None:
+        """The send is over: the waiting note goes; a refusal (an attachment that failed)
+        stays in its place, with the message kept in the composer."""
+        self.composer.show_attach_note(refusal or "", problem=refusal is not None)
+
+    # -- the chips follow the news ---------------------------------------------------------
+
+    def _belongs_here(self, document: Document) -> bool:
+        return document.attachment and document.conversation_id == self.chat.conversation_id
+
+    def _on_document_news(self, document: Document) -> None:
+        if self._belongs_here(document):
+            self.strip.show_attachment(document)
+
+    def _on_indexing_progress(self, document_id: int, stage: str, done: int, total: int) -> None:
+        self.strip.show_progress(document_id, progress_text(stage, done, total))
+
+    def _on_chat_shown(self, conversation_id: int | None) -> None:
+        assistant = self.services.assistant
+        self.composer.show_attach_note("")
+        self.strip.set_attachments([])
+        if assistant is not None:
+            self.services.run(self._show(assistant, conversation_id), "attachments")
+
+    async def _show(self, assistant: Assistant, conversation_id: int | None) -> None:
+        documents = await assistant.attachments.of_conversation(conversation_id)
+        # Another chat may have been shown meanwhile: it shows its own.
+        if self.chat.conversation_id == conversation_id:
+            self.strip.set_attachments(documents)

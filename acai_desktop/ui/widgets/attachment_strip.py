@@ -1,0 +1,138 @@
+"""The chips above the composer: the files attached to the shown chat, each with its
+state (waiting, indexing with its progress, ready, failed with the reason) and a ×
+that removes it. Names and reasons come from the user's files: plain text only.
+
+The strip only shows and asks (``remove_requested``); the attachments controller
+feeds it from the core's document news.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
+
+from acai_desktop.core.documents.model import Document
+from acai_desktop.ui.models.documents_model import STAGE_LABELS
+from acai_desktop.ui.untrusted import plain_label, tooltip_text
+
+#: A chip shows this much of a file's name (the whole name is in its tooltip).
+CHIP_NAME_CHARS = 32
+
+
+def chip_state(document: Document, progress: str = "") -> str:
+    """What a chip says after the name: where its indexing is."""
+    status = str(document.status)
+    if status == "queued":
+        return "waiting to be indexed"
+    if status == "indexing":
+        return f"indexing: {progress}" if progress else "indexing…"
+    if status == "error":
+        return "failed"
+    return "ready"
+
+
+def progress_text(stage: str, done: int, total: int) -> str:
+    return f"{STAGE_LABELS.get(stage, stage)} {done}/{total}"
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= CHIP_NAME_CHARS else name[: CHIP_NAME_CHARS - 1] + "…"
+
+
+class AttachmentChip(QFrame):
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("AttachmentChip")
+        self.document = document
+        self.progress = ""
+        self.name_label = plain_label(_short(document.name))
+        self.name_label.setObjectName("AttachmentName")
+        self.state_label = plain_label("")
+        self.state_label.setObjectName("AttachmentState")
+        self.remove_button = QToolButton()
+        self.remove_button.setObjectName("AttachmentRemove")
+        self.remove_button.setText("×")
+        self.remove_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.remove_button.setAccessibleName(f"Remove the attachment {document.name}")
+        self.remove_button.setToolTip("Remove this attachment from the chat")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 3, 4, 3)
+        layout.setSpacing(6)
+        layout.addWidget(self.name_label)
+        layout.addWidget(self.state_label)
+        layout.addWidget(self.remove_button)
+        self.show_document(document)
+
+    def show_document(self, document: Document, progress: str | None = None) -> None:
+        self.document = document
+        if progress is not None:
+            self.progress = progress
+        if document.status != "indexing":
+            self.progress = ""
+        state = chip_state(document, self.progress)
+        self.state_label.setText(state)
+        self.setProperty("state", str(document.status))
+        self.style().unpolish(self)
+        self.style().polish(self)
+        tip = document.name if document.status != "error" else f"{document.name}\n{document.error}"
+        self.setToolTip(tooltip_text(tip))  # a file's name is not markup
+        self.setAccessibleName(f"Attachment {document.name}, {state}")
+
+    def state_text(self) -> str:
+        return self.state_label.text()
+
+
+class AttachmentStrip(QWidget):
+    remove_requested = Signal(int)  # document id
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("AttachmentStrip")
+        self._chips: dict[int, AttachmentChip] = {}
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(6)
+        self._layout.addStretch(1)
+        self.setVisible(False)
+
+    def chips(self) -> list[AttachmentChip]:
+        return list(self._chips.values())
+
+    def chip(self, document_id: int) -> AttachmentChip | None:
+        return self._chips.get(document_id)
+
+    def document_ids(self) -> list[int]:
+        return list(self._chips)
+
+    def set_attachments(self, documents: list[Document]) -> None:
+        for document_id in list(self._chips):
+            self.remove_attachment(document_id)
+        for document in documents:
+            self.show_attachment(document)
+
+    def show_attachment(self, document: Document, progress: str | None = None) -> None:
+        chip = self._chips.get(document.id)
+        if chip is None:
+            chip = AttachmentChip(document, self)
+            chip.remove_button.clicked.connect(
+                lambda _checked=False, i=document.id: self.remove_requested.emit(i)
+            )
+            self._chips[document.id] = chip
+            self._layout.insertWidget(self._layout.count() - 1, chip)
+            self.setVisible(True)
+        chip.show_document(document, progress)
+
+    def show_progress(self, document_id: int, progress: str) -> None:
+        chip = self._chips.get(document_id)
+        if chip is not None and chip.document.status == "indexing":
+            chip.show_document(chip.document, progress)
+
+    def remove_attachment(self, document_id: int) -> None:
+        chip = self._chips.pop(document_id, None)
+        if chip is not None:
+            self._layout.removeWidget(chip)
+            chip.deleteLater()
+        self.setVisible(bool(self._chips))
+
+    def not_ready(self) -> list[Document]:
+        return [c.document for c in self._chips.values() if c.document.status != "ready"]
