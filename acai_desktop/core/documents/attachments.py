@@ -82,7 +82,7 @@ class ChatAttachments:
         shown = printable_path(path)
         if shown != str(path):
             raise DocumentReadError(name_not_utf8(shown))
-        kind = await asyncio.to_thread(check_readable, path)
+        kind = await asyncio.to_thread(_attachable, path)
         copy = await asyncio.to_thread(self._copy, path)
         return await self._queue(copy, path.name, kind, conversation_id)
 
@@ -211,6 +211,16 @@ class ChatAttachments:
             log.warning("not deleting %s: not an attachment's copy", path)
             return
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _attachable(path: Path) -> str:
+    """The file's kind, or the readers' refusal (a folder is not attached whole)."""
+    if path.is_dir():
+        raise DocumentReadError(
+            f"{path.name} is a folder: attach the files in it, or add the folder in the "
+            "Documents tab."
+        )
+    return check_readable(path)
 
 
 def _existing(db, document_ids: list[int]) -> list[Document]:
