@@ -1,0 +1,141 @@
+"""A chat's attachments in the core, on a real profile and the scripted server: evidence
+for their own chat only (whatever its scope), out of the library, refused at once when
+unreadable, held by a new chat until it starts, dropped at the next start when never
+sent, and gone with their chat."""
+
+from __future__ import annotations
+
+import pytest
+
+from acai_desktop.core.documents.attachments import AttachmentFailed, pasted_name
+from acai_desktop.core.documents.model import DocumentReadError, DocumentScope, ScopeMode
+from acai_desktop.core.documents.readers import check_readable
+from tests.support.aio import run
+from tests.support.assistant import running_assistant
+
+LIBRARY = "The office kitchen is cleaned every Monday by the facilities team.\n"
+MINE = "Project Heron ships its beta to the pilot customers on the ninth of March.\n"
+THEIRS = "Project Heron was renamed Kestrel after the legal review in April.\n"
+QUESTION = "What happens with Project Heron and the office kitchen?"
+
+
+def names(passages) -> set[str]:
+    return {hit.passage.document_name for hit in passages}
+
+
+def test_an_attachment_is_evidence_for_its_chat_only_whatever_the_scope(tmp_path, fake_openai):
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "kitchen.txt").write_text(LIBRARY, encoding="utf-8")
+    (files / "mine.txt").write_text(MINE, encoding="utf-8")
+    (files / "theirs.txt").write_text(THEIRS, encoding="utf-8")
+
+    async def scenario():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            documents, attachments = assistant.documents, assistant.attachments
+            report = await documents.add([files / "kitchen.txt"])
+            chat = await assistant.conversations.create()
+            other = await assistant.conversations.create()
+            mine = await attachments.attach_file(files / "mine.txt", chat.id)
+            theirs = await attachments.attach_file(files / "theirs.txt", other.id)
+            await assistant.runner.wait_for(report.job_ids, timeout=60)
+            await attachments.wait_ready([mine.id, theirs.id])
+            seen = {}
+            seen["all"] = names(await documents.evidence_for(chat.id, QUESTION))
+            await documents.set_scope(chat.id, DocumentScope(ScopeMode.NONE))
+            seen["none"] = names(await documents.evidence_for(chat.id, QUESTION))
+            await documents.set_scope(
+                chat.id, DocumentScope(ScopeMode.SOME, (report.queued[0].id,))
+            )
+            seen["some"] = names(await documents.evidence_for(chat.id, QUESTION))
+            seen["library"] = [d.name for d in await documents.list()]
+            seen["chat"] = [d.name for d in await attachments.of_conversation(chat.id)]
+            # Deleting the other chat deletes its attachment and its copy.
+            copy = theirs.path
+            await assistant.conversations.delete(other.id)
+            seen["after delete"] = names(await documents.search(QUESTION, 5))
+            seen["copy left"] = (tmp_path / copy).exists()
+            return seen
+
+    seen = run(scenario())
+    assert seen["all"] == {"kitchen.txt", "mine.txt"}  # never the other chat's
+    assert seen["none"] == {"mine.txt"}  # attached to ask about it: always in
+    assert seen["some"] == {"kitchen.txt", "mine.txt"}
+    assert seen["library"] == ["kitchen.txt"] and seen["chat"] == ["mine.txt"]
+    assert "theirs.txt" not in seen["after delete"] and not seen["copy left"]
+
+
+def test_a_new_chats_attachment_is_held_then_bound_or_dropped_at_the_next_start(
+    tmp_path, fake_openai
+):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nThe spare key is under the blue flowerpot.\n", encoding="utf-8")
+
+    async def first_run():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            attachments = assistant.attachments
+            sent = await attachments.attach_file(notes, None)
+            result = await assistant.orchestrator.send(
+                None, "Where is the spare key?", attachment_ids=[sent.id]
+            )
+            bound = await attachments.of_conversation(result.conversation_id)
+            held = await attachments.attach_file(notes, None)  # never sent
+            await attachments.wait_ready([held.id])
+            return result, bound, held
+
+    async def second_run():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            return await assistant.attachments.of_conversation(None)
+
+    result, bound, held = run(first_run())
+    assert [d.name for d in bound] == ["notes.md"]
+    assert [e.document_name for e in result.evidence_used] == ["notes.md"]
+    assert "blue flowerpot" in result.evidence_used[0].snippet
+    assert run(second_run()) == []
+    assert not (tmp_path / held.path).exists()
+    assert notes.exists()  # the user's file stays
+
+
+def test_a_failed_attachment_refuses_the_message_before_anything_is_written(tmp_path, fake_openai):
+    from pypdf import PdfWriter
+
+    scanned = tmp_path / "scan.pdf"
+    writer = PdfWriter()
+    writer.add_blank_page(width=200, height=200)
+    with scanned.open("wb") as handle:
+        writer.write(handle)
+
+    async def scenario():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            document = await assistant.attachments.attach_file(scanned, None)
+            with pytest.raises(AttachmentFailed, match=r"scan\.pdf could not be attached"):
+                await assistant.orchestrator.send(
+                    None, "What does it say?", attachment_ids=[document.id]
+                )
+            return await assistant.conversations.list()
+
+    assert run(scenario()) == []  # no conversation was started
+
+
+def test_the_readers_refusals_come_at_once(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("café".encode("latin-1"))
+    folder = tmp_path / "folder.txt"
+    folder.mkdir()
+    with pytest.raises(DocumentReadError, match="empty.txt is empty"):
+        check_readable(empty)
+    with pytest.raises(DocumentReadError, match="latin.txt is not UTF-8 text"):
+        check_readable(latin)
+    with pytest.raises(DocumentReadError, match="is a folder"):
+        check_readable(folder)
+    good = tmp_path / "good.md"
+    good.write_text("# Title\n\nText.\n", encoding="utf-8")
+    assert check_readable(good) == "markdown"
+
+
+def test_a_paste_is_named_by_its_first_words_and_size():
+    paste = "\n\n  Quarterly report for the northern region, second half of the year\nmore\n"
+    assert pasted_name(paste) == "Pasted text, 5 lines: “Quarterly report for the northern…”"
+    assert pasted_name("Short one") == "Pasted text, 9 characters: “Short one”"
