@@ -227,6 +227,7 @@ class MainWindow(QMainWindow):
             self.settings_button,
             self.chat_view,
             self.composer.input,
+            self.composer.attach_button,
             self.composer.stop_button,
             self.composer.send_button,
             self.memory_panel.add_note_button,

@@ -124,9 +124,9 @@ def test_the_readers_refusals_come_at_once(tmp_path):
     latin.write_bytes("café".encode("latin-1"))
     folder = tmp_path / "folder.txt"
     folder.mkdir()
-    with pytest.raises(DocumentReadError, match="empty.txt is empty"):
+    with pytest.raises(DocumentReadError, match=r"empty\.txt is empty"):
         check_readable(empty)
-    with pytest.raises(DocumentReadError, match="latin.txt is not UTF-8 text"):
+    with pytest.raises(DocumentReadError, match=r"latin\.txt is not UTF-8 text"):
         check_readable(latin)
     with pytest.raises(DocumentReadError, match="is a folder"):
         check_readable(folder)

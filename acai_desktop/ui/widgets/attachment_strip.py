@@ -14,9 +14,10 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
 from acai_desktop.core.documents.model import Document
 from acai_desktop.ui.models.documents_model import STAGE_LABELS
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
+from acai_desktop.ui.widgets.flow_layout import FlowLayout
 
 #: A chip shows this much of a file's name (the whole name is in its tooltip).
-CHIP_NAME_CHARS = 32
+CHIP_NAME_CHARS = 28
 
 
 def chip_state(document: Document, progress: str = "") -> str:
@@ -25,14 +26,18 @@ def chip_state(document: Document, progress: str = "") -> str:
     if status == "queued":
         return "waiting to be indexed"
     if status == "indexing":
-        return f"indexing: {progress}" if progress else "indexing…"
+        return f"indexing {progress}" if progress else "indexing…"
     if status == "error":
         return "failed"
     return "ready"
 
 
 def progress_text(stage: str, done: int, total: int) -> str:
-    return f"{STAGE_LABELS.get(stage, stage)} {done}/{total}"
+    """How far a chip's indexing is: the stage's share ("reading 2/10", "12/40" chunks
+    embedded: the long stage, said briefly)."""
+    if stage == "embedding":
+        return f"{done}/{total}"
+    return f"({STAGE_LABELS.get(stage, stage)})"
 
 
 def _short(name: str) -> str:
@@ -89,10 +94,8 @@ class AttachmentStrip(QWidget):
         super().__init__(parent)
         self.setObjectName("AttachmentStrip")
         self._chips: dict[int, AttachmentChip] = {}
-        self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.setSpacing(6)
-        self._layout.addStretch(1)
+        # Chips keep their size and wrap onto another line in a narrow window.
+        self._layout = FlowLayout(self)
         self.setVisible(False)
 
     def chips(self) -> list[AttachmentChip]:
@@ -118,7 +121,7 @@ class AttachmentStrip(QWidget):
                 lambda _checked=False, i=document.id: self.remove_requested.emit(i)
             )
             self._chips[document.id] = chip
-            self._layout.insertWidget(self._layout.count() - 1, chip)
+            self._layout.addWidget(chip)
             self.setVisible(True)
         chip.show_document(document, progress)
 
