@@ -81,3 +81,13 @@ def test_sizes_read_like_a_file_manager():
         "5.2 MB",
         "200 MB",
     ]
+
+
+def test_a_chats_attachment_is_not_listed_with_the_library(qtmodeltester):
+    model = DocumentsModel()
+    model.set_documents([document(1, "a.md")])
+    qtmodeltester.check(model, force_py=True)
+    attached = document(2, "notes.txt", attachment=True, conversation_id=7)
+    model.on_document_added(attached)
+    model.on_document_changed(replace(attached, status=DocumentStatus.READY))
+    assert [model.index(r).data(DocumentRoles.NAME) for r in range(model.rowCount())] == ["a.md"]
