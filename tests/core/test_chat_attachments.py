@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from acai_desktop.core.documents.attachments import AttachmentFailed, pasted_name
-from acai_desktop.core.documents.model import DocumentReadError, DocumentScope, ScopeMode
+from acai_desktop.core.documents.attachments import pasted_name
+from acai_desktop.core.documents.model import (
+    AttachmentFailed,
+    DocumentReadError,
+    DocumentScope,
+    ScopeMode,
+)
 from acai_desktop.core.documents.readers import check_readable
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

@@ -29,7 +29,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.documents.model import Document, DocumentReadError, DocumentStatus
+from acai_desktop.core.documents.model import (
+    AttachmentFailed,
+    Document,
+    DocumentReadError,
+    DocumentStatus,
+)
 from acai_desktop.core.documents.readers import (
     check_readable,
     name_not_utf8,
@@ -45,11 +50,6 @@ log = logging.getLogger(__name__)
 PASTED_FILE = "pasted.txt"
 #: How much of a paste's first line names it.
 PASTED_NAME_CHARS = 40
-
-
-class AttachmentFailed(DocumentReadError):
-    """An attachment of the message being sent could not be indexed: the message is
-    not sent (the composer keeps it), and the reason says which file and why."""
 
 
 def pasted_name(text: str) -> str:

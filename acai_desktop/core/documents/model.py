@@ -13,6 +13,11 @@ class DocumentReadError(InvalidInputError):
     """A file that can't be used as a document; the message says why and what to do."""
 
 
+class AttachmentFailed(DocumentReadError):
+    """A file attached for the message being sent could not be indexed: the message is
+    not sent (the composer keeps it), and the reason says which file and why."""
+
+
 class DocumentStatus(StrEnum):
     QUEUED = "queued"
     INDEXING = "indexing"

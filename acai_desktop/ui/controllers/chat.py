@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 
-from acai_desktop.core.documents.attachments import AttachmentFailed
+from acai_desktop.core.documents.model import AttachmentFailed
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.ui.controllers.base import TURN_TASK, Controller, Services, in_background
 
