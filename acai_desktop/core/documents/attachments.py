@@ -25,7 +25,7 @@ import contextlib
 import logging
 import shutil
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from acai_desktop.core import events as ev
@@ -83,18 +83,18 @@ class ChatAttachments:
         if shown != str(path):
             raise DocumentReadError(name_not_utf8(shown))
         kind = await asyncio.to_thread(_attachable, path)
-        copy = await asyncio.to_thread(self._copy, path)
-        return await self._queue(copy, path.name, kind, conversation_id)
+        copy, size = await asyncio.to_thread(self._copy, path)
+        return await self._queue(copy, size, path.name, kind, conversation_id)
 
     async def attach_text(self, text: str, conversation_id: int | None) -> Document:
         """A pasted text too long for a message becomes a text attachment of the chat."""
         if not text.strip():
             raise DocumentReadError("The pasted text is empty: there is nothing to attach.")
-        copy = await asyncio.to_thread(self._write, text)
-        return await self._queue(copy, pasted_name(text), "text", conversation_id)
+        copy, size = await asyncio.to_thread(self._write, text)
+        return await self._queue(copy, size, pasted_name(text), "text", conversation_id)
 
     async def _queue(
-        self, copy: Path, name: str, kind: str, conversation_id: int | None
+        self, copy: Path, size: int, name: str, kind: str, conversation_id: int | None
     ) -> Document:
         try:
             document, job_id = await self.store.run(
@@ -102,7 +102,7 @@ class ChatAttachments:
                 str(copy),
                 name,
                 kind,
-                copy.stat().st_size,
+                size,
                 attachment=True,
                 conversation_id=conversation_id,
             )
@@ -113,26 +113,26 @@ class ChatAttachments:
         await self.documents.announce_job(job_id)
         return document
 
-    def _new_home(self, file_name: str) -> Path:
+    def _copy(self, path: Path) -> tuple[Path, int]:
+        """On a worker thread: the file copied into its own folder, and its size."""
+        return self._store_file(path.name, lambda copy: shutil.copyfile(path, copy))
+
+    def _write(self, text: str) -> tuple[Path, int]:
+        """On a worker thread: a pasted text written into its own folder, and its size."""
+        return self._store_file(PASTED_FILE, lambda copy: copy.write_text(text, "utf-8"))
+
+    def _store_file(self, file_name: str, write: Callable[[Path], object]) -> tuple[Path, int]:
         home = self.folder / uuid.uuid4().hex
-        home.mkdir(parents=True)
-        return home / file_name
-
-    def _copy(self, path: Path) -> Path:
-        copy = self._new_home(path.name)
+        copy = home / file_name
         try:
-            shutil.copyfile(path, copy)
-        except OSError as error:
-            shutil.rmtree(copy.parent, ignore_errors=True)
+            home.mkdir(parents=True)
+            write(copy)
+            return copy, copy.stat().st_size
+        except OSError as error:  # a full disk, a read-only profile: said, nothing kept
+            shutil.rmtree(home, ignore_errors=True)
             raise DocumentReadError(
-                f"{path.name} could not be attached: {error.strerror or error}."
+                f"{file_name} could not be attached: {error.strerror or error}."
             ) from None
-        return copy
-
-    def _write(self, text: str) -> Path:
-        copy = self._new_home(PASTED_FILE)
-        copy.write_text(text, encoding="utf-8")
-        return copy
 
     # -- a chat's attachments -------------------------------------------------------------
 
