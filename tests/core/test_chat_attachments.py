@@ -5,6 +5,8 @@ sent, and gone with their chat."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from acai_desktop.core.documents.attachments import pasted_name
@@ -93,11 +95,15 @@ def test_a_new_chats_attachment_is_held_then_bound_or_dropped_at_the_next_start(
             return await assistant.attachments.of_conversation(None)
 
     result, bound, held = run(first_run())
+    stray = tmp_path / "profile" / "attachments" / "0123abcd" / "left.txt"  # no document's
+    stray.parent.mkdir()
+    stray.write_text("copied, then the app died", encoding="utf-8")
     assert [d.name for d in bound] == ["notes.md"]
     assert [e.document_name for e in result.evidence_used] == ["notes.md"]
     assert "blue flowerpot" in result.evidence_used[0].snippet
     assert run(second_run()) == []
-    assert not (tmp_path / held.path).exists()
+    assert not (tmp_path / held.path).exists() and not stray.parent.exists()
+    assert Path(bound[0].path).exists()  # the sent one's copy stays
     assert notes.exists()  # the user's file stays
 
 

@@ -197,12 +197,22 @@ class ChatAttachments:
 
     async def drop_held(self) -> int:
         """At a start that owns the profile: attachments held by a new chat that was never
-        sent (the app closed first) are removed."""
+        sent (the app closed first) are removed, and so are copies no document owns (the
+        app died between copying and queueing, or ``docs remove`` removed one)."""
         held = await self.of_conversation(None)
         for document in held:
             with contextlib.suppress(NotFoundError):  # removed meanwhile
                 await self.remove(document.id)
+        owned = {Path(path).parent for path in await self.store.run(sql.attachment_paths)}
+        await asyncio.to_thread(self._delete_unowned, owned)
         return len(held)
+
+    def _delete_unowned(self, owned: set[Path]) -> None:
+        if not self.folder.is_dir():
+            return
+        for home in self.folder.iterdir():
+            if home.is_dir() and home not in owned:
+                shutil.rmtree(home, ignore_errors=True)
 
     def _delete_copy(self, path: str) -> None:
         """Delete an attachment's copy and its folder; only ever inside ours."""

@@ -72,6 +72,11 @@ def attachments_of(db: Database, conversation_id: int | None) -> list[Document]:
     )
 
 
+def attachment_paths(db: Database) -> set[str]:
+    """Where every attachment's copy is (to find copies no document owns any more)."""
+    return {row[0] for row in db.execute("SELECT path FROM documents WHERE attachment = 1")}
+
+
 def bind_attachments(db: Database, document_ids: Sequence[int], conversation_id: int) -> None:
     """Held attachments (a new chat's) become the chat's, once the send has started it."""
     with db.atomic():
