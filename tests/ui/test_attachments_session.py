@@ -4,7 +4,9 @@ offscreen, and the prompts the scripted server received."""
 
 from __future__ import annotations
 
+import inspect
 import sqlite3
+from inspect import CORO_SUSPENDED
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, Qt
@@ -15,6 +17,7 @@ from acai_desktop.core.documents.prompt_block import EVIDENCE_BLOCK_START, EVIDE
 from acai_desktop.core.store.documents import INDEX_JOB
 from acai_desktop.core.store.jobs import pause_job_kind, resume_job_kind
 from acai_desktop.ui.app_controller import AppController
+from acai_desktop.ui.controllers.base import TURN_TASK
 from benchmarks.pdf_writer import write_text_pdf
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -225,5 +228,42 @@ def test_an_attachment_that_fails_keeps_the_message_and_its_chip_removes_it(
         assert copies(profile) == []
         QTest.mouseClick(composer.send_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: window.messages_model.rowCount() == 2 and not composer.busy)
+
+    run_in_session(gui_session(profile), scenario)
+
+
+def test_stop_while_a_send_waits_for_indexing_sends_nothing_and_keeps_the_message(
+    qapp, tmp_path, fake_openai
+):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    notes = tmp_path / "notes.txt"
+    notes.write_text(NOTES, encoding="utf-8")
+
+    async def scenario(session: AppController):
+        window, assistant = session.window, session.assistant
+        composer = window.composer
+        await assistant._store.run(pause_job_kind, INDEX_JOB)
+        composer.files_attached.emit([str(notes)])
+        await wait_until(lambda: chip_states(window) == {"notes.txt": "waiting to be indexed"})
+        # Stop at once (the turn has not run yet), then Stop while it waits.
+        for at_once in (True, False):
+            send(window, QUESTION)
+            assert "Waiting for “notes.txt”" in composer.attach_note.text()
+            if not at_once:
+                turn = session.services.tasks.get(TURN_TASK).get_coro()
+                await wait_until(lambda c=turn: inspect.getcoroutinestate(c) == CORO_SUSPENDED)
+            QTest.mouseClick(composer.stop_button, Qt.MouseButton.LeftButton)
+            await wait_until(lambda: not composer.busy)
+            assert composer.text() == QUESTION and not composer.attach_note.isVisible()
+            assert window.messages_model.rowCount() == 0 and not chat_prompts(fake_openai)
+            assert await assistant.conversations.list() == []  # no chat was started
+            assert chip_states(window) == {"notes.txt": "waiting to be indexed"}  # held
+
+        await assistant._store.run(resume_job_kind, INDEX_JOB)
+        assistant.runner.wake()
+        await wait_until(lambda: chip_states(window) == {"notes.txt": "ready"})
+        QTest.mouseClick(composer.send_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: window.messages_model.rowCount() == 2 and not composer.busy)
+        assert PASSAGE in chat_prompts(fake_openai)[-1]
 
     run_in_session(gui_session(profile), scenario)

@@ -67,6 +67,9 @@ class AttachmentsController(Controller):
         """Attach each file to the shown chat; a refusal is said at once, in the composer
         (each names its file), and the others are still attached."""
         conversation_id = self.chat.conversation_id
+        # The last attach's news goes now: what is said after this (a send waiting for
+        # these files) must not be wiped when they are done.
+        self.composer.show_attach_note("")
         refused = []
         for path in paths:
             try:
@@ -75,8 +78,6 @@ class AttachmentsController(Controller):
                 refused.append(str(error))
         if refused:
             self.composer.show_attach_note("Not attached — " + "\n".join(refused), problem=True)
-        else:
-            self.composer.show_attach_note("")
 
     @in_background("attach-paste")
     async def attach_text(self, assistant: Assistant, text: str) -> None:

@@ -126,9 +126,20 @@ class ChatController(Controller):
         # Busy at once, so a second Ctrl+Enter can't start a second turn.
         self.window.set_busy(True)
         self.chat.turn_conversation_id = self.chat.conversation_id
-        self.services.tasks.start(self._turn(turn), key=TURN_TASK)
+        began: list[bool] = []
+        task = self.services.tasks.start(self._turn(turn, began), key=TURN_TASK)
+        task.add_done_callback(lambda _task: self._on_turn_task_done(turn, began))
 
-    async def _turn(self, turn: Coroutine[Any, Any, TurnResult | None]) -> None:
+    def _on_turn_task_done(self, turn: Coroutine, began: list[bool]) -> None:
+        """Stopped before it ever ran (Stop at once after Send: a task cancelled before
+        its first step never enters its body, so its ``finally`` does not run either):
+        the window is reset here, and the turn that never started is closed."""
+        if not began:
+            turn.close()
+            self._end_turn(None)
+
+    async def _turn(self, turn: Coroutine[Any, Any, TurnResult | None], began: list) -> None:
+        began.append(True)
         refusal = None
         try:
             try:
@@ -143,10 +154,13 @@ class ChatController(Controller):
             if result is not None and result.status == "error":
                 self.services.say("The answer failed; see the message. Retry?", 10_000)
         finally:
-            self.attachments.turn_ended(refusal)
-            self.chat.awaiting_new_conversation = False
-            self.chat.turn_conversation_id = None
-            self.window.set_busy(False)
+            self._end_turn(refusal)
+
+    def _end_turn(self, refusal: str | None) -> None:
+        self.attachments.turn_ended(refusal)
+        self.chat.awaiting_new_conversation = False
+        self.chat.turn_conversation_id = None
+        self.window.set_busy(False)
 
     # -- where an answer came from -------------------------------------------------
 
