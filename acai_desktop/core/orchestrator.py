@@ -165,12 +165,15 @@ class Orchestrator:
         InvalidInputError before any write (no conversation is started either).
 
         ``attachment_ids``: the files attached in the composer for this message. The
-        turn waits until they are indexed, before anything is written, so the answer
-        can quote them; one that failed refuses the message (AttachmentFailed). A new
-        chat's held attachments become the chat's as it starts."""
+        turn waits until they (and any other attachment of the chat still being
+        indexed) are indexed, before anything is written, so the answer can quote them;
+        one that failed refuses the message (AttachmentFailed). A new chat's held
+        attachments become the chat's as it starts."""
         text = validate_user_message(text)
-        if attachment_ids and self.attachments is not None:
-            await self.attachments.wait_ready(attachment_ids)
+        if self.attachments is not None:
+            await self.attachments.wait_ready(
+                await self.attachments.to_wait_for(conversation_id, attachment_ids)
+            )
         if conversation_id is None:
             conversation = await self.conversations.create(temporary=temporary)
             if attachment_ids and self.attachments is not None:

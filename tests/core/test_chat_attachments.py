@@ -5,6 +5,7 @@ sent, and gone with their chat."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from acai_desktop.core.documents.model import (
     ScopeMode,
 )
 from acai_desktop.core.documents.readers import check_readable
+from acai_desktop.core.store.documents import INDEX_JOB
+from acai_desktop.core.store.jobs import pause_job_kind, resume_job_kind
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 
@@ -150,3 +153,40 @@ def test_a_paste_is_named_by_its_first_words_and_size():
     paste = "\n\n  Quarterly report for the northern region, second half of the year\nmore\n"
     assert pasted_name(paste) == "Pasted text, 5 lines: “Quarterly report for the northern…”"
     assert pasted_name("Short one") == "Pasted text, 9 characters: “Short one”"
+
+
+def _awaiting(coroutine) -> list[str]:
+    """The names of the coroutines ``coroutine`` is suspended in, outermost first."""
+    names = []
+    while coroutine is not None and hasattr(coroutine, "cr_code"):
+        names.append(coroutine.cr_code.co_name)
+        coroutine = coroutine.cr_await
+    return names
+
+
+def test_a_message_waits_for_its_chats_attachments_still_being_indexed(tmp_path, fake_openai):
+    notes = tmp_path / "notes.txt"
+    notes.write_text(MINE, encoding="utf-8")
+
+    async def scenario():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            await assistant._store.run(pause_job_kind, INDEX_JOB)
+            chat = await assistant.conversations.create()
+            await assistant.attachments.attach_file(notes, chat.id)
+            # Sent without naming it (as another client of the core would).
+            turn = asyncio.create_task(
+                assistant.orchestrator.send(chat.id, "When does Project Heron ship its beta?")
+            )
+            while "wait_ready" not in _awaiting(turn.get_coro()):
+                # Each round lets the turn run on; it stops in the wait, or the test's
+                # own time limit ends a turn that never waits.
+                assert not turn.done(), "the message did not wait for its attachment"
+                await asyncio.sleep(0.01)
+            written = await assistant.conversations.messages(chat.id)
+            await assistant._store.run(resume_job_kind, INDEX_JOB)
+            assistant.runner.wake()
+            return written, await turn
+
+    written, result = run(scenario())
+    assert written == []  # nothing was written while it waited
+    assert [e.document_name for e in result.evidence_used] == ["notes.txt"]

@@ -145,6 +145,18 @@ class ChatAttachments:
         if document_ids:
             await self.store.run(sql.bind_attachments, list(document_ids), conversation_id)
 
+    async def to_wait_for(
+        self, conversation_id: int | None, document_ids: Sequence[int]
+    ) -> list[int]:
+        """What a message to ``conversation_id`` waits for: the attachments sent with it,
+        and those of the chat not indexed yet (attached before, still on their way)."""
+        waiting = list(document_ids)
+        if conversation_id is not None:
+            for document in await self.of_conversation(conversation_id):
+                if document.status != DocumentStatus.READY and document.id not in waiting:
+                    waiting.append(document.id)
+        return waiting
+
     async def wait_ready(self, document_ids: Iterable[int]) -> list[Document]:
         """Wait until these attachments are indexed (one removed meanwhile is left out).
         Raises AttachmentFailed, naming the file and the reason, for one whose indexing
