@@ -96,7 +96,7 @@ class AttachmentsController(Controller):
     def for_send(self) -> list[int]:
         """The attachments the message being sent waits for (the chat's, as shown); the
         composer says which are not indexed yet."""
-        waiting = self.strip.not_ready()
+        waiting = self.strip.being_indexed()
         if waiting:
             names = ", ".join(f"“{short(d.name)}”" for d in waiting)
             self.composer.show_attach_note(

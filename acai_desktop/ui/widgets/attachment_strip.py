@@ -137,5 +137,8 @@ class AttachmentStrip(QWidget):
             chip.deleteLater()
         self.setVisible(bool(self._chips))
 
-    def not_ready(self) -> list[Document]:
-        return [c.document for c in self._chips.values() if c.document.status != "ready"]
+    def being_indexed(self) -> list[Document]:
+        """The attachments still on their way (waiting or indexing; not failed)."""
+        return [
+            c.document for c in self._chips.values() if c.document.status in ("queued", "indexing")
+        ]
