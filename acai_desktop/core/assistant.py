@@ -19,6 +19,8 @@ import logging
 from dataclasses import dataclass, field
 
 from acai_desktop.core.chat_import.service import ConversationImports
+from acai_desktop.core.chat_settings import EffectiveSettings, ProfileChatDefaults
+from acai_desktop.core.chat_settings_service import ChatSettingsService
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.service import DocumentService
@@ -37,7 +39,14 @@ from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
 from acai_desktop.core.llm.local_server import LocalModelServer
-from acai_desktop.core.llm.model_status import ModelStatus, probe_model, status_of_error
+from acai_desktop.core.llm.model_status import (
+    PICK_IN_CHAT,
+    ModelState,
+    ModelStatus,
+    check_model_name,
+    probe_model,
+    status_of_error,
+)
 from acai_desktop.core.llm.presets import ModelRole, ProviderName, RoleModels, preset
 from acai_desktop.core.llm.settings import (
     ModelSettings,
@@ -201,6 +210,8 @@ class Assistant:
     imports: ConversationImports
     #: The user's custom instructions (profile and per chat); only the user writes them.
     instructions: InstructionsService
+    #: Each chat's own model, temperature and context budget, and what a chat runs with.
+    chat_settings: ChatSettingsService
     #: The storage below the services: the core's own (``_``: never the UI's, see
     #: tests/ui/test_service_boundary.py). The database under its lock, as opened first,
     #: is closed with the assistant.
@@ -227,6 +238,28 @@ class Assistant:
         if self.model_problem is not None:
             return None
         return f"{self.settings.model_for('chat')} · {self.settings.provider}"
+
+    def model_name_for(self, settings: EffectiveSettings) -> str | None:
+        """The badge's text for a chat running with ``settings``; None without a model."""
+        if self.model_problem is None and settings.model:
+            return f"{settings.model} · {self.settings.provider}"
+        return None
+
+    def chat_model_status(self, probe: ModelStatus, settings: EffectiveSettings) -> ModelStatus:
+        """The chip's state for a chat running with ``settings``, from the probe of the
+        server (its listing): the chat's own model name is checked like the profile's."""
+        if self.model_problem is not None or probe.state == ModelState.CHECKING:
+            return probe
+        own = settings.own_model is not None
+        if not own and probe.state == ModelState.UNKNOWN_MODEL:
+            return probe  # the profile's model, as the probe found it
+        return check_model_name(
+            probe,
+            settings.model,
+            provider=self.settings.provider,
+            base_url=getattr(self.client, "base_url", ""),
+            next_step=PICK_IN_CHAT if own else probe.next_step or "",
+        )
 
     async def check_model(self) -> ModelStatus:
         """Can the model answer? Why it could not start, else what its server says to
@@ -468,7 +501,14 @@ async def _assemble(
         suggestions=suggestions if model.settings.asks_before_remembering() else None,
     )
     summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
-    titles = TitleProcessor(client, conversations, events)
+    chat_settings = ChatSettingsService(
+        store,
+        ProfileChatDefaults(
+            model=client.model_for("chat"),
+            context_budget_tokens=model.settings.context_budget_tokens,
+        ),
+    )
+    titles = TitleProcessor(client, conversations, events, chat_settings)
     documents = DocumentService(store, embedder, events)
     await documents.load()
     attachments = ChatAttachments(documents, profile.attachments_dir)
@@ -501,6 +541,7 @@ async def _assemble(
         documents=documents,
         attachments=attachments,
         instructions=instructions,
+        chat_settings=chat_settings,
         client=client,
         events=events,
         # Without a model no job runs, so none is announced as queued either.
@@ -529,6 +570,7 @@ async def _assemble(
         documents=documents,
         attachments=attachments,
         instructions=instructions,
+        chat_settings=chat_settings,
         imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,
         warnings=model.warnings,

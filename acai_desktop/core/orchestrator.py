@@ -31,6 +31,14 @@ from datetime import datetime
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_filter import DelimiterFilter
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
+from acai_desktop.core.chat_settings import (
+    ChatSettings,
+    EffectiveSettings,
+    ProfileChatDefaults,
+    clean_chat_settings,
+    effective_settings,
+)
+from acai_desktop.core.chat_settings_service import ChatSettingsService
 from acai_desktop.core.citations import citations_of
 from acai_desktop.core.clock import parse_utc
 from acai_desktop.core.custom_instructions import UsedInstructions
@@ -42,6 +50,7 @@ from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import ChatModel
+from acai_desktop.core.llm.replies import StreamStats
 from acai_desktop.core.memory.context_builder import (
     BuiltContext,
     UsedEvidence,
@@ -71,6 +80,7 @@ from acai_desktop.core.store.jobs import JobSpec
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.core.store.message_tree import add_answer_version, add_branch
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.core.token_usage import TokenUsage
 from acai_desktop.core.transcript import recall_follows, transcript_changed
 
 log = logging.getLogger(__name__)
@@ -101,6 +111,10 @@ class TurnResult:
     evidence_used: list[EvidenceSource] = field(default_factory=list)
     # The user's custom instructions the prompt carried.
     instructions: UsedInstructions | None = None
+    # The model, temperature and context budget the turn ran with.
+    settings: EffectiveSettings | None = None
+    # What the answer cost, as the server reported it (None: the stream never ended).
+    usage: TokenUsage | None = None
 
     @property
     def status(self) -> MessageStatus:
@@ -124,8 +138,12 @@ class Orchestrator:
         max_answer_bytes: int = int(DEFAULT_MAX_ANSWER_MB * 1_000_000),
         answer_max_tokens: int | None = None,
         instructions: InstructionsService | None = None,
+        chat_settings: ChatSettingsService | None = None,
     ) -> None:
         self.conversations = conversations
+        #: Each chat's own model settings (None: every chat uses the profile's, as in
+        #: evaluations).
+        self.chat_settings = chat_settings
         #: The user's custom instructions (None: none are read, as in evaluations).
         self.instructions = instructions
         self.provenance = provenance
@@ -152,6 +170,13 @@ class Orchestrator:
         """The tokens a prompt's history may take (see context_builder.history_room)."""
         return history_room(self.system_prompt, self.context_budget_tokens)
 
+    async def settings_for(self, conversation_id: int | None) -> EffectiveSettings:
+        """The model, temperature and context budget a chat's turns run with."""
+        if self.chat_settings is not None:
+            return await self.chat_settings.in_effect(conversation_id)
+        profile = ProfileChatDefaults(self.client.model_for("chat"), self.context_budget_tokens)
+        return effective_settings(profile)
+
     async def send(
         self,
         conversation_id: int | None,
@@ -159,10 +184,13 @@ class Orchestrator:
         *,
         temporary: bool = False,
         attachment_ids: Sequence[int] = (),
+        settings: ChatSettings | None = None,
     ) -> TurnResult:
         """Run a turn for a new user message, in a new conversation (``temporary`` or
-        not) when ``conversation_id`` is None. The one place a message is validated:
-        InvalidInputError before any write (no conversation is started either).
+        not) when ``conversation_id`` is None, with ``settings`` as its own (chosen in
+        the new chat's header before it was on disk). The one place a message is
+        validated: InvalidInputError before any write (no conversation is started
+        either).
 
         ``attachment_ids``: the files attached in the composer for this message. The
         turn waits until they (and any other attachment of the chat still being
@@ -170,6 +198,10 @@ class Orchestrator:
         one that failed refuses the message (AttachmentFailed). A new chat's held
         attachments become the chat's as it starts."""
         text = validate_user_message(text)
+        if settings is not None:
+            settings = clean_chat_settings(
+                settings.model, settings.temperature, settings.context_budget_tokens
+            )
         if self.attachments is not None:
             await self.attachments.wait_ready(
                 await self.attachments.to_wait_for(conversation_id, attachment_ids)
@@ -178,6 +210,13 @@ class Orchestrator:
             conversation = await self.conversations.create(temporary=temporary)
             if attachment_ids and self.attachments is not None:
                 await self.attachments.bind(attachment_ids, conversation.id)
+            if settings is not None and not settings.empty and self.chat_settings is not None:
+                await self.chat_settings.set_for_chat(
+                    conversation.id,
+                    model=settings.model,
+                    temperature=settings.temperature,
+                    context_budget_tokens=settings.context_budget_tokens,
+                )
             self.events.emit(ev.ConversationCreated(conversation))
         else:
             conversation = await self.conversations.get(conversation_id)
@@ -307,10 +346,16 @@ class Orchestrator:
         plan = plan_message(user_message.content)
         result = TurnResult(conversation.id, user_message, answer, plan)
         text = AnswerText(self.max_answer_bytes)
+        stats = StreamStats()
         try:
             await self.conversations.update_message(user_message.id, plan=plan.to_dict())
+            settings = result.settings = await self.settings_for(conversation.id)
             context, in_prompt = await self.build_prompt(
-                conversation, user_message, plan, as_of=as_of
+                conversation,
+                user_message,
+                plan,
+                as_of=as_of,
+                budget_tokens=settings.context_budget_tokens,
             )
             result.prompt_tokens = context.tokens
             result.instructions = context.instructions
@@ -334,7 +379,10 @@ class Orchestrator:
             result.evidence_used = [
                 evidence_source(answer.id, e, user_message.content) for e in context.evidence
             ]
-            await self._stream(answer, context, text)
+            await self._stream(answer, context, text, settings, stats)
+            result.usage = TokenUsage(
+                stats.prompt_tokens, stats.completion_tokens, context.memory_tokens
+            )
             # An answer cut at the size limit did not end: stopped, with the note.
             status, note = MessageStatus.COMPLETE, None
             if text.cut:
@@ -372,9 +420,11 @@ class Orchestrator:
         plan: Plan,
         *,
         as_of: datetime | None = None,
+        budget_tokens: int | None = None,
     ) -> tuple[BuiltContext, dict[int, MemoryItem]]:
         """The prompt for answering ``user_message``, and each memory that was offered
-        for it, by id (the recalled messages are in the context's ``recalled``).
+        for it, by id (the recalled messages are in the context's ``recalled``), within
+        ``budget_tokens`` (None: the profile's budget).
 
         The conversation is its shown path up to ``user_message`` (another branch's
         messages and summaries stay out). ``as_of`` (a regenerated answer: the
@@ -427,7 +477,7 @@ class Orchestrator:
             retrieved=retrieved,
             summaries=summaries,
             recent_messages=recent,
-            budget_tokens=self.context_budget_tokens,
+            budget_tokens=budget_tokens or self.context_budget_tokens,
             searched=True,
         )
         offered = {m.id: m for m in [*pinned, *summaries]}
@@ -446,13 +496,26 @@ class Orchestrator:
         )
         return [hit for hit in found if hit.score >= EVIDENCE_MIN_SCORE]
 
-    async def _stream(self, answer: Message, context: BuiltContext, text: AnswerText) -> None:
-        """Read the answer's stream into ``text`` until it ends or is cut at the limit."""
+    async def _stream(
+        self,
+        answer: Message,
+        context: BuiltContext,
+        text: AnswerText,
+        settings: EffectiveSettings,
+        stats: StreamStats,
+    ) -> None:
+        """Read the answer's stream into ``text`` until it ends or is cut at the limit,
+        with the chat's model and temperature; the server's figures land in ``stats``."""
         saves = PartialSaves(self.conversations, answer.id)
         # A model that echoes its prompt must not show the user the prompt's block tags.
         delimiters = DelimiterFilter()
         stream = self.client.stream_chat(
-            context.messages, role="chat", max_tokens=self.answer_max_tokens
+            context.messages,
+            role="chat",
+            max_tokens=self.answer_max_tokens,
+            temperature=settings.temperature,
+            stats=stats,
+            model=settings.own_model,
         )
         async with contextlib.aclosing(stream):  # a cut answer closes the stream at once
             async for chunk in stream:
@@ -500,8 +563,9 @@ class Orchestrator:
             status=status,
             error=error,
             tokens=estimate_tokens(content),
-            model=self.client.model_for("chat"),
+            model=result.settings.model if result.settings else self.client.model_for("chat"),
             instructions=result.instructions,
+            usage=result.usage,
         )
         if evidence:
             await self.provenance.record_evidence(answer.id, evidence)

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from acai_desktop.core.custom_instructions import UsedInstructions
+from acai_desktop.core.token_usage import TokenUsage
 
 
 class MemoryKind(StrEnum):
@@ -131,6 +132,9 @@ class Message:
     # versions (Regenerate) or user messages (Edit); filled by the transcript's query,
     # empty when there is one.
     versions: tuple[int, ...] = ()
+    #: An answer's: its tokens as the server reported them, and memory's part (None:
+    #: written before they were recorded, or not finished).
+    usage: TokenUsage | None = None
 
     @property
     def version_number(self) -> int:
@@ -155,6 +159,7 @@ class Message:
             instructions=UsedInstructions.from_json(row.get("instructions")),
             parent_id=row.get("parent_id"),
             hidden=bool(row.get("hidden") or 0),
+            usage=TokenUsage.from_json(row.get("usage")),
         )
 
 

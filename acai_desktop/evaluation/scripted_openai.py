@@ -59,7 +59,16 @@ Server switches
     ``server.models = [...]`` the ids listed by ``/v1/models``;
     ``server.failing_completions = 500``  answer every chat completion with that status (a
     server whose ``/v1/models`` works but whose model does not), without taking a scripted
-    reply; None again: the server is fixed.
+    reply; None again: the server is fixed;
+    ``server.reports_usage = False``  never report token usage: no ``usage`` in a plain
+    reply, and no usage chunk in a stream even when asked (an older server).
+
+Token usage
+    A plain reply carries ``usage``; a stream ends with a usage chunk (``choices`` empty)
+    when the request asks for it with ``stream_options: {"include_usage": true}``, as
+    OpenAI's does. The figures are words, not tokens: the prompt's are the words of the
+    request's messages' contents (:func:`prompt_words`), the completion's those of the
+    reply's text.
 
 Recording
     ``server.requests`` lists every ``RecordedRequest(method, path, headers, json)`` in arrival
@@ -157,6 +166,17 @@ def hashed_embedding(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[
         vector[index] += 1.0 if digest[4] & 1 else -1.0
     norm = float(np.linalg.norm(vector))
     return (vector / norm if norm else vector).tolist()
+
+
+def prompt_words(request: dict) -> int:
+    """The prompt's "tokens" as this server reports them: its messages' words."""
+    return sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
+
+
+def _usage(request: dict, content: str) -> dict:
+    prompt, completion = prompt_words(request), len(content.split())
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion}  # fmt: skip
 
 
 def _split_for_streaming(text: str, chunk_chars: int | None = None) -> Iterator[str]:
@@ -317,30 +337,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._trickle_forever(record, reply.trickle_every)
             return
         content = reply.content()
-        prompt_tokens = sum(
-            len(str(m.get("content", "")).split()) for m in request.get("messages", [])
-        )
-        self._send_json(
-            200,
-            {
-                "id": "chatcmpl-fake",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content},
-                        "finish_reason": reply.finish_reason,
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": len(content.split()),
-                    "total_tokens": prompt_tokens + len(content.split()),
-                },
-            },
-        )
+        body = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": reply.finish_reason,
+                }
+            ],
+        }
+        if fake.reports_usage:
+            body["usage"] = _usage(request, content)
+        self._send_json(200, body)
 
     def _stream_chat(self, record: RecordedRequest, reply: Reply, model: str) -> None:
         self.send_response(200)
@@ -393,6 +405,11 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if reply.finish_reason is not None:
                 send(json.dumps(event({}, reply.finish_reason)))
+            request = record.json if isinstance(record.json, dict) else {}
+            options = request.get("stream_options") or {}
+            if self.server.fake.reports_usage and options.get("include_usage"):
+                last = {**event({}), "choices": [], "usage": _usage(request, reply.content())}
+                send(json.dumps(last))
             send("[DONE]")
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -485,6 +502,7 @@ class FakeOpenAIServer:
         self.require_api_key: str | None = None
         self.reject_response_formats: set[str] = set()
         self.failing_completions: int | None = None
+        self.reports_usage = True
         self.models: list[str] = ["fake-chat", "fake-triage", "fake-embedding"]
         self._queues: dict[str, deque[Reply]] = {
             "chat": deque(),

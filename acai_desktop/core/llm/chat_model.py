@@ -22,16 +22,24 @@ from acai_desktop.core.errors import (
     ModelUnauthorizedError,
 )
 from acai_desktop.core.llm.presets import ModelRole
-from acai_desktop.core.llm.replies import Completion, Messages
+from acai_desktop.core.llm.replies import Completion, Messages, StreamStats
 
 
 class ChatModel(Protocol):
     """A model that streams a chat answer (what one turn of the orchestrator calls)."""
 
     def stream_chat(
-        self, messages: Messages, *, role: ModelRole | str = ..., max_tokens: int | None = ...
+        self,
+        messages: Messages,
+        *,
+        role: ModelRole | str = ...,
+        max_tokens: int | None = ...,
+        temperature: float | None = ...,
+        stats: StreamStats | None = ...,
+        model: str | None = ...,
     ) -> AsyncIterator[str]:
-        """Yield the answer's text deltas as they arrive (an async generator)."""
+        """Yield the answer's text deltas as they arrive (an async generator); the
+        server's finish reason and token usage land in ``stats``."""
         ...
 
     def model_for(self, role: ModelRole | str) -> str | None:
@@ -86,6 +94,9 @@ class NoModelClient:
         *,
         role: ModelRole | str = ModelRole.CHAT,
         max_tokens: int | None = None,
+        temperature: float | None = None,
+        stats: StreamStats | None = None,
+        model: str | None = None,
     ):
         raise self.error
         yield ""  # pragma: no cover - makes this an async generator

@@ -154,6 +154,8 @@ class ModelClient:
         #: Fields beyond the OpenAI API that this kind of server understands, sent with
         #: every chat request (None: none; OpenAI itself refuses unknown fields).
         self._server_fields = dict(preset(settings.provider).chat_request_fields) or None
+        #: The server refused ``stream_options`` once: streamed answers go without it.
+        self._usage_refused = False
 
     @property
     def provider(self) -> ProviderName:
@@ -172,15 +174,20 @@ class ModelClient:
         max_tokens: int | None = None,
         temperature: float | None = None,
         stats: StreamStats | None = None,
+        model: str | None = None,
     ) -> AsyncIterator[str]:
         """Yield the answer's text deltas as they arrive.
+
+        ``model``: another model than ``role``'s (a chat's own choice). The server is
+        asked for the answer's token usage (``stream_options.include_usage``); what it
+        reports lands in ``stats``, and a server that reports nothing leaves them None.
 
         Cancelling the consuming task closes the HTTP stream at once. A consumer that stops
         iterating early (``break``) should wrap the call in ``contextlib.aclosing`` so the
         stream is closed then too, not whenever the generator is collected.
         Raises ``ModelReplyError`` if the stream breaks or ends without a finish reason.
         """
-        model = self.model_for(role)
+        model = model or self.model_for(role)
         stats = stats if stats is not None else StreamStats()
         loop = asyncio.get_running_loop()
         first_words_by = loop.time() + self.deadlines.first_token
@@ -191,13 +198,7 @@ class ModelClient:
 
         try:
             async with asyncio.timeout_at(deadline()) as limit:
-                stream = await self._openai_streaming.chat.completions.create(
-                    model=model,
-                    messages=list(messages),
-                    stream=True,
-                    extra_body=self._server_fields,
-                    **_sampling(max_tokens, temperature),
-                )
+                stream = await self._open_stream(model, messages, max_tokens, temperature)
         except TimeoutError as error:
             if not limit.expired():
                 raise
@@ -250,6 +251,35 @@ class ModelClient:
             )
         note_model_answered()
 
+    async def _open_stream(
+        self,
+        model: str,
+        messages: Messages,
+        max_tokens: int | None,
+        temperature: float | None,
+    ):
+        """The streamed request, asking for the usage figures; a server that refuses
+        ``stream_options`` (an older or stricter one) is asked again without it, and
+        from then on never with it: its answers say the tokens were not reported."""
+        request = {
+            "model": model,
+            "messages": list(messages),
+            "stream": True,
+            "extra_body": self._server_fields,
+            **_sampling(max_tokens, temperature),
+        }
+        if not self._usage_refused:
+            try:
+                return await self._openai_streaming.chat.completions.create(
+                    **request, stream_options={"include_usage": True}
+                )
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
+                if "stream_options" not in reason_of(error):
+                    raise
+                log.info("the server refuses stream_options; usage goes unreported: %s", error)
+                self._usage_refused = True
+        return await self._openai_streaming.chat.completions.create(**request)
+
     async def complete(
         self,
         messages: Messages,
@@ -257,9 +287,10 @@ class ModelClient:
         role: ModelRole | str = ModelRole.CHAT,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        model: str | None = None,
     ) -> str:
         completion = await self.create_completion(
-            messages, role=role, max_tokens=max_tokens, temperature=temperature
+            messages, role=role, max_tokens=max_tokens, temperature=temperature, model=model
         )
         return completion.text
 
@@ -271,12 +302,14 @@ class ModelClient:
         max_tokens: int | None = None,
         temperature: float | None = None,
         response_format: dict[str, Any] | None = None,
+        model: str | None = None,
     ) -> Completion:
-        """One non-streamed answer with its finish reason and token counts.
+        """One non-streamed answer with its finish reason and token counts (``model``:
+        another model than ``role``'s).
 
         With a ``response_format``, a 400/422 that is not about the context length raises
         ``ResponseFormatRefused`` so structured output can fall back to a plainer mode."""
-        model = self.model_for(role)
+        model = model or self.model_for(role)
         extra = {"response_format": response_format} if response_format else {}
         try:
             if self.stream_replies:

@@ -5,6 +5,10 @@ the server's models (one cheap request, no tokens spent) and sorts the outcome i
 :class:`ModelStatus`: ready, unreachable, no key, key refused, a model name the server
 doesn't have, or why the model could not be started at all. Each state has its own
 words for the chip, and each problem its own reason and next step for the banner.
+
+The listing is kept on the status (``models``): a chat's header offers those names, and
+a chat's own model is checked against them by :func:`check_model_name`, the same check
+as the profile's, so a name the server doesn't know reads "wrong model name" either way.
 """
 
 from __future__ import annotations
@@ -62,6 +66,13 @@ SERVER_DOWN_STEPS = {
 }
 #: How many of a server's model names the banner lists.
 LISTED_NAMES = 6
+#: Where the user picks another model: the profile's in Settings, a chat's own in its
+#: header.
+PICK_IN_SETTINGS = "Pick one of its models in Settings (for Ollama, `ollama pull` it first)."
+PICK_IN_CHAT = (
+    "Pick one of its models in this chat's settings (⚙ in the header), or let the chat "
+    "use the model from Settings."
+)
 
 
 @dataclass(frozen=True)
@@ -71,6 +82,8 @@ class ModelStatus:
     reason: str | None = None
     #: What the user can do about it.
     next_step: str | None = None
+    #: The model names the server listed (empty: none listed, or not asked).
+    models: tuple[str, ...] = ()
 
     @property
     def ready(self) -> bool:
@@ -129,12 +142,34 @@ async def probe_model(client: ModelClient) -> ModelStatus:
         )
     except ModelError as error:
         return status_of_error(error)
-    chat = client.model_for("chat")
-    if listed and client.provider not in ANY_NAME_SERVES and not has_model(listed, chat):
+    return check_model_name(
+        ModelStatus(ModelState.READY, models=tuple(listed)),
+        client.model_for("chat"),
+        provider=client.provider,
+        base_url=client.base_url,
+    )
+
+
+def check_model_name(
+    status: ModelStatus,
+    name: str | None,
+    *,
+    provider: ProviderName,
+    base_url: str,
+    next_step: str = PICK_IN_SETTINGS,
+) -> ModelStatus:
+    """The state of model ``name`` on a server whose probe gave ``status``: a server
+    that answered (ready, or not having another name) is ready for ``name`` unless its
+    listing lacks it; any other state (unreachable, no key…) stays what it is."""
+    if status.state not in (ModelState.READY, ModelState.UNKNOWN_MODEL):
+        return status
+    listed = list(status.models)
+    if name and listed and provider not in ANY_NAME_SERVES and not has_model(listed, name):
         shown = ", ".join(listed[:LISTED_NAMES]) + (", …" if len(listed) > LISTED_NAMES else "")
         return ModelStatus(
             ModelState.UNKNOWN_MODEL,
-            f"The model server at {client.base_url} has no model named {chat!r}. It has: {shown}.",
-            "Pick one of its models in Settings (for Ollama, `ollama pull` it first).",
+            f"The model server at {base_url} has no model named {name!r}. It has: {shown}.",
+            next_step,
+            models=status.models,
         )
-    return ModelStatus(ModelState.READY)
+    return ModelStatus(ModelState.READY, models=status.models)

@@ -153,6 +153,9 @@ class BuiltContext:
     evidence: list[UsedEvidence] = field(default_factory=list)
     # The user's custom instructions in the prompt (None: there were none).
     instructions: UsedInstructions | None = None
+    # What the turn's memories, recalled messages, summaries and passages took of
+    # ``tokens``, framing included (memory's share of the prompt, see core.token_usage).
+    memory_tokens: int = 0
 
 
 def instructions_section(used: UsedInstructions) -> str:
@@ -258,6 +261,7 @@ def build_context(
     room = history_room(system_text, budget_tokens, asked_tokens)
     history, history_tokens = _history_within(recent_messages, room, dropped)
     used_tokens = system_tokens + history_tokens + asked_tokens
+    memory_tokens = 0
 
     def fits(cost: int) -> bool:
         return used_tokens + cost <= budget_tokens
@@ -289,7 +293,7 @@ def build_context(
         key: tuple[bool, int] | None = None,
         line: str | None = None,
     ) -> bool:
-        nonlocal used_tokens, has_data
+        nonlocal used_tokens, memory_tokens, has_data
         if line is None:
             line = memory_line(memory)
         cost = estimate_tokens(line) + 1
@@ -302,6 +306,7 @@ def build_context(
             return False
         sections[header].append(line)
         used_tokens += cost
+        memory_tokens += cost
         has_data = True
         placed[key if key is not None else (False, memory.id)] = (score, reasons)
         return True
@@ -332,6 +337,7 @@ def build_context(
         evidence_used.append(UsedEvidence(hit, len(evidence_lines)))
         evidence_tokens += cost
         used_tokens += cost
+        memory_tokens += cost
         has_data = True
 
     def memories_placed() -> int:
@@ -405,6 +411,7 @@ def build_context(
         recalled=recalled,
         evidence=evidence_used,
         instructions=instructions if instructions_text else None,
+        memory_tokens=memory_tokens,
     )
 
 

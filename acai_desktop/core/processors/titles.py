@@ -8,6 +8,10 @@ a stand-in: the user's title always wins). Any failure (no model, timeout, error
 that is no title) leaves the first words: the job ends without error, as there is
 nothing to retry for. The job waits for the turn's answer and, on a server that answers
 one request at a time, steps aside for the user's turns like the learning jobs.
+
+A chat whose header chose its own model is titled by that model (the user picked what
+speaks for this chat; on a server with one model loaded at a time it is the one loaded),
+at temperature 0 as always: a title should not change with the dice.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 import logging
 import re
 
+from acai_desktop.core.chat_settings_service import ChatSettingsService
 from acai_desktop.core.conversation_titles import AUTO_TITLE_CHARS, one_line, title_from_words
 from acai_desktop.core.errors import ModelError, NotFoundError
 from acai_desktop.core.events import ConversationChanged, EventBus
@@ -85,10 +90,13 @@ class TitleProcessor:
         client: ModelClient | NoModelClient,
         conversations: ConversationRepository,
         events: EventBus,
+        chat_settings: ChatSettingsService | None = None,
     ) -> None:
         self.client = client
         self.conversations = conversations
         self.events = events
+        #: Each chat's own settings (None: the triage model titles every chat).
+        self.chat_settings = chat_settings
         self._prompt = resource_text("prompts", "title.txt").strip()
 
     async def handle(self, job: Job) -> None:
@@ -113,7 +121,13 @@ class TitleProcessor:
             ),
             None,
         )
-        title = await self._ask(message.content, answer.content if answer else "")
+        model = None
+        if self.chat_settings is not None:
+            try:
+                model = (await self.chat_settings.in_effect(conversation.id)).own_model
+            except NotFoundError:
+                return None  # deleted since
+        title = await self._ask(message.content, answer.content if answer else "", model)
         if title is None:
             return None  # the first words stay
         retitled = await self.conversations.set_automatic_title(conversation.id, title)
@@ -121,7 +135,7 @@ class TitleProcessor:
             self.events.emit(ConversationChanged(retitled))
         return retitled
 
-    async def _ask(self, question: str, answer: str) -> str | None:
+    async def _ask(self, question: str, answer: str, model: str | None = None) -> str | None:
         exchange = f"user: {quote_untrusted(question[:EXCHANGE_CHARS])}"
         if answer.strip():
             exchange += f"\nassistant: {quote_untrusted(answer[:EXCHANGE_CHARS])}"
@@ -131,7 +145,11 @@ class TitleProcessor:
         ]
         try:
             reply = await self.client.complete(
-                messages, role=ModelRole.TRIAGE, max_tokens=TITLE_MAX_TOKENS, temperature=0
+                messages,
+                role=ModelRole.TRIAGE,
+                max_tokens=TITLE_MAX_TOKENS,
+                temperature=0,
+                model=model,
             )
         except ModelError as error:
             log.info("no title from the model, the first words stay: %s", error)

@@ -34,7 +34,7 @@ from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
-    "created_at, author, parent_id, hidden, instructions"
+    "created_at, author, parent_id, hidden, instructions, usage"
 )
 CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary, title_auto, pinned"
 
@@ -223,6 +223,7 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         "plan",
         "folded_into",
         "instructions",
+        "usage",
     }
     unknown = set(changes) - allowed
     if unknown:
@@ -233,6 +234,8 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         changes["status"] = str(changes["status"])
     if changes.get("instructions") is not None:
         changes["instructions"] = changes["instructions"].to_json()  # UsedInstructions
+    if changes.get("usage") is not None:
+        changes["usage"] = changes["usage"].to_json()  # TokenUsage
     if changes.get("error"):
         changes["error"] = redact(changes["error"])  # a server may echo the key
     assignments = ", ".join(f"{column} = ?" for column in changes)

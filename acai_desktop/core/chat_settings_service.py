@@ -1,0 +1,50 @@
+"""A chat's model settings: read and write the chat's own, and say what its turns use.
+
+:meth:`ChatSettingsService.in_effect` is the one place a turn, a regenerated answer and
+the title job learn which model, temperature and context budget a chat runs with (the
+layers are resolved by :func:`core.chat_settings.effective_settings`). Background
+learning does not ask: it keeps the profile's models.
+"""
+
+from __future__ import annotations
+
+from acai_desktop.core.chat_settings import (
+    ChatSettings,
+    EffectiveSettings,
+    ProfileChatDefaults,
+    clean_chat_settings,
+    effective_settings,
+)
+from acai_desktop.core.store import chat_settings as rows
+from acai_desktop.core.store.database import Store
+
+
+class ChatSettingsService:
+    def __init__(self, store: Store, profile: ProfileChatDefaults) -> None:
+        self._store = store
+        #: The profile's model settings' part (what an unset choice falls back to).
+        self.profile = profile
+
+    async def for_chat(self, conversation_id: int) -> ChatSettings:
+        """The chat's own choices (all None: it follows the profile's)."""
+        return await self._store.run(rows.chat_settings, conversation_id)
+
+    async def set_for_chat(
+        self,
+        conversation_id: int,
+        *,
+        model: str | None = None,
+        temperature: float | None = None,
+        context_budget_tokens: int | None = None,
+    ) -> ChatSettings:
+        """Replace the chat's own choices (None: the profile's). Raises
+        InvalidInputError, with nothing written, for a value that can't be used."""
+        settings = clean_chat_settings(model, temperature, context_budget_tokens)
+        await self._store.run(rows.save_chat_settings, conversation_id, settings)
+        return settings
+
+    async def in_effect(self, conversation_id: int | None) -> EffectiveSettings:
+        """What the chat's turns run with (None: a new chat, not on disk yet). A
+        project's default (issue 26) goes in as ``project=`` here."""
+        own = await self.for_chat(conversation_id) if conversation_id is not None else None
+        return effective_settings(self.profile, own)
