@@ -40,6 +40,7 @@ from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.model_status import (
+    ANY_NAME_SERVES,
     PICK_IN_CHAT,
     ModelState,
     ModelStatus,
@@ -244,6 +245,11 @@ class Assistant:
         if self.model_problem is None and settings.model:
             return f"{settings.model} · {self.settings.provider}"
         return None
+
+    def names_matter(self) -> bool:
+        """Whether the server's model names mean anything (a llama.cpp server, the
+        built-in one, answers to any name with the one model it loaded)."""
+        return self.settings.provider not in ANY_NAME_SERVES
 
     def chat_model_status(self, probe: ModelStatus, settings: EffectiveSettings) -> ModelStatus:
         """The chip's state for a chat running with ``settings``, from the probe of the

@@ -37,6 +37,7 @@ from acai_desktop.ui.background_import import import_in_background
 from acai_desktop.ui.controllers.attachments import AttachmentsController
 from acai_desktop.ui.controllers.base import STILL_OPENING, TURN_TASK, Services
 from acai_desktop.ui.controllers.chat import ChatController
+from acai_desktop.ui.controllers.chat_header import ChatHeaderController
 from acai_desktop.ui.controllers.conversations import ConversationsController
 from acai_desktop.ui.controllers.current_chat import CurrentChat
 from acai_desktop.ui.controllers.documents import DocumentsController
@@ -84,6 +85,7 @@ class AppController:
     chat: CurrentChat
     conversations: ConversationsController
     turns: ChatController
+    header: ChatHeaderController
     memory_panel: MemoryPanelController
     documents: DocumentsController
     attachments: AttachmentsController
@@ -150,6 +152,7 @@ class AppController:
             documents=self.documents,
             attachments=self.attachments,
         )
+        self.header = ChatHeaderController(window, self.services, self.chat)
         self.settings = SettingsController(window, self.services, self)
         self.memory_health = MemoryHealthController(
             window, self.services, self.profile, lambda: self.overrides
@@ -265,6 +268,8 @@ class AppController:
             # Known before the user sends: a cheap probe, beside the window's work.
             self.window.show_model_status(assistant.model_name, ModelStatus(ModelState.CHECKING))
             self.tasks.start(self._check_model(assistant), key=CHECK_TASK)
+        # The chat on screen's own settings (its model in the chip, its prompt budget).
+        self.header.set_probe(None)
         self.window.show_status(f"Profile: {self.profile.data_dir}")
         for warning in assistant.warnings:
             self.window.show_status(warning, 20_000)
@@ -318,6 +323,7 @@ class AppController:
         status = await assistant.check_model()
         if self.services.assistant is assistant:
             self.window.show_model_status(assistant.model_name, status)
+            self.header.set_probe(status)  # the chat on screen may have its own model
 
     def _on_first_start_settings_requested(self) -> None:
         self._settings_after_open = True

@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
     model_state: QLabel
     temporary_badge: QLabel
     scope_badge: QLabel
+    chat_settings_button: QToolButton
     conversations_toggle: QToolButton
     memory_toggle: QToolButton
     banner: QWidget
@@ -454,6 +455,16 @@ class MainWindow(QMainWindow):
         self.model_state.setVisible(True)
         if problem or status.ready:
             self.show_model_problem(status.problem_text)
+
+    def show_chat_settings(self, own: bool, tip: str) -> None:
+        """Whether the chat on screen has model settings of its own (the header's ⚙
+        stands out then), and what they are (its tooltip)."""
+        button = self.chat_settings_button
+        button.setToolTip(tip)
+        if button.property("own") != own:
+            button.setProperty("own", own)
+            button.style().unpolish(button)
+            button.style().polish(button)
 
     def show_reconnecting(self) -> None:
         """The model is being (re)started: say so until :meth:`set_model_name`, and

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from acai_desktop.ui.theme import Theme
 
     # Loaded when opened: its model settings (pydantic) aren't needed to paint.
+    from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
     from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
     from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
@@ -102,6 +103,14 @@ class WindowDialogs:
         from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
 
         dialog = ChatInstructionsDialog(conversation_id, profile, own, self.window)
+        dialog.open()
+        return dialog
+
+    def chat_settings(self, profile, own, listed) -> ChatSettingsDialog:
+        """The chat on screen's model settings: its own, or the ones from Settings."""
+        from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
+
+        dialog = ChatSettingsDialog(profile, own, listed, self.window)
         dialog.open()
         return dialog
 

@@ -49,6 +49,8 @@ NO_MODEL_TEXT = "No model connected"
 #: The room (px) the chat's title keeps beside the badges whatever the width, the room it
 #: gets before the model's name gives way (see HeaderRow), and the model's name's least.
 TITLE_KEEPS, TITLE_ROOM, MODEL_BADGE_KEEPS = 150, 260, 56
+CHAT_SETTINGS_TEXT = "⚙"
+CHAT_SETTINGS_TIP = "This chat's model, temperature and context budget"
 TEMPORARY_BADGE = "Temporary"
 TEMPORARY_BADGE_TIP = (
     "A temporary chat: nothing is remembered from it, and it is deleted when you close ACAI."
@@ -165,6 +167,13 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     # Show or hide the side panels (their actions and shortcuts: build_shortcuts).
     window.conversations_toggle = QToolButton()
     window.memory_toggle = QToolButton()
+    # This chat's own model, temperature and context budget (a dialog).
+    window.chat_settings_button = QToolButton()
+    window.chat_settings_button.setObjectName("ChatSettingsButton")
+    window.chat_settings_button.setText(CHAT_SETTINGS_TEXT)
+    window.chat_settings_button.setToolTip(CHAT_SETTINGS_TIP)
+    window.chat_settings_button.setAccessibleName("Chat model settings")
+    window.chat_settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
     for toggle in (window.conversations_toggle, window.memory_toggle):
         toggle.setObjectName("PanelToggle")
         toggle.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -176,6 +185,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header_layout.addWidget(window.scope_badge)
     header_layout.addWidget(window.model_badge)
     header_layout.addWidget(window.model_state)
+    header_layout.addWidget(window.chat_settings_button)
     header_layout.addWidget(window.memory_toggle)
     header.keep_title(window.conversation_title, before=window.model_badge, room=TITLE_ROOM)
     layout.addWidget(header)

@@ -84,6 +84,7 @@ class ChatController(Controller):
             temporary=chat.new_chat_temporary,
             # Sending waits for them to be indexed (the composer says so).
             attachment_ids=self.attachments.for_send(),
+            settings=chat.new_chat_settings if chat.conversation_id is None else None,
         )
         self._start(turn)
 

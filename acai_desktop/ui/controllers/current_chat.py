@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
+from acai_desktop.core.chat_settings import ChatSettings
+
 
 class CurrentChat(QObject):
     #: Another conversation is shown (its id; None for a new chat).
@@ -21,9 +23,13 @@ class CurrentChat(QObject):
         self.awaiting_new_conversation = False
         #: The conversation of the answer being written (None: none, or not on disk yet).
         self.turn_conversation_id: int | None = None
+        #: The new chat's own model settings, chosen in its header before it is on disk
+        #: (its first message saves them with it).
+        self.new_chat_settings: ChatSettings | None = None
 
     def show(self, conversation_id: int | None, *, temporary: bool = False) -> None:
         self.conversation_id = conversation_id
         self.new_chat_temporary = temporary if conversation_id is None else False
         self.awaiting_new_conversation = False
+        self.new_chat_settings = None  # sent with the first message, or left behind
         self.shown.emit(conversation_id)

@@ -1,6 +1,7 @@
 """How a message is drawn in the transcript: one layout function (bubble, text, error,
-avatar, notes and action links) serves painting, sizing and hit-testing; the actions
-are named here (Retry, Regenerate, Copy, Copy text, Sources, Edit)."""
+avatar, notes and action links, and an answer's token usage on a quiet line under them)
+serves painting, sizing and hit-testing; the actions are named here (Retry, Regenerate,
+Copy, Copy text, Sources, Edit)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 from acai_desktop.ui.message_document import MessageDocument
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.theme import Theme, load_theme
+from acai_desktop.ui.token_usage_text import usage_line
 from acai_desktop.ui.widgets.message_reader import MessageDocuments, MessageReader
 
 SIDE_MARGIN = 28
@@ -67,6 +69,7 @@ class BubbleLayout:
     avatar: QRect | None = None
     notes: list[tuple[QRect, str, str]] = field(default_factory=list)  # rect, text, colour
     actions: list[tuple[QRect, str, str]] = field(default_factory=list)  # (rect, action, label)
+    usage: tuple[QRect, str] | None = None  # an answer's tokens, under its actions
     height: int = 0
 
 
@@ -113,6 +116,14 @@ def footer_of(
         # Known to have used nothing: no memory or passage passed the relevance floor.
         notes.append((NOTHING_RELEVANT_NOTE, "faint"))
     return notes, actions
+
+
+def usage_of(index: QModelIndex) -> str | None:
+    """The token usage line under a finished answer (None: nothing to say)."""
+    message = index.data(MessageRoles.MESSAGE)
+    if message is None or message.role != "assistant" or message.status == "streaming":
+        return None
+    return usage_line(message.usage)
 
 
 def version_controls(index: QModelIndex) -> list[tuple[str, str, bool]]:
@@ -227,6 +238,12 @@ class MessageDelegate(QStyledItemDelegate):
                 layout.actions.append((QRect(x, y, width, small.height()), action, label))
                 x += width + 14
             bottom = y + small.height()
+        usage = usage_of(index)
+        if usage:
+            y = bottom + 3 if bottom != bubble.bottom() else bubble.bottom() + 5
+            width = min(small.horizontalAdvance(usage) + 2, max(rect.right() - left, 40))
+            layout.usage = (QRect(left + 4, y, width, small.height()), usage)
+            bottom = y + small.height()
         layout.height = bottom - rect.top() + ROW_GAP // 2 + 4
         return layout
 
@@ -313,6 +330,13 @@ class MessageDelegate(QStyledItemDelegate):
         for rect, note, colour in layout.notes:
             painter.setPen(theme.color(colour))
             painter.drawText(rect, Qt.AlignmentFlag.AlignLeft, note)
+        if layout.usage is not None:
+            rect, usage = layout.usage
+            painter.setPen(theme.color("faint"))
+            shown = painter.fontMetrics().elidedText(
+                usage, Qt.TextElideMode.ElideRight, rect.width()
+            )
+            painter.drawText(rect, Qt.AlignmentFlag.AlignLeft, shown)
         painter.setFont(_link_font(small_font))
         for rect, _action, label in layout.actions:
             painter.setPen(theme.color("link"))

@@ -1,0 +1,128 @@
+"""The chat's header: which model the chat on screen runs with (the chip: its name, and
+whether the server has it), and the chat's own model settings (⚙ opens them).
+
+The chip follows the chat shown: a chat with its own model shows that model, checked
+against what the server listed at the last probe (the same check as the profile's
+model, so an unknown name reads "wrong model name", with the banner saying what to do).
+A new chat, not on disk yet, keeps its choices in :class:`CurrentChat` until its first
+message creates it. The prompt budget the composer warns about is the chat's too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acai_desktop.core.chat_settings import (
+    ChatSettings,
+    EffectiveSettings,
+    SettingScope,
+    effective_settings,
+)
+from acai_desktop.ui.controllers.base import Controller, Services, in_background
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.llm.model_status import ModelStatus
+    from acai_desktop.ui.controllers.current_chat import CurrentChat
+    from acai_desktop.ui.main_window import MainWindow
+
+#: Reading the shown chat's settings for the header: a newer chat shown wins.
+HEADER_TASK = "chat-header"
+SAVED_TEXT = "This chat's model settings are saved; the next answer uses them."
+SAVED_NEW_CHAT_TEXT = "The new chat will use these model settings."
+
+
+def settings_tip(settings: EffectiveSettings) -> str:
+    """The ⚙'s tooltip: what the chat runs with, and which of it is its own."""
+
+    def whose(name: str) -> str:
+        scope = settings.scope_of(name)
+        return "this chat's own" if scope == SettingScope.CHAT else f"from {scope.value}"
+
+    temperature = (
+        "the server's default" if settings.temperature is None else f"{settings.temperature:g}"
+    )
+    return "\n".join(
+        [
+            "This chat's model, temperature and context budget (click to change):",
+            f"Model: {settings.model or 'none'} ({whose('model')})",
+            f"Temperature: {temperature} ({whose('temperature')})",
+            f"Context budget: {settings.context_budget_tokens:,} tokens "
+            f"({whose('context_budget_tokens')})",
+        ]
+    )
+
+
+class ChatHeaderController(Controller):
+    def __init__(self, window: MainWindow, services: Services, chat: CurrentChat) -> None:
+        super().__init__(services)
+        self.window, self.chat = window, chat
+        #: The server's answer to the last probe (None: not asked yet, or no model).
+        self.probe: ModelStatus | None = None
+        window.chat_settings_button.clicked.connect(self.open_dialog)
+        chat.shown.connect(self._on_chat_shown)
+
+    def set_probe(self, status: ModelStatus | None) -> None:
+        """What the server said to the probe (its listing included): show the shown
+        chat's model with it."""
+        self.probe = status
+        self.refresh()
+
+    def _on_chat_shown(self, _conversation_id: int | None) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        assistant = self.services.assistant
+        if assistant is not None:
+            self.services.run(self._refresh(assistant), HEADER_TASK, key=HEADER_TASK)
+
+    async def _refresh(self, assistant: Assistant) -> None:
+        self._show(assistant, await self._in_effect(assistant))
+
+    async def _in_effect(self, assistant: Assistant) -> EffectiveSettings:
+        if self.chat.conversation_id is None:  # a new chat: its choices wait in CurrentChat
+            return effective_settings(assistant.chat_settings.profile, self.chat.new_chat_settings)
+        return await assistant.chat_settings.in_effect(self.chat.conversation_id)
+
+    def _show(self, assistant: Assistant, settings: EffectiveSettings) -> None:
+        own = any(scope != SettingScope.PROFILE for scope in settings.scopes.values())
+        self.window.show_chat_settings(own, settings_tip(settings))
+        self.window.set_prompt_budget(settings.context_budget_tokens)
+        if assistant.model_problem is None and self.probe is not None:
+            status = assistant.chat_model_status(self.probe, settings)
+            self.window.show_model_status(assistant.model_name_for(settings), status)
+
+    # -- the dialog ------------------------------------------------------------------
+
+    @in_background("chat-settings")
+    async def open_dialog(self, assistant: Assistant) -> None:
+        conversation_id = self.chat.conversation_id
+        if conversation_id is None:
+            own = self.chat.new_chat_settings or ChatSettings()
+        else:
+            own = await assistant.chat_settings.for_chat(conversation_id)
+        listed = self.probe.models if self.probe is not None else ()
+        if not assistant.names_matter():
+            listed = ()  # one model loaded, which answers to any name
+        dialog = self.window.dialogs.chat_settings(assistant.chat_settings.profile, own, listed)
+        dialog.save_requested.connect(
+            lambda settings: self.save(conversation_id, settings)  # the chat it was opened on
+        )
+
+    @in_background("chat-settings-save")
+    async def save(
+        self, assistant: Assistant, conversation_id: int | None, settings: ChatSettings
+    ) -> None:
+        if conversation_id is None:
+            if self.chat.conversation_id is None:
+                self.chat.new_chat_settings = None if settings.empty else settings
+                self.say(SAVED_NEW_CHAT_TEXT)
+        else:
+            await assistant.chat_settings.set_for_chat(
+                conversation_id,
+                model=settings.model,
+                temperature=settings.temperature,
+                context_budget_tokens=settings.context_budget_tokens,
+            )
+            self.say(SAVED_TEXT)
+        self.refresh()

@@ -1,0 +1,163 @@
+"""One chat's model settings, opened from the chat's header (⚙): its own model,
+temperature and context budget, each either the chat's own or the one from Settings.
+
+The model list is what the server listed when it was probed (any name may still be
+typed: a server that lists nothing takes names it was never asked about); a name the
+listing lacks is said at once, in the words the header's chip uses ("wrong model name").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QGridLayout,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from acai_desktop.core.chat_settings import (
+    MAX_BUDGET_TOKENS,
+    MAX_TEMPERATURE,
+    MIN_BUDGET_TOKENS,
+    MIN_TEMPERATURE,
+    ChatSettings,
+    ProfileChatDefaults,
+    clean_chat_settings,
+)
+from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.ui.untrusted import plain_label
+
+TITLE = "Model settings for this chat"
+OWN_MODEL, OWN_TEMPERATURE, OWN_BUDGET = "Model", "Temperature", "Context budget"
+SERVER_DEFAULT = "the server's default"
+DEFAULT_TEMPERATURE = 0.7  # where the spin box starts when the profile sends none
+UNKNOWN_NAME = "The server did not list a model named {name!r}: answers will fail."
+
+
+def from_settings_text(profile: ProfileChatDefaults) -> str:
+    temperature = SERVER_DEFAULT if profile.temperature is None else f"{profile.temperature:g}"
+    return (
+        f"Unticked: as in Settings (model {profile.model or 'none'}, temperature "
+        f"{temperature}, context budget {profile.context_budget_tokens:,} tokens)."
+    )
+
+
+class ChatSettingsDialog(QDialog):
+    #: The chat's own settings as chosen (a ChatSettings; all unset: Settings' own).
+    save_requested = Signal(object)
+
+    def __init__(
+        self,
+        profile: ProfileChatDefaults,
+        own: ChatSettings,
+        listed: Sequence[str] = (),
+        parent: QWidget | None = None,
+    ) -> None:
+        """``listed``: the server's model names, where names matter (empty: it listed
+        none, or answers to any name): offered, and a name not among them is flagged."""
+        super().__init__(parent)
+        self.setWindowTitle(TITLE)
+        self.setObjectName("ChatSettingsDialog")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        self.models = list(listed)
+        self.own_model = QCheckBox(OWN_MODEL)
+        self.model = QComboBox()
+        self.model.setEditable(True)  # a server that lists nothing takes any name
+        offered = self.models or ([profile.model] if profile.model else [])
+        self.model.addItems(offered)
+        self.model.setAccessibleName(OWN_MODEL)
+        self.own_temperature = QCheckBox(OWN_TEMPERATURE)
+        self.temperature = QDoubleSpinBox()
+        self.temperature.setRange(MIN_TEMPERATURE, MAX_TEMPERATURE)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setDecimals(2)
+        self.temperature.setAccessibleName(OWN_TEMPERATURE)
+        self.own_budget = QCheckBox(OWN_BUDGET)
+        self.budget = QSpinBox()
+        self.budget.setRange(MIN_BUDGET_TOKENS, MAX_BUDGET_TOKENS)
+        self.budget.setSingleStep(500)
+        self.budget.setGroupSeparatorShown(True)
+        self.budget.setSuffix(" tokens")
+        self.budget.setAccessibleName(OWN_BUDGET)
+        self.note = plain_label(from_settings_text(profile), "DialogNote")
+        self.note.setWordWrap(True)
+        self.warning_label = plain_label("", "DialogError")
+        self.warning_label.setWordWrap(True)
+        self.warning_label.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+
+        grid = QGridLayout()
+        for row, (check, field) in enumerate(
+            (
+                (self.own_model, self.model),
+                (self.own_temperature, self.temperature),
+                (self.own_budget, self.budget),
+            )
+        ):
+            grid.addWidget(check, row, 0)
+            grid.addWidget(field, row, 1)
+            check.toggled.connect(field.setEnabled)
+        grid.setColumnStretch(1, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(grid)
+        layout.addWidget(self.note)
+        layout.addWidget(self.warning_label)
+        layout.addWidget(self.buttons)
+
+        self.model.setCurrentText(own.model or profile.model or "")
+        self.temperature.setValue(
+            own.temperature
+            if own.temperature is not None
+            else profile.temperature
+            if profile.temperature is not None
+            else DEFAULT_TEMPERATURE
+        )
+        self.budget.setValue(own.context_budget_tokens or profile.context_budget_tokens)
+        for check, value, field in (
+            (self.own_model, own.model, self.model),
+            (self.own_temperature, own.temperature, self.temperature),
+            (self.own_budget, own.context_budget_tokens, self.budget),
+        ):
+            check.setChecked(value is not None)
+            field.setEnabled(value is not None)
+        self.model.currentTextChanged.connect(self._check_name)
+        self.own_model.toggled.connect(self._check_name)
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+        self._check_name()
+
+    def _check_name(self, *args) -> None:
+        """Say at once when the server's listing lacks the name typed."""
+        name = self.model.currentText().strip()
+        unknown = self.own_model.isChecked() and self.models and name not in self.models
+        self.warning_label.setText(UNKNOWN_NAME.format(name=name) if unknown else "")
+        self.warning_label.setVisible(bool(unknown))
+
+    def chosen(self) -> ChatSettings:
+        """The choices as settings; InvalidInputError for one that can't be used."""
+        return clean_chat_settings(
+            self.model.currentText() if self.own_model.isChecked() else None,
+            self.temperature.value() if self.own_temperature.isChecked() else None,
+            self.budget.value() if self.own_budget.isChecked() else None,
+        )
+
+    def _on_buttons_accepted(self) -> None:
+        try:
+            settings = self.chosen()
+        except InvalidInputError as error:
+            self.warning_label.setText(str(error))
+            self.warning_label.show()
+            return
+        self.save_requested.emit(settings)
+        self.accept()
