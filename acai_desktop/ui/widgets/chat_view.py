@@ -281,6 +281,12 @@ class ChatView(QListView):
                 return rect
         return None
 
+    def usage_shown(self, row: int) -> str | None:
+        """The token usage line drawn under ``row`` (None: none; tests use it)."""
+        index = self.model().index(row, 0)
+        layout = self.delegate.bubble_layout(self.visualRect(index), index)
+        return layout.usage[1] if layout.usage is not None else None
+
     def action_at(self, pos: QPoint) -> tuple[QModelIndex, str] | None:
         index = self.indexAt(pos)
         if not index.isValid():
