@@ -55,7 +55,11 @@ class Services:
             except AcaiError as error:
                 self.say(str(error), 10_000)
 
-        return self.tasks.start(reporting(), name=name, key=key)
+        task = self.tasks.start(reporting(), name=name, key=key)
+        # Cancelled before it started (a newer one of its key, or shut-down): ``coro``
+        # was never awaited; closing it says so to Python (no "never awaited" warning).
+        task.add_done_callback(lambda _task: coro.close())
+        return task
 
     async def stop_turn(self) -> None:
         """Stop the answer being written, if any, and wait until it has stopped."""
