@@ -207,3 +207,18 @@ def test_a_server_that_reports_no_usage_gets_no_invented_figures(qapp, tmp_path,
     line = run_in_session(gui_session(profile), scenario)
     assert line == NOT_REPORTED
     assert not any(ch.isdigit() for ch in line)
+
+
+def test_the_dialog_flags_only_names_the_server_lacks_and_unticked_is_unset(qtbot):
+    from acai_desktop.core.chat_settings import ChatSettings, ProfileChatDefaults
+
+    profile = ProfileChatDefaults("llama3.2", 3000)
+    dialog = ChatSettingsDialog(profile, ChatSettings(model="llama3.2"), ["llama3.2:latest"])
+    qtbot.addWidget(dialog)
+    assert dialog.warning_label.isHidden()  # Ollama's "llama3.2" is "llama3.2:latest"
+    dialog.model.setCurrentText("qwen3")
+    assert not dialog.warning_label.isHidden()
+    dialog.own_model.setChecked(False)
+    assert dialog.warning_label.isHidden()
+    assert dialog.chosen() == ChatSettings()  # nothing ticked: all from Settings
+    assert "3,000 tokens" in dialog.note.text() and "llama3.2" in dialog.note.text()

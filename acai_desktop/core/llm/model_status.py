@@ -27,7 +27,7 @@ from acai_desktop.core.errors import (
 )
 from acai_desktop.core.llm.chat_model import NoModelError, next_step
 from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.presets import ProviderName, preset
+from acai_desktop.core.llm.presets import ProviderName, has_model, preset
 
 
 class ModelState(StrEnum):
@@ -117,12 +117,6 @@ def status_of_error(error: ModelError) -> ModelStatus:
     if isinstance(error, LocalModelUnavailableError | ModelSettingsError):
         return ModelStatus(ModelState.CANNOT_START, str(error), step)
     return ModelStatus(ModelState.UNREACHABLE, str(error), step)
-
-
-def has_model(listed: list[str], name: str) -> bool:
-    """Whether ``name`` is among the server's models ("llama3.2" is Ollama's
-    "llama3.2:latest")."""
-    return name in listed or f"{name}:latest" in listed
 
 
 async def probe_model(client: ModelClient) -> ModelStatus:

@@ -5,11 +5,17 @@ A preset only proposes values; the user's settings (settings.py) hold what is us
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
+
+
+def has_model(listed: Sequence[str], name: str) -> bool:
+    """Whether ``name`` is among a server's listed models ("llama3.2" is Ollama's
+    "llama3.2:latest")."""
+    return name in listed or f"{name}:latest" in listed
 
 
 class ModelRole(StrEnum):

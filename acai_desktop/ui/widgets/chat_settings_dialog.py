@@ -33,6 +33,7 @@ from acai_desktop.core.chat_settings import (
     clean_chat_settings,
 )
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.llm.presets import has_model
 from acai_desktop.ui.untrusted import plain_label
 
 TITLE = "Model settings for this chat"
@@ -45,8 +46,8 @@ UNKNOWN_NAME = "The server did not list a model named {name!r}: answers will fai
 def from_settings_text(profile: ProfileChatDefaults) -> str:
     temperature = SERVER_DEFAULT if profile.temperature is None else f"{profile.temperature:g}"
     return (
-        f"Unticked: as in Settings (model {profile.model or 'none'}, temperature "
-        f"{temperature}, context budget {profile.context_budget_tokens:,} tokens)."
+        f"Unticked, a setting comes from Settings: model {profile.model or 'none'}; "
+        f"temperature: {temperature}; context budget {profile.context_budget_tokens:,} tokens."
     )
 
 
@@ -140,7 +141,7 @@ class ChatSettingsDialog(QDialog):
     def _check_name(self, *args) -> None:
         """Say at once when the server's listing lacks the name typed."""
         name = self.model.currentText().strip()
-        unknown = self.own_model.isChecked() and self.models and name not in self.models
+        unknown = self.own_model.isChecked() and self.models and not has_model(self.models, name)
         self.warning_label.setText(UNKNOWN_NAME.format(name=name) if unknown else "")
         self.warning_label.setVisible(bool(unknown))
 
