@@ -558,6 +558,7 @@ async def _assemble(
     )
     # The summaries fold what the chat prompt has left out, so its start stays the same.
     summary.prompt_room = orchestrator.history_room()
+    summary.chat_room = orchestrator.own_history_room  # a chat's own budget, its own fold
     return Assistant(
         profile=profile,
         settings=model.settings,

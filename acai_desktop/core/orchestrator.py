@@ -35,6 +35,7 @@ from acai_desktop.core.chat_settings import (
     ChatSettings,
     EffectiveSettings,
     ProfileChatDefaults,
+    SettingScope,
     clean_chat_settings,
     effective_settings,
 )
@@ -169,6 +170,14 @@ class Orchestrator:
     def history_room(self) -> int:
         """The tokens a prompt's history may take (see context_builder.history_room)."""
         return history_room(self.system_prompt, self.context_budget_tokens)
+
+    async def own_history_room(self, conversation_id: int) -> int | None:
+        """The history room of a chat whose context budget is its own (None: it uses the
+        profile's, see :meth:`history_room`); the summary processor folds by it."""
+        settings = await self.settings_for(conversation_id)
+        if settings.scope_of("context_budget_tokens") == SettingScope.PROFILE:
+            return None
+        return history_room(self.system_prompt, settings.context_budget_tokens)
 
     async def settings_for(self, conversation_id: int | None) -> EffectiveSettings:
         """The model, temperature and context budget a chat's turns run with."""

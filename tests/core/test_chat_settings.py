@@ -211,3 +211,27 @@ def test_a_server_that_refuses_stream_options_is_asked_again_without(tmp_path, f
     assert "stream_options" not in asked[2]  # not asked again
     assert first.status == second.status == "complete"
     assert not first.usage.reported
+
+
+def test_a_chats_own_budget_decides_what_its_summary_folds(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            chats = [await assistant.conversations.create() for _ in range(2)]
+            for chat in chats:
+                for i in range(10):
+                    await assistant.conversations.add_message(
+                        chat.id, "user", f"Question {i}: tell me about topic {i} in detail."
+                    )
+                    await assistant.conversations.add_message(
+                        chat.id, "assistant", f"Answer {i}: " + "a long explanation " * 20
+                    )
+            own = chats[0]
+            await assistant.chat_settings.set_for_chat(own.id, context_budget_tokens=1000)
+            return [await assistant.summary.summarise_if_needed(c.id) for c in chats]
+
+    folded_own, folded_profiles = run(scenario())
+    # About 1,000 tokens of messages: over the history's room in a 1,000-token prompt,
+    # well within it in the profile's 3,000.
+    assert folded_own is not None and folded_profiles is None

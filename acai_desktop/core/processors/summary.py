@@ -12,6 +12,7 @@ message; only the prompt stops carrying their raw text.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from acai_desktop.core.errors import ModelReplyError, NotFoundError
 from acai_desktop.core.memory.context_builder import left_out_of_prompt
@@ -46,15 +47,19 @@ class SummaryProcessor:
         self.conversations = conversations
         self.max_words = max_words
         self.prompt_room = prompt_room
+        #: The history room of a chat whose context budget is its own (None back: the
+        #: profile's, ``prompt_room``): the fold follows what that chat's prompt left out.
+        self.chat_room: Callable[[int], Awaitable[int | None]] | None = None
         self._template = resource_text("prompts", "summary.txt")
 
     async def handle(self, job: Job) -> None:
         await self.summarise_if_needed(int(job.payload["conversation_id"]))
 
-    def block_to_fold(self, unfolded: list[Message]) -> list[Message]:
+    def block_to_fold(self, unfolded: list[Message], room: int | None = None) -> list[Message]:
         """The oldest messages to fold: those the prompt has left out (none while the
-        conversation fits the prompt, or only one message did not)."""
-        left_out = left_out_of_prompt(unfolded, self.prompt_room)
+        conversation fits the prompt, or only one message did not); ``room``: the
+        history's room in the chat's prompt (None: ``prompt_room``)."""
+        left_out = left_out_of_prompt(unfolded, self.prompt_room if room is None else room)
         return left_out if len(left_out) >= MIN_FOLDED else []
 
     async def summarise_if_needed(self, conversation_id: int) -> MemoryItem | None:
@@ -67,7 +72,8 @@ class SummaryProcessor:
         if conversation.temporary:
             return None
         unfolded = await self.conversations.messages(conversation_id, include_folded=False)
-        block = self.block_to_fold(unfolded)
+        room = await self.chat_room(conversation_id) if self.chat_room is not None else None
+        block = self.block_to_fold(unfolded, room)
         if not block:
             return None
         message_ids = [m.id for m in block]
