@@ -54,6 +54,7 @@ class WindowDialogs:
         self.note: NoteDialog | None = None
         self.search_dialog: SearchDialog | None = None
         self.health: MemoryHealthDialog | None = None
+        self.chat_settings_dialog: ChatSettingsDialog | None = None
         #: The colours in use, for what paints itself (the memory health charts).
         self.theme: Theme | None = None
 
@@ -107,10 +108,14 @@ class WindowDialogs:
         return dialog
 
     def chat_settings(self, profile, own, listed) -> ChatSettingsDialog:
-        """The chat on screen's model settings: its own, or the ones from Settings."""
+        """The chat on screen's model settings: its own, or the ones from Settings. One
+        at a time: one still open (for this chat or another) gives way to it."""
         from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
 
-        dialog = ChatSettingsDialog(profile, own, listed, self.window)
+        previous = self.chat_settings_dialog
+        if previous is not None and shiboken6.isValid(previous):
+            previous.reject()
+        dialog = self.chat_settings_dialog = ChatSettingsDialog(profile, own, listed, self.window)
         dialog.open()
         return dialog
 

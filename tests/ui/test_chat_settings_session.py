@@ -139,6 +139,13 @@ def test_a_model_the_server_does_not_list_reads_wrong_model_name(qapp, tmp_path,
         send(window, "Hello there")
         await answered(window, 2)
         dialog = await open_chat_settings(window)
+        first = dialog
+        window.chat_settings_button.click()  # one at a time: the first gives way
+        dialog = await wait_until(
+            lambda: [d for d in window.findChildren(ChatSettingsDialog) if d is not first]
+        )
+        dialog = dialog[0]
+        await wait_until(lambda: len(window.findChildren(ChatSettingsDialog)) == 1)
         dialog.own_model.setChecked(True)
         dialog.model.setCurrentText(UNKNOWN_MODEL)
         assert dialog.warning_label.isVisible()  # said at once, before saving
