@@ -11,7 +11,6 @@ import pytest
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.evaluation.scripted_openai import prompt_words
 from acai_desktop.ui.app_controller import AppController
-from acai_desktop.ui.controllers.chat_header import SAVED_TEXT
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.token_usage_text import NOT_REPORTED
 from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
@@ -84,8 +83,13 @@ def test_a_chats_header_settings_are_remembered_across_a_restart_and_reach_the_s
         assert not dialog.warning_label.isVisible()  # a name the server listed
         dialog.save_button.click()
         await closed(window)
-        await wait_until(lambda: window.statusBar().currentMessage() == SAVED_TEXT)
         await wait_until(lambda: window.model_badge.text().startswith(f"{OWN_MODEL} ·"))
+        saved = await session.assistant.chat_settings.for_chat(own_chat)
+        assert (saved.model, saved.temperature, saved.context_budget_tokens) == (
+            OWN_MODEL,
+            0.3,
+            256,
+        )
         assert window.chat_settings_button.property("own") is True
         assert "this chat's own" in window.chat_settings_button.toolTip()
         assert window.composer.prompt_budget_tokens == 256
