@@ -67,6 +67,7 @@ from acai_desktop.core.processors.titles import TITLE_JOB, TitleProcessor
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.core.project_service import ProjectService
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.secrets import SecretStore, key_variable
 from acai_desktop.core.store.conversations import ConversationRepository
@@ -213,6 +214,8 @@ class Assistant:
     instructions: InstructionsService
     #: Each chat's own model, temperature and context budget, and what a chat runs with.
     chat_settings: ChatSettingsService
+    #: Projects: create, rename, delete, move a chat, promote or keep a memory to one.
+    projects: ProjectService
     #: The storage below the services: the core's own (``_``: never the UI's, see
     #: tests/ui/test_service_boundary.py). The database under its lock, as opened first,
     #: is closed with the assistant.
@@ -578,6 +581,7 @@ async def _assemble(
         attachments=attachments,
         instructions=instructions,
         chat_settings=chat_settings,
+        projects=ProjectService(store, memories, events),
         imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,
         warnings=model.warnings,

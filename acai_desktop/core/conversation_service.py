@@ -117,8 +117,11 @@ class ConversationService:
 
     # -- changing --------------------------------------------------------------------
 
-    async def create(self, title: str = "", temporary: bool = False) -> Conversation:
-        conversation = await self._conversations.create(title, temporary)
+    async def create(
+        self, title: str = "", temporary: bool = False, project_id: int | None = None
+    ) -> Conversation:
+        """A new conversation, in ``project_id`` (None: outside any project)."""
+        conversation = await self._conversations.create(title, temporary, project_id)
         self._events.emit(ConversationCreated(conversation))
         return conversation
 

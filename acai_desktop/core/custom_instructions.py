@@ -28,6 +28,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 class InstructionsScope(StrEnum):
     PROFILE = "profile"  # Settings: every chat
     CHAT = "chat"  # this chat's override
+    PROJECT = "project"  # the chat's project's (every chat of the project)
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,13 @@ class InstructionsChanged:
 
 
 @dataclass(frozen=True)
+class ProjectsChanged:
+    """A project was created, renamed, changed or deleted: every project, by name."""
+
+    projects: tuple
+
+
+@dataclass(frozen=True)
 class ConversationRemoved:
     conversation_id: int
 
@@ -228,6 +235,7 @@ Event = (
     | TranscriptChanged
     | ConversationRemoved
     | InstructionsChanged
+    | ProjectsChanged
     | JobStatusChanged
     | SuggestionsChanged
     | EmbeddingProgress

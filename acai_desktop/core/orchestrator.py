@@ -72,6 +72,7 @@ from acai_desktop.core.records import (
     MemoryStatus,
     Message,
     MessageStatus,
+    ProjectScope,
     RecalledMessage,
 )
 from acai_desktop.core.resources import resource_text
@@ -194,12 +195,13 @@ class Orchestrator:
         temporary: bool = False,
         attachment_ids: Sequence[int] = (),
         settings: ChatSettings | None = None,
+        project_id: int | None = None,
     ) -> TurnResult:
         """Run a turn for a new user message, in a new conversation (``temporary`` or
-        not) when ``conversation_id`` is None, with ``settings`` as its own (chosen in
-        the new chat's header before it was on disk). The one place a message is
-        validated: InvalidInputError before any write (no conversation is started
-        either).
+        not, in ``project_id`` or outside any project) when ``conversation_id`` is None,
+        with ``settings`` as its own (chosen in the new chat's header before it was on
+        disk). The one place a message is validated: InvalidInputError before any write
+        (no conversation is started either).
 
         ``attachment_ids``: the files attached in the composer for this message. The
         turn waits until they (and any other attachment of the chat still being
@@ -216,7 +218,9 @@ class Orchestrator:
                 await self.attachments.to_wait_for(conversation_id, attachment_ids)
             )
         if conversation_id is None:
-            conversation = await self.conversations.create(temporary=temporary)
+            conversation = await self.conversations.create(
+                temporary=temporary, project_id=project_id
+            )
             if attachment_ids and self.attachments is not None:
                 await self.attachments.bind(attachment_ids, conversation.id)
             if settings is not None and not settings.empty and self.chat_settings is not None:
@@ -452,7 +456,10 @@ class Orchestrator:
                 conversation_id=conversation.id,
             )
         )
-        pinned = [m for m in await self.retriever.pinned() if known_then(m)]
+        # The chat's project's memory and what is outside every project; never another
+        # project's (a chat outside any project sees only the latter).
+        scope = ProjectScope(conversation.project_id)
+        pinned = [m for m in await self.retriever.pinned(scope) if known_then(m)]
         history = await self.conversations.messages(conversation.id)
         earlier = [m for m in history if m.id < user_message.id]
         later_summaries = {s.id for s in all_summaries if not known_then(s)}
@@ -472,6 +479,7 @@ class Orchestrator:
             conversation_id=conversation.id,
             exclude_message_ids=[m.id for m in unfolded],
             as_of=as_of,
+            scope=scope,
         )
         evidence = await self.evidence(conversation, user_message)
         instructions = (

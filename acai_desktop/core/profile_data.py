@@ -19,10 +19,11 @@ from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.memory.listing import PanelPages
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
-from acai_desktop.core.records import Conversation, Message
+from acai_desktop.core.records import Conversation, Message, Project
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.instructions import profile_instructions
+from acai_desktop.core.store.projects import list_projects
 from acai_desktop.core.store.provenance import ProvenanceRepository
 
 
@@ -47,6 +48,10 @@ class ProfileData(PanelPages):
     async def citations(self, conversation_id: int) -> dict[int, tuple[Citation, ...]]:
         """The numbered sources of a conversation's answers (core.citations)."""
         return await self.provenance.citations_in_conversation(conversation_id)
+
+    async def list_projects(self) -> list[Project]:
+        """Every project, by name (the list's groups)."""
+        return await self.store.run(list_projects)
 
     async def profile_instructions(self) -> CustomInstructions:
         """The user's custom instructions for every chat (the memory panel lists them)."""

@@ -92,6 +92,8 @@ class Conversation:
     title_auto: bool = False
     #: Kept at the top of the list by the user.
     pinned: bool = False
+    #: The project it belongs to (None: outside any project).
+    project_id: int | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> Conversation:
@@ -103,7 +105,32 @@ class Conversation:
             temporary=bool(row["temporary"]),
             title_auto=bool(row.get("title_auto", 0)),
             pinned=bool(row.get("pinned", 0)),
+            project_id=row.get("project_id"),
         )
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project groups chats, documents and memories (issue 26)."""
+
+    id: int
+    name: str
+    created_at: str
+    updated_at: str
+    #: The chat model a chat of the project uses unless it sets its own (None: the
+    #: profile's).
+    default_model: str | None = None
+
+
+@dataclass(frozen=True)
+class ProjectScope:
+    """What a chat's memory sees: the memories, messages and documents of its project
+    (``project_id``) and those outside any project; never another project's. A chat
+    outside any project (``project_id`` None) sees only what is outside every project.
+    A search given no scope at all (the evaluations, the MCP server's global tools)
+    sees everything."""
+
+    project_id: int | None = None
 
 
 @dataclass
@@ -183,6 +210,8 @@ class MemoryItem:
     use_count: int = 0
     embedding_model: str | None = None
     meta: dict = field(default_factory=dict)
+    #: The project it belongs to (None: everywhere). See :class:`ProjectScope`.
+    project_id: int | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> MemoryItem:

@@ -30,6 +30,7 @@ class EventBridge(QObject):
     conversation_changed = Signal(object)  # Conversation (renamed, titled, moved up)
     conversation_removed = Signal(int)  # conversation id (deleted)
     instructions_changed = Signal(object)  # conversation id, or None: the profile's
+    projects_changed = Signal(object)  # every Project, by name (one was added, renamed...)
     # events.TranscriptChanged itself: another version or branch is shown
     transcript_changed = Signal(object)
     job_status_changed = Signal(object)  # Job
@@ -59,6 +60,7 @@ class EventBridge(QObject):
             (ev.ConversationChanged, lambda e: self.conversation_changed.emit(e.conversation)),
             (ev.ConversationRemoved, lambda e: self.conversation_removed.emit(e.conversation_id)),
             (ev.InstructionsChanged, lambda e: self.instructions_changed.emit(e.conversation_id)),
+            (ev.ProjectsChanged, lambda e: self.projects_changed.emit(list(e.projects))),
             (ev.TranscriptChanged, self.transcript_changed.emit),
             (ev.JobStatusChanged, lambda e: self.job_status_changed.emit(e.job)),
             (ev.SuggestionsChanged, lambda e: self.suggestions_changed.emit(e.suggestion)),

@@ -62,6 +62,8 @@ class Document:
     attachment: bool = False
     #: The chat an attachment belongs to (None: the library, or held by a new chat).
     conversation_id: int | None = None
+    #: The project it belongs to (None: every chat may draw on it).
+    project_id: int | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> Document:

@@ -41,6 +41,7 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.records import Job
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store import jobs as job_sql
+from acai_desktop.core.store import projects
 from acai_desktop.core.store.database import Store
 
 log = logging.getLogger(__name__)
@@ -269,10 +270,13 @@ class DocumentService:
     ) -> list[RetrievedPassage]:
         """The passages for a turn of ``conversation_id``: within its document scope,
         with its own attachments and without other chats' (see
-        :func:`~acai_desktop.core.store.documents.evidence_documents`)."""
+        :func:`~acai_desktop.core.store.documents.evidence_documents`), nor another
+        project's documents."""
         if not len(self.vectors) and not await self.store.run(_has_chunks):
             return []  # no document at all: no query
-        allowed, excluded = await self.store.run(sql.evidence_documents, conversation_id)
+        allowed, excluded = await self.store.run(
+            projects.evidence_documents_for_chat, conversation_id
+        )
         return await self.searcher.search_within(query, k, allowed, excluded)
 
     async def passages(self, document_id: int) -> list[Passage]:
@@ -289,6 +293,13 @@ class DocumentService:
 
     async def set_scope(self, conversation_id: int, scope: DocumentScope) -> DocumentScope:
         return await self.store.run(sql.set_scope, conversation_id, scope)
+
+    async def set_project(self, document_id: int, project_id: int | None) -> Document:
+        """Keep a document to a project's chats (None: every chat may draw on it)."""
+        await self.store.run(projects.set_document_project, document_id, project_id)
+        document = await self.get(document_id)
+        self.events.emit(ev.DocumentChanged(document))
+        return document
 
 
 def _checked_size(path: Path) -> int:

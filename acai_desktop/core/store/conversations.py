@@ -36,7 +36,9 @@ MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
     "created_at, author, parent_id, hidden, instructions, usage"
 )
-CONVERSATION_COLUMNS = "id, title, created_at, updated_at, temporary, title_auto, pinned"
+CONVERSATION_COLUMNS = (
+    "id, title, created_at, updated_at, temporary, title_auto, pinned, project_id"
+)
 
 
 def _rows(cursor) -> list[dict]:
@@ -62,13 +64,20 @@ def fetch_message(db: Database, message_id: int) -> Message:
     return Message.from_row(rows[0])
 
 
-def create_conversation(db: Database, title: str = "", temporary: bool = False) -> Conversation:
+def create_conversation(
+    db: Database, title: str = "", temporary: bool = False, project_id: int | None = None
+) -> Conversation:
     at = now_iso()
     with db.atomic():
+        if (
+            project_id is not None
+            and not db.execute("SELECT 1 FROM projects WHERE id = ?", [project_id]).fetchone()
+        ):
+            raise NotFoundError(f"No project with id {project_id}.")
         cursor = db.execute(
-            "INSERT INTO conversations (title, created_at, updated_at, temporary) "
-            "VALUES (?, ?, ?, ?)",
-            [title, at, at, int(temporary)],
+            "INSERT INTO conversations (title, created_at, updated_at, temporary, project_id) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [title, at, at, int(temporary), project_id],
         )
     return fetch_conversation(db, cursor.lastrowid)
 
@@ -419,8 +428,10 @@ class ConversationRepository:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    async def create(self, title: str = "", temporary: bool = False) -> Conversation:
-        return await self.store.run(create_conversation, title, temporary)
+    async def create(
+        self, title: str = "", temporary: bool = False, project_id: int | None = None
+    ) -> Conversation:
+        return await self.store.run(create_conversation, title, temporary, project_id)
 
     async def get(self, conversation_id: int) -> Conversation:
         return await self.store.run(fetch_conversation, conversation_id)

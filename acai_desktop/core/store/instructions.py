@@ -12,6 +12,7 @@ from acai_desktop.core.custom_instructions import (
     UsedInstructions,
 )
 from acai_desktop.core.store.conversations import fetch_conversation
+from acai_desktop.core.store.projects import project_instructions
 
 
 def profile_instructions(db: Database) -> CustomInstructions:
@@ -51,10 +52,16 @@ def save_chat_instructions(
 
 
 def instructions_for_chat(db: Database, conversation_id: int) -> UsedInstructions | None:
-    """What a turn in this chat carries: its override, else the profile's; None when
-    that is empty (an override left empty means "none in this chat")."""
+    """What a turn in this chat carries: its override, else its project's, else the
+    profile's; None when that is empty (an override left empty means "none in this
+    chat", a project's left empty "none in this project")."""
     override = chat_instructions(db, conversation_id)
     if override is not None:
         return None if override.empty else UsedInstructions(override, InstructionsScope.CHAT)
+    project_id = fetch_conversation(db, conversation_id).project_id
+    if project_id is not None:
+        project = project_instructions(db, project_id)
+        if project is not None:
+            return None if project.empty else UsedInstructions(project, InstructionsScope.PROJECT)
     mine = profile_instructions(db)
     return None if mine.empty else UsedInstructions(mine, InstructionsScope.PROFILE)

@@ -57,6 +57,27 @@ def _prepare(values: dict) -> dict:
     return prepared
 
 
+def _in_chat_project(db: Database, rows: list[dict]) -> list[dict]:
+    """Each row with its ``project_id``: unless set, the project of the chat it was
+    learned in (a memory learned in a project's chat belongs to that project; one
+    learned outside any project, or with no chat, is everywhere's)."""
+    chats = {row.get("conversation_id") for row in rows if "project_id" not in row} - {None}
+    project_of: dict[int, int | None] = {}
+    if chats:
+        marks = ", ".join("?" for _ in chats)
+        project_of = dict(
+            db.execute(
+                f"SELECT id, project_id FROM conversations WHERE id IN ({marks})", list(chats)
+            ).fetchall()
+        )
+    return [
+        row
+        if "project_id" in row
+        else {**row, "project_id": project_of.get(row.get("conversation_id"))}
+        for row in rows
+    ]
+
+
 def history_view(item: MemoryItem, columns: Iterable[str] = HISTORY_COLUMNS) -> dict:
     public = item.to_public_dict()
     return {column: public[column] for column in columns if column in public}
@@ -103,7 +124,7 @@ def insert_memory(
 ) -> MemoryItem:
     """Insert one memory with its sources and its 'created' event (caller's transaction)."""
     at = at or now_iso()
-    row = _prepare(values)
+    row = _in_chat_project(db, [_prepare(values)])[0]
     row.setdefault("created_at", at)
     row.setdefault("updated_at", at)
     columns = ", ".join(row)
@@ -175,7 +196,7 @@ def insert_memories(
     if not rows:
         return []
     at = at or now_iso()
-    prepared = [_prepare(row) for row in rows]
+    prepared = _in_chat_project(db, [_prepare(row) for row in rows])
     columns = list(prepared[0])
     if any(list(row) != columns for row in prepared):
         raise ValueError("insert_memories: every row must set the same columns")

@@ -658,6 +658,37 @@ def m012_chat_settings_and_token_usage(db: Database) -> None:
 
 
 @migrations()
+def m013_projects(db: Database) -> None:
+    """Projects: a project groups chats, documents and memories (issue 26).
+
+    * ``projects``: a name, the project's custom instructions (JSON, as a chat's
+      override; NULL: the profile's) and its default chat model (NULL: the profile's).
+    * ``conversations.project_id``, ``documents.project_id``: where a chat or a document
+      belongs (NULL: outside any project).
+    * ``memories.project_id``: the project a memory belongs to (NULL: everywhere). A
+      memory learned in a project's chat gets the chat's project when it is written
+      (``memory_writes``); the user promotes it to everywhere, or demotes it back.
+    Existing rows stay outside any project: every chat and memory works as before.
+    """
+    db.execute(
+        """
+        CREATE TABLE projects (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            instructions TEXT,
+            default_model TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("ALTER TABLE conversations ADD COLUMN project_id INTEGER REFERENCES projects(id)")
+    db.execute("ALTER TABLE memories ADD COLUMN project_id INTEGER REFERENCES projects(id)")
+    db.execute("ALTER TABLE documents ADD COLUMN project_id INTEGER REFERENCES projects(id)")
+    db.execute("CREATE INDEX conversations_by_project ON conversations(project_id)")
+    db.execute("CREATE INDEX memories_by_project ON memories(project_id)")
+
+
+@migrations()
 def m014_chat_attachments(db: Database) -> None:
     """Files attached in a chat's composer: documents that belong to one chat.
 

@@ -303,6 +303,7 @@ INSTRUCTIONS_HEAD = "YOUR INSTRUCTIONS"
 INSTRUCTIONS_FROM = {
     InstructionsScope.PROFILE: "from Settings, for every chat",
     InstructionsScope.CHAT: "this chat's own",
+    InstructionsScope.PROJECT: "its project's, for every chat of the project",
 }
 
 

@@ -32,8 +32,13 @@ def lexical_candidates(
     weights: RetrievalWeights,
     indexed: Callable[[int], bool],
     counts: dict[str, list[int]] | None = None,
+    spare: int = 0,
 ) -> LexicalCandidates:
     """Runs on the database thread: the BM25 candidates of ``terms`` among memories.
+
+    ``spare``: how many of them the caller will leave out (excluded ids: another
+    project's memories), asked for beyond ``weights.candidates`` so that they don't
+    crowd out the ones it keeps.
 
     ``indexed`` is the index's membership test, a single dict lookup (atomic under the
     GIL) while the loop may be changing the index; a memory it reports is active, and
@@ -42,7 +47,7 @@ def lexical_candidates(
     match = lexical_match(db, terms, weights.lexical_budget_documents, counts=counts)
     if not match:
         return NO_LEXICAL
-    return LexicalCandidates(*sql.lexical_hits(db, match, weights.candidates, indexed))
+    return LexicalCandidates(*sql.lexical_hits(db, match, weights.candidates + spare, indexed))
 
 
 def lexical_match(

@@ -78,7 +78,9 @@ def memory_candidates(
     then the semantic-only ones by id — is the one ties keep.
     """
     lexical = (
-        lexical_candidates(db, terms, weights, index.__contains__, counts) if terms else NO_LEXICAL
+        lexical_candidates(db, terms, weights, index.__contains__, counts, len(excluded))
+        if terms
+        else NO_LEXICAL
     )
     side = handoff.result()
     semantic, vector = side.memories, side.vector

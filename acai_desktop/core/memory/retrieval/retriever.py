@@ -39,8 +39,9 @@ from acai_desktop.core.memory.retrieval.ranking import rank as rank_on_database
 from acai_desktop.core.memory.retrieval.results import Retrieved
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.records import MemoryItem, ProjectScope
 from acai_desktop.core.rules.words import normalise
+from acai_desktop.core.store import projects
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.database import Store
 
@@ -94,6 +95,7 @@ class HybridRetriever:
         exclude_message_ids: Iterable[int] = (),
         now: datetime | None = None,
         as_of: datetime | None = None,
+        scope: ProjectScope | None = None,
     ) -> list[Retrieved]:
         """The ``k`` best active memories and recalled messages for ``query``, best first.
 
@@ -106,9 +108,17 @@ class HybridRetriever:
         ``as_of``: search the memory as it was then (a regenerated answer's question):
         memories created or changed later and messages written later are left out,
         and ``now`` defaults to it.
+        ``scope``: what the chat may see (its project's memories and messages and those
+        outside any project, never another project's: they are left out of every
+        candidate path as excluded ids); None: everything.
         """
         if k <= 0:
             return []
+        if scope is not None:
+            hidden = await self.store.read(projects.out_of_scope, scope.project_id)
+            if hidden.memory_ids or hidden.message_ids:
+                exclude_ids = [*exclude_ids, *hidden.memory_ids]
+                exclude_message_ids = [*exclude_message_ids, *hidden.message_ids]
         if as_of is not None:
             at = as_of.astimezone(UTC).isoformat(timespec="microseconds")
             later_memories, later_messages = await self.store.read(sql.ids_written_after, at)
@@ -230,6 +240,10 @@ class HybridRetriever:
             len(finite),
         )
 
-    async def pinned(self) -> list[MemoryItem]:
-        """Every active pinned memory: the context builder always includes them."""
-        return await self.store.run(sql.pinned_memories)
+    async def pinned(self, scope: ProjectScope | None = None) -> list[MemoryItem]:
+        """Every active pinned memory ``scope`` sees (None: all): the context builder
+        always includes them."""
+        pinned = await self.store.run(sql.pinned_memories)
+        if scope is None:
+            return pinned
+        return [m for m in pinned if m.project_id is None or m.project_id == scope.project_id]
