@@ -213,3 +213,43 @@ def test_chats_of_an_older_profile_keep_their_titles_can_be_pinned_and_instructe
     # The older chat, pinned, comes before the newer one.
     assert [(c.title, c.pinned) for c in listed] == [("Backend", True), (new.title, False)]
     assert (new.title, new.title_auto) == ("Plan a picnic for Saturday", True)
+
+
+def test_an_older_profile_s_chats_and_memories_are_outside_any_project(tmp_path):
+    """m013: what an earlier release stored belongs to no project, so every chat sees
+    it as before; a project made afterwards keeps its own memories apart."""
+    from acai_desktop.core.store.conversations import create_conversation, fetch_conversation
+    from acai_desktop.core.store.memories import fetch_memory
+    from acai_desktop.core.store.memory_writes import insert_memory
+    from acai_desktop.core.store.projects import create_project, out_of_scope
+
+    path = tmp_path / "acai.sqlite3"
+    build_database_at(path, "m011_chat_titles_pins_and_instructions")
+
+    async def scenario():
+        store = await Store.open(path)
+        try:
+
+            def upgraded(db):
+                old_chat, old_memory = fetch_conversation(db, 1), fetch_memory(db, 1)
+                before = out_of_scope(db, None)
+                project = create_project(db, "Garden")
+                chat = create_conversation(db, project_id=project.id)
+                with db.atomic():
+                    learned = insert_memory(
+                        db,
+                        {"kind": "fact", "content": "The user grows kiwifruit",
+                         "origin": "critical_info", "conversation_id": chat.id},
+                        actor="critical_info_processor",
+                    )  # fmt: skip
+                return old_chat, old_memory, before, learned, project, out_of_scope(db, None)
+
+            return await store.run(upgraded)
+        finally:
+            await store.close()
+
+    old_chat, old_memory, before, learned, project, after = run(scenario())
+    assert old_chat.project_id is None and old_memory.project_id is None
+    assert before.memory_ids == [] and before.message_ids == []
+    assert learned.project_id == project.id
+    assert after.memory_ids == [learned.id]

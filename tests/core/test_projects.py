@@ -91,7 +91,7 @@ def test_a_fact_taught_in_one_project_never_reaches_another(tmp_path, fake_opena
             return locals()
 
     r = run(scenario())
-    a, b = r["a"], r["b"]
+    a, _b = r["a"], r["b"]
     learned = [m for m in r["learned"] if m.content in LEARNED_IN_A]
     # What a project's chat learns belongs to the project.
     assert {m.content for m in learned} == LEARNED_IN_A
@@ -182,7 +182,7 @@ def test_moving_a_chat_takes_its_memories_and_deleting_a_project_keeps_its_chats
                 await projects.create("   ")
             return moved, moved_tea, contents, deleted, after, forgotten, await projects.list()
 
-    moved, moved_tea, contents, deleted, after, forgotten, left = run(scenario())
+    moved, moved_tea, contents, _deleted, after, forgotten, left = run(scenario())
     assert moved.project_id == moved_tea.project_id
     assert (contents.chats, contents.memories) == (1, 1)
     # The chat stays (outside any project); what was learned there is forgotten, not
