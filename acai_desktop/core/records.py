@@ -122,6 +122,11 @@ class Project:
     default_model: str | None = None
 
 
+#: A promoted memory's ``meta`` key: the project it was promoted from (where demoting
+#: it takes it back).
+PROMOTED_FROM = "promoted_from"
+
+
 @dataclass(frozen=True)
 class ProjectScope:
     """What a chat's memory sees: the memories, messages and documents of its project

@@ -93,24 +93,34 @@ def _relevance(memory_id: int, near: tuple[int, ...]) -> int:
         return 0
 
 
+#: :attr:`PanelQuery.project` for the memories outside every project only (project ids
+#: start at 1); None shows every project's.
+EVERYWHERE = 0
+
+
 @dataclass(frozen=True)
 class PanelQuery:
-    """What the panel is asked to show: search text and one filter."""
+    """What the panel is asked to show: search text, one filter and a project."""
 
     text: str = ""
     filter: PanelFilter = PanelFilter.ALL
+    #: One project's memories (its id), the ones outside every project
+    #: (:data:`EVERYWHERE`), or every memory (None).
+    project: int | None = None
     #: Memories found by topic and meaning (by the assistant's embeddings and topic
     #: lexicon: "pet" finds "The user's dog is named Buster"), most relevant first; shown
     #: in that order before the other memories containing its words.
     near: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, text: str = "", filter_name: str = PanelFilter.ALL.value) -> PanelQuery:
+    def of(
+        cls, text: str = "", filter_name: str = PanelFilter.ALL.value, project: int | None = None
+    ) -> PanelQuery:
         try:
             chosen = PanelFilter(filter_name)
         except ValueError:
             chosen = PanelFilter.ALL
-        return cls(text=text, filter=chosen)
+        return cls(text=text, filter=chosen, project=project)
 
     @property
     def words(self) -> list[str]:
@@ -143,6 +153,8 @@ class PanelQuery:
         condition = FILTER_CONDITIONS[self.filter]
         if condition is not None and _column_value(item, condition[0]) != condition[1]:
             return False
+        if self.project is not None and item.project_id != (self.project or None):
+            return False
         haystack = _searchable(item.content, item.category)
         return all(word in haystack for word in self.words) or item.id in self.near
 
@@ -163,6 +175,11 @@ class PanelQuery:
         if condition is not None:
             clauses.append(f"{prefix}{condition[0]} = ?")
             params.append(condition[1])
+        if self.project == EVERYWHERE:
+            clauses.append("project_id IS NULL")
+        elif self.project is not None:
+            clauses.append("project_id = ?")
+            params.append(self.project)
         words = [f"instr({FOLD_FUNCTION}(content, category), ?) > 0" for _ in self.words]
         params += self.words
         if words and self.near:

@@ -11,9 +11,17 @@ from sqlite_utils import Database
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.records import Actor, Conversation, MemoryItem, MemoryStatus, Project
+from acai_desktop.core.records import (
+    PROMOTED_FROM,
+    Actor,
+    Conversation,
+    MemoryItem,
+    MemoryStatus,
+    Project,
+)
 from acai_desktop.core.store import documents
 from acai_desktop.core.store.conversations import fetch_conversation
+from acai_desktop.core.store.memories import fetch_memory
 from acai_desktop.core.store.memory_writes import update_memory
 
 #: Longest project name, in characters.
@@ -181,18 +189,34 @@ def move_conversation(db: Database, conversation_id: int, project_id: int | None
 
 def set_memory_project(db: Database, memory_id: int, project_id: int | None) -> MemoryItem:
     """Promote a memory to everywhere (``project_id`` None) or keep it to a project; the
-    change goes into its history like any edit."""
+    change goes into its history like any edit. A promoted memory remembers where it
+    came from (``meta``), for its demotion."""
     with db.atomic():
         if project_id is not None:
             fetch_project(db, project_id)
+        current = fetch_memory(db, memory_id)
+        meta = {k: v for k, v in current.meta.items() if k != PROMOTED_FROM}
+        if project_id is None and current.project_id is not None:
+            meta[PROMOTED_FROM] = current.project_id
         action = PROMOTED if project_id is None else DEMOTED
         return update_memory(
-            db, memory_id, {"project_id": project_id}, actor=Actor.USER, action=action
+            db,
+            memory_id,
+            {"project_id": project_id, "meta": meta},
+            actor=Actor.USER,
+            action=action,
         )
 
 
 def home_project_of(db: Database, memory_id: int) -> int | None:
-    """The project a memory was learned in: its chat's (None: outside any)."""
+    """The project a memory goes back to when demoted: the one it was promoted from,
+    else the project of the chat it was learned in (None: neither)."""
+    promoted_from = fetch_memory(db, memory_id).meta.get(PROMOTED_FROM)
+    if (
+        isinstance(promoted_from, int)
+        and db.execute("SELECT 1 FROM projects WHERE id = ?", [promoted_from]).fetchone()
+    ):
+        return promoted_from
     row = db.execute(
         "SELECT c.project_id FROM memories AS m JOIN conversations AS c "
         "ON c.id = m.conversation_id WHERE m.id = ?",

@@ -42,6 +42,8 @@ class MemoryPanelController(Controller):
         panel.search_requested.connect(self.search_by_meaning)
         panel.suggestion_accept_requested.connect(self.accept_suggestion)
         panel.suggestion_dismiss_requested.connect(self.dismiss_suggestion)
+        panel.promote_requested.connect(self.promote)
+        panel.demote_requested.connect(self.demote)
         window.undo.restore_requested.connect(self.restore)
         window.undo.forget_requested.connect(self.forget)
         window.job_status.retry_requested.connect(self.retry_jobs)
@@ -71,6 +73,17 @@ class MemoryPanelController(Controller):
         else:
             await assistant.memories.unpin(memory_id)
             self.say("Unpinned.")
+
+    @in_background("memory-promote")
+    async def promote(self, assistant: Assistant, memory_id: int) -> None:
+        item = await assistant.projects.promote(memory_id)
+        self.say(f"Every chat sees “{short(item.content)}” now.")
+
+    @in_background("memory-demote")
+    async def demote(self, assistant: Assistant, memory_id: int) -> None:
+        item = await assistant.projects.demote(memory_id)
+        name = self.model.project_name(item.project_id)
+        self.say(f"Only the chats of {name} see “{short(item.content)}” now.")
 
     @in_background("memory-forget")
     async def forget(self, assistant: Assistant, memory_id: int) -> None:

@@ -7,20 +7,30 @@ conversation is inserted, and a turn's ``ConversationChanged`` (its title and
 pinned). A rename keeps its place; pinning moves it up, unpinning back among the others;
 a deleted conversation leaves the list.
 Temporary chats are listed too, marked (ACAI learns nothing from them).
+
+Once there is a project, the list is grouped: each project (by name) is a header row
+(a :class:`ProjectHeader` record) followed by its chats, then a "Chats" header and the
+chats outside any project. The group is the first part of a row's place (its key), so
+the one ordering rule places headers and chats alike; a project created, renamed or
+deleted rebuilds the list.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from acai_desktop.core.records import Conversation
+from acai_desktop.core.records import Conversation, Project
 from acai_desktop.ui.models.record_list_model import RecordListModel
 
 UNTITLED = "New conversation"
 TEMPORARY_NOTE = "Temporary — nothing is remembered"
 PINNED_NOTE = "Pinned to the top of the list"
+#: The header of the chats outside any project (shown once there is a project).
+OUTSIDE_PROJECTS = "Chats"
+OUTSIDE_PROJECTS_NOTE = "Chats outside any project: they see the memories of no project"
 
 
 class ConversationRoles(IntEnum):
@@ -30,12 +40,45 @@ class ConversationRoles(IntEnum):
     CONVERSATION = Qt.ItemDataRole.UserRole + 4
     TEMPORARY = Qt.ItemDataRole.UserRole + 5
     PINNED = Qt.ItemDataRole.UserRole + 6
+    HEADER = Qt.ItemDataRole.UserRole + 7  # True on a project's header row
+    PROJECT_ID = Qt.ItemDataRole.UserRole + 8  # the row's project (None: outside any)
+
+
+@dataclass(frozen=True)
+class ProjectHeader:
+    """The header row of a project's group (``project`` None: the chats outside any)."""
+
+    project: Project | None
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return ("project", self.project.id if self.project else 0)
+
+    @property
+    def name(self) -> str:
+        return self.project.name if self.project else OUTSIDE_PROJECTS
 
 
 class ConversationsModel(RecordListModel):
     roles = ConversationRoles
 
-    def value(self, conversation: Conversation, role: int):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._projects: list[Project] = []
+        self._group_of: dict[int | None, int] = {None: 0}
+
+    @staticmethod
+    def key_of(record) -> object:
+        return record.key if isinstance(record, ProjectHeader) else record.id
+
+    def value(self, record, role: int):
+        if isinstance(record, ProjectHeader):
+            return self._header_value(record, role)
+        conversation = record
+        if role == ConversationRoles.HEADER:
+            return False
+        if role == ConversationRoles.PROJECT_ID:
+            return conversation.project_id
         if role in (Qt.ItemDataRole.DisplayRole, ConversationRoles.TITLE):
             return conversation.title or UNTITLED
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -55,8 +98,57 @@ class ConversationsModel(RecordListModel):
             return conversation
         return None
 
+    def flags(self, index) -> Qt.ItemFlag:
+        flags = super().flags(index)
+        if index.isValid() and isinstance(self._records[index.row()], ProjectHeader):
+            return flags & ~Qt.ItemFlag.ItemIsSelectable  # a header is not a chat to open
+        return flags
+
+    def _header_value(self, header: ProjectHeader, role: int):
+        if role in (Qt.ItemDataRole.DisplayRole, ConversationRoles.TITLE):
+            return header.name
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if header.project is None:
+                return OUTSIDE_PROJECTS_NOTE
+            return f"Project {header.name}: its chats share its memories and documents"
+        if role == ConversationRoles.HEADER:
+            return True
+        if role == ConversationRoles.PROJECT_ID:
+            return header.project.id if header.project else None
+        return None
+
     def set_conversations(self, conversations: list[Conversation]) -> None:
-        self._reset(sorted(conversations, key=_order_key, reverse=True))
+        self._rebuild(conversations)
+
+    def set_projects(self, projects: list[Project]) -> None:
+        """Group the chats under these projects (by name); no project: no headers."""
+        self._projects = sorted(projects, key=lambda p: (p.name.casefold(), p.id))
+        self._group_of = {p.id: position for position, p in enumerate(self._projects)}
+        self._group_of[None] = len(self._projects)
+        self._rebuild(self.conversations())
+
+    def projects(self) -> list[Project]:
+        return list(self._projects)
+
+    def conversations(self) -> list[Conversation]:
+        return [r for r in self._records if not isinstance(r, ProjectHeader)]
+
+    def _rebuild(self, conversations: list[Conversation]) -> None:
+        headers = []
+        if self._projects:
+            headers = [ProjectHeader(p) for p in self._projects] + [ProjectHeader(None)]
+        self._reset(sorted([*headers, *conversations], key=self._order_key, reverse=True))
+
+    def _order_key(self, record) -> tuple:
+        """Larger first: the group (projects by name, then the chats outside any), its
+        header first, then pinned, then the latest activity (the store's list order
+        within a group)."""
+        if isinstance(record, ProjectHeader):
+            group = self._group_of.get(record.project.id if record.project else None, 0)
+            return (-group, 1, False, "", 0)
+        # A chat of a project the list has not heard of yet sits with the others.
+        group = self._group_of.get(record.project_id, self._group_of[None])
+        return (-group, 0, *_order_key(record))
 
     conversation_at = RecordListModel.record_at
 
@@ -66,14 +158,14 @@ class ConversationsModel(RecordListModel):
         doesn't)."""
         row = self.row_of(conversation.id)
         if row is None:
-            target = self._place_of(conversation, self._records)
+            target = self._place_of(conversation, self._records, self._order_key)
             self.beginInsertRows(QModelIndex(), target, target)
             self._records.insert(target, conversation)
             self.endInsertRows()
             return
         self._records[row] = conversation
         others = self._records[:row] + self._records[row + 1 :]
-        target = self._place_of(conversation, others)
+        target = self._place_of(conversation, others, self._order_key)
         if target != row:
             # Qt counts the destination before the move: below the row it is one more.
             destination = target if target < row else target + 1
@@ -91,9 +183,9 @@ class ConversationsModel(RecordListModel):
         self.endRemoveRows()
 
     @staticmethod
-    def _place_of(conversation: Conversation, others: list[Conversation]) -> int:
-        key = _order_key(conversation)
-        return sum(1 for other in others if _order_key(other) > key)
+    def _place_of(conversation: Conversation, others: list, order_key) -> int:
+        key = order_key(conversation)
+        return sum(1 for other in others if order_key(other) > key)
 
 
 def _order_key(conversation: Conversation) -> tuple:

@@ -32,12 +32,14 @@ from acai_desktop.core.memory.listing import (
     PanelQuery,
 )
 from acai_desktop.core.memory.policy import MemoryPolicy
-from acai_desktop.core.records import MemoryItem, MemoryStatus
+from acai_desktop.core.records import MemoryItem, MemoryStatus, Project
 from acai_desktop.ui.models.record_list_model import Index, RecordListModel
 from acai_desktop.ui.tasks import TaskTracker
 
 #: The tooltip of a temporary memory says what its badge means.
 TEMPORARY_EXPLANATION = MemoryPolicy().temporary_explanation()
+#: The badge of a memory whose project the model has not heard of yet.
+PROJECT_UNKNOWN = "Project"
 #: ``read(query, after, limit, with_total)``: a page from the core (MemoryService.read_panel).
 PanelReader = Callable[[PanelQuery, PanelKey | None, int, bool], Awaitable[PanelPage]]
 #: ``count(query)``: how many memories match (MemoryService.count_panel).
@@ -63,6 +65,7 @@ class MemoryRoles(IntEnum):
     IMPORTANCE = Qt.ItemDataRole.UserRole + 10
     UPDATED_AT = Qt.ItemDataRole.UserRole + 11
     ITEM = Qt.ItemDataRole.UserRole + 12  # the MemoryItem record
+    PROJECT = Qt.ItemDataRole.UserRole + 13  # its project's name (None: everywhere)
 
 
 def _value(item: MemoryItem, role: int):
@@ -113,6 +116,7 @@ class MemoriesModel(RecordListModel):
         super().__init__(parent)
         self.page_size = page_size
         self._query = PanelQuery()
+        self._project_names: dict[int, str] = {}
         self._read: PanelReader | None = None
         self._count: PanelCounter | None = None
         self._more = False  # rows after the loaded ones may match
@@ -133,7 +137,22 @@ class MemoriesModel(RecordListModel):
     # -- Qt's model API ----------------------------------------------------------------
 
     def value(self, item: MemoryItem, role: int):
+        if role == MemoryRoles.PROJECT:
+            if item.project_id is None:
+                return None
+            return self._project_names.get(item.project_id, PROJECT_UNKNOWN)
         return _value(item, role)
+
+    def set_projects(self, projects: list[Project]) -> None:
+        """The projects' names, for each memory's project badge."""
+        self._project_names = {p.id: p.name for p in projects}
+        if self._records:
+            self.dataChanged.emit(
+                self.index(0), self.index(len(self._records) - 1), [MemoryRoles.PROJECT]
+            )
+
+    def project_name(self, project_id: int) -> str:
+        return self._project_names.get(project_id, PROJECT_UNKNOWN)
 
     def canFetchMore(self, parent: Index) -> bool:
         return (

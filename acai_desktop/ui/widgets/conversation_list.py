@@ -4,6 +4,11 @@ Right-click on a conversation, or click the "⋯" shown on the row under the mou
 *Pin*/*Unpin*, *Rename…*, *Instructions…* (the chat's own custom instructions),
 *Export…* and *Delete…*; the list only asks (``*_requested``),
 the window answers. A pinned chat's second line starts with :data:`PINNED_MARK`.
+
+Once there is a project, the chats are grouped under project headers; a click on a
+header opens its menu: *New chat in this project*, *Instructions…*, *Rename…*, *Delete…*
+(the "Chats" header of the chats outside any project: *New chat*). A chat's menu then
+also has *Move to project*.
 """
 
 from __future__ import annotations
@@ -33,6 +38,14 @@ from acai_desktop.ui.theme import Theme, load_theme
 from acai_desktop.ui.untrusted import PlainToolTipDelegate
 
 ROW_HEIGHT = 50
+HEADER_HEIGHT = 30  # a project's header row
+NEW_CHAT_IN_PROJECT_TEXT = "New chat in this project"
+NEW_CHAT_TEXT = "New chat"
+PROJECT_INSTRUCTIONS_TEXT = "Project instructions…"
+RENAME_PROJECT_TEXT = "Rename project…"
+DELETE_PROJECT_TEXT = "Delete project…"
+MOVE_TO_PROJECT_TEXT = "Move to project"
+NO_PROJECT_TEXT = "No project"
 MORE_WIDTH = 26  # the "⋯" button at the right of the row under the mouse
 MORE_MARK = "⋯"
 PIN_TEXT = "Pin to top"
@@ -72,9 +85,13 @@ class ConversationDelegate(PlainToolTipDelegate):
         self.theme = load_theme()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        return QSize(option.rect.width(), ROW_HEIGHT)
+        header = bool(index.data(ConversationRoles.HEADER))
+        return QSize(option.rect.width(), HEADER_HEIGHT if header else ROW_HEIGHT)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        if index.data(ConversationRoles.HEADER):
+            self._paint_header(painter, option, index)
+            return
         rect = option.rect.adjusted(0, 2, 0, -2)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         hovered = bool(option.state & QStyle.StateFlag.State_MouseOver)
@@ -124,6 +141,30 @@ class ConversationDelegate(PlainToolTipDelegate):
         )
         painter.restore()
 
+    def _paint_header(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex
+    ) -> None:
+        """A project's name in small bold letters, with its "⋯" under the mouse."""
+        painter.save()
+        font = QFont(option.font)
+        font.setWeight(QFont.Weight.Bold)
+        font.setPointSizeF(max(option.font.pointSizeF(), 10.0) - 1.0)
+        painter.setFont(font)
+        text_rect = option.rect.adjusted(6, 8, -6, -2)
+        if option.state & QStyle.StateFlag.State_MouseOver:
+            more = more_rect(option.rect)
+            painter.setPen(self.theme.color("soft_ink"))
+            painter.drawText(more, Qt.AlignmentFlag.AlignCenter, MORE_MARK)
+            text_rect.setRight(more.left() - 4)
+        painter.setPen(self.theme.color("muted"))
+        name = QFontMetrics(font).elidedText(
+            index.data(ConversationRoles.TITLE), Qt.TextElideMode.ElideRight, text_rect.width()
+        )
+        painter.drawText(
+            text_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name
+        )
+        painter.restore()
+
 
 class ConversationList(QListView):
     open_conversation_requested = Signal(int)
@@ -132,6 +173,11 @@ class ConversationList(QListView):
     export_requested = Signal(int)  # conversation id
     pin_requested = Signal(int, bool)  # conversation id, pinned (True) or not
     instructions_requested = Signal(int)  # conversation id: its custom instructions
+    new_chat_in_project_requested = Signal(object)  # project id (None: outside any)
+    move_to_project_requested = Signal(int, object)  # conversation id, project id or None
+    rename_project_requested = Signal(int)  # project id
+    delete_project_requested = Signal(int)  # project id
+    project_instructions_requested = Signal(int)  # project id
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -176,8 +222,10 @@ class ConversationList(QListView):
         )
 
     def open_menu(self, row: int, at: QPoint) -> QMenu:
-        """Show Pin/Unpin, Rename…, Instructions…, Export…, Delete… for ``row``'s chat at
-        ``at`` (viewport)."""
+        """Show Pin/Unpin, Rename…, Instructions…, Export…, Delete… (and Move to
+        project) for ``row``'s chat at ``at`` (viewport); a header's menu for a header."""
+        if self.model().index(row).data(ConversationRoles.HEADER):
+            return self._open_header_menu(row, at)
         conversation_id = self.model().index(row).data(ConversationRoles.ID)
         pinned = bool(self.model().index(row).data(ConversationRoles.PINNED))
         if self.menu is not None:
@@ -192,8 +240,46 @@ class ConversationList(QListView):
         instructions.triggered.connect(lambda: self.instructions_requested.emit(conversation_id))
         export = menu.addAction(EXPORT_TEXT)
         export.triggered.connect(lambda: self.export_requested.emit(conversation_id))
+        projects = self.model().projects()
+        if projects:
+            self._add_move_menu(menu, conversation_id, row, projects)
         delete = menu.addAction(DELETE_TEXT)
         delete.triggered.connect(lambda: self.delete_requested.emit(conversation_id))
+        return self._show_menu(menu, at)
+
+    def _add_move_menu(self, menu: QMenu, conversation_id: int, row: int, projects) -> None:
+        current = self.model().index(row).data(ConversationRoles.PROJECT_ID)
+        move = menu.addMenu(MOVE_TO_PROJECT_TEXT)
+        for project_id, name in [*((p.id, p.name) for p in projects), (None, NO_PROJECT_TEXT)]:
+            action = move.addAction(name)
+            action.setEnabled(project_id != current)
+            action.triggered.connect(
+                lambda _=False, p=project_id: self.move_to_project_requested.emit(
+                    conversation_id, p
+                )
+            )
+
+    def _open_header_menu(self, row: int, at: QPoint) -> QMenu:
+        project_id = self.model().index(row).data(ConversationRoles.PROJECT_ID)
+        if self.menu is not None:
+            self.menu.close()
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        new = menu.addAction(NEW_CHAT_IN_PROJECT_TEXT if project_id is not None else NEW_CHAT_TEXT)
+        new.triggered.connect(lambda: self.new_chat_in_project_requested.emit(project_id))
+        if project_id is not None:
+            instructions = menu.addAction(PROJECT_INSTRUCTIONS_TEXT)
+            instructions.triggered.connect(
+                lambda: self.project_instructions_requested.emit(project_id)
+            )
+            rename = menu.addAction(RENAME_PROJECT_TEXT)
+            rename.triggered.connect(lambda: self.rename_project_requested.emit(project_id))
+            delete = menu.addAction(DELETE_PROJECT_TEXT)
+            delete.triggered.connect(lambda: self.delete_project_requested.emit(project_id))
+        return self._show_menu(menu, at)
+
+    def _show_menu(self, menu: QMenu, at: QPoint) -> QMenu:
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         menu.destroyed.connect(self._on_menu_destroyed)
         self.menu = menu
         menu.popup(self.viewport().mapToGlobal(at))  # never exec(): no nested loop
@@ -209,8 +295,9 @@ class ConversationList(QListView):
         # A press on a row's ⋯, or a right-click, opens a menu: it doesn't choose the
         # row, so the highlight stays on the open chat.
         index = self.indexAt(event.position().toPoint())
-        on_more = index.isValid() and more_rect(self.visualRect(index)).contains(
-            event.position().toPoint()
+        on_more = index.isValid() and (
+            more_rect(self.visualRect(index)).contains(event.position().toPoint())
+            or bool(index.data(ConversationRoles.HEADER))  # a header is not a chat to open
         )
         if on_more or event.button() == Qt.MouseButton.RightButton:
             event.accept()
@@ -221,7 +308,9 @@ class ConversationList(QListView):
         index = self.indexAt(event.position().toPoint())
         if event.button() == Qt.MouseButton.LeftButton and index.isValid():
             rect = more_rect(self.visualRect(index))
-            if rect.contains(event.position().toPoint()):
+            if index.data(ConversationRoles.HEADER):
+                self.open_menu(index.row(), event.position().toPoint())
+            elif rect.contains(event.position().toPoint()):
                 self.open_menu(index.row(), rect.bottomLeft())
             else:
                 self.open_conversation_requested.emit(index.data(ConversationRoles.ID))
@@ -233,4 +322,7 @@ class ConversationList(QListView):
         self.menu = None
 
     def _on_activated(self, index: QModelIndex) -> None:
+        if index.data(ConversationRoles.HEADER):
+            self.open_menu(index.row(), self.visualRect(index).bottomLeft())
+            return
         self.open_conversation_requested.emit(index.data(ConversationRoles.ID))

@@ -27,6 +27,17 @@ CARD_GAP = 8
 BADGE_H = 18
 
 
+#: A project badge's longest name, in characters (the card's width is the panel's).
+PROJECT_BADGE_CHARS = 24
+
+
+def project_badge(name: str) -> str:
+    """The badge of a memory kept to the project ``name``."""
+    if len(name) > PROJECT_BADGE_CHARS:
+        name = name[: PROJECT_BADGE_CHARS - 1] + "…"
+    return f"▸ {name}"
+
+
 def badges_of(index: QModelIndex) -> list[tuple[str, str, str]]:
     """(text, foreground, background) for each badge of a memory; colours are theme names."""
     muted = ("muted", "badge_bg")
@@ -38,6 +49,9 @@ def badges_of(index: QModelIndex) -> list[tuple[str, str, str]]:
         badges.append(("Pinned", "accent_ink", "accent_badge_bg"))
     if status == "temporary":
         badges.append(("Temporary", "warning_strong", "temporary_bg"))
+    project = index.data(MemoryRoles.PROJECT)
+    if project:  # only that project's chats see it
+        badges.append((project_badge(project), "accent_ink", "accent_badge_bg"))
     badges.append((index.data(MemoryRoles.KIND).capitalize(), *muted))
     if index.data(MemoryRoles.CATEGORY):
         badges.append((index.data(MemoryRoles.CATEGORY), *muted))

@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.memory.listing import PanelFilter, PanelQuery
+from acai_desktop.core.memory.listing import EVERYWHERE, PanelFilter, PanelQuery
+from acai_desktop.core.records import PROMOTED_FROM, Project
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.untrusted import make_plain
@@ -48,6 +49,11 @@ NO_MATCH_TITLE = "No memory matches"
 NO_MATCH_TEXT = "Try other words or another filter."
 CONFLICT_TEXT = "This contradicts a memory you pinned or edited. Which one is right?"
 
+ALL_PROJECTS_TEXT = "All projects"
+EVERYWHERE_TEXT = "Seen everywhere"
+PROMOTE_TEXT = "Everywhere"
+DEMOTE_TEXT = "Project only"
+
 #: Typing pauses this long before the search runs (in the core, over every memory).
 SEARCH_DELAY_MS = 200
 
@@ -62,6 +68,8 @@ class MemoryPanel(QWidget):
     search_requested = Signal(object)  # PanelQuery: find memories close in meaning too
     suggestion_accept_requested = Signal(int)  # suggestion id
     suggestion_dismiss_requested = Signal(int)  # suggestion id
+    promote_requested = Signal(int)  # memory id: seen in every chat
+    demote_requested = Signal(int)  # memory id: back to its project's chats only
 
     def __init__(self, model: MemoriesModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -99,6 +107,13 @@ class MemoryPanel(QWidget):
         search_row.setSpacing(6)
         search_row.addWidget(self.search, 1)
         search_row.addWidget(self.filter_box)
+        # Which project's memories (shown once there is a project): every one, those
+        # outside every project, or one project's.
+        self.project_box = QComboBox()
+        self.project_box.setAccessibleName("Project")
+        self.project_box.setToolTip("Show the memories of one project, or those seen everywhere")
+        self.project_box.setVisible(False)
+        self.set_projects([])
 
         self.list = MemoryListView()
         self.list.setObjectName("MemoryList")
@@ -135,6 +150,8 @@ class MemoryPanel(QWidget):
         self.forget_button = QPushButton("Forget")
         self.forget_button.setObjectName("DangerButton")
         self.details_button = QPushButton("Details")
+        # A project's memory: let every chat see it; a promoted one: back to its project.
+        self.scope_button = QPushButton(PROMOTE_TEXT)
         self.edit_button.setToolTip("Change the text (a memory you edit is never changed by ACAI)")
         self.pin_button.setToolTip("Pinned memories are always in context")
         self.forget_button.setToolTip("Remove from memory (Delete; you can undo)")
@@ -144,7 +161,13 @@ class MemoryPanel(QWidget):
         actions = QHBoxLayout(self.actions_bar)
         actions.setContentsMargins(0, 0, 0, 0)
         actions.setSpacing(6)
-        for button in (self.edit_button, self.pin_button, self.forget_button, self.details_button):
+        for button in (
+            self.edit_button,
+            self.pin_button,
+            self.forget_button,
+            self.details_button,
+            self.scope_button,
+        ):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             actions.addWidget(button)
 
@@ -183,6 +206,7 @@ class MemoryPanel(QWidget):
         self.instructions_box = InstructionsBox()
         layout.addWidget(self.instructions_box)
         layout.addLayout(search_row)
+        layout.addWidget(self.project_box)
         # The suggestions come and go below the list, never above it: a box shrinking
         # above would slide every memory up under the pointer (the next click would
         # land on another one).
@@ -201,6 +225,8 @@ class MemoryPanel(QWidget):
         self.search.textChanged.connect(self._on_search_text_changed)
         self._search_timer.timeout.connect(self._on_search_timer_timeout)
         self.filter_box.currentTextChanged.connect(self._on_filter_box_changed)
+        self.project_box.currentIndexChanged.connect(self._on_project_box_changed)
+        self.scope_button.clicked.connect(self._on_scope_button_clicked)
         for signal in (
             self.model.rowsInserted,
             self.model.rowsRemoved,
@@ -254,15 +280,42 @@ class MemoryPanel(QWidget):
         """Empty the search box and show every kind, without starting a search (the
         caller sets the model's query)."""
         self._search_timer.stop()
-        for widget in (self.search, self.filter_box):
+        for widget in (self.search, self.filter_box, self.project_box):
             widget.blockSignals(True)
         self.search.clear()
         self.filter_box.setCurrentIndex(0)
-        for widget in (self.search, self.filter_box):
+        self.project_box.setCurrentIndex(0)
+        for widget in (self.search, self.filter_box, self.project_box):
             widget.blockSignals(False)
 
     def current_query(self) -> PanelQuery:
-        return PanelQuery.of(self.search.text(), self.filter_box.currentText())
+        return PanelQuery.of(
+            self.search.text(), self.filter_box.currentText(), self.project_box.currentData()
+        )
+
+    def set_projects(self, projects: list[Project]) -> None:
+        """The project choices (kept on the one chosen while it exists); hidden while
+        there is no project. Also gives the list its projects' names for the badges."""
+        chosen = self.project_box.currentData()
+        self.project_box.blockSignals(True)
+        self.project_box.clear()
+        self.project_box.addItem(ALL_PROJECTS_TEXT, None)
+        self.project_box.addItem(EVERYWHERE_TEXT, EVERYWHERE)
+        for project in projects:
+            self.project_box.addItem(project.name, project.id)
+        position = self.project_box.findData(chosen) if chosen is not None else 0
+        self.project_box.setCurrentIndex(max(position, 0))
+        self.project_box.blockSignals(False)
+        self.project_box.setVisible(bool(projects))
+        self.model.set_projects(projects)
+        if chosen is not None and position < 0:
+            self.apply_query()  # the chosen project is gone: show every memory
+        self._update_actions()
+
+    def show_project(self, project_id: int | None) -> None:
+        """Show one project's memories (None: every memory)."""
+        position = self.project_box.findData(project_id) if project_id is not None else 0
+        self.project_box.setCurrentIndex(max(position, 0))
 
     def apply_query(self) -> None:
         """Ask the model for what the search box and the filter say now (by words at
@@ -298,6 +351,7 @@ class MemoryPanel(QWidget):
         if indexes:
             pinned = bool(indexes[0].data(MemoryRoles.PINNED))
             self.pin_button.setText("Unpin" if pinned else "Pin")
+            self._show_scope_action(indexes[0].data(MemoryRoles.ITEM))
             self.pin_button.setEnabled(pinned or not conflict)
 
     def _conflict_text(self, conflict_id: int) -> str:
@@ -334,6 +388,41 @@ class MemoryPanel(QWidget):
 
     def _on_filter_box_changed(self, name: str) -> None:
         self.apply_query()
+
+    def _on_project_box_changed(self, _position: int) -> None:
+        self.apply_query()
+
+    def _show_scope_action(self, item) -> None:
+        """*Everywhere* for a project's memory; *Back to <project>* for one promoted
+        from a project that still exists; nothing for the others."""
+        if item is None:
+            self.scope_button.setVisible(False)
+            return
+        if item.project_id is not None:
+            name = self.model.project_name(item.project_id)
+            self.scope_button.setText(PROMOTE_TEXT)
+            self.scope_button.setToolTip(
+                f"Only the chats of {name} see it now; let every chat see it"
+            )
+            self.scope_button.setVisible(True)
+            return
+        home = item.meta.get(PROMOTED_FROM)
+        known = self.project_box.findData(home) >= 2 if isinstance(home, int) else False
+        self.scope_button.setVisible(known)
+        if known:
+            name = self.model.project_name(home)
+            self.scope_button.setText(DEMOTE_TEXT)
+            self.scope_button.setToolTip(f"Every chat sees it now; keep it to {name} again")
+
+    def _on_scope_button_clicked(self) -> None:
+        indexes = self.list.selectionModel().selectedIndexes()
+        if not indexes:
+            return
+        item = indexes[0].data(MemoryRoles.ITEM)
+        if item.project_id is not None:
+            self.promote_requested.emit(item.id)
+        else:
+            self.demote_requested.emit(item.id)
 
     def _on_list_double_clicked(self, index: QModelIndex) -> None:
         self.details_requested.emit(index.data(MemoryRoles.ID))
