@@ -44,6 +44,7 @@ from acai_desktop.ui.controllers.documents import DocumentsController
 from acai_desktop.ui.controllers.imports import ImportsController
 from acai_desktop.ui.controllers.memory_health import MemoryHealthController
 from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
+from acai_desktop.ui.controllers.projects import ProjectsController
 from acai_desktop.ui.controllers.settings import SettingsController
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences
@@ -92,6 +93,7 @@ class AppController:
     settings: SettingsController
     memory_health: MemoryHealthController
     imports: ImportsController
+    projects: ProjectsController
 
     def __init__(
         self,
@@ -158,6 +160,7 @@ class AppController:
             window, self.services, self.profile, lambda: self.overrides
         )
         self.imports = ImportsController(window, self.services)
+        self.projects = ProjectsController(window, self.services, self.conversations)
         window.quit_requested.connect(self.request_quit)
         window.events.attach(self.events)
         self.started = True

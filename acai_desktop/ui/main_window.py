@@ -108,6 +108,7 @@ class MainWindow(QMainWindow):
     # The left pane.
     sidebar: QWidget
     new_chat_button: QPushButton
+    new_project_button: QPushButton
     temporary_chat_button: QPushButton
     search_button: QPushButton
     conversation_area: QStackedWidget
@@ -262,6 +263,8 @@ class MainWindow(QMainWindow):
         events.conversation_changed.connect(self.conversations_model.on_conversation_changed)
         events.conversation_changed.connect(self._on_events_conversation_changed)
         events.conversation_removed.connect(self.conversations_model.on_conversation_removed)
+        events.projects_changed.connect(self.conversations_model.set_projects)
+        events.projects_changed.connect(self.memory_panel.set_projects)
         documents = self.documents_model
         events.document_added.connect(documents.on_document_added)
         events.document_changed.connect(documents.on_document_changed)

@@ -110,7 +110,18 @@ def build_sidebar(window: MainWindow) -> QWidget:
     window.search_button.setToolTip("Search conversation titles and messages (Ctrl+K)")
     layout.addWidget(window.search_button)
 
-    layout.addWidget(_label("CONVERSATIONS", "SectionLabel"))
+    section = QHBoxLayout()
+    section.addWidget(_label("CONVERSATIONS", "SectionLabel"))
+    section.addStretch(1)
+    window.new_project_button = QPushButton("+ Project")
+    window.new_project_button.setObjectName("NewProjectButton")
+    window.new_project_button.setToolTip(
+        "A project groups chats, documents and memories: its chats see its memories "
+        "and those of no project, never another project's"
+    )
+    window.new_project_button.setCursor(Qt.CursorShape.PointingHandCursor)
+    section.addWidget(window.new_project_button)
+    layout.addLayout(section)
     window.conversation_area = QStackedWidget()
     window.conversations_empty_state = EmptyState(
         CONVERSATIONS_EMPTY_TITLE, CONVERSATIONS_EMPTY_TEXT

@@ -10,7 +10,8 @@ from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.custom_instructions import CustomInstructions
-from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.project_names import clean_project_name
 from acai_desktop.core.records import (
     PROMOTED_FROM,
     Actor,
@@ -24,26 +25,12 @@ from acai_desktop.core.store.conversations import fetch_conversation
 from acai_desktop.core.store.memories import fetch_memory
 from acai_desktop.core.store.memory_writes import update_memory
 
-#: Longest project name, in characters.
-MAX_PROJECT_NAME_CHARS = 80
 PROJECT_COLUMNS = "id, name, created_at, updated_at, default_model"
 #: The history's action when the user moves a memory between a project and everywhere.
 PROMOTED = "promoted to everywhere"
 DEMOTED = "kept to its project"
 MOVED_WITH_CHAT = "moved with its chat"
 PROJECT_DELETED = "forgotten with its project"
-
-
-def clean_project_name(name: object) -> str:
-    text = " ".join(str(name or "").split())
-    if not text:
-        raise InvalidInputError("A project needs a name.")
-    if len(text) > MAX_PROJECT_NAME_CHARS:
-        raise InvalidInputError(
-            f"The project name is {len(text)} characters long; the limit is "
-            f"{MAX_PROJECT_NAME_CHARS}."
-        )
-    return text
 
 
 def fetch_project(db: Database, project_id: int) -> Project:

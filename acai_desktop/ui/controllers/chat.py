@@ -85,6 +85,7 @@ class ChatController(Controller):
             # Sending waits for them to be indexed (the composer says so).
             attachment_ids=self.attachments.for_send(),
             settings=chat.new_chat_settings if chat.conversation_id is None else None,
+            project_id=chat.new_chat_project_id,
         )
         self._start(turn)
 

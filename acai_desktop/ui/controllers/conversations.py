@@ -52,8 +52,11 @@ class ConversationsController(Controller):
         # The memory panel reads its first page while the conversations load (both on
         # the database thread, in turn); later pages come as the user scrolls.
         first_page = self.window.memories_model.attach(data.read_panel, data.count_panel)
+        projects = await data.list_projects()
         conversations = await data.list_conversations()
+        self.model.set_projects(projects)
         self.model.set_conversations(conversations)
+        self.window.memory_panel.set_projects(projects)
         # The user's own instructions, listed in the memory panel apart from memories.
         instructions = await data.profile_instructions()
         self.window.memory_panel.instructions_box.set_instructions(instructions)
@@ -89,13 +92,17 @@ class ConversationsController(Controller):
         )
         self.chat.show(conversation.id)
 
-    def show_new_chat(self, *, temporary: bool = False) -> None:
+    def show_new_chat(self, *, temporary: bool = False, project_id: int | None = None) -> None:
         title = TEMPORARY_CONVERSATION_TITLE if temporary else NEW_CONVERSATION_TITLE
+        project = next((p for p in self.model.projects() if p.id == project_id), None)
+        if project is not None and not temporary:
+            title = f"{NEW_CONVERSATION_TITLE} in {project.name}"
         self.window.show_conversation(None, title, [], temporary=temporary)
-        self.chat.show(None, temporary=temporary)
+        self.chat.show(None, temporary=temporary, project_id=None if temporary else project_id)
 
-    def new_chat(self) -> None:
-        self.show_new_chat()
+    def new_chat(self, *, project_id: int | None = None) -> None:
+        """A new chat, in ``project_id`` (None: outside any project) once it is sent."""
+        self.show_new_chat(project_id=project_id)
         self.window.focus_composer()
 
     def new_temporary_chat(self) -> None:

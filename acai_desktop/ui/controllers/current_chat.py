@@ -19,6 +19,8 @@ class CurrentChat(QObject):
         self.conversation_id: int | None = None
         #: Whether the new chat (conversation_id None) is to be a temporary one.
         self.new_chat_temporary = False
+        #: The project the new chat (conversation_id None) starts in (None: outside any).
+        self.new_chat_project_id: int | None = None
         #: A turn was sent from the new chat: the conversation it starts is this chat.
         self.awaiting_new_conversation = False
         #: The conversation of the answer being written (None: none, or not on disk yet).
@@ -27,9 +29,16 @@ class CurrentChat(QObject):
         #: (its first message saves them with it).
         self.new_chat_settings: ChatSettings | None = None
 
-    def show(self, conversation_id: int | None, *, temporary: bool = False) -> None:
+    def show(
+        self,
+        conversation_id: int | None,
+        *,
+        temporary: bool = False,
+        project_id: int | None = None,
+    ) -> None:
         self.conversation_id = conversation_id
         self.new_chat_temporary = temporary if conversation_id is None else False
+        self.new_chat_project_id = project_id if conversation_id is None else None
         self.awaiting_new_conversation = False
         self.new_chat_settings = None  # sent with the first message, or left behind
         self.shown.emit(conversation_id)

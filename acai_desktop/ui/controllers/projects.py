@@ -1,0 +1,134 @@
+"""Projects: create one (the sidebar's *+ Project*), start a chat in one, move a chat
+into or out of one, a project's name, default model and instructions, and deleting one
+(after a question that says what happens to its chats, memories and documents). The
+sidebar's groups and the memory panel's project choices follow the core's
+``ProjectsChanged`` news (wired by the window)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from acai_desktop.core.custom_instructions import CustomInstructions
+from acai_desktop.ui.controllers.base import Controller, Services, in_background
+from acai_desktop.ui.widgets.project_dialogs import ProjectDialog, ask_delete_project
+
+if TYPE_CHECKING:
+    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.ui.controllers.conversations import ConversationsController
+    from acai_desktop.ui.main_window import MainWindow
+
+
+class ProjectsController(Controller):
+    def __init__(
+        self, window: MainWindow, services: Services, conversations: ConversationsController
+    ) -> None:
+        super().__init__(services)
+        self.window = window
+        self.conversations = conversations
+        #: The dialog or question open last (tests answer it).
+        self.dialog = None
+        window.new_project_button.clicked.connect(self.ask_new)
+        chats = window.conversation_list
+        chats.new_chat_in_project_requested.connect(self.new_chat_in)
+        chats.move_to_project_requested.connect(self.move)
+        chats.rename_project_requested.connect(self.ask_edit)
+        chats.delete_project_requested.connect(self.ask_delete)
+        chats.project_instructions_requested.connect(self.open_instructions)
+
+    # -- create, edit -----------------------------------------------------------------
+
+    def ask_new(self) -> ProjectDialog:
+        dialog = self.dialog = ProjectDialog(None, parent=self.window)
+        dialog.save_requested.connect(self.save)
+        dialog.open()
+        return dialog
+
+    def ask_edit(self, project_id: int) -> ProjectDialog | None:
+        project = self._project(project_id)
+        if project is None:
+            return None
+        dialog = self.dialog = ProjectDialog(
+            project_id, project.name, project.default_model, self.window
+        )
+        dialog.save_requested.connect(self.save)
+        dialog.open()
+        return dialog
+
+    @in_background("project-save")
+    async def save(
+        self, assistant: Assistant, project_id: int | None, name: str, model: str
+    ) -> None:
+        projects = assistant.projects
+        if project_id is None:
+            project = await projects.create(name)
+            if model:
+                await projects.set_default_model(project.id, model)
+            # A new project opens on a new chat in it, ready to type.
+            self.conversations.new_chat(project_id=project.id)
+            self.say(f"Project {project.name} created: its chats share their own memory.")
+            return
+        await projects.rename(project_id, name)
+        await projects.set_default_model(project_id, model or None)
+        self.say(f"Project {name} saved.")
+
+    def new_chat_in(self, project_id: int | None) -> None:
+        self.conversations.new_chat(project_id=project_id)
+
+    @in_background("project-move")
+    async def move(
+        self, assistant: Assistant, conversation_id: int, project_id: int | None
+    ) -> None:
+        await assistant.projects.move_conversation(conversation_id, project_id)
+        where = "outside any project"
+        if project_id is not None and (project := self._project(project_id)) is not None:
+            where = f"to {project.name}"
+        self.say(f"Chat moved {where}; what was learned in it went with it.")
+
+    # -- instructions ---------------------------------------------------------------
+
+    @in_background("project-instructions")
+    async def open_instructions(self, assistant: Assistant, project_id: int) -> None:
+        profile = await assistant.instructions.profile()
+        own = await assistant.projects.instructions(project_id)
+        dialog = self.dialog = self.window.dialogs.chat_instructions(project_id, profile, own)
+        project = self._project(project_id)
+        dialog.setWindowTitle(f"Instructions for {project.name if project else 'the project'}")
+        dialog.save_requested.connect(self.save_instructions)
+
+    @in_background("project-instructions-save")
+    async def save_instructions(
+        self, assistant: Assistant, project_id: int, own: CustomInstructions | None
+    ) -> None:
+        if own is None:
+            await assistant.projects.use_profile_instructions(project_id)
+        else:
+            await assistant.projects.set_instructions(project_id, own.respond, own.about)
+        self.say("The project's instructions are saved; its chats follow them.")
+
+    # -- delete ---------------------------------------------------------------------
+
+    @in_background("project-delete-ask")
+    async def ask_delete(self, assistant: Assistant, project_id: int) -> None:
+        contents = await assistant.projects.contents(project_id)
+        project = self._project(project_id)
+        self.dialog = ask_delete_project(
+            self.window,
+            project.name if project else "",
+            contents.chats,
+            contents.memories,
+            contents.documents,
+            lambda: self.delete(project_id),
+        )
+
+    @in_background("project-delete")
+    async def delete(self, assistant: Assistant, project_id: int) -> None:
+        deleted = await assistant.projects.delete(project_id)
+        self.say(
+            f"Project deleted: {len(deleted.chats)} chats kept outside any project, "
+            f"{len(deleted.memories)} of its memories forgotten."
+        )
+
+    def _project(self, project_id: int):
+        return next(
+            (p for p in self.window.conversations_model.projects() if p.id == project_id), None
+        )
