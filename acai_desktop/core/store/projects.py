@@ -143,8 +143,9 @@ class MovedChat:
 
 def move_conversation(db: Database, conversation_id: int, project_id: int | None) -> MovedChat:
     """Put a chat in ``project_id`` (None: outside any project). The memories learned in
-    it that belonged to its old project follow it (a promoted one stays everywhere's);
-    its messages are recalled where it now is."""
+    it that belonged where it was follow it (out of a project they become everywhere's,
+    as a chat outside any project's are); one the user promoted stays everywhere's. Its
+    messages are recalled where it now is."""
     with db.atomic():
         old = fetch_conversation(db, conversation_id).project_id
         if project_id is not None:
@@ -155,22 +156,22 @@ def move_conversation(db: Database, conversation_id: int, project_id: int | None
             "UPDATE conversations SET project_id = ? WHERE id = ?", [project_id, conversation_id]
         )
         moved = []
-        if old is not None:
-            at = now_iso()
-            for (memory_id,) in db.execute(
-                "SELECT id FROM memories WHERE conversation_id = ? AND project_id = ?",
-                [conversation_id, old],
-            ).fetchall():
-                moved.append(
-                    update_memory(
-                        db,
-                        memory_id,
-                        {"project_id": project_id},
-                        actor=Actor.USER,
-                        action=MOVED_WITH_CHAT,
-                        at=at,
-                    )
+        at = now_iso()
+        for (memory_id,) in db.execute(
+            "SELECT id FROM memories WHERE conversation_id = ? AND project_id IS ? "
+            f"AND json_extract(coalesce(meta, '{{}}'), '$.{PROMOTED_FROM}') IS NULL",
+            [conversation_id, old],
+        ).fetchall():
+            moved.append(
+                update_memory(
+                    db,
+                    memory_id,
+                    {"project_id": project_id},
+                    actor=Actor.USER,
+                    action=MOVED_WITH_CHAT,
+                    at=at,
                 )
+            )
     return MovedChat(fetch_conversation(db, conversation_id), moved)
 
 

@@ -79,10 +79,12 @@ class ProjectsController(Controller):
         self, assistant: Assistant, conversation_id: int, project_id: int | None
     ) -> None:
         await assistant.projects.move_conversation(conversation_id, project_id)
-        where = "outside any project"
-        if project_id is not None and (project := self._project(project_id)) is not None:
-            where = f"to {project.name}"
-        self.say(f"Chat moved {where}; what was learned in it went with it.")
+        if project_id is None:
+            self.say("Chat moved out of its project; what was learned in it is seen everywhere.")
+            return
+        project = self._project(project_id)
+        name = project.name if project else "the project"
+        self.say(f"Chat moved to {name}; what was learned in it is {name}'s now.")
 
     # -- instructions ---------------------------------------------------------------
 

@@ -113,7 +113,8 @@ class MemoryPanel(QWidget):
         self.project_box.setAccessibleName("Project")
         self.project_box.setToolTip("Show the memories of one project, or those seen everywhere")
         self.project_box.setVisible(False)
-        self.set_projects([])
+        self.project_box.addItem(ALL_PROJECTS_TEXT, None)
+        self.project_box.addItem(EVERYWHERE_TEXT, EVERYWHERE)
 
         self.list = MemoryListView()
         self.list.setObjectName("MemoryList")
