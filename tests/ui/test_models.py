@@ -209,3 +209,42 @@ def test_every_list_model_shares_one_base(qapp):
     conversations.set_conversations([Conversation(4, "Tea", AT, AT), Conversation(9, "", AT, AT)])
     assert conversations.row_of(4) == 1 and conversations.row_of(5) is None
     assert conversations.data(conversations.index(2), Qt.ItemDataRole.DisplayRole) is None
+
+
+def test_conversations_model_groups_chats_under_their_projects(qtmodeltester):
+    from acai_desktop.core.records import Project
+    from acai_desktop.ui.models.conversations_model import OUTSIDE_PROJECTS
+
+    def conversation(id, updated, project_id=None, pinned=False):
+        at = f"2025-01-0{updated}T10:00:00+00:00"
+        return Conversation(id, f"Chat {id}", AT, at, pinned=pinned, project_id=project_id)
+
+    model = ConversationsModel()
+    model.set_conversations([conversation(1, 1), conversation(2, 2, 7), conversation(3, 3)])
+
+    def shown() -> list:
+        return [
+            ("#" if model.index(r).data(ConversationRoles.HEADER) else "")
+            + str(model.index(r).data(Qt.ItemDataRole.DisplayRole))
+            for r in range(model.rowCount())
+        ]
+
+    # Without projects nothing changes: no header; a project's chat waits for its name.
+    assert shown() == ["Chat 3", "Chat 2", "Chat 1"]
+    model.set_projects([Project(7, "Taxes", AT, AT), Project(8, "garden", AT, AT)])
+    qtmodeltester.check(model, force_py=True)
+    assert shown() == ["#garden", "#Taxes", "Chat 2", f"#{OUTSIDE_PROJECTS}", "Chat 3", "Chat 1"]
+    header = model.index(0)
+    assert not (model.flags(header) & Qt.ItemFlag.ItemIsSelectable)
+    assert header.data(ConversationRoles.ID) is None
+    assert header.data(ConversationRoles.PROJECT_ID) == 8
+    # New activity moves a chat up within its group; a move changes its group.
+    model.on_conversation_changed(conversation(1, 4))
+    assert shown()[-2:] == ["Chat 1", "Chat 3"]
+    model.on_conversation_changed(conversation(1, 4, 8))
+    assert shown() == ["#garden", "Chat 1", "#Taxes", "Chat 2", f"#{OUTSIDE_PROJECTS}", "Chat 3"]
+    model.on_conversation_changed(conversation(9, 5, 7))  # a new chat in Taxes
+    assert shown()[2:5] == ["#Taxes", "Chat 9", "Chat 2"]
+    assert model.row_of(9) == 3
+    model.set_projects([])  # the last project deleted: the plain list again
+    assert not any(s.startswith("#") for s in shown())
