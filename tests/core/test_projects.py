@@ -219,3 +219,40 @@ def test_a_project_s_instructions_and_default_model(tmp_path, fake_openai):
     prompts = chat_prompts(fake_openai)
     assert "Answer as an editor." in prompts[0] and "Answer in French." not in prompts[0]
     assert with_model.default_model == "big-model" and models == ["big-model", None]
+
+
+def test_learning_in_a_project_never_reads_nor_rewrites_another_s_facts(tmp_path, fake_openai):
+    """The critical-info processor reconciles a new fact with the facts its chat sees:
+    another project's never reach its prompts nor get replaced; a global one is not
+    rewritten from a project's chat (the new wording stays the project's)."""
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            a, b = await assistant.projects.create("A"), await assistant.projects.create("B")
+            outside = await assistant.conversations.create()
+            for chat_project, text in (
+                (None, "I work as a baker."),
+                (a.id, "I live in Zanzibar."),
+                (b.id, "I live in Lisbon."),
+                (b.id, "I work as a pilot."),
+            ):
+                chat = outside
+                if chat_project is not None:
+                    chat = await assistant.conversations.create(project_id=chat_project)
+                turn = await assistant.orchestrator.send(chat.id, text)
+                await assistant.runner.wait_for(turn.job_ids, timeout=60)
+            return a, b, await assistant.memories.list(MemoryFilter(kinds=["fact"]))
+
+    a, b, facts = run(scenario())
+    where = {m.content: (m.project_id, m.status) for m in facts}
+    assert where["The user lives in Zanzibar"] == (a.id, MemoryStatus.ACTIVE)
+    assert where["The user lives in Lisbon"] == (b.id, MemoryStatus.ACTIVE)
+    assert where["The user works as baker"] == (None, MemoryStatus.ACTIVE)
+    assert where["The user works as pilot"] == (b.id, MemoryStatus.ACTIVE)
+    reconciling = [
+        "\n".join(m["content"] for m in r.json["messages"])
+        for r in fake_openai.chat_requests()
+        if call_kind(r.json) == "reconcile"
+    ]
+    assert not [prompt for prompt in reconciling if "Zanzibar" in prompt]

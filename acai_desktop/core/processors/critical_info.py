@@ -294,7 +294,14 @@ class CriticalInfoProcessor:
                     outcome.suggested.append(suggestion)
                 continue
             try:
-                await self._reconcile(message, content, fact, outcome, write_key=write_key)
+                await self._reconcile(
+                    message,
+                    content,
+                    fact,
+                    outcome,
+                    write_key=write_key,
+                    project_id=conversation.project_id,
+                )
             except InvalidInputError as error:
                 # This fact's text can't be stored (a control character, ...): skip it,
                 # keep the others. Retrying would not change the text.
@@ -325,11 +332,23 @@ class CriticalInfoProcessor:
         outcome: CriticalInfoOutcome,
         *,
         write_key: str | None = None,
+        project_id: int | None = None,
     ) -> None:
+        """Compare the fact with the similar ones its chat sees (its project's and those
+        of no project; another project's are never read into this chat's prompts nor
+        changed by it), then reinforce, replace or add."""
         key = f"critical_info:{write_key}:{normalised(content)}" if write_key else None
-        similar = await self._similar_facts(content)
+        similar = [
+            (existing, similarity)
+            for existing, similarity in await self._similar_facts(content)
+            if existing.project_id is None or existing.project_id == project_id
+        ]
         for existing, similarity in similar:
             relation = await self._relation(existing, content, similarity)
+            if relation in ("refinement", "contradiction") and existing.project_id != project_id:
+                # A project's chat does not rewrite what every chat sees: the new
+                # wording stays the project's, beside the memory it would replace.
+                break
             try:
                 if relation == "duplicate":
                     await self.memories.reinforce(
