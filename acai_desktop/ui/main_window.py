@@ -265,6 +265,7 @@ class MainWindow(QMainWindow):
         events.conversation_removed.connect(self.conversations_model.on_conversation_removed)
         events.projects_changed.connect(self.conversations_model.set_projects)
         events.projects_changed.connect(self.memory_panel.set_projects)
+        events.projects_changed.connect(self.documents_panel.set_projects)
         documents = self.documents_model
         events.document_added.connect(documents.on_document_added)
         events.document_changed.connect(documents.on_document_changed)

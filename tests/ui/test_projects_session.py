@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.conversations_model import OUTSIDE_PROJECTS, ConversationRoles
+from acai_desktop.ui.models.documents_model import DocumentRoles
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.widgets.conversation_list import (
     DELETE_PROJECT_TEXT,
@@ -22,6 +23,7 @@ from acai_desktop.ui.widgets.conversation_list import (
     NO_PROJECT_TEXT,
     more_rect,
 )
+from acai_desktop.ui.widgets.documents_panel import EVERY_CHAT_TEXT, KEEP_TO_PROJECT_TEXT
 from acai_desktop.ui.widgets.memory_card import badges_of
 from acai_desktop.ui.widgets.memory_panel import (
     DEMOTE_TEXT,
@@ -166,3 +168,33 @@ def learned_id(memories) -> int | None:
         if memories.index(row).data(MemoryRoles.CONTENT) == LEARNED:
             return memories.index(row).data(MemoryRoles.ID)
     return None
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
+def test_a_document_is_kept_to_a_project_from_its_menu(qapp, tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    handbook = tmp_path / "orchard.md"
+    handbook.write_text("# Orchard\n\nThe kiwifruit orchard opens in spring.\n", "utf-8")
+
+    async def scenario(session: AppController):
+        window, assistant = session.window, session.assistant
+        panel, model = window.documents_panel, window.documents_model
+        report = await assistant.documents.add([handbook])
+        await assistant.runner.wait_for(report.job_ids, timeout=60)
+        project = await assistant.projects.create("Garden")
+        await wait_until(lambda: model.rowCount() == 1 and panel.projects)
+        menu = panel.row_menu(model.index(0))
+        keep = action(menu, KEEP_TO_PROJECT_TEXT).menu()
+        assert [a.text() for a in keep.actions()] == ["Garden", EVERY_CHAT_TEXT]
+        assert action(keep, EVERY_CHAT_TEXT).isChecked()
+        action(keep, "Garden").trigger()
+        menu.close()
+        await wait_until(
+            lambda: model.index(0).data(DocumentRoles.DOCUMENT).project_id == project.id
+        )
+        return project.id
+
+    project_id = run_in_session(gui_session(profile), scenario)
+    with sqlite3.connect(profile.database_path) as db:
+        assert db.execute("SELECT project_id FROM documents").fetchall() == [(project_id,)]

@@ -57,6 +57,7 @@ class ConversationsController(Controller):
         self.model.set_projects(projects)
         self.model.set_conversations(conversations)
         self.window.memory_panel.set_projects(projects)
+        self.window.documents_panel.set_projects(projects)
         # The user's own instructions, listed in the memory panel apart from memories.
         instructions = await data.profile_instructions()
         self.window.memory_panel.instructions_box.set_instructions(instructions)

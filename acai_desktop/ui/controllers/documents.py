@@ -47,6 +47,7 @@ class DocumentsController(Controller):
         panel.remove_requested.connect(self.remove)
         panel.reindex_requested.connect(self.reindex)
         panel.scope_requested.connect(self.set_scope)
+        panel.project_requested.connect(self.set_project)
         panel.scope_summary_changed.connect(window.show_scope_summary)
         chat.shown.connect(self.show_scope)
         window.events.document_changed.connect(self._on_document_changed)
@@ -128,6 +129,14 @@ class DocumentsController(Controller):
     async def remove(self, assistant: Assistant, document_id: int) -> None:
         document = await assistant.documents.remove(document_id)
         self.say(f"Removed “{short(document.name)}” and its passages.")
+
+    @in_background("document-project")
+    async def set_project(
+        self, assistant: Assistant, document_id: int, project_id: int | None
+    ) -> None:
+        document = await assistant.documents.set_project(document_id, project_id)
+        where = "every chat" if project_id is None else "its project's chats only"
+        self.say(f"“{short(document.name)}” is quoted in {where}.")
 
     @in_background("document-reindex")
     async def reindex(self, assistant: Assistant, document_id: int) -> None:

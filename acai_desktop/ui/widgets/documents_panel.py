@@ -57,6 +57,8 @@ FILE_FILTERS = [
     "All files (*)",
 ]
 #: The scope box's choices, in order.
+KEEP_TO_PROJECT_TEXT = "Keep to project"
+EVERY_CHAT_TEXT = "Every chat"
 SCOPE_CHOICES = (
     (ScopeMode.ALL, "All documents"),
     (ScopeMode.SOME, "Some…"),
@@ -72,6 +74,7 @@ class DocumentsPanel(QWidget):
     remove_requested = Signal(int)  # document id (confirmed)
     reindex_requested = Signal(int)  # document id
     scope_requested = Signal(object)  # DocumentScope for the shown conversation
+    project_requested = Signal(int, object)  # document id, project id (None: every chat)
     #: What the shown chat's scope is, said briefly ("" when it uses all documents).
     scope_summary_changed = Signal(str)
 
@@ -83,6 +86,7 @@ class DocumentsPanel(QWidget):
         self.model = model
         #: The shown conversation's scope (None: a new chat, not on disk yet).
         self.scope: DocumentScope | None = None
+        self.projects: list = []  # see set_projects
 
         title_row = QHBoxLayout()
         title = QLabel("Documents")
@@ -331,8 +335,26 @@ class DocumentsPanel(QWidget):
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         menu.addAction("Re-index", self._on_reindex_button_clicked)
+        if self.projects:
+            self._add_project_menu(menu, index.data(DocumentRoles.DOCUMENT))
         menu.addAction("Remove…", self.confirm_remove)
         return menu
+
+    def set_projects(self, projects: list) -> None:
+        """The projects a document can be kept to (its menu's *Keep to project*)."""
+        self.projects = list(projects)
+
+    def _add_project_menu(self, menu: QMenu, document) -> None:
+        """Another project's chats never quote a document kept to a project."""
+        keep = menu.addMenu(KEEP_TO_PROJECT_TEXT)
+        choices = [*((p.id, p.name) for p in self.projects), (None, EVERY_CHAT_TEXT)]
+        for project_id, name in choices:
+            action = keep.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(document.project_id == project_id)
+            action.triggered.connect(
+                lambda _=False, p=project_id: self.project_requested.emit(document.id, p)
+            )
 
     def _on_scope_box_activated(self, row: int) -> None:
         mode = SCOPE_CHOICES[row][0]
