@@ -128,12 +128,11 @@ class ProjectService:
         await self._announce()
         return project
 
-    async def default_model_for_chat(self, conversation: Conversation) -> str | None:
+    async def default_model_for_chat(self, conversation_id: int) -> str | None:
         """The model a chat's project names for it (None: the chat is outside any
-        project, or its project names none: the profile's chat model)."""
-        if conversation.project_id is None:
-            return None
-        return (await self.get(conversation.project_id)).default_model
+        project, or its project names none: the profile's chat model). The layer
+        between a chat's own model and the profile's."""
+        return await self._store.run(rows.default_model_of_chat, conversation_id)
 
     async def _announce(self) -> None:
         self._events.emit(ProjectsChanged(tuple(await self.list())))

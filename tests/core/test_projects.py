@@ -207,7 +207,7 @@ def test_a_project_s_instructions_and_default_model(tmp_path, fake_openai):
             turns = [
                 await assistant.orchestrator.send(c.id, "Hello there.") for c in (chat, other, own)
             ]
-            models = [await assistant.projects.default_model_for_chat(c) for c in (chat, other)]
+            models = [await assistant.projects.default_model_for_chat(c.id) for c in (chat, other)]
             return with_model, turns, models
 
     with_model, turns, models = run(scenario())

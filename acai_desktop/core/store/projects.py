@@ -233,6 +233,17 @@ def save_project_instructions(
         )
 
 
+def default_model_of_chat(db: Database, conversation_id: int) -> str | None:
+    """The default model of the chat's project (None: no project, or none named)."""
+    fetch_conversation(db, conversation_id)  # NotFoundError for a deleted chat
+    row = db.execute(
+        "SELECT p.default_model FROM conversations AS c JOIN projects AS p "
+        "ON p.id = c.project_id WHERE c.id = ?",
+        [conversation_id],
+    ).fetchone()
+    return row[0] if row else None
+
+
 def set_default_model(db: Database, project_id: int, model: str | None) -> Project:
     with db.atomic():
         fetch_project(db, project_id)
