@@ -559,6 +559,9 @@ async def _assemble(
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
     )
+    conversation_service = ConversationService(
+        conversations, data.provenance, memories, events, attachments
+    )
     # The summaries fold what the chat prompt has left out, so its start stays the same.
     summary.prompt_room = orchestrator.history_room()
     summary.chat_room = orchestrator.own_history_room  # a chat's own budget, its own fold
@@ -569,9 +572,7 @@ async def _assemble(
         client=client,
         memories=memories,
         retriever=retriever,
-        conversations=ConversationService(
-            conversations, data.provenance, memories, events, attachments
-        ),
+        conversations=conversation_service,
         runner=runner,
         orchestrator=orchestrator,
         critical_info=critical_info,
@@ -581,7 +582,7 @@ async def _assemble(
         attachments=attachments,
         instructions=instructions,
         chat_settings=chat_settings,
-        projects=ProjectService(store, memories, events),
+        projects=ProjectService(store, memories, events, conversation_service, documents),
         imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,
         warnings=model.warnings,

@@ -12,7 +12,9 @@ and the memories it changed through the :class:`MemoryService` (index, then
 
 from __future__ import annotations
 
+from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.custom_instructions import CustomInstructions, clean_instructions
+from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import ConversationChanged, EventBus, ProjectsChanged
 from acai_desktop.core.memory.reader import memory_id_of
@@ -25,10 +27,19 @@ from acai_desktop.core.store.projects import DeletedProject, ProjectContents
 
 
 class ProjectService:
-    def __init__(self, store: Store, memories: MemoryService, events: EventBus) -> None:
+    def __init__(
+        self,
+        store: Store,
+        memories: MemoryService,
+        events: EventBus,
+        conversations: ConversationService,
+        documents: DocumentService,
+    ) -> None:
         self._store = store
         self._memories = memories
         self._events = events
+        self._conversations = conversations
+        self._documents = documents
 
     # -- reading ---------------------------------------------------------------------
 
@@ -56,13 +67,26 @@ class ProjectService:
         await self._announce()
         return project
 
-    async def delete(self, project_id: int) -> DeletedProject:
-        """Its chats stay, outside any project; its memories are forgotten (each can be
-        restored, then it is everywhere's); its documents stay, for every chat."""
-        deleted = await self._store.run(rows.delete_project, project_id)
+    async def delete(self, project_id: int, *, with_contents: bool = False) -> DeletedProject:
+        """Delete the project. Without ``with_contents`` its chats, memories and
+        documents stay, outside any project: every chat sees them from now on. With it,
+        its chats are deleted, its documents removed from ACAI (the files stay on disk)
+        and its memories forgotten (each can be restored from its history), so nothing
+        learned in the project spreads anywhere."""
+        if with_contents:
+            await self.get(project_id)  # NotFoundError before anything is deleted
+            for conversation in await self._conversations.list():
+                if conversation.project_id == project_id:
+                    await self._conversations.delete(conversation.id)
+            for document in await self._documents.list():
+                if document.project_id == project_id:
+                    await self._documents.remove(document.id)
+        deleted = await self._store.run(rows.delete_project, project_id, forget=with_contents)
         forgotten = [m for m in deleted.memories if m.status == MemoryStatus.FORGOTTEN]
         others = [m for m in deleted.memories if m.status != MemoryStatus.FORGOTTEN]
-        await self._memories.publish(MemoryChange(removed=forgotten, changed=others))
+        # Still current ones changed only in who sees them: their vectors stand.
+        await self._memories.publish(MemoryChange(removed=forgotten))
+        await self._memories.publish(MemoryChange(changed=others, ranking_only=True))
         for conversation in deleted.chats:
             self._events.emit(ConversationChanged(conversation))
         await self._announce()

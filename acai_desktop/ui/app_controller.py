@@ -160,7 +160,7 @@ class AppController:
             window, self.services, self.profile, lambda: self.overrides
         )
         self.imports = ImportsController(window, self.services)
-        self.projects = ProjectsController(window, self.services, self.conversations)
+        self.projects = ProjectsController(window, self.services, self.conversations, self.chat)
         window.quit_requested.connect(self.request_quit)
         window.events.attach(self.events)
         self.started = True

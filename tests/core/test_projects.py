@@ -159,10 +159,12 @@ def test_a_chat_outside_any_project_sees_what_is_outside_every_project(tmp_path,
     assert lisbon.id in {s.memory_id for s in seen.memories_used}
 
 
-def test_moving_a_chat_takes_its_memories_and_deleting_a_project_keeps_its_chats(
+def test_moving_a_chat_takes_its_memories_and_deleting_a_project_ungroups_or_forgets(
     tmp_path, fake_openai
 ):
     fake_openai.responder = fake_model
+    handbook = tmp_path / "tea.md"
+    handbook.write_text("# Tea\n\nGreen tea steeps for two minutes.\n", encoding="utf-8")
 
     async def scenario():
         async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
@@ -175,20 +177,39 @@ def test_moving_a_chat_takes_its_memories_and_deleting_a_project_keeps_its_chats
             moved = await projects.move_conversation(chat.id, b.id)
             moved_tea = await assistant.memories.get(tea.id)
             contents = await projects.contents(b.id)
-            deleted = await projects.delete(b.id)
-            after = await assistant.conversations.get(chat.id)
+            # Deleted with what it holds: its chat goes, its memory is forgotten.
+            await projects.delete(b.id, with_contents=True)
+            chats_left = [c.id for c in await assistant.conversations.list()]
             forgotten = await assistant.memories.get(tea.id)
+            # Deleted alone: its chat, memory and document stay, seen everywhere.
+            other = await assistant.conversations.create(project_id=a.id)
+            taught = await assistant.orchestrator.send(other.id, "I live in Oslo.")
+            await assistant.runner.wait_for(taught.job_ids, timeout=60)
+            report = await assistant.documents.add([handbook])
+            await assistant.runner.wait_for(report.job_ids, timeout=60)
+            (document,) = await assistant.documents.list()
+            await assistant.documents.set_project(document.id, a.id)
+            await projects.delete(a.id)
+            oslo = next(
+                m
+                for m in await assistant.memories.list(MemoryFilter(kinds=["fact"]))
+                if "Oslo" in m.content
+            )
+            ungrouped = await assistant.conversations.get(other.id)
+            (document,) = await assistant.documents.list()
             with pytest.raises(InvalidInputError):
                 await projects.create("   ")
-            return moved, moved_tea, contents, deleted, after, forgotten, await projects.list()
+            return locals() | {"left": await projects.list()}
 
-    moved, moved_tea, contents, _deleted, after, forgotten, left = run(scenario())
-    assert moved.project_id == moved_tea.project_id
-    assert (contents.chats, contents.memories) == (1, 1)
-    # The chat stays (outside any project); what was learned there is forgotten, not
-    # spread everywhere, and can be restored from its history.
-    assert after.project_id is None and [p.name for p in left] == ["A"]
+    r = run(scenario())
+    assert r["moved"].project_id == r["moved_tea"].project_id == r["b"].id
+    assert (r["contents"].chats, r["contents"].memories) == (1, 1)
+    assert r["chat"].id not in r["chats_left"]
+    forgotten = r["forgotten"]
     assert forgotten.status == MemoryStatus.FORGOTTEN and forgotten.project_id is None
+    assert r["ungrouped"].project_id is None and r["oslo"].project_id is None
+    assert r["oslo"].status == MemoryStatus.ACTIVE and r["document"].project_id is None
+    assert r["left"] == []
 
 
 def test_a_project_s_instructions_and_default_model(tmp_path, fake_openai):

@@ -30,6 +30,7 @@ from acai_desktop.ui.widgets.memory_panel import (
     EVERYWHERE_TEXT,
     PROMOTE_TEXT,
 )
+from acai_desktop.ui.widgets.project_dialogs import DELETE_CONTENTS_TEXT, KEEP_CONTENTS_TEXT
 from tests.support.assistant import configure_profile
 from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -139,15 +140,43 @@ def test_a_project_from_the_sidebar_to_the_memory_panel(qapp, tmp_path, fake_ope
             lambda: isinstance(session.projects.dialog, QMessageBox) and session.projects.dialog
         )
         text = question.text()
-        assert "1 chat stay" in text and "1 memory" in text and "forgotten" in text
-        [delete] = [b for b in question.buttons() if b.text() == "Delete project"]
-        QTest.mouseClick(delete, Qt.MouseButton.LeftButton)
+        assert "It holds 1 chat, 1 memory, 0 documents." in text
+        assert KEEP_CONTENTS_TEXT in text and DELETE_CONTENTS_TEXT in text
+        assert question.defaultButton() is question.button(QMessageBox.StandardButton.Cancel)
+        [keep] = [b for b in question.buttons() if b.text() == KEEP_CONTENTS_TEXT]
+        QTest.mouseClick(keep, Qt.MouseButton.LeftButton)
         await wait_until(lambda: not any(header for header, _ in rows(model)))
-        await wait_until(lambda: memories.row_of(memory_id) is None)
         assert [model.index(r).data(ConversationRoles.ID) for r in range(model.rowCount())] == [
             chat_id
         ]
+        await wait_until(
+            lambda: (
+                memories.row_of(memory_id) is not None
+                and memories.index(memories.row_of(memory_id)).data(MemoryRoles.PROJECT) is None
+            )
+        )
         assert not panel.project_box.isVisible()
+
+        # Deleted with its chats: the chat on screen goes, the memory is forgotten.
+        project = await assistant.projects.create("Taxes")
+        await assistant.projects.move_conversation(chat_id, project.id)
+        session.conversations.open(chat_id)
+        await wait_until(lambda: session.chat.conversation_id == chat_id)
+        await wait_until(lambda: rows(model)[0] == (True, "Taxes"))
+        click_row(view, 0)
+        action(await wait_until(lambda: view.menu), DELETE_PROJECT_TEXT).trigger()
+        question = await wait_until(
+            lambda: (
+                isinstance(session.projects.dialog, QMessageBox)
+                and session.projects.dialog is not question
+                and session.projects.dialog
+            )
+        )
+        [delete] = [b for b in question.buttons() if b.text() == DELETE_CONTENTS_TEXT]
+        QTest.mouseClick(delete, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: model.rowCount() == 0)
+        await wait_until(lambda: memories.row_of(memory_id) is None)
+        assert session.chat.conversation_id is None  # a new chat instead
         return memory_id, chat_id
 
     memory_id, chat_id = run_in_session(gui_session(profile), scenario)
@@ -157,9 +186,10 @@ def test_a_project_from_the_sidebar_to_the_memory_panel(qapp, tmp_path, fake_ope
         )]  # fmt: skip
         assert db.execute("SELECT count(*) FROM projects").fetchone() == (0,)
         assert db.execute(
-            "SELECT project_id FROM conversations WHERE id = ?", [chat_id]
-        ).fetchone() == (None,)
+            "SELECT count(*) FROM conversations WHERE id = ?", [chat_id]
+        ).fetchone() == (0,)
     assert actions[-1] == "forgotten with its project"
+    assert "left its deleted project" in actions
     assert "promoted to everywhere" in actions and "kept to its project" in actions
 
 

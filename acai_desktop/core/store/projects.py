@@ -31,6 +31,7 @@ PROMOTED = "promoted to everywhere"
 DEMOTED = "kept to its project"
 MOVED_WITH_CHAT = "moved with its chat"
 PROJECT_DELETED = "forgotten with its project"
+PROJECT_UNGROUPED = "left its deleted project"
 
 
 def fetch_project(db: Database, project_id: int) -> Project:
@@ -96,17 +97,19 @@ def project_contents(db: Database, project_id: int) -> ProjectContents:
 @dataclass(frozen=True)
 class DeletedProject:
     project_id: int
-    #: Its chats, now outside any project (kept, with every message).
+    #: Its chats left, now outside any project (kept, with every message).
     chats: list[Conversation]
-    #: Its memories as they are now: forgotten (restorable from their history, then
-    #: everywhere's) — what was learned in the project does not leak everywhere.
+    #: Its memories as they are now: everywhere's, or forgotten (restorable from their
+    #: history, then everywhere's).
     memories: list[MemoryItem]
 
 
-def delete_project(db: Database, project_id: int) -> DeletedProject:
-    """One transaction: the chats leave the project (kept), its memories are forgotten
-    (each with a history event; a user may restore one, then it is everywhere's), its
-    documents stay, available everywhere, and the row goes."""
+def delete_project(db: Database, project_id: int, *, forget: bool = False) -> DeletedProject:
+    """One transaction: the row goes; what is left of the project (chats, documents,
+    memories) is outside any project from then on, seen everywhere — or, with
+    ``forget``, its memories are forgotten (each with a history event; restored, one is
+    everywhere's), so nothing learned in the project spreads (the caller deleted its
+    chats and documents first)."""
     with db.atomic():
         fetch_project(db, project_id)
         chat_ids = [
@@ -121,12 +124,11 @@ def delete_project(db: Database, project_id: int) -> DeletedProject:
         for memory_id in memory_ids:
             changes: dict = {"project_id": None}
             current = db.execute("SELECT status FROM memories WHERE id = ?", [memory_id]).fetchone()
-            if current[0] in ("active", "conflict", "temporary"):
+            if forget and current[0] in ("active", "conflict", "temporary"):
                 changes["status"] = MemoryStatus.FORGOTTEN
+            action = PROJECT_DELETED if forget else PROJECT_UNGROUPED
             memories.append(
-                update_memory(
-                    db, memory_id, changes, actor=Actor.USER, action=PROJECT_DELETED, at=at
-                )
+                update_memory(db, memory_id, changes, actor=Actor.USER, action=action, at=at)
             )
         db.execute("UPDATE conversations SET project_id = NULL WHERE project_id = ?", [project_id])
         db.execute("UPDATE documents SET project_id = NULL WHERE project_id = ?", [project_id])

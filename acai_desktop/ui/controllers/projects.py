@@ -15,16 +15,22 @@ from acai_desktop.ui.widgets.project_dialogs import ProjectDialog, ask_delete_pr
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.ui.controllers.conversations import ConversationsController
+    from acai_desktop.ui.controllers.current_chat import CurrentChat
     from acai_desktop.ui.main_window import MainWindow
 
 
 class ProjectsController(Controller):
     def __init__(
-        self, window: MainWindow, services: Services, conversations: ConversationsController
+        self,
+        window: MainWindow,
+        services: Services,
+        conversations: ConversationsController,
+        chat: CurrentChat,
     ) -> None:
         super().__init__(services)
         self.window = window
         self.conversations = conversations
+        self.chat = chat
         #: The dialog or question open last (tests answer it).
         self.dialog = None
         window.new_project_button.clicked.connect(self.ask_new)
@@ -116,19 +122,29 @@ class ProjectsController(Controller):
         self.dialog = ask_delete_project(
             self.window,
             project.name if project else "",
-            contents.chats,
-            contents.memories,
-            contents.documents,
-            lambda: self.delete(project_id),
+            (contents.chats, contents.memories, contents.documents),
+            lambda: self.delete(project_id, False),
+            lambda: self.delete(project_id, True),
         )
 
     @in_background("project-delete")
-    async def delete(self, assistant: Assistant, project_id: int) -> None:
-        deleted = await assistant.projects.delete(project_id)
-        self.say(
-            f"Project deleted: {len(deleted.chats)} chats kept outside any project, "
-            f"{len(deleted.memories)} of its memories forgotten."
-        )
+    async def delete(self, assistant: Assistant, project_id: int, with_contents: bool) -> None:
+        chats = {
+            c.id
+            for c in self.window.conversations_model.conversations()
+            if c.project_id == project_id
+        }
+        if with_contents and self.chat.turn_conversation_id in chats:
+            # Its answer is being written: stop it before its messages go.
+            await self.services.stop_turn()
+        deleted = await assistant.projects.delete(project_id, with_contents=with_contents)
+        if not with_contents:
+            self.say("Project deleted; its chats, memories and documents are seen everywhere.")
+            return
+        if self.chat.conversation_id in chats:
+            self.conversations.show_new_chat()
+        forgotten = len(deleted.memories)
+        self.say(f"Project deleted with its {len(chats)} chats; {forgotten} memories forgotten.")
 
     def _project(self, project_id: int):
         return next(

@@ -1,15 +1,18 @@
 """A project's dialogs: its name and default model (new project, or an existing one's
-*Name and model…*), and the question asked before deleting it, which says what happens
-to its chats, memories and documents."""
+*Rename project…*), and the question asked before deleting it, which says what happens
+to its chats, memories and documents either way."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QLineEdit, QMessageBox, QWidget
 
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.project_names import MAX_PROJECT_NAME_CHARS, clean_project_name
-from acai_desktop.ui.widgets.dialogs import BaseDialog, ask_before, error_label, save_cancel_buttons
+from acai_desktop.ui.untrusted import make_plain
+from acai_desktop.ui.widgets.dialogs import BaseDialog, error_label, save_cancel_buttons
 
 MODEL_PLACEHOLDER = "The chat model from Settings"
 
@@ -66,28 +69,64 @@ class ProjectDialog(BaseDialog):
         self.accept()
 
 
+KEEP_CONTENTS_TEXT = "Keep its chats"
+DELETE_CONTENTS_TEXT = "Delete its chats too"
+
+
 def deletion_question(name: str, chats: int, memories: int, documents: int) -> str:
-    """What deleting a project does, in numbers."""
+    """What deleting a project does, in numbers, both ways."""
 
-    def count(number: int, word: str) -> str:
-        return f"{number} {word}{'' if number == 1 else 's'}"
+    def count(number: int, one: str, many: str) -> str:
+        return f"{number} {one if number == 1 else many}"
 
+    held = ", ".join(
+        (
+            count(chats, "chat", "chats"),
+            count(memories, "memory", "memories"),
+            count(documents, "document", "documents"),
+        )
+    )
     return (
-        f"Delete the project “{name}”?\n\n"
-        f"Its {count(chats, 'chat')} stay, outside any project, with every message.\n"
-        f"Its {count(memories, 'memory').replace('memorys', 'memories')} are forgotten, "
-        "not spread to every chat (you can restore one from its history).\n"
-        f"Its {count(documents, 'document')} stay, for every chat."
+        f"Delete the project “{name}”? It holds {held}.\n\n"
+        f"{KEEP_CONTENTS_TEXT}: they all stay, outside any project, and every chat sees "
+        "them from now on.\n\n"
+        f"{DELETE_CONTENTS_TEXT}: its chats are deleted, its documents removed from ACAI "
+        "(the files stay on disk) and its memories forgotten (you can restore one from "
+        "its history)."
     )
 
 
 def ask_delete_project(
-    parent: QWidget, name: str, chats: int, memories: int, documents: int, on_yes
+    parent: QWidget,
+    name: str,
+    contents: tuple[int, int, int],
+    on_keep: Callable[[], None],
+    on_delete: Callable[[], None],
 ) -> QMessageBox:
-    return ask_before(
-        parent,
-        "Delete project",
-        deletion_question(name, chats, memories, documents),
-        "Delete project",
-        on_yes,
+    """The question before deleting a project: Cancel (the default), keep what it holds
+    (outside any project), or delete that too. Shown with open(); plain text (it quotes
+    the project's name); deletes itself when closed."""
+    box = make_plain(
+        QMessageBox(
+            QMessageBox.Icon.Question,
+            "Delete project",
+            deletion_question(name, *contents),
+            QMessageBox.StandardButton.Cancel,
+            parent,
+        )
     )
+    keep = box.addButton(KEEP_CONTENTS_TEXT, QMessageBox.ButtonRole.AcceptRole)
+    delete = box.addButton(DELETE_CONTENTS_TEXT, QMessageBox.ButtonRole.DestructiveRole)
+    delete.setObjectName("DangerButton")
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+
+    def chosen(button) -> None:
+        if button is keep:
+            on_keep()
+        elif button is delete:
+            on_delete()
+
+    box.buttonClicked.connect(chosen)
+    box.open()
+    return box
