@@ -14,6 +14,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 
 from acai_desktop.ui.app_controller import AppController
+from acai_desktop.ui.controllers.projects import USE_PROFILE_IN_PROJECT_TEXT
 from acai_desktop.ui.models.conversations_model import OUTSIDE_PROJECTS, ConversationRoles
 from acai_desktop.ui.models.documents_model import DocumentRoles
 from acai_desktop.ui.models.memories_model import MemoryRoles
@@ -21,9 +22,11 @@ from acai_desktop.ui.widgets.conversation_list import (
     DELETE_PROJECT_TEXT,
     MOVE_TO_PROJECT_TEXT,
     NO_PROJECT_TEXT,
+    PROJECT_INSTRUCTIONS_TEXT,
     more_rect,
 )
 from acai_desktop.ui.widgets.documents_panel import EVERY_CHAT_TEXT, KEEP_TO_PROJECT_TEXT
+from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
 from acai_desktop.ui.widgets.memory_card import badges_of
 from acai_desktop.ui.widgets.memory_panel import (
     DEMOTE_TEXT,
@@ -118,6 +121,26 @@ def test_a_project_from_the_sidebar_to_the_memory_panel(qapp, tmp_path, fake_ope
         await wait_until(
             lambda: memories.index(memories.row_of(memory_id)).data(MemoryRoles.PROJECT) == "Garden"
         )
+
+        # The project's instructions, from its header: its chats carry them.
+        click_row(view, 0)
+        action(await wait_until(lambda: view.menu), PROJECT_INSTRUCTIONS_TEXT).trigger()
+        instructions = await wait_until(
+            lambda: (
+                isinstance(session.projects.dialog, ChatInstructionsDialog)
+                and session.projects.dialog
+            )
+        )
+        assert instructions.use_profile.text() == USE_PROFILE_IN_PROJECT_TEXT
+        instructions.use_profile.setChecked(False)
+        instructions.fields.respond.setPlainText("Answer like a gardener.")
+        instructions.buttons.accepted.emit()
+        await wait_until(lambda: not instructions.isVisible())
+        await wait_until(
+            lambda: window.statusBar().currentMessage().startswith("The project's instructions")
+        )
+        saved = await assistant.projects.instructions(project.id)
+        assert saved.respond == "Answer like a gardener."
 
         # Move the chat out of the project from its menu.
         click_row(view, 1, on_more=True)

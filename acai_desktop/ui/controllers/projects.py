@@ -12,6 +12,9 @@ from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
 from acai_desktop.ui.widgets.project_dialogs import ProjectDialog, ask_delete_project
 
+#: The instructions dialog's box, for a project (a chat's own still win in that chat).
+USE_PROFILE_IN_PROJECT_TEXT = "Use my instructions from Settings in this project's chats"
+
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.ui.controllers.conversations import ConversationsController
@@ -101,6 +104,7 @@ class ProjectsController(Controller):
         dialog = self.dialog = self.window.dialogs.chat_instructions(project_id, profile, own)
         project = self._project(project_id)
         dialog.setWindowTitle(f"Instructions for {project.name if project else 'the project'}")
+        dialog.use_profile.setText(USE_PROFILE_IN_PROJECT_TEXT)
         dialog.save_requested.connect(self.save_instructions)
 
     @in_background("project-instructions-save")
