@@ -1,9 +1,12 @@
 """The memory panel: the user's current memories, live, with search, filters and actions.
 
 Each memory is a card with its text and badges (kind, category, confidence, origin,
-pinned, temporary, edited, conflict). Selecting one shows the actions: edit, pin or
-unpin, forget, details; a selected conflict also offers *Use new* (it replaces the
-memory it contradicts) and *Keep old* (the conflict is forgotten). The panel only
+pinned, temporary, edited, conflict, its project). Selecting one shows the actions:
+edit, pin or unpin, forget, details, and for a project's memory *Everywhere* (every
+chat sees it; a promoted one offers *Project only* back); a selected conflict also
+offers *Use new* (it replaces the memory it contradicts) and *Keep old* (the conflict
+is forgotten). Once there is a project, a menu shows one project's memories, those of
+no project, or all. The panel only
 asks, through its ``*_requested`` signals; the session does the work through the memory
 service, and the core's events bring the result back into the list.
 """
@@ -313,11 +316,6 @@ class MemoryPanel(QWidget):
             self.apply_query()  # the chosen project is gone: show every memory
         self._update_actions()
 
-    def show_project(self, project_id: int | None) -> None:
-        """Show one project's memories (None: every memory)."""
-        position = self.project_box.findData(project_id) if project_id is not None else 0
-        self.project_box.setCurrentIndex(max(position, 0))
-
     def apply_query(self) -> None:
         """Ask the model for what the search box and the filter say now (by words at
         once), and the session for the memories close in meaning (which come after)."""
@@ -394,8 +392,8 @@ class MemoryPanel(QWidget):
         self.apply_query()
 
     def _show_scope_action(self, item) -> None:
-        """*Everywhere* for a project's memory; *Back to <project>* for one promoted
-        from a project that still exists; nothing for the others."""
+        """*Everywhere* for a project's memory; *Project only* for one promoted from a
+        project that still exists; nothing for the others."""
         if item is None:
             self.scope_button.setVisible(False)
             return
