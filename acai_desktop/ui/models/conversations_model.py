@@ -158,14 +158,14 @@ class ConversationsModel(RecordListModel):
         doesn't)."""
         row = self.row_of(conversation.id)
         if row is None:
-            target = self._place_of(conversation, self._records, self._order_key)
+            target = self._place_of(conversation, self._records)
             self.beginInsertRows(QModelIndex(), target, target)
             self._records.insert(target, conversation)
             self.endInsertRows()
             return
         self._records[row] = conversation
         others = self._records[:row] + self._records[row + 1 :]
-        target = self._place_of(conversation, others, self._order_key)
+        target = self._place_of(conversation, others)
         if target != row:
             # Qt counts the destination before the move: below the row it is one more.
             destination = target if target < row else target + 1
@@ -182,10 +182,9 @@ class ConversationsModel(RecordListModel):
         del self._records[row]
         self.endRemoveRows()
 
-    @staticmethod
-    def _place_of(conversation: Conversation, others: list, order_key) -> int:
-        key = order_key(conversation)
-        return sum(1 for other in others if order_key(other) > key)
+    def _place_of(self, conversation: Conversation, others: list) -> int:
+        key = self._order_key(conversation)
+        return sum(1 for other in others if self._order_key(other) > key)
 
 
 def _order_key(conversation: Conversation) -> tuple:
