@@ -185,6 +185,8 @@ def set_memory_project(db: Database, memory_id: int, project_id: int | None) -> 
         if project_id is not None:
             fetch_project(db, project_id)
         current = fetch_memory(db, memory_id)
+        if current.project_id == project_id:
+            return current  # already there: nothing to record
         meta = {k: v for k, v in current.meta.items() if k != PROMOTED_FROM}
         if project_id is None and current.project_id is not None:
             meta[PROMOTED_FROM] = current.project_id
