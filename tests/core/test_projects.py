@@ -77,6 +77,7 @@ def test_a_fact_taught_in_one_project_never_reaches_another(tmp_path, fake_opena
             pinned_b = await assistant.retriever.pinned(ProjectScope(b.id))
 
             promoted = await projects.promote(allergy.id)
+            await projects.promote(allergy.id)  # already everywhere: nothing recorded
             after_promote = ids_of(
                 await assistant.retriever.search(ASKED_IN_B, DEEP, scope=ProjectScope(b.id))
             )
@@ -130,7 +131,7 @@ def test_a_fact_taught_in_one_project_never_reaches_another(tmp_path, fake_opena
     assert allergy.id not in r["after_demote"][0]
     # (B's history now holds the answer that used it: the memory itself is not offered.)
     assert allergy.id not in {s.memory_id for s in r["demoted_turn"].memories_used}
-    assert r["history"][-2:] == [PROMOTED, DEMOTED]
+    assert r["history"][-2:] == [PROMOTED, DEMOTED] and r["history"].count(PROMOTED) == 1
 
 
 def test_a_chat_outside_any_project_sees_what_is_outside_every_project(tmp_path, fake_openai):
