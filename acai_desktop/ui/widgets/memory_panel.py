@@ -2,8 +2,8 @@
 
 Each memory is a card with its text and badges (kind, category, confidence, origin,
 pinned, temporary, edited, conflict, its project). Selecting one shows the actions:
-edit, pin or unpin, forget, details, and for a project's memory *Everywhere* (every
-chat sees it; a promoted one offers *Project only* back); a selected conflict also
+edit, pin or unpin, forget, details, and for a project's memory *Use in every chat*
+(a promoted one offers *Keep to its project*); a selected conflict also
 offers *Use new* (it replaces the memory it contradicts) and *Keep old* (the conflict
 is forgotten). Once there is a project, a menu shows one project's memories, those of
 no project, or all. The panel only
@@ -54,8 +54,8 @@ CONFLICT_TEXT = "This contradicts a memory you pinned or edited. Which one is ri
 
 ALL_PROJECTS_TEXT = "All projects"
 EVERYWHERE_TEXT = "Seen everywhere"
-PROMOTE_TEXT = "Everywhere"
-DEMOTE_TEXT = "Project only"
+PROMOTE_TEXT = "Use in every chat"
+DEMOTE_TEXT = "Keep to its project"
 
 #: Typing pauses this long before the search runs (in the core, over every memory).
 SEARCH_DELAY_MS = 200
@@ -162,18 +162,18 @@ class MemoryPanel(QWidget):
         self.details_button.setToolTip("History and where it came from")
         self.actions_bar = QWidget()
         self.actions_bar.setObjectName("MemoryActions")
-        actions = QHBoxLayout(self.actions_bar)
-        actions.setContentsMargins(0, 0, 0, 0)
+        rows = QVBoxLayout(self.actions_bar)
+        rows.setContentsMargins(0, 0, 0, 0)
+        rows.setSpacing(6)
+        actions = QHBoxLayout()
         actions.setSpacing(6)
-        for button in (
-            self.edit_button,
-            self.pin_button,
-            self.forget_button,
-            self.details_button,
-            self.scope_button,
-        ):
+        for button in (self.edit_button, self.pin_button, self.forget_button, self.details_button):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             actions.addWidget(button)
+        rows.addLayout(actions)
+        # On a line of its own: a fifth button would squeeze the others' words.
+        self.scope_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        rows.addWidget(self.scope_button)
 
         # Only for a selected conflict: the user's decision, beside the usual actions.
         self.use_new_button = QPushButton("Use new")
@@ -392,8 +392,8 @@ class MemoryPanel(QWidget):
         self.apply_query()
 
     def _show_scope_action(self, item) -> None:
-        """*Everywhere* for a project's memory; *Project only* for one promoted from a
-        project that still exists; nothing for the others."""
+        """*Use in every chat* for a project's memory; *Keep to its project* for one
+        promoted from a project that still exists; nothing for the others."""
         if item is None:
             self.scope_button.setVisible(False)
             return
