@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core.errors import ProtectedMemoryError
-from acai_desktop.core.memory.listing import PanelFilter, PanelQuery, panel_key
+from acai_desktop.core.memory.listing import EVERYWHERE, PanelFilter, PanelQuery, panel_key
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.records import Actor
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_desktop.core.store.projects import create_project, set_memory_project
 from tests.support.aio import run
 from tests.support.memory import memory_services
 
@@ -23,6 +24,11 @@ QUERIES = [PanelQuery.of("", choice.value) for choice in PanelFilter] + [
     PanelQuery.of("travel", "Facts"),  # a category word
     PanelQuery.of("tea", "Pinned"),
     PanelQuery.of("zebra"),
+    # A project's memories (the first project made is id 1), and those of none.
+    PanelQuery.of("", "All", 1),
+    PanelQuery.of("", "All", EVERYWHERE),
+    PanelQuery.of("lyon", "Facts", 1),
+    PanelQuery.of("tea", "Pinned", 1),
 ]
 
 
@@ -47,6 +53,8 @@ async def varied_profile(service):
         await service.edit(tea.id, "The user prefers coffee", actor=Actor.CRITICAL_INFO_PROCESSOR)
     await service.forget(sister.id)
     await service.propose_change(lisbon.id, "The user flies to Lisbon in June", actor=Actor.USER)
+    project = await service.store.run(create_project, "Moving house")
+    await service.store.run(set_memory_project, lyon.id, project.id)
     return lyon
 
 
@@ -87,6 +95,11 @@ def test_sql_pages_counts_and_matches_agree_for_every_query(tmp_path):
             assert by_name[PanelQuery.of("travel", "Facts")] == {"The user flies to Lisbon in June"}
             assert by_name[PanelQuery.of("LYON user")] == {"The user lives in Lyon"}
             assert by_name[PanelQuery.of("zebra")] == set()
+            assert by_name[PanelQuery.of("", "All", 1)] == {"The user lives in Lyon"}
+            assert by_name[PanelQuery.of("lyon", "Facts", 1)] == {"The user lives in Lyon"}
+            assert by_name[PanelQuery.of("tea", "Pinned", 1)] == set()
+            everywhere = by_name[PanelQuery.of("", "All", EVERYWHERE)]
+            assert everywhere == by_name[PanelQuery()] - {"The user lives in Lyon"}
             # Forgotten and superseded memories are never in the panel.
             assert "The user's sister is called Ana" not in by_name[PanelQuery()]
             assert "The user flies to Lisbon in May" not in by_name[PanelQuery()]
