@@ -16,6 +16,7 @@ from acai_desktop.core.chat_settings import (
     effective_settings,
 )
 from acai_desktop.core.store import chat_settings as rows
+from acai_desktop.core.store import projects
 from acai_desktop.core.store.database import Store
 
 
@@ -44,7 +45,23 @@ class ChatSettingsService:
         return settings
 
     async def in_effect(self, conversation_id: int | None) -> EffectiveSettings:
-        """What the chat's turns run with (None: a new chat, not on disk yet). A
-        project's default (issue 26) goes in as ``project=`` here."""
+        """What the chat's turns run with (None: a new chat, not on disk yet): its own
+        choices, else its project's default model, else the profile's."""
         own = await self.for_chat(conversation_id) if conversation_id is not None else None
-        return effective_settings(self.profile, own)
+        return effective_settings(
+            self.profile, own, project=await self.project_layer(conversation_id)
+        )
+
+    async def project_layer(
+        self, conversation_id: int | None, project_id: int | None = None
+    ) -> ChatSettings | None:
+        """The layer a chat's project adds: its default model (None: the chat is
+        outside any project, or the project names none). ``project_id``: the project
+        a new chat (``conversation_id`` None) will start in."""
+        if conversation_id is not None:
+            model = await self._store.run(projects.default_model_of_chat, conversation_id)
+        elif project_id is not None:
+            model = (await self._store.run(projects.fetch_project, project_id)).default_model
+        else:
+            model = None
+        return ChatSettings(model=model) if model else None

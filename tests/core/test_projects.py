@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from acai_desktop.core.chat_settings import SettingScope
 from acai_desktop.core.custom_instructions import InstructionsScope
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.retrieval import RetrievedMemory, RetrievedMessage
@@ -214,6 +215,7 @@ def test_moving_a_chat_takes_its_memories_and_deleting_a_project_ungroups_or_for
 
 
 def test_a_project_s_instructions_and_default_model(tmp_path, fake_openai):
+    """Chat → project → profile, for the instructions and for the chat model."""
     fake_openai.responder = fake_model
 
     async def scenario():
@@ -226,21 +228,33 @@ def test_a_project_s_instructions_and_default_model(tmp_path, fake_openai):
             other = await assistant.conversations.create()
             own = await assistant.conversations.create(project_id=project.id)
             await assistant.instructions.set_for_chat(own.id, "Answer in haiku.", "")
+            await assistant.chat_settings.set_for_chat(own.id, model="small-model")
             turns = [
                 await assistant.orchestrator.send(c.id, "Hello there.") for c in (chat, other, own)
             ]
             models = [await assistant.projects.default_model_for_chat(c.id) for c in (chat, other)]
-            return with_model, turns, models
+            new_chat = await assistant.chat_settings.project_layer(None, project.id)
+            effective = await assistant.chat_settings.in_effect(chat.id)
+            return with_model, turns, models, new_chat, effective
 
-    with_model, turns, models = run(scenario())
+    with_model, turns, models, new_chat, effective = run(scenario())
     in_project, outside, overridden = turns
     assert in_project.instructions.scope == InstructionsScope.PROJECT
     assert in_project.instructions.instructions.respond == "Answer as an editor."
     assert outside.instructions.scope == InstructionsScope.PROFILE
     assert overridden.instructions.scope == InstructionsScope.CHAT
-    prompts = chat_prompts(fake_openai)
-    assert "Answer as an editor." in prompts[0] and "Answer in French." not in prompts[0]
+    answers = [
+        (r.json["model"], "\n".join(m["content"] for m in r.json["messages"]))
+        for r in fake_openai.chat_requests()
+        if call_kind(r.json) == "chat"
+    ]
+    # The project's chat answers with the project's model, the chat outside it with
+    # the profile's, and a chat's own model wins over its project's.
+    assert [model for model, _ in answers] == ["big-model", TEST_MODELS.chat, "small-model"]
+    assert "Answer as an editor." in answers[0][1] and "Answer in French." not in answers[0][1]
     assert with_model.default_model == "big-model" and models == ["big-model", None]
+    assert effective.scope_of("model") == SettingScope.PROJECT
+    assert new_chat.model == "big-model"  # a new chat in the project, before it is sent
 
 
 def test_learning_in_a_project_never_reads_nor_rewrites_another_s_facts(tmp_path, fake_openai):

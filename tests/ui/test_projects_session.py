@@ -81,10 +81,16 @@ def test_a_project_from_the_sidebar_to_the_memory_panel(qapp, tmp_path, fake_ope
         QTest.mouseClick(window.new_project_button, Qt.MouseButton.LeftButton)
         dialog = session.projects.dialog
         dialog.name_editor.setText("  Garden  ")
+        dialog.model_editor.setText("garden-model")
         QTest.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: rows(model) == [(True, "Garden"), (True, OUTSIDE_PROJECTS)])
         (project,) = await assistant.projects.list()
+        assert project.default_model == "garden-model"
         await wait_until(lambda: session.chat.new_chat_project_id == project.id)
+        # The new chat's header names the project's model (chat → project → profile).
+        await wait_until(
+            lambda: "Model: garden-model (from project)" in window.chat_settings_button.toolTip()
+        )
         assert panel.project_box.findText("Garden") >= 0
 
         window.composer.input.setPlainText(TAUGHT)

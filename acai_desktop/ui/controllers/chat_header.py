@@ -61,6 +61,8 @@ class ChatHeaderController(Controller):
         self.probe: ModelStatus | None = None
         window.chat_settings_button.clicked.connect(self.open_dialog)
         chat.shown.connect(self._on_chat_shown)
+        # A project's default model may be the shown chat's.
+        window.events.projects_changed.connect(self._on_projects_changed)
 
     def set_probe(self, status: ModelStatus | None) -> None:
         """What the server said to the probe (its listing included): show the shown
@@ -69,6 +71,9 @@ class ChatHeaderController(Controller):
         self.refresh()
 
     def _on_chat_shown(self, _conversation_id: int | None) -> None:
+        self.refresh()
+
+    def _on_projects_changed(self, _projects: list) -> None:
         self.refresh()
 
     def refresh(self) -> None:
@@ -81,7 +86,9 @@ class ChatHeaderController(Controller):
 
     async def _in_effect(self, assistant: Assistant) -> EffectiveSettings:
         if self.chat.conversation_id is None:  # a new chat: its choices wait in CurrentChat
-            return effective_settings(assistant.chat_settings.profile, self.chat.new_chat_settings)
+            service = assistant.chat_settings
+            project = await service.project_layer(None, self.chat.new_chat_project_id)
+            return effective_settings(service.profile, self.chat.new_chat_settings, project=project)
         return await assistant.chat_settings.in_effect(self.chat.conversation_id)
 
     def _show(self, assistant: Assistant, settings: EffectiveSettings) -> None:
