@@ -137,10 +137,12 @@ class ProjectService:
         own override still wins). Raises InvalidInputError, nothing written."""
         instructions = clean_instructions(respond, about)
         await self._store.run(rows.save_project_instructions, project_id, instructions)
+        await self._announce()  # the project changed (its updated_at)
         return instructions
 
     async def use_profile_instructions(self, project_id: int) -> None:
         await self._store.run(rows.save_project_instructions, project_id, None)
+        await self._announce()
 
     async def set_default_model(self, project_id: int, model: str | None) -> Project:
         """The chat model the project's chats use unless they set their own (None or

@@ -140,11 +140,10 @@ def test_a_project_from_the_sidebar_to_the_memory_panel(qapp, tmp_path, fake_ope
         assert instructions.use_profile.text() == USE_PROFILE_IN_PROJECT_TEXT
         instructions.use_profile.setChecked(False)
         instructions.fields.respond.setPlainText("Answer like a gardener.")
+        changed_before = model.projects()[0].updated_at
         instructions.buttons.accepted.emit()
         await wait_until(lambda: not instructions.isVisible())
-        await wait_until(
-            lambda: window.statusBar().currentMessage().startswith("The project's instructions")
-        )
+        await wait_until(lambda: model.projects()[0].updated_at != changed_before)
         saved = await assistant.projects.instructions(project.id)
         assert saved.respond == "Answer like a gardener."
 
