@@ -162,6 +162,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     panel_search.add_argument("--json", action="store_true", help="print one JSON object")
     panel_search.set_defaults(handler=run_panel_search)
 
+    documents_floor = actions.add_parser(
+        "documents-floor",
+        parents=[common],
+        help="the relevance floor of document passages (each session a document)",
+        description="Write each sample's sessions as documents in a temporary profile, search "
+        "them with its questions and with another sample's, and print how many passages pass "
+        "the relevance floor and the recall it keeps.",
+    )
+    documents_floor.add_argument("--dataset", required=True, help="LoCoMo-format JSON file")
+    documents_floor.add_argument("--k", type=int, default=5, help="passages per search (5)")
+    documents_floor.add_argument(
+        "--samples", type=int, metavar="N", help="only the first N samples (default: all)"
+    )
+    documents_floor.add_argument("--json", action="store_true", help="print one JSON object")
+    documents_floor.set_defaults(handler=run_documents_floor)
+
     add_ablation_parser(actions, common)
 
 
@@ -409,4 +425,22 @@ def run_panel_search(args: argparse.Namespace) -> int:
     labelled = load_panel_queries(args.queries)
     report = asyncio.run(evaluate_panel_search(labelled, k=args.k)).as_dict()
     print(json.dumps(report) if args.json else format_panel_search(report))
+    return 0
+
+
+def run_documents_floor(args: argparse.Namespace) -> int:
+    from acai_desktop.evaluation.locomo import load_dataset
+    from benchmarks.eval_documents_floor import format_documents_floor, measure
+
+    if args.k <= 0:
+        raise InvalidInputError(f"--k must be a positive whole number, not {args.k}.")
+    if args.samples is not None and args.samples < 2:
+        raise InvalidInputError(
+            "--samples must be at least 2 (off-topic questions come from another sample)."
+        )
+    samples = load_dataset(args.dataset).samples[: args.samples]
+    report = (lambda line: print(line, file=sys.stderr, flush=True)) if not args.json else None
+    (figures,) = asyncio.run(measure(samples, args.k, report=report))
+    result = figures.as_dict()
+    print(json.dumps(result) if args.json else format_documents_floor(result, args.k))
     return 0

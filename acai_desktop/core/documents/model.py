@@ -98,6 +98,8 @@ class RetrievedPassage:
     rank: int  # 1-based
     score: float
     reasons: list[str] = field(default_factory=list)
+    # Passes the relevance floor (documents/search.py): only such passages enter a prompt.
+    relevant: bool = True
 
 
 @dataclass(frozen=True)

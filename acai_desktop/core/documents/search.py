@@ -21,12 +21,14 @@ from acai_desktop.core.documents.model import DocumentScope, RetrievedPassage, S
 from acai_desktop.core.documents.vectors import ChunkVectors
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.query import process_query
+from acai_desktop.core.memory.retrieval import floor
 from acai_desktop.core.memory.retrieval.candidates import SemanticCandidates
 from acai_desktop.core.memory.retrieval.fusion import Evidence, fuse
 from acai_desktop.core.memory.retrieval.lexical import lexical_match
 from acai_desktop.core.memory.retrieval.results import LEXICAL, SEMANTIC
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.store import documents as sql
+from acai_desktop.core.store import search as sql_search
 from acai_desktop.core.store.database import Store
 
 CHUNKS_FTS = "chunks_fts"
@@ -54,7 +56,7 @@ class DocumentSearch:
         if scope.mode == ScopeMode.NONE:
             return []
         allowed = list(scope.document_ids) if scope.mode == ScopeMode.SOME else None
-        return await self.search_within(query, k, allowed)
+        return await self.search_within(query, k, allowed, chosen=allowed)
 
     async def search_within(
         self,
@@ -62,9 +64,13 @@ class DocumentSearch:
         k: int,
         allowed: list[int] | None,
         excluded: list[int] | None = None,
+        chosen: list[int] | None = None,
     ) -> list[RetrievedPassage]:
         """The ``k`` best passages among the documents ``allowed`` (None: all), never
-        in ``excluded`` (other chats' attachments), best first."""
+        in ``excluded`` (other chats' attachments), best first. Each says whether it
+        passes the relevance floor (``relevant``); those of the documents ``chosen``
+        for the chat (its scope's, its attachments) always do: the choice is the
+        evidence ("summarise it" shares no word with any passage)."""
         excluded = excluded or []
         if k <= 0 or not query.strip() or (allowed is not None and not allowed):
             return []
@@ -73,14 +79,18 @@ class DocumentSearch:
         vector = (await self.embedder.embed([embedded]))[0]
         handoff: Future[SemanticCandidates] = Future()
         job = self.store.submit_read(
-            self._rank, processed.terms, vector, handoff, allowed, excluded, k
+            self._rank, processed.terms, vector, handoff, allowed, excluded, k, set(chosen or ())
         )
         # Nothing may be awaited before the handoff is settled: the database thread
         # waits for it once its full-text query is done.
         try:
-            ids, scores = self.vectors.nearest(vector, self.weights.candidates, allowed, excluded)
-            floor = float(scores[-1]) if len(scores) else 0.0
-            handoff.set_result(SemanticCandidates(ids, scores, floor))
+            ids, scores, spread = self.vectors.nearest_in_spread(
+                vector, self.weights.candidates, allowed, excluded
+            )
+            lowest = float(scores[-1]) if len(scores) else 0.0
+            handoff.set_result(
+                SemanticCandidates(ids, scores, lowest, spread.mean, spread.spread, spread.items)
+            )
         except BaseException as error:
             handoff.set_exception(error)
         return await job
@@ -94,6 +104,7 @@ class DocumentSearch:
         allowed: list[int] | None,
         excluded: list[int],
         k: int,
+        chosen_documents: set[int],
     ) -> list[RetrievedPassage]:
         """On the database thread: lexical candidates, then (once the loop hands the
         semantic ones over) fusion and the top ``k``'s text."""
@@ -115,8 +126,9 @@ class DocumentSearch:
         order = np.argsort(-score, kind="stable")[:k]
         chosen = [id_list[p] for p in order.tolist()]
         passages = sql.passages_by_id(db, chosen)
+        relevant = self._relevant(db, terms, semantic, cosine[order], chosen, passages)
         results: list[RetrievedPassage] = []
-        for position in order.tolist():
+        for position, ok in zip(order.tolist(), relevant, strict=True):
             passage = passages.get(id_list[position])
             if passage is None:
                 continue  # removed while we ranked
@@ -125,7 +137,48 @@ class DocumentSearch:
                 reasons.append(SEMANTIC)
             results.append(
                 RetrievedPassage(
-                    passage, len(results) + 1, round(float(score[position]), 6), reasons
+                    passage,
+                    len(results) + 1,
+                    round(float(score[position]), 6),
+                    reasons,
+                    ok or passage.document_id in chosen_documents,
                 )
             )
         return results
+
+    def _relevant(
+        self,
+        db: Database,
+        terms: list[str],
+        semantic: SemanticCandidates,
+        cosines: np.ndarray,
+        chosen: list[int],
+        passages: dict,
+    ) -> list[bool]:
+        """Which of the ``chosen`` passages pass the relevance floor (see
+        :mod:`acai_desktop.core.memory.retrieval.floor`): their words' share of the
+        question's weight (IDF in the chunks' index) and their cosine's standing among
+        every chunk searched, against the passages' bars (``RetrievalWeights.
+        floor_passage_*``, calibrated by ``eval documents-floor``)."""
+        weights = self.weights
+        counts = sql_search.document_counts(db, terms, weights.lexical_budget_documents, CHUNKS_FTS)
+        term_weights = floor.term_weights(counts, len(self.vectors))
+        standings = semantic.floor_standing(cosines)
+        verdicts = []
+        for chunk_id, standing in zip(chosen, standings.tolist(), strict=True):
+            passage = passages.get(chunk_id)
+            text = f"{passage.heading}\n{passage.content}" if passage else ""
+            coverage = floor.word_coverage(terms, term_weights, floor.stems_of(text))
+            item = floor.FloorItem(
+                coverage,
+                floor.words_bar(
+                    standing,
+                    weights.floor_passage_coverage,
+                    weights.floor_passage_coverage_without_meaning,
+                ),
+                standing,
+                weights.floor_passage_meaning,
+                False,
+            )
+            verdicts.append(floor.evidence(item) >= 1.0)
+        return verdicts

@@ -277,7 +277,12 @@ class DocumentService:
         allowed, excluded = await self.store.run(
             projects.evidence_documents_for_chat, conversation_id
         )
-        return await self.searcher.search_within(query, k, allowed, excluded)
+        # Chosen for this chat, so always past the relevance floor: the documents its
+        # scope lists and its attachments (both in ``allowed`` when it is a list).
+        chosen = allowed
+        if chosen is None:
+            chosen = [d.id for d in await self.store.run(sql.attachments_of, conversation_id)]
+        return await self.searcher.search_within(query, k, allowed, excluded, chosen)
 
     async def passages(self, document_id: int) -> list[Passage]:
         """Every chunk of a document in order (to show a passage in its place)."""

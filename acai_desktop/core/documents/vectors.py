@@ -11,8 +11,25 @@ readers on the database thread hold :attr:`lock`.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import numpy as np
+
+
+@dataclass(frozen=True)
+class CosineSpread:
+    """The query's cosines over the chunks searched: mean, standard deviation, number."""
+
+    mean: float = 0.0
+    spread: float = 1.0
+    items: int = 0
+
+    @classmethod
+    def of(cls, cosines: np.ndarray) -> CosineSpread:
+        if not len(cosines):
+            return cls()
+        spread = float(cosines.std()) if len(cosines) > 1 else 0.0
+        return cls(float(cosines.mean()), spread if spread > 1e-6 else 1.0, len(cosines))
 
 
 class ChunkVectors:
@@ -70,20 +87,34 @@ class ChunkVectors:
     ) -> tuple[np.ndarray, np.ndarray]:
         """(chunk ids, cosines) of the ``count`` nearest chunks, best first, among
         ``documents`` when given, never of the ``excluded`` documents."""
+        ids, scores, _ = self.nearest_in_spread(query, count, documents, excluded)
+        return ids, scores
+
+    def nearest_in_spread(
+        self,
+        query: np.ndarray,
+        count: int,
+        documents: list[int] | None = None,
+        excluded: list[int] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, CosineSpread]:
+        """:meth:`nearest`, and the query's cosines over every chunk searched (their
+        mean, standard deviation and number): what a passage's cosine is weighed
+        against by the relevance floor, taken from the one product."""
         with self.lock:
             if not len(self._ids) or count <= 0:
-                return np.zeros(0, np.int64), np.zeros(0, np.float32)
+                return np.zeros(0, np.int64), np.zeros(0, np.float32), CosineSpread()
             scores = np.einsum("ij,j->i", self._matrix, np.asarray(query, np.float32))
             if documents is not None:
                 scores = np.where(np.isin(self._documents, documents), scores, -np.inf)
             if excluded:
                 scores = np.where(np.isin(self._documents, excluded), -np.inf, scores)
+            spread = CosineSpread.of(scores[np.isfinite(scores)])
             count = min(count, len(scores))
             top = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else None
             top = np.arange(len(scores)) if top is None else top
             top = top[np.isfinite(scores[top])]
             top = top[np.argsort(-scores[top], kind="stable")]
-            return self._ids[top].copy(), scores[top].astype(np.float32)
+            return self._ids[top].copy(), scores[top].astype(np.float32), spread
 
     def cosines(self, chunk_ids: list[int], query: np.ndarray) -> np.ndarray:
         """Each chunk's cosine with ``query`` (0 for a chunk not in the index)."""

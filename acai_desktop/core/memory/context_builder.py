@@ -135,7 +135,7 @@ class Dropped:
     messages: int = 0
     folded: int = 0  # raw messages left out because a summary stands for them
     evidence: int = 0  # document passages over their share of the budget
-    irrelevant: int = 0  # retrieved items below the relevance floor (never placed)
+    irrelevant: int = 0  # retrieved items and passages below the relevance floor (never placed)
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
@@ -250,7 +250,9 @@ def build_context(
     effect for this chat, placed whole right after the system prompt."""
     dropped = Dropped()
     dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
+    dropped.irrelevant += sum(1 for hit in evidence if not hit.relevant)
     retrieved = [hit for hit in retrieved if hit.relevant]
+    evidence = [hit for hit in evidence if hit.relevant]
     # The system message: our instructions, then the user's (the prompt's stable start).
     instructions_text = instructions_section(instructions) if instructions else ""
     system_text = "\n\n".join(p for p in (system_prompt.strip(), instructions_text) if p)

@@ -105,3 +105,9 @@ class RetrievalWeights:
     floor_message_coverage_without_meaning: float = 0.3
     floor_meaning: float = 12.0
     floor_message_meaning: float = 8.0
+    # A document passage (documents/search.py), calibrated on LoCoMo's sessions written
+    # as documents, each sample's questions asked of its own sessions and of another
+    # sample's (``eval documents-floor``).
+    floor_passage_coverage: float = 0.5
+    floor_passage_meaning: float = 8.0
+    floor_passage_coverage_without_meaning: float = 0.3

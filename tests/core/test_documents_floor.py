@@ -1,0 +1,81 @@
+"""The relevance floor of document passages: a real profile's documents, indexed by the
+documents service, searched with questions they answer and with ones they don't."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from acai_desktop.core.documents.model import DocumentScope, Passage, RetrievedPassage, ScopeMode
+from acai_desktop.core.documents.service import DocumentService
+from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.context_builder import NOTHING_RELEVANT, build_context
+from acai_desktop.core.store.database import Store
+from benchmarks.documents_corpus import manual_pages
+from tests.support.aio import run
+
+EMBEDDER = WordLlamaEmbedder()
+OFF_TOPIC = "What did my sister cook for her birthday party last weekend?"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+async def _indexed_manual(folder: Path) -> tuple[Store, DocumentService, list, int]:
+    pages, facts = manual_pages(30)
+    path = folder / "manual.txt"
+    path.write_text("\n\n".join(" ".join(lines) for lines in pages), encoding="utf-8")
+    store = await Store.open(folder / "profile.sqlite3")
+    service = DocumentService(store, EMBEDDER, EventBus())
+    report = await service.add([path])
+    (document,) = await service.index_now(report.job_ids)
+    return store, service, facts, document.id
+
+
+def test_passages_that_answer_pass_the_floor_and_off_topic_ones_do_not(tmp_path):
+    async def scenario():
+        store, service, facts, _ = await _indexed_manual(tmp_path)
+        try:
+            assert len(service.vectors) >= 50  # enough chunks for a cosine spread
+            for fact in facts[:10]:
+                hits = await service.search(fact.question, k=5)
+                answering = [h for h in hits if fact.key_phrase in _flat(h.passage.content)]
+                assert answering and all(h.relevant for h in answering), fact.question
+            off_topic = await service.search(OFF_TOPIC, k=5)
+            assert len(off_topic) == 5  # the ranking still returns its best five...
+            assert not any(h.relevant for h in off_topic)  # ...and none has the evidence
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+def test_passages_of_documents_chosen_for_the_chat_always_pass(tmp_path):
+    async def scenario():
+        store, service, _, document_id = await _indexed_manual(tmp_path)
+        try:
+            chosen = DocumentScope(ScopeMode.SOME, (document_id,))
+            hits = await service.search("Summarise it for me, please.", k=3, scope=chosen)
+            assert len(hits) == 3 and all(h.relevant for h in hits)
+            everything = await service.search("Summarise it for me, please.", k=3)
+            assert not any(h.relevant for h in everything)
+        finally:
+            await store.close()
+
+    run(scenario())
+
+
+def test_a_passage_below_the_floor_is_not_placed_and_the_prompt_says_nothing_is_relevant():
+    passage = Passage(7, 1, "manual.pdf", 1, 2, "", "The pump must be oiled every week.")
+    below = RetrievedPassage(passage, 1, 0.4, ["semantic"], relevant=False)
+    built = build_context(
+        system_prompt="System.",
+        user_message=OFF_TOPIC,
+        budget_tokens=2000,
+        evidence=[below],
+        searched=True,
+    )
+    prompt = "\n".join(str(message["content"]) for message in built.messages)
+    assert not built.evidence and "oiled" not in prompt
+    assert NOTHING_RELEVANT in prompt and built.dropped.irrelevant == 1
