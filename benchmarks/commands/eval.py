@@ -84,7 +84,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--date-boost",
         type=float,
         metavar="W",
-        help="score + W for a message written on a day or month the question names (0.3)",
+        help="score + W for a message written on a day or month the question names (0.5)",
+    )
+    ideas.add_argument(
+        "--event-window",
+        type=float,
+        metavar="W",
+        help="score + W for a message on the side of an event the question names "
+        "('before I moved'; default 0.1)",
     )
     ideas.add_argument(
         "--no-adjustments", action="store_true", help="no importance/recency adjustment"
@@ -211,6 +218,8 @@ def _options(args: argparse.Namespace):
         weights["author"] = args.author_boost
     if args.date_boost is not None:
         weights["on_date"] = args.date_boost
+    if args.event_window is not None:
+        weights["event_window"] = args.event_window
     if args.no_adjustments:
         weights.update(importance=0.0, recency=0.0)
     return HarnessOptions(

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from acai_desktop.core.memory.relative_time import relative_periods
+from acai_desktop.core.memory.relative_time import EventAnchor, event_anchors, relative_periods
 from acai_desktop.core.rules.words import MAX_QUERY_TERMS, tokenize
 
 
@@ -151,6 +151,8 @@ class ProcessedQuery:
     # The asker speaks of themselves ("what did I buy", "my sister"): what they wrote is
     # about them, as "What did Caroline paint?" is about what Caroline said.
     first_person: bool = False
+    # Events it places its question before or after ("before I moved").
+    anchors: list[EventAnchor] = field(default_factory=list)
 
 
 def process_query(text: str, today: date | None = None) -> ProcessedQuery:
@@ -167,4 +169,5 @@ def process_query(text: str, today: date | None = None) -> ProcessedQuery:
         temporal=bool(lowered & {"when", "date", "ago", "since", "year", "month", "week"}),
         periods=mentioned_periods(text, today),
         first_person=bool(lowered & FIRST_PERSON),
+        anchors=event_anchors(text, content_terms),
     )

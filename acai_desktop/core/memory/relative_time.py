@@ -8,12 +8,15 @@ prefers messages written in that window (see ``RetrievalWeights.on_date``).
 
 A window is generous where people are vague: "two weeks ago" is the week around the
 day two weeks back, "last month" also covers the weeks since (people say it of "the
-past month"). "How many days ago…" names no window: it asks for one.
+past month"). "How many days ago…" names no window: it asks for one. "Before I moved" names one
+relative to an event, found in what was said (:func:`event_anchors`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 Period = tuple[date, date]  # [first day, day after the last)
@@ -134,3 +137,50 @@ def relative_periods(text: str, today: date) -> list[Period]:
             end = tomorrow
         found.append((match.start(), (start, end)))
     return [period for _, period in sorted(found, key=lambda item: item[0])]
+
+
+@dataclass(frozen=True)
+class EventAnchor:
+    """A window named by an event rather than a date: "before I moved", "since I started
+    taking ukulele lessons", "after the road trip". It lies on one ``side`` ("before"
+    or "after") of the day the event was told; retrieval finds that day as the day of
+    the message that best tells the event (its ``words``) and prefers messages on
+    that side (see ``RetrievalWeights.event_window``)."""
+
+    side: str
+    words: tuple[str, ...]
+
+
+# The clause after the preposition: a subject or an event noun phrase ("I moved",
+# "getting the Air Fryer", "the accident"), up to the end of the clause.
+_EVENT = re.compile(
+    r"\b(before|after|since|prior to)\s+"
+    r"((?:i|we|my|our|the|getting|starting|moving|buying|finishing)\b[^,.;:?!\"]*)",
+    re.I,
+)
+_CLAUSE_END = re.compile(r"\s+(?:when|and|but|while|so|or|did|do|was|were)\b.*$", re.I)
+_EVENT_MAX_WORDS = 8
+_SIDES = {"before": "before", "prior to": "before", "after": "after", "since": "after"}
+
+
+def event_anchors(text: str, content_terms: Callable[[str], list[str]]) -> list[EventAnchor]:
+    """The events ``text`` places its question before or after, with the informative
+    words (``content_terms``) that tell each; an event named by a date or a span
+    ("since May", "after two weeks") is a period, not an anchor."""
+    anchors = []
+    for match in _EVENT.finditer(text):
+        clause = _CLAUSE_END.sub("", match[2])
+        words = [
+            word
+            for word in content_terms(" ".join(clause.split()[:_EVENT_MAX_WORDS]))
+            if not any(letter.isdigit() for letter in word) and word not in _TIME_WORDS
+        ]
+        if words:
+            anchors.append(EventAnchor(_SIDES[" ".join(match[1].casefold().split())], tuple(words)))
+    return anchors
+
+
+_TIME_WORDS = frozenset(
+    [*_WEEKDAYS, *_MONTHS, "day", "days", "week", "weeks", "month", "months", "year", "years"]
+    + ["weekend", "today", "yesterday", "tomorrow", "morning", "evening", "night", "last", "next"]
+)

@@ -238,3 +238,20 @@ def source_authors(db: Database, memory_ids: Sequence[int]) -> dict[int, list[st
     for memory_id, author in rows:
         authors.setdefault(memory_id, []).append(author)
     return authors
+
+
+def event_age(db: Database, match: str, now: str = "now", by_user: bool = False) -> float | None:
+    """The age in days (at ``now``) of the recallable message that best tells an event
+    (the FTS5 expression ``match`` of its words, BM25 on the message's own words), or
+    None if no message does; ``by_user``: among the user's messages only ("before I
+    moved" is something the user told)."""
+    row = db.execute(
+        f"""
+        SELECT max(julianday(?) - julianday(m.created_at), 0)
+        FROM messages_fts JOIN recallable_messages AS m ON m.id = messages_fts.rowid
+        WHERE messages_fts MATCH ? {"AND m.role = 'user'" if by_user else ""}
+        ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT 1
+        """,
+        [now, match],
+    ).fetchone()
+    return None if row is None else float(row[0])

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from acai_desktop.core.memory.relative_time import EventAnchor
 from acai_desktop.core.store import search as sql
 
 # Below this many items a collection's cosine spread is no calibration (see
@@ -62,6 +63,7 @@ class EpisodicQuery:
     periods: tuple[tuple[str, str], ...] = ()  # days and months it names
     now: str = "now"  # when it is asked (ISO, UTC): messages' ages count from it
     first_person: bool = False  # "I", "my": the user's own messages are about it
+    anchors: tuple[EventAnchor, ...] = ()  # "before I moved" (relative_time.EventAnchor)
 
 
 @dataclass

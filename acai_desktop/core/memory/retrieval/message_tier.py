@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sqlite_utils import Database
 
+from acai_desktop.core.memory.query import fts_match_expression
 from acai_desktop.core.memory.retrieval.candidates import (
     MIN_ITEMS_FOR_SPREAD,
     EpisodicQuery,
@@ -81,6 +82,7 @@ def message_candidates(
     if episodic.first_person and weights.asker:
         asker = np.asarray(by_user, bool)
     on_date = np.array([i in dated_ids for i in ids], bool)
+    in_event_window = event_windows(db, episodic, np.asarray(age_days, np.float64), weights)
     in_semantic = np.array([i in cosine_of for i in ids], bool)
     semantic_part = np.zeros(len(ids), np.float32)
     semantic_reason = np.zeros(len(ids), bool)
@@ -102,6 +104,7 @@ def message_candidates(
     evidence = lexical_part + weights.message_semantic * semantic_part
     evidence = evidence + weights.author * named + weights.on_date * on_date
     evidence = evidence + weights.asker * asker
+    evidence = evidence + weights.event_window * in_event_window
     score = weights.episodic * evidence
     score = score + weights.recency * recency
     score = score + weights.this_conversation * same_conversation
@@ -121,6 +124,26 @@ def message_candidates(
         np.asarray(after, np.int64),
         named,
     )
+
+
+def event_windows(
+    db: Database, episodic: EpisodicQuery, age_days: np.ndarray, weights: RetrievalWeights
+) -> np.ndarray:
+    """True where a candidate (of age ``age_days``) was written on the side the query
+    names of each event it names ("before I moved": before the day of the message
+    that best tells "moved"; the user's own when the query is in the first person).
+    An event no message tells names no window."""
+    inside = np.zeros(len(age_days), bool)
+    if not weights.event_window:
+        return inside
+    for anchor in episodic.anchors:
+        match = fts_match_expression(list(anchor.words))
+        age = episodes.event_age(db, match, episodic.now, episodic.first_person) if match else None
+        if age is None:
+            continue
+        # Ages count days back from now: older than the event is before it.
+        inside |= age_days > age if anchor.side == "before" else age_days <= age
+    return inside
 
 
 def context_cosines(

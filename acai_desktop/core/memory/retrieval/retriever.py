@@ -26,6 +26,7 @@ import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.query import ProcessedQuery, process_query
+from acai_desktop.core.memory.relative_time import EventAnchor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     SemanticCandidates,
@@ -55,6 +56,7 @@ class SearchQuery:
     names: frozenset[str]  # normalised capitalised words ("Caroline")
     periods: tuple[tuple[str, str], ...]  # the days and months it names
     first_person: bool = False  # it asks about the asker ("I", "my")
+    anchors: tuple[EventAnchor, ...] = ()  # events it asks before or after
 
     @classmethod
     def of(cls, processed: ProcessedQuery, embedded: str) -> SearchQuery:
@@ -64,6 +66,7 @@ class SearchQuery:
             frozenset(map(normalise, processed.names)),
             tuple(processed.periods),
             processed.first_person,
+            tuple(processed.anchors),
         )
 
 
@@ -137,6 +140,7 @@ class HybridRetriever:
                 understood.periods,
                 now.astimezone(UTC).isoformat(timespec="microseconds"),
                 understood.first_person,
+                understood.anchors,
             ),
         )
         if not query.strip():

@@ -72,6 +72,10 @@ class RetrievalWeights:
     asker: float = 0.4
     on_date: float = 0.5
     dated_candidates: int = 300
+    # A message on the side of an event the question names ("before I moved", "since I
+    # started collecting again"; relative_time.EventAnchor) of the day of the message
+    # that best tells the event: see docs/benchmarks.md for what it measured.
+    event_window: float = 0.1
     message_semantic: float = 0.1
     message_vector_context: float = 0.5
     # Messages found by meaning only: where the question shares few words with what
