@@ -181,6 +181,10 @@ def event_anchors(text: str, content_terms: Callable[[str], list[str]]) -> list[
 
 
 _TIME_WORDS = frozenset(
-    [*_WEEKDAYS, *_MONTHS, "day", "days", "week", "weeks", "month", "months", "year", "years"]
-    + ["weekend", "today", "yesterday", "tomorrow", "morning", "evening", "night", "last", "next"]
+    (
+        *_WEEKDAYS,
+        *_MONTHS,
+        *["day", "days", "week", "weeks", "month", "months", "year", "years", "weekend"],
+        *["today", "yesterday", "tomorrow", "morning", "evening", "night", "last", "next"],
+    )
 )
