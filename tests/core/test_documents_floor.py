@@ -13,6 +13,7 @@ from acai_desktop.core.memory.context_builder import NOTHING_RELEVANT, build_con
 from acai_desktop.core.store.database import Store
 from benchmarks.documents_corpus import manual_pages
 from tests.support.aio import run
+from tests.support.assistant import running_assistant
 
 EMBEDDER = WordLlamaEmbedder()
 OFF_TOPIC = "What did my sister cook for her birthday party last weekend?"
@@ -79,3 +80,31 @@ def test_a_passage_below_the_floor_is_not_placed_and_the_prompt_says_nothing_is_
     prompt = "\n".join(str(message["content"]) for message in built.messages)
     assert not built.evidence and "oiled" not in prompt
     assert NOTHING_RELEVANT in prompt and built.dropped.irrelevant == 1
+
+
+def test_a_chats_attachment_always_passes_and_the_library_only_on_evidence(tmp_path, fake_openai):
+    pages, _ = manual_pages(30)
+    files = tmp_path / "files"
+    files.mkdir()
+    (files / "manual.txt").write_text(
+        "\n\n".join(" ".join(lines) for lines in pages), encoding="utf-8"
+    )
+    (files / "notes.txt").write_text(
+        "Project Heron ships its beta to the pilot customers on the ninth of March.\n",
+        encoding="utf-8",
+    )
+
+    async def scenario():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            documents, attachments = assistant.documents, assistant.attachments
+            report = await documents.add([files / "manual.txt"])
+            chat = await assistant.conversations.create()
+            notes = await attachments.attach_file(files / "notes.txt", chat.id)
+            await assistant.runner.wait_for(report.job_ids, timeout=120)
+            await attachments.wait_ready([notes.id])
+            return await documents.evidence_for(chat.id, "Summarise it for me, please.")
+
+    hits = run(scenario())
+    verdicts = {(hit.passage.document_name, hit.relevant) for hit in hits}
+    assert ("notes.txt", True) in verdicts  # attached to ask about it
+    assert {name for name, ok in verdicts if ok} == {"notes.txt"}
