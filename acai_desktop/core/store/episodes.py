@@ -240,18 +240,27 @@ def source_authors(db: Database, memory_ids: Sequence[int]) -> dict[int, list[st
     return authors
 
 
-def event_age(db: Database, match: str, now: str = "now", by_user: bool = False) -> float | None:
+def event_age(
+    db: Database,
+    match: str,
+    now: str = "now",
+    by_user: bool = False,
+    excluded: Sequence[int] = (),
+) -> float | None:
     """The age in days (at ``now``) of the recallable message that best tells an event
     (the FTS5 expression ``match`` of its words, BM25 on the message's own words), or
     None if no message does; ``by_user``: among the user's messages only ("before I
-    moved" is something the user told)."""
+    moved" is something the user told); never one of ``excluded`` (the chat's recent
+    turns, the question itself among them)."""
+    marks = ",".join("?" * len(excluded))
     row = db.execute(
         f"""
         SELECT max(julianday(?) - julianday(m.created_at), 0)
         FROM messages_fts JOIN recallable_messages AS m ON m.id = messages_fts.rowid
         WHERE messages_fts MATCH ? {"AND m.role = 'user'" if by_user else ""}
+              {f"AND m.id NOT IN ({marks})" if excluded else ""}
         ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT 1
         """,
-        [now, match],
+        [now, match, *excluded],
     ).fetchone()
     return None if row is None else float(row[0])

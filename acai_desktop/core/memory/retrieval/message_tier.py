@@ -136,9 +136,12 @@ def event_windows(
     inside = np.zeros(len(age_days), bool)
     if not weights.event_window:
         return inside
+    excluded = sorted(episodic.excluded)
     for anchor in episodic.anchors:
         match = fts_match_expression(list(anchor.words))
-        age = episodes.event_age(db, match, episodic.now, episodic.first_person) if match else None
+        if match is None:
+            continue
+        age = episodes.event_age(db, match, episodic.now, episodic.first_person, excluded)
         if age is None:
             continue
         # Ages count days back from now: older than the event is before it.
