@@ -138,10 +138,12 @@ async def measure(
 
 
 def format_documents_floor(figures: dict, k: int) -> str:
+    samples = figures["samples"]
+    named = ", ".join(samples) if len(samples) <= 6 else f"{samples[0]} … {samples[-1]}"
     return "\n".join(
         [
-            f"Document passages' relevance floor, top {k}, samples {', '.join(figures['samples'])}"
-            " (each session a document)",
+            f"Document passages' relevance floor, top {k}, {len(samples)} samples ({named};"
+            " each session a document)",
             f"  real questions ({figures['real_questions']}): {figures['real_passing']} passages"
             f" pass per question; recall_any@{k} {figures['recall_any_before']} before the"
             f" floor, {figures['recall_any_after']} after",
