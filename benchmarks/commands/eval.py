@@ -91,7 +91,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         type=float,
         metavar="W",
         help="score + W for a message on the side of an event the question names "
-        "('before I moved'; default 0.1)",
+        "('before I moved'; default 0.05)",
     )
     ideas.add_argument(
         "--no-adjustments", action="store_true", help="no importance/recency adjustment"
