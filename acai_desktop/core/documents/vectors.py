@@ -108,7 +108,8 @@ class ChunkVectors:
                 scores = np.where(np.isin(self._documents, documents), scores, -np.inf)
             if excluded:
                 scores = np.where(np.isin(self._documents, excluded), -np.inf, scores)
-            spread = CosineSpread.of(scores[np.isfinite(scores)])
+            searched = scores if documents is None and not excluded else scores[np.isfinite(scores)]
+            spread = CosineSpread.of(searched)
             count = min(count, len(scores))
             top = np.argpartition(-scores, count - 1)[:count] if count < len(scores) else None
             top = np.arange(len(scores)) if top is None else top
