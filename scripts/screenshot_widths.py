@@ -55,9 +55,13 @@ FACTS = [
 async def populate(profile: Profile) -> None:
     assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
     try:
+        # One chat in a project, so the sidebar shows its grouping.
+        side_project = await assistant.projects.create("Side project")
         for title in ("Backend for my side project", "A 10 km running plan"):
             earlier = await assistant.conversations.create(title)
             await assistant.conversations.add_message(earlier.id, "user", f"About {title}.")
+            if title.startswith("Backend"):
+                await assistant.projects.move_conversation(earlier.id, side_project.id)
         conversation = await assistant.conversations.create("Trip to Japan")
         for role, text in CONVERSATION:
             await assistant.conversations.add_message(conversation.id, role, text)
@@ -136,8 +140,10 @@ def main(output_dir: Path) -> int:
         if session.assistant is None or busy is not None:
             QTimer.singleShot(100, when_loaded)
             return
-        first = session.window.conversations_model.index(0, 0)
-        session.window.conversation_list.activated.emit(first)  # open the newest chat
+        model = session.window.conversations_model
+        rows = (model.index(row, 0) for row in range(model.rowCount()))
+        trip = next(index for index in rows if index.data() == "Trip to Japan")
+        session.window.conversation_list.activated.emit(trip)  # a header would open its menu
         session.window.show_status("Ready")
         QTimer.singleShot(600, next_width)
 
