@@ -38,3 +38,29 @@ def test_the_window_s_modules_import_no_heavy_library():
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
     )
     assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+#: Opened only when the user asks for them: their modules load then, not before the
+#: first paint (each start paid for all of them; issue 22, start-up from outside).
+ON_DEMAND = (
+    "acai_desktop.ui.widgets.history_dialogs",  # memory details, answer sources
+    "acai_desktop.core.memory.explain",  # what those two dialogs explain
+    "acai_desktop.ui.widgets.search_dialog",
+    "acai_desktop.ui.widgets.large_answer_dialogs",  # the whole answer, a wide table
+    "acai_desktop.ui.widgets.settings_dialog",
+    "acai_desktop.ui.widgets.first_start_dialog",
+    "acai_desktop.ui.widgets.memory_health",
+    "acai_desktop.core.chat_import.budget",  # File > Import
+)
+
+
+def test_the_window_s_modules_leave_the_dialogs_until_they_open():
+    probe = (
+        "import json, sys\n"
+        "import acai_desktop.cli, acai_desktop.ui.app\n"
+        f"print(json.dumps([m for m in {ON_DEMAND!r} if m in sys.modules]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == []

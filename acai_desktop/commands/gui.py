@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> NoReturn:
     # start without it.
     from acai_desktop.ui.app import run_gui
 
-    end_process(run_gui(profile, quit_after_ms=delay))
+    end_process(run_gui(profile, quit_after_ms=delay, process_ends=True))
 
 
 def end_process(code: int) -> NoReturn:

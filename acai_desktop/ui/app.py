@@ -53,11 +53,14 @@ def run_gui(
     *,
     quit_after_ms: int | None = None,
     on_session: Callable[[QApplication, AppController], None] | None = None,
+    process_ends: bool = False,
 ) -> int:
     """Open the window and block until the user quits; returns the exit code.
 
     ``on_session`` sees the application and the session before the session starts
-    (``bench startup`` watches the start-up through it)."""
+    (``bench startup`` watches the start-up through it). ``process_ends``: the caller
+    ends the process right after (``acai-desktop gui``), so nothing is left to tidy up
+    for a later window."""
     # Imported here, after PySide6: qasync binds to the first Qt binding it finds
     # loaded, and another one (PyQt5 from the system) might come first otherwise.
     import qasync
@@ -88,7 +91,7 @@ def run_gui(
         app.aboutToQuit.disconnect(session.request_quit)
         loop.close()
         asyncio.set_event_loop(None)
-        collector.stop()
+        collector.stop(collect=not process_ends)
 
 
 def _quit_on_signals(loop: asyncio.AbstractEventLoop, quit: Callable[[], None]):

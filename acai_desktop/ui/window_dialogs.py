@@ -1,6 +1,10 @@
 """The main window's dialogs: each opens modeless (``open()``, never ``exec()``) and is
 returned to the controller that asked for it, which wires its requests to its own slots.
-Those shown one at a time also say whether they were just created (wire them once)."""
+Those shown one at a time also say whether they were just created (wire them once).
+
+Each dialog's module is imported when it first opens, not with the window: every start
+paid for all of them before the first paint (issue 22, start-up measured from outside;
+tests/test_startup_imports.py keeps it so)."""
 
 from __future__ import annotations
 
@@ -10,30 +14,30 @@ from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
 
-from acai_desktop.core.records import ConversationHit
 from acai_desktop.ui.models.conversations_model import UNTITLED
-from acai_desktop.ui.widgets.dialogs import (
-    DeleteConversationDialog,
-    MemoryEditDialog,
-    NoteDialog,
-    RenameConversationDialog,
-)
-from acai_desktop.ui.widgets.document_dialogs import PassageDialog
-from acai_desktop.ui.widgets.file_dialogs import file_dialog
-from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
-from acai_desktop.ui.widgets.search_dialog import SearchDialog
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QFileDialog
+
+    from acai_desktop.core.records import ConversationHit
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.theme import Theme
-
-    # Loaded when opened: its model settings (pydantic) aren't needed to paint.
     from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
+
+    # Loaded when opened (none is needed to paint; settings' need pydantic).
+    from acai_desktop.ui.widgets.dialogs import (
+        DeleteConversationDialog,
+        MemoryEditDialog,
+        NoteDialog,
+        RenameConversationDialog,
+    )
+    from acai_desktop.ui.widgets.document_dialogs import PassageDialog
     from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
+    from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
     from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
+    from acai_desktop.ui.widgets.search_dialog import SearchDialog
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
 
@@ -93,6 +97,8 @@ class WindowDialogs:
         row = model.row_of(conversation_id)
         if row is None:
             return None
+        from acai_desktop.ui.widgets.dialogs import RenameConversationDialog
+
         dialog = RenameConversationDialog(
             conversation_id, model.conversation_at(row).title, self.window
         )
@@ -125,6 +131,8 @@ class WindowDialogs:
         if row is None:
             return None
         title = model.conversation_at(row).title or UNTITLED
+        from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog
+
         dialog = DeleteConversationDialog(conversation_id, title, self.window)
         dialog.open()
         return dialog
@@ -136,6 +144,10 @@ class WindowDialogs:
         model = self.window.conversations_model
         row = model.row_of(conversation_id)
         title = model.conversation_at(row).title if row is not None else ""
+        from PySide6.QtWidgets import QFileDialog
+
+        from acai_desktop.ui.widgets.file_dialogs import file_dialog
+
         dialog = file_dialog(self.window, "Export conversation")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setNameFilters(list(EXPORT_FILTERS))
@@ -163,6 +175,8 @@ class WindowDialogs:
             dialog.input.setFocus()
             dialog.input.selectAll()
             return dialog, False
+        from acai_desktop.ui.widgets.search_dialog import SearchDialog
+
         dialog = SearchDialog(self.window)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.search_dialog = dialog
@@ -181,6 +195,8 @@ class WindowDialogs:
         row = model.row_of(memory_id)
         if row is None:
             return None
+        from acai_desktop.ui.widgets.dialogs import MemoryEditDialog
+
         dialog = MemoryEditDialog(model.item_at(row), self.window)
         dialog.open()
         return dialog
@@ -190,22 +206,30 @@ class WindowDialogs:
             self.note.raise_()
             self.note.activateWindow()
             return self.note, False
+        from acai_desktop.ui.widgets.dialogs import NoteDialog
+
         self.note = NoteDialog(self.window)
         self.note.open()
         return self.note, True
 
     def memory_details(self, memory_id: int) -> MemoryDetailsDialog:
+        from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
+
         dialog = MemoryDetailsDialog(memory_id, self.window)
         dialog.open()
         return dialog
 
     def answer_sources(self, answer_id: int) -> ProvenanceDialog:
+        from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
+
         dialog = ProvenanceDialog(answer_id, self.window)
         dialog.open()
         return dialog
 
     def passage(self, citation: str) -> PassageDialog:
         """A passage an answer quoted, read-only (filled when it has been read)."""
+        from acai_desktop.ui.widgets.document_dialogs import PassageDialog
+
         dialog = PassageDialog(citation, self.window)
         dialog.open()
         return dialog

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
-from acai_desktop.core.chat_import.budget import LearningBudget
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
@@ -82,6 +81,8 @@ class ImportsController(Controller):
 
     @in_background("import-conversations")
     async def import_file(self, assistant: Assistant, source: str, path: str, budget: str) -> None:
+        from acai_desktop.core.chat_import.budget import LearningBudget  # not needed to paint
+
         label = SOURCES[source]
         self.say(f"Reading the {label} export…")
         report = await assistant.imports.import_file(

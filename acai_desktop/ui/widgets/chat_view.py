@@ -64,7 +64,6 @@ from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.plain_text import plain_text_of
 from acai_desktop.ui.syntax import warm_up
 from acai_desktop.ui.theme import Theme
-from acai_desktop.ui.widgets.large_answer_dialogs import TableDialog, WholeAnswerDialog
 from acai_desktop.ui.widgets.message_delegate import (
     COPY,
     COPY_TEXT,
@@ -261,6 +260,9 @@ class ChatView(QListView):
             self.notice_requested.emit(REFUSED_TEXT)
 
     def _open_large_part(self, content: str, url: QUrl, *, user: bool = False) -> None:
+        # Loaded when first opened: the window paints without them.
+        from acai_desktop.ui.widgets.large_answer_dialogs import TableDialog, WholeAnswerDialog
+
         offset = int(url.path()) if url.path().isdigit() else -1
         if url.scheme() == WHOLE_ANSWER_SCHEME and user:
             WholeAnswerDialog(content, self, "Your whole message").open()
