@@ -361,7 +361,6 @@ class Orchestrator:
         text = AnswerText(self.max_answer_bytes)
         stats = StreamStats()
         try:
-            await self.conversations.update_message(user_message.id, plan=plan.to_dict())
             settings = result.settings = await self.settings_for(conversation.id)
             context, in_prompt = await self.build_prompt(
                 conversation,
@@ -369,6 +368,12 @@ class Orchestrator:
                 plan,
                 as_of=as_of,
                 budget_tokens=settings.context_budget_tokens,
+            )
+            # The message as this prompt sends it: the next turns' history repeats it
+            # word for word (context_builder.history_text). A regenerated answer's
+            # prompt replaces it: the newest answer, shown, follows that one.
+            await self.conversations.update_message(
+                user_message.id, plan=plan.to_dict(), sent_content=context.messages[-1]["content"]
             )
             result.prompt_tokens = context.tokens
             result.instructions = context.instructions

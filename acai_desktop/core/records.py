@@ -167,6 +167,10 @@ class Message:
     #: An answer's: its tokens as the server reported them, and memory's part (None:
     #: written before they were recorded, or not finished).
     usage: TokenUsage | None = None
+    #: A user message as its prompt carried it (the turn's data, then the user's words);
+    #: None before its first prompt, and for messages from before it was kept. The
+    #: history of later prompts sends this (see core.memory.context_builder).
+    sent_content: str | None = None
 
     @property
     def version_number(self) -> int:
@@ -192,6 +196,7 @@ class Message:
             parent_id=row.get("parent_id"),
             hidden=bool(row.get("hidden") or 0),
             usage=TokenUsage.from_json(row.get("usage")),
+            sent_content=row.get("sent_content"),
         )
 
 

@@ -66,23 +66,30 @@ def chat_prompts(tmp_path, fake_openai) -> list[list[dict]]:
     ]
 
 
-def test_each_prompt_starts_with_the_whole_previous_history_except_at_a_few_cuts(
+def test_each_prompt_starts_with_the_whole_previous_prompt_and_its_answer_except_at_a_few_cuts(
     tmp_path, fake_openai
 ):
+    """The previous question goes back as it was sent, its data too (messages stored
+    "as sent", m015): a prompt that resent it without its data changed right after the
+    last-but-one answer, and the server read the previous answer again (issue 22)."""
     prompts = chat_prompts(tmp_path, fake_openai)
     assert len(prompts) == TURNS
     cuts = 0
     for before, after in itertools.pairwise(prompts):
         shared = common_prefix(before, after)
-        # The system message and the whole history of the turn before (all but its
-        # question with its data) start the next prompt...
-        if shared == len(before) - 1:
+        # The whole prompt of the turn before (its question with its data) starts the
+        # next prompt, then that turn's answer...
+        if shared == len(before):
+            assert after[shared] == {"role": "assistant", "content": ANSWER}
             continue
         # ...but at a cut, where the oldest messages left: only the system message stays.
         cuts += 1
         assert shared == 1 and after[1] != before[1]
     room = BUDGET * (1 - TURN_SHARE)
-    turn_tokens = estimate_message_tokens(ANSWER) + estimate_message_tokens(QUESTIONS[0])
+    # A turn now costs its question as sent (with its data) and its answer.
+    turn_tokens = estimate_message_tokens(ANSWER) + max(
+        estimate_message_tokens(prompt[-1]["content"]) for prompt in prompts
+    )
     assert 1 <= cuts <= TURNS * turn_tokens // int(room * (1 - CUT_TO_SHARE)) + 1
 
 
@@ -93,7 +100,9 @@ def test_the_memories_found_for_a_question_come_after_the_history(tmp_path, fake
         # The system message is the same in every turn: no memory in it.
         assert prompt[0] == prompts[0][0]
         assert f'"{USER_MESSAGE_HEADER}"' in prompt[0]["content"]  # it says where words start
-        assert all(MEMORY_BLOCK_PREAMBLE not in m["content"] for m in prompt[:-1])
+        assert MEMORY_BLOCK_PREAMBLE not in prompt[0]["content"]
+        # Past turns' data is in the history as those turns sent it (checked below);
+        # nothing found for this question is.
         last = prompt[-1]
         assert last["role"] == "user"
         assert asked_text(last["content"]) == QUESTIONS[turn % len(QUESTIONS)]
@@ -103,6 +112,7 @@ def test_the_memories_found_for_a_question_come_after_the_history(tmp_path, fake
             data, _, asked = last["content"].partition(f"\n\n{USER_MESSAGE_HEADER}\n")
             assert data.startswith(MEMORY_BLOCK_START) and data.endswith("</memories>")
             assert strip_delimiters(asked) == asked
-        # History messages are the stored messages, without any turn's data.
-        assert all(USER_MESSAGE_HEADER not in m["content"] for m in prompt[1:-1])
+        # Each question in the history is word for word what an earlier prompt sent.
+        sent_before = [p[-1]["content"] for p in prompts[:turn]]
+        assert all(m["content"] in sent_before for m in prompt[1:-1] if m["role"] == "user")
     assert with_memories >= TURNS // 2

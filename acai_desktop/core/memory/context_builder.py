@@ -7,7 +7,8 @@ model on a laptop CPU seconds to minutes before the first word. In order:
 
 1. the system message: the instructions (ours, then the user's custom instructions),
    the same in every turn;
-2. the conversation's history, oldest first;
+2. the conversation's history, oldest first, each user message as its own prompt carried
+   it (:func:`history_text`): the prompt then starts with the previous prompt whole;
 3. the new user message, carrying first this turn's data (pinned and retrieved memories,
    messages recalled from past conversations, passages of the user's documents, this
    conversation's summaries, or the note that nothing relevant was found) and then, under
@@ -453,8 +454,21 @@ def _sendable(messages: Sequence[Message], dropped: Dropped) -> list[tuple[Messa
             continue
         if not message.content.strip():
             continue
-        sendable.append((message, estimate_message_tokens(message.content)))
+        sendable.append((message, estimate_message_tokens(history_text(message))))
     return sendable
+
+
+def history_text(message: Message) -> str:
+    """What a past message says in the history: a user message as its own prompt
+    carried it (its turn's data too), an answer as it was written. So each prompt
+    starts with the whole previous prompt and its answer, word for word, and a server's
+    prompt cache reads only the new turn (issue 22); sending the user's bare words
+    instead changed the prompt right after the last-but-one answer. The data costs
+    history room, and :func:`history_start`'s cuts (and the summaries) take it into
+    account like the words."""
+    if message.role == "user" and message.sent_content:
+        return message.sent_content
+    return message.content
 
 
 def _history_within(
@@ -466,5 +480,5 @@ def _history_within(
     start = history_start([cost for _message, cost in sendable], room)
     dropped.messages += start
     kept = sendable[start:]
-    history = [{"role": message.role, "content": message.content} for message, _cost in kept]
+    history = [{"role": message.role, "content": history_text(message)} for message, _cost in kept]
     return history, sum(cost for _message, cost in kept)

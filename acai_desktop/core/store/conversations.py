@@ -34,7 +34,7 @@ from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 MESSAGE_COLUMNS = (
     "id, conversation_id, role, content, status, model, tokens, folded_into, error, plan, "
-    "created_at, author, parent_id, hidden, instructions, usage"
+    "created_at, author, parent_id, hidden, instructions, usage, sent_content"
 )
 CONVERSATION_COLUMNS = (
     "id, title, created_at, updated_at, temporary, title_auto, pinned, project_id"
@@ -233,6 +233,7 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         "folded_into",
         "instructions",
         "usage",
+        "sent_content",
     }
     unknown = set(changes) - allowed
     if unknown:

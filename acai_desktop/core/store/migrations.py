@@ -707,3 +707,13 @@ def m014_chat_attachments(db: Database) -> None:
     db.execute(
         "CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment = 1"
     )
+
+
+@migrations()
+def m015_messages_as_sent(db: Database) -> None:
+    """``messages.sent_content``: a user message as its prompt carried it (the turn's
+    data, then the user's words under their header). The next turns' history sends it
+    so, word for word, and their prompts start with the whole previous prompt and its
+    answer: a server's prompt cache reads only what is new (issue 22). NULL for
+    messages sent before (and imported ones): their history sends their words."""
+    db.execute("ALTER TABLE messages ADD COLUMN sent_content TEXT")
