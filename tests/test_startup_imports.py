@@ -64,3 +64,19 @@ def test_the_window_s_modules_leave_the_dialogs_until_they_open():
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
     )
     assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+def test_opening_the_profile_s_data_imports_no_numpy():
+    """What the window shows first (the profile's conversations, the memory panel's first
+    page) comes from ``core.profile_data``; numpy was a third of loading it, for
+    sqlite-utils' optional numpy column types and a store module's vectors (issue 22)."""
+    probe = (
+        "import json, sys\n"
+        "import acai_desktop.cli, acai_desktop.ui.app\n"
+        "import acai_desktop.core.profile_data\n"
+        "print(json.dumps(['numpy' in sys.modules, 'sqlite_utils' in sys.modules]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert json.loads(done.stdout.splitlines()[-1]) == [False, True]

@@ -9,12 +9,13 @@ import sys
 
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
-# The window itself is replaced by a run_gui that returns 3 at once: this is about what
-# happens after it returns.
+# The window itself is replaced by a run_gui that returns 3 at once (4 if it was not
+# told that the process ends after it, so it would collect its garbage in vain): this is
+# about what happens after it returns.
 PROGRAM = """
 import argparse, atexit, sys, types
 sys.modules["acai_desktop.ui.app"] = types.SimpleNamespace(
-    run_gui=lambda profile, quit_after_ms=None: 3
+    run_gui=lambda profile, quit_after_ms=None, process_ends=False: 3 if process_ends else 4
 )
 from acai_desktop.commands import gui
 atexit.register(lambda: open(sys.argv[1], "w").write("torn down"))

@@ -41,17 +41,3 @@ def test_a_process_that_ends_right_after_skips_the_last_full_collection(qapp):
     assert gc.isenabled() == was_enabled
     gc.collect()
     assert freed == [1]
-
-
-def test_the_gui_command_says_its_process_ends_after_the_window(monkeypatch, tmp_path):
-    import acai_desktop.commands.gui as gui
-    import acai_desktop.ui.app as app
-
-    seen = {}
-    monkeypatch.setattr(app, "run_gui", lambda profile, **options: seen.update(options) or 0)
-    monkeypatch.setattr(gui, "end_process", lambda code: seen.setdefault("code", code))
-    from acai_desktop.cli import build_parser
-
-    args = build_parser().parse_args(["gui", "--data-dir", str(tmp_path), "--quit-after-ms", "1"])
-    gui.run(args)
-    assert seen["process_ends"] is True and seen["code"] == 0

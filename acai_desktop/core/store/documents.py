@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
@@ -23,6 +23,11 @@ from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
+
+if TYPE_CHECKING:
+    # numpy loads where vectors are stored or read: the window opens the profile (which
+    # imports this module) before numpy has loaded (see core/store/__init__.py).
+    import numpy as np
 
 #: The background job that reads, chunks, embeds and stores one document.
 INDEX_JOB = "index_document"
@@ -263,6 +268,8 @@ def stage_chunks(
     no search, listing or loading sees them until :func:`publish_chunks`. Indexing a
     large file commits batch by batch (the write lock is held for a batch, not for the
     file) and keeps only a batch in memory. False if the document was removed."""
+    import numpy as np
+
     with db.atomic():
         if not db.execute("SELECT 1 FROM documents WHERE id = ?", [document_id]).fetchone():
             return False
@@ -386,6 +393,8 @@ def chunk_ids_of(db: Database, document_id: int) -> list[int]:
 
 def chunk_vectors(db: Database, embedding_model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(chunk ids, document ids, vectors) of every chunk embedded by ``embedding_model``."""
+    import numpy as np
+
     rows = db.execute(
         "SELECT id, document_id, embedding FROM chunks "
         "WHERE embedding IS NOT NULL AND embedding_model = ? AND ordinal >= 0",
