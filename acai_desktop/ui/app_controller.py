@@ -240,6 +240,7 @@ class AppController:
         await self.conversations.load_all(data)
         self._start_quit_timer()
         self.profile_shown = True
+        self.window.chat_view.warm_up_later()
         await import_in_background(ASSISTANT_MODULE)  # quitting does not wait for it
         from acai_desktop.core.assistant import new_offline_embedder, open_assistant
 

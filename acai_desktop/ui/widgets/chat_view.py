@@ -128,7 +128,12 @@ class ChatView(QListView):
         self.delegate = MessageDelegate(self)
         self.setItemDelegate(self.delegate)
         self._reader_index: QPersistentModelIndex | None = None
-        # Once the window is up, not before: the first code block then costs no import.
+
+    def warm_up_later(self) -> None:
+        """Import Pygments a while after the profile is on screen (the app controller
+        calls this), so the first code block costs no import. Counted from there, not
+        from this view's creation: on a slow machine a fixed delay from creation fell
+        inside the start-up itself."""
         QTimer.singleShot(WARM_UP_MS, self, warm_up)
 
     def show_message(self, message_id: int) -> bool:
