@@ -29,9 +29,14 @@ BROKEN_PIPE_STATUS = 141
 COMMAND_MODULES = (
     "gui", "memories", "docs", "conversations", "import_chats", "mcp", "chat", "jobs",
 )  # fmt: skip
+#: The command each module registers, where its name differs from the module's.
+COMMAND_NAMES = {"import_chats": "import"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given the arguments to parse, only what they need: the
+    command they start with (or none, for the window with no arguments). Every start of
+    the window built all eight commands' parsers (issue 22, start-up from outside)."""
     parser = argparse.ArgumentParser(
         prog="acai-desktop",
         description="ACAI Desktop: a desktop assistant that remembers. "
@@ -41,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_common_arguments(parser)
     self_test.add_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in _command_modules_for(argv):
         try:
             module = importlib.import_module(f"acai_desktop.commands.{name}")
         except ModuleNotFoundError as error:
@@ -52,6 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_modules_for(argv: list[str] | None) -> tuple[str, ...]:
+    """Every command module, unless ``argv`` is empty (the window, no command) or starts
+    with a command: then that one only (its errors and help are the same)."""
+    if argv is None:
+        return COMMAND_MODULES
+    if not argv:
+        return ()
+    for module in COMMAND_MODULES:
+        if argv[0] == COMMAND_NAMES.get(module, module):
+            return (module,)
+    return COMMAND_MODULES
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == [SERVE_LOCAL_MODEL_FLAG]:
@@ -60,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
         local_server_process.main(argv[1:])
         return 0
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parse_arguments(parser, argv)
     handler = getattr(args, "handler", None)
     if args.self_test:

@@ -80,3 +80,28 @@ def test_opening_the_profile_s_data_imports_no_numpy():
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
     )
     assert json.loads(done.stdout.splitlines()[-1]) == [False, True]
+
+
+def test_the_window_s_command_line_builds_no_other_command():
+    """``acai-desktop`` and ``acai-desktop gui …`` build only the window's command (all
+    eight commands' parsers were built on every start); ``--help`` still lists all."""
+    probe = (
+        "import contextlib, io, json, sys\n"
+        "from acai_desktop.cli import build_parser\n"
+        "loaded = lambda: sorted(m for m in sys.modules if m.startswith('acai_desktop.commands.')"
+        " and m.rsplit('.', 1)[1] in ('memories', 'docs', 'chat', 'jobs', 'mcp', 'import_chats'))\n"
+        "build_parser([]).parse_args([])\n"
+        "window_argv = ['gui', '--quit-after-ms', '1']\n"
+        "build_parser(window_argv).parse_args(window_argv)\n"
+        "window = loaded()\n"
+        "shown = io.StringIO()\n"
+        "with contextlib.redirect_stdout(shown), contextlib.suppress(SystemExit):\n"
+        "    build_parser(['--help']).parse_args(['--help'])\n"
+        "print(json.dumps([window, loaded(), 'import' in shown.getvalue()]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    window, everything, listed = json.loads(done.stdout.splitlines()[-1])
+    assert window == []
+    assert len(everything) == 6 and listed
