@@ -93,7 +93,7 @@ def test_a_turn_keeps_its_question_as_sent_and_the_transcript_keeps_the_words(
 
 def test_a_database_from_before_m015_gets_an_empty_sent_text(tmp_path):
     path = tmp_path / "acai.sqlite3"
-    build_database_at(path, "m011_chat_titles_pins_and_instructions")
+    build_database_at(path, "m014_chat_attachments")
 
     async def scenario():
         store = await Store.open(path)

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import MEMORY_COLUMNS, MEMORY_CONVERTERS, MemoryEvent, MemoryItem
 from acai_desktop.core.store.database import Store
+
+if TYPE_CHECKING:
+    # numpy loads where vectors are encoded or decoded: the window opens the profile
+    # (which imports this module) before numpy has loaded (see core/store/__init__.py).
+    import numpy as np
 
 SELECT_COLUMNS = ", ".join(MEMORY_COLUMNS)
 # SQLite caps the number of bound parameters; 500 at a time is far below any cap.
@@ -24,10 +29,14 @@ _CHUNK = 500
 
 
 def encode_embedding(vector: np.ndarray) -> bytes:
+    import numpy as np
+
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
 def decode_embedding(blob: bytes) -> np.ndarray:
+    import numpy as np
+
     return np.frombuffer(blob, dtype=np.float32)
 
 
@@ -216,6 +225,8 @@ def fetch_embedding(db: Database, memory_id: int) -> tuple[np.ndarray | None, st
 
 def ids_and_vectors(rows: list, dimensions: int) -> tuple[np.ndarray, np.ndarray]:
     """``(id, float32 blob)`` rows as an id array and a ``len(rows) × dimensions`` matrix."""
+    import numpy as np
+
     if not rows:
         return np.zeros(0, dtype=np.int64), np.zeros((0, dimensions), dtype=np.float32)
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

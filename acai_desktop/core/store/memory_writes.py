@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
@@ -30,6 +30,9 @@ from acai_desktop.core.store.memories import (
     fetch_memory,
     memories_by_id,
 )
+
+if TYPE_CHECKING:
+    import numpy as np  # annotations only (see core/store/__init__.py)
 
 # Columns a caller may set (id and timestamps are ours; the embedding model goes with
 # the embedding, which the record doesn't hold).
