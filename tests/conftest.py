@@ -68,3 +68,13 @@ def postgres_url(postgres_cluster):
     url = postgres_cluster.create_database()
     yield url
     postgres_cluster.drop_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_location(request, tmp_path):
+    """Where a store suite test opens its store (``open_store``): a SQLite file in a
+    temp dir, then a fresh database on the throwaway PostgreSQL cluster. The suite's
+    tests that take it run over both stores (docs/architecture.md, "Two stores")."""
+    if request.param == "sqlite":
+        return tmp_path / "acai.sqlite3"
+    return request.getfixturevalue("postgres_url")

@@ -22,6 +22,7 @@ from acai_desktop.core.documents.model import (
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job
 from acai_desktop.core.redaction import redact
+from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 #: The background job that reads, chunks, embeds and stores one document.
@@ -408,6 +409,12 @@ def chunk_hits(
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 as a positive score) of the best full-text matches, within
     ``document_ids`` when given, never in ``excluded``."""
+    if document_ids is not None and not len(document_ids):
+        return []
+    if is_postgres(db):
+        from acai_desktop.core.store.postgres import full_text
+
+        return full_text.chunk_hits(db, match, limit, document_ids, excluded)
     sql = (
         "SELECT c.id, -bm25(chunks_fts, 1.0, 0.5) FROM chunks_fts "
         "JOIN chunks AS c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.ordinal >= 0"
