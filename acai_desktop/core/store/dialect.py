@@ -19,3 +19,18 @@ def dialect_of(db: object) -> str:
 
 def is_postgres(db: object) -> bool:
     return dialect_of(db) == POSTGRESQL
+
+
+def reserve_ids(db, table: str, count: int) -> list[int]:
+    """``count`` new ids of ``table`` for rows the caller inserts with explicit ids
+    (one ``executemany``). SQLite: from ``max(id) + 1`` on, as it would assign them,
+    under the caller's write lock. PostgreSQL: from the table's identity sequence, so
+    two computers inserting at once never pick the same ids."""
+    if is_postgres(db):
+        rows = db.execute(
+            "SELECT nextval(pg_get_serial_sequence(?, 'id')) FROM generate_series(1, ?)",
+            [table, count],
+        ).fetchall()
+        return [row[0] for row in rows]
+    first = db.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0]
+    return list(range(first, first + count))

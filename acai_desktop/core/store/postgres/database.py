@@ -40,6 +40,7 @@ _COLUMNS = re.compile(r"^\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+\w+\s*\(([^)]*)\)", 
 # FROM. Parenthesised, it is a 0/1 value stored in an integer column.
 _IS_VALUE_IN_PARENS = re.compile(r"\((\w+(?:\.\w+)?) IS \?\)")
 _IS_VALUE = re.compile(r"\bIS \?")
+_IS_NOT_VALUE = re.compile(r"\bIS NOT \?")
 _LIMIT_ALL = re.compile(r"\bLIMIT -1\b", re.I)
 
 
@@ -68,7 +69,8 @@ def _split_literals(sql: str) -> list[tuple[bool, str]]:
 def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> str:
     """The store functions' SQL (SQLite's spelling) in PostgreSQL's.
 
-    ``?`` becomes ``%s`` (and a literal ``%`` ``%%``), ``x IS ?`` IS NOT DISTINCT FROM,
+    ``?`` becomes ``%s`` (and a literal ``%`` ``%%``), ``x IS [NOT] ?`` IS [NOT]
+    DISTINCT FROM,
     ``LIMIT -1`` LIMIT ALL, ``INSERT OR IGNORE`` an ``ON CONFLICT DO NOTHING`` and
     ``INSERT OR REPLACE`` an upsert on the table's primary key (``primary_keys``).
     Everything else is passed as it is: the SQL the two stores share is plain.
@@ -78,6 +80,7 @@ def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = 
         text = text.replace("%", "%%")
         if not is_literal:
             text = _IS_VALUE_IN_PARENS.sub(r"(\1 IS NOT DISTINCT FROM ?)::integer", text)
+            text = _IS_NOT_VALUE.sub("IS DISTINCT FROM ?", text)
             text = _IS_VALUE.sub("IS NOT DISTINCT FROM ?", text)
             text = _LIMIT_ALL.sub("LIMIT ALL", text)
             text = text.replace("?", "%s")

@@ -82,7 +82,7 @@ def match_count(db, match: str, cap: int, table: str) -> int:
 def rank(table: str, second_weight: float | None = None) -> str:
     _, weight = _table(table)
     weights = _weights(weight if second_weight is None else second_weight)
-    return f"tsrank({weights}, t.search_vector, q, {_NORMALISATION})"
+    return f"ts_rank({weights}, t.search_vector, q, {_NORMALISATION})"
 
 
 def lexical_hits(
