@@ -42,6 +42,9 @@ _IS_VALUE_IN_PARENS = re.compile(r"\((\w+(?:\.\w+)?) IS \?\)")
 _IS_VALUE = re.compile(r"\bIS \?")
 _IS_NOT_VALUE = re.compile(r"\bIS NOT \?")
 _LIMIT_ALL = re.compile(r"\bLIMIT -1\b", re.I)
+# SQLite's "not this index" hint, a unary + before a column (``+m.status``), is an
+# error on text in PostgreSQL, whose planner needs no hint.
+_UNARY_PLUS = re.compile(r"(\bWHERE|\bAND|\bOR|\()\s*\+(?=[A-Za-z_])", re.I)
 
 
 class _NumberLoader(Loader):
@@ -71,7 +74,7 @@ def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = 
 
     ``?`` becomes ``%s`` (and a literal ``%`` ``%%``), ``x IS [NOT] ?`` IS [NOT]
     DISTINCT FROM,
-    ``LIMIT -1`` LIMIT ALL, ``INSERT OR IGNORE`` an ``ON CONFLICT DO NOTHING`` and
+    ``LIMIT -1`` LIMIT ALL, a unary ``+`` hint goes, ``INSERT OR IGNORE`` an ``ON CONFLICT DO NOTHING`` and
     ``INSERT OR REPLACE`` an upsert on the table's primary key (``primary_keys``).
     Everything else is passed as it is: the SQL the two stores share is plain.
     """
@@ -83,6 +86,7 @@ def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = 
             text = _IS_NOT_VALUE.sub("IS DISTINCT FROM ?", text)
             text = _IS_VALUE.sub("IS NOT DISTINCT FROM ?", text)
             text = _LIMIT_ALL.sub("LIMIT ALL", text)
+            text = _UNARY_PLUS.sub(r"\1 ", text)
             text = text.replace("?", "%s")
         out.append(text)
     translated = "".join(out)
