@@ -50,4 +50,6 @@ def test_fts5_match_expressions_become_websearch_text():
 
 
 def test_a_password_never_shows_in_a_store_address():
-    assert redacted("postgresql://me:secret@db.example/acai") == "postgresql://me:***@db.example/acai"
+    assert (
+        redacted("postgresql://me:secret@db.example/acai") == "postgresql://me:***@db.example/acai"
+    )

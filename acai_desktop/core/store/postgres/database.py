@@ -73,9 +73,9 @@ def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = 
     """The store functions' SQL (SQLite's spelling) in PostgreSQL's.
 
     ``?`` becomes ``%s`` (and a literal ``%`` ``%%``), ``x IS [NOT] ?`` IS [NOT]
-    DISTINCT FROM,
-    ``LIMIT -1`` LIMIT ALL, a unary ``+`` hint goes, ``INSERT OR IGNORE`` an ``ON CONFLICT DO NOTHING`` and
-    ``INSERT OR REPLACE`` an upsert on the table's primary key (``primary_keys``).
+    DISTINCT FROM, ``LIMIT -1`` LIMIT ALL, a unary ``+`` hint goes, ``INSERT OR
+    IGNORE`` an ``ON CONFLICT DO NOTHING`` and ``INSERT OR REPLACE`` an upsert on the
+    table's primary key (``primary_keys``).
     Everything else is passed as it is: the SQL the two stores share is plain.
     """
     out = []
