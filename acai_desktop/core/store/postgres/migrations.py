@@ -61,6 +61,11 @@ CREATE FUNCTION acai_concat_step(state text, value anyelement) RETURNS text
 LANGUAGE sql IMMUTABLE AS
 $$ SELECT acai_concat_step(state, value::text, ',') $$;
 CREATE AGGREGATE group_concat(anyelement) (SFUNC = acai_concat_step, STYPE = text);
+-- The memory panel's search text (SQLite registers it from Python: memory/listing.py),
+-- lower-cased by ICU's root locale, as Python's casefold, whatever the database's locale.
+CREATE FUNCTION acai_panel_fold(text, text) RETURNS text LANGUAGE sql IMMUTABLE AS
+$$ SELECT lower(coalesce($1, '') COLLATE "und-x-icu") || E'\n'
+          || lower(coalesce($2, '') COLLATE "und-x-icu") $$;
 """
 
 # SQLite's schema at m011, in PostgreSQL's types: INTEGER PRIMARY KEY is an identity
