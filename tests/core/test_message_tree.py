@@ -1,5 +1,6 @@
-"""The messages tree (answer versions and branches) on a real SQLite file: the shown
-path after each change, and what each change hid and showed again."""
+"""The messages tree (answer versions and branches) on both stores (a real SQLite file,
+a PostgreSQL database): the shown path after each change, and what each change hid and
+showed again."""
 
 from __future__ import annotations
 
@@ -16,10 +17,19 @@ from acai_desktop.core.store.conversations import (
 )
 from acai_desktop.core.store.message_tree import add_answer_version, add_branch, select_version
 from acai_desktop.core.store.migrations import migrations
+from acai_desktop.core.store.postgres.database import PostgresDatabase
+from acai_desktop.core.store.postgres.migrations import migrate
+from acai_desktop.core.store.store_url import is_server_url
 
 
-def open_db(tmp_path) -> Database:
-    db = Database(sqlite3.connect(tmp_path / "acai.sqlite3"))
+def open_db(store_location):
+    """The store functions' ``db`` on this store, migrated (no store thread: these
+    functions are plain calls)."""
+    if is_server_url(store_location):
+        db = PostgresDatabase(str(store_location))
+        migrate(db)
+        return db
+    db = Database(sqlite3.connect(store_location))
     migrations.apply(db)
     return db
 
@@ -38,8 +48,8 @@ def answer(db, message_id: int, text: str) -> None:
     update_message(db, message_id, content=text, status=MessageStatus.COMPLETE)
 
 
-def test_versions_and_branches_keep_every_path_reachable(tmp_path):
-    db = open_db(tmp_path)
+def test_versions_and_branches_keep_every_path_reachable(store_location):
+    db = open_db(store_location)
     chat = create_conversation(db).id
     _q1, a1 = turn(db, chat, "Q1", "A1")
     q2, a2 = turn(db, chat, "Q2", "A2")
@@ -69,8 +79,8 @@ def test_versions_and_branches_keep_every_path_reachable(tmp_path):
     db.close()
 
 
-def test_a_new_message_follows_the_end_of_the_shown_path(tmp_path):
-    db = open_db(tmp_path)
+def test_a_new_message_follows_the_end_of_the_shown_path(store_location):
+    db = open_db(store_location)
     chat = create_conversation(db).id
     _q1, a1 = turn(db, chat, "Q1", "A1")
     turn(db, chat, "Q2", "A2")

@@ -26,6 +26,12 @@ def test_sqlite_idioms_are_spelled_as_postgresql_spells_them():
     assert translate("SELECT 1 FROM t WHERE a IS NOT ?") == (
         "SELECT 1 FROM t WHERE a IS DISTINCT FROM %s"
     )
+    assert translate("SELECT 1 FROM v WHERE v.p IS m.p AND x IS NULL AND y IS NOT NULL") == (
+        "SELECT 1 FROM v WHERE v.p IS NOT DISTINCT FROM m.p AND x IS NULL AND y IS NOT NULL"
+    )
+    assert translate("SELECT 1 WHERE a = ?1 OR b = ?1") == (
+        "SELECT 1 WHERE a = %(p1)s OR b = %(p1)s"
+    )
 
 
 def test_insert_or_ignore_and_or_replace_become_on_conflict():

@@ -36,11 +36,15 @@ T = TypeVar("T")
 
 _INSERT = re.compile(r"^\s*INSERT\s+(?:OR\s+(IGNORE|REPLACE)\s+)?INTO\s+(\w+)", re.I)
 _COLUMNS = re.compile(r"^\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+\w+\s*\(([^)]*)\)", re.I)
-# SQLite's ``x IS ?`` compares NULL as a value; PostgreSQL spells it IS NOT DISTINCT
-# FROM. Parenthesised, it is a 0/1 value stored in an integer column.
+# SQLite's ``x IS y`` compares NULL as a value; PostgreSQL spells it IS NOT DISTINCT
+# FROM (and ``IS NOT y`` IS DISTINCT FROM). Parenthesised with a parameter, it is a 0/1
+# value stored in an integer column.
 _IS_VALUE_IN_PARENS = re.compile(r"\((\w+(?:\.\w+)?) IS \?\)")
-_IS_VALUE = re.compile(r"\bIS \?")
-_IS_NOT_VALUE = re.compile(r"\bIS NOT \?")
+_KEYWORDS_AFTER_IS = r"(?!(?:NULL|NOT|TRUE|FALSE|DISTINCT|UNKNOWN)\b)"
+_IS_VALUE = re.compile(rf"\bIS {_KEYWORDS_AFTER_IS}", re.I)
+_IS_NOT_VALUE = re.compile(rf"\bIS NOT {_KEYWORDS_AFTER_IS}", re.I)
+# ``?1``: SQLite's numbered parameter, used more than once in a statement.
+_NUMBERED = re.compile(r"\?(\d+)")
 _LIMIT_ALL = re.compile(r"\bLIMIT -1\b", re.I)
 # SQLite's "not this index" hint, a unary + before a column (``+m.status``), is an
 # error on text in PostgreSQL, whose planner needs no hint.
@@ -72,8 +76,8 @@ def _split_literals(sql: str) -> list[tuple[bool, str]]:
 def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> str:
     """The store functions' SQL (SQLite's spelling) in PostgreSQL's.
 
-    ``?`` becomes ``%s`` (and a literal ``%`` ``%%``), ``x IS [NOT] ?`` IS [NOT]
-    DISTINCT FROM, ``LIMIT -1`` LIMIT ALL, a unary ``+`` hint goes, ``INSERT OR
+    ``?`` becomes ``%s``, ``?1`` ``%(p1)s`` (and a literal ``%`` ``%%``), ``x IS [NOT] y``
+    IS [NOT] DISTINCT FROM, ``LIMIT -1`` LIMIT ALL, a unary ``+`` hint goes, ``INSERT OR
     IGNORE`` an ``ON CONFLICT DO NOTHING`` and ``INSERT OR REPLACE`` an upsert on the
     table's primary key (``primary_keys``).
     Everything else is passed as it is: the SQL the two stores share is plain.
@@ -83,8 +87,9 @@ def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = 
         text = text.replace("%", "%%")
         if not is_literal:
             text = _IS_VALUE_IN_PARENS.sub(r"(\1 IS NOT DISTINCT FROM ?)::integer", text)
-            text = _IS_NOT_VALUE.sub("IS DISTINCT FROM ?", text)
-            text = _IS_VALUE.sub("IS NOT DISTINCT FROM ?", text)
+            text = _IS_NOT_VALUE.sub("IS DISTINCT FROM ", text)
+            text = _IS_VALUE.sub("IS NOT DISTINCT FROM ", text)
+            text = _NUMBERED.sub(r"%(p\1)s", text)
             text = _LIMIT_ALL.sub("LIMIT ALL", text)
             text = _UNARY_PLUS.sub(r"\1 ", text)
             text = text.replace("?", "%s")
@@ -208,7 +213,10 @@ class PostgresDatabase:
         if wants_id:
             translated += " RETURNING id"
         cursor = self.connection.cursor()
-        cursor.execute(translated, list(params) if params is not None else None)
+        arguments = list(params) if params is not None else None
+        if arguments and "%(p" in translated:  # numbered parameters (?1)
+            arguments = {f"p{i}": value for i, value in enumerate(arguments, 1)}
+        cursor.execute(translated, arguments)
         lastrowid = None
         if wants_id:
             found = cursor.fetchall()
