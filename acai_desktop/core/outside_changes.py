@@ -42,6 +42,9 @@ class OutsideChanges:
         #: runner looks at once instead of at its next idle poll.
         self._wake_runner = wake_runner
         self._cursors: Cursors | None = None
+        #: Set once :meth:`run` follows the store: what is written from then on reaches
+        #: this process (on PostgreSQL: it listens).
+        self.following = asyncio.Event()
 
     async def start(self) -> None:
         """From now on: what is there already is known."""
@@ -73,10 +76,28 @@ class OutsideChanges:
         return True
 
     async def run(self, seconds: float = CHECK_SECONDS) -> None:
-        """Check every ``seconds`` until cancelled; a busy database is tried next time."""
+        """Check every ``seconds`` until cancelled; a busy database is tried next time.
+        On a PostgreSQL store, check when the server says another connection committed
+        instead (LISTEN/NOTIFY: no polling), and ``seconds`` is the pause before
+        listening again after the connection was lost."""
+        if getattr(self.store, "dialect", "sqlite") == "postgresql":
+            await self._follow_notices(seconds)
+            return
         while True:
             try:
                 await self.check()
+                self.following.set()
             except AcaiError as error:
                 log.info("could not read other processes' writes now: %s", error)
             await asyncio.sleep(seconds)
+
+    async def _follow_notices(self, pause: float) -> None:
+        while True:
+            try:
+                # The first notice ("") comes once listening: what was written before.
+                async for _table in self.store.changes():
+                    await self.check()
+                    self.following.set()
+            except AcaiError as error:
+                log.info("not following other computers' writes now: %s", error)
+            await asyncio.sleep(pause)

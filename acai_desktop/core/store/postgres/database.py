@@ -19,7 +19,7 @@ import contextlib
 import functools
 import logging
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -285,6 +285,8 @@ class PostgresStore:
         self._db: PostgresDatabase | None = None
         self._reader: PostgresDatabase | None = None
         self._closed = False
+        #: The writer connection's server process: its notices are this store's own.
+        self._writer_pid: int | None = None
 
     @classmethod
     async def open(cls, url: str) -> PostgresStore:
@@ -294,6 +296,7 @@ class PostgresStore:
             store._db = await loop.run_in_executor(
                 store._executor, store._translated, store._connect
             )
+            store._writer_pid = store._db.connection.info.backend_pid
         except BaseException:
             store._executor.shutdown(wait=False)
             store._reader_executor.shutdown(wait=False)
@@ -349,6 +352,32 @@ class PostgresStore:
             if translated is None:
                 raise
             raise translated from error
+
+    async def changes(self) -> AsyncIterator[str]:
+        """The names of the tables another connection (another computer, another
+        process) committed new rows to, as they are committed: PostgreSQL's LISTEN on
+        a connection of its own, read on the event loop as the socket becomes readable
+        (no polling). First ``""`` once listening, so the caller reads what was written
+        before; this store's own writes are left out. Ends with the connection (an
+        error): the caller listens again."""
+        from acai_desktop.core.store.postgres.migrations import CHANGES_CHANNEL
+
+        try:
+            connection = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        except psycopg.Error as error:
+            raise translate_postgres_error(error, self.url) or error from error
+        async with connection:
+            await connection.execute(f"LISTEN {CHANGES_CHANNEL}")
+            yield ""
+            try:
+                async for notice in connection.notifies():
+                    own = (
+                        self._db is not None and notice.pid == self._db.connection.info.backend_pid
+                    )
+                    if not own:
+                        yield notice.payload
+            except psycopg.Error as error:
+                raise translate_postgres_error(error, self.url) or error from error
 
     async def close(self) -> None:
         if self._db is None:

@@ -387,18 +387,25 @@ CREATE TRIGGER messages_parent_default BEFORE INSERT ON messages
     FOR EACH ROW EXECUTE FUNCTION acai_message_parent_default();
 """
 
-# A change of memory (a row of memory_events) announced to every computer on the
-# database at commit (docs/architecture.md, "Events across computers").
-MEMORY_CHANNEL = "acai_memory_changes"
+# What another computer must follow (a memory's change: a row of memory_events; a
+# suggestion; a conversation; a job queued), announced to every computer on the
+# database when its transaction commits, and only then (docs/architecture.md, "Events
+# across computers"). Once per statement, with the table's name: PostgreSQL folds
+# equal notices of one transaction into one, and the listener reads what changed by
+# its id cursors (core/outside_changes.py).
+CHANGES_CHANNEL = "acai_changes"
+_NOTIFIED_TABLES = ("memory_events", "memory_suggestions", "conversations", "jobs")
 _NOTIFY = f"""
-CREATE FUNCTION acai_notify_memory_change() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION acai_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_notify('{MEMORY_CHANNEL}', NEW.memory_id::text);
+    PERFORM pg_notify('{CHANGES_CHANNEL}', TG_TABLE_NAME);
     RETURN NULL;
 END $$;
-CREATE TRIGGER memory_events_notify AFTER INSERT ON memory_events
-    FOR EACH ROW EXECUTE FUNCTION acai_notify_memory_change();
-"""
+""" + "".join(
+    f"CREATE TRIGGER {table}_notify AFTER INSERT ON {table} "
+    "FOR EACH STATEMENT EXECUTE FUNCTION acai_notify_change();\n"
+    for table in _NOTIFIED_TABLES
+)
 
 
 @migration
