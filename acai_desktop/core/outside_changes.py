@@ -92,11 +92,21 @@ class OutsideChanges:
             await asyncio.sleep(seconds)
 
     async def _follow_notices(self, pause: float) -> None:
+        first = True
         while True:
             try:
-                # The first notice ("") comes once listening: what was written before.
-                async for _table in self.store.changes():
-                    await self.check()
+                async for table in self.store.changes():
+                    if table == "" and first:
+                        # Listening from now on. What is there was loaded at start-up,
+                        # and reading by id cursors can't tell this process's own writes
+                        # since then from others': start from here.
+                        await self.start()
+                        first = False
+                    else:
+                        # A notice, or listening again after a lost connection: read
+                        # what was written meanwhile (our own writes come back too, and
+                        # publishing them again changes nothing).
+                        await self.check()
                     self.following.set()
             except AcaiError as error:
                 log.info("not following other computers' writes now: %s", error)

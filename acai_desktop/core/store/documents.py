@@ -160,7 +160,7 @@ def queue_document(
             # Its failed indexing jobs are superseded by the new one (no stale Retry).
             db.execute(
                 "DELETE FROM jobs WHERE kind = ? AND status = 'failed' "
-                "AND json_extract(payload, '$.document_id') = ?",
+                "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
                 [INDEX_JOB, document_id],
             )
         payload = {"document_id": document_id, **({"force": True} if force else {})}
@@ -172,7 +172,7 @@ def open_index_job(db: Database, document_id: int) -> int | None:
     """The id of the document's indexing job that is waiting or running, if any."""
     row = db.execute(
         "SELECT id FROM jobs WHERE kind = ? AND status IN ('pending', 'running') "
-        "AND json_extract(payload, '$.document_id') = ? ORDER BY id LIMIT 1",
+        "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ? ORDER BY id LIMIT 1",
         [INDEX_JOB, document_id],
     ).fetchone()
     return row[0] if row else None
@@ -204,8 +204,8 @@ def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
     requeued, given_up, failed = [], [], []
     with db.atomic():
         running = db.execute(
-            "SELECT id, json_extract(payload, '$.document_id'), interruptions + 1 FROM jobs "
-            "WHERE kind = ? AND status = 'running'",
+            "SELECT id, CAST(json_extract(payload, '$.document_id') AS INTEGER), "
+            "interruptions + 1 FROM jobs WHERE kind = ? AND status = 'running'",
             [INDEX_JOB],
         ).fetchall()
         at = now_iso()
@@ -366,7 +366,7 @@ def delete_document(db: Database, document_id: int) -> Document:
         document = fetch_document(db, document_id)
         db.execute(
             "DELETE FROM jobs WHERE kind = ? AND status != 'running' "
-            "AND json_extract(payload, '$.document_id') = ?",
+            "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
             [INDEX_JOB, document_id],
         )
         db.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])

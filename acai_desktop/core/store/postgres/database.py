@@ -21,6 +21,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -114,6 +115,14 @@ def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = 
     return translated
 
 
+def _local_utc_offset() -> str:
+    """This computer's UTC offset now, as an interval PostgreSQL reads ("+01:00")."""
+    offset = datetime.now().astimezone().utcoffset() or timedelta(0)
+    minutes = int(offset.total_seconds() // 60)
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
+
+
 class PostgresCursor:
     """A psycopg cursor with sqlite3's ``lastrowid``."""
 
@@ -174,8 +183,12 @@ class PostgresDatabase:
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.connection = psycopg.connect(url, autocommit=True)
         self.connection.adapters.register_loader("numeric", _NumberLoader)
-        # Stored times are ISO text in UTC, as SQLite's julianday() reads them.
+        # Stored times are ISO text in UTC, as SQLite's julianday() reads them; SQLite's
+        # 'localtime' is this computer's offset (the schema's date()).
         self.connection.execute("SET TIME ZONE 'UTC'")
+        self.connection.execute(
+            "SELECT set_config('acai.utc_offset', %s, false)", [_local_utc_offset()]
+        )
         if read_only:
             self.connection.execute("SET default_transaction_read_only = on")
         self.conn = _ConnectionFacade(self)

@@ -50,8 +50,21 @@ LANGUAGE sql IMMUTABLE AS
 $$ SELECT CASE WHEN $1 IS NULL OR $2 IS NULL THEN NULL WHEN $1 <= $2 THEN $1 ELSE $2 END $$;
 CREATE FUNCTION instr(text, text) RETURNS integer LANGUAGE sql IMMUTABLE AS
 $$ SELECT strpos($1, $2) $$;
+-- JSON paths of the form '$.a.b'; json_extract gives text (the shared SQL casts it
+-- where it compares a number), json_set takes a JSON value (json('true')).
 CREATE FUNCTION json_extract(text, text) RETURNS text LANGUAGE sql IMMUTABLE AS
 $$ SELECT ($1::jsonb) #>> string_to_array(substr($2, 3), '.') $$;
+CREATE FUNCTION json(text) RETURNS text LANGUAGE sql IMMUTABLE AS
+$$ SELECT ($1::jsonb)::text $$;
+CREATE FUNCTION json_set(text, text, text) RETURNS text LANGUAGE sql IMMUTABLE AS
+$$ SELECT jsonb_set($1::jsonb, string_to_array(substr($2, 3), '.'), $3::jsonb)::text $$;
+-- A time's day (YYYY-MM-DD); 'localtime': on this computer's clock (its UTC offset now,
+-- which each connection sets as acai.utc_offset: the session itself runs in UTC).
+CREATE FUNCTION date(text) RETURNS text LANGUAGE sql STABLE AS
+$$ SELECT (NULLIF($1, '')::timestamptz AT TIME ZONE 'UTC')::date::text $$;
+CREATE FUNCTION date(text, text) RETURNS text LANGUAGE sql STABLE AS
+$$ SELECT CASE WHEN $2 = 'localtime' THEN (NULLIF($1, '')::timestamptz AT TIME ZONE
+           current_setting('acai.utc_offset')::interval)::date::text END $$;
 CREATE FUNCTION acai_concat_step(state text, value text, separator text) RETURNS text
 LANGUAGE sql IMMUTABLE AS
 $$ SELECT CASE WHEN value IS NULL THEN state WHEN state IS NULL THEN value
