@@ -4,10 +4,6 @@ showed again."""
 
 from __future__ import annotations
 
-import sqlite3
-
-from sqlite_utils import Database
-
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store.conversations import (
     add_turn,
@@ -16,22 +12,11 @@ from acai_desktop.core.store.conversations import (
     update_message,
 )
 from acai_desktop.core.store.message_tree import add_answer_version, add_branch, select_version
-from acai_desktop.core.store.migrations import migrations
-from acai_desktop.core.store.postgres.database import PostgresDatabase
-from acai_desktop.core.store.postgres.migrations import migrate
-from acai_desktop.core.store.store_url import is_server_url
+from tests.support.store_db import store_db
 
 
 def open_db(store_location):
-    """The store functions' ``db`` on this store, migrated (no store thread: these
-    functions are plain calls)."""
-    if is_server_url(store_location):
-        db = PostgresDatabase(str(store_location))
-        migrate(db)
-        return db
-    db = Database(sqlite3.connect(store_location))
-    migrations.apply(db)
-    return db
+    return store_db(store_location)
 
 
 def turn(db, conversation_id: int, question: str, answer: str) -> tuple[int, int]:

@@ -29,7 +29,8 @@ _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 
 
 def web_query(match: str) -> str:
-    """An FTS5 expression of quoted terms joined by OR/AND as websearch_to_tsquery text."""
+    """An FTS5 expression of quoted terms (or bare words) joined by OR/AND as
+    websearch_to_tsquery text."""
     parts = []
     for token in re.split(r'("(?:[^"]|"")*")', match):
         quoted = _QUOTED.fullmatch(token)
@@ -42,7 +43,8 @@ def web_query(match: str) -> str:
         elif token.strip() == "AND" or not token.strip():
             parts.append(" ")
         else:
-            raise ValueError(f"not a match expression of quoted terms: {match!r}")
+            # Bare words: websearch_to_tsquery reads any text (it never fails on syntax).
+            parts.append(token)
     return "".join(parts).strip()
 
 
