@@ -428,6 +428,26 @@ def baseline_m011(db) -> None:
         db.connection.execute(script)
 
 
+@migration
+def m012_chat_settings_and_token_usage(db) -> None:
+    """SQLite's m012: a chat's own model settings, an answer's token usage (JSON text)."""
+    db.connection.execute("ALTER TABLE conversations ADD COLUMN model_settings text")
+    db.connection.execute("ALTER TABLE messages ADD COLUMN usage text")
+
+
+@migration
+def m014_chat_attachments(db) -> None:
+    """SQLite's m014: documents attached in one chat's composer."""
+    db.connection.execute("ALTER TABLE documents ADD COLUMN attachment bigint NOT NULL DEFAULT 0")
+    db.connection.execute(
+        "ALTER TABLE documents ADD COLUMN conversation_id bigint "
+        "REFERENCES conversations(id) ON DELETE CASCADE"
+    )
+    db.connection.execute(
+        "CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment = 1"
+    )
+
+
 def pending(db) -> list[str]:
     """The names of the migrations not yet applied (empty for an up-to-date database)."""
     exists = db.connection.execute("SELECT to_regclass('acai_migrations')").fetchone()[0]
