@@ -50,8 +50,9 @@ def message_hits(
     if is_postgres(db):
         from acai_desktop.core.store.postgres import full_text
 
-        hits = full_text.message_scores_sql(context_weight) + " ORDER BY score, t.id LIMIT ?"
-        hit_params: list = [full_text.web_query(match), int(limit)]
+        hits, hit_params = full_text.message_scores(db, match, context_weight)
+        hits += " ORDER BY score, t.id LIMIT ?"
+        hit_params.append(int(limit))
     else:
         hits = (
             "SELECT rowid AS id, bm25(messages_fts, 1.0, ?) AS score FROM messages_fts "

@@ -14,6 +14,7 @@ terms joined by ``OR`` or ``AND``) are FTS5 syntax; :func:`web_query` says the s
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 
@@ -26,6 +27,8 @@ TABLES = {
 #: ts_rank's normalisation: divide by 1 + log(the text's length).
 _NORMALISATION = 1
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
+#: One word of a match (a parameter), stemmed as the index's words are.
+_WORD = "websearch_to_tsquery('english', ?)"
 
 
 def web_query(match: str) -> str:
@@ -87,15 +90,49 @@ def rank(table: str, second_weight: float | None = None) -> str:
     return f"ts_rank({weights}, t.search_vector, q, {_NORMALISATION})"
 
 
+def _terms(match: str) -> list[str]:
+    """The words of a match expression (its quoted terms, or bare words)."""
+    words = [term.replace('"', "") for term in _QUOTED.findall(match)]
+    if not words:
+        words = [w for w in match.split() if w not in ("OR", "AND")]
+    return list(dict.fromkeys(word for word in words if word.strip()))
+
+
+def bm25_rank(db, table: str, match: str, second_weight: float | None = None):
+    """``(SQL, params)``: a match's score over row ``t`` of ``table``'s PostgreSQL table,
+    higher is better, as BM25 weighs it: per word, its IDF in the table (what
+    ``ts_rank`` lacks: a rare word counts more than a common one) times ``ts_rank``
+    (how often the row holds it, the second column weighted as BM25's, over 1 + log of
+    the row's length), summed over the words."""
+    target, weight = _table(table)
+    terms = _terms(match)
+    if not terms:
+        return "0.0", []
+    count = f"(SELECT count(*) FROM {target} WHERE search_vector @@ {_WORD})"
+    row = db.execute(
+        f"SELECT (SELECT count(*) FROM {target}), " + ", ".join([count] * len(terms)),
+        [f'"{term}"' for term in terms],
+    ).fetchone()
+    total, found = row[0], row[1:]
+    weights = _weights(weight if second_weight is None else second_weight)
+    parts, params = [], []
+    for term, holding in zip(terms, found, strict=True):
+        idf = math.log(1 + (total - holding + 0.5) / (holding + 0.5))
+        parts.append(f"{idf!r} * ts_rank({weights}, t.search_vector, {_WORD}, {_NORMALISATION})")
+        params.append(f'"{term}"')
+    return "(" + " + ".join(parts) + ")", params
+
+
 def lexical_hits(
     db, match: str, limit: int, indexed: Callable[[int], bool], candidate_rows
 ) -> tuple[list[int], list[float], dict[int, tuple]]:
     """See :func:`acai_desktop.core.store.search.lexical_hits` (same result)."""
+    score, score_params = bm25_rank(db, "memories_fts", match)
     hits = db.execute(
-        f"SELECT t.id, -{rank('memories_fts')} AS score "
+        f"SELECT t.id, -{score} AS score "
         "FROM memories AS t, websearch_to_tsquery('english', ?) AS q "
         "WHERE t.search_vector @@ q ORDER BY score, t.id LIMIT ?",
-        [web_query(match), limit * 2],
+        [*score_params, web_query(match), limit * 2],
     ).fetchall()
     in_index = [indexed(rowid) for rowid, _ in hits]
     others = [rowid for (rowid, _), known in zip(hits, in_index, strict=True) if not known]
@@ -110,18 +147,21 @@ def lexical_hits(
     return ids, scores, rows
 
 
-def message_scores_sql(context_weight: float) -> str:
-    """The subquery of (id, score: lower is better) of the recallable messages that match
-    the websearch parameter (its one ``?``)."""
+def message_scores(db, match: str, context_weight: float) -> tuple[str, list]:
+    """``(SQL, params)``: (id, score: lower is better) of the recallable messages that
+    match, a word in a message's neighbours weighing ``context_weight``."""
+    score, params = bm25_rank(db, "messages_fts", match, context_weight)
     return (
-        f"SELECT t.id, -{rank('messages_fts', context_weight)} AS score "
+        f"SELECT t.id, -{score} AS score "
         "FROM message_recall AS t, websearch_to_tsquery('english', ?) AS q "
-        "WHERE t.search_vector @@ q"
+        "WHERE t.search_vector @@ q",
+        [*params, web_query(match)],
     )
 
 
 def message_bm25(db, match: str, wanted: set[int], context_weight: float) -> dict[int, float]:
-    rows = db.execute(message_scores_sql(context_weight), [web_query(match)]).fetchall()
+    sql, params = message_scores(db, match, context_weight)
+    rows = db.execute(sql, params).fetchall()
     return {rowid: -score for rowid, score in rows if rowid in wanted}
 
 
