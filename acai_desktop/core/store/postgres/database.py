@@ -189,6 +189,7 @@ class PostgresDatabase:
         self.connection.execute(
             "SELECT set_config('acai.utc_offset', %s, false)", [_local_utc_offset()]
         )
+        self.read_only = read_only
         if read_only:
             self.connection.execute("SET default_transaction_read_only = on")
         self.conn = _ConnectionFacade(self)
@@ -241,6 +242,10 @@ class PostgresDatabase:
         names = [column.name for column in cursor.description or ()]
         for row in cursor.fetchall():
             yield dict(zip(names, row, strict=True))
+
+    def in_write_transaction(self) -> bool:
+        """Inside :meth:`atomic` on the writer's connection (a row may be locked)."""
+        return not self.read_only and self.conn.in_transaction
 
     @contextlib.contextmanager
     def atomic(self) -> Iterator[PostgresDatabase]:
