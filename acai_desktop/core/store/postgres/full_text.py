@@ -86,10 +86,17 @@ def match_count(db, match: str, cap: int, table: str) -> int:
     ).fetchone()[0]
 
 
-def rank(table: str, second_weight: float | None = None) -> str:
+#: The search box's order (most relevant message first, as BM25 puts a short message
+#: holding the words above a long one): over 1 + log(the text's length).
+_SEARCH_BOX_NORMALISATION = 1
+
+
+def rank(
+    table: str, second_weight: float | None = None, normalisation: int = _NORMALISATION
+) -> str:
     _, weight = _table(table)
     weights = _weights(weight if second_weight is None else second_weight)
-    return f"ts_rank({weights}, t.search_vector, q, {_NORMALISATION})"
+    return f"ts_rank({weights}, t.search_vector, q, {normalisation})"
 
 
 def _terms(match: str) -> list[str]:
@@ -183,7 +190,7 @@ def conversation_message_rows(db, terms: Sequence[str], limit: int) -> list[tupl
     return db.execute(
         f"""
         SELECT m.id, m.conversation_id, c.title, m.content, m.created_at, m.role
-        FROM (SELECT t.id, -{rank("messages_fts", 0.0)} AS score
+        FROM (SELECT t.id, -{rank("messages_fts", 0.0, _SEARCH_BOX_NORMALISATION)} AS score
               FROM message_recall AS t, to_tsquery('english', ?) AS q
               WHERE t.search_vector @@ q ORDER BY score, t.id LIMIT ?) AS h
         JOIN messages AS m ON m.id = h.id
