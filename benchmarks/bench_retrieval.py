@@ -14,6 +14,10 @@ flattered by a slow path; its matrix holds every item's vector, memories and mes
 It is reported twice: the product and top-k alone
 (``floor_p95_ms``), and with the query's embedding added
 (``floor_with_embedding_p95_ms``), the like-for-like comparison.
+
+With a PostgreSQL server (``--store postgresql://…``) each size is measured on SQLite
+and then on a database of its own on that server (``evaluation/scratch_store.py``), and
+each row names its store.
 """
 
 from __future__ import annotations
@@ -28,13 +32,16 @@ import numpy as np
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.embeddings.base import Embedder
+from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.service_factory import open_memory_services
+from acai_desktop.core.memory.service_factory import memory_service_on, open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import create_conversation
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.store_url import open_store
 from acai_desktop.evaluation.harness import KEEP_EVERYTHING
+from acai_desktop.evaluation.scratch_store import scratch_store
 from benchmarks.chat_corpus import EVENTS, NAMES, memory_texts
 
 DEFAULT_SIZES = (1000, 10000, 100000)
@@ -105,17 +112,34 @@ def _store_conversations(db, texts: list[str]) -> None:
             )
 
 
-async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None = None) -> dict:
+def _database_megabytes(db) -> float:
+    """The PostgreSQL database's size on the server."""
+    size = db.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+    return round(size / 1e6, 2)
+
+
+async def bench_size(
+    size: int,
+    *,
+    queries: int = 200,
+    embedder: Embedder | None = None,
+    server: str | None = None,
+) -> dict:
     memory_count = size - size // 2
     texts = memory_texts(memory_count)
     turns = memory_texts(size // 2, seed=29)
     questions = benchmark_queries(queries)
-    with tempfile.TemporaryDirectory(prefix="acai-bench-") as directory:
-        profile = Profile.at(Path(directory))
-        async with open_memory_services(profile, embedder=embedder, policy=KEEP_EVERYTHING) as (
-            store,
-            service,
-        ):
+    if embedder is None:
+        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+
+        embedder = WordLlamaEmbedder()
+    with (
+        tempfile.TemporaryDirectory(prefix="acai-bench-") as directory,
+        scratch_store(server, Path(directory)) as location,
+    ):
+        store = await open_store(location)
+        try:
+            service = await memory_service_on(store, embedder, EventBus(), KEEP_EVERYTHING)
             started = time.perf_counter()
             for start in range(0, memory_count, INSERT_BATCH):
                 batch = texts[start : start + INSERT_BATCH]
@@ -127,8 +151,11 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
             # The profile as the app keeps it: every start merges the full-text
             # segments that bulk inserts leave (MemoryService.upkeep_after_start).
             await service.upkeep.merge_full_text()
-            await store.run(lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
-            db_mb = _file_megabytes(profile.data_dir)
+            if store.dialect == "postgresql":
+                db_mb = await store.run(_database_megabytes)
+            else:
+                await store.run(lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
+                db_mb = _file_megabytes(Path(directory))
 
             retriever = HybridRetriever(
                 store, service.embedder, service.index, messages=service.episodes.index
@@ -161,8 +188,11 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
                     fastest = min(fastest, (time.perf_counter() - started_product) * 1000)
                 floor.append(fastest)
                 floor_embedding.append(fastest + embedding_ms)
+        finally:
+            await store.close()
     return {
         "size": size,
+        "store": "postgresql" if server else "sqlite",
         "p50_ms": _percentile(latencies, 50),
         "p95_ms": _percentile(latencies, 95),
         "floor_p95_ms": _percentile(floor, 95),
@@ -173,6 +203,16 @@ async def bench_size(size: int, *, queries: int = 200, embedder: Embedder | None
 
 
 async def run_benchmark(
-    sizes: tuple[int, ...] = DEFAULT_SIZES, *, queries: int = 200, embedder=None
+    sizes: tuple[int, ...] = DEFAULT_SIZES,
+    *,
+    queries: int = 200,
+    embedder=None,
+    server: str | None = None,
 ) -> dict:
-    return {"sizes": [await bench_size(s, queries=queries, embedder=embedder) for s in sizes]}
+    """Each size on SQLite, and with ``server`` (a PostgreSQL URL) on it too, beside."""
+    rows = []
+    for size in sizes:
+        rows.append(await bench_size(size, queries=queries, embedder=embedder))
+        if server is not None:
+            rows.append(await bench_size(size, queries=queries, embedder=embedder, server=server))
+    return {"sizes": rows}

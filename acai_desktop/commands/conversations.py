@@ -39,9 +39,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.store.conversations import ConversationRepository
-    from acai_desktop.core.store.database import Store
+    from acai_desktop.core.store.store_url import open_store
 
-    store = await Store.open(profile.ensure().database_path)
+    store = await open_store(profile.ensure().database_path)
     try:
         conversations = ConversationRepository(store)
         if args.conversations_action == "list":

@@ -42,6 +42,9 @@ class OutsideChanges:
         #: runner looks at once instead of at its next idle poll.
         self._wake_runner = wake_runner
         self._cursors: Cursors | None = None
+        #: Set once :meth:`run` follows the store: what is written from then on reaches
+        #: this process (on PostgreSQL: it listens).
+        self.following = asyncio.Event()
 
     async def start(self) -> None:
         """From now on: what is there already is known."""
@@ -73,10 +76,38 @@ class OutsideChanges:
         return True
 
     async def run(self, seconds: float = CHECK_SECONDS) -> None:
-        """Check every ``seconds`` until cancelled; a busy database is tried next time."""
+        """Check every ``seconds`` until cancelled; a busy database is tried next time.
+        On a PostgreSQL store, check when the server says another connection committed
+        instead (LISTEN/NOTIFY: no polling), and ``seconds`` is the pause before
+        listening again after the connection was lost."""
+        if getattr(self.store, "dialect", "sqlite") == "postgresql":
+            await self._follow_notices(seconds)
+            return
         while True:
             try:
                 await self.check()
+                self.following.set()
             except AcaiError as error:
                 log.info("could not read other processes' writes now: %s", error)
             await asyncio.sleep(seconds)
+
+    async def _follow_notices(self, pause: float) -> None:
+        first = True
+        while True:
+            try:
+                async for table in self.store.changes():
+                    if table == "" and first:
+                        # Listening from now on. What is there was loaded at start-up,
+                        # and reading by id cursors can't tell this process's own writes
+                        # since then from others': start from here.
+                        await self.start()
+                        first = False
+                    else:
+                        # A notice, or listening again after a lost connection: read
+                        # what was written meanwhile (our own writes come back too, and
+                        # publishing them again changes nothing).
+                        await self.check()
+                    self.following.set()
+            except AcaiError as error:
+                log.info("not following other computers' writes now: %s", error)
+            await asyncio.sleep(pause)

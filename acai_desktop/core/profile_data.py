@@ -25,6 +25,7 @@ from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.instructions import profile_instructions
 from acai_desktop.core.store.projects import list_projects
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.core.store.store_url import open_store
 
 
 @dataclass
@@ -70,7 +71,7 @@ async def open_profile_data(profile: Profile) -> ProfileData:
     profile.ensure()
     lock = ProfileLock(profile.data_dir).acquire()
     try:
-        store = await Store.open(profile.database_path)
+        store = await open_store(profile.database_path)
     except BaseException:
         lock.release()
         raise

@@ -18,6 +18,7 @@ is a hit at k when the top k items (a message, or a memory's sources) include an
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 from collections import defaultdict
@@ -30,15 +31,16 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.embeddings.base import Embedder
+from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.retrieval import RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.service_factory import open_memory_services
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import sources_of
+from acai_desktop.core.store.store_url import open_store
 from acai_desktop.evaluation.locomo import (
     ADVERSARIAL_CATEGORY,
     Dataset,
@@ -46,6 +48,7 @@ from acai_desktop.evaluation.locomo import (
     Sample,
 )
 from acai_desktop.evaluation.retrieval_variants import RetrievalVariant, build_retriever
+from acai_desktop.evaluation.scratch_store import scratch_store
 
 DEFAULT_KS = (1, 5, 10, 20)
 UNITS = ("turns", "observations")
@@ -66,6 +69,9 @@ class HarnessOptions:
     # Also ask each sample's questions of another sample's profile, where nothing is
     # relevant, and count what passes the relevance floor (see FloorTally).
     off_topic: bool = True
+    # A PostgreSQL server's URL: each sample's profile in a database of its own there
+    # (evaluation/scratch_store.py); None: a SQLite file, as the app keeps it.
+    store: str | None = None
 
 
 #: The signals the app's ranking fuses, each alone and plain (no boost for who said it,
@@ -384,6 +390,20 @@ def new_result(dataset: Dataset, options: HarnessOptions) -> EvaluationResult:
     )
 
 
+@contextlib.asynccontextmanager
+async def _memory_at(location: Path | str, embedder: Embedder | None):
+    """``(store, service)`` over the store at ``location``, keeping everything."""
+    if embedder is None:
+        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+
+        embedder = WordLlamaEmbedder()
+    store = await open_store(location)
+    try:
+        yield store, await memory_service_on(store, embedder, EventBus(), KEEP_EVERYTHING)
+    finally:
+        await store.close()
+
+
 async def evaluate(
     dataset: Dataset,
     options: HarnessOptions | None = None,
@@ -403,12 +423,11 @@ async def evaluate(
         off_topic: list[Question] = []
         if options.off_topic and len(samples) > 1:
             off_topic, _ = scored_questions(samples[(position + 1) % len(samples)])
-        with tempfile.TemporaryDirectory(prefix="acai-eval-") as directory:
-            profile = Profile.at(Path(directory))
-            async with open_memory_services(profile, embedder=embedder, policy=KEEP_EVERYTHING) as (
-                store,
-                service,
-            ):
+        with (
+            tempfile.TemporaryDirectory(prefix="acai-eval-") as directory,
+            scratch_store(options.store, Path(directory)) as location,
+        ):
+            async with _memory_at(location, embedder) as (store, service):
                 ingested = await ingest(store, service, sample, options)
                 result.memories += len(ingested.dia_ids_of_memory) + len(ingested.dia_id_of_message)
                 await score_sample(ingested, sample, questions, options, result, off_topic)

@@ -42,6 +42,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     retrieval.add_argument("--queries", type=int, default=200, help="timed searches per size")
     retrieval.add_argument("--json", action="store_true", help="print one JSON object")
+    retrieval.add_argument(
+        "--store",
+        metavar="URL",
+        help="also measure each size on this PostgreSQL server (a database of its own, "
+        "dropped after; the user needs CREATEDB), printed beside SQLite's",
+    )
     retrieval.set_defaults(handler=run_retrieval)
 
     conversation = actions.add_parser(
@@ -121,14 +127,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def format_report(report: dict) -> str:
     header = (
-        f"{'size':>8} {'p50 ms':>8} {'p95 ms':>8} {'floor p95':>10} {'floor+emb':>10} "
-        f"{'p95/floor+emb':>14} {'inserts/s':>10} {'db MB':>8}"
+        f"{'size':>8} {'store':>10} {'p50 ms':>8} {'p95 ms':>8} {'floor p95':>10} "
+        f"{'floor+emb':>10} {'p95/floor+emb':>14} {'inserts/s':>10} {'db MB':>8}"
     )
     lines = [header]
     for row in report["sizes"]:
         ratio = row["p95_ms"] / max(row["floor_with_embedding_p95_ms"], 1e-9)
         lines.append(
-            f"{row['size']:>8} {row['p50_ms']:>8.2f} {row['p95_ms']:>8.2f} "
+            f"{row['size']:>8} {row.get('store', 'sqlite'):>10} "
+            f"{row['p50_ms']:>8.2f} {row['p95_ms']:>8.2f} "
             f"{row['floor_p95_ms']:>10.3f} {row['floor_with_embedding_p95_ms']:>10.3f} "
             f"{ratio:>14.1f} {row['inserts_per_s']:>10.0f} {row['db_mb']:>8.1f}"
         )
@@ -145,7 +152,13 @@ def run_retrieval(args: argparse.Namespace) -> int:
     sizes = parse_positive_list(args.sizes, "--sizes")
     if args.queries <= 0:
         raise InvalidInputError("--queries must be positive.")
-    report = asyncio.run(run_benchmark(sizes, queries=args.queries))
+    server = args.store
+    if server is not None:
+        from acai_desktop.core.store.store_url import is_server_url
+
+        if not is_server_url(server):
+            raise InvalidInputError(f"--store must be a postgresql:// URL, not {server!r}.")
+    report = asyncio.run(run_benchmark(sizes, queries=args.queries, server=server))
     print(json.dumps(report) if args.json else format_report(report))
     return 0
 

@@ -49,6 +49,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     retrieval.add_argument("--unit", choices=("turns", "observations"), default="turns")
     retrieval.add_argument("--k", default="1,5,10,20", help="cut-offs, e.g. 1,5,10,20")
     retrieval.add_argument("--json", action="store_true", help="print one JSON object")
+    retrieval.add_argument(
+        "--store",
+        metavar="URL",
+        help="keep each sample's profile on this PostgreSQL server (a database of its own, "
+        "dropped after; the user needs CREATEDB) instead of a SQLite file",
+    )
     ideas = retrieval.add_argument_group("ideas (each changes one thing from the defaults)")
     ideas.add_argument("--fusion", choices=("normalised", "rrf", "lexical", "semantic"))
     ideas.add_argument(
@@ -227,7 +233,16 @@ def _options(args: argparse.Namespace):
         ks=parse_positive_list(args.k, "--k"),
         weights=RetrievalWeights(**weights),
         variant=RetrievalVariant(**variant),
+        store=_server(getattr(args, "store", None)),
     )
+
+
+def _server(url: str | None) -> str | None:
+    from acai_desktop.core.store.store_url import is_server_url
+
+    if url is not None and not is_server_url(url):
+        raise InvalidInputError(f"--store must be a postgresql:// URL, not {url!r}.")
+    return url
 
 
 ITEMS_OF_UNIT = {"turns": "messages of past chats", "observations": "facts"}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import psycopg
+
 from benchmarks.bench_retrieval import benchmark_queries, run_benchmark
 from benchmarks.chat_corpus import memory_texts
 from benchmarks.cli import main
@@ -18,6 +20,7 @@ def test_bench_reports_every_size_with_sane_figures():
     for row in rows:
         assert set(row) == {
             "size",
+            "store",
             "p50_ms",
             "p95_ms",
             "floor_p95_ms",
@@ -39,6 +42,22 @@ def test_bench_command_json_and_table(capsys):
     assert main(["bench", "retrieval", "--sizes", "30", "--queries", "4"]) == 0
     out = capsys.readouterr().out
     assert "p95 ms" in out and "floor" in out
+
+
+def test_bench_with_a_server_measures_each_size_on_both_stores(capsys, postgres_cluster):
+    server = postgres_cluster.url()
+    args = ["bench", "retrieval", "--sizes", "30", "--queries", "4", "--store", server]
+    assert main([*args, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["sizes"]
+    assert [(row["size"], row["store"]) for row in rows] == [(30, "sqlite"), (30, "postgresql")]
+    assert all(row["p95_ms"] > 0 and row["db_mb"] > 0 for row in rows)
+    assert main(args) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert "store" in table[0] and "sqlite" in table[1] and "postgresql" in table[2]
+    # The scratch databases are gone again.
+    with psycopg.connect(server) as connection:
+        names = connection.execute("SELECT datname FROM pg_database").fetchall()
+    assert not [name for (name,) in names if name.startswith("acai_scratch")]
 
 
 def test_bench_command_refuses_bad_sizes(capsys):

@@ -29,9 +29,15 @@ async def pinned_with_conflict(service, old_text="I live in Berlin", new_text="I
     return old, conflict
 
 
-def test_keep_new_activates_the_conflict_supersedes_the_old_one_and_moves_the_pin(tmp_path):
+def test_keep_new_activates_the_conflict_supersedes_the_old_one_and_moves_the_pin(
+    store_location, tmp_path
+):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             old, conflict = await pinned_with_conflict(service)
             assert await retrieve(service, "where do I live Berlin Lisbon") == [old.id]
             events.clear()
@@ -68,9 +74,13 @@ def test_keep_new_activates_the_conflict_supersedes_the_old_one_and_moves_the_pi
     run(scenario())
 
 
-def test_an_accepted_fact_is_protected_from_processors_afterwards(tmp_path):
+def test_an_accepted_fact_is_protected_from_processors_afterwards(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             old = await service.remember("I am vegetarian")
             await service.edit(old.id, "I am vegan")  # user-edited, not pinned
             conflict = await service.propose_change(old.id, "The user eats fish", actor=PROCESSOR)
@@ -86,9 +96,13 @@ def test_an_accepted_fact_is_protected_from_processors_afterwards(tmp_path):
     run(scenario())
 
 
-def test_keep_old_forgets_the_conflict_and_leaves_the_old_memory_alone(tmp_path):
+def test_keep_old_forgets_the_conflict_and_leaves_the_old_memory_alone(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             old, conflict = await pinned_with_conflict(service)
             old_history = await service.history(old.id)
             events.clear()
@@ -116,9 +130,15 @@ def test_keep_old_forgets_the_conflict_and_leaves_the_old_memory_alone(tmp_path)
     run(scenario())
 
 
-def test_keep_new_when_the_old_memory_was_forgotten_meanwhile_replaces_nothing(tmp_path):
+def test_keep_new_when_the_old_memory_was_forgotten_meanwhile_replaces_nothing(
+    store_location, tmp_path
+):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             old, conflict = await pinned_with_conflict(service)
             await service.forget(old.id)
             new = await service.resolve_conflict(conflict.id, keep="new")
@@ -132,9 +152,13 @@ def test_keep_new_when_the_old_memory_was_forgotten_meanwhile_replaces_nothing(t
     run(scenario())
 
 
-def test_refusals_name_the_problem_and_change_nothing(tmp_path):
+def test_refusals_name_the_problem_and_change_nothing(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            events,
+        ):
             old, conflict = await pinned_with_conflict(service)
             before = await service.list(ALL)
             events.clear()

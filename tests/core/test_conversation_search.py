@@ -10,7 +10,7 @@ from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store.conversation_deletion import delete_conversation
 from acai_desktop.core.store.conversation_search import match_expression, snippet
 from acai_desktop.core.store.conversations import ConversationRepository, rename_conversation
-from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.store_url import open_store
 from tests.support.aio import run
 
 LONG_REPLY = (
@@ -21,8 +21,8 @@ LONG_REPLY = (
 )
 
 
-async def seeded(tmp_path):
-    store = await Store.open(tmp_path / "acai.db")
+async def seeded(store_location):
+    store = await open_store(store_location)
     repo = ConversationRepository(store)
     pets = await repo.create()
     await repo.add_message(pets.id, "user", "Tell me about Buster")
@@ -47,9 +47,9 @@ async def seeded(tmp_path):
     return store, repo, ids
 
 
-def test_titles_by_word_and_messages_in_bm25_order_with_plain_snippets(tmp_path):
+def test_titles_by_word_and_messages_in_bm25_order_with_plain_snippets(store_location):
     async def scenario():
-        store, repo, ids = await seeded(tmp_path)
+        store, repo, ids = await seeded(store_location)
         try:
             return ids, await repo.search("buster DOG"), await repo.search("LISB")
         finally:
@@ -76,9 +76,9 @@ def test_titles_by_word_and_messages_in_bm25_order_with_plain_snippets(tmp_path)
     ]
 
 
-def test_temporary_chats_while_they_exist_and_deleted_ones_never(tmp_path):
+def test_temporary_chats_while_they_exist_and_deleted_ones_never(store_location):
     async def scenario():
-        store, repo, ids = await seeded(tmp_path)
+        store, repo, ids = await seeded(store_location)
         try:
             before = await repo.search("zebra")
             await store.run(delete_conversation, ids["secret"])
@@ -115,9 +115,9 @@ def test_temporary_chats_while_they_exist_and_deleted_ones_never(tmp_path):
         'Bus"ter',
     ],
 )
-def test_fts_syntax_in_the_query_is_only_words(tmp_path, query):
+def test_fts_syntax_in_the_query_is_only_words(store_location, query):
     async def scenario():
-        store, repo, _ = await seeded(tmp_path)
+        store, repo, _ = await seeded(store_location)
         try:
             return await repo.search(query)
         finally:
@@ -127,9 +127,9 @@ def test_fts_syntax_in_the_query_is_only_words(tmp_path, query):
     assert all(isinstance(hit.snippet, str) for hit in hits)
 
 
-def test_no_words_no_results_and_the_limit_holds(tmp_path):
+def test_no_words_no_results_and_the_limit_holds(store_location):
     async def scenario():
-        store, repo, _ = await seeded(tmp_path)
+        store, repo, _ = await seeded(store_location)
         try:
             return (
                 await repo.search('  "*()  '),

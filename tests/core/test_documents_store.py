@@ -1,18 +1,19 @@
-"""The documents tables: FTS in step with chunks, provenance that outlives a document,
-and rows that go with their conversation."""
+"""The documents tables, on both stores: the full-text index in step with chunks,
+provenance that outlives a document, and rows that go with their conversation."""
 
 from __future__ import annotations
 
 import sqlite3
 
 import numpy as np
+import psycopg
 import pytest
 
 from acai_desktop.core.documents.chunking import Chunk
 from acai_desktop.core.documents.model import DocumentScope, EvidenceSource, ScopeMode
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store.conversation_deletion import delete_conversation
-from acai_desktop.core.store.database import connect
+from tests.support.store_db import store_db
 
 
 def _document_with_chunks(db, texts: list[str]) -> int:
@@ -33,21 +34,20 @@ def _answer(db) -> int:
     ).lastrowid
 
 
-def test_replacing_chunks_keeps_the_full_text_index_in_step(tmp_path):
-    db = connect(tmp_path / "db.sqlite3")
+def test_replacing_chunks_keeps_the_full_text_index_in_step(store_location):
+    db = store_db(store_location)
     document_id = _document_with_chunks(db, ["alpha pump", "beta valve"])
     facts = {"size": 10, "sha256": "cd", "mtime": 2.0, "page_count": 1}
     sql.store_chunks(
         db, document_id, [Chunk(0, "gamma fan", 2, page=1)], np.ones((1, 4)), "m", facts
     )
-    match = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
-    assert db.execute(match, ["pump"]).fetchone() == (0,)
-    assert db.execute(match, ["gamma"]).fetchone() == (1,)
+    assert sql.chunk_hits(db, '"pump"', 10, None) == []
+    assert len(sql.chunk_hits(db, '"gamma"', 10, None)) == 1
     assert sql.fetch_document(db, document_id).chunk_count == 1
 
 
-def test_an_answers_evidence_outlives_its_document_and_goes_with_its_conversation(tmp_path):
-    db = connect(tmp_path / "db.sqlite3")
+def test_an_answers_evidence_outlives_its_document_and_goes_with_its_conversation(store_location):
+    db = store_db(store_location)
     document_id = _document_with_chunks(db, ["alpha pump"])
     (chunk_id,) = sql.chunk_ids_of(db, document_id)
     answer_id = _answer(db)
@@ -70,8 +70,8 @@ def test_an_answers_evidence_outlives_its_document_and_goes_with_its_conversatio
     db.close()
 
 
-def test_a_document_path_is_queued_once_with_one_indexing_job(tmp_path):
-    db = connect(tmp_path / "db.sqlite3")
+def test_a_document_path_is_queued_once_with_one_indexing_job(store_location):
+    db = store_db(store_location)
     first, job_one = sql.queue_document(db, "/x/a.md", "a.md", "markdown", 1)
     again, job_two = sql.queue_document(db, "/x/a.md", "a.md", "markdown", 1)
     assert first.id == again.id and job_one == job_two  # waiting: not queued twice
@@ -83,15 +83,15 @@ def test_a_document_path_is_queued_once_with_one_indexing_job(tmp_path):
     assert job_four != job_one  # finished: a new add queues a new job
     assert db.execute("SELECT count(*) FROM jobs").fetchone() == (2,)
     assert len(sql.list_documents(db)) == 1
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises((sqlite3.IntegrityError, psycopg.IntegrityError)):
         db.execute(
             "INSERT INTO documents (path, name, kind, added_at) "
             "VALUES ('/x/a.md', 'a', 'text', 'x')"
         )
 
 
-def test_staged_chunks_are_invisible_until_published(tmp_path):
-    db = connect(tmp_path / "db.sqlite3")
+def test_staged_chunks_are_invisible_until_published(store_location):
+    db = store_db(store_location)
     document_id = _document_with_chunks(db, ["alpha pump"])
     new = [Chunk(i, text, 2) for i, text in enumerate(["gamma fan", "delta belt"])]
     assert sql.stage_chunks(db, document_id, new, np.ones((2, 4)), "m")

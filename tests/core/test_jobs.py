@@ -1,4 +1,5 @@
-"""The persistent job queue and its runner, on a real SQLite file."""
+"""The persistent job queue and its runner, on both stores (a SQLite file, a PostgreSQL
+database)."""
 
 import asyncio
 
@@ -7,19 +8,19 @@ from acai_desktop.core.events import AnswerFinished, EventBus, JobStatusChanged
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.records import JobStatus
 from acai_desktop.core.store.conversations import ConversationRepository
-from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository, JobSpec
+from acai_desktop.core.store.store_url import open_store
 from tests.support.aio import run
 
 
-async def _open(tmp_path):
-    store = await Store.open(tmp_path / "acai.sqlite3")
+async def _open(location):
+    store = await open_store(location)
     return store, JobRepository(store)
 
 
-def test_job_is_committed_before_it_runs_and_marked_done(tmp_path):
+def test_job_is_committed_before_it_runs_and_marked_done(store_location):
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         seen_in_db = []
 
         async def handler(job):
@@ -39,9 +40,9 @@ def test_job_is_committed_before_it_runs_and_marked_done(tmp_path):
     assert done.attempts == 1
 
 
-def test_failures_retry_with_backoff_then_stay_failed_with_error(tmp_path):
+def test_failures_retry_with_backoff_then_stay_failed_with_error(store_location):
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         calls = []
 
         async def flaky(job):
@@ -62,9 +63,9 @@ def test_failures_retry_with_backoff_then_stay_failed_with_error(tmp_path):
     assert "model unreachable" in failed.last_error
 
 
-def test_a_job_that_succeeds_on_retry_ends_done(tmp_path):
+def test_a_job_that_succeeds_on_retry_ends_done(store_location):
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         attempts = []
 
         async def second_time_lucky(job):
@@ -85,9 +86,9 @@ def test_a_job_that_succeeds_on_retry_ends_done(tmp_path):
     assert done.status == JobStatus.DONE and done.last_error is None
 
 
-def test_never_two_jobs_at_once_on_one_conversation(tmp_path):
+def test_never_two_jobs_at_once_on_one_conversation(store_location):
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         active: dict[int, int] = {}
         overlaps = []
         concurrent_max = 0
@@ -115,9 +116,9 @@ def test_never_two_jobs_at_once_on_one_conversation(tmp_path):
     assert concurrent_max == 2  # the two conversations did run side by side
 
 
-def test_interrupted_jobs_resume_at_next_start(tmp_path):
+def test_interrupted_jobs_resume_at_next_start(store_location):
     async def first_session():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         started = asyncio.Event()
 
         async def slow(job):
@@ -137,7 +138,7 @@ def test_interrupted_jobs_resume_at_next_start(tmp_path):
     assert state.status == JobStatus.PENDING and state.attempts == 0
 
     async def second_session():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         ran = []
 
         async def quick(job):
@@ -159,9 +160,9 @@ def test_interrupted_jobs_resume_at_next_start(tmp_path):
     assert statuses[-1] == JobStatus.DONE
 
 
-def test_a_job_left_running_by_a_crash_is_requeued_on_start(tmp_path):
+def test_a_job_left_running_by_a_crash_is_requeued_on_start(store_location):
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         job = await jobs.enqueue("work", {}, None)
         claimed = await jobs.claim_next()
         assert claimed.id == job.id and claimed.status == JobStatus.RUNNING
@@ -195,9 +196,9 @@ class FlakyJobRepository(JobRepository):
         return await super().finish(job_id)
 
 
-def test_a_failed_outcome_write_does_not_stall_the_conversation(tmp_path):
+def test_a_failed_outcome_write_does_not_stall_the_conversation(store_location):
     async def scenario():
-        store = await Store.open(tmp_path / "acai.sqlite3")
+        store = await open_store(store_location)
         jobs = FlakyJobRepository(store, fail_finish_of=1)
         ran = []
 
@@ -221,11 +222,11 @@ def test_a_failed_outcome_write_does_not_stall_the_conversation(tmp_path):
     assert stuck.status == JobStatus.RUNNING
 
 
-def test_the_loop_survives_a_queue_error(tmp_path, monkeypatch):
+def test_the_loop_survives_a_queue_error(store_location, monkeypatch):
     monkeypatch.setattr("acai_desktop.core.processors.runner.QUEUE_RETRY_SECONDS", 0.01)
 
     async def scenario():
-        store = await Store.open(tmp_path / "acai.sqlite3")
+        store = await open_store(store_location)
         jobs = JobRepository(store)
         failures = [StoreError("disk I/O error")]
         real_claim = jobs.claim_next
@@ -253,11 +254,11 @@ def test_the_loop_survives_a_queue_error(tmp_path, monkeypatch):
     assert failures == [] and ran == [1] and done.status == JobStatus.DONE
 
 
-def test_a_failed_job_runs_again_when_the_model_is_back_with_a_cap(tmp_path):
+def test_a_failed_job_runs_again_when_the_model_is_back_with_a_cap(store_location):
     """A message learned while the model server was down must not be lost for good."""
 
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         server_up = False
         attempts = []
 
@@ -301,12 +302,12 @@ def test_a_failed_job_runs_again_when_the_model_is_back_with_a_cap(tmp_path):
     assert len(attempts) == 3  # two attempts while down, one once the probe said it was back
 
 
-def test_a_failed_job_gets_another_round_at_every_start(tmp_path):
+def test_a_failed_job_gets_another_round_at_every_start(store_location):
     """Issue 20, item 4: revivals at start-up used to run out (3), and then the job
     stayed failed for good, even once the model was fixed."""
 
     async def session(handler):
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         runner = JobRunner(jobs, {"work": handler}, EventBus(), max_attempts=1, max_revivals=2)
         await runner.start()
         if not await jobs.list():
@@ -332,9 +333,9 @@ def test_a_failed_job_gets_another_round_at_every_start(tmp_path):
     assert run(session(back)).status == JobStatus.DONE
 
 
-def test_invalid_content_fails_at_once_and_is_not_revived(tmp_path):
+def test_invalid_content_fails_at_once_and_is_not_revived(store_location):
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         calls = []
 
         async def invalid(job):
@@ -360,9 +361,9 @@ def test_invalid_content_fails_at_once_and_is_not_revived(tmp_path):
     assert after_restart.status == JobStatus.FAILED and after_restart.revivals == 0
 
 
-def test_the_user_can_retry_any_failed_job(tmp_path):
+def test_the_user_can_retry_any_failed_job(store_location):
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         fail = True
 
         async def handler(job):
@@ -385,9 +386,9 @@ def test_the_user_can_retry_any_failed_job(tmp_path):
     assert done.status == JobStatus.DONE
 
 
-def test_a_job_waits_for_its_answer_without_spinning(tmp_path):
+def test_a_job_waits_for_its_answer_without_spinning(store_location):
     async def scenario():
-        store, jobs = await _open(tmp_path)
+        store, jobs = await _open(store_location)
         conversations = ConversationRepository(store)
         conversation = await conversations.create()
         bus = EventBus()

@@ -58,9 +58,11 @@ async def varied_profile(service):
     return lyon
 
 
-def test_sql_pages_counts_and_matches_agree_for_every_query(tmp_path):
+def test_sql_pages_counts_and_matches_agree_for_every_query(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path, policy=TEMPORARY_UNLESS_EXPLICIT) as (
+        async with memory_services(
+            tmp_path, store_location=store_location, policy=TEMPORARY_UNLESS_EXPLICIT
+        ) as (
             _store,
             service,
             _events,
@@ -107,9 +109,15 @@ def test_sql_pages_counts_and_matches_agree_for_every_query(tmp_path):
     run(scenario())
 
 
-def test_keyset_pages_cover_everything_once_even_with_inserts_between_pages(tmp_path):
+def test_keyset_pages_cover_everything_once_even_with_inserts_between_pages(
+    store_location, tmp_path
+):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             await service.remember_many(
                 [MemoryDraft(f"The user noted item number {n}") for n in range(23)], explicit=True
             )
@@ -134,13 +142,17 @@ def test_keyset_pages_cover_everything_once_even_with_inserts_between_pages(tmp_
     run(scenario())
 
 
-def test_a_search_finds_memories_by_meaning_beside_its_words(tmp_path):
+def test_a_search_finds_memories_by_meaning_beside_its_words(store_location, tmp_path):
     """ "pet" holds none of the words of "The user's dog is named Buster", but its meaning
     is close (a pet is a topic whose memories name dogs); the SQL and the one-memory rule
     agree on the result."""
 
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             dog, job, petition = [
                 await service.remember(text, explicit=True)
                 for text in (

@@ -30,15 +30,17 @@ async def stored_embedding(store, memory_id):
 
 
 async def fts_ids(store, word):
-    rows = await store.run(
-        lambda db: db.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid", [word]
-        ).fetchall()
-    )
+    if store.dialect == "postgresql":
+        sql = "SELECT id FROM memories WHERE search_vector @@ to_tsquery('english', ?) ORDER BY id"
+    else:
+        sql = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid"
+    rows = await store.run(lambda db: db.execute(sql, [word]).fetchall())
     return [row[0] for row in rows]
 
 
 async def fts_integrity(store):
+    if store.dialect == "postgresql":
+        return  # a generated tsvector column can't drift from its row
     # FTS5's own check: with rank=1 it compares the index with the content table.
     await store.run(
         lambda db: db.execute(
@@ -56,9 +58,13 @@ async def add_messages(store, *texts):
 # -- remember -----------------------------------------------------------------------
 
 
-def test_remember_stores_scores_embeds_indexes_and_announces(tmp_path):
+def test_remember_stores_scores_embeds_indexes_and_announces(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             item = await service.remember(
                 "I prefer Python for backend development", category="Preference"
             )
@@ -80,9 +86,13 @@ def test_remember_stores_scores_embeds_indexes_and_announces(tmp_path):
     run(scenario())
 
 
-def test_policy_keeps_small_talk_temporary_but_explicit_always_active(tmp_path):
+def test_policy_keeps_small_talk_temporary_but_explicit_always_active(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             chatter = await service.remember("okay thanks", actor=PROCESSOR)
             asked = await service.remember("okay thanks", explicit=True, kind="note")
             assert chatter.status == MemoryStatus.TEMPORARY
@@ -106,9 +116,15 @@ def test_policy_keeps_small_talk_temporary_but_explicit_always_active(tmp_path):
         ("delete\x7f", "U+007F (DEL)"),
     ],
 )
-def test_bad_text_is_refused_with_a_clear_error_and_nothing_is_written(tmp_path, text, complaint):
+def test_bad_text_is_refused_with_a_clear_error_and_nothing_is_written(
+    store_location, tmp_path, text, complaint
+):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             with pytest.raises(InvalidInputError, match=re.escape(complaint)):
                 await service.remember(text)
             assert await count_rows(store, "memories") == 0
@@ -118,9 +134,13 @@ def test_bad_text_is_refused_with_a_clear_error_and_nothing_is_written(tmp_path,
     run(scenario())
 
 
-def test_text_at_the_limit_and_with_newlines_and_tabs_is_accepted(tmp_path):
+def test_text_at_the_limit_and_with_newlines_and_tabs_is_accepted(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             long = await service.remember("a" * MAX_MEMORY_CHARS)
             assert len(long.content) == MAX_MEMORY_CHARS
             lines = await service.remember("  first line\r\n\tsecond line  ")
@@ -129,9 +149,13 @@ def test_text_at_the_limit_and_with_newlines_and_tabs_is_accepted(tmp_path):
     run(scenario())
 
 
-def test_sources_must_be_messages_of_the_profile(tmp_path):
+def test_sources_must_be_messages_of_the_profile(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            _events,
+        ):
             first, second = await add_messages(store, "I live in Lyon", "and I cycle to work")
             item = await service.remember("The user lives in Lyon", sources=[second, first])
             assert await service.sources(item.id) == [first, second]
@@ -142,9 +166,13 @@ def test_sources_must_be_messages_of_the_profile(tmp_path):
     run(scenario())
 
 
-def test_remember_many_is_one_batch_and_all_or_nothing(tmp_path):
+def test_remember_many_is_one_batch_and_all_or_nothing(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             [message] = await add_messages(store, "turn")
             drafts = [
                 MemoryDraft(
@@ -173,9 +201,13 @@ def test_remember_many_is_one_batch_and_all_or_nothing(tmp_path):
     run(scenario())
 
 
-def test_unknown_kind_actor_and_ids_are_refused(tmp_path):
+def test_unknown_kind_actor_and_ids_are_refused(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             with pytest.raises(InvalidInputError, match="Unknown memory kind 'poem'"):
                 await service.remember("a poem", kind="poem")
             with pytest.raises(InvalidInputError, match="Unknown actor"):
@@ -205,9 +237,13 @@ def test_unknown_kind_actor_and_ids_are_refused(tmp_path):
 # -- edit ---------------------------------------------------------------------------
 
 
-def test_user_edit_marks_user_edited_reembeds_and_keeps_fts_in_sync(tmp_path):
+def test_user_edit_marks_user_edited_reembeds_and_keeps_fts_in_sync(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             # Coffee this morning passes (temporary); the user's edit vouches for it.
             item = await service.remember("I had coffee this morning", confidence=0.6)
             events.clear()
@@ -233,9 +269,15 @@ def test_user_edit_marks_user_edited_reembeds_and_keeps_fts_in_sync(tmp_path):
     run(scenario())
 
 
-def test_processor_edit_of_a_protected_memory_is_refused_and_stored_as_conflict(tmp_path):
+def test_processor_edit_of_a_protected_memory_is_refused_and_stored_as_conflict(
+    store_location, tmp_path
+):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             pinned = await service.remember("My name is John")
             await service.pin(pinned.id)
             with pytest.raises(ProtectedMemoryError, match="is pinned") as refused:
@@ -257,9 +299,13 @@ def test_processor_edit_of_a_protected_memory_is_refused_and_stored_as_conflict(
 # -- pin, forget, restore -----------------------------------------------------------
 
 
-def test_pin_and_unpin(tmp_path):
+def test_pin_and_unpin(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            events,
+        ):
             temporary = await service.remember("hello there", actor=PROCESSOR)
             assert temporary.status == MemoryStatus.TEMPORARY
             pinned = await service.pin(temporary.id)
@@ -276,9 +322,13 @@ def test_pin_and_unpin(tmp_path):
     run(scenario())
 
 
-def test_forget_and_restore_bring_back_the_previous_status(tmp_path):
+def test_forget_and_restore_bring_back_the_previous_status(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             active = await service.remember("I am allergic to peanuts")
             temporary = await service.remember("hmm maybe", actor=PROCESSOR)
             assert temporary.status == MemoryStatus.TEMPORARY
@@ -313,9 +363,13 @@ def test_forget_and_restore_bring_back_the_previous_status(tmp_path):
     run(scenario())
 
 
-def test_processors_cannot_forget_or_pin_protected_memories(tmp_path):
+def test_processors_cannot_forget_or_pin_protected_memories(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             item = await service.remember("My sister is called Ana")
             await service.edit(item.id, "My sister is called Anna")
             with pytest.raises(ProtectedMemoryError, match="edited by the user"):
@@ -330,9 +384,13 @@ def test_processors_cannot_forget_or_pin_protected_memories(tmp_path):
 # -- supersede ----------------------------------------------------------------------
 
 
-def test_supersede_keeps_both_rows_linked_in_one_transaction(tmp_path):
+def test_supersede_keeps_both_rows_linked_in_one_transaction(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             [message] = await add_messages(store, "I moved to Berlin")
             old = await service.remember("The user lives in Paris", category="Location")
             await service.pin(old.id)
@@ -366,9 +424,15 @@ def test_supersede_keeps_both_rows_linked_in_one_transaction(tmp_path):
     run(scenario())
 
 
-def test_processor_supersede_of_protected_memory_is_refused_and_kept_as_conflict(tmp_path, caplog):
+def test_processor_supersede_of_protected_memory_is_refused_and_kept_as_conflict(
+    store_location, tmp_path, caplog
+):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            events,
+        ):
             old = await service.remember("I am vegetarian")
             await service.edit(old.id, "I am vegan")
             events.clear()
@@ -398,9 +462,15 @@ def test_processor_supersede_of_protected_memory_is_refused_and_kept_as_conflict
 
 
 @pytest.mark.parametrize("user_first", [True, False], ids=["user-first", "processor-first"])
-def test_user_edit_racing_a_processor_write_ends_with_the_users_edit(tmp_path, user_first):
+def test_user_edit_racing_a_processor_write_ends_with_the_users_edit(
+    store_location, tmp_path, user_first
+):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            _events,
+        ):
             fact = await service.remember("The user works at Acme", actor=PROCESSOR)
             user = service.edit(fact.id, "I work at Globex")
             processor = service.propose_change(
@@ -431,10 +501,12 @@ def test_user_edit_racing_a_processor_write_ends_with_the_users_edit(tmp_path, u
 # -- reinforce and use --------------------------------------------------------------
 
 
-def test_reinforce_counts_links_keeps_higher_confidence_and_promotes(tmp_path):
+def test_reinforce_counts_links_keeps_higher_confidence_and_promotes(store_location, tmp_path):
     async def scenario():
         async with memory_services(
-            tmp_path, policy=MemoryPolicy(long_term_threshold=0.5, promote_after_uses=2)
+            tmp_path,
+            store_location=store_location,
+            policy=MemoryPolicy(long_term_threshold=0.5, promote_after_uses=2),
         ) as (
             store,
             service,
@@ -467,9 +539,13 @@ def test_reinforce_counts_links_keeps_higher_confidence_and_promotes(tmp_path):
     run(scenario())
 
 
-def test_mark_used_counts_without_history(tmp_path):
+def test_mark_used_counts_without_history(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             a = await service.remember("I like hiking in the Alps")
             b = await service.remember("I play the cello")
             events_before = await count_rows(store, "memory_events")
@@ -486,16 +562,24 @@ def test_mark_used_counts_without_history(tmp_path):
 # -- the index at start-up ----------------------------------------------------------
 
 
-def test_load_index_holds_exactly_the_active_memories_after_reopening(tmp_path):
+def test_load_index_holds_exactly_the_active_memories_after_reopening(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             keep = await service.remember("I prefer Python for backend development")
             gone = await service.remember("I use vim")
             await service.forget(gone.id)
             await service.remember("ok", actor=PROCESSOR)  # temporary
             old = await service.remember("I live in Paris")
             new = await service.propose_change(old.id, "I live in Berlin", actor=Actor.USER)
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             assert sorted(service.index.ids.tolist()) == [keep.id, new.id]
             query = shared_embedder().embed_sync(["backend language"])[0]
             ids, _scores = service.index.top_k(query, 1)
@@ -504,14 +588,22 @@ def test_load_index_holds_exactly_the_active_memories_after_reopening(tmp_path):
     run(scenario())
 
 
-def test_a_changed_embedder_reembeds_in_batches_with_progress(tmp_path):
+def test_a_changed_embedder_reembeds_in_batches_with_progress(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             items = await service.remember_many(
                 [f"Memory about topic {i}" for i in range(25)], explicit=True
             )
             forgotten = await service.forget(items[0].id)
-        async with memory_services(tmp_path) as (store, _service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            _service,
+            _events,
+        ):
             # Pretend 20 of them came from another embedder.
             await store.run(
                 lambda db: db.execute(
@@ -520,7 +612,11 @@ def test_a_changed_embedder_reembeds_in_batches_with_progress(tmp_path):
                     [np.ones(8, dtype=np.float32).tobytes()],
                 )
             )
-        async with memory_services(tmp_path) as (store, service, events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            events,
+        ):
             # Opening ran load_index(), which re-embedded the 20 in one batch.
             assert set(service.index.ids.tolist()) == {i.id for i in items[1:]}
             progress = events.named(ev.EmbeddingProgress)

@@ -1,11 +1,8 @@
-"""The messages tree (answer versions and branches) on a real SQLite file: the shown
-path after each change, and what each change hid and showed again."""
+"""The messages tree (answer versions and branches) on both stores (a real SQLite file,
+a PostgreSQL database): the shown path after each change, and what each change hid and
+showed again."""
 
 from __future__ import annotations
-
-import sqlite3
-
-from sqlite_utils import Database
 
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store.conversations import (
@@ -15,13 +12,11 @@ from acai_desktop.core.store.conversations import (
     update_message,
 )
 from acai_desktop.core.store.message_tree import add_answer_version, add_branch, select_version
-from acai_desktop.core.store.migrations import migrations
+from tests.support.store_db import store_db
 
 
-def open_db(tmp_path) -> Database:
-    db = Database(sqlite3.connect(tmp_path / "acai.sqlite3"))
-    migrations.apply(db)
-    return db
+def open_db(store_location):
+    return store_db(store_location)
 
 
 def turn(db, conversation_id: int, question: str, answer: str) -> tuple[int, int]:
@@ -38,8 +33,8 @@ def answer(db, message_id: int, text: str) -> None:
     update_message(db, message_id, content=text, status=MessageStatus.COMPLETE)
 
 
-def test_versions_and_branches_keep_every_path_reachable(tmp_path):
-    db = open_db(tmp_path)
+def test_versions_and_branches_keep_every_path_reachable(store_location):
+    db = open_db(store_location)
     chat = create_conversation(db).id
     _q1, a1 = turn(db, chat, "Q1", "A1")
     q2, a2 = turn(db, chat, "Q2", "A2")
@@ -69,8 +64,8 @@ def test_versions_and_branches_keep_every_path_reachable(tmp_path):
     db.close()
 
 
-def test_a_new_message_follows_the_end_of_the_shown_path(tmp_path):
-    db = open_db(tmp_path)
+def test_a_new_message_follows_the_end_of_the_shown_path(store_location):
+    db = open_db(store_location)
     chat = create_conversation(db).id
     _q1, a1 = turn(db, chat, "Q1", "A1")
     turn(db, chat, "Q2", "A2")

@@ -1,8 +1,10 @@
-"""What another connection writes (the MCP server, an import beside the window) reaches
-this process: its indexes and, as events, the window."""
+"""What another connection writes (the MCP server, an import beside the window, another
+computer on the PostgreSQL store) reaches this process: its indexes and, as events, the
+window."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from acai_desktop.core import events as ev
@@ -18,9 +20,13 @@ from tests.support.memory import memory_services
 CLAUDE = Path(__file__).parents[1] / "fixtures" / "chat_exports" / "claude_conversations.json"
 
 
-def test_writes_of_another_connection_are_published_once(tmp_path):
+def test_writes_of_another_connection_are_published_once(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, window, log):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            window,
+            log,
+        ):
             heard = []
             for kind in (ev.SuggestionsChanged, ev.ConversationChanged):
                 window.events.subscribe(kind, heard.append)
@@ -28,7 +34,11 @@ def test_writes_of_another_connection_are_published_once(tmp_path):
             outside = OutsideChanges(window, window.events, lambda: wakes.append(1))
             await outside.start()
             quiet = await outside.check()
-            async with memory_services(tmp_path) as (other_store, other, _other_log):
+            async with memory_services(tmp_path, store_location=store_location) as (
+                other_store,
+                other,
+                _other_log,
+            ):
                 await import_conversations(
                     other_store, other, EventBus(), read_export("claude", CLAUDE),
                     LearningBudget.parse("none"),
@@ -50,3 +60,33 @@ def test_writes_of_another_connection_are_published_once(tmp_path):
         "SuggestionsChanged", *["ConversationChanged"] * 3,
     ]  # fmt: skip
     assert recalled == list(range(1, 10))  # the imported messages, recalled by meaning here too
+
+
+def test_another_computers_memory_reaches_this_one_when_the_server_says_so(postgres_url, tmp_path):
+    """PostgreSQL: LISTEN/NOTIFY wakes the follower (no polling loop: the check period
+    is an hour, so only a notice can bring the memory in)."""
+
+    async def scenario():
+        async with memory_services(tmp_path, store_location=postgres_url) as (_s, window, log):
+            arrived = asyncio.Event()
+            window.events.subscribe(ev.MemoryAdded, lambda _event: arrived.set())
+            outside = OutsideChanges(window, window.events)
+            follower = asyncio.create_task(outside.run(seconds=3600))
+            try:
+                async with memory_services(tmp_path, store_location=postgres_url) as (
+                    _other_store,
+                    other,
+                    _other_log,
+                ):
+                    # Written only once the follower listens, so the notice is its news.
+                    await asyncio.wait_for(outside.following.wait(), timeout=30)
+                    memory = await other.remember("The user lives in Porto", explicit=True)
+                    await asyncio.wait_for(arrived.wait(), timeout=30)
+            finally:
+                follower.cancel()
+                await asyncio.gather(follower, return_exceptions=True)
+            return memory, log.memories(ev.MemoryAdded), window.index.ids
+
+    memory, added, indexed = run(scenario())
+    assert [item.id for item in added] == [memory.id]
+    assert memory.id in [int(i) for i in indexed]

@@ -42,9 +42,13 @@ PLAIN_CASES = {
 }
 
 
-def _search(tmp_path, texts: list[str], page: int = 50):
+def _search(store_location, tmp_path, texts: list[str], page: int = 50):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             items = await service.remember_many(
                 [MemoryDraft(content, category=category) for _, content, category in FACTS],
                 explicit=True,
@@ -60,8 +64,8 @@ def _search(tmp_path, texts: list[str], page: int = 50):
     return run(scenario())
 
 
-def test_the_plain_cases_are_found_and_come_first(tmp_path):
-    shown = _search(tmp_path, list(PLAIN_CASES))
+def test_the_plain_cases_are_found_and_come_first(store_location, tmp_path):
+    shown = _search(store_location, tmp_path, list(PLAIN_CASES))
     for text, expected in PLAIN_CASES.items():
         assert expected <= set(shown[text]), (text, shown[text])
         # Relevance, not date: the expected facts lead the list.
@@ -69,13 +73,17 @@ def test_the_plain_cases_are_found_and_come_first(tmp_path):
     assert "car" not in shown["food"] and "guitar" not in shown["work"]
 
 
-def test_a_search_with_nothing_on_its_topic_shows_nothing(tmp_path):
-    assert _search(tmp_path, ["zebra crossing"])["zebra crossing"] == []
+def test_a_search_with_nothing_on_its_topic_shows_nothing(store_location, tmp_path):
+    assert _search(store_location, tmp_path, ["zebra crossing"])["zebra crossing"] == []
 
 
-def test_pages_under_a_search_follow_the_relevance_order_without_gaps(tmp_path):
+def test_pages_under_a_search_follow_the_relevance_order_without_gaps(store_location, tmp_path):
     async def scenario():
-        async with memory_services(tmp_path) as (_store, service, _events):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            _store,
+            service,
+            _events,
+        ):
             await service.remember_many(
                 [MemoryDraft(content, category=category) for _, content, category in FACTS],
                 explicit=True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -31,9 +32,15 @@ FACTS = [
 ]
 
 
-def _with_retriever(tmp_path, body, *, weights: RetrievalWeights | None = None, facts=FACTS):
+def _with_retriever(
+    store_location, tmp_path, body, *, weights: RetrievalWeights | None = None, facts=FACTS
+):
     async def go():
-        async with memory_services(tmp_path) as (store, service, _log):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            _log,
+        ):
             items = await service.remember_many(
                 [MemoryDraft(content=f) for f in facts], explicit=True
             )
@@ -43,7 +50,7 @@ def _with_retriever(tmp_path, body, *, weights: RetrievalWeights | None = None, 
     return run(go())
 
 
-def test_a_query_sharing_rare_words_ranks_its_memory_first(tmp_path):
+def test_a_query_sharing_rare_words_ranks_its_memory_first(store_location, tmp_path):
     async def body(retriever, service, items):
         hits = await retriever.search("Where does Leila live?", k=3)
         assert hits[0].memory.id == items[0].id
@@ -51,10 +58,10 @@ def test_a_query_sharing_rare_words_ranks_its_memory_first(tmp_path):
         assert [h.rank for h in hits] == [1, 2, 3]
         assert hits[0].score >= hits[1].score >= hits[2].score
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
-def test_a_paraphrase_with_no_shared_word_is_found_semantically(tmp_path):
+def test_a_paraphrase_with_no_shared_word_is_found_semantically(store_location, tmp_path):
     async def body(retriever, service, items):
         hits = await retriever.search("What drink do I like?", k=3)
         tea = items[3].id
@@ -62,10 +69,10 @@ def test_a_paraphrase_with_no_shared_word_is_found_semantically(tmp_path):
         hit = next(h for h in hits if h.memory.id == tea)
         assert "semantic" in hit.reasons and "lexical" not in hit.reasons
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
-def test_only_active_memories_are_returned_and_exclusions_hold(tmp_path):
+def test_only_active_memories_are_returned_and_exclusions_hold(store_location, tmp_path):
     async def body(retriever, service, items):
         await service.forget(items[0].id)
         hits = await retriever.search("Leila Lisbon architect sister", k=10)
@@ -74,10 +81,10 @@ def test_only_active_memories_are_returned_and_exclusions_hold(tmp_path):
         assert items[2].id not in [h.memory.id for h in hits]
         assert all(h.memory.status == "active" for h in hits)
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
-def test_pinned_memories_are_listed_and_marked(tmp_path):
+def test_pinned_memories_are_listed_and_marked(store_location, tmp_path):
     async def body(retriever, service, items):
         await service.pin(items[1].id)
         pinned = await retriever.pinned()
@@ -86,10 +93,10 @@ def test_pinned_memories_are_listed_and_marked(tmp_path):
         assert hits[0].memory.id == items[1].id
         assert "pinned" in hits[0].reasons
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
-def test_conversation_boost_is_reported(tmp_path):
+def test_conversation_boost_is_reported(store_location, tmp_path):
     async def body(retriever, service, items):
         from acai_desktop.core.store.conversations import create_conversation
 
@@ -103,7 +110,7 @@ def test_conversation_boost_is_reported(tmp_path):
         hit = next(h for h in hits if h.memory.id == item.id)
         assert "this_conversation" in hit.reasons
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
 @pytest.mark.parametrize(
@@ -133,26 +140,30 @@ def test_conversation_boost_is_reported(tmp_path):
         " ".join(f"word{i}" for i in range(200)),
     ],
 )
-def test_hostile_or_empty_queries_never_break_the_search(tmp_path, query):
+def test_hostile_or_empty_queries_never_break_the_search(store_location, tmp_path, query):
     async def body(retriever, service, items):
         hits = await retriever.search(query, k=5)
         assert len(hits) <= 5
         if not query.strip():
             assert hits == []
 
-    _with_retriever(tmp_path, body, facts=FACTS[:3])
+    _with_retriever(store_location, tmp_path, body, facts=FACTS[:3])
 
 
-def test_k_zero_returns_nothing(tmp_path):
+def test_k_zero_returns_nothing(store_location, tmp_path):
     async def body(retriever, service, items):
         assert await retriever.search("tea", k=0) == []
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
-def test_an_empty_profile_returns_nothing(tmp_path):
+def test_an_empty_profile_returns_nothing(store_location, tmp_path):
     async def go():
-        async with memory_services(tmp_path) as (store, service, _log):
+        async with memory_services(tmp_path, store_location=store_location) as (
+            store,
+            service,
+            _log,
+        ):
             retriever = HybridRetriever(store, service.embedder, VectorIndex(256))
             assert await retriever.search("anything at all", k=5) == []
             assert await retriever.pinned() == []
@@ -160,7 +171,7 @@ def test_an_empty_profile_returns_nothing(tmp_path):
     run(go())
 
 
-def test_common_words_are_left_out_of_the_full_text_query(tmp_path):
+def test_common_words_are_left_out_of_the_full_text_query(store_location, tmp_path):
     facts = [f"Coffee note number {i}" for i in range(12)] + ["Espresso coffee at the station"]
 
     async def body(retriever, service, items):
@@ -176,11 +187,15 @@ def test_common_words_are_left_out_of_the_full_text_query(tmp_path):
         assert hits[0].memory.id == items[-1].id
 
     _with_retriever(
-        tmp_path, body, facts=facts, weights=RetrievalWeights(lexical_budget_documents=5)
+        store_location,
+        tmp_path,
+        body,
+        facts=facts,
+        weights=RetrievalWeights(lexical_budget_documents=5),
     )
 
 
-def test_the_and_of_common_words_grows_until_it_matches_few_rows(tmp_path):
+def test_the_and_of_common_words_grows_until_it_matches_few_rows(store_location, tmp_path):
     # "note" and "number" (12 rows each) always occur together, so AND-ing them alone
     # would still match 12 rows; the next rarest word joins until few rows match.
     facts = [f"Coffee note number {i}" + (" kettle" if i < 2 else "") for i in range(12)]
@@ -197,10 +212,10 @@ def test_the_and_of_common_words_grows_until_it_matches_few_rows(tmp_path):
             '"stove" AND "number"'
         )
 
-    _with_retriever(tmp_path, body, facts=facts)
+    _with_retriever(store_location, tmp_path, body, facts=facts)
 
 
-def test_a_lone_word_commoner_than_the_budget_is_not_scored(tmp_path):
+def test_a_lone_word_commoner_than_the_budget_is_not_scored(store_location, tmp_path):
     facts = [f"Coffee note number {i}" for i in range(12)] + ["Espresso at the station"]
 
     async def body(retriever, service, items):
@@ -212,7 +227,11 @@ def test_a_lone_word_commoner_than_the_budget_is_not_scored(tmp_path):
         assert len(hits) == 3  # the semantic side still finds them
 
     _with_retriever(
-        tmp_path, body, facts=facts, weights=RetrievalWeights(lexical_budget_documents=5)
+        store_location,
+        tmp_path,
+        body,
+        facts=facts,
+        weights=RetrievalWeights(lexical_budget_documents=5),
     )
 
 
@@ -262,7 +281,9 @@ def test_vector_index_keeps_ids_and_rows_in_step():
     assert index.top_k(query, 10)[0].tolist() == sorted([5, 6], key=lambda i: -vectors[i][0])
 
 
-def test_ranking_is_the_same_with_facts_from_the_index_or_from_the_database(tmp_path):
+def test_ranking_is_the_same_with_facts_from_the_index_or_from_the_database(
+    store_location, tmp_path
+):
     """The index's facts (importance, pin, recency, conversation) are a copy of the
     database's: with an index that has none, the retriever reads them with SQL, and
     the ranking must not change."""
@@ -283,9 +304,8 @@ def test_ranking_is_the_same_with_facts_from_the_index_or_from_the_database(tmp_
         for item, days in ((items[3], 45), (items[4], 400)):
             await service.store.run(
                 lambda db, item=item, days=days: db.execute(
-                    "UPDATE memories SET updated_at = strftime('%Y-%m-%dT%H:%M:%f+00:00', "
-                    "'now', ?) WHERE id = ?",
-                    [f"-{days} days", item.id],
+                    "UPDATE memories SET updated_at = ? WHERE id = ?",
+                    [(datetime.now(UTC) - timedelta(days=days)).isoformat(), item.id],
                 )
             )
         await service.load_index(reembed=False)
@@ -303,10 +323,12 @@ def test_ranking_is_the_same_with_facts_from_the_index_or_from_the_database(tmp_
                 ]
                 assert expected
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
-def test_an_active_memory_missing_from_the_index_is_still_found_by_its_words(tmp_path):
+def test_an_active_memory_missing_from_the_index_is_still_found_by_its_words(
+    store_location, tmp_path
+):
     async def body(retriever, service, items):
         service.index.remove(items[6].id)  # as if its vector were still being recomputed
         hits = await retriever.search("transmission bus", k=3)
@@ -317,10 +339,10 @@ def test_an_active_memory_missing_from_the_index_is_still_found_by_its_words(tmp
         hits = await retriever.search("transmission bus", k=3)
         assert items[6].id not in [h.memory.id for h in hits]
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
-def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(tmp_path):
+def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(store_location, tmp_path):
     async def body(retriever, service, items):
         def broken(index, vector, excluded, candidates):
             raise RuntimeError("semantic side failed")
@@ -330,7 +352,7 @@ def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(tmp_path):
             await retriever.search("Leila", k=3)
         assert await service.store.run(lambda db: db.execute("SELECT 1").fetchone()[0]) == 1
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)
 
 
 class _WaitingEmbedder:
@@ -351,7 +373,7 @@ class _WaitingEmbedder:
         return await self.inner.embed(texts)
 
 
-def test_an_embedder_that_waits_never_holds_the_database_thread(tmp_path):
+def test_an_embedder_that_waits_never_holds_the_database_thread(store_location, tmp_path):
     """The query is embedded on the loop while the database thread already runs the
     full-text queries only when the embedder embeds it at once; one that waits (the
     network) embeds first, so other database work goes on meanwhile."""
@@ -377,4 +399,4 @@ def test_an_embedder_that_waits_never_holds_the_database_thread(tmp_path):
         ]
         assert slow_hits[0].memory.id == items[0].id
 
-    _with_retriever(tmp_path, body)
+    _with_retriever(store_location, tmp_path, body)

@@ -12,10 +12,11 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.service_factory import open_memory_services
+from acai_desktop.core.memory.service_factory import memory_service_on, open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryItem
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.store_url import open_store
 
 _EMBEDDER = None
 
@@ -60,10 +61,22 @@ class EventLog:
 
 @asynccontextmanager
 async def memory_services(
-    data_dir: Path, *, policy: MemoryPolicy | None = None
+    data_dir: Path,
+    *,
+    policy: MemoryPolicy | None = None,
+    store_location: Path | str | None = None,
 ) -> AsyncIterator[tuple[Store, MemoryService, EventLog]]:
+    """The memory of the profile in ``data_dir``, or (``store_location``, the store
+    suite's fixture) of the store there: a SQLite file or a PostgreSQL database."""
     bus = EventBus()
     log = EventLog().attach(bus)
+    if store_location is not None:
+        store = await open_store(store_location)
+        try:
+            yield store, await memory_service_on(store, shared_embedder(), bus, policy), log
+        finally:
+            await store.close()
+        return
     async with open_memory_services(
         Profile.at(data_dir), embedder=shared_embedder(), policy=policy, events=bus
     ) as (store, service):

@@ -368,7 +368,7 @@ def _stop_queued(db, document_ids: list[int] | None) -> list[Document]:
         for document_id in document_ids:
             removed = db.execute(
                 "DELETE FROM jobs WHERE kind = ? AND status = 'pending' "
-                "AND json_extract(payload, '$.document_id') = ?",
+                "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
                 [sql.INDEX_JOB, document_id],
             ).rowcount
             if removed:

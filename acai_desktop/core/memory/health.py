@@ -23,6 +23,7 @@ from sqlite_utils import Database
 from acai_desktop.core.records import MemoryKind, MemoryStatus
 from acai_desktop.core.store import memory_health as sql
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.dialect import is_postgres
 
 #: A current memory not used for this long counts as stale.
 STALE_AFTER_DAYS = 90
@@ -125,7 +126,11 @@ def _read(db: Database, path: Path | str, now: datetime, stale_after_days: int) 
         never_used=figures["never_used"],
         unused_long=figures["unused_since"],
         superseded_kept=figures["superseded_kept"],
-        database=database_size(path),
+        database=(
+            DatabaseSize(sql.server_database_bytes(db), 0)
+            if is_postgres(db)
+            else database_size(path)
+        ),
         stale_after_days=stale_after_days,
         read_at=now,
     )

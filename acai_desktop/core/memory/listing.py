@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from acai_desktop.core.records import MemoryItem, MemoryStatus
+from acai_desktop.core.store.dialect import is_postgres
 
 if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
     from sqlite_utils import Database
@@ -192,6 +193,11 @@ class PanelQuery:
 
 
 def _register_fold(db: Database) -> None:
+    """SQLite: :func:`_searchable` as the SQL function FOLD_FUNCTION. PostgreSQL has it in
+    its schema (ICU's ``lower``: the same as ``casefold`` for the letters of most
+    languages)."""
+    if is_postgres(db):
+        return
     db.conn.create_function(FOLD_FUNCTION, 2, _searchable, deterministic=True)
 
 

@@ -29,6 +29,7 @@ import numpy as np
 from acai_desktop.core.memory.query import STOP_WORDS, fts_match_expression
 from acai_desktop.core.memory.topics import search_words, topics_of
 from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.store.search import best_matches_clause, match_parameter
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -94,11 +95,8 @@ def _topic_rows(
         [w.replace("'", " ").split()[0] for w in terms.related if w.replace("'", " ").strip()]
     )
     if match:
-        clauses.append(
-            "id IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-            "ORDER BY rank LIMIT ?)"
-        )
-        params += [match, limit]
+        clauses.append(best_matches_clause(db))
+        params += [match_parameter(db, match), limit]
     if terms.categories:
         clauses.append(f"lower(category) IN ({', '.join('?' for _ in terms.categories)})")
         params += sorted(terms.categories)

@@ -19,6 +19,7 @@ from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.store_url import open_store
 
 
 async def memory_service_on(
@@ -52,7 +53,7 @@ async def open_memory_services(
         from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
-    store = await Store.open(profile.ensure().database_path)
+    store = await open_store(profile.ensure().database_path)
     try:
         yield (
             store,

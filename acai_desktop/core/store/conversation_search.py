@@ -24,6 +24,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.records import ConversationHit
 from acai_desktop.core.rules.words import MAX_QUERY_TERMS, normalise, tokenize
+from acai_desktop.core.store.dialect import is_postgres
 
 #: Characters of a message shown before its first matched word, and in all.
 SNIPPET_BEFORE = 40
@@ -101,7 +102,20 @@ def message_hits(db: Database, terms: Sequence[str], limit: int) -> list[Convers
     match = match_expression(terms)
     if match is None:
         return []
-    rows = db.execute(
+    if is_postgres(db):
+        from acai_desktop.core.store.postgres import full_text
+
+        rows = full_text.conversation_message_rows(db, terms, limit)
+    else:
+        rows = _fts5_message_rows(db, match, limit)
+    return [
+        ConversationHit(conversation_id, title, message_id, snippet(content, terms), at, role)
+        for message_id, conversation_id, title, content, at, role in rows
+    ]
+
+
+def _fts5_message_rows(db: Database, match: str, limit: int) -> list[tuple]:
+    return db.execute(
         """
         SELECT m.id, m.conversation_id, c.title, m.content, m.created_at, m.role
         FROM (SELECT rowid AS id, bm25(messages_fts, 1.0, 0.0) AS score
@@ -113,10 +127,6 @@ def message_hits(db: Database, terms: Sequence[str], limit: int) -> list[Convers
         """,
         [match, int(limit)],
     ).fetchall()
-    return [
-        ConversationHit(conversation_id, title, message_id, snippet(content, terms), at, role)
-        for message_id, conversation_id, title, content, at, role in rows
-    ]
 
 
 def temporary_message_hits(db: Database, terms: Sequence[str], limit: int) -> list[ConversationHit]:

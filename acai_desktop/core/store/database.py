@@ -35,6 +35,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.progress import progress_log
+from acai_desktop.core.store.dialect import SQLITE
 from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.private_files import make_private
 from acai_desktop.core.store.reader import Reader
@@ -262,7 +263,10 @@ def _reporting_progress(connection: sqlite3.Connection, path: Path | str, steps:
 
 class Store:
     """Owns the connection and its thread. Repositories call :meth:`run`; the fast
-    reads that must not queue behind a write call :meth:`read`."""
+    reads that must not queue behind a write call :meth:`read`. The SQLite side of
+    :class:`~acai_desktop.core.store.interface.MemoryStore`."""
+
+    dialect = SQLITE
 
     def __init__(self, path: Path | str) -> None:
         self.path = path

@@ -22,6 +22,7 @@ from acai_desktop.core.documents.model import (
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job
 from acai_desktop.core.redaction import redact
+from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ def queue_document(
             # Its failed indexing jobs are superseded by the new one (no stale Retry).
             db.execute(
                 "DELETE FROM jobs WHERE kind = ? AND status = 'failed' "
-                "AND json_extract(payload, '$.document_id') = ?",
+                "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
                 [INDEX_JOB, document_id],
             )
         payload = {"document_id": document_id, **({"force": True} if force else {})}
@@ -176,7 +177,7 @@ def open_index_job(db: Database, document_id: int) -> int | None:
     """The id of the document's indexing job that is waiting or running, if any."""
     row = db.execute(
         "SELECT id FROM jobs WHERE kind = ? AND status IN ('pending', 'running') "
-        "AND json_extract(payload, '$.document_id') = ? ORDER BY id LIMIT 1",
+        "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ? ORDER BY id LIMIT 1",
         [INDEX_JOB, document_id],
     ).fetchone()
     return row[0] if row else None
@@ -208,8 +209,8 @@ def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
     requeued, given_up, failed = [], [], []
     with db.atomic():
         running = db.execute(
-            "SELECT id, json_extract(payload, '$.document_id'), interruptions + 1 FROM jobs "
-            "WHERE kind = ? AND status = 'running'",
+            "SELECT id, CAST(json_extract(payload, '$.document_id') AS INTEGER), "
+            "interruptions + 1 FROM jobs WHERE kind = ? AND status = 'running'",
             [INDEX_JOB],
         ).fetchall()
         at = now_iso()
@@ -372,7 +373,7 @@ def delete_document(db: Database, document_id: int) -> Document:
         document = fetch_document(db, document_id)
         db.execute(
             "DELETE FROM jobs WHERE kind = ? AND status != 'running' "
-            "AND json_extract(payload, '$.document_id') = ?",
+            "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
             [INDEX_JOB, document_id],
         )
         db.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
@@ -417,6 +418,12 @@ def chunk_hits(
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 as a positive score) of the best full-text matches, within
     ``document_ids`` when given, never in ``excluded``."""
+    if document_ids is not None and not len(document_ids):
+        return []
+    if is_postgres(db):
+        from acai_desktop.core.store.postgres import full_text
+
+        return full_text.chunk_hits(db, match, limit, document_ids, excluded)
     sql = (
         "SELECT c.id, -bm25(chunks_fts, 1.0, 0.5) FROM chunks_fts "
         "JOIN chunks AS c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.ordinal >= 0"

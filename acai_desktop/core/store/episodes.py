@@ -15,6 +15,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.records import RecalledMessage
+from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors
 
 MESSAGES_FTS = "messages_fts"
@@ -46,17 +47,27 @@ def message_hits(
     ``context_weight``. The join to ``messages`` runs on the few rows FTS5 kept.
     Ages count from ``now`` (an ISO timestamp, or SQLite's "now").
     """
+    if is_postgres(db):
+        from acai_desktop.core.store.postgres import full_text
+
+        hits, hit_params = full_text.message_scores(db, match, context_weight)
+        hits += " ORDER BY score, t.id LIMIT ?"
+        hit_params.append(int(limit))
+    else:
+        hits = (
+            "SELECT rowid AS id, bm25(messages_fts, 1.0, ?) AS score FROM messages_fts "
+            "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?"
+        )
+        hit_params = [float(context_weight), match, int(limit)]
     rows = db.execute(
         f"""
         SELECT h.id, -h.score, m.conversation_id, coalesce(m.author, ''),
                max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
-        FROM (SELECT rowid AS id, bm25(messages_fts, 1.0, ?) AS score
-              FROM messages_fts WHERE messages_fts MATCH ?
-              ORDER BY score LIMIT ?) AS h
+        FROM ({hits}) AS h
         JOIN messages AS m ON m.id = h.id
         ORDER BY h.score, h.id
         """,
-        [now, float(context_weight), match, int(limit)],
+        [now, *hit_params],
     ).fetchall()
     return [tuple(row) for row in rows]
 
@@ -111,6 +122,10 @@ def message_bm25(
     wanted = {int(i) for i in ids}
     if not wanted:
         return {}
+    if is_postgres(db):
+        from acai_desktop.core.store.postgres import full_text
+
+        return full_text.message_bm25(db, match, wanted, context_weight)
     rows = db.execute(
         "SELECT rowid, -bm25(messages_fts, 1.0, ?) FROM messages_fts WHERE messages_fts MATCH ?",
         [float(context_weight), match],

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
+from acai_desktop.core.store.dialect import is_postgres
+
 FULL_TEXT_TABLES = ("memories_fts", "messages_fts", "chunks_fts")
 MERGE_PAGES = 256
 
@@ -24,6 +26,8 @@ def merge_step(db: Database, table: str, pages: int = MERGE_PAGES) -> bool:
     connection's change count: a step that worked counts two or more.)"""
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
+    if is_postgres(db):
+        return False  # a GIN index has no segments; PostgreSQL's vacuum keeps it
     before = db.conn.total_changes
     with db.atomic():
         db.execute(f"INSERT INTO {table}({table}, rank) VALUES('merge', ?)", [-pages])

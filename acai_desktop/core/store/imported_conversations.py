@@ -19,6 +19,7 @@ from acai_desktop.core.chat_import.model import ImportedConversation
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.records import Conversation
 from acai_desktop.core.store.conversations import fetch_conversation
+from acai_desktop.core.store.dialect import is_postgres
 
 #: The job that learns facts from one imported message (the critical-info processor's
 #: work, queued apart from a live chat's so the user can pause it on its own).
@@ -67,7 +68,11 @@ def _indexing_once(db: Database) -> Iterator[list[int]]:
     times over: two thirds of an import's time). For new conversations only: no
     message of theirs was indexed before. The trigger is dropped and made again from
     its own stored SQL in the same transaction, so no other connection ever sees the
-    schema without it."""
+    schema without it. (On PostgreSQL the trigger indexes each message: dropping it
+    would lock the table against every other computer for the whole batch.)"""
+    if is_postgres(db):
+        yield []
+        return
     (trigger_sql,) = db.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [_INSERT_TRIGGER]
     ).fetchone()

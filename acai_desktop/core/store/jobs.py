@@ -26,6 +26,7 @@ from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.dialect import is_postgres
 
 JOB_COLUMNS = (
     "id, kind, payload, conversation_id, status, attempts, last_error, run_after, "
@@ -98,8 +99,13 @@ def claim_next_job(
         marks = ", ".join("?" for _ in busy_conversations)
         sql += f" AND (conversation_id IS NULL OR conversation_id NOT IN ({marks}))"
         params.extend(busy_conversations)
+    sql += " ORDER BY id LIMIT 1"
+    if is_postgres(db):
+        sql = _across_computers(db, sql)
     with db.atomic():
-        found = _jobs(db.execute(sql + " ORDER BY id LIMIT 1", params))
+        if is_postgres(db):
+            db.execute("SELECT pg_advisory_xact_lock(?)", [_CLAIM_LOCK])
+        found = _jobs(db.execute(sql, params))
         if not found:
             return None
         db.execute(
@@ -107,7 +113,64 @@ def claim_next_job(
             "WHERE id = ?",
             [at, found[0].id],
         )
+        _hold(db, found[0].id)
     return fetch_job(db, found[0].id)
+
+
+# On PostgreSQL several computers claim from one queue (docs/architecture.md, "Jobs
+# across computers"). A claim locks its row (FOR UPDATE SKIP LOCKED: no two claims take
+# one job, none waits on another's row); claims queue on one transaction-scoped lock,
+# so "one running job per conversation" holds across computers too (a claim sees the
+# running jobs every earlier claim committed). While a job runs, its process holds a
+# session lock on it: when that process dies, the server releases it, and the next
+# start of any computer puts the job back in the queue; a job whose lock is held is
+# still running somewhere and is left alone.
+_CLAIM_LOCK = 0x4A4F4253  # "JOBS"
+_RUNNING_LOCKS = 0x52554E53  # "RUNS": the first key of a running job's lock (id the second)
+
+
+def _across_computers(db: Database, sql: str) -> str:
+    """The claim's query, leaving out conversations with a job another process runs
+    (this process's own are its runner's ``busy_conversations``)."""
+    return (
+        sql.replace(
+            " ORDER BY id LIMIT 1",
+            " AND (conversation_id IS NULL OR NOT EXISTS (SELECT 1 FROM jobs AS r "
+            "JOIN pg_locks AS l ON l.locktype = 'advisory' "
+            f"AND l.classid::bigint = {_RUNNING_LOCKS} AND l.objid::bigint = r.id "
+            "AND l.objsubid = 2 AND l.pid != pg_backend_pid() "
+            "WHERE r.status = 'running' AND r.conversation_id = jobs.conversation_id))"
+            " ORDER BY id LIMIT 1",
+        )
+        + " FOR UPDATE OF jobs SKIP LOCKED"
+    )
+
+
+def _hold(db: Database, job_id: int) -> None:
+    """PostgreSQL: this process runs ``job_id`` (a session lock, see ``_CLAIM_LOCK``)."""
+    if is_postgres(db):
+        db.execute("SELECT pg_advisory_lock(?, ?)", [_RUNNING_LOCKS, int(job_id)])
+
+
+def _release(db: Database, job_ids: Collection[int]) -> None:
+    if is_postgres(db):
+        for job_id in job_ids:
+            db.execute(
+                "SELECT pg_advisory_unlock(?, ?) FROM pg_locks WHERE locktype = 'advisory' "
+                "AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 2 "
+                "AND pid = pg_backend_pid() LIMIT 1",
+                [_RUNNING_LOCKS, int(job_id), _RUNNING_LOCKS, int(job_id)],
+            )
+
+
+def _orphaned(db: Database, job_ids: list[int]) -> list[int]:
+    """PostgreSQL: the running jobs among ``job_ids`` that no live process holds."""
+    free = []
+    for job_id in job_ids:
+        if db.execute("SELECT pg_try_advisory_lock(?, ?)", [_RUNNING_LOCKS, job_id]).fetchone()[0]:
+            free.append(job_id)
+            db.execute("SELECT pg_advisory_unlock(?, ?)", [_RUNNING_LOCKS, job_id])
+    return free
 
 
 def next_run_after(db: Database) -> str | None:
@@ -123,6 +186,7 @@ def finish_job(db: Database, job_id: int) -> Job:
             "UPDATE jobs SET status = 'done', last_error = NULL, updated_at = ? WHERE id = ?",
             [now_iso(), job_id],
         )
+    _release(db, [job_id])
     return fetch_job(db, job_id)
 
 
@@ -138,6 +202,7 @@ def fail_job(
             "updated_at = ? WHERE id = ?",
             [str(status), redact(error), retry_at, int(retryable), now_iso(), job_id],
         )
+    _release(db, [job_id])
     return fetch_job(db, job_id)
 
 
@@ -148,13 +213,21 @@ def requeue_jobs(db: Database, job_ids: Collection[int] | None = None) -> int:
         "WHERE status = 'running'"
     )
     params: list = [now_iso()]
+    if job_ids is None and is_postgres(db):
+        # At a start: only what no live process still runs (another computer's jobs
+        # are its own).
+        running = db.execute("SELECT id FROM jobs WHERE status = 'running'").fetchall()
+        job_ids = _orphaned(db, [row[0] for row in running])
     if job_ids is not None:
         if not job_ids:
             return 0
         sql += f" AND id IN ({', '.join('?' for _ in job_ids)})"
         params.extend(job_ids)
     with db.atomic():
-        return db.execute(sql, params).rowcount
+        count = db.execute(sql, params).rowcount
+    if job_ids is not None:
+        _release(db, job_ids)
+    return count
 
 
 def _where_ids(sql: str, params: list, job_ids: Collection[int] | None) -> str:
@@ -345,4 +418,6 @@ def claim_job(db: Database, job_id: int) -> Job | None:
             "WHERE id = ? AND status = 'pending'",
             [now_iso(), job_id],
         ).rowcount
+        if claimed:
+            _hold(db, job_id)
     return fetch_job(db, job_id) if claimed else None

@@ -17,6 +17,7 @@ from sqlite_utils import Database
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import MEMORY_COLUMNS, MEMORY_CONVERTERS, MemoryEvent, MemoryItem
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.dialect import is_postgres
 
 if TYPE_CHECKING:
     # numpy loads where vectors are encoded or decoded: the window opens the profile
@@ -63,7 +64,15 @@ class MemoryFilter:
 
 
 def fetch_memory(db: Database, memory_id: int) -> MemoryItem:
-    row = db.execute(f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ?", [memory_id]).fetchone()
+    """The memory's record. Inside a write transaction on PostgreSQL the row is locked
+    until it ends: a change reads, decides (a user's edit wins over a processor's, a
+    pinned memory is left alone) and writes, and another computer's change of the same
+    memory waits, then reads the row as this one left it. (On SQLite the one write lock
+    does the same.)"""
+    sql = f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ?"
+    if is_postgres(db) and db.in_write_transaction():
+        sql += " FOR UPDATE"
+    row = db.execute(sql, [memory_id]).fetchone()
     if row is None:
         raise NotFoundError(f"No memory with id {memory_id}.")
     return memory_from_row(row)

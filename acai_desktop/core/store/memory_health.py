@@ -111,3 +111,8 @@ def read_all(db: Database, cutoff: str) -> dict:
         return collect()
     finally:
         db.conn.rollback()
+
+
+def server_database_bytes(db: Database) -> int:
+    """PostgreSQL: the size of the profile's database on the server (it has no file here)."""
+    return db.execute("SELECT pg_database_size(current_database())").fetchone()[0]

@@ -25,6 +25,7 @@ from acai_desktop.core.records import (
     MemoryItem,
     MemoryStatus,
 )
+from acai_desktop.core.store.dialect import reserve_ids
 from acai_desktop.core.store.memories import (
     encode_embedding,
     fetch_memory,
@@ -193,8 +194,9 @@ def insert_memories(
     ``via``: who wrote them from outside the app ("Claude Desktop via MCP"), recorded in
     the event's ``after``.
 
-    Every row must set the same columns. Ids are given explicitly from ``max(id) + 1``
-    on, exactly as SQLite would assign them, so one ``executemany`` per table is enough.
+    Every row must set the same columns. Ids are given explicitly (``reserve_ids``: on
+    SQLite from ``max(id) + 1`` on, exactly as SQLite would assign them), so one
+    ``executemany`` per table is enough.
     """
     if not rows:
         return []
@@ -203,8 +205,7 @@ def insert_memories(
     columns = list(prepared[0])
     if any(list(row) != columns for row in prepared):
         raise ValueError("insert_memories: every row must set the same columns")
-    first = db.execute("SELECT coalesce(max(id), 0) + 1 FROM memories").fetchone()[0]
-    ids = range(first, first + len(prepared))
+    ids = reserve_ids(db, "memories", len(prepared))
     names = ", ".join(["id", *columns, "created_at", "updated_at"])
     marks = ", ".join("?" for _ in range(len(columns) + 3))
     db.conn.executemany(

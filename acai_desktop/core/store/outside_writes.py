@@ -11,6 +11,7 @@ from sqlite_utils import Database
 
 from acai_desktop.core.records import Conversation, MemoryItem, Suggestion
 from acai_desktop.core.store.conversations import CONVERSATION_COLUMNS
+from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors, memories_by_id
 from acai_desktop.core.store.suggestions import fetch_suggestion
 
@@ -43,7 +44,9 @@ def _max(db: Database, table: str) -> int:
 
 def current_cursors(db: Database) -> Cursors:
     return Cursors(
-        data_version=db.execute("PRAGMA data_version").fetchone()[0],
+        # PostgreSQL has no data version: its listener says when to read (see
+        # core/outside_changes.py), so each read looks.
+        data_version=-1 if is_postgres(db) else db.execute("PRAGMA data_version").fetchone()[0],
         memory_event=_max(db, "memory_events"),
         memory=_max(db, "memories"),
         suggestion=_max(db, "memory_suggestions"),
@@ -58,7 +61,7 @@ def read_outside_writes(
     """What was written since ``cursors`` (None when no other connection committed).
     Our own writes since then come back too: publishing them again changes nothing."""
     now = current_cursors(db)
-    if now.data_version == cursors.data_version:
+    if now == cursors if is_postgres(db) else now.data_version == cursors.data_version:
         return cursors, None
     writes = OutsideWrites()
     touched = [

@@ -18,6 +18,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
 
 __all__ = [
@@ -52,6 +53,14 @@ _FEATURES = (
 )
 
 
+def pg_full_text():
+    """PostgreSQL's branch of the full-text functions (imported only on that store:
+    psycopg is an optional extra)."""
+    from acai_desktop.core.store.postgres import full_text
+
+    return full_text
+
+
 def document_counts(
     db: Database, terms: Sequence[str], cap: int, table: str = "memories_fts"
 ) -> list[int]:
@@ -62,6 +71,8 @@ def document_counts(
         return []
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
+    if is_postgres(db):
+        return pg_full_text().document_counts(db, terms, cap, table)
     count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
     arguments: list = []
     for term in terms:
@@ -75,6 +86,8 @@ def match_count(db: Database, match: str, cap: int, table: str = "memories_fts")
     counted up to ``cap + 1`` (no BM25: the rows are not scored)."""
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
+    if is_postgres(db):
+        return pg_full_text().match_count(db, match, cap, table)
     return db.execute(
         f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
         [match, cap + 1],
@@ -95,6 +108,8 @@ def lexical_hits(
     joining every hit to ``memories`` cost as much as the scoring (its rows are wide,
     with the embedding, so each lookup reads a page).
     """
+    if is_postgres(db):
+        return pg_full_text().lexical_hits(db, match, limit, indexed, candidate_rows)
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     hits = db.execute(
         f"""
@@ -162,6 +177,23 @@ def pinned_memories(db: Database) -> list[MemoryItem]:
         "ORDER BY created_at, id"
     ).fetchall()
     return [memory_from_row(row) for row in rows]
+
+
+def best_matches_clause(db: Database) -> str:
+    """``id IN (…)``: the ids of the best memories for a match expression and a limit
+    (its two parameters, see :func:`match_parameter`), for a query of ``memories``."""
+    if is_postgres(db):
+        return (
+            "id IN (SELECT t.id FROM memories AS t, websearch_to_tsquery('english', ?) AS q "
+            f"WHERE t.search_vector @@ q ORDER BY {pg_full_text().rank('memories_fts')} DESC "
+            "LIMIT ?)"
+        )
+    return "id IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?)"
+
+
+def match_parameter(db: Database, match: str) -> str:
+    """``match`` (an FTS5 expression of quoted terms) as this store's search takes it."""
+    return pg_full_text().web_query(match) if is_postgres(db) else match
 
 
 def ids_written_after(db: Database, at: str) -> tuple[list[int], list[int]]:

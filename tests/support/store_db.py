@@ -1,0 +1,21 @@
+"""The store functions' ``db`` on either store, migrated, for tests that call them
+directly (no store thread): a SQLite file or a PostgreSQL database (``store_location``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def store_db(location: Path | str):
+    from acai_desktop.core.store.store_url import is_server_url
+
+    if is_server_url(location):
+        from acai_desktop.core.store.postgres.database import PostgresDatabase
+        from acai_desktop.core.store.postgres.migrations import migrate
+
+        db = PostgresDatabase(str(location))
+        migrate(db)
+        return db
+    from acai_desktop.core.store.database import connect
+
+    return connect(location)
