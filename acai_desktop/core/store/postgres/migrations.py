@@ -470,6 +470,12 @@ def m014_chat_attachments(db) -> None:
     )
 
 
+@migration
+def m015_messages_as_sent(db) -> None:
+    """SQLite's m015: a user message as its prompt carried it, for the prompt cache."""
+    db.connection.execute("ALTER TABLE messages ADD COLUMN sent_content text")
+
+
 def pending(db) -> list[str]:
     """The names of the migrations not yet applied (empty for an up-to-date database)."""
     exists = db.connection.execute("SELECT to_regclass('acai_migrations')").fetchone()[0]
