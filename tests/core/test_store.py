@@ -328,3 +328,41 @@ def test_the_memory_record_spells_the_memories_columns_once(tmp_path):
     assert (item.kind, item.content, item.origin) == ("fact", "I prefer tea", "user")
     assert item.pinned is True and item.user_edited is False and item.meta == {"uid": "u1"}
     assert set(item.to_public_dict()) == set(MEMORY_COLUMNS) - {"embedding_model", "meta"}
+
+
+def test_an_open_cancelled_mid_migration_closes_what_it_opened(tmp_path, monkeypatch):
+    """The app told to quit while the database thread still migrates: once that thread
+    is done, the store closes its connection, so the write-ahead log is folded back."""
+    import asyncio
+
+    from acai_desktop.core.store import database
+
+    started, release = threading.Event(), threading.Event()
+    opened: list = []
+    real_connect = database.connect
+
+    def slow_connect(path):
+        db = real_connect(path)
+        db.execute("CREATE TABLE written_during_the_open (x)")  # leaves a WAL to fold
+        opened.append(db)
+        started.set()
+        release.wait(30)
+        return db
+
+    monkeypatch.setattr(database, "connect", slow_connect)
+    path = tmp_path / "acai.sqlite3"
+
+    async def scenario():
+        opening = asyncio.ensure_future(Store.open(path))
+        await asyncio.to_thread(started.wait, 30)
+        opening.cancel()
+        await asyncio.sleep(0)  # the cancellation reaches the open's await
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await opening
+
+    run(scenario())
+    with pytest.raises(sqlite3.ProgrammingError):  # closed
+        opened[0].conn.execute("SELECT 1")
+    wal = path.with_name(path.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0

@@ -27,7 +27,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -278,15 +278,29 @@ class Store:
     @classmethod
     async def open(cls, path: Path | str) -> Store:
         store = cls(path)
-        loop = asyncio.get_running_loop()
+        opening = store._executor.submit(connect, path)
         try:
-            store._db = await loop.run_in_executor(store._executor, connect, path)
+            store._db = await asyncio.wrap_future(opening)
         except BaseException:
-            store._executor.shutdown(wait=False)
-            if store._reader is not None:
-                store._reader.executor.shutdown(wait=False)
+            await store._close_after_failed_open(opening)
             raise
         return store
+
+    async def _close_after_failed_open(self, opening: Future[Database]) -> None:
+        """A cancelled open (the app told to quit while a migration runs) leaves the
+        database thread finishing it: wait for that, then close what it opened, so the
+        write-ahead log is folded back and no connection outlives the store."""
+        try:
+            self._db = await asyncio.wrap_future(opening)
+        except BaseException:  # the open failed, never started, or we are cancelled again
+            self._db = None
+        if self._db is not None:
+            with contextlib.suppress(BaseException):  # the open's own error is what counts
+                await self.close()
+            return
+        self._executor.shutdown(wait=False)
+        if self._reader is not None:
+            self._reader.executor.shutdown(wait=False)
 
     async def run(self, fn: Callable[..., T], *args, **kwargs) -> T:
         """Run ``fn(db, *args, **kwargs)`` on the database thread and return its result.
