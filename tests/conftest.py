@@ -50,8 +50,8 @@ def postgres_cluster():
         import psycopg  # noqa: F401
     except ImportError:
         pytest.fail(
-            "psycopg is not installed; install the test extras (pip install -e '.[dev]', "
-            "which pulls the 'postgresql' extra) or run scripts/test",
+            "psycopg is not installed (a dependency of the app since issue 27); "
+            "reinstall it (pip install -e '.[dev]') or run scripts/test",
             pytrace=False,
         )
     try:

@@ -130,6 +130,17 @@ class SecretStore:
                 self._backend.delete_password(SERVICE, provider)
         self._forget_in_file(provider)
 
+    # -- database passwords (a PostgreSQL store, core/store_choice.py) --------------
+
+    def get_server_password(self, name: str) -> str | None:
+        """The password saved for ``ServerAddress.secret_name``, kept like an API key
+        (keyring, else the owner-only file) and cut from every error text from now on."""
+        return self.get_api_key(name, environ={})
+
+    def set_server_password(self, name: str, password: str) -> None:
+        """Save it (an empty one forgets it). Never written to the settings file."""
+        self.set_api_key(name, password)
+
     # -- fallback file ------------------------------------------------------------
 
     def _give_up_on_keyring(self, error: Exception) -> None:

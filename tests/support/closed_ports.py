@@ -12,18 +12,25 @@ from acai_desktop.core.llm.presets import ProviderName
 
 
 @contextmanager
-def closed_urls(count: int) -> Iterator[list[str]]:
-    """``count`` base URLs on 127.0.0.1 ports that refuse connections. Each port stays
-    bound (but not listening) until the block ends, so no other process can take it and
-    answer in the meantime."""
+def closed_ports(count: int) -> Iterator[list[int]]:
+    """``count`` ports on 127.0.0.1 that refuse connections. Each port stays bound (but
+    not listening) until the block ends, so no other process can take it and answer in
+    the meantime."""
     sockets = [socket.socket() for _ in range(count)]
     try:
         for held in sockets:
             held.bind(("127.0.0.1", 0))
-        yield [f"http://127.0.0.1:{held.getsockname()[1]}/v1" for held in sockets]
+        yield [held.getsockname()[1] for held in sockets]
     finally:
         for held in sockets:
             held.close()
+
+
+@contextmanager
+def closed_urls(count: int) -> Iterator[list[str]]:
+    """``count`` base URLs on 127.0.0.1 ports that refuse connections (see closed_ports)."""
+    with closed_ports(count) as ports:
+        yield [f"http://127.0.0.1:{port}/v1" for port in ports]
 
 
 @contextmanager
