@@ -15,6 +15,14 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         "user data directory",
     )
     parser.add_argument(
+        "--store",
+        default=argparse.SUPPRESS,
+        metavar="URL",
+        help="where the memory lives for this run: postgresql://USER@HOST[:PORT]/DATABASE "
+        "(a PostgreSQL server; the password from the keyring, Settings → Store) or 'local' "
+        "(this computer); default: the one chosen in Settings",
+    )
+    parser.add_argument(
         "--log-level", default=argparse.SUPPRESS, help="DEBUG, INFO, WARNING (default), ERROR"
     )
 

@@ -38,10 +38,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
+    from acai_desktop.core.profile_store import open_profile_store
     from acai_desktop.core.store.conversations import ConversationRepository
-    from acai_desktop.core.store.store_url import open_store
 
-    store = await open_store(profile.ensure().database_path)
+    store = await open_profile_store(profile.ensure())
     try:
         conversations = ConversationRepository(store)
         if args.conversations_action == "list":

@@ -116,10 +116,10 @@ def _job_ids(args: argparse.Namespace) -> list[int] | None:
 async def _read(profile: Profile, action):
     # Imported here: every start of the app builds the command line, and the window
     # must not wait for the database layer (or, below, the model client) to import.
+    from acai_desktop.core.profile_store import open_profile_store
     from acai_desktop.core.store.jobs import JobRepository
-    from acai_desktop.core.store.store_url import open_store
 
-    store = await open_store(profile.ensure().database_path)
+    store = await open_profile_store(profile.ensure())
     try:
         return await action(JobRepository(store))
     finally:

@@ -33,6 +33,16 @@ class StoreError(AcaiError):
     """The database could not be opened or written (corrupt, read-only, locked)."""
 
 
+class StoreUnavailableError(StoreError):
+    """The PostgreSQL server holding the memory can't be used now; ``problem`` (a
+    ``core.server_check.ServerProblem``) says why, what to do, and whether it may clear
+    by itself (the window then keeps trying)."""
+
+    def __init__(self, problem) -> None:
+        super().__init__(problem.message())
+        self.problem = problem
+
+
 class ModelError(AcaiError):
     """Talking to a language model failed; the message says what happened and what to do."""
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import platformdirs
 
 from acai_desktop.core.errors import InvalidInputError, StoreError
+from acai_desktop.core.store_choice import ServerAddress
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +33,25 @@ def default_data_dir() -> Path:
 @dataclass(frozen=True)
 class Profile:
     data_dir: Path
+    #: Where the memory lives when not in the data dir's SQLite file: a PostgreSQL
+    #: server (``--store``, or Settings → Store; core/store_choice.py).
+    server: ServerAddress | None = None
 
     @classmethod
-    def at(cls, data_dir: str | Path | None) -> Profile:
+    def at(cls, data_dir: str | Path | None, *, server: ServerAddress | None = None) -> Profile:
         """The profile in ``data_dir`` (``--data-dir``), or the platform default."""
         path = Path(data_dir).expanduser() if data_dir else default_data_dir()
-        return cls(path.resolve())
+        return cls(path.resolve(), server)
+
+    def store_location(self) -> Path | str:
+        """What :func:`~acai_desktop.core.store.store_url.open_store` opens: the SQLite
+        file, or the server's URL with its password (from the keyring: in memory only,
+        never written anywhere)."""
+        if self.server is None:
+            return self.database_path
+        from acai_desktop.core.store_choice import server_password
+
+        return self.server.url(password=server_password(self))
 
     @property
     def database_path(self) -> Path:

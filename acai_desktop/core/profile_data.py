@@ -19,19 +19,19 @@ from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.memory.listing import PanelPages
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.core.profile_store import open_profile_store
 from acai_desktop.core.records import Conversation, Message, Project
 from acai_desktop.core.store.conversations import ConversationRepository
-from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.instructions import profile_instructions
+from acai_desktop.core.store.interface import MemoryStore
 from acai_desktop.core.store.projects import list_projects
 from acai_desktop.core.store.provenance import ProvenanceRepository
-from acai_desktop.core.store.store_url import open_store
 
 
 @dataclass
 class ProfileData(PanelPages):
     profile: Profile
-    store: Store
+    store: MemoryStore
     lock: ProfileLock
     conversations: ConversationRepository
     provenance: ProvenanceRepository
@@ -71,7 +71,7 @@ async def open_profile_data(profile: Profile) -> ProfileData:
     profile.ensure()
     lock = ProfileLock(profile.data_dir).acquire()
     try:
-        store = await open_store(profile.database_path)
+        store = await open_profile_store(profile)
     except BaseException:
         lock.release()
         raise

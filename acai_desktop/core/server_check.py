@@ -105,10 +105,11 @@ def check_server(
         )
     missing = [name for name in known if name not in set(applied)]
     if missing:
+        count = f"{len(missing)} update{'s' if len(missing) != 1 else ''} behind"
         return ServerProblem(
             ProblemKind.OLDER_SCHEMA,
-            f"{where.capitalize()} was made by an older ACAI Desktop ({len(missing)} "
-            f"update{'s' if len(missing) != 1 else ''} behind, up to {applied[-1]}).",
+            f"{where.capitalize()} was made by an older ACAI Desktop ({count}: "
+            f"{', '.join(missing)}).",
             "Update it with “Update the server's memory” once every computer using it "
             "runs this version (an older version can't read it afterwards).",
         )
@@ -198,18 +199,16 @@ def _answers(address: ServerAddress, timeout: float) -> bool:
 
 
 def _applied_migrations(connection) -> list[str] | None:
-    """The migrations the database records, oldest first; None when it has no ACAI
-    tables yet."""
+    """The migrations the database records; None when it has no ACAI tables yet."""
     if connection.execute("SELECT to_regclass('acai_migrations')").fetchone()[0] is None:
         return None
-    rows = connection.execute("SELECT name FROM acai_migrations ORDER BY applied_at, name")
-    return [name for (name,) in rows]
+    return [name for (name,) in connection.execute("SELECT name FROM acai_migrations")]
 
 
 def _known_migrations() -> list[str]:
-    from acai_desktop.core.store.postgres.migrations import migration_names
+    from acai_desktop.core.store.postgres.migrations import names
 
-    return list(migration_names())
+    return names()
 
 
 def is_connection_lost(error: BaseException) -> bool:

@@ -12,12 +12,15 @@ reads the choice before anything heavy is loaded.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from acai_desktop.core.atomic_files import write_json_atomically
 from acai_desktop.core.errors import InvalidInputError
+
+log = logging.getLogger(__name__)
 
 SETTINGS_KEY = "store"
 DEFAULT_PORT = 5432
@@ -53,15 +56,16 @@ class ServerAddress:
         where = self.host if self.host.startswith("/") else f"{self.host}:{self.port}"
         return f"the database “{self.database}” on {where} (user {self.user})"
 
-    def url(self) -> str:
-        """A libpq URL without the password: what the store is opened with, the password
-        going to libpq separately (never inside a URL that might be logged or saved)."""
+    def url(self, *, password: str | None = None) -> str:
+        """A libpq URL; with ``password`` only to open the store (kept in memory, never
+        saved or logged: the store shows it redacted)."""
         user, database = quote(self.user, safe=""), quote(self.database, safe="")
+        login = f"{user}:{quote(password, safe='')}" if password else user
         if self.host.startswith("/"):
             socket_dir = quote(self.host, safe="")
-            return f"postgresql://{user}@/{database}?host={socket_dir}&port={self.port}"
+            return f"postgresql://{login}@/{database}?host={socket_dir}&port={self.port}"
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"postgresql://{user}@{host}:{self.port}/{database}"
+        return f"postgresql://{login}@{host}:{self.port}/{database}"
 
     def without_password(self) -> ServerAddress:
         return replace(self, password=None)
@@ -115,6 +119,31 @@ def parse_server_url(text: str, *, default_user: str | None = None) -> ServerAdd
     return ServerAddress(host=host, database=database, user=user, port=port, password=password)
 
 
+def server_password(profile) -> str | None:
+    """The password for ``profile.server``: the one given in this run's URL, else the one
+    saved in the keyring, else None (libpq then tries PGPASSWORD and ~/.pgpass)."""
+    from acai_desktop.core.redaction import remember_secret
+    from acai_desktop.core.secrets import SecretStore
+
+    address = profile.server
+    if address.password:
+        remember_secret(address.password)
+        return address.password
+    return SecretStore(profile.data_dir).get_server_password(address.secret_name)
+
+
+def profile_store(data_dir: str | Path | None, store: str | None):
+    """The profile at ``data_dir`` with its store: ``store`` (``--store``: a URL, or
+    "local" for this computer) for this run, else the one saved in its settings."""
+    from acai_desktop.core.profile import Profile
+
+    profile = Profile.at(data_dir)
+    if store is not None and store.strip().lower() == "local":
+        return profile
+    server = parse_server_url(store) if store else load_store_choice(profile.settings_path)
+    return Profile.at(data_dir, server=server)
+
+
 # -- the settings file ------------------------------------------------------------------
 
 
@@ -128,9 +157,19 @@ def _read_settings(path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def _readable_settings(path: Path) -> dict:
+    """The settings for choosing the store; a damaged file is the model settings'
+    banner's business (it says how to mend it), not a reason to refuse to start."""
+    try:
+        return _read_settings(path)
+    except InvalidInputError as error:
+        log.warning("%s", error)
+        return {}
+
+
 def load_store_choice(settings_path: Path) -> ServerAddress | None:
     """The saved server, or None for this computer (nothing saved, or "local")."""
-    section = _read_settings(settings_path).get(SETTINGS_KEY)
+    section = _readable_settings(settings_path).get(SETTINGS_KEY)
     if not isinstance(section, dict) or section.get("kind") != "postgresql":
         return None
     try:

@@ -3,13 +3,16 @@ against the real throwaway server (tests/support/postgres_cluster.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 import psycopg
 import pytest
 
 from acai_desktop.core.server_check import ProblemKind, check_server, is_connection_lost
-from acai_desktop.core.store_choice import ServerAddress
+from acai_desktop.core.store.postgres.migrations import names
+from acai_desktop.core.store.store_url import open_store
+from acai_desktop.core.store_choice import ServerAddress, parse_server_url
 from tests.support.closed_ports import closed_ports
 from tests.support.postgres_logins import login_with_password
 
@@ -64,38 +67,40 @@ def test_a_socket_directory_without_a_server_is_unreachable(tmp_path):
     assert _problem(address, None).kind is ProblemKind.UNREACHABLE
 
 
-def _record_migrations(address: ServerAddress, password: str, names: list[str]) -> None:
-    with psycopg.connect(
-        host=address.host, user=address.user, dbname=address.database, password=password
-    ) as connection:
-        connection.execute("DROP TABLE IF EXISTS acai_migrations")
-        connection.execute(
-            "CREATE TABLE acai_migrations (name text PRIMARY KEY, "
-            "applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        for name in names:
-            connection.execute("INSERT INTO acai_migrations (name) VALUES (%s)", (name,))
+def _address_of(url: str) -> ServerAddress:
+    return parse_server_url(url)
 
 
-def test_an_older_schema_says_how_far_behind(login):
-    _record_migrations(login, "right horse battery", KNOWN[:1])
-    problem = _problem(login, "right horse battery")
+async def _made_by_this_version(url: str) -> None:
+    store = await open_store(url)  # creates the tables: every migration of this version
+    await store.close()
+
+
+def test_a_database_this_version_made_is_no_problem(postgres_url):
+    asyncio.run(_made_by_this_version(postgres_url))
+    assert check_server(_address_of(postgres_url), None) is None
+
+
+def test_an_older_schema_says_how_far_behind(postgres_url):
+    asyncio.run(_made_by_this_version(postgres_url))
+    # As a later version of the app sees this database: one migration more than it has.
+    later_version = [*names(), "m099_next"]
+    problem = check_server(_address_of(postgres_url), None, known_migrations=later_version)
     assert problem.kind is ProblemKind.OLDER_SCHEMA
-    assert "older ACAI Desktop (1 update behind, up to m001_initial)" in problem.text
+    assert "older ACAI Desktop (1 update behind: m099_next)" in problem.text
     assert "Update the server's memory" in problem.next_step
 
 
-def test_a_newer_schema_asks_to_update_the_app(login):
-    _record_migrations(login, "right horse battery", [*KNOWN, "m099_from_the_future"])
-    problem = _problem(login, "right horse battery")
+def test_a_newer_schema_asks_to_update_the_app(postgres_url):
+    asyncio.run(_made_by_this_version(postgres_url))
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute(
+            "INSERT INTO acai_migrations (name, applied_at) VALUES ('m099_from_the_future', '')"
+        )
+    problem = check_server(_address_of(postgres_url), None)
     assert problem.kind is ProblemKind.NEWER_SCHEMA
     assert "m099_from_the_future" in problem.text
     assert "Update ACAI Desktop" in problem.next_step
-
-
-def test_a_current_schema_is_no_problem(login):
-    _record_migrations(login, "right horse battery", KNOWN)
-    assert _problem(login, "right horse battery") is None
 
 
 def test_a_lost_connection_is_told_from_a_bad_statement(postgres_url):

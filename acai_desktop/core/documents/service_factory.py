@@ -19,7 +19,7 @@ from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
-from acai_desktop.core.store.store_url import open_store
+from acai_desktop.core.profile_store import open_profile_store
 
 
 @asynccontextmanager
@@ -32,7 +32,7 @@ async def open_document_service(
         embedder = WordLlamaEmbedder()
     lock = ProfileLock(profile.ensure().data_dir).try_acquire()
     try:
-        store = await open_store(profile.database_path)
+        store = await open_profile_store(profile)
         try:
             service = DocumentService(store, embedder, events or EventBus())
             await service.load()

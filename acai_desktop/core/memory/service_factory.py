@@ -18,8 +18,8 @@ from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.store_url import open_store
+from acai_desktop.core.profile_store import open_profile_store
+from acai_desktop.core.store.interface import MemoryStore as Store
 
 
 async def memory_service_on(
@@ -53,7 +53,7 @@ async def open_memory_services(
         from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
-    store = await open_store(profile.ensure().database_path)
+    store = await open_profile_store(profile.ensure())
     try:
         yield (
             store,
