@@ -221,3 +221,18 @@ def is_connection_lost(error: BaseException) -> bool:
             state = error.sqlstate
             return state is None or state.startswith("08") or state in LOST_CONNECTION_STATES
     return False
+
+
+def is_store_lost(error: BaseException) -> bool:
+    """The store's error (a ``StoreError`` raised from psycopg's) means the server went
+    away or can't be used for now: reconnecting, with the banner, is the answer."""
+    from acai_desktop.core.errors import StoreUnavailableError
+
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, StoreUnavailableError):
+            return seen.problem.clears_by_itself
+        if is_connection_lost(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -130,6 +130,10 @@ class MainWindow(QMainWindow):
     banner_label: QLabel
     reconnect_button: QPushButton
     banner_settings_button: QPushButton
+    store_banner: QWidget
+    store_banner_label: QLabel
+    store_retry_button: QPushButton
+    store_settings_button: QPushButton
     transcript_area: QStackedWidget
     transcript_empty_state: EmptyState
     suggestion_buttons: list[QPushButton]
@@ -497,6 +501,13 @@ class MainWindow(QMainWindow):
         """Show (or, with None, hide) the banner saying why no model answers."""
         self.banner_label.setText(text or "")
         self.banner.setVisible(bool(text))
+
+    def show_store_problem(self, text: str | None, *, retry_text: str = "Try now") -> None:
+        """Show (or, with None, hide) the banner saying why the memory's server can't be
+        used; ``retry_text`` names what its button does (try again, update the schema)."""
+        self.store_banner_label.setText(text or "")
+        self.store_retry_button.setText(retry_text)
+        self.store_banner.setVisible(bool(text))
 
     def offer_undo(self, text: str, memory_id: int, *, forgets: bool = False) -> None:
         """Say ``text`` in the status bar with an Undo button for a while: Undo restores

@@ -218,6 +218,24 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     window.banner.setVisible(False)
     layout.addWidget(window.banner)
 
+    # Shown when the memory's PostgreSQL server can't be used: why, what to do, and
+    # (for a server that did not answer) that ACAI keeps trying by itself.
+    window.store_banner = _styled_panel("StoreBanner")
+    store_layout = QHBoxLayout(window.store_banner)
+    store_layout.setContentsMargins(24, 10, 16, 10)
+    window.store_banner_label = _label("", "BannerText")
+    window.store_banner_label.setWordWrap(True)
+    window.store_banner_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    window.store_retry_button = QPushButton("Try now")
+    window.store_retry_button.setObjectName("BannerButton")
+    window.store_settings_button = QPushButton("Settings…")
+    window.store_settings_button.setObjectName("BannerButton")
+    store_layout.addWidget(window.store_banner_label, 1)
+    store_layout.addWidget(window.store_settings_button, 0, Qt.AlignmentFlag.AlignTop)
+    store_layout.addWidget(window.store_retry_button, 0, Qt.AlignmentFlag.AlignTop)
+    window.store_banner.setVisible(False)
+    layout.addWidget(window.store_banner)
+
     window.transcript_area = QStackedWidget()
     window.transcript_empty_state = EmptyState(
         TRANSCRIPT_EMPTY_TITLE, TRANSCRIPT_EMPTY_TEXT, glyph="✦", text_width=460

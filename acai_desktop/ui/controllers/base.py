@@ -33,6 +33,17 @@ class Services:
         self.tasks = tasks
         self.assistant: Assistant | None = None
         self._show_status = show_status
+        #: Called when the memory's server went away (the app controller reconnects).
+        self.on_store_lost: Callable[[], None] | None = None
+
+    def refused(self, error: AcaiError, prefix: str = "") -> None:
+        """Say a refusal from the core; one that means the memory's server went away
+        also starts reconnecting (the window's banner then says so and keeps trying)."""
+        from acai_desktop.core.server_check import is_store_lost
+
+        self.say(f"{prefix}{error}", 10_000)
+        if is_store_lost(error) and self.on_store_lost is not None:
+            self.on_store_lost()
 
     def say(self, text: str, timeout_ms: int = STATUS_MS) -> None:
         self._show_status(text, timeout_ms)
@@ -53,7 +64,7 @@ class Services:
             try:
                 await coro
             except AcaiError as error:
-                self.say(str(error), 10_000)
+                self.refused(error)
 
         task = self.tasks.start(reporting(), name=name, key=key)
         # Cancelled before it started (a newer one of its key, or shut-down): ``coro``

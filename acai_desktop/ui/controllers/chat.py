@@ -147,8 +147,9 @@ class ChatController(Controller):
             try:
                 result = await turn
             except AcaiError as error:
-                # Refused before anything was written: the text stays in the composer.
-                self.services.say(f"Not sent: {error}", 10_000)
+                # Refused before anything was written: the text stays in the composer
+                # (also when the memory's server went away: the window then reconnects).
+                self.services.refused(error, "Not sent: ")
                 if isinstance(error, AttachmentFailed):
                     refusal = f"Not sent: {error}"  # said beside its chip too
                 return

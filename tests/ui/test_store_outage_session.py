@@ -1,0 +1,83 @@
+"""The memory on a PostgreSQL server that is down: the window opens and says so, what the
+user types stays in the composer, and the app reconnects by itself when the server comes
+back (issue 27 item 4). Real widgets, the real throwaway server."""
+
+from __future__ import annotations
+
+from acai_desktop.core.reconnect import Backoff
+from acai_desktop.core.store_choice import parse_server_url
+from acai_desktop.ui.controllers.base import STILL_OPENING
+from tests.support.assistant import configure_profile
+from tests.support.gui import gui_session, run_in_session, wait_until
+from tests.support.postgres_outage import start_server, stop_server
+
+TYPED = "Remember that my sister's name is Ada."
+
+
+def test_the_window_opens_with_the_server_down_and_reconnects(
+    qapp, tmp_path, fake_openai, postgres_cluster, postgres_url
+):
+    local = configure_profile(tmp_path / "profile", fake_openai)
+    profile = local.__class__.at(local.data_dir, server=parse_server_url(postgres_url))
+    session = gui_session(profile)
+    session._store_backoff = Backoff(first=0.2, ceiling=1.0)  # the test need not wait long
+
+    async def scenario(session):
+        window = session.window
+        await wait_until(lambda: window.store_banner.isVisible())
+        banner = window.store_banner_label.text()
+        assert "can't be reached" in banner and "keeps trying by itself" in banner
+        assert session.assistant is None and not session.profile_shown
+        # Typed while the server is down: Send is refused and the text stays.
+        window.composer.set_text(TYPED)
+        window.composer.send_button.click()
+        assert window.composer.text() == TYPED
+        assert window.statusBar().currentMessage() == STILL_OPENING
+        attempts_before = session._store_backoff._next
+        start_server(postgres_cluster)
+        await wait_until(lambda: session.profile_shown and not window.store_banner.isVisible())
+        assert attempts_before <= 1.0  # it was retrying on its timer, not once and done
+        assert window.composer.text() == TYPED
+        assert not (profile.data_dir / "acai.sqlite3").exists()  # never the local store
+        return True
+
+    stop_server(postgres_cluster)
+    try:
+        assert run_in_session(session, scenario, wait_for_open=False)
+    finally:
+        if session.store_problem is not None or not _server_up(postgres_url):
+            start_server(postgres_cluster)
+
+
+def _server_up(url: str) -> bool:
+    import psycopg
+
+    try:
+        psycopg.connect(url).close()
+    except psycopg.OperationalError:
+        return False
+    return True
+
+
+def test_a_wrong_password_is_said_and_not_retried_on_a_timer(
+    qapp, tmp_path, fake_openai, postgres_cluster
+):
+    import dataclasses
+
+    from tests.support.postgres_logins import login_with_password
+
+    login = login_with_password(postgres_cluster, "the right one")
+    local = configure_profile(tmp_path / "profile", fake_openai)
+    wrong = dataclasses.replace(login, password="not it")
+    session = gui_session(local.__class__.at(local.data_dir, server=wrong))
+
+    async def scenario(session):
+        window = session.window
+        await wait_until(lambda: window.store_banner.isVisible())
+        assert "refused the password" in window.store_banner_label.text()
+        assert "Settings → Store" in window.store_banner_label.text()
+        assert session._store_backoff._next == session._store_backoff.first  # no timer
+        return session.assistant
+
+    assert run_in_session(session, scenario, wait_for_open=False) is None
+    assert not (local.data_dir / "acai.sqlite3").exists()
