@@ -192,3 +192,13 @@ def save_store_choice(settings_path: Path, address: ServerAddress | None) -> Non
     data = _read_settings(settings_path)
     data[SETTINGS_KEY] = {"kind": "local"} if address is None else address.to_settings()
     write_json_atomically(settings_path, data)
+
+
+def save_store(profile, server: ServerAddress | None, password: str = "") -> None:
+    """Settings → Store's Save: the choice in the settings file, a password typed for it
+    in the keyring (none typed: the saved one stays)."""
+    save_store_choice(profile.settings_path, server)
+    if server is not None and password:
+        from acai_desktop.core.secrets import SecretStore
+
+        SecretStore(profile.data_dir).set_server_password(server.secret_name, password)

@@ -250,6 +250,8 @@ class WindowDialogs:
         key_warning: str | None = None,
         preferences=None,
         instructions=None,
+        store=None,
+        store_password_saved: bool = False,
     ) -> tuple[SettingsDialog, bool]:
         """The settings dialog (one at a time: a second request raises the open one)."""
         if self.settings is not None and shiboken6.isValid(self.settings):
@@ -265,6 +267,8 @@ class WindowDialogs:
             key_warning=key_warning,
             preferences=preferences,
             instructions=instructions,
+            store=store,
+            store_password_saved=store_password_saved,
             parent=window,
         )
         self.settings = dialog

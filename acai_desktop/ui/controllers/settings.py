@@ -20,6 +20,7 @@ from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.llm.settings import ModelSettings
+    from acai_desktop.core.store_choice import ServerAddress
     from acai_desktop.ui.app_controller import AppController
     from acai_desktop.ui.main_window import MainWindow
 
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 
 SETTINGS_TASK = "settings"
 DETECT_TASK = "detect"
+COPY_TASK = "copy-memory"
 
 
 class SettingsController(Controller):
@@ -39,6 +41,8 @@ class SettingsController(Controller):
     def __init__(self, window: MainWindow, services: Services, app: AppController) -> None:
         super().__init__(services)
         self.window, self.app = window, app
+        #: Settings → Store's new choice (server or None, password typed), saved on Save.
+        self._store_choice: tuple[ServerAddress | None, str] | None = None
         for clicked in (
             window.settings_button.clicked,
             window.settings_action.triggered,
@@ -83,6 +87,10 @@ class SettingsController(Controller):
             return {str(name) for name in ProviderName if secrets.get_api_key(str(name))}
 
         with_key = await asyncio.to_thread(providers_with_key)
+        server = profile.server.without_password() if profile.server else None
+        password_saved = server is not None and bool(
+            await asyncio.to_thread(secrets.get_server_password, server.secret_name)
+        )
         instructions = await self._profile_instructions()
         dialog, created = self.window.dialogs.open_settings(
             settings,
@@ -90,12 +98,16 @@ class SettingsController(Controller):
             providers_with_key=with_key,
             key_warning=secrets.warning or secrets.new_key_warning,
             preferences=load_ui_preferences(profile.settings_path),
+            store=server,
+            store_password_saved=password_saved,
         )
         if created:
             dialog.instructions_save_requested.connect(self.save_instructions)
             dialog.preferences_save_requested.connect(self.save_preferences)
+            dialog.store_save_requested.connect(self.choose_store)
             dialog.save_requested.connect(self.save)
             dialog.detect_requested.connect(self.detect)
+            dialog.store_fields.copy_requested.connect(self.copy_local_memory)
         if problem:
             dialog.show_error(problem)
 
@@ -151,10 +163,16 @@ class SettingsController(Controller):
         app, dialog = self.app, self.window.dialogs.settings
         secrets = SecretStore(app.profile.data_dir)
 
+        store, self._store_choice = self._store_choice, None
+
         def write() -> None:
             save_model_settings(app.profile.settings_path, settings)
             if api_key:
                 secrets.set_api_key(str(settings.provider), api_key)
+            if store is not None:
+                from acai_desktop.core.store_choice import save_store
+
+                save_store(app.profile, *store)
 
         try:
             await asyncio.to_thread(write)
@@ -164,6 +182,10 @@ class SettingsController(Controller):
             return
         if dialog is not None and shiboken6.isValid(dialog):
             dialog.accept()
+        if store is not None:
+            await self.services.stop_turn()
+            app.use_store(store[0])  # the memory moves: reopen the profile there
+            return
         running = self.services.assistant
         connected = running is not None and running.model_problem is None
         if connected and settings == running.settings and not api_key:
@@ -175,6 +197,48 @@ class SettingsController(Controller):
         await app.until_reconnected()
         if api_key and secrets.warning:
             self.window.show_status(secrets.warning, 20_000)
+
+    # -- the store (Settings → Store) ------------------------------------------------
+
+    def choose_store(self, server: ServerAddress | None, password: str) -> None:
+        """Saved with the rest on Save (announced just before ``save``)."""
+        self._store_choice = (server, password)
+
+    def copy_local_memory(self, server: ServerAddress, password: str) -> None:
+        self.services.tasks.start(self._copy(server, password), key=COPY_TASK)
+
+    async def _copy(self, server: ServerAddress, password: str) -> None:
+        """Copy this computer's memory to ``server``, the dialog showing how far it is
+        and, at the end, the counts; a failure says why (run it again to finish)."""
+        from acai_desktop.core.memory_copy import copy_local_memory
+        from acai_desktop.core.store_choice import server_password
+
+        profile = replace(self.app.profile, server=server)
+        loop = asyncio.get_running_loop()
+
+        def fields():
+            dialog = self.window.dialogs.settings
+            return dialog.store_fields if dialog and shiboken6.isValid(dialog) else None
+
+        def progress(step) -> None:  # on the copy's thread
+            def show() -> None:
+                if (shown := fields()) is not None:
+                    shown.show_copy_progress(step.table, step.rows_done, step.rows_total)
+
+            loop.call_soon_threadsafe(show)
+
+        try:
+            password = password or await asyncio.to_thread(server_password, profile)
+            report = await copy_local_memory(
+                profile.database_path, server.url(password=password), progress
+            )
+        except AcaiError as error:
+            text = f"Not copied: {error}"
+        else:
+            text = report.summary()
+        if (shown := fields()) is not None:
+            shown.show_copy_result(text)
+        self.window.show_status(text.splitlines()[-1], 10_000)
 
     # -- custom instructions ---------------------------------------------------------
 

@@ -45,6 +45,7 @@ from acai_desktop.core.llm.presets import (
     preset,
 )
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.store_choice import ServerAddress
 from acai_desktop.ui.preferences import UiPreferences
 from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.untrusted import tooltip_text
@@ -67,6 +68,7 @@ from acai_desktop.ui.widgets.settings_fields import (
     hint,
     validation_text,
 )
+from acai_desktop.ui.widgets.store_fields import StoreFields
 
 #: Settings the form doesn't show: kept as they were when the provider stays the same
 #: (edited in the settings file).
@@ -101,6 +103,9 @@ class SettingsDialog(QDialog):
     preferences_save_requested = Signal(object)
     #: CustomInstructions: announced on Save when they changed, before save_requested
     instructions_save_requested = Signal(object)
+    #: (ServerAddress or None for this computer, password typed or ""): announced on
+    #: Save when the store changed, before save_requested
+    store_save_requested = Signal(object, str)
 
     def __init__(
         self,
@@ -110,10 +115,13 @@ class SettingsDialog(QDialog):
         key_warning: str | None = None,
         preferences: UiPreferences | None = None,
         instructions: CustomInstructions | None = None,
+        store: ServerAddress | None = None,
+        store_password_saved: bool = False,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings")
+        self.store_fields = StoreFields(store, password_saved=store_password_saved)
         #: The profile's custom instructions as opened (None: unknown, not editable).
         self.original_instructions = instructions
         self.instructions_fields = InstructionsFields()
@@ -225,6 +233,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.embedding_note)
         form.addRow("Context budget", self.budget)
         form.addRow("", self.ask_box)
+        form.addRow("Store", self.store_fields)
         appearance_title = QLabel("APPEARANCE")
         appearance_title.setObjectName("SectionLabel")
         form.addRow(appearance_title)
@@ -500,8 +509,15 @@ class SettingsDialog(QDialog):
         except InvalidInputError as error:
             self.show_error(str(error))
             return
+        try:
+            store = self.store_fields.choice()
+        except InvalidInputError as error:
+            self.show_error(str(error))
+            return
         self.show_error(None)
         self.save_button.setEnabled(False)
+        if self.store_fields.changed():
+            self.store_save_requested.emit(store, self.store_fields.typed_password())
         if self.original_instructions is not None and instructions != self.original_instructions:
             self.instructions_save_requested.emit(instructions)
         self.preferences_save_requested.emit(self.preferences())
