@@ -114,3 +114,24 @@ def test_a_lost_connection_is_told_from_a_bad_statement(postgres_url):
         with pytest.raises(psycopg.OperationalError) as lost:
             connection.execute("SELECT 1")
         assert is_connection_lost(lost.value)
+
+
+def test_a_store_error_from_a_lost_connection_means_reconnect(postgres_url):
+    from acai_desktop.core.errors import StoreError, StoreUnavailableError
+    from acai_desktop.core.server_check import ServerProblem, is_store_lost
+
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        with psycopg.connect(postgres_url, autocommit=True) as killer:
+            killer.execute("SELECT pg_terminate_backend(%s)", (connection.info.backend_pid,))
+        try:
+            connection.execute("SELECT 1")
+        except psycopg.OperationalError as lost:
+            try:
+                raise StoreError("The connection to the server was lost.") from lost
+            except StoreError as error:
+                assert is_store_lost(error)
+    assert not is_store_lost(StoreError("The disk is full."))
+    wrong = ServerProblem(ProblemKind.WRONG_PASSWORD, "refused", "fix it")
+    unreachable = ServerProblem(ProblemKind.UNREACHABLE, "down", "wait")
+    assert not is_store_lost(StoreUnavailableError(wrong))
+    assert is_store_lost(StoreUnavailableError(unreachable))

@@ -81,3 +81,37 @@ def test_a_wrong_password_is_said_and_not_retried_on_a_timer(
 
     assert run_in_session(session, scenario, wait_for_open=False) is None
     assert not (local.data_dir / "acai.sqlite3").exists()
+
+
+def test_the_server_going_away_mid_chat_keeps_the_message_and_reconnects(
+    qapp, tmp_path, fake_openai, postgres_cluster, postgres_url
+):
+    local = configure_profile(tmp_path / "profile", fake_openai)
+    profile = local.__class__.at(local.data_dir, server=parse_server_url(postgres_url))
+    session = gui_session(profile)
+    session._store_backoff = Backoff(first=0.2, ceiling=1.0)
+
+    async def scenario(session):
+        window = session.window
+        window.composer.set_text("Hello there.")
+        window.composer.send_button.click()
+        await wait_until(lambda: window.composer.text() == "" and not window.composer.busy)
+        stop_server(postgres_cluster)
+        try:
+            window.composer.set_text(TYPED)
+            window.composer.send_button.click()
+            await wait_until(lambda: window.store_banner.isVisible())
+            assert "can't be reached" in window.store_banner_label.text()
+            assert window.composer.text() == TYPED  # not sent, not lost
+        finally:
+            start_server(postgres_cluster)
+        await wait_until(
+            lambda: session.assistant is not None and not window.store_banner.isVisible()
+        )
+        assert window.composer.text() == TYPED
+        window.composer.send_button.click()
+        await wait_until(lambda: window.composer.text() == "" and not window.composer.busy)
+        return [m.content for m in window.messages_model._records if m.role == "user"]
+
+    sent = run_in_session(session, scenario)
+    assert sent == ["Hello there.", TYPED]
