@@ -158,12 +158,12 @@ def _read_settings(path: Path) -> dict:
 
 
 def _readable_settings(path: Path) -> dict:
-    """The settings for choosing the store; a damaged file is the model settings'
-    banner's business (it says how to mend it), not a reason to refuse to start."""
+    """The settings for choosing the store. An unreadable file is reported where it is
+    mended (the model settings' banner, the data dir's own check), not here twice."""
     try:
         return _read_settings(path)
     except InvalidInputError as error:
-        log.warning("%s", error)
+        log.debug("%s", error)
         return {}
 
 
