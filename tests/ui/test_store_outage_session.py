@@ -115,3 +115,34 @@ def test_the_server_going_away_mid_chat_keeps_the_message_and_reconnects(
 
     sent = run_in_session(session, scenario)
     assert sent == ["Hello there.", TYPED]
+
+
+def test_an_older_schema_waits_for_the_user_to_update_it(
+    qapp, tmp_path, fake_openai, postgres_url, monkeypatch
+):
+    import asyncio
+
+    from acai_desktop.core import server_check
+    from acai_desktop.core.store.postgres.migrations import names
+    from acai_desktop.core.store.store_url import open_store
+
+    async def made_by_this_version() -> None:
+        await (await open_store(postgres_url)).close()
+
+    asyncio.run(made_by_this_version())
+    # As a later ACAI sees this database: one migration behind.
+    monkeypatch.setattr(server_check, "_known_migrations", lambda: [*names(), "m099_next"])
+    local = configure_profile(tmp_path / "profile", fake_openai)
+    session = gui_session(local.__class__.at(local.data_dir, server=parse_server_url(postgres_url)))
+
+    async def scenario(session):
+        window = session.window
+        await wait_until(lambda: window.store_banner.isVisible())
+        assert "older ACAI Desktop (1 update behind: m099_next)" in window.store_banner_label.text()
+        assert window.store_retry_button.text() == "Update the server's memory"
+        assert not session.profile_shown  # nothing is opened (or changed) before the user agrees
+        window.store_retry_button.click()
+        await wait_until(lambda: session.profile_shown and not window.store_banner.isVisible())
+        return True
+
+    assert run_in_session(session, scenario, wait_for_open=False)
