@@ -277,7 +277,9 @@ def translate_postgres_error(error: psycopg.Error, url: str) -> StoreError | Non
     if isinstance(error, psycopg.OperationalError) and error.sqlstate is None:
         return StoreError(f"Cannot reach the PostgreSQL server at {where}: {error}".strip())
     state = error.sqlstate or ""
-    if state.startswith("08"):
+    # Class 08, or the server shutting down, crashed or starting up (57P01-57P03): the
+    # window reconnects (core/server_check.is_store_lost).
+    if state.startswith("08") or state in ("57P01", "57P02", "57P03"):
         return StoreError(f"The connection to the PostgreSQL server at {where} was lost.")
     if state.startswith("53"):
         return StoreError(f"The PostgreSQL server at {where} is out of resources ({error}).")
