@@ -44,3 +44,15 @@ def test_a_bad_store_url_is_one_line(tmp_path, capsys):
     code = cli.main(["--data-dir", str(tmp_path), "--store", "mysql://x@y/z", "memories", "list"])
     assert code == 2
     assert "takes a PostgreSQL URL" in capsys.readouterr().err
+
+
+def test_a_wrong_password_is_its_own_one_line_error(tmp_path, postgres_cluster, capsys):
+    from tests.support.postgres_logins import login_with_password
+
+    login = login_with_password(postgres_cluster, "the right one")
+    url = login.url(password="not it")
+    code = cli.main(["--data-dir", str(tmp_path), "--store", url, "conversations", "list"])
+    assert code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "refused the password" in error
+    assert "not it" not in error  # the password is never printed
