@@ -34,7 +34,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.reconnect import Backoff
 from acai_desktop.ui.background_import import import_in_background
 from acai_desktop.ui.controllers.attachments import AttachmentsController
 from acai_desktop.ui.controllers.base import STILL_OPENING, TURN_TASK, Services
@@ -50,6 +49,7 @@ from acai_desktop.ui.controllers.projects import ProjectsController
 from acai_desktop.ui.controllers.settings import SettingsController
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences
+from acai_desktop.ui.store_wait import StoreWait
 from acai_desktop.ui.tasks import TaskTracker
 from acai_desktop.ui.theme import ThemeController
 from acai_desktop.ui.untrusted import make_plain
@@ -61,7 +61,8 @@ if TYPE_CHECKING:
     from acai_desktop.core.llm.chat_model import NoModelError
     from acai_desktop.core.llm.detection import Detect
     from acai_desktop.core.profile_data import ProfileData
-    from acai_desktop.core.server_check import ServerProblem
+    from acai_desktop.core.reconnect import Backoff
+    from acai_desktop.core.store_choice import ServerAddress
 
 #: Imported on a worker thread after the window shows, so neither the first paint nor
 #: the event loop waits for them: the store (sqlite_utils, numpy), then the assistant's
@@ -73,7 +74,6 @@ OPEN_TASK = "open"
 CHECK_TASK = "check-model"
 __all__ = ["STILL_OPENING", "AppController", "model_problem_text"]
 LOOKING_FOR_MODELS = "Looking for models on this computer…"
-STORE_WAITING = "Waiting for the PostgreSQL server that holds your memory…"
 
 
 def model_problem_text(problem: NoModelError) -> str:
@@ -107,6 +107,7 @@ class AppController:
         overrides: ModelOverrides | None = None,
         offline_embedder: Embedder | None = None,
         detect: Detect | None = None,
+        store_backoff: Backoff | None = None,
     ) -> None:
         self.profile = profile
         #: WordLlama, kept across reconnects so its weights load once per run.
@@ -117,6 +118,8 @@ class AppController:
         #: The user asked for Settings instead of picking a model at the first start.
         self._settings_after_open = False
         self.quit_after_ms = quit_after_ms
+        #: The waits between attempts to reach the memory's server (None: the default).
+        self.store_backoff = store_backoff
         self.overrides = overrides
         self.tasks = TaskTracker()
         # One bus for the whole run: reconnecting to the model keeps the bridge.
@@ -129,13 +132,6 @@ class AppController:
         self.started = False
         self.theme: ThemeController | None = None
         self._quit = asyncio.Event()
-        #: The memory's server can't be used (the store banner's reason), or None.
-        self.store_problem: ServerProblem | None = None
-        #: Set by the store banner's button and by a new store choice: check now.
-        self._store_retry = asyncio.Event()
-        #: The user agreed to update an older schema on the server.
-        self._schema_update_allowed = False
-        self._store_backoff = Backoff()
 
     @property
     def assistant(self) -> Assistant | None:
@@ -173,7 +169,8 @@ class AppController:
         self.imports = ImportsController(window, self.services)
         self.projects = ProjectsController(window, self.services, self.conversations, self.chat)
         window.quit_requested.connect(self.request_quit)
-        window.store_retry_button.clicked.connect(self.retry_store)
+        self.store_wait = StoreWait(window, self._start_quit_timer, self.store_backoff)
+        window.store_retry_button.clicked.connect(self.store_wait.retry)
         self.services.on_store_lost = self.store_lost
         window.events.attach(self.events)
         self.started = True
@@ -245,18 +242,18 @@ class AppController:
         from acai_desktop.core.errors import StoreUnavailableError
         from acai_desktop.core.profile_data import open_profile_data
 
-        while True:
-            await self._until_server_ready()
+        while True:  # with the memory on a server: once it can be used (store_wait.py)
+            await self.store_wait.until_ready(lambda: self.profile)
             try:
                 with self._progress_in_status_bar():
                     data = await open_profile_data(self.profile)
             except StoreUnavailableError as error:  # it went away since the check
-                await self._wait_for_store(error.problem)
+                await self.store_wait.wait(error.problem)
                 continue
             except AcaiError as error:
                 return error
             break
-        self._store_backoff.reset()
+        self.store_wait.opened()
         self.profile_data = data
         await self.conversations.load_all(data)
         self._start_quit_timer()
@@ -311,68 +308,16 @@ class AppController:
 
     # -- the memory's server (a PostgreSQL store) -------------------------------------
 
-    async def _until_server_ready(self) -> None:
-        """With the memory on a PostgreSQL server, wait until it can be used: meanwhile
-        the window is open, the banner says why not and what to do, what the user types
-        stays in the composer, and a server that did not answer is tried again by
-        itself, each wait longer (never a busy loop). Never the local file instead."""
-        if self.profile.server is None:
-            self.window.show_store_problem(None)
-            return
-        from acai_desktop.core.server_check import ProblemKind, check_server
-        from acai_desktop.core.store_choice import server_password
-
-        while (server := self.profile.server) is not None:
-            password = await asyncio.to_thread(server_password, self.profile)
-            problem = await asyncio.to_thread(check_server, server, password)
-            if problem is not None and not (
-                problem.kind is ProblemKind.OLDER_SCHEMA and self._schema_update_allowed
-            ):
-                await self._wait_for_store(problem)
-                continue
-            break
-        self.store_problem = None
-        self.window.show_store_problem(None)
-
-    async def _wait_for_store(self, problem: ServerProblem) -> None:
-        """Show ``problem`` and wait: for the next attempt (a server that did not answer),
-        or for the user (Try now, Update, a new choice in Settings)."""
-        from acai_desktop.core.server_check import ProblemKind
-
-        self.store_problem = problem
-        older = problem.kind is ProblemKind.OLDER_SCHEMA
-        self.window.show_store_problem(
-            problem.message(), retry_text="Update the server's memory" if older else "Try now"
-        )
-        self.window.show_status(STORE_WAITING)
-        self._start_quit_timer()
-        self._store_retry.clear()
-        delay = self._store_backoff.next_delay() if problem.clears_by_itself else None
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._store_retry.wait(), delay)
-
-    def retry_store(self) -> None:
-        """The store banner's button: try the server now (for an older schema: update
-        it, which the user has just agreed to)."""
-        from acai_desktop.core.server_check import ProblemKind
-
-        problem = self.store_problem
-        if problem is not None and problem.kind is ProblemKind.OLDER_SCHEMA:
-            self._schema_update_allowed = True
-        self._store_backoff.reset()
-        self._store_retry.set()
-
     def store_lost(self) -> None:
         """The memory's server went away mid-session: close the assistant and open it
         again, which waits (with the banner) until the server answers."""
         if self.tasks.get(OPEN_TASK) is None:
             self.tasks.start(self._reconnect(), key=OPEN_TASK)
 
-    def use_store(self, server) -> None:
+    def use_store(self, server: ServerAddress | None) -> None:
         """A new choice of store (Settings → Store): reopen the profile there."""
         self.profile = dataclasses.replace(self.profile, server=server)
-        self._schema_update_allowed = False
-        self.retry_store()
+        self.store_wait.new_store()
         self.store_lost()
 
     async def _ask_first_model(self) -> None:

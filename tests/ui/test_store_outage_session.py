@@ -19,8 +19,8 @@ def test_the_window_opens_with_the_server_down_and_reconnects(
 ):
     local = configure_profile(tmp_path / "profile", fake_openai)
     profile = local.__class__.at(local.data_dir, server=parse_server_url(postgres_url))
-    session = gui_session(profile)
-    session._store_backoff = Backoff(first=0.2, ceiling=1.0)  # the test need not wait long
+    # Short waits: the test need not wait long for the next attempt.
+    session = gui_session(profile, store_backoff=Backoff(first=0.2, ceiling=1.0))
 
     async def scenario(session):
         window = session.window
@@ -34,7 +34,7 @@ def test_the_window_opens_with_the_server_down_and_reconnects(
         assert window.composer.text() == TYPED
         assert window.statusBar().currentMessage() == STILL_OPENING
         # It tries again by itself, each wait longer (0.2 s, 0.4 s, then 0.8 s here).
-        await wait_until(lambda: session._store_backoff._next == 1.0)
+        await wait_until(lambda: session.store_wait.backoff._next == 1.0)
         assert window.store_banner.isVisible() and session.assistant is None
         start_server(postgres_cluster)
         await wait_until(lambda: session.profile_shown and not window.store_banner.isVisible())
@@ -46,7 +46,7 @@ def test_the_window_opens_with_the_server_down_and_reconnects(
     try:
         assert run_in_session(session, scenario, wait_for_open=False)
     finally:
-        if session.store_problem is not None or not _server_up(postgres_url):
+        if session.store_wait.problem is not None or not _server_up(postgres_url):
             start_server(postgres_cluster)
 
 
@@ -77,7 +77,8 @@ def test_a_wrong_password_is_said_and_not_retried_on_a_timer(
         await wait_until(lambda: window.store_banner.isVisible())
         assert "refused the password" in window.store_banner_label.text()
         assert "Settings → Store" in window.store_banner_label.text()
-        assert session._store_backoff._next == session._store_backoff.first  # no timer
+        backoff = session.store_wait.backoff
+        assert backoff._next == backoff.first  # no timer: it waits for the user
         return session.assistant
 
     assert run_in_session(session, scenario, wait_for_open=False) is None
@@ -89,8 +90,7 @@ def test_the_server_going_away_mid_chat_keeps_the_message_and_reconnects(
 ):
     local = configure_profile(tmp_path / "profile", fake_openai)
     profile = local.__class__.at(local.data_dir, server=parse_server_url(postgres_url))
-    session = gui_session(profile)
-    session._store_backoff = Backoff(first=0.2, ceiling=1.0)
+    session = gui_session(profile, store_backoff=Backoff(first=0.2, ceiling=1.0))
 
     async def scenario(session):
         window = session.window
