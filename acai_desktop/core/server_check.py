@@ -10,10 +10,11 @@ only "can't be reached" clears by itself, so only it is retried on a timer
 How it tells them apart without reading the server's words (which are translated):
 libpq gives no SQLSTATE for a refused connection (psycopg's ``error.sqlstate`` is None
 for 28P01, 28000 and 3D000 alike), so the check asks structured questions instead —
-does anything answer at the address (a plain socket), did the server ask for a password
-libpq lacked (``PQconnectionNeedsPassword``), can the same user reach the maintenance
-database, and is the database in ``pg_database``. Errors on an open connection do carry
-a SQLSTATE: :func:`is_connection_lost` sorts those (class 08, 57P01–57P03).
+does a server answer at the address and take connections (``PQping``), did the server
+ask for a password libpq lacked (``PQconnectionNeedsPassword``), can the same user
+reach the maintenance database, and is the database in ``pg_database``. Errors on an
+open connection do carry a SQLSTATE: :func:`is_connection_lost` sorts those (class 08,
+57P01–57P03).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import enum
 import logging
-import socket
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -43,6 +43,7 @@ LOST_CONNECTION_STATES = ("57P01", "57P02", "57P03")
 
 class ProblemKind(enum.Enum):
     UNREACHABLE = "unreachable"
+    NOT_READY = "not-ready"
     PASSWORD_NEEDED = "password-needed"
     WRONG_PASSWORD = "wrong-password"
     REFUSED = "refused"
@@ -60,8 +61,8 @@ class ServerProblem:
 
     @property
     def clears_by_itself(self) -> bool:
-        """Worth trying again on a timer: only a server that did not answer."""
-        return self.kind is ProblemKind.UNREACHABLE
+        """Worth trying again on a timer: only a server that did not answer, or not yet."""
+        return self.kind in (ProblemKind.UNREACHABLE, ProblemKind.NOT_READY)
 
     def message(self) -> str:
         return f"{self.text} {self.next_step}"
@@ -134,10 +135,19 @@ def _why_refused(
     address: ServerAddress, password: str | None, error: Exception, timeout: float
 ) -> ServerProblem:
     import psycopg
+    from psycopg import pq
 
     where = address.describe()
     pgconn = getattr(error, "pgconn", None)
-    if not _answers(address, timeout):
+    answer = _ping(address, timeout)
+    if answer == pq.Ping.REJECT:
+        return ServerProblem(
+            ProblemKind.NOT_READY,
+            f"The PostgreSQL server holding your memory is not taking connections yet "
+            f"({where}: starting up, shutting down or recovering).",
+            "ACAI keeps trying by itself, and what you type stays in the message box.",
+        )
+    if answer != pq.Ping.OK:
         return ServerProblem(
             ProblemKind.UNREACHABLE,
             f"The PostgreSQL server holding your memory can't be reached ({where}).",
@@ -182,20 +192,20 @@ def _why_refused(
     )
 
 
-def _answers(address: ServerAddress, timeout: float) -> bool:
-    """Whether anything accepts a connection at the address (no PostgreSQL talk)."""
-    try:
-        if address.host.startswith("/"):
-            target = f"{address.host}/.s.PGSQL.{address.port}"
-            with socket.socket(socket.AF_UNIX) as unix:
-                unix.settimeout(timeout)
-                unix.connect(target)
-        else:
-            with socket.create_connection((address.host, address.port), timeout=timeout):
-                pass
-    except OSError:
-        return False
-    return True
+def _ping(address: ServerAddress, timeout: float):
+    """libpq's PQping: whether a server answers at the address and accepts connections
+    (REJECT: it answers, but is starting up, shutting down or recovering), without
+    logging in."""
+    from psycopg import conninfo, pq
+
+    info = conninfo.make_conninfo(
+        host=address.host,
+        port=address.port,
+        dbname=address.database,
+        user=address.user,
+        connect_timeout=max(1, round(timeout)),
+    )
+    return pq.PGconn.ping(info.encode())
 
 
 def _applied_migrations(connection) -> list[str] | None:
