@@ -107,7 +107,9 @@ class SecretStore:
         return self._read_file().get(provider)
 
     def set_api_key(self, provider: str, key: str) -> None:
-        key = key.strip()
+        self._save(provider, key.strip())
+
+    def _save(self, provider: str, key: str) -> None:
         if not key:
             self.delete_api_key(provider)
             return
@@ -138,8 +140,9 @@ class SecretStore:
         return self.get_api_key(name, environ={})
 
     def set_server_password(self, name: str, password: str) -> None:
-        """Save it (an empty one forgets it). Never written to the settings file."""
-        self.set_api_key(name, password)
+        """Save it as typed (spaces are a password's own; an empty one forgets it).
+        Never written to the settings file."""
+        self._save(name, password)
 
     # -- fallback file ------------------------------------------------------------
 

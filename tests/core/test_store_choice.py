@@ -82,3 +82,9 @@ def test_the_choice_is_saved_without_the_password(tmp_path):
 
     save_store_choice(settings, None)
     assert load_store_choice(settings) is None
+
+
+def test_a_password_is_kept_as_typed(tmp_path):
+    secrets = SecretStore(tmp_path, backend=MemoryKeyring())
+    secrets.set_server_password("postgresql://ann@db:5432/acai", "  spaced out ")
+    assert secrets.get_server_password("postgresql://ann@db:5432/acai") == "  spaced out "
