@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from acai_desktop.core.errors import InvalidInputError, StoreError
+from acai_desktop.core.errors import InvalidInputError, StoreError, StoreUnavailableError
+from acai_desktop.core.store_choice import ServerAddress
 
 BATCH_ROWS = 500
 #: Tables the server derives from others by triggers (never copied as rows).
@@ -80,16 +81,24 @@ class CopyReport:
 
 async def copy_local_memory(
     database_path: Path,
-    server_url: str,
+    server: ServerAddress,
+    password: str | None,
     on_progress: Callable[[CopyProgress], None] | None = None,
 ) -> CopyReport:
-    """Copy the SQLite file at ``database_path`` into the server at ``server_url`` (with
-    its password: kept in memory). Both are brought to this version's schema first."""
+    """Copy the SQLite file at ``database_path`` into ``server``. A server that can't be
+    used (unreachable, a wrong password, a schema older or newer than this version's:
+    updating a shared schema is the user's call) is refused with its reason; then both
+    are brought to this version's schema."""
+    from acai_desktop.core.server_check import check_server
     from acai_desktop.core.store.database import Store
     from acai_desktop.core.store.store_url import open_store
 
     if not Path(database_path).is_file():
         raise InvalidInputError(f"There is no local memory to copy at {database_path}.")
+    problem = await asyncio.to_thread(check_server, server, password)
+    if problem is not None:
+        raise StoreUnavailableError(problem)
+    server_url = server.url(password=password)
     for opened in (Store.open(database_path), open_store(server_url)):
         store = await opened  # migrated to this version's schema, then closed
         await store.close()

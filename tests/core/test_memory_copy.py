@@ -5,6 +5,7 @@ A real SQLite profile copied into the real throwaway PostgreSQL server."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sqlite3
 
 import psycopg
@@ -13,6 +14,7 @@ import pytest
 from acai_desktop.core import memory_copy
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory_copy import copy_local_memory
+from acai_desktop.core.store_choice import ServerAddress, parse_server_url
 from tests.support.memory import memory_services
 from tests.support.old_profile import old_profile
 
@@ -33,6 +35,10 @@ async def _local_profile(data_dir) -> None:
         )
 
 
+def _server(url: str) -> ServerAddress:
+    return parse_server_url(url)
+
+
 def _server_rows(url: str, sql: str):
     with psycopg.connect(url) as connection:
         return connection.execute(sql).fetchall()
@@ -46,7 +52,7 @@ def local(tmp_path):
 
 def test_the_copy_is_complete_idempotent_and_counted(local, postgres_url):
     seen = []
-    report = asyncio.run(copy_local_memory(local, postgres_url, seen.append))
+    report = asyncio.run(copy_local_memory(local, _server(postgres_url), None, seen.append))
     assert report.complete
     assert report.count_of("messages").local == MESSAGES
     assert report.count_of("messages").on_server == MESSAGES
@@ -69,7 +75,7 @@ def test_the_copy_is_complete_idempotent_and_counted(local, postgres_url):
     )[0]
     assert next_id == MESSAGES // 20 + 1
 
-    again = asyncio.run(copy_local_memory(local, postgres_url))
+    again = asyncio.run(copy_local_memory(local, _server(postgres_url), None))
     assert again.complete and again.rows_added == 0
     assert _server_rows(postgres_url, "SELECT count(*) FROM messages")[0][0] == MESSAGES
 
@@ -86,19 +92,27 @@ def test_a_copy_cut_off_midway_is_finished_by_the_next(local, postgres_url, monk
 
     monkeypatch.setattr(memory_copy, "_insert", insert_then_lose_the_server)
     with pytest.raises(Exception, match="run the copy again to finish it"):
-        asyncio.run(copy_local_memory(local, postgres_url))
+        asyncio.run(copy_local_memory(local, _server(postgres_url), None))
     kept = _server_rows(postgres_url, "SELECT count(*) FROM messages")[0][0]
     assert kept == memory_copy.BATCH_ROWS  # the committed batch stays
 
     monkeypatch.setattr(memory_copy, "_insert", real_insert)
-    report = asyncio.run(copy_local_memory(local, postgres_url))
+    report = asyncio.run(copy_local_memory(local, _server(postgres_url), None))
     assert report.complete
     assert report.rows_added > 0 and report.count_of("messages").on_server == MESSAGES
 
 
 def test_a_server_holding_another_memory_is_refused(local, postgres_url, tmp_path):
-    asyncio.run(copy_local_memory(local, postgres_url))
+    asyncio.run(copy_local_memory(local, _server(postgres_url), None))
     with psycopg.connect(postgres_url) as connection:
         connection.execute("UPDATE conversations SET created_at = 'another day' WHERE id = 2")
     with pytest.raises(InvalidInputError, match="already holds a different memory"):
-        asyncio.run(copy_local_memory(local, postgres_url))
+        asyncio.run(copy_local_memory(local, _server(postgres_url), None))
+
+
+def test_a_server_that_cannot_be_used_is_refused_with_its_reason(local, postgres_url):
+    from acai_desktop.core.errors import StoreUnavailableError
+
+    missing = dataclasses.replace(parse_server_url(postgres_url), database="not_made_yet")
+    with pytest.raises(StoreUnavailableError, match="no database named"):
+        asyncio.run(copy_local_memory(local, missing, None))

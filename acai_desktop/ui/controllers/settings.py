@@ -229,9 +229,7 @@ class SettingsController(Controller):
 
         try:
             password = password or await asyncio.to_thread(server_password, profile)
-            report = await copy_local_memory(
-                profile.database_path, server.url(password=password), progress
-            )
+            report = await copy_local_memory(profile.database_path, server, password, progress)
         except AcaiError as error:
             text = f"Not copied: {error}"
         else:
