@@ -66,12 +66,13 @@ class ProfileData(PanelPages):
             self.lock.release()
 
 
-async def open_profile_data(profile: Profile) -> ProfileData:
-    """Take the profile's lock and open its database (StoreError if either fails)."""
+async def open_profile_data(profile: Profile, *, update_schema: bool = False) -> ProfileData:
+    """Take the profile's lock and open its database (StoreError if either fails);
+    ``update_schema``: the user agreed to update an older schema on the server."""
     profile.ensure()
     lock = ProfileLock(profile.data_dir).acquire()
     try:
-        store = await open_profile_store(profile)
+        store = await open_profile_store(profile, update_schema=update_schema)
     except BaseException:
         lock.release()
         raise

@@ -246,7 +246,9 @@ class AppController:
             await self.store_wait.until_ready(lambda: self.profile)
             try:
                 with self._progress_in_status_bar():
-                    data = await open_profile_data(self.profile)
+                    data = await open_profile_data(
+                        self.profile, update_schema=self.store_wait.schema_update_allowed
+                    )
             except StoreUnavailableError as error:  # it went away since the check
                 await self.store_wait.wait(error.problem)
                 continue

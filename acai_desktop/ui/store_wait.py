@@ -39,7 +39,7 @@ class StoreWait:
         self.backoff = backoff or Backoff()
         self._retry = asyncio.Event()
         #: The user agreed to update an older schema on the server.
-        self._schema_update_allowed = False
+        self.schema_update_allowed = False
 
     async def until_ready(self, profile: Callable[[], Profile]) -> None:
         """Return once ``profile()``'s store can be opened (at once for this computer's).
@@ -51,7 +51,7 @@ class StoreWait:
             password = await asyncio.to_thread(server_password, profile())
             problem = await asyncio.to_thread(check_server, server, password)
             if problem is None or (
-                problem.kind is ProblemKind.OLDER_SCHEMA and self._schema_update_allowed
+                problem.kind is ProblemKind.OLDER_SCHEMA and self.schema_update_allowed
             ):
                 break
             await self.wait(problem)
@@ -84,12 +84,12 @@ class StoreWait:
         from acai_desktop.core.server_check import ProblemKind
 
         if self.problem is not None and self.problem.kind is ProblemKind.OLDER_SCHEMA:
-            self._schema_update_allowed = True
+            self.schema_update_allowed = True
         self.backoff.reset()
         self._retry.set()
 
     def new_store(self) -> None:
         """Another store was chosen: consent to update the last one's schema ends."""
-        self._schema_update_allowed = False
+        self.schema_update_allowed = False
         self.problem = None
         self.retry()

@@ -56,3 +56,16 @@ def test_a_wrong_password_is_its_own_one_line_error(tmp_path, postgres_cluster, 
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "refused the password" in error
     assert "not it" not in error  # the password is never printed
+
+
+def test_a_schema_newer_than_this_version_is_not_opened(tmp_path, postgres_url, capsys):
+    argv = ["--data-dir", str(tmp_path), "--store", postgres_url, "conversations", "list"]
+    assert cli.main(argv) == 0  # made by this version
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        connection.execute(
+            "INSERT INTO acai_migrations (name, applied_at) VALUES ('m099_from_the_future', '')"
+        )
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    error = capsys.readouterr().err
+    assert "newer ACAI Desktop" in error and "m099_from_the_future" in error
