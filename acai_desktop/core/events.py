@@ -221,6 +221,14 @@ class FolderProgress:
     stopped: bool = False
 
 
+@dataclass(frozen=True)
+class StoreLost:
+    """The PostgreSQL server holding the memory went away (noticed by the listener of
+    other computers' writes, while nothing else was asked of it): the window reconnects."""
+
+    reason: str
+
+
 Event = (
     MemoryAdded
     | MemoryChanged
@@ -244,6 +252,7 @@ Event = (
     | DocumentRemoved
     | IndexingProgress
     | FolderProgress
+    | StoreLost
 )
 EVENT_TYPES: tuple[type, ...] = Event.__args__  # type: ignore[attr-defined]
 

@@ -20,6 +20,7 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.server_check import is_store_lost
 from acai_desktop.core.store.memory_changes import MemoryChange
 from acai_desktop.core.store.outside_writes import Cursors, current_cursors, read_outside_writes
 
@@ -110,4 +111,6 @@ class OutsideChanges:
                     self.following.set()
             except AcaiError as error:
                 log.info("not following other computers' writes now: %s", error)
+                if is_store_lost(error):  # the window reconnects, with its banner
+                    self.events.emit(ev.StoreLost(str(error)))
             await asyncio.sleep(pause)

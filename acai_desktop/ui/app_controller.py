@@ -74,6 +74,7 @@ OPEN_TASK = "open"
 CHECK_TASK = "check-model"
 __all__ = ["STILL_OPENING", "AppController", "model_problem_text"]
 LOOKING_FOR_MODELS = "Looking for models on this computer…"
+log = logging.getLogger(__name__)
 
 
 def model_problem_text(problem: NoModelError) -> str:
@@ -172,6 +173,7 @@ class AppController:
         self.store_wait = StoreWait(window, self._start_quit_timer, self.store_backoff)
         window.store_retry_button.clicked.connect(self.store_wait.retry)
         self.services.on_store_lost = self.store_lost
+        window.events.store_lost.connect(self._on_events_store_lost)
         window.events.attach(self.events)
         self.started = True
 
@@ -315,6 +317,10 @@ class AppController:
         again, which waits (with the banner) until the server answers."""
         if self.tasks.get(OPEN_TASK) is None:
             self.tasks.start(self._reconnect(), key=OPEN_TASK)
+
+    def _on_events_store_lost(self, reason: str) -> None:
+        log.info("the memory's server went away: %s", reason)
+        self.store_lost()
 
     def use_store(self, server: ServerAddress | None) -> None:
         """A new choice of store (Settings → Store): reopen the profile there."""

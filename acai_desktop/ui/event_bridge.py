@@ -41,6 +41,7 @@ class EventBridge(QObject):
     document_removed = Signal(int)  # document id
     indexing_progress_changed = Signal(int, str, int, int)  # document id, stage, done, total
     folder_progress_changed = Signal(object)  # events.FolderProgress
+    store_lost = Signal(str)  # why: the memory's server went away
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +79,7 @@ class EventBridge(QObject):
                 ),
             ),
             (ev.FolderProgress, self.folder_progress_changed.emit),
+            (ev.StoreLost, lambda e: self.store_lost.emit(e.reason)),
         ]
         for event_type, relay in relays:
             self._unsubscribers.append(bus.subscribe(event_type, relay))

@@ -147,3 +147,29 @@ def test_an_older_schema_waits_for_the_user_to_update_it(
         return True
 
     assert run_in_session(session, scenario, wait_for_open=False)
+
+
+def test_the_server_going_away_while_idle_shows_the_banner_and_reconnects(
+    qapp, tmp_path, fake_openai, postgres_cluster, postgres_url
+):
+    local = configure_profile(tmp_path / "profile", fake_openai)
+    profile = local.__class__.at(local.data_dir, server=parse_server_url(postgres_url))
+    session = gui_session(profile, store_backoff=Backoff(first=0.2, ceiling=1.0))
+
+    async def scenario(session):
+        window = session.window
+        assistant = session.assistant
+        stop_server(postgres_cluster)  # nothing is asked of it: the listener notices
+        try:
+            await wait_until(lambda: window.store_banner.isVisible())
+            assert "can't be reached" in window.store_banner_label.text()
+        finally:
+            start_server(postgres_cluster)
+        await wait_until(
+            lambda: (
+                session.assistant not in (None, assistant) and not window.store_banner.isVisible()
+            )
+        )
+        return True
+
+    assert run_in_session(session, scenario)
