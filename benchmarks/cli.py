@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="ACAI Desktop's benchmarks and developer evaluations (not installed "
         "with the app; run from the repository).",
     )
-    add_common_arguments(parser)
+    add_common_arguments(parser, store=False)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     bench.add_parser(subparsers)
     eval.add_parser(subparsers)

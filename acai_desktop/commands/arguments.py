@@ -6,14 +6,23 @@ from __future__ import annotations
 import argparse
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options every command accepts, before or after the command name."""
+def add_common_arguments(parser: argparse.ArgumentParser, *, store: bool = True) -> None:
+    """Options every command accepts, before or after the command name (``store``
+    False: the benchmarks, whose ``--store`` names a server to measure, not the profile's)."""
     parser.add_argument(
         "--data-dir",
         default=argparse.SUPPRESS,
         help="profile directory (database, settings, logs); default: the platform's "
         "user data directory",
     )
+    if store:
+        _add_store_argument(parser)
+    parser.add_argument(
+        "--log-level", default=argparse.SUPPRESS, help="DEBUG, INFO, WARNING (default), ERROR"
+    )
+
+
+def _add_store_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store",
         default=argparse.SUPPRESS,
@@ -21,9 +30,6 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         help="where the memory lives for this run: postgresql://USER@HOST[:PORT]/DATABASE "
         "(a PostgreSQL server; the password from the keyring, Settings → Store) or 'local' "
         "(this computer); default: the one chosen in Settings",
-    )
-    parser.add_argument(
-        "--log-level", default=argparse.SUPPRESS, help="DEBUG, INFO, WARNING (default), ERROR"
     )
 
 

@@ -27,7 +27,7 @@ from benchmarks.startup_outer import measure_outer, startup_environment
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
-    add_common_arguments(common)
+    add_common_arguments(common, store=False)
     parser = subparsers.add_parser("bench", parents=[common], help="benchmarks")
     actions = parser.add_subparsers(dest="bench_action", metavar="ACTION", required=True)
     retrieval = actions.add_parser(

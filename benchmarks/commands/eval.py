@@ -33,7 +33,7 @@ def parse_positive_list(text: str, what: str) -> tuple[int, ...]:
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     common = argparse.ArgumentParser(add_help=False)
-    add_common_arguments(common)
+    add_common_arguments(common, store=False)
     parser = subparsers.add_parser(
         "eval", parents=[common], help="evaluate retrieval and memory on a LoCoMo-format dataset"
     )
