@@ -55,7 +55,7 @@ _FEATURES = (
 
 def pg_full_text():
     """PostgreSQL's branch of the full-text functions (imported only on that store:
-    psycopg is an optional extra)."""
+    SQLite users never load psycopg)."""
     from acai_desktop.core.store.postgres import full_text
 
     return full_text

@@ -19,7 +19,7 @@ async def open_store(location: Path | str) -> MemoryStore:
     """Open (and migrate) the store at ``location``: a PostgreSQL URL opens
     :class:`PostgresStore`, a path (or ``":memory:"``) the SQLite :class:`Store`."""
     if is_server_url(location):
-        # Imported here: psycopg is an optional extra, and SQLite users never load it.
+        # Imported here: SQLite users never load psycopg (a dependency, loaded on use).
         from acai_desktop.core.store.postgres.database import PostgresStore
 
         return await PostgresStore.open(str(location))
