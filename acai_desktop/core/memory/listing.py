@@ -21,7 +21,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from acai_desktop.core.records import MemoryItem, MemoryStatus
-from acai_desktop.core.store.dialect import is_postgres
 
 if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
     from sqlite_utils import Database
@@ -196,6 +195,10 @@ def _register_fold(db: Database) -> None:
     """SQLite: :func:`_searchable` as the SQL function FOLD_FUNCTION. PostgreSQL has it in
     its schema (ICU's ``lower``: the same as ``casefold`` for the letters of most
     languages)."""
+    # Here, not at the top: the window imports this module (the panel's query), and
+    # the store package would bring sqlite-utils into the start (test_startup_imports).
+    from acai_desktop.core.store.dialect import is_postgres
+
     if is_postgres(db):
         return
     db.conn.create_function(FOLD_FUNCTION, 2, _searchable, deterministic=True)
