@@ -31,7 +31,9 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
         "failed or un-run jobs, lost messages and answers, what became of the huge answers "
         "and the import, and the database size. Never touches --data-dir.",
     )
-    soak.add_argument("--turns", type=int, default=300, help="turns to run (default 300)")
+    soak.add_argument(
+        "--turns", type=int, default=None, help="turns to run (default 300; 200 with --store)"
+    )
     soak.add_argument(
         "--import-memories",
         type=int,
@@ -43,6 +45,18 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
     soak.add_argument("--json", action="store_true", help="print one JSON object")
     soak.add_argument(
         "--progress-every", type=int, default=10, metavar="N", help="a progress line every N turns"
+    )
+    soak.add_argument(
+        "--store",
+        metavar="URL",
+        help="instead: the shared-store soak. --processes app processes, each with a data "
+        "dir of its own, on one new database on this PostgreSQL server (dropped after; the "
+        "user needs CREATEDB), send --turns turns between them (default 200) with "
+        "background learning in each; prints messages lost, messages learned twice and "
+        "whether a memory edited in one reached the others",
+    )
+    soak.add_argument(
+        "--processes", type=int, default=2, help="app processes of the --store soak (default 2)"
     )
     soak.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     soak.add_argument("--first-turn", type=int, default=1, help=argparse.SUPPRESS)
@@ -102,6 +116,9 @@ def _import_line(figures: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.store is not None:
+        return run_on_store(args)
+    args.turns = 300 if args.turns is None else args.turns
     if args.turns <= 0:
         raise InvalidInputError("--turns must be positive.")
     if args.import_memories < 0:
@@ -128,5 +145,33 @@ def run(args: argparse.Namespace) -> int:
             )
 
     report = run_soak(args.turns, import_memories=args.import_memories, progress=progress)
+    print(json.dumps(report) if args.json else format_report(report))
+    return 0
+
+
+def run_on_store(args: argparse.Namespace) -> int:
+    """The shared-store soak (:mod:`benchmarks.store_soak`) on a new database."""
+    import tempfile
+    from pathlib import Path
+
+    from acai_desktop.evaluation.scratch_store import scratch_store
+    from benchmarks.store_soak import DEFAULT_TURNS, format_report, run_store_soak
+
+    turns = DEFAULT_TURNS if args.turns is None else args.turns
+    if turns <= 0:
+        raise InvalidInputError("--turns must be positive.")
+    if args.processes < 2:
+        raise InvalidInputError("--processes must be 2 or more.")
+    if not args.store.startswith(("postgresql://", "postgres://")):
+        raise InvalidInputError("--store takes a PostgreSQL URL (postgresql://…).")
+
+    def progress(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+
+    with (
+        tempfile.TemporaryDirectory() as directory,
+        scratch_store(args.store, Path(directory)) as database,
+    ):
+        report = run_store_soak(database, turns, args.processes, progress=progress)
     print(json.dumps(report) if args.json else format_report(report))
     return 0
