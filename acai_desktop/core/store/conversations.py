@@ -28,6 +28,7 @@ from acai_desktop.core.records import (
     RecalledMessage,
 )
 from acai_desktop.core.redaction import redact
+from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.conversation_search import search_conversations
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
@@ -39,6 +40,11 @@ MESSAGE_COLUMNS = (
 CONVERSATION_COLUMNS = (
     "id, title, created_at, updated_at, temporary, title_auto, pinned, project_id"
 )
+
+#: On PostgreSQL, while an answer streams its process holds a session lock on it
+#: (core/store/session_locks.py): a computer that starts marks stopped only the
+#: streaming answers no live process writes, not the one another computer is writing.
+WRITING_ANSWERS = 0x57524954  # "WRIT"
 
 
 def _rows(cursor) -> list[dict]:
@@ -134,6 +140,8 @@ def _insert_message(
             parent_id,
         ],
     )
+    if status == MessageStatus.STREAMING:
+        session_locks.hold(db, WRITING_ANSWERS, cursor.lastrowid)
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
     if role == "user":
         # A new conversation takes its title from the first thing the user said: a
@@ -254,6 +262,10 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         db.execute(
             f"UPDATE messages SET {assignments} WHERE id = ?", [*changes.values(), message_id]
         )
+    if changes.get("status") == MessageStatus.STREAMING:
+        session_locks.hold(db, WRITING_ANSWERS, message_id)
+    elif "status" in changes:
+        session_locks.release(db, WRITING_ANSWERS, [message_id])
     return fetch_message(db, message_id)
 
 
@@ -413,12 +425,18 @@ def fetch_recalled_message(db: Database, message_id: int) -> RecalledMessage:
 
 
 def recover_interrupted_answers(db: Database) -> int:
-    """At start-up: an answer still 'streaming' was cut off by a crash; call it stopped."""
+    """At start-up: an answer still 'streaming' was cut off by a crash; call it stopped.
+    On PostgreSQL only those no live computer is writing (``WRITING_ANSWERS``)."""
+    streaming = db.execute("SELECT id FROM messages WHERE status = 'streaming'").fetchall()
+    cut_off = session_locks.unheld(db, WRITING_ANSWERS, [row[0] for row in streaming])
+    if not cut_off:
+        return 0
     with db.atomic():
         cursor = db.execute(
             "UPDATE messages SET status = 'stopped', "
             "error = coalesce(error, 'The app closed while this answer was being written.') "
-            "WHERE status = 'streaming'"
+            f"WHERE status = 'streaming' AND id IN ({', '.join('?' for _ in cut_off)})",
+            cut_off,
         )
     return cursor.rowcount
 

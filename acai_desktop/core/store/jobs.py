@@ -25,6 +25,7 @@ from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.redaction import redact
+from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.dialect import is_postgres
 
@@ -148,29 +149,16 @@ def _across_computers(db: Database, sql: str) -> str:
 
 def _hold(db: Database, job_id: int) -> None:
     """PostgreSQL: this process runs ``job_id`` (a session lock, see ``_CLAIM_LOCK``)."""
-    if is_postgres(db):
-        db.execute("SELECT pg_advisory_lock(?, ?)", [_RUNNING_LOCKS, int(job_id)])
+    session_locks.hold(db, _RUNNING_LOCKS, job_id)
 
 
 def _release(db: Database, job_ids: Collection[int]) -> None:
-    if is_postgres(db):
-        for job_id in job_ids:
-            db.execute(
-                "SELECT pg_advisory_unlock(?, ?) FROM pg_locks WHERE locktype = 'advisory' "
-                "AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 2 "
-                "AND pid = pg_backend_pid() LIMIT 1",
-                [_RUNNING_LOCKS, int(job_id), _RUNNING_LOCKS, int(job_id)],
-            )
+    session_locks.release(db, _RUNNING_LOCKS, job_ids)
 
 
 def _orphaned(db: Database, job_ids: list[int]) -> list[int]:
     """PostgreSQL: the running jobs among ``job_ids`` that no live process holds."""
-    free = []
-    for job_id in job_ids:
-        if db.execute("SELECT pg_try_advisory_lock(?, ?)", [_RUNNING_LOCKS, job_id]).fetchone()[0]:
-            free.append(job_id)
-            db.execute("SELECT pg_advisory_unlock(?, ?)", [_RUNNING_LOCKS, job_id])
-    return free
+    return session_locks.unheld(db, _RUNNING_LOCKS, job_ids)
 
 
 def next_run_after(db: Database) -> str | None:
