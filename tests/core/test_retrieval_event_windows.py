@@ -3,6 +3,7 @@ what was said, and messages on that side of its day are preferred."""
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -16,7 +17,7 @@ from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store import conversations as conversation_sql
 from tests.support.aio import run
-from tests.support.memory import shared_embedder
+from tests.support.memory import memory_services, shared_embedder
 
 
 @pytest.mark.parametrize(
@@ -59,14 +60,27 @@ SAID = [
 PORTO, LISBON = SAID[0][1], SAID[2][1]
 
 
-def _search(directory, question, weights=None):
+@asynccontextmanager
+async def _memory(directory, location):
+    """A fresh profile's memory in ``directory``, or on the store at ``location``."""
+    if location is not None:
+        async with memory_services(
+            directory, policy=MemoryPolicy(0.0), store_location=location
+        ) as (store, service, _log):
+            yield store, service
+        return
+    async with open_memory_services(
+        Profile.at(directory), embedder=shared_embedder(), policy=MemoryPolicy(0.0)
+    ) as (store, service):
+        yield store, service
+
+
+def _search(directory, question, weights=None, location=None):
     """The texts of the best three messages for ``question``, asked in a fresh profile
-    on 1 October 2022."""
+    (or on the empty store at ``location``) on 1 October 2022."""
 
     async def go():
-        async with open_memory_services(
-            Profile.at(directory), embedder=shared_embedder(), policy=MemoryPolicy(0.0)
-        ) as (store, service):
+        async with _memory(directory, location) as (store, service):
 
             def fill(db):
                 ids = {}
@@ -107,6 +121,14 @@ def test_before_an_event_prefers_what_was_said_before_the_day_it_was_told(tmp_pa
     found_after = _search(tmp_path / "after", after)
     assert found_before.index(PORTO) < found_before.index(LISBON)
     assert found_after.index(LISBON) < found_after.index(PORTO)
+
+
+def test_the_event_is_dated_on_either_store(store_location, tmp_path):
+    # PostgreSQL finds the event's message by its own full text (no FTS5 MATCH there).
+    found = _search(
+        tmp_path, "What was my flat's kitchen like before I moved?", None, store_location
+    )
+    assert found.index(PORTO) < found.index(LISBON)
 
 
 def test_without_the_event_window_the_newer_flat_comes_first(tmp_path):

@@ -268,12 +268,27 @@ def event_age(
     moved" is something the user told); never one of ``excluded`` (the chat's recent
     turns, the question itself among them)."""
     marks = ",".join("?" * len(excluded))
+    where = f"""{"AND m.role = 'user'" if by_user else ""}
+              {f"AND m.id NOT IN ({marks})" if excluded else ""}"""
+    if is_postgres(db):
+        from acai_desktop.core.store.postgres import full_text
+
+        hits, hit_params = full_text.message_scores(db, match, 0.0)
+        row = db.execute(
+            f"""
+            SELECT max(julianday(?) - julianday(m.created_at), 0)
+            FROM ({hits}) AS h JOIN recallable_messages AS m ON m.id = h.id
+            WHERE TRUE {where}
+            ORDER BY h.score, h.id LIMIT 1
+            """,
+            [now, *hit_params, *excluded],
+        ).fetchone()
+        return None if row is None else float(row[0])
     row = db.execute(
         f"""
         SELECT max(julianday(?) - julianday(m.created_at), 0)
         FROM messages_fts JOIN recallable_messages AS m ON m.id = messages_fts.rowid
-        WHERE messages_fts MATCH ? {"AND m.role = 'user'" if by_user else ""}
-              {f"AND m.id NOT IN ({marks})" if excluded else ""}
+        WHERE messages_fts MATCH ? {where}
         ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT 1
         """,
         [now, match, *excluded],
