@@ -79,6 +79,7 @@ class Child:
     process: subprocess.Popen
     said: queue.Queue = field(default_factory=queue.Queue)
     sent: list[int] = field(default_factory=list)
+    not_complete: list[int] = field(default_factory=list)  # turns whose answer failed
 
     def tell(self, line: str) -> None:
         self.process.stdin.write(line + "\n")
@@ -100,6 +101,8 @@ class Child:
                 )
             if said["event"] == "turn":
                 self.sent.append(said["turn"])
+                if said["status"] != "complete":
+                    self.not_complete.append(said["turn"])
             if said["event"] == event:
                 return said
 
@@ -255,6 +258,7 @@ def run_store_soak(
         "turns_sent": len(sent),
         "turns_by_process": {child.number: len(child.sent) for child in children},
         "seconds": round(time.monotonic() - started, 1),
+        "answers_not_complete": sorted(t for child in children for t in child.not_complete),
         **counted,
         "turns_triaged": len(model.triaged),
         "triaged_twice": triaged_twice,
@@ -274,6 +278,7 @@ def format_report(report: dict) -> str:
             f"{report['turns_by_process']} in {report['seconds']} s",
             f"messages lost:  {len(report['messages_lost'])} {report['messages_lost'] or ''}",
             f"stored twice:   {len(report['messages_stored_twice'])}",
+            f"answers not complete: {len(report['answers_not_complete'])}",
             f"learned twice:  {len(report['learned_twice'])} (a message with more than one "
             f"critical-info job done or claim); asked the model to triage twice: "
             f"{len(report['triaged_twice'])} (turns triaged: {report['turns_triaged']})",

@@ -16,6 +16,7 @@ def _assert_one_memory(report: dict) -> None:
     assert report["turns_sent"] == TURNS
     assert report["turns_by_process"] == {1: TURNS // 2, 2: TURNS // 2}  # both ran turns
     assert report["messages_lost"] == [] and report["messages_stored_twice"] == []
+    assert report["answers_not_complete"] == []
     assert report["learned_twice"] == [] and report["triaged_twice"] == []
     assert report["not_learned"] == []
     assert report["learning_jobs_done"] == report["learning_claims"] == TURNS
