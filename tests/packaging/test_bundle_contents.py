@@ -57,6 +57,9 @@ def test_lazily_imported_packages_are_inside_and_left_out_ones_are_not(lean_bund
     modules = frozen_modules(lean_bundle)
     # Imported only when a PDF is added or the memory health view opens.
     assert {"pypdf", "pypdf._reader", "pyqtgraph", "pyqtgraph.graphicsItems.PlotItem"} <= modules
+    # Imported only for a PostgreSQL store: the client and its binary libpq wrapper.
+    assert {"psycopg", "psycopg.pq", "psycopg_binary"} <= modules
+    assert list((lean_bundle / "_internal").rglob("libpq*.so*")), "libpq is not bundled"
     unwanted = (
         *("pyqtgraph.opengl", "pyqtgraph.jupyter", "pyqtgraph.examples"),
         *("llama_cpp", "uvicorn", "pytest", "PyInstaller", "tkinter", "yaml"),
