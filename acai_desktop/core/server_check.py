@@ -145,14 +145,13 @@ def _why_refused(
             ProblemKind.NOT_READY,
             f"The PostgreSQL server holding your memory is not taking connections yet "
             f"({where}: starting up, shutting down or recovering).",
-            "ACAI keeps trying by itself, and what you type stays in the message box.",
+            "Wait a moment: it should take connections again shortly.",
         )
     if answer != pq.Ping.OK:
         return ServerProblem(
             ProblemKind.UNREACHABLE,
             f"The PostgreSQL server holding your memory can't be reached ({where}).",
-            "Check that it is running and that this computer can reach it; ACAI keeps "
-            "trying by itself, and what you type stays in the message box.",
+            "Check that it is running and that this computer can reach it.",
         )
     if pgconn is not None and pgconn.needs_password and not password:
         return ServerProblem(

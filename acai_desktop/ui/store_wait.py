@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 STORE_WAITING = "Waiting for the PostgreSQL server that holds your memory…"
 UPDATE_SCHEMA = "Update the server's memory"
+KEEPS_TRYING = "ACAI keeps trying by itself, and what you type stays in the message box."
 
 
 class StoreWait:
@@ -64,9 +65,10 @@ class StoreWait:
 
         self.problem = problem
         older = problem.kind is ProblemKind.OLDER_SCHEMA
-        self.window.show_store_problem(
-            problem.message(), retry_text=UPDATE_SCHEMA if older else "Try now"
-        )
+        text = problem.message()
+        if problem.clears_by_itself:  # what only the window does, so the CLI never says it
+            text += f" {KEEPS_TRYING}"
+        self.window.show_store_problem(text, retry_text=UPDATE_SCHEMA if older else "Try now")
         self.window.show_status(STORE_WAITING)
         self._on_waiting()
         self._retry.clear()

@@ -59,7 +59,8 @@ def test_a_closed_port_is_unreachable_and_retried():
     assert problem.kind is ProblemKind.UNREACHABLE
     assert problem.clears_by_itself
     assert "can't be reached" in problem.text
-    assert "message box" in problem.next_step
+    assert "Check that it is running" in problem.next_step
+    assert "message box" not in problem.message()  # the window says that, not the CLI
 
 
 def test_a_socket_directory_without_a_server_is_unreachable(tmp_path):
