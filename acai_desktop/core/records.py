@@ -254,13 +254,33 @@ def _same(value: Any) -> Any:
 MEMORY_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(MemoryItem))
 #: Every column but the embedding model (derived data) and meta (free-form).
 PUBLIC_MEMORY_COLUMNS = tuple(c for c in MEMORY_COLUMNS if c not in ("embedding_model", "meta"))
+
+
+def _member_of(enum_type: type[StrEnum]) -> Any:
+    """``enum_type(value)`` as one dict lookup for its members' values (a search builds
+    a record per hit; the enum's own lookup was a third of that); any other value goes
+    through the enum, which raises as before."""
+    members = {member.value: member for member in enum_type}
+
+    def convert(value: Any) -> StrEnum:
+        member = members.get(value)
+        return enum_type(value) if member is None else member
+
+    return convert
+
+
+def _dict_of(text: str | None) -> dict:
+    """A JSON object column: ``{}`` for none (most rows hold "{}": no parse for it)."""
+    return {} if text == "{}" else _json_or_none(text) or {}
+
+
 # How a column's SQLite value becomes the field's type, by the field's annotation.
 _CONVERTERS: dict[str, Any] = {
-    "MemoryKind": MemoryKind,
-    "Origin": Origin,
-    "MemoryStatus": MemoryStatus,
+    "MemoryKind": _member_of(MemoryKind),
+    "Origin": _member_of(Origin),
+    "MemoryStatus": _member_of(MemoryStatus),
     "bool": bool,
-    "dict": lambda text: _json_or_none(text) or {},
+    "dict": _dict_of,
 }
 _MEMORY_FROM_SQL = {
     f.name: _CONVERTERS[f.type] for f in fields(MemoryItem) if f.type in _CONVERTERS

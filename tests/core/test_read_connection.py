@@ -213,3 +213,39 @@ def test_closing_after_searches_folds_the_wal_into_the_file(tmp_path):
     path = _with_profile(tmp_path, body)
     wal = path.with_name(path.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_an_edit_between_two_searches_is_judged_on_the_new_text(tmp_path):
+    """The floor's word stems are cached by text: an edited memory is judged on its new
+    words at the next search, and its old text no longer counts."""
+
+    async def body(store, service, retriever):
+        search = retriever(store).search
+        question = "Which xylophone brand does Leila play?"
+        kitten = next(m for m in await store.run(_all_memories) if "kitten" in m.content)
+        before = await search(question, 10, now=NOW)
+        await service.edit(kitten.id, "Leila plays a Zildjian xylophone in a band.")
+        after = await search(question, 10, now=NOW)
+        await service.edit(kitten.id, "We adopted a grey kitten called Pixel from the shelter.")
+        again = await search(question, 10, now=NOW)
+        return kitten.id, before, after, again
+
+    def verdict(hits, memory_id):
+        return [
+            (hit.relevant, "lexical" in hit.reasons)
+            for hit in hits
+            if isinstance(hit, RetrievedMemory) and hit.memory.id == memory_id
+        ]
+
+    memory_id, before, after, again = _with_profile(tmp_path, body)
+    assert verdict(before, memory_id) in ([], [(False, False)])
+    assert verdict(after, memory_id) == [(True, True)]
+    assert after[0].memory.id == memory_id
+    assert verdict(again, memory_id) == verdict(before, memory_id)
+
+
+def _all_memories(db):
+    from acai_desktop.core.store.memories import memories_by_id
+
+    ids = [row[0] for row in db.execute("SELECT id FROM memories")]
+    return list(memories_by_id(db, ids).values())

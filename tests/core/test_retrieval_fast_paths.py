@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
 from acai_desktop.core.memory.retrieval.candidates import ScoredCandidates
 from acai_desktop.core.memory.retrieval.ranking import _contender_bar, _ranking_keys
@@ -79,3 +80,54 @@ def test_records_read_for_a_search_are_those_of_the_plain_row_reader(tmp_path):
     fast, plain = run(go())
     assert list(fast.values()) == plain
     assert plain[0].meta["why"] == "x" and plain[1].pinned is True
+
+
+def test_a_records_enums_and_meta_are_what_the_plain_conversions_give():
+    from acai_desktop.core.records import MEMORY_CONVERTERS, MemoryKind, MemoryStatus, Origin
+
+    convert = dict(zip(MEMORY_COLUMNS, MEMORY_CONVERTERS, strict=True))
+    for column, enum_type in (("kind", MemoryKind), ("origin", Origin), ("status", MemoryStatus)):
+        for member in enum_type:
+            assert convert[column](member.value) is enum_type(member.value)
+            assert convert[column](member) is member
+        with pytest.raises(ValueError):
+            convert[column]("no such value")
+    first, second = convert["meta"]("{}"), convert["meta"]("{}")
+    first["changed"] = True
+    assert second == {} and convert["meta"](None) == {}
+    assert convert["meta"]('{"why": "x"}') == {"why": "x"}
+
+
+def test_counting_the_words_of_two_tables_at_once_gives_each_tables_own_counts(tmp_path):
+    from acai_desktop.core.store import search as sql
+    from acai_desktop.core.store.conversations import create_conversation
+
+    terms = ["lisbon", "bees", "sister", "nowhere", 'quo"te']
+
+    async def go():
+        async with memory_services(tmp_path) as (store, service, _log):
+            await service.remember_many(
+                [MemoryDraft(content=t) for t in ("I keep bees.", "My sister lives in Lisbon.")],
+                explicit=True,
+            )
+
+            def chat(db):
+                with db.atomic():
+                    chat_id = create_conversation(db, "Chat").id
+                    for n, text in enumerate(["Bees again", "My sister called", "Lisbon trip"]):
+                        db.execute(
+                            "INSERT INTO messages (conversation_id, role, content, created_at) "
+                            "VALUES (?, ?, ?, ?)",
+                            [chat_id, "user", text, f"2030-01-0{n + 1}T10:00:00+00:00"],
+                        )
+
+            await store.run(chat)
+            tables = ["messages_fts", "memories_fts"]
+            # Counted up to 1 + 1: each message's row holds its neighbours' words too.
+            together = await store.read(sql.document_counts_in, terms, 1, tables)
+            apart = {t: await store.read(sql.document_counts, terms, 1, t) for t in tables}
+            return together, apart
+
+    together, apart = run(go())
+    assert together == apart
+    assert apart["memories_fts"][:2] == [1, 1] and apart["messages_fts"][:4] == [2, 2, 2, 0]

@@ -24,13 +24,16 @@ MESSAGES_FTS = "messages_fts"
 # whether the user wrote it (a question in the first person prefers those): the
 # semantic side scores a message with its neighbours' vectors too. Read from the
 # index on messages(conversation_id, id) alone (reading the rows to skip ones that
-# are not recallable cost more than the rest of the query); a neighbour that is not
+# are not recallable cost more than the rest of the query; the first row of an ordered
+# seek, which stops there, where max() and min() read on); a neighbour that is not
 # recallable has no vector in the message index, and the ranking leaves it out.
 _NEIGHBOURS = """
-    coalesce((SELECT max(p.id) FROM messages AS p
-              WHERE p.conversation_id = m.conversation_id AND p.id < m.id), -1),
-    coalesce((SELECT min(n.id) FROM messages AS n
-              WHERE n.conversation_id = m.conversation_id AND n.id > m.id), -1),
+    coalesce((SELECT p.id FROM messages AS p
+              WHERE p.conversation_id = m.conversation_id AND p.id < m.id
+              ORDER BY p.id DESC LIMIT 1), -1),
+    coalesce((SELECT n.id FROM messages AS n
+              WHERE n.conversation_id = m.conversation_id AND n.id > m.id
+              ORDER BY n.id LIMIT 1), -1),
     m.role = 'user'
 """
 

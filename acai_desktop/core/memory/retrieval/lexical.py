@@ -68,11 +68,14 @@ def lexical_match(
     near zero, every match would score about alike, and scoring thousands of them
     (a message's row holds its neighbours' words too) cost milliseconds. The
     semantic side still sees everything. ``counts``: where to keep how many rows
-    hold each term (by table), for the relevance floor.
+    hold each term (by table), for the relevance floor; the ones it already holds
+    for ``table`` (counted up to ``budget``, see :func:`count_terms`) are used.
     """
     if not terms:
         return None
-    found = sql.document_counts(db, terms, budget, table)
+    found = counts.get(table) if counts is not None else None
+    if found is None:
+        found = sql.document_counts(db, terms, budget, table)
     if counts is not None:
         counts[table] = found  # the relevance floor weighs the words with them
     present = sorted((count, position) for position, count in enumerate(found) if count)
@@ -94,6 +97,17 @@ def lexical_match(
             break
         chosen.append(position)
     return fts_match_expression([terms[p] for p in sorted(chosen)], conjunction="AND")
+
+
+def count_terms(
+    db: Database, terms: list[str], weights: RetrievalWeights, tables: list[str]
+) -> dict[str, list[int]]:
+    """How many rows of each full-text table in ``tables`` hold each term, counted up
+    to ``lexical_budget_documents`` (what :func:`lexical_match` counts), in one
+    statement: a search's ranking counts the words in messages and in memories."""
+    if not terms or not tables:
+        return {}
+    return sql.document_counts_in(db, terms, weights.lexical_budget_documents, tables)
 
 
 def message_matches(

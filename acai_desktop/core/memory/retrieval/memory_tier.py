@@ -157,8 +157,14 @@ def memory_candidates(
     cosine = found.cosine
     cosine[semantic_positions] = [cosine_of[id_list[p]] for p in semantic_positions]
 
-    dated = np.array([i in dated_ids for i in id_list], bool)
-    source_part = np.array([told.get(i, 0.0) for i in id_list], np.float32)
+    dated = (
+        np.array([i in dated_ids for i in id_list], bool) if dated_ids else np.zeros(count, bool)
+    )
+    source_part = (
+        np.array([told.get(i, 0.0) for i in id_list], np.float32)
+        if told
+        else np.zeros(count, np.float32)
+    )
     if not alive.all():
         columns = (ids, lexical_raw, is_lexical, cosine, in_semantic, dated, source_part)
         ids, lexical_raw, is_lexical, cosine, in_semantic, dated, source_part = (

@@ -81,7 +81,9 @@ def message_candidates(
     asker = np.zeros(len(ids), bool)
     if episodic.first_person and weights.asker:
         asker = np.asarray(by_user, bool)
-    on_date = np.array([i in dated_ids for i in ids], bool)
+    on_date = (
+        np.array([i in dated_ids for i in ids], bool) if dated_ids else np.zeros(len(ids), bool)
+    )
     in_event_window = event_windows(db, episodic, np.asarray(age_days, np.float64), weights)
     in_semantic = np.array([i in cosine_of for i in ids], bool)
     semantic_part = np.zeros(len(ids), np.float32)

@@ -15,7 +15,7 @@ from acai_desktop.core.memory.retrieval.candidates import (
     ScoredCandidates,
     SemanticSide,
 )
-from acai_desktop.core.memory.retrieval.lexical import message_matches
+from acai_desktop.core.memory.retrieval.lexical import count_terms, message_matches
 from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
 from acai_desktop.core.memory.retrieval.message_tier import message_candidates, said_by_named
 from acai_desktop.core.memory.retrieval.results import (
@@ -64,8 +64,11 @@ def rank(
     # One full-text query over messages serves both tiers: the messages themselves,
     # and the memories learned from them.
     match, message_rows = None, []
-    counts: dict[str, list[int]] = {}  # each table's term counts, for the floor too
-    if weights.episodic > 0 or weights.source_words:
+    with_messages = weights.episodic > 0 or weights.source_words
+    # Each table's term counts (for the lexical sides and the floor), in one statement.
+    tables = [episodes.MESSAGES_FTS, "memories_fts"] if with_messages else ["memories_fts"]
+    counts: dict[str, list[int]] = count_terms(db, terms, weights, tables)
+    if with_messages:
         match, message_rows = message_matches(db, terms, weights, episodic, counts)
     memories = memory_candidates(
         db,
