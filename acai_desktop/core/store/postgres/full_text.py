@@ -107,28 +107,71 @@ def _terms(match: str) -> list[str]:
     return list(dict.fromkeys(word for word in words if word.strip()))
 
 
+#: FTS5's bm25() constants (fts5_aux.c): term-frequency saturation and length weight.
+_K1 = 1.2
+_B = 0.75
+#: FTS5's floor for a word in more than half of the rows (its IDF would be <= 0).
+_IDF_FLOOR = 1e-6
+#: Per table, the text a row's length is measured over (both indexed columns), as
+#: FTS5's BM25 counts a row's tokens in every column; characters stand for tokens (the
+#: length only counts relative to the table's average), so no stored length is needed.
+_LENGTH = {
+    "memories": "length(t.content) + length(coalesce(t.category, ''))",
+    "message_recall": "length(t.content) + length(t.context)",
+    "chunks": "length(t.content) + length(t.heading)",
+}
+
+
+def _idf(total: int, holding: int) -> float:
+    """A word's IDF exactly as FTS5's bm25() computes it."""
+    idf = math.log((total - holding + 0.5) / (holding + 0.5))
+    return idf if idf > 0 else _IDF_FLOOR
+
+
+def _frequency(second: float) -> str:
+    """SQL: the weighted count of a word's lexemes (parameter: text[]) in row ``t``,
+    BM25's column-weighted term frequency (a lexeme in the second column counts
+    ``second``); a word stemmed to several lexemes counts their mean."""
+    return (
+        "(SELECT coalesce(sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN "
+        f"{float(second)!r} ELSE 0 END), 0) / greatest(cardinality(?::text[]), 1) "
+        "FROM unnest(t.search_vector) AS u(lexeme, positions, weights), "
+        "unnest(u.weights) AS w WHERE u.lexeme = ANY(?::text[]))"
+    )
+
+
 def bm25_rank(db, table: str, match: str, second_weight: float | None = None):
     """``(SQL, params)``: a match's score over row ``t`` of ``table``'s PostgreSQL table,
-    higher is better, as BM25 weighs it: per word, its IDF in the table (what
-    ``ts_rank`` lacks: a rare word counts more than a common one) times ``ts_rank``
-    (how often the row holds it, the second column weighted as BM25's), summed over
-    the words."""
+    higher is better, as FTS5's bm25() computes it: per word, its IDF in the table times
+    its column-weighted frequency in the row saturated by k1 and normalised by the row's
+    length against the table's average (b), summed over the words."""
     target, weight = _table(table)
     terms = _terms(match)
     if not terms:
         return "0.0", []
+    second = weight if second_weight is None else second_weight
     count = f"(SELECT count(*) FROM {target} WHERE search_vector @@ {_WORD})"
+    lexemes = "(SELECT coalesce(array_agg(lexeme), '{}') FROM unnest(to_tsvector('english', ?)))"
+    length = _LENGTH[target]
     row = db.execute(
-        f"SELECT (SELECT count(*) FROM {target}), " + ", ".join([count] * len(terms)),
-        [f'"{term}"' for term in terms],
+        f"SELECT count(*), coalesce(avg({length}), 0) FROM {target} AS t",
     ).fetchone()
-    total, found = row[0], row[1:]
-    weights = _weights(weight if second_weight is None else second_weight)
+    total, average = row[0], float(row[1] or 0.0)
+    found = db.execute(
+        "SELECT " + ", ".join([f"{count}, {lexemes}"] * len(terms)),
+        [value for term in terms for value in (f'"{term}"', term)],
+    ).fetchone()
+    norm = f"{_K1!r} * ({1 - _B!r} + {_B!r} * ({length}) / {max(average, 1.0)!r})"
     parts, params = [], []
-    for term, holding in zip(terms, found, strict=True):
-        idf = math.log(1 + (total - holding + 0.5) / (holding + 0.5))
-        parts.append(f"{idf!r} * ts_rank({weights}, t.search_vector, {_WORD}, {_NORMALISATION})")
-        params.append(f'"{term}"')
+    for index in range(len(terms)):
+        holding, words = found[2 * index], list(found[2 * index + 1] or [])
+        if not words:
+            continue
+        tf = _frequency(second)
+        parts.append(f"{_idf(total, holding)!r} * ({tf} * {_K1 + 1!r}) / ({tf} + {norm})")
+        params += [words, words, words, words]
+    if not parts:
+        return "0.0", []
     return "(" + " + ".join(parts) + ")", params
 
 
