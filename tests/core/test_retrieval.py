@@ -400,3 +400,30 @@ def test_an_embedder_that_waits_never_holds_the_database_thread(store_location, 
         assert slow_hits[0].memory.id == items[0].id
 
     _with_retriever(store_location, tmp_path, body)
+
+
+def test_a_word_in_a_short_memory_outweighs_it_in_a_long_one_as_bm25_weighs_it(
+    store_location, tmp_path
+):
+    # BM25 (FTS5's, and PostgreSQL's full_text.bm25_rank) normalises a word's weight by
+    # the row's length: one mention in a short memory beats one in a long memory, even
+    # when the long one was stored first (ts_rank alone scored them alike).
+    facts = [
+        *FACTS[:4],
+        "After a long week of meetings, deadlines and travel, I finally signed up for "
+        "a weekend pottery workshop in the old town near the river.",
+        "Pottery relaxes me.",
+        *(fact for fact in FACTS[4:] if "pottery" not in fact),
+    ]
+
+    async def body(retriever, service, items):
+        from acai_desktop.core.store import search
+
+        ids, scores, _ = await retriever.store.read(
+            search.lexical_hits, '"pottery"', 5, lambda _rowid: True
+        )
+        long_one, short_one = items[4].id, items[5].id
+        assert ids[:2] == [short_one, long_one]
+        assert scores[0] > scores[1]
+
+    _with_retriever(store_location, tmp_path, body, facts=facts)
