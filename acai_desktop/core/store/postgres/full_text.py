@@ -2,11 +2,10 @@
 SQL differs from SQLite's FTS5 (docs/architecture.md, "Two stores").
 
 Each FTS5 table of SQLite has a ``tsvector`` column here (``postgres/migrations.py``):
-the content weighted ``A``, the second column (category, heading, context) ``B``. The
-retrieval scores (:func:`bm25_rank`) are FTS5's ``bm25()`` computed from the tsvector:
-per word, FTS5's IDF times the word's column-weighted count in the row, saturated (k1)
-and normalised by the row's length (b); they are returned with SQLite's sign
-conventions so the callers need no branch of their own.
+the content weighted ``A``, the second column (category, heading, context) ``B``. A
+score sums, per word, the word's IDF in the table times ``ts_rank`` with the weights of
+SQLite's ``bm25()`` columns (an unweighted ``D``/``C`` counts 0); it is returned with
+SQLite's sign conventions so the callers need no branch of their own.
 
 The match expressions retrieval builds (``memory/query.fts_match_expression``: quoted
 terms joined by ``OR`` or ``AND``) are FTS5 syntax; :func:`web_query` says the same in
@@ -25,10 +24,9 @@ TABLES = {
     "messages_fts": ("message_recall", 1.0),
     "chunks_fts": ("chunks", 0.5),
 }
-#: ts_rank's normalisation where it still orders (documents' chunks): none. Retrieval
-#: scores with BM25 instead (:func:`bm25_rank`): on LoCoMo dev (eval retrieval --store)
-#: IDF x ts_rank gave recall@10 0.847 with this, 0.811 over 1 + log(length), 0.758 over
-#: the length; BM25 gives 0.855 (SQLite's FTS5: 0.858).
+#: ts_rank's normalisation: none. Measured on LoCoMo dev (eval retrieval --store),
+#: recall@10: 0.847 with none, 0.811 over 1 + log(length), 0.758 over the length
+#: (SQLite's BM25: 0.858).
 _NORMALISATION = 0
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
 #: One word of a match (a parameter), stemmed as the index's words are.
@@ -130,20 +128,15 @@ def _idf(total: int, holding: int) -> float:
     return idf if idf > 0 else _IDF_FLOOR
 
 
-def _bm25_sum(second: float, norm: str) -> str:
-    """SQL: BM25's sum over a match's words for row ``t``, in one pass over its
-    tsvector. Parameters: the words' lexemes (text[]), and per lexeme its word's index
-    (int[]), IDF (float8[]) and lexeme count (int[]). A word's frequency is its
-    lexemes' column-weighted count (one in the second column counts ``second``; a word
-    stemmed to several lexemes counts their mean), saturated by k1 against ``norm``."""
+def _frequency(second: float) -> str:
+    """SQL: the weighted count of a word's lexemes (parameter: text[]) in row ``t``,
+    BM25's column-weighted term frequency (a lexeme in the second column counts
+    ``second``); a word stemmed to several lexemes counts their mean."""
     return (
-        f"(SELECT coalesce(sum(x.idf * x.tf * {_K1 + 1!r} / (x.tf + {norm})), 0) FROM ("
-        "SELECT q.word, max(q.idf) AS idf, sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN "
-        f"{float(second)!r} ELSE 0 END) / max(q.n) AS tf "
-        "FROM unnest(t.search_vector) AS u(lexeme, positions, weights) "
-        "JOIN unnest(?::text[], ?::int[], ?::float8[], ?::int[]) AS q(lexeme, word, idf, n) "
-        "ON q.lexeme = u.lexeme CROSS JOIN LATERAL unnest(u.weights) AS w "
-        "GROUP BY q.word) AS x)"
+        "(SELECT coalesce(sum(CASE w WHEN 'A' THEN 1.0 WHEN 'B' THEN "
+        f"{float(second)!r} ELSE 0 END), 0) / greatest(cardinality(?::text[]), 1) "
+        "FROM unnest(t.search_vector) AS u(lexeme, positions, weights), "
+        "unnest(u.weights) AS w WHERE u.lexeme = ANY(?::text[]))"
     )
 
 
@@ -160,25 +153,26 @@ def bm25_rank(db, table: str, match: str, second_weight: float | None = None):
     count = f"(SELECT count(*) FROM {target} WHERE search_vector @@ {_WORD})"
     lexemes = "(SELECT coalesce(array_agg(lexeme), '{}') FROM unnest(to_tsvector('english', ?)))"
     length = _LENGTH[target]
-    total, average = db.execute(
+    row = db.execute(
         f"SELECT count(*), coalesce(avg({length}), 0) FROM {target} AS t",
     ).fetchone()
+    total, average = row[0], float(row[1] or 0.0)
     found = db.execute(
         "SELECT " + ", ".join([f"{count}, {lexemes}"] * len(terms)),
         [value for term in terms for value in (f'"{term}"', term)],
     ).fetchone()
-    columns: tuple[list, list, list, list] = ([], [], [], [])
+    norm = f"{_K1!r} * ({1 - _B!r} + {_B!r} * ({length}) / {max(average, 1.0)!r})"
+    parts, params = [], []
     for index in range(len(terms)):
         holding, words = found[2 * index], list(found[2 * index + 1] or [])
-        for lexeme in words:
-            for column, value in zip(
-                columns, (lexeme, index, _idf(total, holding), len(words)), strict=True
-            ):
-                column.append(value)
-    if not columns[0]:
+        if not words:
+            continue
+        tf = _frequency(second)
+        parts.append(f"{_idf(total, holding)!r} * ({tf} * {_K1 + 1!r}) / ({tf} + {norm})")
+        params += [words, words, words, words]
+    if not parts:
         return "0.0", []
-    norm = f"{_K1!r} * ({1 - _B!r} + {_B!r} * ({length}) / {max(float(average), 1.0)!r})"
-    return _bm25_sum(second, norm), list(columns)
+    return "(" + " + ".join(parts) + ")", params
 
 
 def lexical_hits(
