@@ -135,16 +135,17 @@ def lexical_hits(
     with the embedding, so each lookup reads a page).
     """
     if is_postgres(db):
-        return pg_full_text().lexical_hits(db, match, limit, indexed, candidate_rows)
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    hits = db.execute(
-        f"""
-        SELECT rowid, bm25(memories_fts, {weights}) AS score
-        FROM memories_fts WHERE memories_fts MATCH ?
-        ORDER BY score LIMIT ?
-        """,
-        [match, limit * 2],
-    ).fetchall()
+        hits = pg_full_text().scored_memory_hits(db, match, limit * 2)
+    else:
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        hits = db.execute(
+            f"""
+            SELECT rowid, bm25(memories_fts, {weights}) AS score
+            FROM memories_fts WHERE memories_fts MATCH ?
+            ORDER BY score LIMIT ?
+            """,
+            [match, limit * 2],
+        ).fetchall()
     in_index = [indexed(rowid) for rowid, _ in hits]
     others = [rowid for (rowid, _), known in zip(hits, in_index, strict=True) if not known]
     rows = {row[0]: row for row in candidate_rows(db, others)} if others else {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 #: SQLite's FTS5 table -> (the PostgreSQL table with its ``search_vector``, weight of B).
 TABLES = {
@@ -175,28 +175,17 @@ def bm25_rank(db, table: str, match: str, second_weight: float | None = None):
     return "(" + " + ".join(parts) + ")", params
 
 
-def lexical_hits(
-    db, match: str, limit: int, indexed: Callable[[int], bool], candidate_rows
-) -> tuple[list[int], list[float], dict[int, tuple]]:
-    """See :func:`acai_desktop.core.store.search.lexical_hits` (same result)."""
+def scored_memory_hits(db, match: str, limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` memories' ids and BM25 scores, lower is better, as FTS5's
+    ``bm25()`` gives them (the rest of :func:`acai_desktop.core.store.search.lexical_hits`
+    is the same on both stores)."""
     score, score_params = bm25_rank(db, "memories_fts", match)
-    hits = db.execute(
+    return db.execute(
         f"SELECT t.id, -{score} AS score "
         "FROM memories AS t, websearch_to_tsquery('english', ?) AS q "
         "WHERE t.search_vector @@ q ORDER BY score, t.id LIMIT ?",
-        [*score_params, web_query(match), limit * 2],
+        [*score_params, web_query(match), limit],
     ).fetchall()
-    in_index = [indexed(rowid) for rowid, _ in hits]
-    others = [rowid for (rowid, _), known in zip(hits, in_index, strict=True) if not known]
-    rows = {row[0]: row for row in candidate_rows(db, others)} if others else {}
-    ids, scores = [], []
-    for (rowid, score), known in zip(hits, in_index, strict=True):
-        if known or rowid in rows:
-            ids.append(rowid)
-            scores.append(-score)
-            if len(ids) == limit:
-                break
-    return ids, scores, rows
 
 
 def message_scores(db, match: str, context_weight: float) -> tuple[str, list]:
