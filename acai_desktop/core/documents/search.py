@@ -109,7 +109,10 @@ class DocumentSearch:
         """On the database thread: lexical candidates, then (once the loop hands the
         semantic ones over) fusion and the top ``k``'s text."""
         weights = self.weights
-        match = lexical_match(db, terms, weights.lexical_budget_documents, CHUNKS_FTS)
+        # The words' counts in the chunks, kept for the relevance floor's IDF (one
+        # statement, not a second one after the fusion).
+        counts: dict[str, list[int]] = {}
+        match = lexical_match(db, terms, weights.lexical_budget_documents, CHUNKS_FTS, counts)
         hits = sql.chunk_hits(db, match, weights.candidates, allowed, excluded) if match else []
         semantic = handoff.result()
         bm25_of = dict(hits)
@@ -126,7 +129,9 @@ class DocumentSearch:
         order = np.argsort(-score, kind="stable")[:k]
         chosen = [id_list[p] for p in order.tolist()]
         passages = sql.passages_by_id(db, chosen)
-        relevant = self._relevant(db, terms, semantic, cosine[order], chosen, passages)
+        relevant = self._relevant(
+            db, terms, semantic, cosine[order], chosen, passages, counts.get(CHUNKS_FTS)
+        )
         results: list[RetrievedPassage] = []
         for position, ok in zip(order.tolist(), relevant, strict=True):
             passage = passages.get(id_list[position])
@@ -154,14 +159,19 @@ class DocumentSearch:
         cosines: np.ndarray,
         chosen: list[int],
         passages: dict,
+        counts: list[int] | None = None,
     ) -> list[bool]:
         """Which of the ``chosen`` passages pass the relevance floor (see
         :mod:`acai_desktop.core.memory.retrieval.floor`): their words' share of the
         question's weight (IDF in the chunks' index) and their cosine's standing among
         every chunk searched, against the passages' bars (``RetrievalWeights.
-        floor_passage_*``, calibrated by ``eval documents-floor``)."""
+        floor_passage_*``, calibrated by ``eval documents-floor``); ``counts``: how many
+        chunks hold each term, if the lexical side counted them already."""
         weights = self.weights
-        counts = sql_search.document_counts(db, terms, weights.lexical_budget_documents, CHUNKS_FTS)
+        if counts is None:
+            counts = sql_search.document_counts(
+                db, terms, weights.lexical_budget_documents, CHUNKS_FTS
+            )
         term_weights = floor.term_weights(counts, len(self.vectors))
         standings = semantic.floor_standing(cosines)
         verdicts = []

@@ -25,6 +25,7 @@ sees a row half moved.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import repeat
@@ -94,6 +95,12 @@ class VectorIndex:
 
     def __contains__(self, memory_id: int) -> bool:
         return memory_id in self._row_of
+
+    def membership(self) -> Callable[[int], bool]:
+        """The index's membership test as it stands (a dict's own, one C call per id:
+        a search asks it of every lexical candidate); :meth:`load` replaces the dict,
+        so ask again after one."""
+        return self._row_of.__contains__
 
     @property
     def ids(self) -> np.ndarray:
@@ -182,16 +189,19 @@ class VectorIndex:
             indexed = rows >= 0
             rows = np.where(indexed, rows, 0)  # row 0 exists (capacity >= 64); masked below
             cosine = np.zeros(len(ids), np.float32)
+            # np.take: the same elements as indexing with ``rows``, without the
+            # general fancy-indexing machinery (a search makes a dozen of these).
             if query is not None and len(ids):
                 # A few rows: BLAS stays on one thread at this size.
-                cosine = np.where(indexed, self._matrix[rows] @ query, 0.0).astype(np.float32)
+                vectors = np.take(self._matrix, rows, axis=0)
+                cosine = np.where(indexed, vectors @ query, 0.0).astype(np.float32)
             return Lookup(
                 indexed=indexed,
-                known=self._known[rows] & indexed,
-                importance=self._importance[rows],
-                pinned=self._pinned[rows],
-                touched_ms=self._touched_ms[rows],
-                conversation_id=self._conversation[rows],
+                known=np.take(self._known, rows) & indexed,
+                importance=np.take(self._importance, rows),
+                pinned=np.take(self._pinned, rows),
+                touched_ms=np.take(self._touched_ms, rows),
+                conversation_id=np.take(self._conversation, rows),
                 cosine=cosine,
             )
 

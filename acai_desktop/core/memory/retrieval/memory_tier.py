@@ -78,7 +78,7 @@ def memory_candidates(
     then the semantic-only ones by id — is the one ties keep.
     """
     lexical = (
-        lexical_candidates(db, terms, weights, index.__contains__, counts, len(excluded))
+        lexical_candidates(db, terms, weights, index.membership(), counts, len(excluded))
         if terms
         else NO_LEXICAL
     )

@@ -178,12 +178,14 @@ def context_cosines(
 def said_by_named(authors: list[str], names: frozenset[str]) -> np.ndarray:
     """True where a message's author (or a word of it: "Caroline" for "Caroline Lee")
     is among ``names`` (normalised)."""
-    verdict: dict[str, bool] = {"": False}
-    named = np.zeros(len(authors), bool)
-    for position, author in enumerate(authors):
-        hit = verdict.get(author)
-        if hit is None:
-            hit = normalise(author) in names or bool(names & set(tokenize_query(author)))
-            verdict[author] = hit
-        named[position] = hit
-    return named
+    # One verdict per distinct author (a conversation has two), set into the array
+    # at once: an element assignment per message cost more than the verdicts.
+    verdict = {author: is_named(author, names) for author in set(authors)}
+    return np.array([verdict[author] for author in authors], bool)
+
+
+def is_named(author: str, names: frozenset[str]) -> bool:
+    """Whether ``author`` (or a word of it) is among ``names`` (normalised)."""
+    if not author:
+        return False
+    return normalise(author) in names or bool(names & set(tokenize_query(author)))

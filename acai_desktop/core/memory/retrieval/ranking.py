@@ -17,7 +17,7 @@ from acai_desktop.core.memory.retrieval.candidates import (
 )
 from acai_desktop.core.memory.retrieval.lexical import count_terms, message_matches
 from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
-from acai_desktop.core.memory.retrieval.message_tier import message_candidates, said_by_named
+from acai_desktop.core.memory.retrieval.message_tier import is_named, message_candidates
 from acai_desktop.core.memory.retrieval.results import (
     AUTHOR,
     LEXICAL,
@@ -207,7 +207,7 @@ def judge_relevance(
             # A memory about someone the question names ("Caroline attended…"), or
             # learned from what they said.
             naming = floor.holds_any(held, names) or bool(
-                said_by_named(authors.get(hit.memory.id, []), names).any()
+                any(is_named(author, names) for author in authors.get(hit.memory.id, ()))
             )
             items.append(
                 floor.FloorItem(
