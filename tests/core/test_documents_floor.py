@@ -108,3 +108,35 @@ def test_a_chats_attachment_always_passes_and_the_library_only_on_evidence(tmp_p
     verdicts = {(hit.passage.document_name, hit.relevant) for hit in hits}
     assert ("notes.txt", True) in verdicts  # attached to ask about it
     assert {name for name, ok in verdicts if ok} == {"notes.txt"}
+
+
+def test_a_search_counts_its_words_in_the_chunks_once(tmp_path):
+    """The relevance floor weighs the words with the counts the lexical side took: one
+    counting statement per search, not a second one after the fusion."""
+
+    async def scenario():
+        store, service, facts, _ = await _indexed_manual(tmp_path)
+        statements: list[str] = []
+        reading = store.submit_read
+
+        def traced(fn, *args, **kwargs):
+            def run_traced(db, *inner, **named):
+                db.conn.set_trace_callback(statements.append)
+                try:
+                    return fn(db, *inner, **named)
+                finally:
+                    db.conn.set_trace_callback(None)
+
+            return reading(run_traced, *args, **kwargs)
+
+        store.submit_read = traced
+        try:
+            hits = await service.search(facts[0].question, k=5)
+        finally:
+            await store.close()
+        return hits, statements
+
+    hits, statements = run(scenario())
+    assert hits and any(h.relevant for h in hits)
+    counting = [s for s in statements if "count(*)" in s and "chunks_fts" in s]
+    assert len(counting) == 1, counting

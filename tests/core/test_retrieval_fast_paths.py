@@ -131,3 +131,52 @@ def test_counting_the_words_of_two_tables_at_once_gives_each_tables_own_counts(t
     together, apart = run(go())
     assert together == apart
     assert apart["memories_fts"][:2] == [1, 1] and apart["messages_fts"][:4] == [2, 2, 2, 0]
+
+
+def test_authors_named_by_the_query_are_each_authors_own_verdict():
+    from acai_desktop.core.memory.retrieval.message_tier import is_named, said_by_named
+
+    names = frozenset({"caroline", "mel"})
+    authors = ["", "Caroline Lee", "Melanie", "caroline", "", "Mel", "Caroline Lee", "Bob"]
+    named = said_by_named(authors, names)
+    assert named.dtype == bool and named.tolist() == [is_named(a, names) for a in authors]
+    assert named.tolist() == [False, True, False, True, False, True, True, False]
+    assert said_by_named([], names).shape == (0,)
+
+
+def test_an_index_lookup_gives_what_indexing_its_arrays_by_row_gives():
+    from acai_desktop.core.memory.vector_index import RankingFacts, VectorIndex
+
+    rng = np.random.default_rng(4)
+    index = VectorIndex(8)
+    for memory_id in range(1, 40):
+        facts = RankingFacts(rng.random(), bool(memory_id % 3), 1e12 + memory_id, memory_id % 5)
+        index.upsert(memory_id, rng.random(8).astype(np.float32), facts if memory_id % 4 else None)
+    index.remove(7)
+    ids = [3, 7, 100, 39, 1, 4, 3]
+    query = rng.random(8).astype(np.float32)
+    found = index.lookup(ids, query)
+    rows = index.rows(ids)
+    held = rows >= 0
+    safe = np.where(held, rows, 0)
+    assert found.indexed.tolist() == held.tolist()
+    assert found.known.tolist() == (index._known[safe] & held).tolist()
+    assert found.importance.tolist() == index._importance[safe].tolist()
+    assert found.conversation_id.tolist() == index._conversation[safe].tolist()
+    expected = np.where(held, index._matrix[safe] @ query, 0.0).astype(np.float32)
+    assert found.cosine.tobytes() == expected.tobytes()
+
+
+def test_the_membership_test_is_the_index_as_it_stands():
+    from acai_desktop.core.memory.vector_index import VectorIndex
+
+    index = VectorIndex(4)
+    index.upsert(5, np.ones(4, np.float32))
+    contains = index.membership()
+    assert contains(5) and not contains(6)
+    index.upsert(6, np.ones(4, np.float32))
+    assert contains(6)
+    index.remove(5)
+    assert not contains(5)
+    index.load(np.array([9]), np.ones((1, 4), np.float32))
+    assert index.membership()(9) and not index.membership()(6)
