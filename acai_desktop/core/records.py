@@ -227,7 +227,7 @@ class MemoryItem:
     def from_row(cls, row: dict) -> MemoryItem:
         """The record of a ``memories`` row (a dict with at least :data:`MEMORY_COLUMNS`)."""
         return cls(
-            **{name: _MEMORY_FROM_SQL.get(name, _same)(row[name]) for name in MEMORY_COLUMNS}
+            **{name: _MEMORY_FROM_SQL.get(name, same_value)(row[name]) for name in MEMORY_COLUMNS}
         )
 
     @property
@@ -245,7 +245,8 @@ class MemoryItem:
         }
 
 
-def _same(value: Any) -> Any:
+def same_value(value: Any) -> Any:
+    """A column read as it is (see :data:`MEMORY_CONVERTERS`)."""
     return value
 
 
@@ -288,7 +289,7 @@ _MEMORY_FROM_SQL = {
 #: How each column of :data:`MEMORY_COLUMNS`, in order, becomes its field (a row read
 #: in that order becomes a record without a dict per row: retrieval's hot path).
 MEMORY_CONVERTERS: tuple[Any, ...] = tuple(
-    _MEMORY_FROM_SQL.get(name, _same) for name in MEMORY_COLUMNS
+    _MEMORY_FROM_SQL.get(name, same_value) for name in MEMORY_COLUMNS
 )
 #: Boolean, enum and JSON columns, which need converting on their way into SQLite.
 MEMORY_FLAG_COLUMNS = tuple(f.name for f in fields(MemoryItem) if f.type == "bool")

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 from sqlite_utils import Database
 
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.records import MEMORY_COLUMNS, MEMORY_CONVERTERS, MemoryEvent, MemoryItem
+from acai_desktop.core.records import (
+    MEMORY_COLUMNS,
+    MEMORY_CONVERTERS,
+    MemoryEvent,
+    MemoryItem,
+    same_value,
+)
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.dialect import is_postgres
 
@@ -41,12 +47,24 @@ def decode_embedding(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
+# The columns whose SQLite value needs converting (flags, enums, JSON), by position:
+# the others go into the record as read.
+_CONVERTED = tuple(
+    (position, convert)
+    for position, convert in enumerate(MEMORY_CONVERTERS)
+    if convert is not same_value
+)
+
+
 def memory_from_row(row: Sequence) -> MemoryItem:
     """The record of a row selected as :data:`SELECT_COLUMNS` (the fields' order), as
     :meth:`MemoryItem.from_row` makes it, without a dict per row."""
-    return MemoryItem(
-        *[convert(value) for convert, value in zip(MEMORY_CONVERTERS, row, strict=True)]
-    )
+    if len(row) != len(MEMORY_CONVERTERS):
+        raise ValueError(f"a memory row has {len(MEMORY_CONVERTERS)} columns, not {len(row)}")
+    values = list(row)
+    for position, convert in _CONVERTED:
+        values[position] = convert(values[position])
+    return MemoryItem(*values)
 
 
 @dataclass(frozen=True)
