@@ -97,6 +97,29 @@ def _capitalised_names(text: str) -> list[str]:
     return list(names)
 
 
+def _speakers(text: str, names: list[str]) -> list[str]:
+    """The names among ``names`` the question asks about as the ones who spoke: in
+    "What did Jon say about Gina's store?" Jon, not Gina, whose name only says whose
+    store. A question whose every name is possessive ("What inspired Caroline's
+    painting?") asks about them all."""
+    owners = {match.casefold() for match in re.findall(r"\b([^\W\d_][\w-]*)['’]s\b", text)}
+    speakers = [name for name in names if name.casefold() not in owners]
+    return speakers or list(names)
+
+
+# A question that asks for a time ("When did…", "How long ago…", "What year…"): its
+# answer is in a message that says when (see retrieval's ``answer_time``).
+_ASKS_WHEN = re.compile(
+    r"^\W*(?:when\b|how long ago\b|(?:what|which)\s+(?:date|day|week|month|year)\b)", re.I
+)
+
+
+def asks_when(text: str) -> bool:
+    """Whether ``text`` asks for a time: a sentence or clause of it ("So, when…") opens
+    with "when", "how long ago" or "what/which date, day, week, month, year"."""
+    return any(_ASKS_WHEN.match(part) for part in re.split(r"[.,;!?\n]+", text))
+
+
 def _date_terms(terms: list[str]) -> list[str]:
     found = []
     for term in terms:
@@ -153,6 +176,11 @@ class ProcessedQuery:
     first_person: bool = False
     # Events it places its question before or after ("before I moved").
     anchors: list[EventAnchor] = field(default_factory=list)
+    # The names it asks about as speakers (names but "Gina" in "what did Jon say about
+    # Gina's store?"; see _speakers).
+    speakers: list[str] = field(default_factory=list)
+    # It asks for a time ("When did Melanie paint a sunrise?"; see asks_when).
+    asks_when: bool = False
 
 
 def process_query(text: str, today: date | None = None) -> ProcessedQuery:
@@ -160,14 +188,17 @@ def process_query(text: str, today: date | None = None) -> ProcessedQuery:
     weekend", "three days ago") count from; None resolves none of them."""
     terms = content_terms(text)
     lowered = set(tokenize(text))
+    names = _capitalised_names(text)
     return ProcessedQuery(
         text=text,
         terms=terms,
         fts=fts_match_expression(terms),
-        names=_capitalised_names(text),
+        names=names,
         dates=_date_terms(terms),
         temporal=bool(lowered & {"when", "date", "ago", "since", "year", "month", "week"}),
         periods=mentioned_periods(text, today),
         first_person=bool(lowered & FIRST_PERSON),
         anchors=event_anchors(text, content_terms),
+        speakers=_speakers(text, names),
+        asks_when=asks_when(text),
     )

@@ -14,10 +14,13 @@ relative to an event, found in what was said (:func:`event_anchors`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+
+from acai_desktop.core.rules.words import tokenize
 
 Period = tuple[date, date]  # [first day, day after the last)
 
@@ -188,3 +191,15 @@ _TIME_WORDS = frozenset(
         *["today", "yesterday", "tomorrow", "morning", "evening", "night", "last", "next"],
     )
 )
+
+
+# Words by which a message says when something happens or happened ("I went there
+# yesterday", "last week", "in May"): the answer a "when" question needs.
+TELLS_TIME = _TIME_WORDS | frozenset(("ago", "tonight", "recently", "soon", "earlier", "later"))
+
+
+@functools.lru_cache(maxsize=4096)
+def holds_time(text: str) -> bool:
+    """Whether ``text`` holds a word of :data:`TELLS_TIME` (cached by the text: the
+    same messages come back search after search)."""
+    return not TELLS_TIME.isdisjoint(tokenize(text))

@@ -91,6 +91,17 @@ def recalled_messages(db: Database, ids: Sequence[int]) -> dict[int, RecalledMes
     return {row[0]: RecalledMessage(*row) for row in rows}
 
 
+def message_contents(db: Database, ids: Sequence[int]) -> dict[int, str]:
+    """The text of each message among ``ids`` (a few hundred candidates at most)."""
+    if not len(ids):
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(
+        f"SELECT id, content FROM messages WHERE id IN ({marks})", [int(i) for i in ids]
+    ).fetchall()
+    return {row[0]: row[1] for row in rows}
+
+
 def messages_in_periods(
     db: Database, periods: Sequence[tuple[str, str]], limit: int, now: str = "now"
 ) -> list[tuple[int, int, str, float, int, int, int]]:

@@ -64,6 +64,10 @@ class EpisodicQuery:
     now: str = "now"  # when it is asked (ISO, UTC): messages' ages count from it
     first_person: bool = False  # "I", "my": the user's own messages are about it
     anchors: tuple[EventAnchor, ...] = ()  # "before I moved" (relative_time.EventAnchor)
+    # The names it asks about as speakers ("Jon" in "what did Jon say about Gina's
+    # store?"): ``author`` lifts what they said. ``names`` stay every name (the floor).
+    speakers: frozenset[str] = frozenset()
+    asks_when: bool = False  # it asks for a time: ``answer_time`` lifts messages that say one
 
 
 @dataclass

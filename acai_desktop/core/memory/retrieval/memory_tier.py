@@ -40,7 +40,8 @@ def told_with(
     if not weights.source_words or not rows:
         return {}
     scale = weights.message_saturation
-    named = said_by_named([row[3] for row in rows], episodic.names) if episodic.names else None
+    speakers = episodic.speakers or episodic.names
+    named = said_by_named([row[3] for row in rows], speakers) if speakers else None
     part_of = {
         row[0]: row[1] / (row[1] + scale)
         + (weights.author if named is not None and named[p] else 0.0)

@@ -6,6 +6,7 @@ import numpy as np
 from sqlite_utils import Database
 
 from acai_desktop.core.memory.query import fts_match_expression
+from acai_desktop.core.memory.relative_time import holds_time
 from acai_desktop.core.memory.retrieval.candidates import (
     MIN_ITEMS_FOR_SPREAD,
     EpisodicQuery,
@@ -78,6 +79,11 @@ def message_candidates(
     named = said_by_named(authors, episodic.names) if episodic.names and weights.author else None
     if named is None:
         named = np.zeros(len(ids), bool)
+    # ``author`` lifts what the people the question asks about said: in "What did Jon
+    # say about Gina's store?" Jon's messages, not Gina's (the relevance floor still
+    # lets both through: ``named``).
+    speakers = episodic.speakers or episodic.names
+    speaking = named if speakers == episodic.names else said_by_named(authors, speakers)
     asker = np.zeros(len(ids), bool)
     if episodic.first_person and weights.asker:
         asker = np.asarray(by_user, bool)
@@ -103,8 +109,12 @@ def message_candidates(
         top = float(cosine.max())
         bar = semantic.floor + 0.5 * (top - semantic.floor)
         semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))
+    tells_time = np.zeros(len(ids), bool)
+    if episodic.asks_when and weights.answer_time:
+        tells_time = says_when(db, ids)
     evidence = lexical_part + weights.message_semantic * semantic_part
-    evidence = evidence + weights.author * named + weights.on_date * on_date
+    evidence = evidence + weights.author * speaking + weights.on_date * on_date
+    evidence = evidence + weights.answer_time * tells_time
     evidence = evidence + weights.asker * asker
     evidence = evidence + weights.event_window * in_event_window
     score = weights.episodic * evidence
@@ -119,13 +129,21 @@ def message_candidates(
         none,
         (recency >= 0.5) if weights.recency else none,
         same_conversation,
-        named | asker,
+        speaking | asker,
         on_date,
         semantic.floor_standing(cosine) if len(semantic.ids) else np.full(len(ids), -np.inf),
         np.asarray(before, np.int64),
         np.asarray(after, np.int64),
         named,
     )
+
+
+def says_when(db: Database, ids: list[int]) -> np.ndarray:
+    """True where a message says when something happens or happened ("yesterday",
+    "last week", "in May": :data:`relative_time.TELLS_TIME`): what a question that asks
+    for a time (``EpisodicQuery.asks_when``) needs of its answer."""
+    contents = episodes.message_contents(db, ids)
+    return np.array([holds_time(contents.get(i, "")) for i in ids], bool)
 
 
 def event_windows(

@@ -57,6 +57,8 @@ class SearchQuery:
     periods: tuple[tuple[str, str], ...]  # the days and months it names
     first_person: bool = False  # it asks about the asker ("I", "my")
     anchors: tuple[EventAnchor, ...] = ()  # events it asks before or after
+    speakers: frozenset[str] = frozenset()  # the names it asks about as speakers
+    asks_when: bool = False  # it asks for a time
 
     @classmethod
     def of(cls, processed: ProcessedQuery, embedded: str) -> SearchQuery:
@@ -67,6 +69,8 @@ class SearchQuery:
             tuple(processed.periods),
             processed.first_person,
             tuple(processed.anchors),
+            frozenset(map(normalise, processed.speakers)),
+            processed.asks_when,
         )
 
 
@@ -141,6 +145,8 @@ class HybridRetriever:
                 now.astimezone(UTC).isoformat(timespec="microseconds"),
                 understood.first_person,
                 understood.anchors,
+                understood.speakers,
+                understood.asks_when,
             ),
         )
         if not query.strip():

@@ -78,6 +78,10 @@ class RetrievalWeights:
     # already found their evidence: recall@10 is the same at 0, 0.05 and 0.1 on both
     # dev files; LongMemEval's @1 0.557 -> 0.551 at either weight, so the smaller.
     event_window: float = 0.05
+    # A message that says when (relative_time.TELLS_TIME: "yesterday", "last week", "in
+    # May") when the question asks for a time ("When did Melanie paint a sunrise?",
+    # query.asks_when): the answer must say it. See docs/architecture.md's table.
+    answer_time: float = 0.1
     message_semantic: float = 0.1
     message_vector_context: float = 0.5
     # Messages found by meaning only: where the question shares few words with what
