@@ -1,0 +1,144 @@
+"""Who a question asks about, and questions that ask for a time.
+
+"What did Jon say about Gina's store?" asks what Jon said: the author lift goes to the
+people a question asks about as speakers, not to one whose name only says whose thing
+it is. "When did Nate win the tournament?" needs a message that says when: such
+messages are lifted on a question that asks for a time."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from acai_desktop.core.memory.policy import MemoryPolicy
+from acai_desktop.core.memory.query import asks_when, process_query
+from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
+from acai_desktop.core.memory.service_factory import open_memory_services
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.store import conversations as conversation_sql
+from tests.support.aio import run
+from tests.support.memory import shared_embedder
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "speakers"),
+    [
+        ("What did Jon say about Gina's store?", ["Jon", "Gina"], ["Jon"]),
+        ("What does Melanie think about Caroline’s decision?", ["Melanie", "Caroline"], ["Melanie"]),
+        # Every name possessive: the question is about them all.
+        ("What inspired Caroline's painting?", ["Caroline"], ["Caroline"]),
+        ("How do Jon and Gina both like to destress?", ["Jon", "Gina"], ["Jon", "Gina"]),
+    ],
+)
+def test_a_possessive_name_is_not_a_speaker(question, names, speakers):
+    processed = process_query(question)
+    assert processed.names == names
+    assert processed.speakers == speakers
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("When did Melanie paint a sunrise?", True),
+        ("So, when did I move to Lisbon?", True),
+        ("How long ago did I buy the bike?", True),
+        ("What year did Nate start gaming?", True),
+        ("Which month was the concert?", True),
+        ("What did I do when I was in Paris?", False),
+        ("Where did Nate win the tournament?", False),
+        ("What did I buy last week?", False),
+    ],
+)
+def test_a_question_that_asks_for_a_time(question, expected):
+    assert asks_when(question) is expected
+    assert process_query(question).asks_when is expected
+
+
+def _search(directory, said, question, weights=None):
+    """The texts of the messages found for ``question``, best first, in a fresh profile
+    holding one chat of ``said`` ((author, role, text) each)."""
+
+    async def go():
+        async with open_memory_services(
+            Profile.at(directory), embedder=shared_embedder(), policy=MemoryPolicy(0.0)
+        ) as (store, service):
+
+            def fill(db):
+                chat = conversation_sql.create_conversation(db, "Catching up", False).id
+                text_of = {}
+                for author, role, text in said:
+                    message = conversation_sql.add_message(
+                        db,
+                        chat,
+                        role,
+                        text,
+                        author=author,
+                        created_at="2023-03-01T10:00:00+00:00",
+                    )
+                    text_of[message.id] = text
+                return text_of
+
+            text_of = await store.run(fill)
+            await service.episodes.embed_missing()
+            retriever = HybridRetriever(
+                store,
+                service.embedder,
+                service.index,
+                messages=service.episodes.index,
+                weights=weights,
+            )
+            asked = datetime(2023, 3, 10, tzinfo=UTC)
+            hits = await retriever.search(question, 5, now=asked)
+            return [text_of[hit.message.id] for hit in hits]
+
+    return run(go())
+
+
+STORE_TALK = [
+    ("Gina", "user", "My store, my store! The store finally opened and the store looks good."),
+    ("Jon", "assistant", "Your store is great, all that hard work is paying off."),
+    ("Gina", "user", "Thanks! I painted the walls myself."),
+]
+GINAS, JONS = STORE_TALK[0][2], STORE_TALK[1][2]
+
+
+def test_what_someone_said_about_anothers_thing_comes_from_the_speaker(tmp_path):
+    found = _search(tmp_path, STORE_TALK, "What did Jon say about Gina's store?")
+    assert found.index(JONS) < found.index(GINAS)
+
+
+def test_a_question_about_both_lifts_both(tmp_path):
+    # Neither name possessive: both are speakers, and Gina's stronger match stays first.
+    found = _search(tmp_path, STORE_TALK, "What did Jon and Gina say about the store?")
+    assert found.index(GINAS) < found.index(JONS)
+
+
+TOURNAMENT_TALK = [
+    ("Nate", "user", "Winning the tournament, the big gaming tournament, was so cool."),
+    ("Joanna", "assistant", "Congrats! How did you celebrate?"),
+    ("Nate", "user", "I won another tournament last week, and the prize money too."),
+]
+WON_SOMETIME, WON_LAST_WEEK = TOURNAMENT_TALK[0][2], TOURNAMENT_TALK[2][2]
+
+
+def test_a_when_question_prefers_the_message_that_says_when(tmp_path):
+    found = _search(tmp_path, TOURNAMENT_TALK, "When did Nate win the tournament?")
+    assert found.index(WON_LAST_WEEK) < found.index(WON_SOMETIME)
+
+
+def test_without_the_answer_time_lift_the_stronger_match_comes_first(tmp_path):
+    # What the lift changes: the same search ranks the message sharing more words first.
+    found = _search(
+        tmp_path,
+        TOURNAMENT_TALK,
+        "When did Nate win the tournament?",
+        replace(RetrievalWeights(), answer_time=0.0),
+    )
+    assert found.index(WON_SOMETIME) < found.index(WON_LAST_WEEK)
+
+
+def test_a_question_that_does_not_ask_when_keeps_the_stronger_match_first(tmp_path):
+    found = _search(tmp_path, TOURNAMENT_TALK, "How did Nate win the tournament?")
+    assert found.index(WON_SOMETIME) < found.index(WON_LAST_WEEK)
