@@ -26,7 +26,11 @@ from tests.support.memory import shared_embedder
     ("question", "names", "speakers"),
     [
         ("What did Jon say about Gina's store?", ["Jon", "Gina"], ["Jon"]),
-        ("What does Melanie think about Caroline’s decision?", ["Melanie", "Caroline"], ["Melanie"]),
+        (
+            "What does Melanie think about Caroline’s decision?",
+            ["Melanie", "Caroline"],
+            ["Melanie"],
+        ),
         # Every name possessive: the question is about them all.
         ("What inspired Caroline's painting?", ["Caroline"], ["Caroline"]),
         ("How do Jon and Gina both like to destress?", ["Jon", "Gina"], ["Jon", "Gina"]),
