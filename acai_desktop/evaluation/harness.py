@@ -77,7 +77,14 @@ class HarnessOptions:
 #: The signals the app's ranking fuses, each alone and plain (no boost for who said it,
 #: when or how recently): BM25 over each item with its neighbours' words, and the
 #: item's own cosine. The app's ranking must beat both.
-ALONE = {"author": 0.0, "asker": 0.0, "on_date": 0.0, "recency": 0.0, "importance": 0.0}
+ALONE = {
+    "author": 0.0,
+    "asker": 0.0,
+    "on_date": 0.0,
+    "answer_time": 0.0,
+    "recency": 0.0,
+    "importance": 0.0,
+}
 COMPARED = {
     "lexical": (RetrievalVariant(fusion="lexical"), ALONE),
     "semantic": (
