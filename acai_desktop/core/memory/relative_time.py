@@ -20,8 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from acai_desktop.core.rules.words import tokenize
-
 Period = tuple[date, date]  # [first day, day after the last)
 
 _NUMBERS = {
@@ -198,8 +196,12 @@ _TIME_WORDS = frozenset(
 TELLS_TIME = _TIME_WORDS | frozenset(("ago", "tonight", "recently", "soon", "earlier", "later"))
 
 
+_WORD = re.compile(r"[^\W_]+")
+
+
 @functools.lru_cache(maxsize=4096)
 def holds_time(text: str) -> bool:
-    """Whether ``text`` holds a word of :data:`TELLS_TIME` (cached by the text: the
-    same messages come back search after search)."""
-    return not TELLS_TIME.isdisjoint(tokenize(text))
+    """Whether ``text`` holds a word of :data:`TELLS_TIME` (all ASCII, so a case fold
+    is normalisation enough). Cached by the text: the same messages come back search
+    after search; a "when" question checks each of its candidates (a few hundred)."""
+    return not TELLS_TIME.isdisjoint(_WORD.findall(text.casefold()))
