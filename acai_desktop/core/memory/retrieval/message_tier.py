@@ -31,6 +31,7 @@ def message_candidates(
     conversation_id: int | None,
     weights: RetrievalWeights,
     episodic: EpisodicQuery,
+    k: int | None = None,
 ) -> ScoredCandidates:
     """Recalled messages: BM25 over each message and its neighbours' words (see
     ``RetrievalWeights.episodic``) and their meaning (the cosine's standing in the whole
@@ -109,17 +110,15 @@ def message_candidates(
         top = float(cosine.max())
         bar = semantic.floor + 0.5 * (top - semantic.floor)
         semantic_reason = in_semantic & ((cosine >= bar) | (bm25 <= 0))
-    tells_time = np.zeros(len(ids), bool)
-    if episodic.asks_when and weights.answer_time:
-        tells_time = says_when(db, ids)
     evidence = lexical_part + weights.message_semantic * semantic_part
     evidence = evidence + weights.author * speaking + weights.on_date * on_date
-    evidence = evidence + weights.answer_time * tells_time
     evidence = evidence + weights.asker * asker
     evidence = evidence + weights.event_window * in_event_window
     score = weights.episodic * evidence
     score = score + weights.recency * recency
     score = score + weights.this_conversation * same_conversation
+    if episodic.asks_when and weights.answer_time:
+        score = score + answer_time_lift(db, ids, score, weights, k)
     none = np.zeros(len(ids), bool)
     return ScoredCandidates(
         np.asarray(ids, np.int64),
@@ -138,12 +137,28 @@ def message_candidates(
     )
 
 
-def says_when(db: Database, ids: list[int]) -> np.ndarray:
-    """True where a message says when something happens or happened ("yesterday",
-    "last week", "in May": :data:`relative_time.TELLS_TIME`): what a question that asks
-    for a time (``EpisodicQuery.asks_when``) needs of its answer."""
-    contents = episodes.message_contents(db, ids)
-    return np.array([holds_time(contents.get(i, "")) for i in ids], bool)
+def answer_time_lift(
+    db: Database, ids: list[int], score: np.ndarray, weights: RetrievalWeights, k: int | None
+) -> np.ndarray:
+    """``answer_time`` (times ``episodic``) for each candidate that says when something
+    happens or happened ("yesterday", "last week", "in May": relative_time.TELLS_TIME),
+    what a question that asks for a time (``EpisodicQuery.asks_when``) needs of its
+    answer. Only the candidates the lift can bring into the best ``k`` are read: a
+    lift only adds, so one below the ``k``-th best score less the lift stays out
+    whatever its text says (the answer is the same, for a few dozen texts read
+    instead of a few hundred)."""
+    lift = weights.episodic * weights.answer_time
+    positions = np.arange(len(ids))
+    if k is not None and 0 < k < len(ids):
+        kth_best = float(np.partition(score, len(ids) - k)[len(ids) - k])
+        # Rounding to the reported 6 digits can tie what falls just short: a margin.
+        positions = np.flatnonzero(score >= kth_best - lift - 1e-5)
+    contents = episodes.message_contents(db, [ids[p] for p in positions])
+    lifted = np.zeros(len(ids), np.float32)
+    for position in positions.tolist():
+        if holds_time(contents.get(ids[position], "")):
+            lifted[position] = lift
+    return lifted
 
 
 def event_windows(

@@ -94,6 +94,7 @@ def rank(
         request.conversation_id,
         weights,
         episodic,
+        request.k,
     )
     # Best first, by the score as reported (rounded); on equal scores memories before
     # messages, then the older item. Never by the order candidates were gathered in, nor
