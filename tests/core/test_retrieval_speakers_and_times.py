@@ -7,6 +7,7 @@ messages are lifted on a question that asks for a time."""
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -19,7 +20,7 @@ from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store import conversations as conversation_sql
 from tests.support.aio import run
-from tests.support.memory import shared_embedder
+from tests.support.memory import memory_services, shared_embedder
 
 
 @pytest.mark.parametrize(
@@ -60,14 +61,28 @@ def test_a_question_that_asks_for_a_time(question, expected):
     assert process_query(question).asks_when is expected
 
 
-def _search(directory, said, question, weights=None):
+@asynccontextmanager
+async def _memory(directory, location):
+    """A fresh profile's memory in ``directory``, or on the store at ``location``."""
+    if location is not None:
+        async with memory_services(
+            directory, policy=MemoryPolicy(0.0), store_location=location
+        ) as (store, service, _log):
+            yield store, service
+        return
+    async with open_memory_services(
+        Profile.at(directory), embedder=shared_embedder(), policy=MemoryPolicy(0.0)
+    ) as (store, service):
+        yield store, service
+
+
+def _search(directory, said, question, weights=None, location=None):
     """The texts of the messages found for ``question``, best first, in a fresh profile
-    holding one chat of ``said`` ((author, role, text) each)."""
+    (or on the empty store at ``location``) holding one chat of ``said`` ((author,
+    role, text) each)."""
 
     async def go():
-        async with open_memory_services(
-            Profile.at(directory), embedder=shared_embedder(), policy=MemoryPolicy(0.0)
-        ) as (store, service):
+        async with _memory(directory, location) as (store, service):
 
             def fill(db):
                 chat = conversation_sql.create_conversation(db, "Catching up", False).id
@@ -129,6 +144,13 @@ WON_SOMETIME, WON_LAST_WEEK = TOURNAMENT_TALK[0][2], TOURNAMENT_TALK[2][2]
 
 def test_a_when_question_prefers_the_message_that_says_when(tmp_path):
     found = _search(tmp_path, TOURNAMENT_TALK, "When did Nate win the tournament?")
+    assert found.index(WON_LAST_WEEK) < found.index(WON_SOMETIME)
+
+
+def test_the_answer_time_is_read_on_either_store(store_location, tmp_path):
+    found = _search(
+        tmp_path, TOURNAMENT_TALK, "When did Nate win the tournament?", None, store_location
+    )
     assert found.index(WON_LAST_WEEK) < found.index(WON_SOMETIME)
 
 
