@@ -83,8 +83,9 @@ def message_candidates(
     # ``author`` lifts what the people the question asks about said: in "What did Jon
     # say about Gina's store?" Jon's messages, not Gina's (the relevance floor still
     # lets both through: ``named``).
-    speakers = episodic.speakers or episodic.names
-    speaking = named if speakers == episodic.names else said_by_named(authors, speakers)
+    speaking = named
+    if weights.author and episodic.speakers and episodic.speakers != episodic.names:
+        speaking = said_by_named(authors, episodic.speakers)
     asker = np.zeros(len(ids), bool)
     if episodic.first_person and weights.asker:
         asker = np.asarray(by_user, bool)
