@@ -68,7 +68,7 @@ def run_gui(
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    session = AppController(profile, quit_after_ms=quit_after_ms)
+    session = AppController(profile, quit_after_ms=quit_after_ms, process_ends=process_ends)
     if on_session is not None:
         on_session(app, session)
     app.aboutToQuit.connect(session.request_quit)

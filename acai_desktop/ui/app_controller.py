@@ -109,8 +109,12 @@ class AppController:
         offline_embedder: Embedder | None = None,
         detect: Detect | None = None,
         store_backoff: Backoff | None = None,
+        process_ends: bool = False,
     ) -> None:
         self.profile = profile
+        #: The process ends when this run does (``acai-desktop gui``): work only the
+        #: run would use may be dropped at quit (see background_import.py).
+        self.process_ends = process_ends
         #: WordLlama, kept across reconnects so its weights load once per run.
         self.offline_embedder = offline_embedder
         #: How the first start looks for models (None: this machine's servers and
@@ -263,7 +267,8 @@ class AppController:
         self._start_quit_timer()
         self.profile_shown = True
         self.window.chat_view.warm_up_later()
-        await import_in_background(ASSISTANT_MODULE)  # quitting does not wait for it
+        # Quitting does not wait for it; when the process ends with the run, it stops.
+        await import_in_background(ASSISTANT_MODULE, abandon=self.process_ends)
         from acai_desktop.core.assistant import new_offline_embedder, open_assistant
 
         if self.offline_embedder is None:
