@@ -44,7 +44,8 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     # Closing the window starts our shut-down; Qt must not leave its loop before
     # that has cancelled the tasks and closed the database.
     app.setQuitOnLastWindowClosed(False)
-    apply_theme(app)
+    # The stylesheet comes once the window is built (see apply_theme).
+    apply_theme(app, stylesheet=False)
     return app
 
 
