@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from acai_desktop.core.store_choice import ServerAddress
 
 #: Imported on a worker thread after the window shows, so neither the first paint nor
-#: the event loop waits for them: the store (sqlite_utils, numpy), then the assistant's
+#: the event loop waits for them: the store (sqlite3 alone), then the assistant's
 #: modules (the model client, openai, pydantic models, the keyring).
 PROFILE_DATA_MODULE = "acai_desktop.core.profile_data"
 ASSISTANT_MODULE = "acai_desktop.core.assistant"

@@ -114,7 +114,7 @@ def apply_theme(app: QApplication, name: str = DEFAULT_THEME, *, stylesheet: boo
     The application takes its palette and font before the window is built and its
     stylesheet after (``create_application``, ``AppController.run``): with a stylesheet
     set, each pane parented into the window re-styled its whole subtree, and a window
-    built so cost a twentieth of a start's instructions more (issue 22)."""
+    built so cost 76 M more instructions, 4 % of a start (issue 22)."""
     theme = load_theme(name)
     if app.property("acai_palette") != name:
         app.setProperty("acai_palette", name)

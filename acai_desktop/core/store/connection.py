@@ -4,9 +4,9 @@ Every store function takes ``db`` and uses four things of it: ``execute(sql, par
 ``query(sql, params)`` (rows as dicts), ``atomic()`` (one transaction, or a savepoint
 inside one) and ``conn`` (the ``sqlite3`` connection: ``executemany``,
 ``in_transaction``). sqlite-utils' ``Database`` gave them; importing it (with click,
-dateutil and pluggy) was a seventh of the instructions of a window's whole start, and
-the window opens the profile before it can show it (issue 22, start-up measured from
-outside). :class:`Database` gives the same four with sqlite-utils' meaning:
+dateutil and pluggy) took 314 M instructions on top of the window's modules, paid before
+the window could show the profile (issue 22, start-up measured from outside).
+:class:`Database` gives the same four with sqlite-utils' meaning:
 
 - a statement outside a transaction is committed at once (a failed one leaves none
   open);
