@@ -6,8 +6,9 @@ and, at the end, shutting down. :mod:`benchmarks.ui.startup_probe` times from in
 to the first ready moment; this times the whole process from outside:
 
 * the app: ``acai-desktop gui --quit-after-ms 1`` on a fresh, empty data directory
-  each run (the ``acai-desktop`` launcher beside this Python, else ``python -m
-  acai_desktop``; or any program given, such as the frozen bundle);
+  each run, or on a copy of an existing profile (``profile``: its schema made, its
+  data there) made before the run (the ``acai-desktop`` launcher beside this Python,
+  else ``python -m acai_desktop``; or any program given, such as the frozen bundle);
 * the bare window: a PySide6 main window that shows, quits 1 ms into its event loop and
   exits, started the same way (``python -c``), or a program given (the frozen floor).
 
@@ -20,6 +21,7 @@ their ratio.
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -79,9 +81,15 @@ def time_process(command: list[str], env: dict[str, str]) -> float:
 
 
 def measure_outer(
-    runs: int, *, app: list[str] | None = None, bare: list[str] | None = None
+    runs: int,
+    *,
+    app: list[str] | None = None,
+    bare: list[str] | None = None,
+    profile: Path | None = None,
 ) -> dict:
-    """``runs`` alternating pairs of whole-process starts; medians and their ratio."""
+    """``runs`` alternating pairs of whole-process starts; medians and their ratio.
+    ``profile``: each app run opens a fresh copy of it (copied untimed) instead of an
+    empty data directory."""
     app = app or default_app_command()
     bare = bare or default_bare_command()
     env = startup_environment()
@@ -89,7 +97,9 @@ def measure_outer(
     command = [*app, "gui", "--quit-after-ms", str(QUIT_AFTER_MS)]
     with tempfile.TemporaryDirectory(prefix="acai-bench-startup-outer-") as directory:
         for run in range(-1, runs):  # run -1 warms the bytecode and disk caches, untimed
-            data_dir = Path(directory) / f"profile-{run}"  # fresh and empty every run
+            data_dir = Path(directory) / f"profile-{run}"  # fresh every run
+            if profile is not None:
+                shutil.copytree(profile, data_dir)
             app_s = time_process([*command, "--data-dir", str(data_dir)], env)
             bare_s = time_process(bare, env)
             if run >= 0:
@@ -102,6 +112,7 @@ def measure_outer(
         "outer_bare_s": bare_s,
         "outer_ratio": round(app_s / bare_s, 2),
         "outer_runs": runs,
+        "outer_profile": "existing" if profile is not None else "fresh",
         "outer_app_s_all": [round(t, 3) for t in app_times],
         "outer_bare_s_all": [round(t, 3) for t in bare_times],
     }

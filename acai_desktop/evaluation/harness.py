@@ -28,7 +28,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
@@ -38,6 +37,7 @@ from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import sources_of
 from acai_desktop.core.store.store_url import open_store

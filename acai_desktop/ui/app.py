@@ -44,7 +44,8 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     # Closing the window starts our shut-down; Qt must not leave its loop before
     # that has cancelled the tasks and closed the database.
     app.setQuitOnLastWindowClosed(False)
-    apply_theme(app)
+    # The stylesheet comes once the window is built (see apply_theme).
+    apply_theme(app, stylesheet=False)
     return app
 
 
@@ -68,7 +69,7 @@ def run_gui(
     app = create_application()
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    session = AppController(profile, quit_after_ms=quit_after_ms)
+    session = AppController(profile, quit_after_ms=quit_after_ms, process_ends=process_ends)
     if on_session is not None:
         on_session(app, session)
     app.aboutToQuit.connect(session.request_quit)

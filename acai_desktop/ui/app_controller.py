@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from acai_desktop.core.store_choice import ServerAddress
 
 #: Imported on a worker thread after the window shows, so neither the first paint nor
-#: the event loop waits for them: the store (sqlite_utils, numpy), then the assistant's
+#: the event loop waits for them: the store (sqlite3 alone), then the assistant's
 #: modules (the model client, openai, pydantic models, the keyring).
 PROFILE_DATA_MODULE = "acai_desktop.core.profile_data"
 ASSISTANT_MODULE = "acai_desktop.core.assistant"
@@ -109,8 +109,12 @@ class AppController:
         offline_embedder: Embedder | None = None,
         detect: Detect | None = None,
         store_backoff: Backoff | None = None,
+        process_ends: bool = False,
     ) -> None:
         self.profile = profile
+        #: The process ends when this run does (``acai-desktop gui``): work only the
+        #: run would use may be dropped at quit (see background_import.py).
+        self.process_ends = process_ends
         #: WordLlama, kept across reconnects so its weights load once per run.
         self.offline_embedder = offline_embedder
         #: How the first start looks for models (None: this machine's servers and
@@ -263,7 +267,8 @@ class AppController:
         self._start_quit_timer()
         self.profile_shown = True
         self.window.chat_view.warm_up_later()
-        await import_in_background(ASSISTANT_MODULE)  # quitting does not wait for it
+        # Quitting does not wait for it; when the process ends with the run, it stops.
+        await import_in_background(ASSISTANT_MODULE, abandon=self.process_ends)
         from acai_desktop.core.assistant import new_offline_embedder, open_assistant
 
         if self.offline_embedder is None:

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from acai_desktop.core.records import MessageStatus
-from acai_desktop.core.store import database
+from acai_desktop.core.store import connection, database
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError, Store
 from tests.support.aio import run
@@ -115,7 +115,7 @@ def test_a_message_busy_for_too_long_is_refused_with_the_reason_and_nothing_half
 ):
     fake_openai.responder = fake_model
     monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 100)
-    monkeypatch.setattr(database, "PATIENT_WRITE_SECONDS", 0.5)
+    monkeypatch.setattr(connection, "PATIENT_WRITE_SECONDS", 0.5)
 
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
@@ -149,7 +149,7 @@ class BusyRetries(logging.Handler):
 
 @pytest.fixture
 def busy_retries():
-    logger = logging.getLogger(database.__name__)
+    logger = logging.getLogger(connection.__name__)  # begin_patiently's
     watch, level = BusyRetries(), logger.level
     logger.addHandler(watch)
     logger.setLevel(logging.INFO)

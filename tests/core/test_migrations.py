@@ -6,17 +6,17 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlite_utils import Database
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.migrations import migrations
 from tests.support.aio import run
 from tests.support.memory import memory_services, retrieve, shared_embedder
 
-ALL_NAMES = [m.name for m in migrations.pending(Database(memory=True))]
+ALL_NAMES = migrations.names
 
 
 def build_database_at(path: Path, last: str) -> None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sqlite_utils import Database
-
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.migrations import migrations
 
 AT = "2026-01-01T00:00:00+00:00"

@@ -66,3 +66,30 @@ def test_the_loop_closes_while_the_import_is_still_running(gated_module):
     assert importer.daemon  # the process may end without it
     gated_module.set()
     importer.join(HANG_GUARD_S)
+
+
+def test_an_abandoned_import_stops_at_its_next_module(tmp_path, gated_module):
+    """``acai-desktop gui`` ends its process after the window: a quit while the
+    assistant's modules load stops that import at its next module, instead of letting it
+    hold the GIL while the window shuts down. Its half-run modules unwind."""
+    (tmp_path / "acai_after_gate.py").write_text("VALUE = 1\n")
+    (tmp_path / "acai_gated_then_more.py").write_text(
+        "import acai_gated_module\nimport acai_after_gate\n"
+    )
+
+    async def open_then_quit():
+        task = asyncio.ensure_future(import_in_background("acai_gated_then_more", abandon=True))
+        while not any(t.name == "import acai_gated_then_more" for t in threading.enumerate()):
+            await asyncio.sleep(0.01)
+        task.cancel()  # the quit cancels the opening step
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(open_then_quit())
+    importer = next(t for t in threading.enumerate() if t.name == "import acai_gated_then_more")
+    gated_module.set()  # the module being run when the quit came finishes...
+    importer.join(HANG_GUARD_S)
+    assert not importer.is_alive()
+    assert "acai_after_gate" not in sys.modules  # ...and nothing after it is imported
+    assert "acai_gated_then_more" not in sys.modules  # the half-run module unwound
+    assert not any(type(finder).__name__ == "_StopAtNextModule" for finder in sys.meta_path)

@@ -11,7 +11,6 @@ which many small writes leave behind and every BM25 query reads.
 from __future__ import annotations
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EmbeddingProgress, EventBus
@@ -19,6 +18,7 @@ from acai_desktop.core.memory.episodic import EpisodicIndex
 from acai_desktop.core.memory.vector_index import RankingFacts, VectorIndex
 from acai_desktop.core.records import MemoryItem, MemoryStatus
 from acai_desktop.core.store import memories, search
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.full_text_upkeep import FULL_TEXT_TABLES, merge_step
 from acai_desktop.core.store.memory_changes import MemoryChange

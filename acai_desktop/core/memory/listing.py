@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING
 from acai_desktop.core.records import MemoryItem, MemoryStatus
 
 if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
-    from sqlite_utils import Database
-
+    from acai_desktop.core.store.connection import Database
     from acai_desktop.core.store.database import Store
 
 #: The memories a user still has (in a fixed order, for the SQL); superseded and

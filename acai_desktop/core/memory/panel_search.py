@@ -32,10 +32,9 @@ from acai_desktop.core.records import MemoryStatus
 from acai_desktop.core.store.search import best_matches_clause, match_parameter
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
     from acai_desktop.core.embeddings.base import Embedder
     from acai_desktop.core.memory.vector_index import VectorIndex
+    from acai_desktop.core.store.connection import Database
     from acai_desktop.core.store.database import Store
 
 PANEL_STATUSES = tuple(status.value for status in MemoryStatus if status.is_current)

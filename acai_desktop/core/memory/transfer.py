@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError
@@ -36,6 +35,7 @@ from acai_desktop.core.records import Actor, MemoryItem, Origin
 from acai_desktop.core.rules.importance import score_importance
 from acai_desktop.core.store import memories as reads
 from acai_desktop.core.store import memory_writes as writes
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.memories import MemoryFilter, list_memories, memory_history
 from acai_desktop.core.store.memory_changes import MemoryChange
 

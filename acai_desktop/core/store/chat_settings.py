@@ -3,9 +3,8 @@ the profile's). See m012 and core.chat_settings."""
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-
 from acai_desktop.core.chat_settings import ChatSettings
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation
 
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.documents.model import Document
 from acai_desktop.core.records import Actor, Conversation, MemoryItem
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation
 from acai_desktop.core.store.documents import attachments_of, delete_document
 from acai_desktop.core.store.memories import memories_by_id

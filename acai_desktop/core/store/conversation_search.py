@@ -20,10 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sqlite_utils import Database
-
 from acai_desktop.core.records import ConversationHit
 from acai_desktop.core.rules.words import MAX_QUERY_TERMS, normalise, tokenize
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres
 
 #: Characters of a message shown before its first matched word, and in all.

@@ -13,8 +13,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS as MAX_TITLE_CHARS
 from acai_desktop.core.conversation_titles import clean_title, title_from_words
@@ -29,6 +27,7 @@ from acai_desktop.core.records import (
 )
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store import session_locks
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversation_search import search_conversations
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job

@@ -4,7 +4,7 @@ Every blocking database call goes through :meth:`Store.run`, which hands it to a
 dedicated single-thread executor. The connection is created on that thread, so SQLite
 is only ever used from there, and the asyncio (Qt) loop never waits on disk.
 
-Every write transaction starts with ``BEGIN IMMEDIATE`` (:meth:`ImmediateDatabase.atomic`).
+Every write transaction starts with ``BEGIN IMMEDIATE`` (:meth:`.connection.Database.atomic`).
 Our transactions read, then write; begun deferred, the read takes a snapshot, and when
 another process commits meanwhile the write can't proceed: SQLite answers "database is
 locked" at once, without waiting out the busy timeout (14 of 48 parallel ``memories
@@ -22,19 +22,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import itertools
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from sqlite_utils import Database
-
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.progress import progress_log
+from acai_desktop.core.store.connection import Database, is_busy
 from acai_desktop.core.store.dialect import SQLITE
 from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.private_files import make_private
@@ -50,75 +48,12 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
-#: How long a write transaction keeps trying to begin while another program holds the
-#: database (a large import, a checkpoint), beyond the first attempt's busy timeout.
-PATIENT_WRITE_SECONDS = 60.0
-#: The longest pause between two attempts to begin a write transaction.
-_LONGEST_PAUSE_SECONDS = 0.5
-_savepoint_names = itertools.count(1)
 
 
 class DatabaseBusyError(StoreError):
     """Another connection held the database longer than a write waits for it (the busy
     timeout, and for a write transaction PATIENT_WRITE_SECONDS); trying again later may
     succeed."""
-
-
-def is_busy(error: sqlite3.Error) -> bool:
-    """SQLITE_BUSY or SQLITE_LOCKED (any extended code), sorted by code, not by text."""
-    code = getattr(error, "sqlite_errorcode", None)
-    return code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-
-
-class ImmediateDatabase(Database):
-    """sqlite-utils' Database whose transactions take the write lock when they begin."""
-
-    @contextlib.contextmanager
-    def atomic(self) -> Iterator[ImmediateDatabase]:
-        """One transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``), or a savepoint inside one."""
-        conn = self.conn
-        if conn.in_transaction:
-            name = f"acai_{next(_savepoint_names)}"
-            conn.execute(f"SAVEPOINT {name}")
-            try:
-                yield self
-            except BaseException:
-                # An error may have ended the whole transaction already; then there is
-                # no savepoint left to roll back to, and the original error must show.
-                if conn.in_transaction:
-                    conn.execute(f"ROLLBACK TO {name}")
-                    conn.execute(f"RELEASE {name}")
-                raise
-            conn.execute(f"RELEASE {name}")
-            return
-        begin_patiently(conn)
-        try:
-            yield self
-        except BaseException:
-            conn.rollback()
-            raise
-        try:
-            conn.commit()
-        except BaseException:
-            conn.rollback()
-            raise
-
-
-def begin_patiently(conn: sqlite3.Connection) -> None:
-    """``BEGIN IMMEDIATE``, tried again while another connection holds the write lock,
-    for up to PATIENT_WRITE_SECONDS (each try first waits out the busy timeout)."""
-    deadline = time.monotonic() + PATIENT_WRITE_SECONDS
-    pause = 0.05
-    while True:
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            return
-        except sqlite3.OperationalError as error:
-            if not is_busy(error) or time.monotonic() >= deadline:
-                raise
-        log.info("database busy; trying to begin the write again in %.2fs", pause)
-        time.sleep(pause)  # on the database thread: the loop goes on meanwhile
-        pause = min(pause * 2, _LONGEST_PAUSE_SECONDS)
 
 
 def translate_sqlite_error(error: sqlite3.Error, path: Path | str) -> StoreError | None:
@@ -204,10 +139,7 @@ def connect(path: Path | str) -> Database:
         connection = sqlite3.connect(
             str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level="IMMEDIATE"
         )
-        # No sqlite-utils plugins: other packages' hooks have no business on the
-        # profile's connection, and finding them scanned every installed package's
-        # metadata on each start (a tenth of the start measured from outside, issue 22).
-        db = ImmediateDatabase(connection, execute_plugins=False)
+        db = Database(connection)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.execute("PRAGMA foreign_keys = ON")
         if str(path) != ":memory:":

@@ -1,9 +1,10 @@
 """Which store a store function is running on (docs/architecture.md, "Two stores").
 
-The store's functions take ``db``: sqlite-utils' ``Database`` on SQLite, or
-:class:`~acai_desktop.core.store.postgres.database.PostgresDatabase` on PostgreSQL.
-Most of their SQL is one text for both; where it really differs (full-text search,
-upserts, the job claim) a function asks :func:`is_postgres` and takes its store's branch.
+The store's functions take ``db``: :class:`~acai_desktop.core.store.connection.Database`
+on SQLite, or :class:`~acai_desktop.core.store.postgres.database.PostgresDatabase` on
+PostgreSQL. Most of their SQL is one text for both; where it really differs (full-text
+search, upserts, the job claim) a function asks :func:`is_postgres` and takes its
+store's branch.
 """
 
 from __future__ import annotations

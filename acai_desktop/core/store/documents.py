@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.documents.model import (
     Document,
@@ -22,6 +20,7 @@ from acai_desktop.core.documents.model import (
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job
 from acai_desktop.core.redaction import redact
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.records import RecalledMessage
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors
 

@@ -12,8 +12,7 @@ them.
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres
 
 FULL_TEXT_TABLES = ("memories_fts", "messages_fts", "chunks_fts")

@@ -13,11 +13,10 @@ import json
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from sqlite_utils import Database
-
 from acai_desktop.core.chat_import.model import ImportedConversation
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.records import Conversation
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation
 from acai_desktop.core.store.dialect import is_postgres
 

@@ -3,14 +3,13 @@ chat's override (``conversations.instructions``, NULL: the profile's). See m011.
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.custom_instructions import (
     CustomInstructions,
     InstructionsScope,
     UsedInstructions,
 )
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation
 from acai_desktop.core.store.projects import project_instructions
 

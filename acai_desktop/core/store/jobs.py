@@ -19,13 +19,12 @@ import json
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store import session_locks
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.dialect import is_postgres
 

@@ -12,8 +12,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlite_utils import Database
-
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import (
     MEMORY_COLUMNS,
@@ -22,12 +20,13 @@ from acai_desktop.core.records import (
     MemoryItem,
     same_value,
 )
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.dialect import is_postgres
 
 if TYPE_CHECKING:
     # numpy loads where vectors are encoded or decoded: the window opens the profile
-    # (which imports this module) before numpy has loaded (see core/store/__init__.py).
+    # (which imports this module) before numpy has loaded (docs/architecture.md, start-up).
     import numpy as np
 
 SELECT_COLUMNS = ", ".join(MEMORY_COLUMNS)

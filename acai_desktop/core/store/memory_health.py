@@ -8,9 +8,8 @@ into the view's dataclasses and says what each figure means.
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-
 from acai_desktop.core.records import CURRENT_MEMORY_STATUSES, MemoryStatus
+from acai_desktop.core.store.connection import Database
 
 #: Upper bounds of the use-count buckets (the last one is open: "10 or more").
 USE_BUCKETS = ((0, 0), (1, 1), (2, 4), (5, 9), (10, None))

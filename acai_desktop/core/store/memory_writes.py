@@ -13,8 +13,6 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.records import (
     MEMORY_COLUMNS,
@@ -25,6 +23,7 @@ from acai_desktop.core.records import (
     MemoryItem,
     MemoryStatus,
 )
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import reserve_ids
 from acai_desktop.core.store.memories import (
     encode_embedding,

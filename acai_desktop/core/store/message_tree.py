@@ -15,10 +15,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import (
     NewTurn,
     _insert_message,

@@ -1,14 +1,17 @@
 """The database schema, as named migrations applied in order on open.
 
 Never edit a released migration: add ``m00N_...`` below it. Each one runs in a
-transaction together with the record that it ran (``sqlite_utils.Migrations``).
+transaction together with the record that it ran (``migration_runner.py``, which makes a
+fresh database from ``schema_baseline.py`` in one step, then runs the migrations after it).
 """
 
 from __future__ import annotations
 
-from sqlite_utils import Database, Migrations
+from acai_desktop.core.store.connection import Database
+from acai_desktop.core.store.migration_runner import Migrations
+from acai_desktop.core.store.schema_baseline import BASELINE
 
-migrations = Migrations("acai_desktop")
+migrations = Migrations("acai_desktop", BASELINE)
 
 
 @migrations()

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.records import Conversation, MemoryItem, Suggestion
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import CONVERSATION_COLUMNS
 from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors, memories_by_id

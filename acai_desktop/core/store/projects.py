@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import NotFoundError
@@ -21,6 +19,7 @@ from acai_desktop.core.records import (
     Project,
 )
 from acai_desktop.core.store import documents
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation
 from acai_desktop.core.store.memories import fetch_memory
 from acai_desktop.core.store.memory_writes import update_memory

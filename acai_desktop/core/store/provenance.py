@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from sqlite_utils import Database
-
 from acai_desktop.core.citations import Citation, citations_of
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.records import AnswerSource, RecalledMessage
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import evidence_of_answer, record_evidence
 

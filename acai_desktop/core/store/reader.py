@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from sqlite_utils import Database
+from acai_desktop.core.store.connection import Database
 
 T = TypeVar("T")
 
@@ -38,7 +38,7 @@ def read_only_connection(path: Path | str, busy_timeout_ms: int) -> Database:
     connection = sqlite3.connect(
         uri, uri=True, timeout=busy_timeout_ms / 1000, isolation_level=None
     )
-    db = Database(connection, execute_plugins=False)  # as the writer's (store.database)
+    db = Database(connection)
     db.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
     return db
 

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from sqlite_utils import Database
-
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.records import Suggestion, SuggestionDraft, SuggestionStatus
+from acai_desktop.core.store.connection import Database
 
 _COLUMNS = (
     "id, message_id, conversation_id, content, category, confidence, status, memory_id, "

@@ -175,8 +175,8 @@ class RenameConversationDialog(BaseDialog):
     rename_requested = Signal(int, str)  # conversation id, new title
 
     def __init__(self, conversation_id: int, title: str, parent: QWidget | None = None) -> None:
-        # The core's title rule, imported when used: the store module (sqlite_utils)
-        # is not needed to paint the window.
+        # The core's title rule, imported when used: the store module is not needed
+        # to paint the window.
         from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS
 
         super().__init__("Rename conversation", parent)

@@ -63,3 +63,27 @@ def test_a_given_program_is_timed_from_outside_only(tmp_path):
         assert line.startswith("gui --quit-after-ms 1 --data-dir ")
         data_dirs.add(line.split()[-1])
     assert len(data_dirs) == 4  # a fresh data directory every run
+
+
+def test_the_outer_runs_can_open_a_copy_of_an_existing_profile(tmp_path):
+    """``--outer-profile existing``: each outer start opens a fresh copy of the profile
+    built with ``--memories`` (its schema made, its data there), not an empty one."""
+    app = tmp_path / "app.py"
+    # Records what each start found in its data directory.
+    app.write_text(
+        "import pathlib, sys\n"
+        "data_dir = pathlib.Path(sys.argv[-1])\n"
+        "found = sorted(p.name for p in data_dir.iterdir())\n"
+        f"pathlib.Path({str(tmp_path / 'found.txt')!r}).open('a').write(' '.join(found) + '\\n')\n"
+        "(data_dir / 'written-by-this-run').touch()\n"
+    )
+    report = bench_startup(
+        *("--memories", "3", "--outer-runs", "2", "--outer-profile", "existing"),
+        *("--app", f"{sys.executable} {app}", "--bare", f"{sys.executable} -c pass"),
+    )
+    assert report["outer_profile"] == "existing" and report["memories"] == 3
+    found = (tmp_path / "found.txt").read_text().splitlines()
+    assert len(found) == 3  # the untimed first start, then two
+    for names in found:
+        assert "acai.sqlite3" in names.split()  # the built profile's database
+        assert "written-by-this-run" not in names  # a fresh copy each time

@@ -1,11 +1,13 @@
 """The PostgreSQL store: one writer connection on one thread, one reader beside it.
 
-The store's functions (``core/store/*.py``) are written against the part of sqlite-utils'
-``Database`` they use: ``execute(sql, params)`` with ``?`` parameters, ``atomic()``,
-``conn.executemany``, a cursor's ``lastrowid`` and ``rowcount``. :class:`PostgresDatabase`
-offers the same over psycopg 3, translating the portable SQL (:func:`translate`); the
-SQLite functions that SQL relies on exist in the schema with SQLite's meaning
-(``postgres/migrations.py``, ``_SQLITE_FUNCTIONS``). See docs/architecture.md, "Two stores".
+The store's functions (``core/store/*.py``) are written against the SQLite store's
+``db`` (``core/store/connection.py``, the part of sqlite-utils' ``Database`` they used):
+``execute(sql, params)`` with ``?`` parameters, ``atomic()``, ``conn.executemany``, a
+cursor's ``lastrowid`` and ``rowcount``. :class:`PostgresDatabase` offers the same over
+psycopg 3, translating the portable SQL (:func:`translate`); the SQLite functions that
+SQL relies on exist in the schema with SQLite's meaning (``postgres/migrations.py``,
+``_SQLITE_FUNCTIONS``). See docs/architecture.md, "Two stores".
+
 
 Concurrency is the SQLite store's: every write runs on the writer's thread, one after
 another; reads that must not queue behind a write run on the reader's connection, each
@@ -174,9 +176,10 @@ class _ConnectionFacade:
 
 
 class PostgresDatabase:
-    """One psycopg connection, offering what the store functions use of sqlite-utils'
-    ``Database``. In autocommit mode: a statement outside :meth:`atomic` is its own
-    transaction, so no read leaves a transaction (and its snapshot) open."""
+    """One psycopg connection, offering what the store functions use of ``db``
+    (``core/store/connection.py``). In autocommit mode: a statement outside
+    :meth:`atomic` is its own transaction, so no read leaves a transaction (and its
+    snapshot) open."""
 
     dialect = POSTGRESQL
 
