@@ -15,7 +15,6 @@ from __future__ import annotations
 from concurrent.futures import Future
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.documents.model import DocumentScope, RetrievedPassage, ScopeMode
 from acai_desktop.core.documents.vectors import ChunkVectors
@@ -29,6 +28,7 @@ from acai_desktop.core.memory.retrieval.results import LEXICAL, SEMANTIC
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store import search as sql_search
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 
 CHUNKS_FTS = "chunks_fts"

@@ -195,7 +195,7 @@ def _register_fold(db: Database) -> None:
     its schema (ICU's ``lower``: the same as ``casefold`` for the letters of most
     languages)."""
     # Here, not at the top: the window imports this module (the panel's query), and
-    # the store package would bring sqlite-utils into the start (test_startup_imports).
+    # the store package's modules would load at start (test_startup_imports).
     from acai_desktop.core.store.dialect import is_postgres
 
     if is_postgres(db):

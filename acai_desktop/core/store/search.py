@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
 

@@ -107,7 +107,7 @@ class ImportsController(Controller):
         self.say((await assistant.imports.resume_learning()).text())
 
     def _on_events_job_status_changed(self, job: Job) -> None:
-        # Here, not at the top: the import service pulls in numpy and sqlite-utils, which
+        # Here, not at the top: the import service pulls in numpy, which
         # the window loads after it paints (a job event comes once the assistant is up).
         from acai_desktop.core.chat_import.service import LEARN_IMPORTED_JOB
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlite_utils import Database
-
 from acai_desktop.core.memory.query import fts_match_expression
 from acai_desktop.core.memory.retrieval.candidates import EpisodicQuery
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.store import episodes
 from acai_desktop.core.store import search as sql
+from acai_desktop.core.store.connection import Database
 
 
 @dataclass

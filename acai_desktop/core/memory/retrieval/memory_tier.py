@@ -11,7 +11,6 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
@@ -27,6 +26,7 @@ from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.store import episodes
 from acai_desktop.core.store import search as sql
+from acai_desktop.core.store.connection import Database
 
 Fuse = Callable[[Evidence], np.ndarray]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.memory.query import fts_match_expression
 from acai_desktop.core.memory.relative_time import holds_time
@@ -20,6 +19,7 @@ from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.rules.words import normalise
 from acai_desktop.core.rules.words import tokenize as tokenize_query
 from acai_desktop.core.store import episodes
+from acai_desktop.core.store.connection import Database
 
 
 def message_candidates(

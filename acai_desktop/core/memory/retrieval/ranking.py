@@ -7,7 +7,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
-from sqlite_utils import Database
 
 from acai_desktop.core.memory.retrieval import floor
 from acai_desktop.core.memory.retrieval.candidates import (
@@ -35,6 +34,7 @@ from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.records import MemoryStatus
 from acai_desktop.core.store import episodes
 from acai_desktop.core.store import search as sql
+from acai_desktop.core.store.connection import Database
 
 
 @dataclass(frozen=True)
