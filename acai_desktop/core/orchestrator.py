@@ -500,7 +500,6 @@ class Orchestrator:
             summaries=summaries,
             recent_messages=recent,
             budget_tokens=budget_tokens or self.context_budget_tokens,
-            searched=True,
         )
         offered = {m.id: m for m in [*pinned, *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})

@@ -9,7 +9,7 @@ from acai_desktop.core.documents.model import DocumentScope, Passage, RetrievedP
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.memory.context_builder import NOTHING_RELEVANT, build_context
+from acai_desktop.core.memory.context_builder import build_context
 from acai_desktop.core.store.database import Store
 from benchmarks.documents_corpus import manual_pages
 from tests.support.aio import run
@@ -67,7 +67,7 @@ def test_passages_of_documents_chosen_for_the_chat_always_pass(tmp_path):
     run(scenario())
 
 
-def test_a_passage_below_the_floor_is_not_placed_and_the_prompt_says_nothing_is_relevant():
+def test_a_passage_below_the_floor_is_not_placed_and_the_question_goes_alone():
     passage = Passage(7, 1, "manual.pdf", 1, 2, "", "The pump must be oiled every week.")
     below = RetrievedPassage(passage, 1, 0.4, ["semantic"], relevant=False)
     built = build_context(
@@ -75,11 +75,11 @@ def test_a_passage_below_the_floor_is_not_placed_and_the_prompt_says_nothing_is_
         user_message=OFF_TOPIC,
         budget_tokens=2000,
         evidence=[below],
-        searched=True,
     )
     prompt = "\n".join(str(message["content"]) for message in built.messages)
     assert not built.evidence and "oiled" not in prompt
-    assert NOTHING_RELEVANT in prompt and built.dropped.irrelevant == 1
+    # Nothing passed: the question goes alone (the system prompt says what that means).
+    assert built.messages[-1]["content"] == OFF_TOPIC and built.dropped.irrelevant == 1
 
 
 def test_a_chats_attachment_always_passes_and_the_library_only_on_evidence(tmp_path, fake_openai):

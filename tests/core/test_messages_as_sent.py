@@ -66,7 +66,9 @@ def test_a_turn_keeps_its_question_as_sent_and_the_transcript_keeps_the_words(
 
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
-            await assistant.memories.remember("The user lives in Lisbon", explicit=True)
+            # Pinned: always in the prompt, so the question is sent with data.
+            lisbon = await assistant.memories.remember("The user lives in Lisbon", explicit=True)
+            await assistant.memories.pin(lisbon.id)
             conversation = await assistant.conversations.create()
             await assistant.orchestrator.send(conversation.id, "Where do I live?")
             result = await assistant.orchestrator.send(conversation.id, "And my sister?")

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 import numpy as np
 import pytest
 
-from acai_desktop.core.memory.context_builder import NOTHING_RELEVANT, build_context
+from acai_desktop.core.memory.context_builder import build_context
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.query import process_query
 from acai_desktop.core.memory.relative_time import relative_periods
@@ -26,6 +26,7 @@ from acai_desktop.core.memory.retrieval.floor import (
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql
 from tests.support.aio import run
@@ -183,22 +184,20 @@ def test_a_question_about_nothing_stored_passes_nothing_and_the_prompt_says_so(t
     assert not any(hit.relevant for hit in off)
     assert [hit.memory.content for hit in real if hit.relevant] == ["My dog's name is Buster"]
 
-    def built_for(text, retrieved, searched=True):
+    def built_for(text, retrieved):
         return build_context(
             system_prompt="You are kind.",
             user_message=text,
             budget_tokens=2000,
             retrieved=retrieved,
-            searched=searched,
         )
 
     built = built_for("Dishwasher?", off)
-    assert NOTHING_RELEVANT in built.messages[-1]["content"]
-    # A prompt built without searching memory (the bare question) claims nothing.
-    assert NOTHING_RELEVANT not in str(built_for("Dishwasher?", [], searched=False).messages)
+    # Nothing passed: the question goes alone (the system prompt says what that means).
+    assert built.messages[-1]["content"] == "Dishwasher?"
     assert built.used == [] and built.dropped.irrelevant == len(off)
     built = built_for("Dog?", real)
-    assert NOTHING_RELEVANT not in str(built.messages)
+    assert built.messages[-1]["content"].endswith(f"{USER_MESSAGE_HEADER}\nDog?")
     assert [u.memory_id for u in built.used] == [h.memory.id for h in real if h.relevant]
 
 

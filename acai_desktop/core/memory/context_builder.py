@@ -11,11 +11,13 @@ model on a laptop CPU seconds to minutes before the first word. In order:
    it (:func:`history_text`): the prompt then starts with the previous prompt whole;
 3. the new user message, carrying first this turn's data (pinned and retrieved memories,
    messages recalled from past conversations, passages of the user's documents, this
-   conversation's summaries, or the note that nothing relevant was found) and then, under
-   :data:`USER_MESSAGE_HEADER`, the user's own words. The passages and the recalled
-   messages are numbered for citing, ``[1]``, ``[2]``… (the passages first; the rule is
-   :mod:`acai_desktop.core.citations`). Everything that depends on the
-   question comes after the history. The summaries come there too, not before the
+   conversation's summaries) and then, under :data:`USER_MESSAGE_HEADER`, the user's own
+   words. A turn that brings no data sends the words alone: the system prompt says once
+   what that means (nothing relevant was remembered). A note saying so in each turn was
+   39 of the built-in model's tokens read again at every message (issue 22). The
+   passages and the recalled messages are numbered for citing, ``[1]``, ``[2]``… (the
+   passages first; the rule is :mod:`acai_desktop.core.citations`). Everything that
+   depends on the question comes after the history. The summaries come there too, not before the
    history: folding messages that had already left the prompt then changes nothing in
    its start.
 
@@ -72,13 +74,6 @@ INSTRUCTIONS_ABOUT = "What the user wants you to know about them:"
 PINNED_HEADER = "Pinned memories (the user asked you to always keep these in mind):"
 RETRIEVED_HEADER = "Memories that may be relevant (recalled, not necessarily still true):"
 SUMMARY_HEADER = "Summary of the earlier part of this conversation:"
-#: Said in the prompt when no memory, recalled message or passage passed the relevance
-#: floor (see core.memory.retrieval.floor): a small model told nothing would otherwise
-#: guess, or take the question for a memory.
-NOTHING_RELEVANT = (
-    "Nothing relevant remembered: no memory, past message or document passage matches "
-    "this message. Don't invent what the user told you before; ask if it matters."
-)
 MEMORY_BLOCK_START = "<memories>"
 MEMORY_BLOCK_END = "</memories>"
 MEMORY_BLOCK_PREAMBLE = (
@@ -238,16 +233,14 @@ def build_context(
     recent_messages: Sequence[Message] = (),
     evidence: Sequence[RetrievedPassage] = (),
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
-    searched: bool = False,
     instructions: UsedInstructions | None = None,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them; only
     those that pass the relevance floor (``relevant``) are placed. ``evidence``:
     document passages, best first; they take at most ``evidence_share`` of
-    ``budget_tokens``, so documents can't crowd out the memory and the history.
-    ``searched``: memory was searched for this message (the orchestrator's turns); when
-    then no pinned memory, relevant item or passage is offered, the prompt says so
-    (:data:`NOTHING_RELEVANT`). ``instructions``: the user's custom instructions in
+    ``budget_tokens``, so documents can't crowd out the memory and the history. When no
+    pinned memory, relevant item or passage goes in, the user's words go alone (the
+    system prompt says what that means). ``instructions``: the user's custom instructions in
     effect for this chat, placed whole right after the system prompt."""
     dropped = Dropped()
     dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
@@ -374,21 +367,11 @@ def build_context(
             dropped.summaries += 1
     sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
-    # Nothing passed the floor (what did but did not fit the budget is another story).
-    # It rides with the user's words, so a message over the budget goes alone.
-    nothing_relevant = searched and not pinned and not retrieved and not evidence
-    nothing_cost = data_cost(estimate_tokens(NOTHING_RELEVANT) + 2)
-    nothing_relevant = nothing_relevant and fits(nothing_cost)
-    if nothing_relevant:
-        used_tokens += nothing_cost
-
     turn_parts = []
     if placed:
         turn_parts.append(memory_block([(h, lines) for h, lines in sections.items() if lines]))
     if evidence_lines:
         turn_parts.append(prompt_block.evidence_block(evidence_lines))
-    if nothing_relevant:
-        turn_parts.append(NOTHING_RELEVANT)
     if turn_parts:
         user_message = "\n\n".join([*turn_parts, f"{USER_MESSAGE_HEADER}\n{user_message}"])
     messages = [{"role": "system", "content": system_text}]
