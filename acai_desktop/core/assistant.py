@@ -49,6 +49,7 @@ from acai_desktop.core.llm.model_status import (
     status_of_error,
 )
 from acai_desktop.core.llm.presets import ModelRole, ProviderName, RoleModels, preset
+from acai_desktop.core.llm.prompt_warmer import PromptWarmer
 from acai_desktop.core.llm.settings import (
     ModelSettings,
     load_model_settings,
@@ -297,12 +298,10 @@ class Assistant:
         for task in (self.upkeep, self.outside_changes):
             if task is not None:
                 task.cancel()
-        steps = [
-            self._await_upkeep,
-            self.runner.stop,
-            self.conversations.delete_temporary,
-            self.client.close,
-        ]
+        steps = [self._await_upkeep, self.runner.stop]
+        if self.orchestrator.warmer is not None:
+            steps.append(self.orchestrator.warmer.close)
+        steps += [self.conversations.delete_temporary, self.client.close]
         if self.local_server is not None:
             steps.append(self.local_server.stop)
         for step in steps:
@@ -489,6 +488,8 @@ async def open_assistant(
         assistant.memories.upkeep_after_start(reembed=model.problem is None),
         name="index upkeep",
     )
+    # The system prompt is read now: the session's first message reads only itself.
+    assistant.orchestrator.warm_session_start()
     outside = OutsideChanges(assistant.memories, events, assistant.runner.wake)
     await outside.start()
     assistant.outside_changes = asyncio.create_task(outside.run(), name="outside changes")
@@ -559,6 +560,10 @@ async def _assemble(
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
     )
+    if one_at_a_time and isinstance(client, ModelClient):
+        # A server on this machine keeps what it last read: the next prompt's known
+        # start is read while the user reads and types (core.llm.prompt_warmer).
+        orchestrator.warmer = PromptWarmer(client, events)
     conversation_service = ConversationService(
         conversations, data.provenance, memories, events, attachments
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from acai_desktop.core.custom_instructions import (
     CustomInstructions,
+    InstructionsScope,
     UsedInstructions,
     clean_instructions,
 )
@@ -32,6 +33,11 @@ class InstructionsService:
         await self._store.run(rows.save_profile_instructions, instructions)
         self._events.emit(InstructionsChanged(None))
         return instructions
+
+    async def for_new_chat(self) -> UsedInstructions | None:
+        """What a new chat outside any project carries: the profile's (None: empty)."""
+        mine = await self.profile()
+        return None if mine.empty else UsedInstructions(mine, InstructionsScope.PROFILE)
 
     async def for_chat(self, conversation_id: int) -> CustomInstructions | None:
         """The chat's override (None: it follows the profile's)."""

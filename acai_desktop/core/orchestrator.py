@@ -51,12 +51,14 @@ from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import ChatModel
+from acai_desktop.core.llm.prompt_warmer import PromptWarmer, same_start
 from acai_desktop.core.llm.replies import StreamStats
 from acai_desktop.core.memory.context_builder import (
     BuiltContext,
     UsedEvidence,
     build_context,
     history_room,
+    stable_start,
 )
 from acai_desktop.core.memory.explain import matching_sentences
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
@@ -167,6 +169,9 @@ class Orchestrator:
         #: The longest answer asked of the model, in tokens (None: the server's limit).
         self.answer_max_tokens = answer_max_tokens
         self.system_prompt = resource_text("prompts", "system.txt").strip()
+        #: Has a local server read the next prompt's known start while the user reads
+        #: and types (None: the server keeps no prompt, or bills for the request).
+        self.warmer: PromptWarmer | None = None
 
     def history_room(self) -> int:
         """The tokens a prompt's history may take (see context_builder.history_room)."""
@@ -179,6 +184,49 @@ class Orchestrator:
         if settings.scope_of("context_budget_tokens") == SettingScope.PROFILE:
             return None
         return history_room(self.system_prompt, settings.context_budget_tokens)
+
+    def warm_session_start(self) -> None:
+        """Have the server read the system message (with the profile's instructions)
+        now, so the session's first message reads only itself."""
+        if self.warmer is not None:
+            self.warmer.warm(self._session_start)
+
+    async def _session_start(self) -> list[dict]:
+        instructions = await self.instructions.for_new_chat() if self.instructions else None
+        return stable_start(
+            system_prompt=self.system_prompt,
+            budget_tokens=self.context_budget_tokens,
+            instructions=instructions,
+        )
+
+    def _warm_next_start(
+        self, conversation: Conversation, context: BuiltContext, result: TurnResult
+    ) -> None:
+        """After an answer, when the next turn's prompt won't start with what the server
+        has just read (the history overflowed its room: the next turn cuts its oldest
+        messages), have the server read that start while the user reads and types."""
+        if self.warmer is None or result.settings is None:
+            return
+        if result.answer.status not in (MessageStatus.COMPLETE, MessageStatus.STOPPED):
+            return
+        read = [*context.messages, {"role": "assistant", "content": result.answer.content}]
+        settings = result.settings
+
+        async def next_start() -> list[dict] | None:
+            history = await self.conversations.messages(conversation.id)
+            start = stable_start(
+                system_prompt=self.system_prompt,
+                budget_tokens=settings.context_budget_tokens,
+                recent_messages=[m for m in history if m.folded_into is None],
+                instructions=(
+                    await self.instructions.in_effect(conversation.id)
+                    if self.instructions
+                    else None
+                ),
+            )
+            return None if same_start(read, start) else start
+
+        self.warmer.warm(next_start, model=settings.own_model)
 
     async def settings_for(self, conversation_id: int | None) -> EffectiveSettings:
         """The model, temperature and context budget a chat's turns run with."""
@@ -406,6 +454,7 @@ class Orchestrator:
             if text.cut:
                 status, note = MessageStatus.STOPPED, cut_note(self.max_answer_bytes)
             result.answer = await self._finish(answer, text, status, note, result)
+            self._warm_next_start(conversation, context, result)
         except asyncio.CancelledError:
             # Stop button: keep what was written, say it was stopped, then let the
             # cancellation carry on so the caller's task really ends.

@@ -248,8 +248,7 @@ def build_context(
     retrieved = [hit for hit in retrieved if hit.relevant]
     evidence = [hit for hit in evidence if hit.relevant]
     # The system message: our instructions, then the user's (the prompt's stable start).
-    instructions_text = instructions_section(instructions) if instructions else ""
-    system_text = "\n\n".join(p for p in (system_prompt.strip(), instructions_text) if p)
+    system_text = system_message_text(system_prompt, instructions)
     system_tokens = estimate_message_tokens(system_text)
     asked_tokens = estimate_message_tokens(user_message)
     # The stable part's room depends on nothing this turn brings but an unusually long
@@ -396,9 +395,34 @@ def build_context(
         dropped=dropped,
         recalled=recalled,
         evidence=evidence_used,
-        instructions=instructions if instructions_text else None,
+        instructions=instructions if instructions else None,
         memory_tokens=memory_tokens,
     )
+
+
+def system_message_text(system_prompt: str, instructions: UsedInstructions | None) -> str:
+    """The system message: our instructions, then the user's (the prompt's stable start)."""
+    instructions_text = instructions_section(instructions) if instructions else ""
+    return "\n\n".join(p for p in (system_prompt.strip(), instructions_text) if p)
+
+
+def stable_start(
+    *,
+    system_prompt: str,
+    budget_tokens: int,
+    recent_messages: Sequence[Message] = (),
+    instructions: UsedInstructions | None = None,
+) -> list[dict]:
+    """The start of the next turn's prompt, known before the user writes: the system
+    message and the history of ``recent_messages`` (the conversation so far, unfolded),
+    as :func:`build_context` will send them for a message of usual length. A server that
+    reads it while the user reads and types reads only the new message when it comes
+    (see core.llm.prompt_warmer)."""
+    system_text = system_message_text(system_prompt, instructions)
+    history, _tokens = _history_within(
+        recent_messages, history_room(system_text, budget_tokens), Dropped()
+    )
+    return [{"role": "system", "content": system_text}, *history]
 
 
 def memory_block(sections: Sequence[tuple[str, Sequence[str]]]) -> str:
