@@ -158,7 +158,7 @@ def test_answers_are_capped_where_a_tiny_model_could_loop(tmp_path, fake_openai)
     from tests.support.assistant import running_assistant
 
     fake_openai.responder = fake_model
-    assert ModelSettings.for_preset(ProviderName.LOCAL).resolved_answer_max_tokens() == 320
+    assert ModelSettings.for_preset(ProviderName.LOCAL).resolved_answer_max_tokens() == 160
     assert ModelSettings.for_preset(ProviderName.OPENAI).resolved_answer_max_tokens() is None
 
     async def scenario(**overrides):

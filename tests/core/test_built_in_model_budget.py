@@ -9,6 +9,12 @@ from pathlib import Path
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.memory.context_builder import history_room
+from acai_desktop.core.memory.tokens import estimate_message_tokens
+from acai_desktop.core.resources import resource_text
+
+#: A short question, as most messages are.
+QUESTION = "Any tips for sleeping after a night shift?"
 
 
 def test_the_prompt_and_the_longest_answer_fit_the_built_in_servers_context():
@@ -16,3 +22,16 @@ def test_the_prompt_and_the_longest_answer_fit_the_built_in_servers_context():
     command = LocalModelServer().command(Path("model.gguf"))
     context = int(command[command.index("--n_ctx") + 1])
     assert bundled.context_budget_tokens + bundled.resolved_answer_max_tokens() <= context
+
+
+def test_several_exchanges_with_the_longest_answers_fit_before_the_history_is_cut():
+    """Each cut of the history makes the next message read the rest of the conversation
+    again before its first word (issue 22: 6-14 s with the built-in model on the test
+    machine). With the longest answers, at least six exchanges go between two cuts (at
+    320 tokens an answer, the history was cut every 2-3 messages)."""
+    bundled = ModelSettings.for_preset(ProviderName.LOCAL)
+    system_prompt = resource_text("prompts", "system.txt").strip()
+    room = history_room(system_prompt, bundled.context_budget_tokens)
+    longest_answer = "word " * bundled.resolved_answer_max_tokens()  # one token a word
+    exchange = estimate_message_tokens(QUESTION) + estimate_message_tokens(longest_answer)
+    assert room // exchange >= 6

@@ -156,9 +156,12 @@ PRESETS: dict[ProviderName, ProviderPreset] = {
         models=RoleModels.same(BUNDLED_LOCAL_MODEL),
         structured_mode=StructuredMode.JSON_OBJECT_SCHEMA,
         serves_one_request_at_a_time=True,
-        # A 135M model's long answers ramble; each answer is also read again as part of
-        # the next prompt, so its length is paid twice before the next first word.
-        answer_max_tokens=320,
+        # A 135M model's long answers ramble, and every token of one is written at a
+        # few dozen a second on a laptop CPU. Its length also fills the history: with
+        # 320-token answers the history overflowed every 2-3 messages, and each cut
+        # made the next message read the rest of the conversation again (6-14 s before
+        # its first word in `bench answers`, issue 22); with 160, every 6-7 messages.
+        answer_max_tokens=160,
     ),
 }
 
