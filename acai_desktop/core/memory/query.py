@@ -12,11 +12,18 @@ same way it stemmed the stored text, so "hiking" finds "hiked".
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from acai_desktop.core.memory.relative_time import EventAnchor, event_anchors, relative_periods
+from acai_desktop.core.memory.relative_time import (
+    TELLS_TIME,
+    EventAnchor,
+    event_anchors,
+    relative_periods,
+)
+from acai_desktop.core.processors.wording import stem
 from acai_desktop.core.rules.words import MAX_QUERY_TERMS, tokenize
 
 
@@ -71,6 +78,23 @@ def content_terms(text: str) -> list[str]:
             continue
         seen[token] = None
     return list(seen)
+
+
+@functools.lru_cache(maxsize=4096)
+def topic_stems(text: str) -> frozenset[str]:
+    """What ``text`` is about, as light stems of its content terms ("race", "marathon"),
+    the words that tell a time ("Wednesday", "week": relative_time.TELLS_TIME) left out:
+    whether a message that says when is about what a "When did…" question asks (see
+    retrieval's ``answer_time``). Cached by the text: the same messages come back
+    search after search."""
+    return frozenset(stem(term) for term in content_terms(text) if term not in TELLS_TIME)
+
+
+def asked_topic(processed: ProcessedQuery) -> frozenset[str]:
+    """What a question asks about (:func:`topic_stems`), the people it names left out:
+    "Idris" in "When did Idris run the race?" is who, not what."""
+    names = {stem(word) for name in processed.names for word in tokenize(name)}
+    return topic_stems(processed.text) - names
 
 
 def fts_match_expression(terms: list[str], conjunction: str = "OR") -> str | None:

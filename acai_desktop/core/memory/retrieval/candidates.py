@@ -68,6 +68,9 @@ class EpisodicQuery:
     # store?"): ``author`` lifts what they said. ``names`` stay every name (the floor).
     speakers: frozenset[str] = frozenset()
     asks_when: bool = False  # it asks for a time: ``answer_time`` lifts messages that say one
+    # What it asks about (query.topic_stems, names out): a message that says when
+    # answers it only if it shares one of these ("the race", not "every Wednesday").
+    topic: frozenset[str] = frozenset()
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from acai_desktop.core.memory.query import fts_match_expression
+from acai_desktop.core.memory.query import fts_match_expression, topic_stems
 from acai_desktop.core.memory.relative_time import holds_time
 from acai_desktop.core.memory.retrieval.candidates import (
     MIN_ITEMS_FOR_SPREAD,
@@ -119,7 +119,7 @@ def message_candidates(
     score = score + weights.recency * recency
     score = score + weights.this_conversation * same_conversation
     if episodic.asks_when and weights.answer_time:
-        score = score + answer_time_lift(db, ids, score, weights, k)
+        score = score + answer_time_lift(db, ids, score, weights, k, episodic.topic)
     none = np.zeros(len(ids), bool)
     return ScoredCandidates(
         np.asarray(ids, np.int64),
@@ -139,15 +139,25 @@ def message_candidates(
 
 
 def answer_time_lift(
-    db: Database, ids: list[int], score: np.ndarray, weights: RetrievalWeights, k: int | None
+    db: Database,
+    ids: list[int],
+    score: np.ndarray,
+    weights: RetrievalWeights,
+    k: int | None,
+    topic: frozenset[str],
 ) -> np.ndarray:
     """``answer_time`` (times ``episodic``) for each candidate that says when something
-    happens or happened ("yesterday", "last week", "in May": relative_time.TELLS_TIME),
-    what a question that asks for a time (``EpisodicQuery.asks_when``) needs of its
-    answer. Only the candidates the lift can bring into the best ``k`` are read: a
-    lift only adds, so one below the ``k``-th best score less the lift stays out
-    whatever its text says (the answer is the same, for a few dozen texts read
-    instead of a few hundred)."""
+    happens or happened ("yesterday", "last week", "in May": relative_time.TELLS_TIME)
+    about what the question asks (``topic``: its own text shares a word of it, not
+    only its neighbours), what a question that asks for a time
+    (``EpisodicQuery.asks_when``) needs of its answer: "The class meets every
+    Wednesday" does not say when Idris ran the race. Only the candidates the lift can
+    bring into the best ``k`` are read: a lift only adds, so one below the ``k``-th
+    best score less the lift stays out whatever its text says (the answer is the
+    same, for a few dozen texts read instead of a few hundred)."""
+    lifted = np.zeros(len(ids), np.float32)
+    if not topic:
+        return lifted
     lift = weights.episodic * weights.answer_time
     positions = np.arange(len(ids))
     if k is not None and 0 < k < len(ids):
@@ -155,9 +165,9 @@ def answer_time_lift(
         # Rounding to the reported 6 digits can tie what falls just short: a margin.
         positions = np.flatnonzero(score >= kth_best - lift - 1e-5)
     contents = episodes.message_contents(db, [ids[p] for p in positions])
-    lifted = np.zeros(len(ids), np.float32)
     for position in positions.tolist():
-        if holds_time(contents.get(ids[position], "")):
+        text = contents.get(ids[position], "")
+        if holds_time(text) and not topic.isdisjoint(topic_stems(text)):
             lifted[position] = lift
     return lifted
 

@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime
 import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.memory.query import ProcessedQuery, process_query
+from acai_desktop.core.memory.query import ProcessedQuery, asked_topic, process_query
 from acai_desktop.core.memory.relative_time import EventAnchor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
@@ -59,6 +59,7 @@ class SearchQuery:
     anchors: tuple[EventAnchor, ...] = ()  # events it asks before or after
     speakers: frozenset[str] = frozenset()  # the names it asks about as speakers
     asks_when: bool = False  # it asks for a time
+    topic: frozenset[str] = frozenset()  # what it asks about (stems, names and times out)
 
     @classmethod
     def of(cls, processed: ProcessedQuery, embedded: str) -> SearchQuery:
@@ -71,6 +72,7 @@ class SearchQuery:
             tuple(processed.anchors),
             frozenset(map(normalise, processed.speakers)),
             processed.asks_when,
+            asked_topic(processed) if processed.asks_when else frozenset(),
         )
 
 
@@ -147,6 +149,7 @@ class HybridRetriever:
                 understood.anchors,
                 understood.speakers,
                 understood.asks_when,
+                understood.topic,
             ),
         )
         if not query.strip():
