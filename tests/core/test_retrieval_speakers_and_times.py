@@ -168,3 +168,18 @@ def test_without_the_answer_time_lift_the_stronger_match_comes_first(tmp_path):
 def test_a_question_that_does_not_ask_when_keeps_the_stronger_match_first(tmp_path):
     found = _search(tmp_path, TOURNAMENT_TALK, "How did Nate win the tournament?")
     assert found.index(WON_SOMETIME) < found.index(WON_LAST_WEEK)
+
+
+RACE_TALK = [
+    ("Idris", "user", "Long week! My pottery class meets every Wednesday now."),
+    ("Sam", "assistant", "Pottery sounds fun. And the running?"),
+    ("Idris", "user", "I ran the race and finished it in under two hours!"),
+]
+CLASS_ON_WEDNESDAY, RAN_THE_RACE = RACE_TALK[0][2], RACE_TALK[2][2]
+
+
+def test_a_time_word_about_something_else_is_not_lifted(tmp_path):
+    # "every Wednesday" says when the class meets, not when Idris ran the race: the
+    # message about the race stays first.
+    found = _search(tmp_path, RACE_TALK, "When did Idris run the race?")
+    assert found.index(RAN_THE_RACE) < found.index(CLASS_ON_WEDNESDAY)
