@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import pytest
 
 from acai_desktop.core.memory.policy import MemoryPolicy
-from acai_desktop.core.memory.query import asks_when, process_query
+from acai_desktop.core.memory.query import asked_topic, asks_when, process_query
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
 from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
@@ -59,6 +59,19 @@ def test_a_possessive_name_is_not_a_speaker(question, names, speakers):
 def test_a_question_that_asks_for_a_time(question, expected):
     assert asks_when(question) is expected
     assert process_query(question).asks_when is expected
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        # The name is who, not what; "when" and "did" are stop words.
+        ("When did Idris run the race?", {"run", "race"}),
+        # A time word of the question is not its topic ("year" would match "last year").
+        ("What year did Nate start gaming?", {"start", "gam"}),
+    ],
+)
+def test_what_a_when_question_asks_about(question, topic):
+    assert asked_topic(process_query(question)) == topic
 
 
 @asynccontextmanager
