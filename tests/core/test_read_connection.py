@@ -123,7 +123,13 @@ def test_the_read_connection_ranks_exactly_as_the_writer_thread(tmp_path):
 
     pairs = _with_profile(tmp_path, body)
     for read_only, writer in pairs:
-        assert read_only == writer
+        # Scores to within float32 rounding: numpy's SIMD sums may differ in the last bit
+        # with the alignment of the arrays, which can move a score across the sixth
+        # decimal the hits are rounded to. Everything else, the order included, is exact.
+        assert [(*hit[:3], *hit[4:]) for hit in read_only] == [
+            (*hit[:3], *hit[4:]) for hit in writer
+        ]
+        assert [hit[3] for hit in read_only] == pytest.approx([hit[3] for hit in writer], abs=2e-6)
     found = [kind for read_only, _ in pairs for kind, *_ in read_only]
     # Both tiers took part, so both tiers' reads were compared.
     assert "RetrievedMemory" in found and "RetrievedMessage" in found
