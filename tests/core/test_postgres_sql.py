@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core.store.postgres.database import redacted, translate
-from acai_desktop.core.store.postgres.full_text import prefix_query, web_query
+from acai_desktop.core.store.postgres.full_text import _idf, bm25_rank, prefix_query, web_query
 
 
 def test_parameters_become_psycopg_placeholders_but_not_inside_quoted_text():
@@ -58,3 +58,27 @@ def test_a_password_never_shows_in_a_store_address():
     assert (
         redacted("postgresql://me:secret@db.example/acai") == "postgresql://me:***@db.example/acai"
     )
+
+
+class _OneRow:
+    """A connection that answers every statement with one row and counts them."""
+
+    def __init__(self, row: tuple) -> None:
+        self.row, self.statements = row, []
+
+    def execute(self, sql: str, params=()):
+        self.statements.append(sql)
+        return self
+
+    def fetchone(self) -> tuple:
+        return self.row
+
+
+def test_bm25_reads_the_table_size_and_the_word_counts_in_one_snapshot():
+    # Apart, another process's rows committed between the two reads made a word's count
+    # exceed the table's size (the two-process store soak failed "math domain error").
+    db = _OneRow((10, 40.0, 3, ["teapot"], 2, ["kiln"]))
+    sql, params = bm25_rank(db, "memories_fts", '"teapot" OR "kiln"')
+    assert len(db.statements) == 1
+    assert sql.count("ts_") == 0 and len(params) == 8  # both words scored
+    assert _idf(3, 5) > 0  # a count above the total can't raise, whatever its source

@@ -124,6 +124,7 @@ _LENGTH = {
 
 def _idf(total: int, holding: int) -> float:
     """A word's IDF exactly as FTS5's bm25() computes it."""
+    holding = min(holding, total)
     idf = math.log((total - holding + 0.5) / (holding + 0.5))
     return idf if idf > 0 else _IDF_FLOOR
 
@@ -153,18 +154,20 @@ def bm25_rank(db, table: str, match: str, second_weight: float | None = None):
     count = f"(SELECT count(*) FROM {target} WHERE search_vector @@ {_WORD})"
     lexemes = "(SELECT coalesce(array_agg(lexeme), '{}') FROM unnest(to_tsvector('english', ?)))"
     length = _LENGTH[target]
-    row = db.execute(
-        f"SELECT count(*), coalesce(avg({length}), 0) FROM {target} AS t",
-    ).fetchone()
-    total, average = row[0], float(row[1] or 0.0)
+    # One statement, so one snapshot: the table's size and each word's count must agree.
+    # Read apart, another process's rows committed in between made a word's count
+    # exceed the total, and its IDF the log of a negative number.
     found = db.execute(
-        "SELECT " + ", ".join([f"{count}, {lexemes}"] * len(terms)),
+        f"SELECT (SELECT count(*) FROM {target}), "
+        f"(SELECT coalesce(avg({length}), 0) FROM {target} AS t), "
+        + ", ".join([f"{count}, {lexemes}"] * len(terms)),
         [value for term in terms for value in (f'"{term}"', term)],
     ).fetchone()
+    total, average = found[0], float(found[1] or 0.0)
     norm = f"{_K1!r} * ({1 - _B!r} + {_B!r} * ({length}) / {max(average, 1.0)!r})"
     parts, params = [], []
     for index in range(len(terms)):
-        holding, words = found[2 * index], list(found[2 * index + 1] or [])
+        holding, words = found[2 + 2 * index], list(found[3 + 2 * index] or [])
         if not words:
             continue
         tf = _frequency(second)
