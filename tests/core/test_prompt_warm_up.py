@@ -207,19 +207,19 @@ def test_a_learning_start_a_turn_interrupts_is_read_again_after_the_turn(tmp_pat
             await arrived.wait()
             assert warmer.standing == ["triage", "extraction"]
             conversation = await assistant.conversations.create()
-            before_turn = len(learning_steps)
             result = await assistant.orchestrator.send(conversation.id, "Hello!")
             assert result.status == MessageStatus.COMPLETE
+            during_turn = len(learning_steps)
             await warmer.wait()  # the user reads the answer
             assert warmer.standing == []
             after_turn = len(learning_steps)
             await assistant.orchestrator.send(conversation.id, "And now?")
             await warmer.wait()
-            return before_turn, after_turn
+            return during_turn, after_turn
 
-    before_turn, after_turn = run(scenario())
+    during_turn, after_turn = run(scenario())
     first, interrupted = learning_steps[:2]
-    assert before_turn == 2
+    assert during_turn == 2
     assert learning_steps[2] == interrupted  # read again, from the step cut short
     assert first not in learning_steps[2:]
     assert after_turn == len(learning_steps), "nothing is read again after the next turn"

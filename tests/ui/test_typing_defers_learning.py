@@ -22,7 +22,6 @@ def test_a_keystroke_in_the_composer_holds_learning_back(qapp, tmp_path, fake_op
 
     async def scenario(session: AppController):
         runner = session.assistant.runner
-        await session.assistant.orchestrator.warmer.wait()  # it holds learning back too
         before = runner.paused_kinds
         session.window.composer.input.insertPlainText("What did I")
         return before, runner.paused_kinds
