@@ -6,14 +6,11 @@ waits for a warm-up: it cancels it."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import threading
 
 from acai_desktop.core.assistant import YIELDING_JOBS
 from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.prompt_warmer import STEP_CHARS, step_ends
 from acai_desktop.core.records import MessageStatus
-from acai_desktop.core.resources import resource_text
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import call_kind, fake_model
@@ -29,8 +26,6 @@ QUESTIONS = (
 TURNS = 10
 BUDGET = 1500
 #: Every answer is about 90 tokens, so the history overflows a few times in ten turns.
-#: Learning's starts are shorter than the chat's system prompt.
-SYSTEM_CHARS = len(resource_text("prompts", "system.txt").strip())
 FACT = "I'm allergic to peanuts."
 ANSWER = "Here is a fairly long answer that goes on about many things. " * 8
 
@@ -50,8 +45,7 @@ def test_the_system_prompt_is_read_when_the_assistant_opens(tmp_path, fake_opena
             return assistant.orchestrator.system_prompt
 
     system_prompt = run(scenario())
-    requests = fake_openai.chat_requests()
-    warm_up, turn = requests[0], next(r for r in requests if not is_warm_up(r))
+    warm_up, *_learning_starts, turn = fake_openai.chat_requests()
     assert is_warm_up(warm_up) and not is_warm_up(turn)
     assert warm_up.json["messages"] == [{"role": "system", "content": system_prompt}]
     assert turn.json["messages"][:1] == warm_up.json["messages"]
@@ -77,9 +71,7 @@ def test_after_an_answer_the_server_reads_the_next_start_when_the_history_is_cut
                 await warmer.wait()  # the user reads the answer
 
     run(scenario())
-    requests = fake_openai.chat_requests()
-    # After the session's start and learning's (read at open).
-    requests = requests[next(i for i, r in enumerate(requests) if not is_warm_up(r)) :]
+    requests = fake_openai.chat_requests()[3:]  # after the session's and learning's starts
     cuts = warm_ups = 0
     previous = None  # the last turn's prompt and its answer: what the server read
     for before, request in zip([None, *requests], requests, strict=False):
@@ -144,8 +136,7 @@ def test_a_server_that_bills_by_the_request_gets_no_warm_up(tmp_path, fake_opena
 
 def test_learning_calls_start_as_read_at_open_so_each_reads_only_its_message(tmp_path, fake_openai):
     """Each triage and extraction call begins with its system message, the same every
-    time: read once when the assistant opens, after the chat's start, in steps of a few
-    lines (each step a longer start: the server restores the one before from its cache)."""
+    time: read once when the assistant opens, after the chat's start."""
     fake_openai.responder = fake_model
 
     async def scenario():
@@ -159,39 +150,30 @@ def test_learning_calls_start_as_read_at_open_so_each_reads_only_its_message(tmp
 
     facts = run(scenario())
     requests = fake_openai.chat_requests()
-    first_turn = next(i for i, r in enumerate(requests) if not is_warm_up(r))
-    opening, later = requests[1:first_turn], requests[first_turn:]
-    for kind in ("triage", "extraction"):
-        call = next(r for r in later if call_kind(r.json) == kind)
+    opening = requests[:3]
+    assert all(is_warm_up(request) for request in opening)
+    assert [call_kind(r.json) for r in opening] == ["chat", "triage", "extraction"]
+    for warm_up in opening[1:]:
+        kind = call_kind(warm_up.json)
+        call = next(r for r in requests[3:] if call_kind(r.json) == kind)
         assert not is_warm_up(call)
+        assert call.json["model"] == warm_up.json["model"]
         # The call's prompt starts with what the server read: only the message is new.
+        assert warm_up.json["messages"] == call.json["messages"][:1]
         assert call.json["messages"][1:] == [{"role": "user", "content": FACT}]
-        system = call.json["messages"][0]["content"]
-        steps = [
-            r.json["messages"][0]["content"]
-            for r in opening
-            if r.json["model"] == call.json["model"]
-            and system.startswith(r.json["messages"][0]["content"])
-        ]
-        assert steps[-1] == system
-        assert len(steps) > 2
-        for before, after in itertools.pairwise(steps):
-            assert after.startswith(before) and 0 < len(after) - len(before) <= STEP_CHARS
-    assert not any(is_warm_up(r) for r in later), "read once"
     assert any("peanut" in fact.content for fact in facts)
 
 
 def test_a_learning_start_a_turn_interrupts_is_read_again_after_the_turn(tmp_path, fake_openai):
-    """A turn cancels the step of learning's start under way (the server throws away what
-    it read of a reply it didn't finish); after the turn, reading goes on from that step,
-    the steps before it not read again, and once whole it is never read again."""
-    learning_steps: list[str] = []
+    """A turn cancels the warm-up of triage's start (the server throws away what it read
+    of a reply it didn't finish); after the turn it is read again, then never again."""
+    triage_warm_ups: list = []
     loop_and_event: list = []
 
     def responder(body):
-        if is_warm_up_body(body) and len(body["messages"][0]["content"]) < SYSTEM_CHARS:
-            learning_steps.append(body["messages"][0]["content"])
-            if len(learning_steps) == 2:
+        if is_warm_up_body(body) and call_kind(body) == "triage":
+            triage_warm_ups.append(body)
+            if len(triage_warm_ups) == 1:
                 loop, arrived = loop_and_event
                 loop.call_soon_threadsafe(arrived.set)
                 return Reply(text="x", delay=600)
@@ -209,20 +191,21 @@ def test_a_learning_start_a_turn_interrupts_is_read_again_after_the_turn(tmp_pat
             conversation = await assistant.conversations.create()
             result = await assistant.orchestrator.send(conversation.id, "Hello!")
             assert result.status == MessageStatus.COMPLETE
-            during_turn = len(learning_steps)
             await warmer.wait()  # the user reads the answer
             assert warmer.standing == []
-            after_turn = len(learning_steps)
             await assistant.orchestrator.send(conversation.id, "And now?")
             await warmer.wait()
-            return during_turn, after_turn
 
-    during_turn, after_turn = run(scenario())
-    first, interrupted = learning_steps[:2]
-    assert during_turn == 2
-    assert learning_steps[2] == interrupted  # read again, from the step cut short
-    assert first not in learning_steps[2:]
-    assert after_turn == len(learning_steps), "nothing is read again after the next turn"
+    run(scenario())
+    kinds = [(call_kind(r.json), is_warm_up(r)) for r in fake_openai.chat_requests()]
+    assert kinds == [
+        ("chat", True),  # the system prompt
+        ("triage", True),  # cut short by the turn
+        ("chat", False),
+        ("triage", True),  # read again after the turn, whole
+        ("extraction", True),
+        ("chat", False),  # nothing is read again after the next turn
+    ]
 
 
 def test_learning_waits_while_a_warm_up_has_the_server(tmp_path, fake_openai):
@@ -249,17 +232,6 @@ def test_learning_waits_while_a_warm_up_has_the_server(tmp_path, fake_openai):
             assert runner.paused_kinds == frozenset()
 
     run(scenario())
-
-
-def test_a_start_is_read_in_steps_that_end_after_a_line_or_a_word():
-    text = "First line of the prompt.\nSecond line.\n" + '{"a":"b","c":"d"}' * 4
-    ends = step_ends(text, 0, step=30)
-    assert ends[-1] == len(text)
-    assert text[: ends[0]] == "First line of the prompt.\n"
-    assert all(0 < b - a <= 30 for a, b in zip([0, *ends], ends, strict=False))
-    assert all(text[end - 1] in "\n ," for end in ends[:-1])
-    assert step_ends(text, ends[1], step=30) == ends[2:]
-    assert step_ends(text, len(text)) == []
 
 
 def is_warm_up_body(body) -> bool:
