@@ -21,13 +21,10 @@ reply is complete. On the single-slot built-in server a learning call the user's
 message interrupts is thrown away, read and all, so the same call read those 190 tokens
 again at every message and, when the user sends every few seconds, never finished. These
 *standing* starts (:meth:`PromptWarmer.keep_warm`) are read once, after the system prompt
-at start-up, in steps of a few lines (STEP_CHARS): each step is a longer start the server
-restores the step before of, so a turn waits at most for the step under way, and a
-turn that interrupts one loses only that step; the rest is read after the turn, until
-each start has been read whole. Then every learning call reads only its message.
-While a warm-up runs, the job runner starts no work that yields to turns
-(``JobRunner(server_busy=...)``): two requests at once on that server cut each other
-short.
+at start-up; one a turn interrupted is read again after the turn, until each has been
+read whole. Then every learning call reads only its message. While a warm-up runs, the
+job runner starts no work that yields to turns (``JobRunner(server_busy=...)``): two
+requests at once on that server cut each other short.
 
 A warm-up is a one-token completion of that start. It never delays a turn: a turn
 cancels it (:class:`~acai_desktop.core.events.TurnStarted`), and what the server had
@@ -56,21 +53,13 @@ log = logging.getLogger(__name__)
 StartSource = Callable[[], Awaitable[Messages | None]]
 
 
-#: A standing start is read in steps of about this many characters (whole lines, about
-#: 60 of the built-in model's tokens, 2-5 s on the loaded 2-core test machine): a step
-#: the server has begun can't be taken back, so a turn waits at most for one step.
-STEP_CHARS = 240
-
-
-@dataclass
+@dataclass(frozen=True)
 class StandingStart:
     """A start every call of some background work begins with (see keep_warm)."""
 
     name: str
     start: StartSource
     model: str | None = None
-    #: How much of its last message the server has read (and keeps) so far.
-    read_chars: int = 0
 
 
 class PromptWarmer:
@@ -149,74 +138,23 @@ class PromptWarmer:
             await self._read(start, model)
         while self._standing:
             standing = self._standing[0]
-            # Cancelled (a turn), it stays for after the turn, its steps read kept;
-            # read or failed, it's done with: a server that can't read it would fail
-            # the same way again.
-            await self._read_in_steps(standing)
+            # Cancelled (a turn), it stays for after the turn; read or failed, it's
+            # done with: a server that can't read it would fail the same way again.
+            await self._read(standing.start, standing.model)
             if self._standing and self._standing[0] is standing:
                 self._standing.pop(0)
 
-    async def _read_in_steps(self, standing: StandingStart) -> None:
-        """Longer and longer starts of its last message, each one step more: the server
-        restores the step before from its cache and reads only the new one."""
-        try:
-            messages = list(await standing.start() or [])
-        except AcaiError as error:
-            log.info("prompt warm-up skipped: %s", error)
-            return
-        if not messages:
-            return
-        *head, last = messages
-        text = str(last.get("content") or "")
-        for end in step_ends(text, standing.read_chars):
-            part = [*head, {**last, "content": text[:end]}]
-            if not await self._read(_given(part), standing.model):
-                return
-            standing.read_chars = end
-
-    async def _read(self, start: StartSource, model: str | None) -> bool:
-        """Whether the server read the start whole (a cancellation goes through)."""
+    async def _read(self, start: StartSource, model: str | None) -> None:
         try:
             messages = await start()
             if not messages:
-                return True
+                return
             await self.client.create_completion(messages, role="chat", max_tokens=1, model=model)
-            return True
         except AcaiError as error:  # the turn that follows will say what is wrong
             log.info("prompt warm-up skipped: %s", error)
         except Exception:
             # A warm-up only saves time: whatever went wrong must not reach the user.
             log.warning("prompt warm-up failed", exc_info=True)
-        return False
-
-
-def _given(messages: Messages) -> StartSource:
-    async def start() -> Messages:
-        return messages
-
-    return start
-
-
-def step_ends(text: str, read: int, step: int = STEP_CHARS) -> list[int]:
-    """Where each step of reading ``text`` after its first ``read`` characters ends, at
-    most ``step`` characters further: after a line if one ends there, else after a
-    space or a comma (a long line: the JSON schema), the last at the end of the text.
-    (Cut there, the server's tokens of a step match the whole text's but for a token
-    or two at the cut: the next step reads those again.)"""
-    ends: list[int] = []
-    position = read
-    while position < len(text):
-        window = text[position + 1 : position + step + 1]
-        if position + step >= len(text):
-            end = len(text)
-        else:
-            cut = window.rfind("\n")
-            if cut < 0:
-                cut = max(window.rfind(" "), window.rfind(","))
-            end = position + step if cut < 0 else position + 1 + cut + 1
-        ends.append(end)
-        position = end
-    return ends
 
 
 def same_start(read: Messages, start: Messages) -> bool:
