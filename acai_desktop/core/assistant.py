@@ -462,12 +462,6 @@ async def open_assistant(
                 raise
             model = await _no_model(profile, overrides, error, offline_embedder)
         assistant = await _assemble(profile, data, model, events)
-        # The system prompt is read now: the session's first message reads only itself.
-        # Then the start of every learning call, so each reads only its message; before
-        # the jobs start, as they wait while the server reads (core.llm.prompt_warmer).
-        assistant.orchestrator.warm_session_start()
-        if assistant.orchestrator.warmer is not None and model.problem is None:
-            assistant.orchestrator.warmer.keep_warm(assistant.critical_info.standing_starts())
         if start_jobs:
             # Under the profile's lock, so the indexing jobs left running died with
             # the app: a second time, the document is not indexed again by itself.
@@ -494,6 +488,8 @@ async def open_assistant(
         assistant.memories.upkeep_after_start(reembed=model.problem is None),
         name="index upkeep",
     )
+    # The system prompt is read now: the session's first message reads only itself.
+    assistant.orchestrator.warm_session_start()
     outside = OutsideChanges(assistant.memories, events, assistant.runner.wake)
     await outside.start()
     assistant.outside_changes = asyncio.create_task(outside.run(), name="outside changes")
@@ -567,9 +563,7 @@ async def _assemble(
     if one_at_a_time and isinstance(client, ModelClient):
         # A server on this machine keeps what it last read: the next prompt's known
         # start is read while the user reads and types (core.llm.prompt_warmer).
-        # Background learning waits while a warm-up has the server, and goes on after it.
-        warmer = orchestrator.warmer = PromptWarmer(client, events, on_idle=runner.wake)
-        runner.server_busy = lambda: warmer.in_flight
+        orchestrator.warmer = PromptWarmer(client, events)
     conversation_service = ConversationService(
         conversations, data.provenance, memories, events, attachments
     )

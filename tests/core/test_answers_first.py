@@ -51,8 +51,7 @@ def test_learning_steps_aside_for_the_next_answer_and_finishes_after_it(tmp_path
 
     def model(request: dict) -> Reply:
         reply = fake_model(request)
-        is_call = request.get("max_tokens") != 1  # not the warm-up of its start
-        if request["model"] == TEST_MODELS.triage and is_call and not slow_triage_sent:
+        if request["model"] == TEST_MODELS.triage and not slow_triage_sent:
             slow_triage_sent.append(request)
             # About 10 s of stream: still running when the next turn starts.
             reply.chunk_chars, reply.chunk_delay = 1, 0.5

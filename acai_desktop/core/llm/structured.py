@@ -107,16 +107,6 @@ def with_instructions(messages: Messages, instructions: str) -> list[dict[str, A
     return result
 
 
-def structured_prompt(
-    messages: Messages, schema: type[BaseModel], mode: StructuredMode
-) -> list[dict[str, Any]]:
-    """The messages as a structured request in ``mode`` sends them (without a JSON
-    schema the server enforces, the system message asks for the JSON)."""
-    if mode == StructuredMode.JSON_SCHEMA:
-        return list(messages)
-    return with_instructions(messages, instructions_for(schema))
-
-
 def parse_structured_reply(
     text: str | None, schema: type[T], *, finish_reason: str | None = None
 ) -> StructuredResult[T]:
@@ -173,7 +163,11 @@ async def request_structured(
     model = client.model_for(role)
     start = _FALLBACK_ORDER.index(client.structured_mode)
     for mode in _FALLBACK_ORDER[start:]:
-        prompt = structured_prompt(messages, schema, mode)
+        prompt = (
+            list(messages)
+            if mode == StructuredMode.JSON_SCHEMA
+            else with_instructions(messages, instructions_for(schema))
+        )
         try:
             completion = await client.create_completion(
                 prompt,

@@ -21,8 +21,6 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from pydantic.json_schema import SkipJsonSchema
 
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.llm.prompt_warmer import StandingStart
-from acai_desktop.core.llm.structured import structured_prompt
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
@@ -318,30 +316,6 @@ class CriticalInfoProcessor:
             return verdict
         vectors = await self.memories.embedder.embed([content, message])
         return self.grounding.check(content, message, float(vectors[0] @ vectors[1]))
-
-    def standing_starts(self) -> list[StandingStart]:
-        """The start every triage and extraction call begins with: its system message as
-        the structured request sends it. A local server reads them once while nobody
-        waits (core.llm.prompt_warmer), then each call reads only its message."""
-
-        def start(instructions: str, schema: type[BaseModel]):
-            async def messages() -> list[dict]:
-                system = [{"role": "system", "content": instructions}]
-                return structured_prompt(system, schema, self.client.structured_mode)
-
-            return messages
-
-        return [
-            StandingStart(
-                role,
-                start(instructions, schema),
-                self.client.model_for(role),
-            )
-            for role, instructions, schema in (
-                ("triage", self._triage_prompt, TriageReply),
-                ("extraction", self._extraction_prompt, ExtractionReply),
-            )
-        ]
 
     async def _ask(self, instructions: str, text: str, schema: type[BaseModel], role: str):
         messages = [

@@ -27,8 +27,7 @@ The user can retry any failed job (window, ``acai-desktop jobs retry``).
 On a model server that answers one request at a time (the built-in one, Ollama, LM Studio,
 llama.cpp), a turn the user waits for goes first: while a turn runs, the job kinds named in
 ``yield_to_turns`` start no new job, and a running one is cancelled and put back in the
-queue (the interrupted attempt does not count); they start none while a prompt warm-up
-has the server either (``server_busy``). They carry on a few seconds after the turn
+queue (the interrupted attempt does not count). They carry on a few seconds after the turn
 (``quiet_after_turn_s``: the user reads, and often asks again at once), and wait again
 while the user types the next message (:meth:`JobRunner.defer`): a request the server has
 begun reading can't be taken back, so it is better not to start one the user would wait
@@ -107,7 +106,6 @@ class JobRunner:
         probe_seconds: float = PROBE_FIRST_SECONDS,
         yield_to_turns: Collection[str] = (),
         quiet_after_turn_s: float = QUIET_AFTER_TURN_SECONDS,
-        server_busy: Callable[[], bool] | None = None,
     ) -> None:
         self.jobs = jobs
         self.handlers = handlers
@@ -141,10 +139,6 @@ class JobRunner:
         #: Until then (time.monotonic()) work that yields to turns waits: a turn just
         #: ended, or the user is typing.
         self._quiet_until = 0.0
-        #: True while other background work has the server (a prompt warm-up, see
-        #: core.llm.prompt_warmer): work that yields to turns waits for it too, as two
-        #: requests at once on that server cut each other short. Its end wakes the runner.
-        self.server_busy = server_busy
 
     async def start(self, *, kinds: Collection[str] | None = None) -> None:
         """Run queued jobs from now on; ``kinds``: only jobs of these kinds (without a
@@ -216,11 +210,8 @@ class JobRunner:
 
     @property
     def paused_kinds(self) -> frozenset[str]:
-        """The kinds that wait now: a turn runs, has just ended, the user types, or a
-        warm-up has the server."""
+        """The kinds that wait now: a turn runs, has just ended, or the user types."""
         if self._turns or time.monotonic() < self._quiet_until:
-            return self.yield_to_turns
-        if self.server_busy is not None and self.server_busy():
             return self.yield_to_turns
         return frozenset()
 
