@@ -311,3 +311,40 @@ def test_a_long_answer_sharing_words_by_chance_does_not_pass(tmp_path):
     assert ids[_GYM_PLAN] in [hit.message.id for hit in postcards], "ranked, to be judged"
     assert not [hit.message.content for hit in postcards if hit.relevant]
     assert [hit.message.content for hit in tomatoes if hit.relevant] == [said[-1][2]]
+
+
+def test_a_day_the_question_names_carries_part_of_the_bar():
+    def passes(coverage, standing, on_date):
+        return passing([FloorItem(coverage, 0.5, standing, 8.5, False, on_date=on_date)])[0]
+
+    # Told on the day asked about, some words and some meaning are enough...
+    assert passes(0.2, 2.0, 0.4)
+    # ...where the same evidence on another day is not,
+    assert not passes(0.2, 2.0, 0.0)
+    # and the day alone, about nothing asked, is not either.
+    assert not passes(0.0, -1.0, 0.4) and not passes(0.0, 3.0, 0.4)
+
+
+def test_a_message_of_the_day_the_question_names_passes_on_less_evidence(tmp_path):
+    """ "Who gave me a piece of jewelry last Saturday?": what was said that Saturday
+    about a gift passes though it shares one word and some meaning; asked years later,
+    when "last Saturday" is another day, it does not; a message of that Saturday about
+    something else does not either."""
+    saturday = "2023-03-04T11:00:00+00:00"
+    gift = "At lunch my aunt gave me a small silver piece she had kept for years."
+    boiler = "The plumber finally fixed the boiler this morning."
+    said = [*_SMALL_TALK, ("Lunch", "user", gift, saturday), ("Home", "user", boiler, saturday)]
+    question = "Who gave me a piece of jewelry last Saturday?"
+
+    async def go():
+        async with _profile(tmp_path, said) as (_ids, retriever):
+            that_week = await retriever.search(question, 10, now=datetime(2023, 3, 9, tzinfo=UTC))
+            years_later = await retriever.search(question, 10, now=datetime(2030, 1, 1, tzinfo=UTC))
+            return that_week, years_later
+
+    that_week, years_later = run(go())
+    ranked = [hit.message.content for hit in that_week]
+    assert gift in ranked and boiler in ranked, "both ranked, to be judged"
+    assert [hit.message.content for hit in that_week if hit.relevant] == [gift]
+    assert gift in [hit.message.content for hit in years_later]
+    assert not [hit.message.content for hit in years_later if hit.relevant]

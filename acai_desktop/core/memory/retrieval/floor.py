@@ -15,6 +15,11 @@ passes the floor when:
   some of each does too: a short message sharing one rare word and much meaning
   passes, a long answer that shares a third of the question's weight by chance and
   means something else does not;
+  A question that names a time ("last Saturday", "two weeks ago") adds a third kind:
+  an item told on a day it names (:attr:`FloorItem.on_date`) carries part of the bar,
+  so that with some words or meaning it passes ("I got a vintage armchair" for "I
+  received a piece of jewelry last Saturday from whom?" said that Saturday), while a
+  message of that day about nothing asked stays out;
 - or it was said by someone the question names (a recalled message: the name is a word
   they share), or it names someone the question names (a memory: "Caroline attended a
   support group" for "When did Caroline go…");
@@ -103,6 +108,9 @@ class FloorItem:
     named: bool
     message_id: int | None = None  # a recalled message: its id and its neighbours'
     neighbours: tuple[int, int] = (-1, -1)
+    # The share of the bar its date carries: told on a day the question names (the
+    # ranking's ``on_date``), else nothing.
+    on_date: float = 0.0
 
 
 def words_bar(standing: float, bar: float, without_meaning: float) -> float:
@@ -115,12 +123,13 @@ def words_bar(standing: float, bar: float, without_meaning: float) -> float:
 
 
 def evidence(item: FloorItem) -> float:
-    """How much of the bar ``item``'s own words and meaning reach together: its
+    """How much of the bar ``item``'s own words, meaning and date reach together: its
     coverage as a share of its kind's bar, plus its cosine's standing (below the
     collection's mean counts nothing, as does a collection too small to have a spread)
-    as a share of the standing its kind needs. 1 or more passes."""
+    as a share of the standing its kind needs, plus its date's share (told on a day the
+    question names). 1 or more passes."""
     words = item.coverage / item.bar if item.bar > 0 else 0.0
-    return words + max(item.standing, 0.0) / item.meaning
+    return words + max(item.standing, 0.0) / item.meaning + item.on_date
 
 
 def passing(items: Sequence[FloorItem]) -> list[bool]:

@@ -202,6 +202,8 @@ def judge_relevance(
         standing = candidates.standing
         item_standing = float(standing[position]) if standing is not None else -np.inf
         term_weights = term_weights_of.get(tier, np.zeros(len(terms)))
+        # Told on a day the question names: part of the bar (floor.FloorItem.on_date).
+        on_date = weights.floor_on_date if candidates.dated[position] else 0.0
         if isinstance(hit, RetrievedMemory):
             held = floor.stems_of(hit.memory.content)
             coverage = floor.word_coverage(terms, term_weights, held)
@@ -212,7 +214,12 @@ def judge_relevance(
             )
             items.append(
                 floor.FloorItem(
-                    coverage, weights.floor_coverage, item_standing, weights.floor_meaning, naming
+                    coverage,
+                    weights.floor_coverage,
+                    item_standing,
+                    weights.floor_meaning,
+                    naming,
+                    on_date=on_date,
                 )
             )
             continue
@@ -232,6 +239,7 @@ def judge_relevance(
                 named,
                 hit.message.id,
                 (int(candidates.before[position]), int(candidates.after[position])),
+                on_date,
             )
         )
     verdicts = floor.passing(items)
