@@ -97,12 +97,12 @@ def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp
                 at_first_token,
                 _chat_requests(chat_log) - chat_posts_before,
                 jobs,
-                assistant.learning_server.log_path,
+                assistant.learning_server,
             )
         finally:
             await assistant.close()
 
-    first, second, job, news, in_handler_at_first_token, chat_posts, jobs, learning_log = run(
+    first, second, job, news, in_handler_at_first_token, chat_posts, jobs, learning_server = run(
         scenario()
     )
     assert first.status == second.status == MessageStatus.COMPLETE
@@ -118,7 +118,7 @@ def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp
     # The chat's server got the turn (and at most the warm-ups after the two answers),
     # the learning server the learning calls (triage at least).
     assert chat_posts <= 3
-    assert _chat_requests(learning_log) >= 1
+    assert learning_server is not None and _chat_requests(learning_server.log_path) >= 1
 
 
 @linux_only
