@@ -22,7 +22,7 @@ import pytest
 from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.llm.learning_server import PauseDuringTurns
+from acai_desktop.core.llm.learning_server import PauseDuringTurns, learning_server_like
 from acai_desktop.core.llm.local_server import LocalModelServer, can_suspend
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
@@ -235,15 +235,17 @@ def test_a_suspended_learning_server_dies_with_the_app(tmp_path):
     assert _wait_gone(server_pid, 15)
 
 
-def test_a_background_server_asks_for_the_lowest_priority_and_a_smaller_cache():
-    background = LocalModelServer("model.gguf", background=True, prompt_cache_bytes=1 << 20)
-    background._port = 1
-    command = background.command(Path("model.gguf"))
+def test_the_learning_server_asks_for_the_lowest_priority_and_keeps_no_prompt_states():
+    chat = LocalModelServer("model.gguf", n_ctx=2048)
+    learning = learning_server_like(chat)
+    chat._port = learning._port = 1
+    command = learning.command(Path("model.gguf"))
     assert command[command.index("--parent-pid") + 2] == "--background"
-    assert command[command.index("--cache_size") + 1] == str(1 << 20)
-    chat = LocalModelServer("model.gguf")
-    chat._port = 1
-    assert "--background" not in chat.command(Path("model.gguf"))
+    assert command[command.index("--cache") + 1] == "False"
+    assert command[command.index("--n_ctx") + 1] == "2048"  # a summary's prompt fits
+    chat_command = chat.command(Path("model.gguf"))
+    assert "--background" not in chat_command
+    assert chat_command[chat_command.index("--cache") + 1] == "True"
 
 
 def test_a_server_that_is_not_running_is_not_suspended():

@@ -5,8 +5,8 @@ sent while learning's long prompt was being read waited for the rest of that rea
 (8.7 and 10.6 s before the first word in ``bench answers``), and cancelling the HTTP
 request did not free the server. So the app starts a second LocalModelServer on the same
 GGUF file for triage, extraction, summaries and titles. The weights are mmapped, so both
-processes share their pages; the second keeps a smaller RAM cache of prompt states (only
-learning's few prompt starts). A turn then never queues behind learning.
+processes share their pages; the second keeps no RAM cache of prompt states (see
+LEARNING_PROMPT_CACHE_BYTES). A turn then never queues behind learning.
 
 Learning must not take the CPU from the answer either:
 
@@ -41,10 +41,13 @@ from acai_desktop.core.llm.settings import ModelSettings
 
 log = logging.getLogger(__name__)
 
-#: The learning server's saved prompt states: learning's prompt starts (triage,
-#: extraction, summary, title: a few hundred tokens each, about 23 KB a token with the
-#: bundled model), not a conversation's.
-LEARNING_PROMPT_CACHE_BYTES = 64 * 1024 * 1024
+#: The learning server keeps no saved prompt states. Each state llama-cpp-python's RAM
+#: cache keeps holds a copy of its logits array beside the counted size (about 100 MB
+#: with the bundled model), so a 64 MB cache grew the learning server to 1.7 GB in
+#: ``bench answers``; without it, a learning call whose prompt starts like the last one
+#: still reuses that (the model's context keeps it), and a triage after an extraction
+#: reads its instructions again, in the background, which nobody waits for.
+LEARNING_PROMPT_CACHE_BYTES = 0
 #: The longest one turn keeps the learning server stopped.
 TURN_PAUSE_LIMIT_S = 120.0
 #: Added to every timeout and deadline of learning's client: time a request may spend
@@ -54,8 +57,8 @@ PAUSE_ALLOWANCE_S = 5 * TURN_PAUSE_LIMIT_S
 
 def learning_server_like(chat_server: LocalModelServer, log_path=None) -> LocalModelServer:
     """A background server on the chat server's model, with the same context size (a
-    summary folds up to half the chat's history room; an extraction reads a whole
-    message) and a smaller cache of prompt states."""
+    summary folds up to half the chat's history room; an extraction reads up to 4,000
+    characters of a message) and no cache of prompt states."""
     return LocalModelServer(
         chat_server.model_path,
         n_ctx=chat_server.n_ctx,

@@ -117,7 +117,7 @@ class LocalModelServer:
         server's output (a temporary file if None). ``on_restart(count)`` is called after
         the watcher brought a dead server back. ``background``: run at the lowest
         priority (the server of background learning); ``prompt_cache_bytes``: memory for
-        its saved prompt states."""
+        its saved prompt states (0: none kept)."""
         self._chosen_model = Path(model_path).expanduser() if model_path else None
         self.n_ctx = n_ctx
         self.background = background
@@ -291,16 +291,7 @@ class LocalModelServer:
             str(self._port),
             "--n_ctx",
             str(self.n_ctx),
-            # The server reuses what it read of the last prompt when the next one starts
-            # the same way (the chat's prompt does: see context_builder). The cache also
-            # keeps the chat's state while background learning asks something else, so the
-            # next answer doesn't read the whole conversation again.
-            "--cache",
-            "True",
-            "--cache_type",
-            "ram",
-            "--cache_size",
-            str(self.prompt_cache_bytes),
+            *self._cache_arguments(),
             "--verbose",
             "False",
         ]
@@ -312,6 +303,25 @@ class LocalModelServer:
         threads = str(self.n_threads or default_threads())
         args += ["--n_threads", threads, "--n_threads_batch", threads]
         return args
+
+    def _cache_arguments(self) -> list[str]:
+        # The server reuses what it read of the last prompt when the next one starts the
+        # same way (the chat's prompt does: see context_builder); its RAM cache keeps the
+        # states of other prompts too (another conversation's, or learning's where it
+        # shares the chat's server), so going back to one doesn't read it all again.
+        # Beyond its size, each saved state holds a copy of llama-cpp-python's logits
+        # array (up to 512 rows of the vocabulary, about 100 MB with the bundled model)
+        # that the size doesn't count.
+        if not self.prompt_cache_bytes:
+            return ["--cache", "False"]
+        return [
+            "--cache",
+            "True",
+            "--cache_type",
+            "ram",
+            "--cache_size",
+            str(self.prompt_cache_bytes),
+        ]
 
     async def _launch(self, model: Path) -> None:
         self._ready = False
