@@ -246,6 +246,9 @@ def test_the_learning_server_asks_for_the_lowest_priority_and_keeps_no_prompt_st
     chat_command = chat.command(Path("model.gguf"))
     assert "--background" not in chat_command
     assert chat_command[chat_command.index("--cache") + 1] == "True"
+    # Neither keeps every prompt token's logits (the app asks for no logprobs).
+    for args in (command, chat_command):
+        assert args[args.index("--logits_all") + 1] == "False"
 
 
 def test_a_server_that_is_not_running_is_not_suspended():
