@@ -319,8 +319,8 @@ class LocalModelServer:
         # states of other prompts too (another conversation's, or learning's where it
         # shares the chat's server), so going back to one doesn't read it all again.
         # Beyond its size, each saved state holds a copy of llama-cpp-python's logits
-        # array (up to 512 rows of the vocabulary, about 100 MB with the bundled model)
-        # that the size doesn't count.
+        # rows that the size doesn't count: with --logits_all False (below) up to 512
+        # rows of the vocabulary, about 100 MB with the bundled model.
         if not self.prompt_cache_bytes:
             return ["--cache", "False"]
         return [
