@@ -44,9 +44,10 @@ log = logging.getLogger(__name__)
 #: The learning server keeps no saved prompt states. Each state llama-cpp-python's RAM
 #: cache keeps holds a copy of logits rows beside the counted size (about 200 KB a
 #: token with the server's default ``logits_all``, up to 100 MB without it), so a
-#: 64 MB cache grew the learning server to 1.7 GB in ``bench answers``; without it, a learning call whose prompt starts like the last one
-#: still reuses that (the model's context keeps it), and a triage after an extraction
-#: reads its instructions again, in the background, which nobody waits for.
+#: 64 MB cache grew the learning server to 1.7 GB in ``bench answers``. Without it, a
+#: learning call whose prompt starts like the last one still reuses that (the model's
+#: context keeps it), and a triage after an extraction reads its instructions again, in
+#: the background, which nobody waits for.
 LEARNING_PROMPT_CACHE_BYTES = 0
 #: The longest one turn keeps the learning server stopped.
 TURN_PAUSE_LIMIT_S = 120.0
