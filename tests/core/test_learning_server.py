@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from acai_desktop.core import assistant as assistant_module
 from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import ModelOverrides, open_assistant
 from acai_desktop.core.events import EventBus
@@ -29,7 +30,7 @@ from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_desktop.ui.headless import wait_until
-from tests.core.test_local_server import _alive, _wait_gone
+from tests.core.test_local_server import _alive, _stand_in_python, _wait_gone
 from tests.support.aio import run
 
 linux_only = pytest.mark.skipif(
@@ -274,3 +275,31 @@ async def _leaves_state(pid: int, state: str, timeout: float = 30) -> bool:
             return True
         await asyncio.sleep(0.02)
     return False
+
+
+@pytest.mark.local_model
+def test_when_the_learning_server_cant_start_learning_shares_the_chat_server(tmp_path, monkeypatch):
+    profile = Profile.at(tmp_path / "profile").ensure()
+    save_model_settings(profile.settings_path, ModelSettings.for_preset(ProviderName.LOCAL))
+    failing = _stand_in_python(tmp_path, "import sys; print('out of memory'); sys.exit(3)")
+
+    def learning_server_that_fails(chat, log_path=None):
+        return LocalModelServer(chat.model_path, python=failing, background=True)
+
+    monkeypatch.setattr(assistant_module, "learning_server_like", learning_server_that_fails)
+
+    async def scenario():
+        assistant = await open_assistant(profile, ModelOverrides())
+        try:
+            return (
+                assistant.learning_server,
+                assistant.critical_info.client is assistant.client,
+                assistant.runner.yield_to_turns,
+            )
+        finally:
+            await assistant.close()
+
+    learning_server, learning_on_chat_client, yielding = run(scenario())
+    assert learning_server is None
+    assert learning_on_chat_client
+    assert yielding == assistant_module.YIELDING_JOBS  # steps aside for turns, as before
