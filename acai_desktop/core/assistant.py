@@ -27,6 +27,7 @@ from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
     AcaiError,
+    LocalModelUnavailableError,
     MissingApiKeyError,
     ModelError,
     ModelNotChosenError,
@@ -38,6 +39,11 @@ from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.detection import Detect, detect_providers
+from acai_desktop.core.llm.learning_server import (
+    PauseDuringTurns,
+    learning_client,
+    learning_server_like,
+)
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.model_status import (
     ANY_NAME_SERVES,
@@ -84,7 +90,8 @@ MODEL_FREE_JOBS = frozenset({INDEX_JOB})
 #: Background jobs that ask the chat's model server (learning from the conversation).
 LEARNING_JOBS = frozenset({"critical_info", "summary", LEARN_IMPORTED_JOB})
 #: Background jobs that ask the model and give way to the user's turns on a server that
-#: answers one request at a time: the learning, and naming a new chat.
+#: answers one request at a time: the learning, and naming a new chat. On the built-in
+#: model they ask a server of their own instead (core.llm.learning_server).
 YIELDING_JOBS = LEARNING_JOBS | {TITLE_JOB}
 
 
@@ -226,6 +233,11 @@ class Assistant:
     _jobs: JobRepository
     _data: ProfileData
     local_server: LocalModelServer | None = None
+    #: The built-in model's second server, for background learning (None: learning asks
+    #: the chat's server), its client, and what stops it while the user waits.
+    learning_server: LocalModelServer | None = None
+    learning_client: ModelClient | None = None
+    learning_pause: PauseDuringTurns | None = None
     #: Shown to the user once (e.g. "API key stored in a plain file").
     warnings: list[str] = field(default_factory=list)
     #: Why there is no model (``open_assistant(model_required=False)``); None when there is.
@@ -301,9 +313,14 @@ class Assistant:
         steps = [self._await_upkeep, self.runner.stop]
         if self.orchestrator.warmer is not None:
             steps.append(self.orchestrator.warmer.close)
+        if self.learning_pause is not None:
+            steps.append(self._end_learning_pause)
         steps += [self.conversations.delete_temporary, self.client.close]
-        if self.local_server is not None:
-            steps.append(self.local_server.stop)
+        if self.learning_client is not None:
+            steps.append(self.learning_client.close)
+        for server in (self.learning_server, self.local_server):
+            if server is not None:
+                steps.append(server.stop)
         for step in steps:
             try:
                 await step()
@@ -314,6 +331,10 @@ class Assistant:
         finally:
             if self.lock is not None:
                 self.lock.release()
+
+    async def _end_learning_pause(self) -> None:
+        assert self.learning_pause is not None
+        self.learning_pause.close()
 
     async def _await_upkeep(self) -> None:
         for task in (self.upkeep, self.outside_changes):
@@ -340,6 +361,15 @@ class _Model:
     local_server: LocalModelServer | None = None
     warnings: list[str] = field(default_factory=list)
     problem: NoModelError | None = None
+    #: The built-in model's server for background learning, and its client.
+    learning_server: LocalModelServer | None = None
+    learning_client: ModelClient | None = None
+
+    async def stop(self) -> None:
+        """Undo a start that failed part-way (the servers stop even if we are cancelled)."""
+        await _stop_model(
+            [self.learning_client, self.client], [self.learning_server, self.local_server]
+        )
 
 
 async def _start_model(
@@ -365,19 +395,33 @@ async def _start_model(
             f"No API key is set for {chosen.label}: none is stored in Settings"
             + (f" and {variable} is not set." if (variable := key_variable(chosen.name)) else ".")
         )
-    local_server = None
-    client = None
+    local_server = learning_server = None
+    client = learner = None
     try:
         if settings.provider == ProviderName.LOCAL:
             path = settings.local_model_path
             local_server = LocalModelServer(path, log_path=profile.logs_dir / "local-model.log")
-            await local_server.start()
+            learning_server = learning_server_like(
+                local_server, log_path=profile.logs_dir / "learning-model.log"
+            )
+            # Both at once: each loads the same mmapped file.
+            learning_started = asyncio.create_task(_learning_server_started(learning_server))
+            try:
+                await local_server.start()
+            except BaseException:
+                learning_started.cancel()
+                await asyncio.wait([learning_started])
+                raise
             client = ModelClient(
                 settings,
                 base_url=local_server.base_url,
                 api_key=local_server.api_key,
                 unreachable_reason=local_server.unavailable_reason,
             )
+            if await learning_started:
+                learner = learning_client(settings, learning_server)
+            else:
+                learning_server = None
         else:
             # Building the HTTP client loads the system's certificates (about 0.1 s):
             # on a worker thread, so the window's loop doesn't wait for it.
@@ -386,20 +430,42 @@ async def _start_model(
         if not embedder.dimensions:
             await embedder.embed(["probe"])  # a provider's embedder learns its size here
     except BaseException:
-        await _stop_model(client, local_server)
+        await _stop_model([learner, client], [learning_server, local_server])
         raise
-    return _Model(settings, client, embedder, local_server, warnings)
+    return _Model(
+        settings,
+        client,
+        embedder,
+        local_server,
+        warnings,
+        learning_server=learning_server,
+        learning_client=learner,
+    )
+
+
+async def _learning_server_started(server: LocalModelServer) -> bool:
+    """Start the learning server; if it can't run (too little memory, say), learning
+    shares the chat's server as before, giving way to the user's turns there."""
+    try:
+        await server.start()
+    except LocalModelUnavailableError as error:
+        log.warning("learning shares the chat's model server: %s", error)
+        return False
+    return True
 
 
 async def _stop_model(
-    client: ModelClient | NoModelClient | None, local_server: LocalModelServer | None
+    clients: list[ModelClient | NoModelClient | None],
+    servers: list[LocalModelServer | None],
 ) -> None:
-    """Undo a start that failed part-way (the server stops even if we are cancelled)."""
-    if client is not None:
-        with contextlib.suppress(Exception):
-            await client.close()
-    if local_server is not None:
-        await asyncio.shield(local_server.stop())
+    """Undo a start that failed part-way (the servers stop even if we are cancelled)."""
+    for client in clients:
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.close()
+    for server in servers:
+        if server is not None:
+            await asyncio.shield(server.stop())
 
 
 async def _no_model(
@@ -473,7 +539,7 @@ async def open_assistant(
             await assistant.runner.start(kinds=None if model.problem is None else MODEL_FREE_JOBS)
     except BaseException:
         if model is not None:
-            await _stop_model(model.client, model.local_server)
+            await model.stop()
         if owns_data:
             await data.aclose()
         raise
@@ -501,16 +567,18 @@ async def _assemble(
 ) -> Assistant:
     """Every service of the profile over its opened database and the model half."""
     store, client, embedder = data.store, model.client, model.embedder
+    # Background learning's model calls: its own server on the built-in model.
+    learner = model.learning_client or client
     memories = await memory_service_on(store, embedder, events, reembed=False)
     conversations = data.conversations
     suggestions = MemorySuggestions(store, memories, events)
     critical_info = CriticalInfoProcessor(
-        client=client,
+        client=learner,
         memories=memories,
         conversations=conversations,
         suggestions=suggestions if model.settings.asks_before_remembering() else None,
     )
-    summary = SummaryProcessor(client=client, memories=memories, conversations=conversations)
+    summary = SummaryProcessor(client=learner, memories=memories, conversations=conversations)
     chat_settings = ChatSettingsService(
         store,
         ProfileChatDefaults(
@@ -518,12 +586,19 @@ async def _assemble(
             context_budget_tokens=model.settings.context_budget_tokens,
         ),
     )
-    titles = TitleProcessor(client, conversations, events, chat_settings)
+    titles = TitleProcessor(learner, conversations, events, chat_settings)
     documents = DocumentService(store, embedder, events)
     await documents.load()
     attachments = ChatAttachments(documents, profile.attachments_dir)
     jobs = JobRepository(store)
     one_at_a_time = model.settings.serves_one_request_at_a_time()
+    # Learning gives way to turns only where it shares the chat's server. On its own
+    # server (the built-in model) a running job is not cancelled and redone when a turn
+    # starts: its request just waits while the server is suspended and carries on
+    # where it stood (llama.cpp can't take back a read it began, so a redo would read
+    # the whole prompt again), and jobs need not wait after a turn or while the user
+    # types, because nothing they do reaches the chat's server.
+    yields = one_at_a_time and model.learning_client is None
     runner = JobRunner(
         jobs,
         {
@@ -534,11 +609,12 @@ async def _assemble(
             TITLE_JOB: titles.handle,
         },
         events,
-        probe=functools.partial(model_answers, client),
+        probe=functools.partial(model_answers, learner),
         # One request at a time on the server: the user's answer goes first, and one job
         # at a time (llama.cpp's server cuts a streamed reply short when another request
-        # arrives: two jobs would keep cutting each other's replies).
-        yield_to_turns=YIELDING_JOBS if one_at_a_time else (),
+        # arrives: two jobs would keep cutting each other's replies; the learning server
+        # is such a server too).
+        yield_to_turns=YIELDING_JOBS if yields else (),
         max_concurrent=1 if one_at_a_time else 2,
     )
     retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)
@@ -590,6 +666,13 @@ async def _assemble(
         projects=ProjectService(store, memories, events, conversation_service, documents),
         imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,
+        learning_server=model.learning_server,
+        learning_client=model.learning_client,
+        learning_pause=(
+            PauseDuringTurns(model.learning_server, events)
+            if model.learning_server is not None
+            else None
+        ),
         warnings=model.warnings,
         model_problem=model.problem,
         lock=data.lock,

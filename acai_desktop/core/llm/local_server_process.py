@@ -1,21 +1,33 @@
 """Entry point of the managed local model server's process (run by local_server.py).
 
-``python -m acai_desktop.core.llm.local_server_process --parent-pid PID <llama_cpp.server args>``
+``python -m acai_desktop.core.llm.local_server_process --parent-pid PID [--background]
+<llama_cpp.server args>``
 
 It runs llama-cpp-python's server with three guards that its own ``__main__`` lacks:
 
 - it exits when its parent dies, even by SIGKILL, so a crashed app leaves no model
-  server behind holding memory and a port;
+  server behind holding memory and a port. On Linux the kernel kills it then
+  (``PR_SET_PDEATHSIG``), which works even while it is suspended (SIGSTOP: see
+  learning_server.py), when no thread of its own can run; elsewhere a thread checks
+  the parent every second;
 - it drops environment variables that llama_cpp.server would read as settings (its
   settings are pydantic BaseSettings: a stray ``HOST``, ``PORT``, ``MODEL`` or ``API_KEY``
   in the user's shell would silently change what it serves and where);
 - it takes the API key from ``ACAI_LOCAL_SERVER_KEY`` rather than the command line, where
   every user of the machine could read it in the process list.
+
+``--background`` (the server of background learning) runs it at the lowest priority the
+system offers to an unprivileged process: on Linux ``SCHED_IDLE`` (it runs only on a CPU
+nothing else wants), elsewhere nice 19 (Windows gets ``IDLE_PRIORITY_CLASS`` from its
+parent at creation instead). Threads started later (llama.cpp's, the web server's)
+inherit it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -24,7 +36,39 @@ KEY_VARIABLE = "ACAI_LOCAL_SERVER_KEY"
 #: The frozen app's first argument when it starts itself as this server (see
 #: LocalModelServer.launcher); here, light, so the command line can check it at start.
 SERVE_LOCAL_MODEL_FLAG = "--serve-local-model"
+#: After ``--parent-pid PID``: run at the lowest priority (background learning's server).
+BACKGROUND_FLAG = "--background"
 _PARENT_POLL_SECONDS = 1.0
+#: <sys/prctl.h>
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """On Linux, have the kernel SIGKILL this process when its parent dies: unlike the
+    polling thread, that works while the process is stopped (SIGKILL ends a stopped
+    process; a stopped orphan would otherwise wait for a SIGCONT that never comes)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes  # here: the command line imports this module at every start
+
+    libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols: libc's prctl
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        return  # the polling thread still covers it
+    if os.getppid() != parent_pid:  # the parent died before the line above
+        os._exit(0)
+
+
+def lower_priority() -> None:
+    """This process (and the threads it starts from now on) at the lowest priority."""
+    if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            return
+        except OSError:
+            pass
+    if hasattr(os, "nice"):
+        with contextlib.suppress(OSError):
+            os.nice(19)
 
 
 def _exit_when_orphaned(parent_pid: int) -> None:
@@ -46,9 +90,15 @@ def _drop_setting_variables() -> None:
 
 def main(argv: list[str]) -> None:
     if len(argv) < 2 or argv[0] != "--parent-pid":
-        raise SystemExit("usage: local_server_process --parent-pid PID <llama_cpp.server args>")
+        raise SystemExit(
+            "usage: local_server_process --parent-pid PID [--background] <llama_cpp.server args>"
+        )
     parent_pid = int(argv[1])
     server_args = argv[2:]
+    if server_args[:1] == [BACKGROUND_FLAG]:
+        server_args = server_args[1:]
+        lower_priority()  # first: every thread started below inherits it
+    _die_with_parent(parent_pid)
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), daemon=True).start()
 
     key = os.environ.pop(KEY_VARIABLE, None)

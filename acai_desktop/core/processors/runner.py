@@ -24,8 +24,10 @@ other failed job is queued again:
 
 The user can retry any failed job (window, ``acai-desktop jobs retry``).
 
-On a model server that answers one request at a time (the built-in one, Ollama, LM Studio,
-llama.cpp), a turn the user waits for goes first: while a turn runs, the job kinds named in
+On a model server that answers one request at a time and that learning shares with the
+chat (Ollama, LM Studio, llama.cpp; the built-in model gives learning a server of its own,
+see core.llm.learning_server, unless that one couldn't start), a turn the user waits for
+goes first: while a turn runs, the job kinds named in
 ``yield_to_turns`` start no new job, and a running one is cancelled and put back in the
 queue (the interrupted attempt does not count). They carry on a few seconds after the turn
 (``quiet_after_turn_s``: the user reads, and often asks again at once), and wait again

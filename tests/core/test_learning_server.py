@@ -1,0 +1,305 @@
+"""Background learning on the built-in model runs on a server of its own, at the lowest
+priority, suspended while a turn is answered (core/llm/learning_server.py).
+
+The tests marked ``local_model`` start the real llama-cpp-python servers with the bundled
+SmolLM2-135M GGUF. None of them measures time: they check what happened, and in which
+order (the servers' request logs, the job's news, the processes' states).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from acai_desktop.core import assistant as assistant_module
+from acai_desktop.core import events as ev
+from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.llm.learning_server import PauseDuringTurns, learning_server_like
+from acai_desktop.core.llm.local_server import LocalModelServer, can_suspend
+from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import JobStatus, MessageStatus
+from acai_desktop.ui.headless import wait_until
+from tests.core.test_local_server import _alive, _stand_in_python, _wait_gone
+from tests.support.aio import run
+
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="SIGSTOP, SCHED_IDLE and PDEATHSIG are Linux's"
+)
+
+#: A message long enough that reading learning's prompt of it takes a while (the
+#: extraction reads up to 4,000 characters of it), with a fact worth learning.
+LONG_MESSAGE = "I'm allergic to peanuts, and I live in Lisbon with my sister Ana. " * 40
+
+
+def _state(pid: int) -> str:
+    """The process's state letter from /proc (T: stopped)."""
+    return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+
+
+def _chat_requests(log_path: Path) -> int:
+    return log_path.read_text(errors="replace").count("POST /v1/chat/completions")
+
+
+@pytest.mark.local_model
+def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp_path):
+    """A learning call with a long prompt is under way when the user sends: the turn
+    goes to the chat's server, which never sees a learning request, and its answer
+    starts while learning's call is still open; the job is not cut short and redone."""
+    profile = Profile.at(tmp_path).ensure()
+    save_model_settings(profile.settings_path, ModelSettings.for_preset(ProviderName.LOCAL))
+
+    async def scenario():
+        assistant = await open_assistant(profile, ModelOverrides())
+        try:
+            news: list = []
+            at_first_token: list = []
+            assistant.events.subscribe(ev.JobStatusChanged, lambda e: news.append(e.job))
+
+            conversation = await assistant.conversations.create()
+            first = await assistant.orchestrator.send(conversation.id, LONG_MESSAGE)
+            learning_job = next(
+                job
+                for job in await assistant._jobs.list()
+                if job.kind == "critical_info" and job.id in first.job_ids
+            )
+            await wait_until(
+                lambda: any(
+                    j.id == learning_job.id and j.status == JobStatus.RUNNING for j in news
+                ),
+                timeout=120,
+            )
+            chat_log = assistant.local_server.log_path
+            chat_posts_before = _chat_requests(chat_log)
+
+            def on_update(event: ev.MessageUpdated) -> None:
+                if event.delta.delta and not at_first_token:
+                    # Is the job's handler (its model call) still running at this moment?
+                    at_first_token.append(learning_job.id in assistant.runner._in_handler)
+
+            assistant.events.subscribe(ev.MessageUpdated, on_update)
+            second = await assistant.orchestrator.send(conversation.id, "What should I avoid?")
+            jobs = await assistant.runner.wait_for(first.job_ids + second.job_ids, timeout=600)
+            return (
+                first,
+                second,
+                learning_job,
+                news,
+                at_first_token,
+                _chat_requests(chat_log) - chat_posts_before,
+                jobs,
+                assistant.learning_server,
+            )
+        finally:
+            await assistant.close()
+
+    first, second, job, news, in_handler_at_first_token, chat_posts, jobs, learning_server = run(
+        scenario()
+    )
+    assert first.status == second.status == MessageStatus.COMPLETE
+    # The answer's first words came while learning's call was still open...
+    assert in_handler_at_first_token == [True]
+    # ...which was neither cut short nor asked again: it ran once, to the end.
+    assert [j.status for j in news if j.id == job.id] == [
+        JobStatus.PENDING,
+        JobStatus.RUNNING,
+        JobStatus.DONE,
+    ]
+    assert all(j.status == JobStatus.DONE for j in jobs)
+    # The chat's server got the turn (and at most the warm-ups after the two answers),
+    # the learning server the learning calls (triage at least).
+    assert chat_posts <= 3
+    assert learning_server is not None and _chat_requests(learning_server.log_path) >= 1
+
+
+@linux_only
+@pytest.mark.local_model
+def test_the_learning_server_runs_at_idle_priority_and_the_chat_server_does_not():
+    async def scenario():
+        async with (
+            LocalModelServer(background=True) as learning,
+            LocalModelServer() as chat,
+        ):
+            policies = {
+                name: {
+                    os.sched_getscheduler(int(thread))
+                    for thread in os.listdir(f"/proc/{server.pid}/task")
+                }
+                for name, server in (("learning", learning), ("chat", chat))
+            }
+            return policies
+
+    policies = run(scenario())
+    assert policies["learning"] == {os.SCHED_IDLE}  # every thread, llama.cpp's included
+    assert os.SCHED_IDLE not in policies["chat"]
+
+
+@linux_only
+@pytest.mark.local_model
+def test_a_turn_suspends_the_learning_server_until_its_end(tmp_path):
+    async def scenario():
+        events = EventBus()
+        async with LocalModelServer(background=True) as server:
+            pause = PauseDuringTurns(server, events)
+            try:
+                events.emit(ev.TurnStarted(1))
+                stopped = await _reaches_state(server.pid, "T")
+                events.emit(ev.TurnEnded(1))
+                resumed = await _leaves_state(server.pid, "T")
+            finally:
+                pause.close()
+            return stopped, resumed
+
+    assert can_suspend()
+    assert run(scenario()) == (True, True)
+
+
+@linux_only
+@pytest.mark.local_model
+def test_a_long_turn_suspends_the_learning_server_only_up_to_the_limit():
+    async def scenario():
+        events = EventBus()
+        async with LocalModelServer(background=True) as server:
+            pause = PauseDuringTurns(server, events, limit_s=0.2)
+            try:
+                events.emit(ev.TurnStarted(1))
+                stopped = await _reaches_state(server.pid, "T")
+                resumed_in_the_turn = await _leaves_state(server.pid, "T")
+                events.emit(ev.TurnEnded(1))
+            finally:
+                pause.close()
+            return stopped, resumed_in_the_turn, server.suspended
+
+    assert run(scenario()) == (True, True, False)
+
+
+@linux_only
+@pytest.mark.local_model
+def test_a_suspended_server_is_resumed_and_ends_gracefully_on_quit():
+    async def scenario():
+        server = LocalModelServer(background=True, stop_grace=30)
+        await server.start()
+        process = server._process
+        assert server.suspend()
+        assert await _reaches_state(server.pid, "T")
+        await server.stop()
+        return process.returncode
+
+    # Terminated (SIGTERM honoured), not killed after the grace period: it was resumed.
+    assert run(scenario()) != -signal.SIGKILL
+
+
+@linux_only
+@pytest.mark.local_model
+def test_a_suspended_learning_server_dies_with_the_app(tmp_path):
+    pid_file = tmp_path / "server.pid"
+    app = textwrap.dedent(
+        f"""
+        import asyncio
+        from pathlib import Path
+        from acai_desktop.core.llm.local_server import LocalModelServer
+
+        async def main():
+            server = LocalModelServer(
+                log_path=Path({str(tmp_path / "server.log")!r}), background=True
+            )
+            await server.start()
+            assert server.suspend()
+            Path({str(pid_file)!r}).write_text(str(server.pid))
+            await asyncio.sleep(600)
+
+        asyncio.run(main())
+        """
+    )
+    process = subprocess.Popen([sys.executable, "-c", app], cwd=Path(__file__).parents[2])
+    try:
+        deadline = time.monotonic() + 120
+        while not pid_file.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.1)
+        assert pid_file.exists(), "the app never reported a suspended server"
+        server_pid = int(pid_file.read_text())
+        assert _alive(server_pid)
+    finally:
+        process.kill()  # SIGKILL: the app can't resume or stop anything
+        process.wait()
+    # No thread of a stopped process runs: only the kernel (PDEATHSIG) can end it.
+    assert _wait_gone(server_pid, 15)
+
+
+def test_the_learning_server_asks_for_the_lowest_priority_and_keeps_no_prompt_states():
+    chat = LocalModelServer("model.gguf", n_ctx=2048)
+    learning = learning_server_like(chat)
+    chat._port = learning._port = 1
+    command = learning.command(Path("model.gguf"))
+    assert command[command.index("--parent-pid") + 2] == "--background"
+    assert command[command.index("--cache") + 1] == "False"
+    assert command[command.index("--n_ctx") + 1] == "2048"  # a summary's prompt fits
+    chat_command = chat.command(Path("model.gguf"))
+    assert "--background" not in chat_command
+    assert chat_command[chat_command.index("--cache") + 1] == "True"
+    # Neither keeps every prompt token's logits (the app asks for no logprobs).
+    for args in (command, chat_command):
+        assert args[args.index("--logits_all") + 1] == "False"
+
+
+def test_a_server_that_is_not_running_is_not_suspended():
+    server = LocalModelServer("model.gguf", background=True)
+    assert not server.suspend()
+    server.resume()  # nothing to resume: no error
+    assert not server.suspended
+
+
+async def _reaches_state(pid: int, state: str, timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _state(pid) == state:
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+async def _leaves_state(pid: int, state: str, timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _state(pid) != state:
+            return True
+        await asyncio.sleep(0.02)
+    return False
+
+
+@pytest.mark.local_model
+def test_when_the_learning_server_cant_start_learning_shares_the_chat_server(tmp_path, monkeypatch):
+    profile = Profile.at(tmp_path / "profile").ensure()
+    save_model_settings(profile.settings_path, ModelSettings.for_preset(ProviderName.LOCAL))
+    failing = _stand_in_python(tmp_path, "import sys; print('out of memory'); sys.exit(3)")
+
+    def learning_server_that_fails(chat, log_path=None):
+        return LocalModelServer(chat.model_path, python=failing, background=True)
+
+    monkeypatch.setattr(assistant_module, "learning_server_like", learning_server_that_fails)
+
+    async def scenario():
+        assistant = await open_assistant(profile, ModelOverrides())
+        try:
+            return (
+                assistant.learning_server,
+                assistant.critical_info.client is assistant.client,
+                assistant.runner.yield_to_turns,
+            )
+        finally:
+            await assistant.close()
+
+    learning_server, learning_on_chat_client, yielding = run(scenario())
+    assert learning_server is None
+    assert learning_on_chat_client
+    assert yielding == assistant_module.YIELDING_JOBS  # steps aside for turns, as before
