@@ -251,3 +251,32 @@ def test_a_missing_model_file_or_extra_is_a_clear_error(tmp_path, monkeypatch):
 def test_base_url_before_start_is_a_clear_error():
     with pytest.raises(LocalModelUnavailableError, match="not been started"):
         _ = LocalModelServer().base_url
+
+
+def test_the_prompt_cache_counts_the_logits_each_state_carries(monkeypatch):
+    """Each saved state holds a copy of the logits rows beside llama.cpp's own state; the
+    cache's cap must count it, or a 256 MB cap grew the chat's server to 1.6 GB."""
+    import numpy as np
+    from llama_cpp.llama import LlamaState
+    from llama_cpp.llama_cache import LlamaRAMCache
+
+    from acai_desktop.core.llm.local_server_process import count_whole_states
+
+    monkeypatch.setattr(LlamaRAMCache, "cache_size", LlamaRAMCache.cache_size)  # undone after
+
+    def state(first_token: int) -> LlamaState:
+        return LlamaState(
+            input_ids=np.array([first_token, 2, 3], np.intc),
+            scores=np.zeros((512, 100), np.single),  # 200 KB of logits
+            n_tokens=3,
+            llama_state=b"\0" * 1000,
+            llama_state_size=1000,
+            seed=0,
+        )
+
+    count_whole_states()
+    cache = LlamaRAMCache(capacity_bytes=300_000)  # room for one whole state, not two
+    cache[(1, 2, 3)] = state(1)
+    cache[(7, 2, 3)] = state(7)
+    assert list(cache.cache_state) == [(7, 2, 3)]
+    assert cache.cache_size > 200_000

