@@ -36,12 +36,12 @@ def _compare(db, facts: MessageFacts):
 async def _follows(assistant) -> None:
     memories = assistant.memories
     retriever = HybridRetriever(
-        assistant.memories.store, memories.embedder, memories.index, messages=memories.episodes.index
+        memories.store, memories.embedder, memories.index, messages=memories.episodes.index
     )
     await retriever.search("what did we say about the picnic?")  # syncs on the way
     index = memories.episodes.index
     assert isinstance(index, MessageIndex)
-    truth, known, missing = await assistant.memories.store.read(_compare, index.facts)
+    truth, known, missing = await memories.store.read(_compare, index.facts)
     assert missing == []
     assert known == truth
     assert len(index.facts) == len(truth)
