@@ -143,29 +143,31 @@ class MessageFacts:
         ``ids``, and the ids that are not (read from SQL by the caller)."""
         with self.lock:
             found = np.fromiter(map(self._row_of.get, ids, repeat(-1)), np.int64, len(ids))
-            known = found >= 0
-            rows = found[known]
-            julian = np.take(self._julian, rows)
+            missing: list[int] = []
+            if len(found) and found.min() < 0:
+                rows = found.tolist()
+                missing = [i for i, row in zip(ids, rows, strict=True) if row < 0]
+                ids = [i for i, row in zip(ids, rows, strict=True) if row >= 0]
+                found = found[found >= 0]
             if now_julian is None:
-                age = np.full(len(rows), np.nan)
+                age = np.full(len(found), np.nan)
             else:
-                # max(julianday(now) - julianday(created_at), 0), as the SQL computes it.
-                age = now_julian - julian
-                age = np.where(age < 0, 0.0, age)
+                # max(julianday(now) - julianday(created_at), 0), as the SQL computes it
+                # (a NaN, for a date it could not read, stays NaN as its NULL did).
+                age = np.maximum(now_julian - self._julian.take(found), 0.0)
             authors = self._authors
             facts = list(
                 zip(
-                    np.asarray(ids, np.int64)[known].tolist(),
-                    np.take(self._conversation, rows).tolist(),
-                    [authors[code] for code in np.take(self._author, rows).tolist()],
+                    ids,
+                    self._conversation.take(found).tolist(),
+                    [authors[code] for code in self._author.take(found).tolist()],
                     age.tolist(),
-                    np.take(self._previous, rows).tolist(),
-                    np.take(self._next, rows).tolist(),
-                    np.take(self._by_user, rows).tolist(),
+                    self._previous.take(found).tolist(),
+                    self._next.take(found).tolist(),
+                    self._by_user.take(found).tolist(),
                     strict=True,
                 )
             )
-            missing = [i for i, k in zip(ids, known.tolist(), strict=True) if not k]
             return facts, missing
 
     def _add(self, message_id: int, conversation_id: int, author: str, julian, by_user) -> None:
