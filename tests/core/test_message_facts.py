@@ -11,9 +11,11 @@ import sqlite3
 from acai_desktop.core.memory.message_facts import MessageFacts, MessageIndex
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.store import episodes
+from acai_desktop.core.store.conversations import add_message, create_conversation
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
+from tests.support.memory import memory_services
 
 NOW = "2030-01-02T03:04:05.678901+00:00"
 
@@ -120,3 +122,22 @@ def test_a_deletion_nobody_announced_is_read_again(tmp_path, fake_openai):
             await _follows(assistant)
 
     run(scenario())
+
+
+def test_the_facts_are_read_after_start_up_before_any_search(tmp_path):
+    """The background work after start-up reads every message's facts, so the first
+    question does not wait for them."""
+
+    def write_chat(db):
+        conversation = create_conversation(db, "Picnic").id
+        for number in range(5):
+            add_message(db, conversation, "user", f"picnic {number}")
+
+    async def scenario():
+        async with memory_services(tmp_path) as (store, service, _):
+            await store.run(write_chat)
+            assert len(service.episodes.index.facts) == 0
+            await service.upkeep_after_start(reembed=False)
+            return len(service.episodes.index.facts)
+
+    assert run(scenario()) == 5

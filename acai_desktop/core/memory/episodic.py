@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.memory.message_facts import MessageIndex
+from acai_desktop.core.memory.message_facts import MessageIndex, read_ahead
 from acai_desktop.core.store import episodes
 from acai_desktop.core.store.database import Store
 
@@ -43,6 +43,11 @@ class EpisodicIndex:
         )
         self.index.load(ids, vectors)
         return len(self.index)
+
+    async def read_facts(self) -> None:
+        """Read every message's facts for the ranking ahead of the first search (see
+        :mod:`acai_desktop.core.memory.message_facts`)."""
+        await self.store.read(read_ahead, self.index.facts)
 
     async def add(self, message_ids: Iterable[int]) -> int:
         """Embed and index these messages if they are recallable and have no vector."""

@@ -231,6 +231,13 @@ class FactsAt:
         return self.facts.rows(ids, self.now_julian)
 
 
+def read_ahead(db: Database, facts: MessageFacts) -> None:
+    """Read every message's facts now (in the background after start-up), not in the
+    first search (at 50,000 messages a tenth of a second)."""
+    if available(db):
+        facts.sync(db, "now")
+
+
 def facts_for_search(db: Database, message_index: VectorIndex | None, now: str) -> FactsAt | None:
     """The message facts brought up to this search's snapshot, or None where the
     ranking reads them from SQL (a bare index, or PostgreSQL: see :func:`available`)."""
