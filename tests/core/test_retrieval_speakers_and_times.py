@@ -3,7 +3,9 @@
 "What did Jon say about Gina's store?" asks what Jon said: the author lift goes to the
 people a question asks about as speakers, not to one whose name only says whose thing
 it is. "When did Nate win the tournament?" needs a message that says when: such
-messages are lifted on a question that asks for a time."""
+messages are lifted on a question that asks for a time. "What book did Tim recommend?"
+matches John's question better than Tim's answer: a named speaker's reply to a question
+that matches gets a share of its score."""
 
 from __future__ import annotations
 
@@ -196,3 +198,30 @@ def test_a_time_word_about_something_else_is_not_lifted(tmp_path):
     # message about the race stays first.
     found = _search(tmp_path, RACE_TALK, "When did Idris run the race?")
     assert found.index(RAN_THE_RACE) < found.index(CLASS_ON_WEDNESDAY)
+
+
+BOOK_TALK = [
+    ("John", "user", "I want to read more this year. Any good book you would recommend?"),
+    ("Tim", "assistant", "Sure, try Sapiens, it changed how I see history."),
+    ("John", "user", "Thanks! My sister gave me a book about gardening too."),
+    ("Tim", "assistant", "Nice. My book club reads one book a month, this month a long book."),
+    ("John", "user", "Long ones are hard for me."),
+]
+TIMS_ANSWER, TIMS_BOOK_CLUB = BOOK_TALK[1][2], BOOK_TALK[3][2]
+
+
+def test_a_named_speakers_reply_to_a_matching_question_is_lifted(tmp_path):
+    # John's question matches the words; Tim's answer to it is what is asked.
+    found = _search(tmp_path, BOOK_TALK, "What book did Tim recommend to John?")
+    assert found.index(TIMS_ANSWER) < found.index(TIMS_BOOK_CLUB)
+
+
+def test_without_the_reply_lift_the_speakers_wordier_message_comes_first(tmp_path):
+    # What the lift changes: the same search ranks Tim's message sharing more words first.
+    found = _search(
+        tmp_path,
+        BOOK_TALK,
+        "What book did Tim recommend to John?",
+        replace(RetrievalWeights(), reply_share=0.0),
+    )
+    assert found.index(TIMS_BOOK_CLUB) < found.index(TIMS_ANSWER)

@@ -121,6 +121,8 @@ def message_candidates(
     score = score + weights.this_conversation * same_conversation
     if episodic.asks_when and weights.answer_time:
         score = score + answer_time_lift(db, ids, score, weights, k, episodic.topic)
+    if weights.reply_share and speaking.any():
+        score = score + reply_lift(db, ids, after, authors, speaking, score, weights)
     none = np.zeros(len(ids), bool)
     return ScoredCandidates(
         np.asarray(ids, np.int64),
@@ -149,6 +151,38 @@ def _facts(
         if not missing:
             return known
     return episodes.message_facts(db, ids, episodic.now)
+
+
+def reply_lift(
+    db: Database,
+    ids: list[int],
+    after: list[int],
+    authors: list[str],
+    speaking: np.ndarray,
+    score: np.ndarray,
+    weights: RetrievalWeights,
+) -> np.ndarray:
+    """``reply_share`` of a question's score for its reply: for each of the
+    ``reply_questions`` best candidates that ends with "?", the message after it when
+    another speaker wrote it and the query names that speaker (``speaking``). "What
+    book did Tim recommend?" matches John's "Any good books lately?" better than
+    Tim's answer. Only candidates are lifted, and only their texts are read (one
+    statement, a few at most)."""
+    lifted = np.zeros(len(ids), np.float32)
+    where = {message_id: position for position, message_id in enumerate(ids)}
+    best = np.argsort(-score, kind="stable")[: weights.reply_questions]
+    replies = []
+    for position in best.tolist():
+        reply = where.get(after[position])
+        if reply is not None and speaking[reply] and authors[reply] != authors[position]:
+            replies.append((position, reply))
+    if not replies:
+        return lifted
+    contents = episodes.message_contents(db, [ids[p] for p, _ in replies])
+    for position, reply in replies:
+        if contents.get(ids[position], "").rstrip().endswith("?"):
+            lifted[reply] = max(lifted[reply], weights.reply_share * score[position])
+    return lifted
 
 
 def answer_time_lift(
