@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -30,8 +28,8 @@ from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_desktop.ui.headless import wait_until
-from tests.core.test_local_server import _alive, _stand_in_python, _wait_gone
 from tests.support.aio import run
+from tests.support.server_processes import server_of_a_killed_app, stand_in_python, wait_gone
 
 linux_only = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="SIGSTOP, SCHED_IDLE and PDEATHSIG are Linux's"
@@ -202,38 +200,9 @@ def test_a_suspended_server_is_resumed_and_ends_gracefully_on_quit():
 @linux_only
 @pytest.mark.local_model
 def test_a_suspended_learning_server_dies_with_the_app(tmp_path):
-    pid_file = tmp_path / "server.pid"
-    app = textwrap.dedent(
-        f"""
-        import asyncio
-        from pathlib import Path
-        from acai_desktop.core.llm.local_server import LocalModelServer
-
-        async def main():
-            server = LocalModelServer(
-                log_path=Path({str(tmp_path / "server.log")!r}), background=True
-            )
-            await server.start()
-            assert server.suspend()
-            Path({str(pid_file)!r}).write_text(str(server.pid))
-            await asyncio.sleep(600)
-
-        asyncio.run(main())
-        """
-    )
-    process = subprocess.Popen([sys.executable, "-c", app], cwd=Path(__file__).parents[2])
-    try:
-        deadline = time.monotonic() + 120
-        while not pid_file.exists() and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.1)
-        assert pid_file.exists(), "the app never reported a suspended server"
-        server_pid = int(pid_file.read_text())
-        assert _alive(server_pid)
-    finally:
-        process.kill()  # SIGKILL: the app can't resume or stop anything
-        process.wait()
+    server_pid = server_of_a_killed_app(tmp_path, background=True, suspend=True)
     # No thread of a stopped process runs: only the kernel (PDEATHSIG) can end it.
-    assert _wait_gone(server_pid, 15)
+    assert wait_gone(server_pid, 15)
 
 
 def test_the_learning_server_asks_for_the_lowest_priority_and_keeps_no_prompt_states():
@@ -281,7 +250,7 @@ async def _leaves_state(pid: int, state: str, timeout: float = 30) -> bool:
 def test_when_the_learning_server_cant_start_learning_shares_the_chat_server(tmp_path, monkeypatch):
     profile = Profile.at(tmp_path / "profile").ensure()
     save_model_settings(profile.settings_path, ModelSettings.for_preset(ProviderName.LOCAL))
-    failing = _stand_in_python(tmp_path, "import sys; print('out of memory'); sys.exit(3)")
+    failing = stand_in_python(tmp_path, "import sys; print('out of memory'); sys.exit(3)")
 
     def learning_server_that_fails(chat, log_path=None):
         return LocalModelServer(chat.model_path, python=failing, background=True)

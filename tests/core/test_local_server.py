@@ -10,12 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import stat
-import subprocess
 import sys
-import textwrap
-import time
-from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
@@ -27,33 +22,16 @@ from acai_desktop.core.llm.local_server import LocalModelServer, bundled_model_p
 from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL, StructuredMode
 from acai_desktop.core.llm.settings import ModelSettings
 from tests.support.aio import run
+from tests.support.server_processes import (
+    server_of_a_killed_app,
+    stand_in_python,
+    wait_gone,
+)
 
 
 class Answer(BaseModel):
     city: str
     confident: bool
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie (dead, not yet reaped by a parent that is itself gone) counts as gone.
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except OSError:
-        return True
-    return state != "Z"
-
-
-def _wait_gone(pid: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        time.sleep(0.1)
-    return not _alive(pid)
 
 
 def client_for_server(server: LocalModelServer) -> ModelClient:
@@ -108,7 +86,7 @@ def test_real_server_answers_streams_and_follows_a_schema(tmp_path):
     assert result.mode == StructuredMode.JSON_OBJECT_SCHEMA
     assert result.ok, result.reason
     assert isinstance(result.value.city, str)
-    assert _wait_gone(pid, 10)
+    assert wait_gone(pid, 10)
     assert log_path.exists()  # a chosen log file is kept for the user to read
 
 
@@ -163,54 +141,20 @@ def test_a_killed_server_is_restarted_on_the_same_address():
     assert restarts == [1]
     assert second_pid != first_pid
     assert answer.strip()
-    assert _wait_gone(second_pid, 10)
+    assert wait_gone(second_pid, 10)
 
 
 @pytest.mark.local_model
 def test_the_server_exits_when_the_app_is_killed(tmp_path):
-    pid_file = tmp_path / "server.pid"
-    app = textwrap.dedent(
-        f"""
-        import asyncio
-        from pathlib import Path
-        from acai_desktop.core.llm.local_server import LocalModelServer
-
-        async def main():
-            server = LocalModelServer(log_path=Path({str(tmp_path / "server.log")!r}))
-            await server.start()
-            Path({str(pid_file)!r}).write_text(str(server.pid))
-            await asyncio.sleep(600)
-
-        asyncio.run(main())
-        """
-    )
-    process = subprocess.Popen([sys.executable, "-c", app], cwd=Path(__file__).parents[2])
-    try:
-        deadline = time.monotonic() + 120
-        while not pid_file.exists() and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.1)
-        assert pid_file.exists(), "the app never reported a ready server"
-        server_pid = int(pid_file.read_text())
-        assert _alive(server_pid)
-    finally:
-        process.kill()
-        process.wait()
-    assert _wait_gone(server_pid, 15)
+    server_pid = server_of_a_killed_app(tmp_path)
+    assert wait_gone(server_pid, 15)
 
 
 # -- start-up failures, with stand-in programs --------------------------------------------
 
 
-def _stand_in_python(tmp_path: Path, body: str) -> str:
-    """An executable that runs ``body`` with the real interpreter, whatever arguments it gets."""
-    script = tmp_path / "stand-in-python"
-    script.write_text(f"#!/bin/sh\nexec '{sys.executable}' -c \"{body}\"\n")
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return str(script)
-
-
 def test_a_server_that_exits_at_once_is_reported_with_its_output(tmp_path):
-    python = _stand_in_python(tmp_path, "import sys; print('bad model file'); sys.exit(3)")
+    python = stand_in_python(tmp_path, "import sys; print('bad model file'); sys.exit(3)")
 
     async def scenario():
         await LocalModelServer(python=python, startup_timeout=30).start()
@@ -221,7 +165,7 @@ def test_a_server_that_exits_at_once_is_reported_with_its_output(tmp_path):
 
 def test_a_server_that_never_answers_is_killed_after_the_grace_period(tmp_path):
     pid_file = tmp_path / "pid"
-    python = _stand_in_python(
+    python = stand_in_python(
         tmp_path,
         "import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
         f"open('{pid_file}', 'w').write(str(os.getpid())); time.sleep(600)",
@@ -232,7 +176,7 @@ def test_a_server_that_never_answers_is_killed_after_the_grace_period(tmp_path):
 
     with pytest.raises(LocalModelUnavailableError, match="did not answer within 1 s"):
         run(scenario())
-    assert _wait_gone(int(pid_file.read_text()), 5)
+    assert wait_gone(int(pid_file.read_text()), 5)
 
 
 def test_a_missing_model_file_or_extra_is_a_clear_error(tmp_path, monkeypatch):
