@@ -137,7 +137,7 @@ class ConversationService:
 
     async def delete(self, conversation_id: int) -> DeletedConversation:
         deleted = await self._conversations.store.run(delete_conversation, conversation_id)
-        self._memories.episodes.deleted(deleted.message_ids)
+        self._memories.episodes.forget(deleted.message_ids)
         if self._attachments is not None:
             await self._attachments.forget(deleted.attachments)
         # Retrieval favours memories of the current chat; a later chat may get the

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.memory.message_facts import MessageIndex, read_ahead
+from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.store import episodes
 from acai_desktop.core.store.database import Store
 
@@ -34,7 +34,7 @@ class EpisodicIndex:
     def __init__(self, store: Store, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
-        self.index = MessageIndex(embedder.dimensions)
+        self.index = VectorIndex(embedder.dimensions)
 
     async def load(self) -> int:
         """Fill the index from the stored vectors of recallable messages."""
@@ -43,11 +43,6 @@ class EpisodicIndex:
         )
         self.index.load(ids, vectors)
         return len(self.index)
-
-    async def read_facts(self) -> None:
-        """Read every message's facts for the ranking ahead of the first search (see
-        :mod:`acai_desktop.core.memory.message_facts`)."""
-        await self.store.read(read_ahead, self.index.facts)
 
     async def add(self, message_ids: Iterable[int]) -> int:
         """Embed and index these messages if they are recallable and have no vector."""
@@ -93,14 +88,5 @@ class EpisodicIndex:
         return done
 
     def forget(self, message_ids: Iterable[int]) -> None:
-        """These messages are no longer recallable (hidden, or deleted: see
-        :meth:`deleted`): their vectors leave the index."""
         for message_id in message_ids:
             self.index.remove(int(message_id))
-
-    def deleted(self, message_ids: Iterable[int]) -> None:
-        """These messages were deleted (their conversation was): their vectors and
-        their facts go (SQLite may give their ids to later messages)."""
-        ids = [int(i) for i in message_ids]
-        self.forget(ids)
-        self.index.facts.forget(ids)

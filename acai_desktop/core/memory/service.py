@@ -330,9 +330,7 @@ class MemoryService(MemoryReader):
     async def upkeep_after_start(self, *, reembed: bool = True) -> int:
         """The background work after start-up: re-embed what another embedder wrote
         (with ``reembed``), then merge the full-text segments (see
-        :meth:`IndexUpkeep.merge_full_text`). Returns the memories re-embedded. First,
-        the messages' facts the ranking reads are read ahead of the first search."""
-        await self.episodes.read_facts()
+        :meth:`IndexUpkeep.merge_full_text`). Returns the memories re-embedded."""
         reembedded = await self.upkeep.reembed_stale() if reembed else 0
         await self.upkeep.merge_full_text()
         return reembedded

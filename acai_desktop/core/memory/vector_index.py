@@ -193,16 +193,15 @@ class VectorIndex:
             # general fancy-indexing machinery (a search makes a dozen of these).
             if query is not None and len(ids):
                 # A few rows: BLAS stays on one thread at this size.
-                vectors = self._matrix.take(rows, axis=0)
+                vectors = np.take(self._matrix, rows, axis=0)
                 cosine = np.where(indexed, vectors @ query, 0.0).astype(np.float32)
-            # The arrays' own take(): np.take() is a Python wrapper around it.
             return Lookup(
                 indexed=indexed,
-                known=self._known.take(rows) & indexed,
-                importance=self._importance.take(rows),
-                pinned=self._pinned.take(rows),
-                touched_ms=self._touched_ms.take(rows),
-                conversation_id=self._conversation.take(rows),
+                known=np.take(self._known, rows) & indexed,
+                importance=np.take(self._importance, rows),
+                pinned=np.take(self._pinned, rows),
+                touched_ms=np.take(self._touched_ms, rows),
+                conversation_id=np.take(self._conversation, rows),
                 cosine=cosine,
             )
 

@@ -75,33 +75,6 @@ def message_hits(
     return [tuple(row) for row in rows]
 
 
-def message_scores(
-    db: Database, match: str, limit: int, context_weight: float
-) -> list[tuple[int, float]]:
-    """``(id, bm25 (higher is better))`` of the best ``limit`` recallable messages for
-    an FTS5 MATCH expression, in :func:`message_hits`' order, without the messages'
-    facts (the ranking has them in memory: ``memory/message_facts.py``). SQLite only."""
-    rows = db.execute(
-        "SELECT rowid, bm25(messages_fts, 1.0, ?) AS score FROM messages_fts "
-        "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?",
-        [float(context_weight), match, int(limit)],
-    ).fetchall()
-    rows.sort(key=lambda row: (row[1], row[0]))  # message_hits' ORDER BY h.score, h.id
-    return [(rowid, -score) for rowid, score in rows]
-
-
-def recallable_ids(db: Database, ids: Sequence[int]) -> list[int]:
-    """The ids among ``ids`` of messages that are recallable, ascending."""
-    if not len(ids):
-        return []
-    marks = ",".join("?" * len(ids))
-    rows = db.execute(
-        f"SELECT m.id FROM recallable_messages AS m WHERE m.id IN ({marks}) ORDER BY m.id",
-        [int(i) for i in ids],
-    ).fetchall()
-    return [row[0] for row in rows]
-
-
 def recalled_messages(db: Database, ids: Sequence[int]) -> dict[int, RecalledMessage]:
     """The records of the messages among ``ids`` that are still recallable."""
     if not len(ids):

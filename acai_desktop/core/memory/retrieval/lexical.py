@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from acai_desktop.core.memory.message_facts import FactsAt
 from acai_desktop.core.memory.query import fts_match_expression
 from acai_desktop.core.memory.retrieval.candidates import EpisodicQuery
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
@@ -116,11 +115,9 @@ def message_matches(
     weights: RetrievalWeights,
     episodic: EpisodicQuery,
     counts: dict[str, list[int]] | None = None,
-    facts: FactsAt | None = None,
 ) -> tuple[str | None, list[tuple]]:
     """The message tier's FTS expression and its best BM25 rows (see
-    :func:`episodes.message_hits`), the excluded messages left out. With ``facts``
-    the rows' facts come from memory, only the scores from the full-text index."""
+    :func:`episodes.message_hits`), the excluded messages left out."""
     if not terms:
         return None, []
     match = lexical_match(
@@ -128,17 +125,12 @@ def message_matches(
     )
     if not match:
         return None, []
-    limit = weights.message_candidates + len(episodic.excluded)
-    rows = None
-    if facts is not None:
-        scored = episodes.message_scores(db, match, limit, weights.message_context)
-        known, missing = facts.rows([rowid for rowid, _ in scored])
-        if not missing:
-            rows = [
-                (rowid, score, *fact[1:])
-                for (rowid, score), fact in zip(scored, known, strict=True)
-            ]
-    if rows is None:
-        rows = episodes.message_hits(db, match, limit, weights.message_context, episodic.now)
+    rows = episodes.message_hits(
+        db,
+        match,
+        weights.message_candidates + len(episodic.excluded),
+        weights.message_context,
+        episodic.now,
+    )
     rows = [row for row in rows if row[0] not in episodic.excluded]
     return match, rows[: weights.message_candidates]

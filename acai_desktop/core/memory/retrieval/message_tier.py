@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from acai_desktop.core.memory.message_facts import FactsAt
 from acai_desktop.core.memory.query import fts_match_expression, topic_stems
 from acai_desktop.core.memory.relative_time import holds_time
 from acai_desktop.core.memory.retrieval.candidates import (
@@ -33,7 +32,6 @@ def message_candidates(
     weights: RetrievalWeights,
     episodic: EpisodicQuery,
     k: int | None = None,
-    facts: FactsAt | None = None,
 ) -> ScoredCandidates:
     """Recalled messages: BM25 over each message and its neighbours' words (see
     ``RetrievalWeights.episodic``) and their meaning (the cosine's standing in the whole
@@ -65,7 +63,8 @@ def message_candidates(
     if cosine_of and weights.message_semantic:
         found = {row[0] for row in rows}
         meaning_only = sorted(i for i in cosine_of if i not in found)
-        rows += [(row[0], 0.0, *row[1:]) for row in _facts(db, meaning_only, episodic, facts)]
+        facts = episodes.message_facts(db, meaning_only, episodic.now)
+        rows += [(row[0], 0.0, *row[1:]) for row in facts]
     if not rows:
         return no_candidates()
     columns = (list(c) for c in zip(*rows, strict=True))
@@ -139,18 +138,6 @@ def message_candidates(
         np.asarray(after, np.int64),
         named,
     )
-
-
-def _facts(
-    db: Database, ids: list[int], episodic: EpisodicQuery, facts: FactsAt | None
-) -> list[tuple]:
-    """The facts rows (see :func:`episodes.message_facts`) of the recallable messages
-    among ``ids`` (ascending): from memory where it has them, else from SQL."""
-    if facts is not None:
-        known, missing = facts.rows(episodes.recallable_ids(db, ids))
-        if not missing:
-            return known
-    return episodes.message_facts(db, ids, episodic.now)
 
 
 def reply_lift(

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acai_desktop.core.memory.message_facts import facts_for_search
 from acai_desktop.core.memory.retrieval import floor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
@@ -69,9 +68,8 @@ def rank(
     # Each table's term counts (for the lexical sides and the floor), in one statement.
     tables = [episodes.MESSAGES_FTS, "memories_fts"] if with_messages else ["memories_fts"]
     counts: dict[str, list[int]] = count_terms(db, terms, weights, tables)
-    facts = facts_for_search(db, message_index, episodic.now) if with_messages else None
     if with_messages:
-        match, message_rows = message_matches(db, terms, weights, episodic, counts, facts)
+        match, message_rows = message_matches(db, terms, weights, episodic, counts)
     memories = memory_candidates(
         db,
         terms,
@@ -97,7 +95,6 @@ def rank(
         weights,
         episodic,
         request.k,
-        facts,
     )
     # Best first, by the score as reported (rounded); on equal scores memories before
     # messages, then the older item. Never by the order candidates were gathered in, nor
