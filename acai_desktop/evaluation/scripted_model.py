@@ -125,7 +125,10 @@ def fake_model(body: dict) -> Reply:
 
 def call_kind(body: dict) -> str:
     """Which of our prompts a request is: triage, title, extraction, reconcile, summary
-    or chat."""
+    or chat; "cut" for a request whose body never arrived (the client cancelled it after
+    sending its headers: a warm-up or a learning call a turn interrupted)."""
+    if not isinstance(body, dict):
+        return "cut"
     system, user = _system_text(body), last_user_text(body)
     if '"durable_fact"' in system:
         return "triage"

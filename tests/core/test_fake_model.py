@@ -7,12 +7,15 @@ and every test that expects no memories passes for the wrong reason.
 from __future__ import annotations
 
 import json
+import socket
+from urllib.parse import urlsplit
 
 import pytest
 
 from acai_desktop.core.errors import ModelError
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_desktop.evaluation.scripted_model import call_kind
 from tests.core.conftest import client_for
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
@@ -94,3 +97,20 @@ def test_any_responder_error_fails_the_test():
     with pytest.raises(ResponderFailed, match="KeyError"), FakeOpenAIServer() as server:
         server.responder = broken
         run(scenario(server))
+
+
+def test_a_request_cut_off_before_its_body_is_recorded_as_cut(fake_openai):
+    """A client that cancels a call after sending its headers (a warm-up or a learning
+    call that a turn interrupted) leaves a recorded request with no body: it is not a
+    chat answer, and counting answers must not trip over it."""
+    address = urlsplit(fake_openai.base_url)
+    with socket.create_connection((address.hostname, address.port)) as connection:
+        connection.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+        )
+        connection.shutdown(socket.SHUT_WR)  # cancelled: the body never comes
+        connection.recv(1024)
+    recorded = fake_openai.chat_requests()
+    assert [r.json for r in recorded] == [None]
+    assert call_kind(recorded[0].json) == "cut"
