@@ -42,9 +42,9 @@ from acai_desktop.core.llm.settings import ModelSettings
 log = logging.getLogger(__name__)
 
 #: The learning server keeps no saved prompt states. Each state llama-cpp-python's RAM
-#: cache keeps holds a copy of logits rows beside the counted size (about 200 KB a
-#: token with the server's default ``logits_all``, up to 100 MB without it), so a
-#: 64 MB cache grew the learning server to 1.7 GB in ``bench answers``. Without it, a
+#: cache keeps holds a copy of the logits buffer, about 100 MB with the bundled model
+#: (now counted: local_server_process.count_whole_states; uncounted, a 64 MB cache grew
+#: the learning server to 1.7 GB in ``bench answers``). Without a cache, a
 #: learning call whose prompt starts like the last one still reuses that (the model's
 #: context keeps it), and a triage after an extraction reads its instructions again, in
 #: the background, which nobody waits for.

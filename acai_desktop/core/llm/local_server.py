@@ -321,7 +321,7 @@ class LocalModelServer:
         # states of other prompts too (another conversation's, or learning's where it
         # shares the chat's server), so going back to one doesn't read it all again.
         # Each saved state holds a copy of llama-cpp-python's logits rows besides
-        # llama.cpp's state (with --logits_all False, below, 512 rows of the vocabulary:
+        # llama.cpp's state (with --logits_all False, see command(): 512 rows of the vocabulary:
         # about 100 MB with the bundled model); the server process counts both.
         if not self.prompt_cache_bytes:
             return ["--cache", "False"]
