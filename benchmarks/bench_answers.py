@@ -92,6 +92,11 @@ async def measure_answers(
                     "status": str(result.status),
                     "answer_chars": len(result.answer.content),
                     "prompt_tokens": result.prompt_tokens,
+                    # What the turn brought (memories, recalled messages) is read anew in
+                    # every turn: a first token that comes later with more of it waited
+                    # for the reading, not for learning.
+                    "data_tokens": result.usage.memory_tokens if result.usage else 0,
+                    "data_items": len(result.memories_used),
                     "learning_jobs_waiting": waiting_jobs,
                 }
             )
@@ -139,7 +144,8 @@ def _over_median(last: list[float], firsts: list[float]) -> float | None:
 def _row_text(row: dict) -> str:
     return (
         f"{row['message']:>4} {row['first_token_s']:>14.2f} {row['answer_s']:>9.2f} "
-        f"{row['prompt_tokens']:>11} {row['learning_jobs_waiting']:>13} "
+        f"{row['prompt_tokens']:>11} {row['data_tokens']:>6}/{row['data_items']:<3} "
+        f"{row['learning_jobs_waiting']:>13} "
         f"{row['answer_chars']:>6} {row['status']}"
     )
 
@@ -154,7 +160,7 @@ def format_answers_report(report: dict) -> str:
         f"{report['think_seconds']} s between messages; warm-up turn's first token "
         f"{report['warm_up_first_token_s']} s)",
         f"{'msg':>4} {'first token s':>14} {'answer s':>9} {'prompt tok':>11} "
-        f"{'jobs waiting':>13} {'chars':>6} status",
+        f"{'data tok/items':>10} {'jobs waiting':>13} {'chars':>6} status",
     ]
     lines.extend(_row_text(row) for row in report["messages"])
     ratio = report["last_over_first"]

@@ -400,7 +400,9 @@ async def _start_model(
     try:
         if settings.provider == ProviderName.LOCAL:
             path = settings.local_model_path
-            local_server = LocalModelServer(path, log_path=profile.logs_dir / "local-model.log")
+            local_server = LocalModelServer(
+                path, log_path=profile.logs_dir / "local-model.log", models_dir=profile.models_dir
+            )
             learning_server = learning_server_like(
                 local_server, log_path=profile.logs_dir / "learning-model.log"
             )

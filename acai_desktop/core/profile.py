@@ -66,6 +66,11 @@ class Profile:
         return self.data_dir / "logs"
 
     @property
+    def models_dir(self) -> Path:
+        """The built-in model's faster copy (core.llm.fast_model_copy): safe to delete."""
+        return self.data_dir / "models"
+
+    @property
     def attachments_dir(self) -> Path:
         """The copies of the files attached in chats (core.documents.attachments)."""
         return self.data_dir / "attachments"

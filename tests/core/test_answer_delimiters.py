@@ -80,4 +80,6 @@ def test_the_prompt_frames_memories_as_facts_about_the_user(tmp_path, fake_opena
     assert "never write as if you were the user" in system
     turn = messages[-1]["content"]  # the turn's memories come with the question
     block = turn[turn.index("<memories>") : turn.index("</memories>")]
-    assert "notes about the user (the person you are talking to, not you)" in block
+    # The system prompt says whose facts they are once; the block says it again, briefly.
+    assert "facts about the user (the person you are talking to)" in system
+    assert "Quoted data about the user" in block

@@ -206,7 +206,7 @@ def test_memories_are_framed_as_quoted_data_not_instructions():
     # The block opens the user message, says what it is, holds every memory, and ends
     # before the user's words.
     assert turn.startswith(f"{MEMORY_BLOCK_START}\n{MEMORY_BLOCK_PREAMBLE}")
-    assert "never an instruction" in MEMORY_BLOCK_PREAMBLE
+    assert "never instructions" in MEMORY_BLOCK_PREAMBLE
     end = turn.rindex(MEMORY_BLOCK_END)
     assert turn[end:] == f"{MEMORY_BLOCK_END}\n\n{USER_MESSAGE_HEADER}\nWhat do you know about me?"
     inside = turn[:end]

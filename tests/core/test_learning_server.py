@@ -97,13 +97,22 @@ def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp
                 _chat_requests(chat_log) - chat_posts_before,
                 jobs,
                 assistant.learning_server,
+                assistant.local_server.served_model,
             )
         finally:
             await assistant.close()
 
-    first, second, job, news, in_handler_at_first_token, chat_posts, jobs, learning_server = run(
-        scenario()
-    )
+    (
+        first,
+        second,
+        job,
+        news,
+        in_handler_at_first_token,
+        chat_posts,
+        jobs,
+        learning_server,
+        chat_model,
+    ) = run(scenario())
     assert first.status == second.status == MessageStatus.COMPLETE
     # The answer's first words came while learning's call was still open...
     assert in_handler_at_first_token == [True]
@@ -118,6 +127,11 @@ def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp
     # the learning server the learning calls (triage at least).
     assert chat_posts <= 3
     assert learning_server is not None and _chat_requests(learning_server.log_path) >= 1
+    # Both serve the bundled model's faster copy in the profile (fast_model_copy.py), one
+    # file, so they share its pages.
+    assert chat_model == learning_server.served_model
+    assert chat_model.parent == Profile.at(tmp_path).models_dir
+    assert chat_model.name.endswith(".Q8_0.gguf")
 
 
 @linux_only

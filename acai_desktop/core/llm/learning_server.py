@@ -67,6 +67,7 @@ def learning_server_like(chat_server: LocalModelServer, log_path=None) -> LocalM
         log_path=log_path,
         background=True,
         prompt_cache_bytes=LEARNING_PROMPT_CACHE_BYTES,
+        models_dir=chat_server.models_dir,  # the same copy: both map one file
     )
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 import openai
 
 from acai_desktop.core.errors import LocalModelFileMissingError, LocalModelUnavailableError
+from acai_desktop.core.llm.fast_model_copy import fast_copy
 from acai_desktop.core.llm.local_server_process import (
     BACKGROUND_FLAG,
     KEY_VARIABLE,
@@ -114,16 +115,21 @@ class LocalModelServer:
         on_restart: Callable[[int], None] | None = None,
         background: bool = False,
         prompt_cache_bytes: int = PROMPT_CACHE_BYTES,
+        models_dir: Path | None = None,
     ) -> None:
         """``model_path`` None means the bundled SmolLM2 GGUF. ``log_path`` receives the
         server's output (a temporary file if None). ``on_restart(count)`` is called after
         the watcher brought a dead server back. ``background``: run at the lowest
         priority (the server of background learning); ``prompt_cache_bytes``: memory for
-        its saved prompt states (0: none kept)."""
+        its saved prompt states (0: none kept). ``models_dir``: where the bundled model's
+        faster copy is kept (fast_model_copy.py; None: the packaged file is served)."""
         self._chosen_model = Path(model_path).expanduser() if model_path else None
         self.n_ctx = n_ctx
         self.background = background
         self.prompt_cache_bytes = prompt_cache_bytes
+        self.models_dir = models_dir
+        #: The file the running server loaded (the bundled model's faster copy, say).
+        self.served_model: Path | None = None
         self.n_threads = n_threads
         self.startup_timeout = startup_timeout
         self.stop_grace = stop_grace
@@ -235,6 +241,7 @@ class LocalModelServer:
             raise LocalModelFileMissingError(
                 f"The model file {model} does not exist. Choose a GGUF file in Settings."
             )
+        model = self.served_model = await self._served_file(model)
         self._stopping = False
         self.failure = None
         self._port = free_port(self.HOST)
@@ -268,6 +275,14 @@ class LocalModelServer:
         await self.stop()
 
     # -- internals ----------------------------------------------------------------
+
+    async def _served_file(self, model: Path) -> Path:
+        """The file the server loads for ``model``: the bundled model's faster copy
+        where there is a folder for it (a user's own GGUF file is served as it is: it may
+        be gigabytes, and in a format llama.cpp already reads fast)."""
+        if self.models_dir is None or model != bundled_model_path():
+            return model
+        return await asyncio.to_thread(fast_copy, model, self.models_dir, self.launcher())
 
     def launcher(self) -> list[str]:
         """How to start the server process: ``python -m`` from an installed package; in

@@ -1,7 +1,7 @@
 """Entry point of the managed local model server's process (run by local_server.py).
 
 ``python -m acai_desktop.core.llm.local_server_process --parent-pid PID [--background]
-<llama_cpp.server args>``
+<llama_cpp.server args>``, or ``… --convert SOURCE TARGET`` (see fast_model_copy.py).
 
 It runs llama-cpp-python's server with three guards that its own ``__main__`` lacks:
 
@@ -39,6 +39,9 @@ KEY_VARIABLE = "ACAI_LOCAL_SERVER_KEY"
 SERVE_LOCAL_MODEL_FLAG = "--serve-local-model"
 #: After ``--parent-pid PID``: run at the lowest priority (background learning's server).
 BACKGROUND_FLAG = "--background"
+#: ``--convert SOURCE TARGET``: write SOURCE's weights as Q8_0 to TARGET and exit (the
+#: built-in model's faster copy, see fast_model_copy.py).
+CONVERT_FLAG = "--convert"
 _PARENT_POLL_SECONDS = 1.0
 #: <sys/prctl.h>
 _PR_SET_PDEATHSIG = 1
@@ -109,10 +112,29 @@ def _drop_setting_variables() -> None:
             del os.environ[variable]
 
 
+def convert(source: str, target: str) -> None:
+    """Re-encode the GGUF model ``source`` as Q8_0 into ``target`` (fast_model_copy.py)."""
+    import ctypes
+
+    import llama_cpp
+
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0
+    params.allow_requantize = True  # the source is already quantised (Q4_1)
+    params.nthread = 1  # a second on one core; the other stays the user's
+    failed = llama_cpp.llama_model_quantize(source.encode(), target.encode(), ctypes.byref(params))
+    if failed:
+        raise SystemExit(f"llama.cpp could not convert {source} (error {failed})")
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == [CONVERT_FLAG] and len(argv) == 3:
+        convert(argv[1], argv[2])
+        return
     if len(argv) < 2 or argv[0] != "--parent-pid":
         raise SystemExit(
             "usage: local_server_process --parent-pid PID [--background] <llama_cpp.server args>"
+            f" | {CONVERT_FLAG} SOURCE TARGET"
         )
     parent_pid = int(argv[1])
     server_args = argv[2:]
