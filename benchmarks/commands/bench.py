@@ -20,7 +20,13 @@ from pathlib import Path
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.core.errors import InvalidInputError
 from benchmarks import child_environment, python_command
-from benchmarks.commands import bench_answers, bench_documents, bench_import, bench_soak
+from benchmarks.commands import (
+    bench_answers,
+    bench_documents,
+    bench_import,
+    bench_local_model,
+    bench_soak,
+)
 from benchmarks.commands.eval import parse_positive_list
 from benchmarks.startup_outer import measure_outer, startup_environment
 
@@ -70,6 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     bench_documents.add_parser(actions, common)
     bench_answers.add_parser(actions, common)
     bench_import.add_parser(actions, common)
+    bench_local_model.add_parser(actions, common)
 
     ui = actions.add_parser(
         "ui",
