@@ -88,11 +88,14 @@ class CosineMoments:
 
 
 class ChunkVectors:
-    def __init__(self, dimensions: int, exact_up_to: int = EXACT_UP_TO) -> None:
+    def __init__(
+        self, dimensions: int, exact_up_to: int = EXACT_UP_TO, shortlist: int = SHORTLIST
+    ) -> None:
         self.dimensions = dimensions
         # Searches of up to this many rows are exact (the benchmark sets it beyond the
         # collection's size to compare the two stages with the exact search).
         self.exact_up_to = exact_up_to
+        self.shortlist = shortlist
         self.lock = threading.Lock()
         self._ids = np.zeros(0, np.int64)
         self._documents = np.zeros(0, np.int64)
@@ -187,7 +190,7 @@ class ChunkVectors:
                 rows, scores = self._exact(query, searched)
                 spread = CosineSpread.of(scores)
             else:
-                rows, scores = self._two_stage(query, searched, max(SHORTLIST, count))
+                rows, scores = self._two_stage(query, searched, max(self.shortlist, count))
                 spread = self._spread(query, searched, size)
             count = min(count, len(rows))
             if count < len(rows):
