@@ -13,7 +13,11 @@
   full-text index filled by the triggers) and :meth:`DocumentService.search` (k=5,
   the query's embedding included) timed on the questions: p50 / p95 in ms, beside the
   *floor*: a bare numpy exact top-k over the same vectors with the query's embedding,
-  timed right after each search (on a busy machine both slow down alike).
+  timed right after each search (on a busy machine both slow down alike). Then, on the
+  same questions, how far the index's two-stage search (see
+  :mod:`acai_desktop.core.documents.vectors`) is from the exact one: the share of its
+  semantic candidates among the exact nearest, and of the questions whose passages are
+  the exact search's; and the process's resident memory with the profile loaded.
 """
 
 from __future__ import annotations
