@@ -14,7 +14,8 @@ vectors' sum and second moments (:class:`CosineMoments`), without the product.
 Each row carries its document, and a document's rows are contiguous (loaded sorted
 by document, a document replaced by removing its rows and appending the new ones),
 so a conversation's document scope is a few row ranges, not a mask over every row.
-Only the event loop changes the index; readers on the database thread hold
+Only the event loop changes the index (:meth:`ChunkVectors.load` may run on a
+worker thread before anything else holds it); readers on the database thread hold
 :attr:`lock`.
 """
 
