@@ -8,10 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.documents.sign_codes import SignCodes
 from acai_desktop.core.documents.vectors import ChunkVectors, CosineSpread
 from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+from acai_desktop.core.events import EventBus
+from acai_desktop.core.store import documents as sql
+from acai_desktop.core.store.database import Store
 from benchmarks.documents_corpus import manual_pages
+from tests.support.aio import run
 
 DIMENSIONS = WordLlamaEmbedder.dimensions
 CHUNKS_PER_DOCUMENT = 250
@@ -39,7 +44,7 @@ def two_stage(shortlist: int = 300) -> ChunkVectors:
 
 
 def exact_nearest(vectors: np.ndarray, ids: np.ndarray, query: np.ndarray, count: int):
-    cosines = vectors @ query
+    cosines = np.einsum("ij,j->i", vectors, query)  # as the index computes each row's
     order = np.argsort(-cosines, kind="stable")[:count]
     return ids[order], CosineSpread.of(cosines)
 
@@ -159,3 +164,65 @@ def test_the_codes_shortlist_the_rows_with_the_best_estimates(manual):
         chosen = codes.best(query, 100, within)
         assert set(chosen.tolist()) <= set(within.tolist()) and len(chosen) == 100
         assert estimates[chosen].min() >= estimates[np.setdiff1d(within, chosen)].max()
+
+
+def test_the_services_two_stage_index_follows_documents_indexed_again_and_removed(tmp_path):
+    """Through the documents service (its indexer hands the vectors over in batches):
+    after every change the index's nearest chunks are the exact nearest among the
+    vectors stored in the database, and a removed document's chunks are gone."""
+    pages, facts = manual_pages(24, seed=11)
+    paths = []
+    for number in range(3):
+        path = tmp_path / f"manual-{number}.txt"
+        text = "\n\n".join(" ".join(lines) for lines in pages[number * 8 : (number + 1) * 8])
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    queries = np.asarray(
+        WordLlamaEmbedder().embed_sync([f.question for f in facts[:6]]), np.float32
+    )
+
+    async def exact_from_database(store, service) -> list[tuple[list[int], dict]]:
+        """Per query: the exact nearest ids, and every stored chunk's cosine."""
+        ids, _, vectors = await store.run(sql.chunk_vectors, service.embedder.name)
+        return [
+            (
+                exact_nearest(vectors, ids, query, NEAREST)[0].tolist(),
+                dict(zip(ids.tolist(), (vectors @ query).tolist(), strict=True)),
+            )
+            for query in queries
+        ]
+
+    def indexed(service) -> list[list[int]]:
+        return [service.vectors.nearest(query, NEAREST)[0].tolist() for query in queries]
+
+    async def scenario():
+        store = await Store.open(tmp_path / "db.sqlite3")
+        try:
+            service = DocumentService(store, WordLlamaEmbedder(), EventBus())
+            await service.load()
+            service.vectors.exact_up_to, service.vectors.shortlist = 0, 40
+            steps = []
+            report = await service.add(paths)
+            await service.index_now(report.job_ids)
+            steps.append((indexed(service), await exact_from_database(store, service)))
+            paths[1].write_text(" ".join(pages[20]) + "\n\n" + " ".join(pages[21]), "utf-8")
+            await service.index_now((await service.reindex(2)).job_ids)
+            steps.append((indexed(service), await exact_from_database(store, service)))
+            removed = [p.chunk_id for p in await service.passages(1)]
+            await service.remove(1)
+            steps.append((indexed(service), await exact_from_database(store, service)))
+            stored = len((await store.run(sql.chunk_vectors, service.embedder.name))[0])
+            return steps, removed, len(service.vectors), stored
+        finally:
+            await store.close()
+
+    steps, removed, count, stored = run(scenario())
+    for found, exact in steps:
+        for ids, (expected, cosine) in zip(found, exact, strict=True):
+            # The same chunks in the same order, but for chunks whose cosines differ
+            # only in the last float bits.
+            assert [cosine[i] for i in ids] == pytest.approx(
+                [cosine[i] for i in expected], abs=1e-6
+            )
+    assert not set(removed) & {i for ids in steps[-1][0] for i in ids}
+    assert count == stored > 40  # more chunks than the shortlist: two stages ran
