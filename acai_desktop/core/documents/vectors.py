@@ -137,16 +137,27 @@ class ChunkVectors:
         if sum(len(part) for part in parts) != len(ids):
             raise ValueError("one vector per chunk id")
         with self.lock:
-            keep = self._documents != document_id
-            if not keep.all():
-                self._moments.add(self._matrix[~keep], sign=-1.0)
+            # The document's rows are one range: the others are two slices (views), so
+            # the matrix is copied once, as a whole, with the new rows.
+            start, stop = self._span_of.get(document_id, (len(self._ids), len(self._ids)))
+            if stop > start:
+                self._moments.add(self._matrix[start:stop], sign=-1.0)
+                keep = np.ones(len(self._ids), bool)
+                keep[start:stop] = False
                 self._codes.keep(keep)
-            added = np.concatenate(parts) if parts else np.zeros((0, self.dimensions))
-            self._ids = np.concatenate([self._ids[keep], np.asarray(ids, np.int64)])
-            self._documents = np.concatenate(
-                [self._documents[keep], np.full(len(ids), document_id, np.int64)]
+            kept = len(self._ids) - (stop - start)
+            self._ids = np.concatenate(
+                [self._ids[:start], self._ids[stop:], np.asarray(ids, np.int64)]
             )
-            self._matrix = np.concatenate([self._matrix[keep], added.astype(np.float32)])
+            self._documents = np.concatenate(
+                [
+                    self._documents[:start],
+                    self._documents[stop:],
+                    np.full(len(ids), document_id, np.int64),
+                ]
+            )
+            self._matrix = np.concatenate([self._matrix[:start], self._matrix[stop:], *parts])
+            added = self._matrix[kept:]
             coded_at = self._codes.coded_at
             if len(self._ids) > 2 * coded_at or 2 * len(self._ids) < coded_at:
                 self._recode()  # the collection changed much: a new centre, fresh sums
