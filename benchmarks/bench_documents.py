@@ -13,7 +13,11 @@
   full-text index filled by the triggers) and :meth:`DocumentService.search` (k=5,
   the query's embedding included) timed on the questions: p50 / p95 in ms, beside the
   *floor*: a bare numpy exact top-k over the same vectors with the query's embedding,
-  timed right after each search (on a busy machine both slow down alike).
+  timed right after each search (on a busy machine both slow down alike). Then, on the
+  same questions, how far the index's two-stage search (see
+  :mod:`acai_desktop.core.documents.vectors`) is from the exact one: the share of its
+  semantic candidates among the exact nearest, and of the questions whose passages are
+  the exact search's; and the process's resident memory with the profile loaded.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from acai_desktop.core.clock import now_iso
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.query import process_query
 from acai_desktop.core.store.database import Store
 from benchmarks.documents_corpus import Fact, manual_pages
 from benchmarks.pdf_writer import write_text_pdf
@@ -153,6 +158,54 @@ def _floor_ms(matrix: np.ndarray, embedder: WordLlamaEmbedder, question: str) ->
     return (time.perf_counter() - start) * 1000
 
 
+def _rss_mb() -> float | None:
+    """The process's resident memory now (Linux), in MB: the profile's vectors loaded."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+async def _agreement_with_exact(service: DocumentService, questions: list[str]) -> dict:
+    """How far the index's search is from the exact one on the same questions: the share
+    of its nearest ``candidates`` whose exact cosine reaches the exact
+    ``candidates``-th best (ties count as agreeing), and the share of questions whose
+    ``LATENCY_K`` passages (ids, in order) are the ones the exact search returns."""
+    vectors = service.vectors
+    count = service.searcher.weights.candidates
+    matrix = vectors._matrix
+    shares, same_passages = [], 0
+    for question in questions:
+        vector = (await service.embedder.embed([_embedded(question)]))[0]
+        exact = np.einsum("ij,j->i", matrix, vector)
+        bar = np.sort(exact)[-count] if len(exact) > count else -1.0
+        found, _ = vectors.nearest(vector, count)
+        rows = [vectors._row_of[chunk_id] for chunk_id in found.tolist()]
+        shares.append(float(np.mean(exact[rows] >= bar - 1e-6)) if len(found) else 1.0)
+        approximate = [p.passage.chunk_id for p in await service.search(question, k=LATENCY_K)]
+        exact_up_to, vectors.exact_up_to = vectors.exact_up_to, len(vectors) + 1
+        try:
+            precise = [p.passage.chunk_id for p in await service.search(question, k=LATENCY_K)]
+        finally:
+            vectors.exact_up_to = exact_up_to
+        same_passages += approximate == precise
+    return {
+        "semantic_overlap_mean": round(float(np.mean(shares)), 4),
+        "semantic_overlap_min": round(float(np.min(shares)), 4),
+        "same_passages": round(same_passages / len(questions), 4),
+    }
+
+
+def _embedded(question: str) -> str:
+    """What the search embeds of a question (see DocumentSearch.search_within)."""
+    terms = process_query(question).terms
+    return " ".join(terms) if terms else question
+
+
 async def latency_benchmark(chunks: int, questions: list[str], report: Report) -> dict:
     embedder = WordLlamaEmbedder()
     texts = _chunk_texts(chunks)
@@ -186,9 +239,13 @@ async def latency_benchmark(chunks: int, questions: list[str], report: Report) -
                 await service.search(question, k=LATENCY_K)
                 latencies.append((time.perf_counter() - start) * 1000)
                 floor.append(_floor_ms(matrix, embedder, question))
+            rss_mb = _rss_mb()
+            agreement = await _agreement_with_exact(service, questions)
         finally:
             await store.close()
     return {
+        **agreement,
+        "rss_mb": rss_mb,
         "chunks": chunks,
         "queries": len(latencies),
         "p50_ms": _percentile(latencies, 50),

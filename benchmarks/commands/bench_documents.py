@@ -21,6 +21,7 @@ from acai_desktop.core.errors import InvalidInputError
 
 GOAL_PDF_SECONDS = 60.0
 GOAL_P95_MS = 15.0
+LATENCY_K = 5
 
 
 def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -153,5 +154,12 @@ def _indexing_lines(result: dict) -> list[str]:
             f"p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms, max {latency['max_ms']} ms, "
             f"floor p95 {latency['floor_p95_ms']} ms "
             f"(goal p95 <= {GOAL_P95_MS:.0f} ms — {goal}; profile built in {latency['build_s']} s)"
+        )
+        lines.append(
+            "  against the exact search on the same questions: "
+            f"{latency['semantic_overlap_mean']:.2%} of the semantic candidates among the exact "
+            f"ones (worst question {latency['semantic_overlap_min']:.0%}); the same "
+            f"{LATENCY_K} passages in the same order on {latency['same_passages']:.1%} of the "
+            f"questions; resident memory {latency['rss_mb']} MB"
         )
     return lines

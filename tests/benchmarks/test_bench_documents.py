@@ -24,8 +24,13 @@ def test_the_documents_benchmark_indexes_searches_and_reports(tmp_path):
     assert pdf["chunks"] >= 3 and pdf["pages_per_s"] > 0
     assert result["indexing"]["pdf"]["recall"]["questions"] == 6
     assert result["latency"]["chunks"] == 300 and result["latency"]["queries"] == 6
+    # 300 chunks are searched exactly either way: the comparison must find no difference.
+    latency = result["latency"]
+    assert latency["same_passages"] == latency["semantic_overlap_min"] == 1.0
+    assert latency["rss_mb"] is None or latency["rss_mb"] > 0
     report = format_report(result)
     assert "pages/s" in report and "recall@5" in report and "p95" in report
+    assert "against the exact search" in report
 
 
 def test_the_memory_cases_index_each_file_in_a_child_and_report_its_peak():

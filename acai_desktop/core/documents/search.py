@@ -5,9 +5,9 @@ BM25 from the chunks' full-text index (the same cheap expression as for memories
 the query's vector, fused by the memories' :func:`~acai_desktop.core.memory.retrieval.
 fusion.fuse` with the same weights. A passage has no importance, pin or recency, so
 those adjustments don't apply. One hop, as for memories: the database thread starts
-the full-text query while the loop computes the cosine product (at 100,000 chunks each
-takes milliseconds) and hands the semantic candidates over; the database thread then
-fuses and loads the top ``k``'s text.
+the full-text query while the loop finds the nearest chunks (two stages beyond 16,000
+chunks, see :mod:`~acai_desktop.core.documents.vectors`) and hands the semantic
+candidates over; the database thread then fuses and loads the top ``k``'s text.
 """
 
 from __future__ import annotations

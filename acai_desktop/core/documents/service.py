@@ -73,7 +73,11 @@ class DocumentService:
         """Load the chunks' vectors; documents embedded by another embedder (the user
         switched) are queued for indexing again."""
         ids, documents, vectors = await self.store.run(sql.chunk_vectors, self.embedder.name)
-        self.vectors.load(ids, documents, vectors.reshape(len(ids), self.embedder.dimensions))
+        # The sign codes and sums of 100,000 chunks take most of a second: off the loop
+        # (nothing else holds this service while it loads).
+        await asyncio.to_thread(
+            self.vectors.load, ids, documents, vectors.reshape(len(ids), self.embedder.dimensions)
+        )
         stale = await self.store.run(_stale_documents, self.embedder.name)
         if stale:
             log.info("re-indexing %d document(s) embedded by another embedder", len(stale))

