@@ -113,6 +113,9 @@ async def measure_answers(
             except TimeoutError:
                 learning_s = None  # the jobs' table below says how far it got
         jobs = await assistant._jobs.list()
+        # What learning kept (active memories: facts, notes, summaries), to tell a model
+        # that answers fast because it learns nothing from one that learns.
+        learned = len(assistant.memories.index)
     finally:
         unsubscribe()
         await assistant.close()
@@ -132,6 +135,7 @@ async def measure_answers(
         "goal_ratio": GOAL_RATIO,
         "think_seconds": think_seconds,
         "learning_after_last_s": learning_s,
+        "memories_learned": learned,
         "jobs": by_status,
     }
 
@@ -174,5 +178,5 @@ def format_answers_report(report: dict) -> str:
         lines.append(
             f"learning caught up {report['learning_after_last_s']} s after the last answer"
         )
-    lines.append(f"jobs: {report['jobs']}")
+    lines.append(f"jobs: {report['jobs']}; memories learned: {report['memories_learned']}")
     return "\n".join(lines)
