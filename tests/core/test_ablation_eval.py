@@ -10,7 +10,7 @@ import pytest
 
 from acai_desktop.core.assistant import ModelOverrides
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.context_builder import MEMORY_BLOCK_TOKENS
+from acai_desktop.core.memory.context_builder import MEMORY_BLOCK_TOKENS, RECALLED_HEADER
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.resources import resource_text
 from acai_desktop.evaluation.ablation import (
@@ -157,11 +157,14 @@ def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not
 
 def test_a_window_too_small_for_the_conversation_cuts_its_oldest_turns(fake_openai):
     fake_openai.responder = scripted_reader
-    # 350 tokens besides the system prompt and the memory block's framing, 64 of them kept
-    # for the answer: session 2 and the question fit, session 1 not. (322 before the
-    # recalled messages were numbered for citing: 10 for the header's words, 3 a turn.)
+    # 318 tokens besides the system prompt, the memory block's framing and the recalled
+    # messages' header, 64 of them kept for the answer: session 2 and the question fit,
+    # session 1 not.
     window = (
-        350 + MEMORY_BLOCK_TOKENS + estimate_tokens(resource_text("prompts", "system.txt").strip())
+        318
+        + MEMORY_BLOCK_TOKENS
+        + estimate_tokens(RECALLED_HEADER)
+        + estimate_tokens(resource_text("prompts", "system.txt").strip())
     )
     options = AblationOptions(configs=("F",), limit=2, context_window=window)
     report = run(evaluate_ablation(DATASET, overrides_for(fake_openai), options)).as_dict()

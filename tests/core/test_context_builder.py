@@ -261,3 +261,92 @@ def test_custom_instructions_go_in_whole_and_count_against_the_budget():
         assert build(budget_tokens, used).tokens <= budget_tokens
     # Like the system prompt, they go in even when the budget has no room for them.
     assert INSTRUCTIONS_HEADER in build(0, used).messages[0]["content"]
+
+
+def _turn_as_sent(built) -> str:
+    """What a turn's user message was sent as (stored as the message's sent_content)."""
+    return built.messages[-1]["content"]
+
+
+def test_a_memory_an_earlier_message_in_the_history_quotes_is_not_quoted_again():
+    """A pinned memory and a summary ride in every turn: quoted once, the history carries
+    them, and the next turns neither quote nor pay for them again (issue 22)."""
+    pinned = memory(1, "The user is vegetarian.", pinned=True)
+    summary = memory(2, "They planned a trip to Lisbon.", kind=MemoryKind.SUMMARY)
+    first = build_context(
+        system_prompt=SYSTEM,
+        user_message="Plan my dinner.",
+        budget_tokens=10_000,
+        pinned=[pinned],
+        summaries=[summary],
+    )
+    assert "- The user is vegetarian." in _turn_as_sent(first)
+    history = [
+        message(10, "user", "Plan my dinner.", sent_content=_turn_as_sent(first)),
+        message(11, "assistant", "Lentil soup."),
+    ]
+    second = build_context(
+        system_prompt=SYSTEM,
+        user_message="And lunch?",
+        budget_tokens=10_000,
+        pinned=[pinned],
+        summaries=[summary],
+        retrieved=[hit(memory(3, "The user likes spicy food."), 1, 0.9)],
+        recent_messages=history,
+    )
+    turn = _turn_as_sent(second)
+    assert "vegetarian" not in turn and "Lisbon" not in turn
+    assert "- The user likes spicy food." in turn  # new this turn: quoted
+    # Still what the answer drew on (Sources), at no cost this turn.
+    assert [u.memory_id for u in second.used] == [1, 3, 2]
+    third = build_context(
+        system_prompt=SYSTEM,
+        user_message="And lunch?",
+        budget_tokens=10_000,
+        pinned=[pinned],
+        summaries=[summary],
+        recent_messages=history,
+    )
+    # Nothing new: the words go alone, the history holds both.
+    assert _turn_as_sent(third) == "And lunch?"
+    assert third.memory_tokens == 0 and [u.memory_id for u in third.used] == [1, 2]
+
+
+def test_a_memory_is_quoted_again_once_the_message_that_carried_it_left_the_history():
+    pinned = memory(1, "The user is vegetarian.", pinned=True)
+    first = build_context(
+        system_prompt=SYSTEM, user_message="Plan my dinner.", budget_tokens=10_000, pinned=[pinned]
+    )
+    history = [
+        message(10, "user", "Plan my dinner.", sent_content=_turn_as_sent(first)),
+        message(11, "assistant", "Lentil soup. " * 40),
+        message(12, "user", "Thanks!"),
+        message(13, "assistant", "You're welcome. " * 40),
+    ]
+    # A budget whose history room can't hold the first exchange: it is cut.
+    cut = build_context(
+        system_prompt=SYSTEM,
+        user_message="And lunch?",
+        budget_tokens=300,
+        pinned=[pinned],
+        recent_messages=history,
+    )
+    assert all("vegetarian" not in m["content"] for m in cut.messages[:-1])
+    assert "- The user is vegetarian." in _turn_as_sent(cut)
+
+
+def test_a_memory_line_in_the_users_own_words_is_no_quote():
+    """Only an earlier turn's memory block counts, not text the user typed."""
+    pinned = memory(1, "The user is vegetarian.", pinned=True)
+    history = [
+        message(10, "user", "- The user is vegetarian.\nIs that what you know?"),
+        message(11, "assistant", "Yes."),
+    ]
+    built = build_context(
+        system_prompt=SYSTEM,
+        user_message="And lunch?",
+        budget_tokens=10_000,
+        pinned=[pinned],
+        recent_messages=history,
+    )
+    assert "- The user is vegetarian." in _turn_as_sent(built)

@@ -11,7 +11,7 @@ from acai_desktop.core.memory.context_builder import (
     CUT_TO_SHARE,
     MEMORY_BLOCK_PREAMBLE,
     MEMORY_BLOCK_START,
-    TURN_SHARE,
+    history_room,
 )
 from acai_desktop.core.memory.tokens import estimate_message_tokens
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER, asked_text
@@ -85,7 +85,7 @@ def test_each_prompt_starts_with_the_whole_previous_prompt_and_its_answer_except
         # ...but at a cut, where the oldest messages left: only the system message stays.
         cuts += 1
         assert shared == 1 and after[1] != before[1]
-    room = BUDGET * (1 - TURN_SHARE)
+    room = history_room(prompts[0][0]["content"], BUDGET)
     # A turn now costs its question as sent (with its data) and its answer.
     turn_tokens = estimate_message_tokens(ANSWER) + max(
         estimate_message_tokens(prompt[-1]["content"]) for prompt in prompts

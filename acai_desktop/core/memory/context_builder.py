@@ -16,7 +16,9 @@ model on a laptop CPU seconds to minutes before the first word. In order:
    what that means (nothing relevant was remembered). A note saying so in each turn was
    39 of the built-in model's tokens read again at every message (issue 22). The
    passages and the recalled messages are numbered for citing, ``[1]``, ``[2]``… (the
-   passages first; the rule is :mod:`acai_desktop.core.citations`). Everything that
+   passages first; the rule is :mod:`acai_desktop.core.citations`). A memory that an
+   earlier user message still in the history quotes is not quoted again
+   (:func:`quoted_in`). Everything that
    depends on the question comes after the history. The summaries come there too, not before the
    history: folding messages that had already left the prompt then changes nothing in
    its start.
@@ -186,6 +188,27 @@ def memory_line(memory: MemoryItem) -> str:
     return line
 
 
+def quoted_in(history: Sequence[dict]) -> frozenset[str]:
+    """The memory lines that the user messages of ``history`` (as the prompt sends them)
+    carry in their memory blocks. A memory already there is not quoted again in the new
+    message: a pinned memory, or a summary of the messages cut from the history, would
+    otherwise be read again at every turn, and on a small local model each quoted
+    line costs time before the first word (about 200 tokens, 1.2-1.6 s, for a summary
+    with the built-in model: issue 22). Once the message that carries a memory leaves
+    the history, the next turn quotes it again. Recalled messages are numbered anew in
+    each turn (citations), so they are always quoted."""
+    lines: set[str] = set()
+    for message in history:
+        if message["role"] != "user":
+            continue
+        text = message["content"]
+        start = text.find(MEMORY_BLOCK_START)
+        end = text.find(MEMORY_BLOCK_END, start)
+        if start >= 0 and end > start:
+            lines.update(line for line in text[start:end].splitlines() if line.startswith("- "))
+    return frozenset(lines)
+
+
 def recalled_line(message: RecalledMessage, number: int) -> str:
     """A recalled message as the prompt quotes it, with its citation ``number`` (see
     core.citations). A past message is quoted data like a memory: its text, the chat's
@@ -254,6 +277,8 @@ def build_context(
     history, history_tokens = _history_within(recent_messages, room, dropped)
     used_tokens = system_tokens + history_tokens + asked_tokens
     memory_tokens = 0
+    # Memories an earlier message in the history already quotes, word for word.
+    quoted_before = quoted_in(history)
 
     def fits(cost: int) -> bool:
         return used_tokens + cost <= budget_tokens
@@ -271,6 +296,7 @@ def build_context(
         hit.memory.id: hit for hit in retrieved if not isinstance(hit, RetrievedMessage)
     }
     has_data = False
+    block_open = False  # the memory data block has a line
 
     def data_cost(cost: int) -> int:
         """``cost`` plus the user message's header, paid by the turn's first data."""
@@ -285,18 +311,24 @@ def build_context(
         key: tuple[bool, int] | None = None,
         line: str | None = None,
     ) -> bool:
-        nonlocal used_tokens, memory_tokens, has_data
+        nonlocal used_tokens, memory_tokens, has_data, block_open
         if line is None:
             line = memory_line(memory)
+        if memory is not None and line in quoted_before:
+            # In the prompt already, in the history: the model reads it there, and its
+            # place in Sources stays (see quoted_in).
+            placed[(False, memory.id)] = (score, reasons)
+            return True
         cost = estimate_tokens(line) + 1
         if not sections[header]:
             cost += estimate_tokens(header) + 2
-        if not placed:
+        if not block_open:
             cost += MEMORY_BLOCK_TOKENS  # the first memory opens the data block
         cost = data_cost(cost)
         if not fits(cost):
             return False
         sections[header].append(line)
+        block_open = True
         used_tokens += cost
         memory_tokens += cost
         has_data = True
@@ -357,14 +389,16 @@ def build_context(
     for memory in sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True):
         if (False, memory.id) in placed:
             continue
-        if place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]):
+        if memory_line(memory) in quoted_before:
+            place(SUMMARY_HEADER, memory, 1.0, [SUMMARY])  # quoted already: no line
+        elif place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]):
             kept_summaries.append(sections[SUMMARY_HEADER].pop())
         else:
             dropped.summaries += 1
     sections[SUMMARY_HEADER] = list(reversed(kept_summaries))
 
     turn_parts = []
-    if placed:
+    if block_open:
         turn_parts.append(memory_block([(h, lines) for h, lines in sections.items() if lines]))
     if evidence_lines:
         turn_parts.append(prompt_block.evidence_block(evidence_lines))
