@@ -50,10 +50,24 @@ def _chat_requests(log_path: Path) -> int:
 
 
 @pytest.mark.local_model
-def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp_path):
+def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp_path, monkeypatch):
     """A learning call with a long prompt is under way when the user sends: the turn
     goes to the chat's server, which never sees a learning request, and its answer
-    starts while learning's call is still open; the job is not cut short and redone."""
+    starts while learning's call is still open; the job is not cut short and redone.
+
+    The learning server runs at normal priority here: this test is about where requests
+    go. At the lowest priority, on a machine whose every core is busy, learning waits
+    for spare CPU by design, and its call would not end within the test's time (the
+    priority has tests of its own, below)."""
+
+    def learning_server_at_normal_priority(chat_server, log_path=None):
+        server = learning_server_like(chat_server, log_path=log_path)
+        server.background = False
+        return server
+
+    monkeypatch.setattr(
+        assistant_module, "learning_server_like", learning_server_at_normal_priority
+    )
     profile = Profile.at(tmp_path).ensure()
     save_model_settings(profile.settings_path, ModelSettings.for_preset(ProviderName.LOCAL))
 

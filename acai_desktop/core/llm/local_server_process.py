@@ -20,8 +20,8 @@ It runs llama-cpp-python's server with three guards that its own ``__main__`` la
 ``--background`` (the server of background learning) runs it at the lowest priority the
 system offers to an unprivileged process: on Linux ``SCHED_IDLE`` (it runs only on a CPU
 nothing else wants), elsewhere nice 19 (Windows gets ``IDLE_PRIORITY_CLASS`` from its
-parent at creation instead). Threads started later (llama.cpp's, the web server's)
-inherit it.
+parent at creation instead), from the moment its model is loaded: every thread it has
+then, and those started later (llama.cpp's, the web server's), which inherit it.
 """
 
 from __future__ import annotations
@@ -63,16 +63,38 @@ def _die_with_parent(parent_pid: int) -> None:
 
 
 def lower_priority() -> None:
-    """This process (and the threads it starts from now on) at the lowest priority."""
+    """This process (every thread it has, and those it starts from now on) at the lowest
+    priority."""
     if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
         try:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            # Linux schedules threads: each gets the policy (a thread started later
+            # inherits its creator's).
+            for thread in os.listdir("/proc/self/task"):
+                with contextlib.suppress(ProcessLookupError):  # a thread that just ended
+                    os.sched_setscheduler(int(thread), os.SCHED_IDLE, os.sched_param(0))
             return
         except OSError:
             pass
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(19)
+
+
+def lower_priority_once_loaded() -> None:
+    """Lower the priority (:func:`lower_priority`) when the model is loaded, just before
+    the web server starts. Loading at the lowest priority on a machine whose every core
+    was busy (the test suite beside ``stress-ng --cpu 2``) took longer than the app
+    waits for a server (120 s): learning then fell back to the chat's server. Loading is
+    short; serving is what must not take the CPU from an answer."""
+    import uvicorn
+
+    serve = uvicorn.run
+
+    def serve_at_lowest_priority(*args, **kwargs):
+        lower_priority()
+        return serve(*args, **kwargs)
+
+    uvicorn.run = serve_at_lowest_priority
 
 
 def _exit_when_orphaned(parent_pid: int) -> None:
@@ -140,7 +162,7 @@ def main(argv: list[str]) -> None:
     server_args = argv[2:]
     if server_args[:1] == [BACKGROUND_FLAG]:
         server_args = server_args[1:]
-        lower_priority()  # first: every thread started below inherits it
+        lower_priority_once_loaded()
     _die_with_parent(parent_pid)
     threading.Thread(target=_exit_when_orphaned, args=(parent_pid,), daemon=True).start()
 
