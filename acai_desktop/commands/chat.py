@@ -63,7 +63,9 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     validate_user_message(args.message)
 
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
-    assistant = await open_assistant(profile, overrides)
+    # One turn, then (with --wait-jobs) its learning: never both at once, so learning
+    # shares the chat's server instead of waiting at the lowest priority on its own.
+    assistant = await open_assistant(profile, overrides, learning_beside_turns=False)
     try:
         for warning in assistant.warnings:
             print(f"acai-desktop: warning: {warning}", file=sys.stderr)

@@ -137,7 +137,8 @@ async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
     announced = False
     while True:
         try:
-            assistant = await open_assistant(profile)
+            # The user waits for these jobs: they run at the chat server's priority.
+            assistant = await open_assistant(profile, learning_beside_turns=False)
         except ProfileInUseError:
             if not announced:
                 print(

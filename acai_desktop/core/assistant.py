@@ -378,6 +378,7 @@ async def _start_model(
     offline_embedder: Embedder | None,
     *,
     choose_first: bool = True,
+    learning_beside_turns: bool = True,
 ) -> _Model:
     """Settings, the client (and the Local server), the embedder; a ``ModelError`` if
     any of them can't be had, with whatever was started already stopped."""
@@ -403,9 +404,10 @@ async def _start_model(
             local_server = LocalModelServer(
                 path, log_path=profile.logs_dir / "local-model.log", models_dir=profile.models_dir
             )
-            learning_server = learning_server_like(
-                local_server, log_path=profile.logs_dir / "learning-model.log"
-            )
+            if learning_beside_turns:
+                learning_server = learning_server_like(
+                    local_server, log_path=profile.logs_dir / "learning-model.log"
+                )
             # Both at once: each loads the same mmapped file.
             learning_started = asyncio.create_task(_learning_server_started(learning_server))
             try:
@@ -445,9 +447,11 @@ async def _start_model(
     )
 
 
-async def _learning_server_started(server: LocalModelServer) -> bool:
+async def _learning_server_started(server: LocalModelServer | None) -> bool:
     """Start the learning server; if it can't run (too little memory, say), learning
     shares the chat's server as before, giving way to the user's turns there."""
+    if server is None:
+        return False
     try:
         await server.start()
     except LocalModelUnavailableError as error:
@@ -497,6 +501,7 @@ async def open_assistant(
     data: ProfileData | None = None,
     offline_embedder: Embedder | None = None,
     choose_first: bool = True,
+    learning_beside_turns: bool = True,
 ) -> Assistant:
     """Build every service of ``profile``, under the profile's lock.
 
@@ -513,7 +518,13 @@ async def open_assistant(
     there is no model), already loaded by an earlier assistant of this process; it holds
     only read-only weights, so any number of assistants may share it.
     ``choose_first``: on a first start, take what detection proposes (the command line);
-    the window asks the user first and passes False (no settings: no model)."""
+    the window asks the user first and passes False (no settings: no model).
+    ``learning_beside_turns``: on the built-in model, background learning gets a server
+    of its own at the lowest priority, so the user's turns never wait for it (the
+    window). Pass False where learning is the foreground work (a one-shot ``chat
+    --wait-jobs``, ``jobs run``): there a second server would only cost its start, and
+    at the lowest priority it waits for spare CPU, which a busy machine never has;
+    learning then shares the chat's server, at its priority."""
     overrides = overrides or ModelOverrides()
     events = events or EventBus()
     owns_data = data is None
@@ -523,7 +534,11 @@ async def open_assistant(
     try:
         try:
             model = await _start_model(
-                profile, overrides, offline_embedder, choose_first=choose_first
+                profile,
+                overrides,
+                offline_embedder,
+                choose_first=choose_first,
+                learning_beside_turns=learning_beside_turns,
             )
         except ModelError as error:
             if model_required:

@@ -300,3 +300,28 @@ def test_when_the_learning_server_cant_start_learning_shares_the_chat_server(tmp
     assert learning_server is None
     assert learning_on_chat_client
     assert yielding == assistant_module.YIELDING_JOBS  # steps aside for turns, as before
+
+
+@pytest.mark.local_model
+def test_where_learning_is_the_foreground_work_it_shares_the_chat_server(tmp_path):
+    # A one-shot chat --wait-jobs or jobs run: a second server at the lowest priority
+    # would wait for spare CPU that a busy machine never has.
+    profile = Profile.at(tmp_path / "profile").ensure()
+    save_model_settings(profile.settings_path, ModelSettings.for_preset(ProviderName.LOCAL))
+
+    async def scenario():
+        assistant = await open_assistant(profile, ModelOverrides(), learning_beside_turns=False)
+        try:
+            return (
+                assistant.learning_server,
+                assistant.critical_info.client is assistant.client,
+                assistant.runner.yield_to_turns,
+            )
+        finally:
+            await assistant.close()
+
+    learning_server, learning_on_chat_client, yielding = run(scenario())
+    assert learning_server is None
+    assert learning_on_chat_client
+    assert yielding == assistant_module.YIELDING_JOBS
+    assert not (profile.logs_dir / "learning-model.log").exists()

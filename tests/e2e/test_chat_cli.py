@@ -212,3 +212,6 @@ def test_one_turn_against_the_real_local_model(tmp_path):
         ["pgrep", "-f", f"local_server_process.*{data}"], capture_output=True, text=True
     )
     assert leftovers.stdout.strip() == "", "the local model server outlived the command"
+    # Learning ran after the answer on the chat's server, not on a lowest-priority
+    # server of its own that waits for spare CPU on a busy machine.
+    assert not (data / "logs" / "learning-model.log").exists()
