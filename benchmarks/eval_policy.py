@@ -16,6 +16,10 @@ how well a model picks facts. Outcomes: ``long_term`` (stored active), ``tempora
 (stored temporary) or ``not kept`` (gated, refused by the grounding check, or nothing
 stored).
 
+With ``--facts-by rules`` the processor picks the facts from each statement itself, as
+it does with the bundled model (core.processors.plain_statements), and no model is
+called: the figures then measure that path from the user's words to the memory.
+
 Goals: at least 95% of the long-term statements kept long-term; at most 10% of the
 others (temporary and nothing) kept long-term. Figures per split: ``tune`` (two thirds,
 used to shape the cues) and ``held_out`` (every third statement, never tuned on).
@@ -98,6 +102,8 @@ class PolicyReport:
     table: Counter[tuple[str, str, str]] = field(default_factory=Counter)
     #: Statements whose outcome missed the goal's side: (id, expected, outcome, fact).
     misses: list[tuple[str, str, str, str]] = field(default_factory=list)
+    #: The facts came from the statements by rules, not from their labels.
+    by_rules: bool = False
 
     def add(self, statement: Statement, outcome: str, why: str = "") -> None:
         self.table[(statement.split, statement.expected, outcome)] += 1
@@ -131,6 +137,7 @@ class PolicyReport:
 
     def as_dict(self) -> dict:
         return {
+            "facts_by": "rules" if self.by_rules else "labels",
             "all": self.figures(SPLITS),
             **{split: self.figures((split,)) for split in SPLITS},
             "goals": {
@@ -173,9 +180,14 @@ def scripted_extractor(statements: list[Statement]) -> Callable[[dict], object]:
 
 
 async def evaluate_policy(
-    statements: list[Statement], *, progress: Callable[[], None] = lambda: None
+    statements: list[Statement],
+    *,
+    by_rules: bool = False,
+    progress: Callable[[], None] = lambda: None,
 ) -> PolicyReport:
-    """Play each statement through the real processor (see the module docstring)."""
+    """Play each statement through the real processor (see the module docstring).
+    ``by_rules``: the processor picks the facts from the statement itself, as it does
+    with the bundled model (core.processors.plain_statements), and calls no model."""
     from acai_desktop.core.assistant import open_assistant
     from acai_desktop.core.records import MemoryStatus
     from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer
@@ -186,7 +198,7 @@ async def evaluate_policy(
     from acai_desktop.evaluation.temporary_profile import temporary_profile
 
     keep_away_from_the_keyring()
-    report = PolicyReport()
+    report = PolicyReport(by_rules=by_rules)
     with FakeOpenAIServer() as server:
         server.responder = scripted_extractor(statements)
         async with temporary_profile("acai-eval-policy-") as profile:
@@ -195,6 +207,7 @@ async def evaluate_policy(
             try:
                 processor = assistant.critical_info
                 processor.suggestions = None  # the policy decides, not the user
+                processor.facts_by_rules = by_rules
                 for statement in statements:
                     conversation = await assistant.conversations.create(statement.id)
                     message = await assistant.conversations.add_message(
@@ -222,8 +235,13 @@ def _share(value: float | None) -> str:
 
 def format_policy(report: dict) -> str:
     goals = report["goals"]
+    source = (
+        "facts picked by rules from each statement, no model call"
+        if report.get("facts_by") == "rules"
+        else "extraction scripted: the labelled fact"
+    )
     lines = [
-        "Memory policy on labelled user statements (extraction scripted: the labelled fact)",
+        f"Memory policy on labelled user statements ({source})",
         "",
         f"{'':<10}{'statements':>11}  {'long-term kept long-term':>25}  "
         f"{'transient kept long-term':>25}",

@@ -594,6 +594,7 @@ async def _assemble(
         memories=memories,
         conversations=conversations,
         suggestions=suggestions if model.settings.asks_before_remembering() else None,
+        facts_by_rules=model.settings.uses_bundled_model(),
     )
     summary = SummaryProcessor(client=learner, memories=memories, conversations=conversations)
     chat_settings = ChatSettingsService(

@@ -157,6 +157,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     policy.add_argument(
         "--statements", metavar="FILE", help="labelled statements (JSON lines); default: built in"
     )
+    policy.add_argument(
+        "--facts-by",
+        choices=("labels", "rules"),
+        default="labels",
+        help="labels: extraction returns each statement's labelled fact (the policy alone); "
+        "rules: the processor picks facts from the statement itself, as with the bundled "
+        "model (no model call)",
+    )
     policy.add_argument("--json", action="store_true", help="print one JSON object")
     policy.set_defaults(handler=run_policy)
 
@@ -432,8 +440,9 @@ def run_policy(args: argparse.Namespace) -> int:
     from benchmarks.eval_policy import evaluate_policy, format_policy, load_statements
 
     statements = load_statements(args.statements)
-    report = asyncio.run(evaluate_policy(statements)).as_dict()
-    print(json.dumps(report) if args.json else format_policy(report))
+    report = asyncio.run(evaluate_policy(statements, by_rules=args.facts_by == "rules"))
+    figures = report.as_dict()
+    print(json.dumps(figures) if args.json else format_policy(figures))
     return 0
 
 

@@ -265,3 +265,45 @@ def test_invented_facts_are_refused_and_counted_by_reason(tmp_path, fake_openai)
     for _, _, reason in ADVERSARIAL:
         expected[reason] = expected.get(reason, 0) + 1
     assert dict(rejected) == expected
+
+
+def test_with_facts_by_rules_plain_statements_are_stored_without_a_model_call(
+    tmp_path, fake_openai
+):
+    # The bundled 135M model can't pick facts: the processor takes the user's own
+    # lasting statements instead, and asks the model nothing (not even to reconcile).
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            assistant.critical_info.facts_by_rules = True
+            assistant.critical_info.suggestions = None
+            conversation = await assistant.conversations.create()
+            said, _ = await _say(
+                assistant, conversation.id, "Hi! I'm vegetarian, so no meat or fish for me."
+            )
+            await _say(assistant, conversation.id, "I live in Madrid.")
+            _, moved = await _say(assistant, conversation.id, "I live in Berlin.")
+            _, passing = await _say(assistant, conversation.id, "I'm so tired today.")
+            facts = await assistant.memories.list(MemoryFilter(kinds=[MemoryKind.FACT]))
+            vegetarian = next(f for f in facts if "vegetarian" in f.content)
+            return (
+                said,
+                moved,
+                passing,
+                facts,
+                vegetarian,
+                await assistant.memories.sources(vegetarian.id),
+            )
+
+    said, moved, passing, facts, vegetarian, sources = run(scenario())
+    assert {f.content for f in facts} == {
+        "The user is vegetarian, so no meat or fish for them.",
+        "The user lives in Madrid.",
+        "The user lives in Berlin.",
+    }
+    assert vegetarian.status == MemoryStatus.ACTIVE and vegetarian.category == "Health"
+    assert sources == [said.id]
+    assert passing.stored == [] and passing.reason == "no lasting statement of the user's own"
+    assert moved.triage_called is False and moved.extraction_called is False
+    assert sum(call_counts(fake_openai).values()) == 0

