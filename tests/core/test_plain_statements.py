@@ -22,6 +22,12 @@ from acai_desktop.core.processors.plain_statements import lasting_statements
             ("The user goes to the gym every morning.", "Preference"),
         ]),
         ("I grew up in Leeds.", [("The user grew up in Leeds.", "Personal")]),
+        ("I'm vegan.", [("The user is vegan.", "Health")]),
+        ("I never eat pork.", [("The user never eats pork.", "Preference")]),
+        ("I really don't eat meat.", [("The user really doesn't eat meat.", "Health")]),
+        ("Honestly I hate flying, I'd rather take the train.", [
+            ("The user hates flying.", "Preference"),
+        ]),
         # a new first-person clause after a comma is a statement of its own
         ("Bee stings are dangerous for me, I carry an EpiPen.", [
             ("The user carries an EpiPen.", "Health"),
@@ -45,6 +51,9 @@ def test_a_lasting_statement_becomes_a_fact_about_the_user(said, expected):
     "said",
     [
         "I'm so tired today.",  # a mood, today
+        "I'm home.",  # where the user is this moment
+        "I'm off to go swimming with the kids.",  # what the user does now
+        "I may have found a job at a tech company.",  # unsure
         # the whole sentence is passing, its second clause too
         "I'm so annoyed right now, my neighbor's dog won't stop barking.",
         "Am I allergic to anything?",  # a question

@@ -11,7 +11,8 @@ invented: every fact is the user's sentence with its pronouns turned.
 Left out, because they say nothing lasting or not as a fact: questions, what the user
 is unsure of, wishes or would do ("I think", "maybe", "I'd love to"), sentences about
 the other side of the chat ("you", "your"), passing states (today, a mood, the weather:
-core.rules.durability), and "we" sentences (whose "we" is not known).
+core.rules.durability), and sentences whose subject is "we" (who else is meant is not
+known; "our" and "us" in a statement about the user's family are kept).
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from acai_desktop.core.rules.durability import Durability, durability_of, lastin
 STATEMENT_CONFIDENCE = 0.8
 #: A fact is one short sentence (the grounding check's own limit is 300 characters).
 MAX_STATEMENT_CHARS = 240
-MIN_STATEMENT_WORDS = 3
+MIN_STATEMENT_WORDS = 2  # "I'm vegan"
 
 # Sentence ends, and the semicolons and dashes that join two statements.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s+[-–—]\s+|\n+")
 # A comma before a new first-person clause ("Bee stings are dangerous for me, I carry
 # an EpiPen"); the clause is only read when its sentence as a whole is not passing.
-_CLAUSE_START = re.compile(r",\s+(?=(?:i|i'm|i've|my)\s)", re.IGNORECASE)
+_CLAUSE_START = re.compile(r",\s+(?=(?:i|my)\b)", re.IGNORECASE)
 # Words that open a sentence without being part of what it states.
 _OPENERS = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|for the record|"
@@ -39,7 +40,7 @@ _OPENERS = re.compile(
     re.IGNORECASE,
 )
 _UNSURE_OR_UNREAL = re.compile(
-    r"\b(?:if|unless|maybe|perhaps|probably|might|would|could|should|wish|hope|guess|"
+    r"\b(?:if|unless|maybe|perhaps|probably|may|might|would|could|should|wish|hope|guess|"
     r"suppose|wonder|imagine|pretend|think|thinking|considering|i'd|i'll|wanna|want to|"
     r"gonna|going to|plan to|planning|let's|let me|not sure|don't know|dunno)\b",
     re.IGNORECASE,
@@ -65,7 +66,7 @@ _SUBJECT_VERB = (
 )
 _I_VERB = re.compile(
     r"^i\s+((?:(?:always|never|usually|often|rarely|really|also|still|just|mostly|only|"
-    r"absolutely|totally|even|actually|sometimes|generally|normally)\s+)*)([a-z]+)\b(.*)$",
+    r"absolutely|totally|even|actually|sometimes|generally|normally)\s+)*)([a-z]+(?:'[a-z]+)?)(?![\w'])(.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 # Past forms stay as they are ("I grew up in Leeds" -> "The user grew up in Leeds").
@@ -80,7 +81,19 @@ _IRREGULAR_PAST = frozenset({
     "wore", "quit"
 })
 # fmt: on
-_IRREGULAR_PRESENT = {"have": "has", "do": "does", "go": "goes", "be": "is"}
+_IRREGULAR_PRESENT = {
+    "have": "has",
+    "do": "does",
+    "go": "goes",
+    "am": "is",
+    "don't": "doesn't",
+    "dont": "doesn't",
+    "haven't": "hasn't",
+}  # fmt: skip
+# Modal and negated forms that are the same for every subject.
+_SAME_FOR_EVERYONE = frozenset(
+    {"can", "can't", "cannot", "will", "won't", "must", "didn't", "couldn't", "wasn't"}
+)
 # What the rest of the sentence says of the user, in the third person.
 _REST_PRONOUNS = (
     (re.compile(r"\b(?:i'm|im)\b", re.IGNORECASE), "they're"),
@@ -145,7 +158,7 @@ def _third_person(sentence: str) -> str | None:
 
 def _third_person_verb(verb: str) -> str:
     lower = verb.lower()
-    if lower.endswith("ed") or lower in _IRREGULAR_PAST:
+    if lower.endswith("ed") or lower in _IRREGULAR_PAST or lower in _SAME_FOR_EVERYONE:
         return verb
     if lower in _IRREGULAR_PRESENT:
         return _IRREGULAR_PRESENT[lower]

@@ -52,7 +52,8 @@ _INTENSITY = r"(?:(?:so|really|very|super|a bit|a little|kinda|kind of|pretty|qu
 _MOODS = (
     "tired|sleepy|bored|hungry|starving|hungover|anxious|nervous|stressed|annoyed|furious|"
     "angry|upset|sad|lonely|excited|relieved|overwhelmed|groggy|exhausted|wiped out|"
-    "sunburnt|sunburned|proud|nostalgic|cranky|grumpy|restless|sore|stuck|procrastinating"
+    "sunburnt|sunburned|proud|nostalgic|cranky|grumpy|restless|sore|stuck|procrastinating|"
+    "swamped|glad"
 )
 
 _PASSING = re.compile(
@@ -67,10 +68,13 @@ _PASSING = re.compile(
             rf"\bfor {_COUNT} (?:minutes?|mins?|hours?)\b",
             r"\b\d+ minutes\b",
             r"\babout to\b",
+            r"\b(?:off to|on (?:my|their|his|her) way|heading (?:out|off|to|home))\b",
             r"\b(?:rough|long|bad|lazy|busy) (?:day|night|morning)\b",
             # a mood or a momentary state
             rf"\b(?:is|am|are|i'm|im|feels?|feeling|felt|was|got|gets)\s+{_INTENSITY}(?:{_MOODS})\b",
             r"\b(?:good|bad|great|weird|foul|terrible) mood\b",
+            # where the user is this moment ("I'm home", "just got home")
+            r"\b(?:is|am|i'm|im|are|got|gets|getting|back) (?:at )?home\b",
             r"\b(?:headache|hangover)\b",
             # the weather
             r"\b(?:weather|raining|rained|snowing|snowed|sunny|thunderstorm|windy|"
