@@ -58,7 +58,8 @@ class ModelSettings(BaseModel):
     #: A reply that is not streamed (background jobs' calls, embeddings, titles), in all.
     reply_timeout_seconds: float = Field(default=300.0, gt=0)
     #: New facts wait in the panel for the user's yes. None: on with the bundled 135M
-    #: local model (small models invent facts), off with every other model.
+    #: local model (its facts are the user's sentences turned by rules, roughly worded:
+    #: core.processors.plain_statements), off with every other model.
     ask_before_remembering: bool | None = None
     #: The longest answer asked for, in tokens; None: the provider's default.
     answer_max_tokens: int | None = Field(default=None, ge=16)
