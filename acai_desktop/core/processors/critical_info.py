@@ -4,6 +4,8 @@ Three steps per user message, each cheaper than the next one is expensive:
 1. a local gate drops acknowledgements ("okay", "thanks") with no model call at all;
 2. a *triage* call on the cheap model answers yes/no: does this carry a new durable fact?
 3. only on yes, an *extraction* call returns ``{"facts": [{fact, category, confidence}]}``.
+With the bundled 135M model (``facts_by_rules``), which can't pick facts, steps 2 and 3
+are rules instead (``plain_statements``): the user's own lasting statements, no call.
 Each fact is then reconciled with the most similar active facts: a duplicate reinforces
 the old memory, a refinement or contradiction supersedes it (both rows kept), and a fact
 that contradicts a pinned or user-edited memory is stored as a ``conflict`` for the user.
