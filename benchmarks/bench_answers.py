@@ -116,6 +116,9 @@ async def measure_answers(
         # What learning kept (active memories: facts, notes, summaries), to tell a model
         # that answers fast because it learns nothing from one that learns.
         learned = len(assistant.memories.index)
+        # With "Ask before remembering" (the bundled model's default) new facts wait
+        # for the user's yes instead.
+        suggested = len(await assistant.suggestions.pending(limit=10_000))
     finally:
         unsubscribe()
         await assistant.close()
@@ -136,6 +139,7 @@ async def measure_answers(
         "think_seconds": think_seconds,
         "learning_after_last_s": learning_s,
         "memories_learned": learned,
+        "facts_suggested": suggested,
         "jobs": by_status,
     }
 
@@ -178,5 +182,8 @@ def format_answers_report(report: dict) -> str:
         lines.append(
             f"learning caught up {report['learning_after_last_s']} s after the last answer"
         )
-    lines.append(f"jobs: {report['jobs']}; memories learned: {report['memories_learned']}")
+    lines.append(
+        f"jobs: {report['jobs']}; memories learned: {report['memories_learned']}; "
+        f"facts waiting for a yes: {report['facts_suggested']}"
+    )
     return "\n".join(lines)

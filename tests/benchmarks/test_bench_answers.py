@@ -31,6 +31,10 @@ def test_each_turn_is_measured_and_learning_catches_up(tmp_path, fake_openai):
     # Two per message, all learned, and the chat's title after the first; the warm-up
     # chat learned nothing (temporary).
     assert report["jobs"] == {str(JobStatus.DONE): 7}
+    # The scripted model's facts are stored, none waits for a yes (a custom server
+    # doesn't ask before remembering).
+    assert report["memories_learned"] >= 1 and report["facts_suggested"] == 0
     text = format_answers_report(report)
     assert "last/first time to first token" in text and "goal <= 1.2" in text
     assert "last/median of the first three" in text
+    assert "facts waiting for a yes: 0" in text

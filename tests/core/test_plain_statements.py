@@ -23,6 +23,11 @@ from acai_desktop.core.processors.plain_statements import lasting_statements
         ]),
         ("I grew up in Leeds.", [("The user grew up in Leeds.", "Personal")]),
         ("I'm vegan.", [("The user is vegan.", "Health")]),
+        # an initial or a title ends no sentence
+        ("My favourite author is Ursula K. Le Guin. My best friend is Mr. Lee.", [
+            ("The user's favourite author is Ursula K. Le Guin.", "Preference"),
+            ("The user's best friend is Mr. Lee.", "Relationship"),
+        ]),
         ("I never eat pork.", [("The user never eats pork.", "Preference")]),
         ("I really don't eat meat.", [("The user really doesn't eat meat.", "Health")]),
         ("Honestly I hate flying, I'd rather take the train.", [

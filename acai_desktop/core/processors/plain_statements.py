@@ -29,6 +29,8 @@ MIN_STATEMENT_WORDS = 2  # "I'm vegan"
 
 # Sentence ends, and the semicolons and dashes that join two statements.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s+[-–—]\s+|\n+")
+# A full stop that ends an initial or a title, not a sentence.
+_NOT_AN_END = re.compile(r"(?:\b[A-Z]|\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Jr|Sr|Mt|vs|etc|e\.g|i\.e))\.$")
 # A comma before a new first-person clause ("Bee stings are dangerous for me, I carry
 # an EpiPen"); the clause is only read when its sentence as a whole is not passing.
 _CLAUSE_START = re.compile(r",\s+(?=(?:i|my)\b)", re.IGNORECASE)
@@ -113,7 +115,7 @@ def lasting_statements(text: str) -> list[tuple[str, str]]:
     fact about "The user", in the order said, each once."""
     facts: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in _sentences(text):
         if durability_of(sentence) is Durability.PASSING:
             continue  # "I'm so annoyed right now, my neighbour's dog won't stop barking"
         for clause in _CLAUSE_START.split(sentence):
@@ -123,6 +125,18 @@ def lasting_statements(text: str) -> list[tuple[str, str]]:
             seen.add(fact.lower())
             facts.append((fact, lasting_topic(clause) or "Other"))
     return facts
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut at sentence ends, not after an initial or a title ("Ursula K. Le
+    Guin", "Dr. Patel")."""
+    sentences: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        if sentences and _NOT_AN_END.search(sentences[-1]):
+            sentences[-1] += " " + piece
+        else:
+            sentences.append(piece)
+    return sentences
 
 
 def _as_fact(sentence: str) -> str | None:
