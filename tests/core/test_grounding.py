@@ -92,6 +92,7 @@ def test_language_is_only_decided_when_clear():
         ("has a PhD", "The user has a PhD"),
         ("I'm a nurse", "The user is a nurse"),
         ("My dog is called Rex", "The user's dog is called Rex"),
+        ("i like tea and my cat likes me", "The user likes tea and their cat likes them"),
         ("The user likes tea", "The user likes tea"),
     ],
 )

@@ -29,6 +29,7 @@ from acai_desktop.core.planner import is_acknowledgement
 from acai_desktop.core.processors.grounding import MAX_FACT_CHARS, GroundingCheck, Verdict
 from acai_desktop.core.processors.plain_statements import (
     STATEMENT_CONFIDENCE,
+    about_the_user,
     lasting_statements,
 )
 from acai_desktop.core.records import (
@@ -161,13 +162,6 @@ class CallCounts:
     rejected: Counter[str] = field(default_factory=Counter)
 
 
-_FIRST_PERSON_START = (
-    (re.compile(r"^(?:i am|i'm)\b", re.IGNORECASE), "The user is"),
-    (re.compile(r"^(?:i have|i've)\b", re.IGNORECASE), "The user has"),
-    (re.compile(r"^my\b", re.IGNORECASE), "The user's"),
-)
-
-
 def extraction_prompt() -> str:
     """The extraction call's instructions (its worked example is what the grounding
     check recognises when a model copies it)."""
@@ -178,9 +172,9 @@ def name_the_subject(fact: str) -> str:
     """A fact must say whose it is: "has a PhD" becomes "The user has a PhD", and the
     user's own first person ("I'm a nurse", "My dog ...") becomes "The user ..."."""
     fact = " ".join(fact.split()).strip()
-    for pattern, subject in _FIRST_PERSON_START:
-        if pattern.match(fact):
-            return pattern.sub(subject, fact, count=1)
+    turned = about_the_user(fact)
+    if turned is not None:
+        return turned
     if fact and fact[0].islower():
         return f"The user {fact}"
     return fact

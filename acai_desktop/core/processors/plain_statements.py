@@ -152,13 +152,16 @@ def _as_fact(sentence: str) -> str | None:
         or durability_of(sentence) is not Durability.LASTING
     ):
         return None
-    fact = _third_person(sentence.rstrip(".!… "))
+    fact = about_the_user(sentence.rstrip(".!… "))
     if fact is None or len(fact) > MAX_STATEMENT_CHARS:
         return None
     return fact + "."
 
 
-def _third_person(sentence: str) -> str | None:
+def about_the_user(sentence: str) -> str | None:
+    """A first-person sentence about "The user" ("I'm a nurse and I love my job" ->
+    "The user is a nurse and they love their job"); None when it doesn't start with
+    "I" or "My"."""
     for pattern, subject in _SUBJECT_VERB:
         if pattern.match(sentence):
             head, rest = subject, pattern.sub("", sentence, count=1)
