@@ -159,7 +159,8 @@ def test_the_window_sees_a_memory_the_server_added(tmp_path, fake_openai):
             hits = await assistant.retriever.search("where does the user live", 5)
             return [hit.memory.content for hit in hits if hasattr(hit, "memory")]
 
-    assert run(scenario())[0] == "I live in Porto"
+    # Said in the first person, stored about the user (name_the_subject).
+    assert run(scenario())[0] == "The user lives in Porto"
 
 
 def test_the_window_does_not_lock_the_server_out(tmp_path, fake_openai):
