@@ -20,6 +20,13 @@ never a wrong ranking.
 Only the event loop changes the index. The retriever's database-thread half reads it
 through :meth:`lookup`, which holds :attr:`lock` — as does every change — so it never
 sees a row half moved.
+
+A search computes the query's cosine with every row once, on the loop
+(:meth:`cosines`); the candidates' cosines are then read out of that product by row
+(:meth:`lookup`) rather than computed again from their gathered vectors. The product
+carries the index's :attr:`version`, which every change of a vector or of the rows'
+order advances: a product taken before such a change is not used, the lookup computes
+its cosines from the vectors as they are.
 """
 
 from __future__ import annotations
@@ -70,6 +77,16 @@ def _milliseconds(timestamp: str) -> float:
     return float(whole * 1000 + (moment.microsecond + 500) // 1000)
 
 
+@dataclass(frozen=True)
+class Cosines:
+    """A query's cosine with every row of an index (:meth:`VectorIndex.cosines`), row by
+    row as the index stood at ``version``."""
+
+    ids: np.ndarray
+    scores: np.ndarray
+    version: int
+
+
 @dataclass
 class Lookup:
     """What the index holds for some ids, aligned with them (see :meth:`VectorIndex.lookup`)."""
@@ -88,6 +105,9 @@ class VectorIndex:
         self.dimensions = dimensions
         self.lock = threading.Lock()
         self._row_of: dict[int, int] = {}
+        # Advanced by every change of a vector or of which row holds which id (see
+        # Cosines): a product taken at another version is stale.
+        self._version = 0
         self._allocate(64)
 
     def __len__(self) -> int:
@@ -95,6 +115,10 @@ class VectorIndex:
 
     def __contains__(self, memory_id: int) -> bool:
         return memory_id in self._row_of
+
+    @property
+    def version(self) -> int:
+        return self._version
 
     def membership(self) -> Callable[[int], bool]:
         """The index's membership test as it stands (a dict's own, one C call per id:
@@ -120,6 +144,7 @@ class VectorIndex:
                 self._matrix[:count] = vectors
                 self._ids[:count] = ids
             self._row_of = {int(memory_id): row for row, memory_id in enumerate(ids)}
+            self._version += 1
 
     def upsert(self, memory_id: int, vector: np.ndarray, facts: RankingFacts | None = None) -> None:
         """Add or replace a memory's vector; ``facts`` None keeps the ones it had."""
@@ -133,6 +158,7 @@ class VectorIndex:
                 self._ids[row] = memory_id
                 self._known[row] = False
             self._matrix[row] = vector
+            self._version += 1
             if facts is not None:
                 self._write_facts(row, facts)
 
@@ -168,6 +194,7 @@ class VectorIndex:
             row = self._row_of.pop(memory_id, None)
             if row is None:
                 return
+            self._version += 1
             last = len(self)  # count after the pop == index of the old last row
             if row != last:
                 moved = int(self._ids[last])
@@ -181,9 +208,12 @@ class VectorIndex:
             ids = ids.tolist()
         return np.fromiter(map(self._row_of.get, ids, repeat(-1)), np.int64, len(ids))
 
-    def lookup(self, ids: list[int], query: np.ndarray | None) -> Lookup:
+    def lookup(
+        self, ids: list[int], query: np.ndarray | None, cosines: Cosines | None = None
+    ) -> Lookup:
         """For each id: whether it is indexed, its facts, and its cosine with ``query``
-        (from any thread: under the lock)."""
+        (from any thread: under the lock). ``cosines``: the query's product with every
+        row (:meth:`cosines`), read by row while the index is still at its version."""
         with self.lock:
             rows = self.rows(ids)
             indexed = rows >= 0
@@ -191,7 +221,11 @@ class VectorIndex:
             cosine = np.zeros(len(ids), np.float32)
             # np.take: the same elements as indexing with ``rows``, without the
             # general fancy-indexing machinery (a search makes a dozen of these).
-            if query is not None and len(ids):
+            if cosines is not None and cosines.version == self._version:
+                if len(cosines.scores) and len(ids):
+                    cosine = np.where(indexed, np.take(cosines.scores, rows), 0.0)
+                    cosine = cosine.astype(np.float32)
+            elif query is not None and len(ids):
                 # A few rows: BLAS stays on one thread at this size.
                 vectors = np.take(self._matrix, rows, axis=0)
                 cosine = np.where(indexed, vectors @ query, 0.0).astype(np.float32)
@@ -212,6 +246,12 @@ class VectorIndex:
     def similarities(self, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(ids, cosine similarity) for every memory in the index."""
         return self.ids, np.einsum("ij,j->i", self.matrix, np.asarray(query, dtype=np.float32))
+
+    def cosines(self, query: np.ndarray) -> Cosines:
+        """:meth:`similarities` with the index's version (on the loop, the only thread
+        that changes the index, so no change can fall between the two)."""
+        ids, scores = self.similarities(query)
+        return Cosines(ids, scores, self._version)
 
     def top_k(self, query: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         ids, scores = self.similarities(query)

@@ -120,7 +120,7 @@ def memory_candidates(
     in_semantic = np.zeros(count, bool)
     in_semantic[semantic_positions] = True
 
-    found = index.lookup(id_list, vector)
+    found = index.lookup(id_list, vector, semantic.every)
     age = age_days(found.touched_ms)
     importance, pinned = found.importance, found.pinned
     age, conversation = age.astype(np.float32), found.conversation_id
