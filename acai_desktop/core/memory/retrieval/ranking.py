@@ -3,7 +3,6 @@ of all of them, and their records."""
 
 from __future__ import annotations
 
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,10 +11,15 @@ from acai_desktop.core.memory.retrieval import floor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     ScoredCandidates,
-    SemanticSide,
+    SemanticHandoff,
 )
 from acai_desktop.core.memory.retrieval.lexical import count_terms, message_matches
-from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
+from acai_desktop.core.memory.retrieval.memory_tier import (
+    Fuse,
+    memory_candidates,
+    memory_lexical,
+    told_with,
+)
 from acai_desktop.core.memory.retrieval.message_tier import is_named, message_candidates
 from acai_desktop.core.memory.retrieval.results import (
     AUTHOR,
@@ -51,7 +55,7 @@ class RankRequest:
 def rank(
     db: Database,
     request: RankRequest,
-    handoff: Future[SemanticSide],
+    handoff: SemanticHandoff,
     index: VectorIndex,
     message_index: VectorIndex | None,
     weights: RetrievalWeights,
@@ -70,31 +74,34 @@ def rank(
     counts: dict[str, list[int]] = count_terms(db, terms, weights, tables)
     if with_messages:
         match, message_rows = message_matches(db, terms, weights, episodic, counts)
+    told = told_with(db, message_rows, weights, episodic)
+    lexical = memory_lexical(db, terms, index, request.excluded, weights, counts)
+    # The full-text side is done: the semantic side, messages first (see SemanticHandoff).
+    vector, similar_messages = handoff.messages()
+    messages = message_candidates(
+        db,
+        (match, list(message_rows)),
+        similar_messages,
+        vector,
+        message_index,
+        request.conversation_id,
+        weights,
+        episodic,
+        request.k,
+    )
     memories = memory_candidates(
         db,
-        terms,
-        handoff,
+        lexical,
+        handoff.memories(),
+        vector,
         index,
         request.excluded,
         request.conversation_id,
         weights,
         fuse,
         episodic.periods,
-        told_with(db, message_rows, weights, episodic),
+        told,
         episodic.first_person,
-        counts,
-    )
-    side = handoff.result()
-    messages = message_candidates(
-        db,
-        (match, list(message_rows)),
-        side.messages,
-        side.vector,
-        message_index,
-        request.conversation_id,
-        weights,
-        episodic,
-        request.k,
     )
     # Best first, by the score as reported (rounded); on equal scores memories before
     # messages, then the older item. Never by the order candidates were gathered in, nor

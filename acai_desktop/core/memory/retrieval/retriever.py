@@ -18,7 +18,6 @@ against this ranking without the app carrying switches for them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -30,7 +29,7 @@ from acai_desktop.core.memory.relative_time import EventAnchor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     SemanticCandidates,
-    SemanticSide,
+    SemanticHandoff,
     no_semantic_candidates,
 )
 from acai_desktop.core.memory.retrieval.fusion import Evidence
@@ -180,7 +179,7 @@ class HybridRetriever:
         ``embed``: a text to embed for ``vector`` once the database thread has started;
         only for an embedder that :meth:`~Embedder.embeds_now` it, since the database
         thread waits for the vector."""
-        handoff: Future[SemanticSide] = Future()
+        handoff = SemanticHandoff()
         job = self.store.submit_read(
             rank_on_database,
             request,
@@ -195,22 +194,24 @@ class HybridRetriever:
         try:
             if embed is not None:
                 vector = (await self.embedder.embed([embed]))[0]
-            handoff.set_result(
-                SemanticSide(
+            # Messages first: the database thread scores them (its SQL without the
+            # GIL) while the loop computes the memories' product.
+            handoff.give_messages(
+                vector,
+                self.semantic_candidates(
+                    self.messages,
                     vector,
-                    self.semantic_candidates(
-                        self.index, vector, request.excluded, self.weights.candidates
-                    ),
-                    self.semantic_candidates(
-                        self.messages,
-                        vector,
-                        request.episodic.excluded,
-                        self.weights.message_semantic_candidates,
-                    ),
+                    request.episodic.excluded,
+                    self.weights.message_semantic_candidates,
+                ),
+            )
+            handoff.give_memories(
+                self.semantic_candidates(
+                    self.index, vector, request.excluded, self.weights.candidates
                 )
             )
         except BaseException as error:
-            handoff.set_exception(error)
+            handoff.fail(error)
         return await job
 
     def fuse(self, evidence: Evidence) -> np.ndarray:
