@@ -217,20 +217,9 @@ class VectorIndex:
         (from any thread: under the lock). ``cosines``: the query's product with every
         row (:meth:`cosines`), read by row while the index is still at its version."""
         with self.lock:
-            rows = self.rows(ids)
-            indexed = rows >= 0
-            rows = np.where(indexed, rows, 0)  # row 0 exists (capacity >= 64); masked below
-            cosine = np.zeros(len(ids), np.float32)
+            rows, indexed = self._rows_indexed(ids)
             # np.take: the same elements as indexing with ``rows``, without the
             # general fancy-indexing machinery (a search makes a dozen of these).
-            if cosines is not None and cosines.version == self._version:
-                if len(cosines.scores) and len(ids):
-                    cosine = np.where(indexed, np.take(cosines.scores, rows), 0.0)
-                    cosine = cosine.astype(np.float32)
-            elif query is not None and len(ids):
-                # A few rows: BLAS stays on one thread at this size.
-                vectors = np.take(self._matrix, rows, axis=0)
-                cosine = np.where(indexed, vectors @ query, 0.0).astype(np.float32)
             return Lookup(
                 indexed=indexed,
                 known=np.take(self._known, rows) & indexed,
@@ -238,8 +227,42 @@ class VectorIndex:
                 pinned=np.take(self._pinned, rows),
                 touched_ms=np.take(self._touched_ms, rows),
                 conversation_id=np.take(self._conversation, rows),
-                cosine=cosine,
+                cosine=self._cosines_at(rows, indexed, query, cosines),
             )
+
+    def cosines_of(
+        self, ids: list[int], query: np.ndarray | None, cosines: Cosines | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(indexed, cosine)`` of :meth:`lookup` alone, without the facts (a message's
+        neighbours need no more)."""
+        with self.lock:
+            rows, indexed = self._rows_indexed(ids)
+            return indexed, self._cosines_at(rows, indexed, query, cosines)
+
+    def _rows_indexed(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Each id's row (0 where it is not indexed: row 0 exists, capacity >= 64) and
+        whether it is indexed. Under the lock."""
+        rows = self.rows(ids)
+        indexed = rows >= 0
+        return np.where(indexed, rows, 0), indexed
+
+    def _cosines_at(
+        self,
+        rows: np.ndarray,
+        indexed: np.ndarray,
+        query: np.ndarray | None,
+        cosines: Cosines | None,
+    ) -> np.ndarray:
+        """The cosine with ``query`` of each of ``rows`` (0 where not ``indexed``): read
+        out of ``cosines`` while it is current, else computed. Under the lock."""
+        if cosines is not None and cosines.version == self._version:
+            if len(cosines.scores) and len(rows):
+                return np.where(indexed, np.take(cosines.scores, rows), 0.0).astype(np.float32)
+        elif query is not None and len(rows):
+            # A few rows: BLAS stays on one thread at this size.
+            vectors = np.take(self._matrix, rows, axis=0)
+            return np.where(indexed, vectors @ query, 0.0).astype(np.float32)
+        return np.zeros(len(rows), np.float32)
 
     def vector(self, memory_id: int) -> np.ndarray:
         """A copy of one memory's vector (KeyError if it isn't in the index)."""

@@ -247,12 +247,11 @@ def context_cosines(
     before it asked. ``every``: the query's product with the whole index, which the
     cosines are read from while it is current."""
     count = len(ids)
-    found = message_index.lookup(ids + before + after, vector, every)
-    cosine = found.cosine
+    indexed, cosine = message_index.cosines_of(ids + before + after, vector, every)
     own, previous, following = cosine[:count], cosine[count : 2 * count], cosine[2 * count :]
     share = weights.message_vector_context
-    has_before = found.indexed[count : 2 * count]
-    has_after = found.indexed[2 * count :]
+    has_before = indexed[count : 2 * count]
+    has_after = indexed[2 * count :]
     total = own + share * (previous * has_before + following * has_after)
     return own, total / (1.0 + share * (has_before.astype(np.float32) + has_after))
 
