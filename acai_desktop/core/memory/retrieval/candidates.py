@@ -4,7 +4,6 @@ candidates of each tier, and what the query says besides its words."""
 from __future__ import annotations
 
 import time
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,37 +48,14 @@ def no_semantic_candidates() -> SemanticCandidates:
     return SemanticCandidates(np.zeros(0, np.int64), np.zeros(0, np.float32), 0.0)
 
 
-class SemanticHandoff:
-    """What the event loop hands the database thread during a ranking, in two parts as
-    each is ready: first the query's vector (None: no semantic side) with the nearest
-    messages, then the nearest memories. The database thread scores the messages while
-    the loop computes the memories' product (both run without the GIL: SQLite's
-    statements, numpy's product)."""
+@dataclass
+class SemanticSide:
+    """What the event loop hands the database thread during a ranking: the query's
+    vector (None: no semantic side) and the nearest memories and messages to it."""
 
-    def __init__(self) -> None:
-        self._messages: Future[tuple[np.ndarray | None, SemanticCandidates]] = Future()
-        self._memories: Future[SemanticCandidates] = Future()
-
-    def give_messages(self, vector: np.ndarray | None, messages: SemanticCandidates) -> None:
-        self._messages.set_result((vector, messages))
-
-    def give_memories(self, memories: SemanticCandidates) -> None:
-        self._memories.set_result(memories)
-
-    def fail(self, error: BaseException) -> None:
-        """The loop could not compute a part (the embedder failed): the database thread
-        raises ``error`` where it waits for it."""
-        for part in (self._messages, self._memories):
-            if not part.done():
-                part.set_exception(error)
-
-    def messages(self) -> tuple[np.ndarray | None, SemanticCandidates]:
-        """The query's vector and the nearest messages (waits for the loop)."""
-        return self._messages.result()
-
-    def memories(self) -> SemanticCandidates:
-        """The nearest memories (waits for the loop)."""
-        return self._memories.result()
+    vector: np.ndarray | None
+    memories: SemanticCandidates
+    messages: SemanticCandidates
 
 
 @dataclass(frozen=True)

@@ -8,22 +8,19 @@ its lock) rather than from SQL; lexical and semantic evidence are fused (see
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 
 import numpy as np
 
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     ScoredCandidates,
-    SemanticCandidates,
+    SemanticSide,
     age_days,
     no_candidates,
 )
 from acai_desktop.core.memory.retrieval.fusion import Evidence
-from acai_desktop.core.memory.retrieval.lexical import (
-    NO_LEXICAL,
-    LexicalCandidates,
-    lexical_candidates,
-)
+from acai_desktop.core.memory.retrieval.lexical import NO_LEXICAL, lexical_candidates
 from acai_desktop.core.memory.retrieval.message_tier import said_by_named
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
@@ -57,26 +54,10 @@ def told_with(
     return told
 
 
-def memory_lexical(
-    db: Database,
-    terms: list[str],
-    index: VectorIndex,
-    excluded: frozenset[int],
-    weights: RetrievalWeights,
-    counts: dict[str, list[int]] | None = None,
-) -> LexicalCandidates:
-    """The memories' BM25 candidates for ``terms`` (none without terms); the database
-    thread runs it while the loop computes the semantic side."""
-    if not terms:
-        return NO_LEXICAL
-    return lexical_candidates(db, terms, weights, index.membership(), counts, len(excluded))
-
-
 def memory_candidates(
     db: Database,
-    lexical: LexicalCandidates,
-    semantic: SemanticCandidates,
-    vector: np.ndarray | None,
+    terms: list[str],
+    handoff: Future[SemanticSide],
     index: VectorIndex,
     excluded: frozenset[int],
     conversation_id: int | None,
@@ -85,9 +66,10 @@ def memory_candidates(
     periods: tuple[tuple[str, str], ...] = (),
     told: dict[int, float] | None = None,
     first_person: bool = False,
+    counts: dict[str, list[int]] | None = None,
 ) -> ScoredCandidates:
-    """The lexical candidates (:func:`memory_lexical`) and the semantic ones fused with
-    the facts from the index. A memory learned from a message written on a day
+    """Lexical candidates, then (once the loop hands over the semantic ones) fusion
+    with the facts from the index. A memory learned from a message written on a day
     the query names gets ``on_date`` (and is a candidate), as a message does; one
     learned from a message the query's words match gets ``source_words`` (``told``);
     every one gets ``asker`` when the query is in the first person.
@@ -96,6 +78,13 @@ def memory_candidates(
     is done once over aligned numpy arrays. Their order — lexical ones best BM25 first,
     then the semantic-only ones by id — is the one ties keep.
     """
+    lexical = (
+        lexical_candidates(db, terms, weights, index.membership(), counts, len(excluded))
+        if terms
+        else NO_LEXICAL
+    )
+    side = handoff.result()
+    semantic, vector = side.memories, side.vector
     # Plain Python for the bookkeeping: with a hundred candidates at most, numpy's
     # per-call overhead (isin, searchsorted) cost more than the work.
     lexical_ids, bm25 = list(lexical.ids), list(lexical.bm25)

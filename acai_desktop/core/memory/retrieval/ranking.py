@@ -3,6 +3,7 @@ of all of them, and their records."""
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,15 +12,10 @@ from acai_desktop.core.memory.retrieval import floor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     ScoredCandidates,
-    SemanticHandoff,
+    SemanticSide,
 )
 from acai_desktop.core.memory.retrieval.lexical import count_terms, message_matches
-from acai_desktop.core.memory.retrieval.memory_tier import (
-    Fuse,
-    memory_candidates,
-    memory_lexical,
-    told_with,
-)
+from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
 from acai_desktop.core.memory.retrieval.message_tier import is_named, message_candidates
 from acai_desktop.core.memory.retrieval.results import (
     AUTHOR,
@@ -55,7 +51,7 @@ class RankRequest:
 def rank(
     db: Database,
     request: RankRequest,
-    handoff: SemanticHandoff,
+    handoff: Future[SemanticSide],
     index: VectorIndex,
     message_index: VectorIndex | None,
     weights: RetrievalWeights,
@@ -74,34 +70,31 @@ def rank(
     counts: dict[str, list[int]] = count_terms(db, terms, weights, tables)
     if with_messages:
         match, message_rows = message_matches(db, terms, weights, episodic, counts)
-    told = told_with(db, message_rows, weights, episodic)
-    lexical = memory_lexical(db, terms, index, request.excluded, weights, counts)
-    # The full-text side is done: the semantic side, messages first (see SemanticHandoff).
-    vector, similar_messages = handoff.messages()
-    messages = message_candidates(
-        db,
-        (match, list(message_rows)),
-        similar_messages,
-        vector,
-        message_index,
-        request.conversation_id,
-        weights,
-        episodic,
-        request.k,
-    )
     memories = memory_candidates(
         db,
-        lexical,
-        handoff.memories(),
-        vector,
+        terms,
+        handoff,
         index,
         request.excluded,
         request.conversation_id,
         weights,
         fuse,
         episodic.periods,
-        told,
+        told_with(db, message_rows, weights, episodic),
         episodic.first_person,
+        counts,
+    )
+    side = handoff.result()
+    messages = message_candidates(
+        db,
+        (match, list(message_rows)),
+        side.messages,
+        side.vector,
+        message_index,
+        request.conversation_id,
+        weights,
+        episodic,
+        request.k,
     )
     # Best first, by the score as reported (rounded); on equal scores memories before
     # messages, then the older item. Never by the order candidates were gathered in, nor

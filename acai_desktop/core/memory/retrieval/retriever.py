@@ -18,6 +18,7 @@ against this ranking without the app carrying switches for them.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
@@ -29,7 +30,7 @@ from acai_desktop.core.memory.relative_time import EventAnchor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     SemanticCandidates,
-    SemanticHandoff,
+    SemanticSide,
     no_semantic_candidates,
 )
 from acai_desktop.core.memory.retrieval.fusion import Evidence
@@ -179,7 +180,7 @@ class HybridRetriever:
         ``embed``: a text to embed for ``vector`` once the database thread has started;
         only for an embedder that :meth:`~Embedder.embeds_now` it, since the database
         thread waits for the vector."""
-        handoff = SemanticHandoff()
+        handoff: Future[SemanticSide] = Future()
         job = self.store.submit_read(
             rank_on_database,
             request,
@@ -194,24 +195,22 @@ class HybridRetriever:
         try:
             if embed is not None:
                 vector = (await self.embedder.embed([embed]))[0]
-            # Messages first: the database thread scores them (its SQL without the
-            # GIL) while the loop computes the memories' product.
-            handoff.give_messages(
-                vector,
-                self.semantic_candidates(
-                    self.messages,
+            handoff.set_result(
+                SemanticSide(
                     vector,
-                    request.episodic.excluded,
-                    self.weights.message_semantic_candidates,
-                ),
-            )
-            handoff.give_memories(
-                self.semantic_candidates(
-                    self.index, vector, request.excluded, self.weights.candidates
+                    self.semantic_candidates(
+                        self.index, vector, request.excluded, self.weights.candidates
+                    ),
+                    self.semantic_candidates(
+                        self.messages,
+                        vector,
+                        request.episodic.excluded,
+                        self.weights.message_semantic_candidates,
+                    ),
                 )
             )
         except BaseException as error:
-            handoff.fail(error)
+            handoff.set_exception(error)
         return await job
 
     def fuse(self, evidence: Evidence) -> np.ndarray:
