@@ -16,7 +16,6 @@ import numpy as np
 from acai_desktop.core.records import RecalledMessage
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres
-from acai_desktop.core.store.id_lists import id_marks
 from acai_desktop.core.store.memories import ids_and_vectors
 
 MESSAGES_FTS = "messages_fts"
@@ -80,14 +79,14 @@ def recalled_messages(db: Database, ids: Sequence[int]) -> dict[int, RecalledMes
     """The records of the messages among ``ids`` that are still recallable."""
     if not len(ids):
         return {}
-    marks, values = id_marks(ids)
+    marks = ",".join("?" * len(ids))
     rows = db.execute(
         f"""
         SELECT m.id, m.conversation_id, c.title, m.role, m.content, m.created_at, m.author
         FROM recallable_messages AS m JOIN conversations AS c ON c.id = m.conversation_id
         WHERE m.id IN ({marks})
         """,
-        values,
+        [int(i) for i in ids],
     ).fetchall()
     return {row[0]: RecalledMessage(*row) for row in rows}
 
@@ -96,8 +95,10 @@ def message_contents(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """The text of each message among ``ids`` (a few hundred candidates at most)."""
     if not len(ids):
         return {}
-    marks, values = id_marks(ids)
-    rows = db.execute(f"SELECT id, content FROM messages WHERE id IN ({marks})", values).fetchall()
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(
+        f"SELECT id, content FROM messages WHERE id IN ({marks})", [int(i) for i in ids]
+    ).fetchall()
     return {row[0]: row[1] for row in rows}
 
 
@@ -210,14 +211,14 @@ def message_facts(
     candidates found by meaning only)."""
     if not len(ids):
         return []
-    marks, values = id_marks(ids)
+    marks = ",".join("?" * len(ids))
     return db.execute(
         f"""
         SELECT m.id, m.conversation_id, coalesce(m.author, ''),
                max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
         FROM recallable_messages AS m WHERE m.id IN ({marks}) ORDER BY m.id
         """,
-        [now, *values],
+        [now, *(int(i) for i in ids)],
     ).fetchall()
 
 
@@ -244,10 +245,10 @@ def memories_from_messages(db: Database, message_ids: Sequence[int]) -> list[tup
     """``(memory id, message id)`` for every memory learned from one of ``message_ids``."""
     if not len(message_ids):
         return []
-    marks, values = id_marks(message_ids)
+    marks = ",".join("?" * len(message_ids))
     return db.execute(
         f"SELECT memory_id, message_id FROM memory_sources WHERE message_id IN ({marks})",
-        values,
+        [int(i) for i in message_ids],
     ).fetchall()
 
 
@@ -255,12 +256,12 @@ def source_authors(db: Database, memory_ids: Sequence[int]) -> dict[int, list[st
     """The authors (those recorded) of the messages each of ``memory_ids`` was learned from."""
     if not len(memory_ids):
         return {}
-    marks, values = id_marks(memory_ids)
+    marks = ",".join("?" * len(memory_ids))
     rows = db.execute(
         f"SELECT s.memory_id, m.author FROM memory_sources AS s "
         f"JOIN messages AS m ON m.id = s.message_id "
         f"WHERE s.memory_id IN ({marks}) AND m.author IS NOT NULL",
-        values,
+        [int(i) for i in memory_ids],
     ).fetchall()
     authors: dict[int, list[str]] = {}
     for memory_id, author in rows:

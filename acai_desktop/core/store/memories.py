@@ -23,7 +23,6 @@ from acai_desktop.core.records import (
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.dialect import is_postgres
-from acai_desktop.core.store.id_lists import id_marks
 
 if TYPE_CHECKING:
     # numpy loads where vectors are encoded or decoded: the window opens the profile
@@ -101,7 +100,8 @@ def memories_by_id(db: Database, ids: Iterable[int]) -> dict[int, MemoryItem]:
     wanted = sorted({int(i) for i in ids})
     found: dict[int, MemoryItem] = {}
     for start in range(0, len(wanted), _CHUNK):
-        marks, chunk = id_marks(wanted[start : start + _CHUNK])
+        chunk = wanted[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
         for row in db.execute(
             f"SELECT {SELECT_COLUMNS} FROM memories WHERE id IN ({marks}) ORDER BY id", chunk
         ):

@@ -19,7 +19,6 @@ import numpy as np
 from acai_desktop.core.records import MemoryItem
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres
-from acai_desktop.core.store.id_lists import id_marks
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
 
 __all__ = [
@@ -169,11 +168,11 @@ def candidate_rows(db: Database, ids: Sequence[int]) -> list[tuple]:
     """
     if not len(ids):
         return []
-    marks, values = id_marks(ids)
+    marks = ",".join("?" * len(ids))
     return db.execute(
         f"SELECT {_FEATURES}, m.embedding FROM memories AS m "
         f"WHERE +m.status = 'active' AND m.id IN ({marks}) ORDER BY m.id",
-        values,
+        [int(i) for i in ids],
     ).fetchall()
 
 
