@@ -79,6 +79,55 @@ def test_facts_follow_their_memory_through_growth_removal_and_reload():
     assert index.lookup([8], None).known[0]
 
 
+def test_lookup_reads_cosines_from_a_current_product_and_never_from_a_stale_one():
+    rng = np.random.default_rng(5)
+    index = VectorIndex(4)
+    vectors = {i: _unit(rng) for i in range(1, 11)}
+    for memory_id, vector in vectors.items():
+        index.upsert(memory_id, vector, _facts(memory_id))
+    query = _unit(rng)
+    ids = [10, 3, 7, 42]  # 42 is not indexed
+    product = index.cosines(query)
+    expected = [float(vectors[i] @ query) for i in ids[:3]] + [0.0]
+    # Current: every cosine is the product's own element for the id's row.
+    found = index.lookup(ids, query, product)
+    by_id = dict(zip(product.ids.tolist(), product.scores.tolist(), strict=True))
+    assert found.cosine.tolist() == pytest.approx([by_id[i] for i in ids[:3]] + [0.0], abs=0)
+    assert found.cosine.tolist() == pytest.approx(expected, abs=1e-6)
+
+    def check_stale_product_is_not_used(change) -> None:
+        change()
+        stale = index.lookup(ids, query, product)
+        fresh = [
+            float(vectors[i] @ query) if i in vectors else 0.0 for i in ids
+        ]  # the index as it is now
+        assert stale.cosine.tolist() == pytest.approx(fresh, abs=1e-6)
+
+    # A memory edited since the product (its vector changed in place)...
+    vectors[3] = -vectors[3]
+    check_stale_product_is_not_used(lambda: index.upsert(3, vectors[3]))
+    product = index.cosines(query)
+    # ...or removed, which moves the last row (10) into its hole...
+    del vectors[7]
+    check_stale_product_is_not_used(lambda: index.remove(7))
+    product = index.cosines(query)
+    # ...or a new one, or a reload: the product is read no more.
+    vectors[42] = _unit(rng)
+    check_stale_product_is_not_used(lambda: index.upsert(42, vectors[42]))
+    product = index.cosines(query)
+    kept = sorted(vectors)
+    check_stale_product_is_not_used(
+        lambda: index.load(np.array(kept[::-1]), np.stack([vectors[i] for i in kept[::-1]]))
+    )
+    # New facts move no row: the product stays current.
+    product = index.cosines(query)
+    index.set_facts(10, _facts(11))
+    assert (
+        index.lookup([10], query, product).cosine[0]
+        == product.scores[product.ids.tolist().index(10)]
+    )
+
+
 @pytest.mark.parametrize(
     "timestamp",
     [

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from acai_desktop.core.memory.relative_time import EventAnchor
+from acai_desktop.core.memory.vector_index import Cosines
 from acai_desktop.core.store import search as sql
 
 # Below this many items a collection's cosine spread is no calibration (see
@@ -27,6 +28,9 @@ class SemanticCandidates:
     mean: float = 0.0
     spread: float = 1.0
     items: int = 0  # how many the mean and spread were taken over
+    # The query's cosine with every item of the index (the product the candidates came
+    # from): the ranking reads the other candidates' cosines out of it.
+    every: Cosines | None = None
 
     def standing(self, cosine: np.ndarray) -> np.ndarray:
         """How many standard deviations ``cosine`` stands above the collection's mean."""

@@ -89,11 +89,23 @@ def holds_any(held: frozenset[str], words: frozenset[str]) -> bool:
 
 def word_coverage(terms: Sequence[str], weights: np.ndarray, held: frozenset[str]) -> float:
     """The share of the query words' weight that the stems ``held`` hold."""
-    if not terms:
-        return 0.0
-    total = float(weights.sum())
-    got = sum(float(w) for term, w in zip(terms, weights, strict=True) if stem(term) in held)
-    return got / total if total > 0 else 0.0
+    return WordWeights(terms, weights).coverage(held)
+
+
+class WordWeights:
+    """The query words' stems and weights (:func:`term_weights`), taken once for the
+    :func:`word_coverage` of every item a ranking judges."""
+
+    def __init__(self, terms: Sequence[str], weights: np.ndarray) -> None:
+        self._total = float(weights.sum()) if len(terms) else 0.0
+        self._stems = [(stem(term), w) for term, w in zip(terms, weights.tolist(), strict=True)]
+
+    def coverage(self, held: frozenset[str]) -> float:
+        """The share of the words' weight that the stems ``held`` hold."""
+        if not self._stems:
+            return 0.0
+        got = sum(w for word, w in self._stems if word in held)
+        return got / self._total if self._total > 0 else 0.0
 
 
 @dataclass(frozen=True)

@@ -87,11 +87,10 @@ def memory_candidates(
     semantic, vector = side.memories, side.vector
     # Plain Python for the bookkeeping: with a hundred candidates at most, numpy's
     # per-call overhead (isin, searchsorted) cost more than the work.
-    lexical_ids, bm25 = [], []
-    for memory_id, score in zip(lexical.ids, lexical.bm25, strict=True):
-        if memory_id not in excluded:
-            lexical_ids.append(memory_id)
-            bm25.append(score)
+    lexical_ids, bm25 = list(lexical.ids), list(lexical.bm25)
+    if excluded:
+        kept = [p for p, memory_id in enumerate(lexical_ids) if memory_id not in excluded]
+        lexical_ids, bm25 = [lexical_ids[p] for p in kept], [bm25[p] for p in kept]
     cosine_of = dict(zip(semantic.ids.tolist(), semantic.scores.tolist(), strict=True))
     lexical_set = set(lexical_ids)
     id_list = lexical_ids + sorted(i for i in cosine_of if i not in lexical_set)
@@ -120,7 +119,7 @@ def memory_candidates(
     in_semantic = np.zeros(count, bool)
     in_semantic[semantic_positions] = True
 
-    found = index.lookup(id_list, vector)
+    found = index.lookup(id_list, vector, semantic.every)
     age = age_days(found.touched_ms)
     importance, pinned = found.importance, found.pinned
     age, conversation = age.astype(np.float32), found.conversation_id

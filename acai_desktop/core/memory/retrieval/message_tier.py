@@ -15,7 +15,7 @@ from acai_desktop.core.memory.retrieval.candidates import (
     scale_between,
 )
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
-from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.memory.vector_index import Cosines, VectorIndex
 from acai_desktop.core.rules.words import normalise
 from acai_desktop.core.rules.words import tokenize as tokenize_query
 from acai_desktop.core.store import episodes
@@ -98,7 +98,9 @@ def message_candidates(
     semantic_reason = np.zeros(len(ids), bool)
     cosine = np.zeros(len(ids), np.float32)
     if cosine_of and weights.message_semantic and message_index is not None:
-        cosine, in_context = context_cosines(message_index, vector, ids, before, after, weights)
+        cosine, in_context = context_cosines(
+            message_index, vector, ids, before, after, weights, semantic.every
+        )
         # Calibrated on the whole collection: how far the message (with its
         # neighbours) stands above the query's mean cosine, in standard deviations. A
         # few dozen messages have no spread worth the name: there, the candidates'
@@ -236,19 +238,20 @@ def context_cosines(
     before: list[int],
     after: list[int],
     weights: RetrievalWeights,
+    every: Cosines | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each message's cosine with the query, and the same averaged with those of the
     messages just before and after it, weighted ``message_vector_context`` (a message
     not in the index counts 0; a neighbour not in it, none or one not recallable or
     not embedded yet, not at all): "Yes, last Friday!" means what the question
-    before it asked."""
+    before it asked. ``every``: the query's product with the whole index, which the
+    cosines are read from while it is current."""
     count = len(ids)
-    found = message_index.lookup(ids + before + after, vector)
-    cosine = found.cosine
+    indexed, cosine = message_index.cosines_of(ids + before + after, vector, every)
     own, previous, following = cosine[:count], cosine[count : 2 * count], cosine[2 * count :]
     share = weights.message_vector_context
-    has_before = found.indexed[count : 2 * count]
-    has_after = found.indexed[2 * count :]
+    has_before = indexed[count : 2 * count]
+    has_after = indexed[2 * count :]
     total = own + share * (previous * has_before + following * has_after)
     return own, total / (1.0 + share * (has_before.astype(np.float32) + has_after))
 

@@ -187,13 +187,15 @@ def judge_relevance(
     """Sets each hit's ``relevant`` (the relevance floor, see :mod:`.floor`). The query
     words weigh their IDF in each tier's own full-text index (``counts``: the ones the
     lexical side already took, by table)."""
-    term_weights_of = {}
+    word_weights_of = {}
     for tier, table in ((0, "memories_fts"), (1, episodes.MESSAGES_FTS)):
         if terms and any(t == tier for t, _ in placed):
             found = counts.get(table)
             if found is None:
                 found = sql.document_counts(db, terms, weights.lexical_budget_documents, table)
-            term_weights_of[tier] = floor.term_weights(found, totals[tier])
+            word_weights_of[tier] = floor.WordWeights(
+                terms, floor.term_weights(found, totals[tier])
+            )
     memory_ids = [hit.memory.id for hit in hits if isinstance(hit, RetrievedMemory)]
     authors = episodes.source_authors(db, memory_ids) if names and memory_ids else {}
     items = []
@@ -201,12 +203,12 @@ def judge_relevance(
         candidates = tiers[tier]
         standing = candidates.standing
         item_standing = float(standing[position]) if standing is not None else -np.inf
-        term_weights = term_weights_of.get(tier, np.zeros(len(terms)))
+        word_weights = word_weights_of.get(tier) or floor.WordWeights(terms, np.zeros(len(terms)))
         # Told on a day the question names: part of the bar (floor.FloorItem.on_date).
         on_date = weights.floor_on_date if candidates.dated[position] else 0.0
         if isinstance(hit, RetrievedMemory):
             held = floor.stems_of(hit.memory.content)
-            coverage = floor.word_coverage(terms, term_weights, held)
+            coverage = word_weights.coverage(held)
             # A memory about someone the question names ("Caroline attended…"), or
             # learned from what they said.
             naming = floor.holds_any(held, names) or bool(
@@ -225,7 +227,7 @@ def judge_relevance(
             continue
         # Said by someone the question names: the name is a word they share.
         named = bool(candidates.named_by_name[position])
-        coverage = floor.word_coverage(terms, term_weights, floor.stems_of(hit.message.content))
+        coverage = word_weights.coverage(floor.stems_of(hit.message.content))
         items.append(
             floor.FloorItem(
                 coverage,

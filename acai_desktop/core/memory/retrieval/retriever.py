@@ -228,7 +228,8 @@ class HybridRetriever:
         """The ``candidates`` nearest items of ``index`` to ``vector``, best first."""
         if vector is None or index is None or not len(index):
             return no_semantic_candidates()
-        ids, scores = index.similarities(vector)
+        every = index.cosines(vector)
+        ids, scores = every.ids, every.scores
         if excluded:
             scores = np.where(np.isin(ids, list(excluded)), -np.inf, scores)
         count = min(candidates, len(scores))
@@ -251,6 +252,7 @@ class HybridRetriever:
             mean,
             spread if spread > 1e-6 else 1.0,
             len(finite),
+            every,
         )
 
     async def pinned(self, scope: ProjectScope | None = None) -> list[MemoryItem]:
