@@ -41,7 +41,7 @@ def test_options_name_each_server_found_the_key_and_the_demo_for_what_they_are(
     assert "OPENAI_API_KEY" in openai_option.description
     assert demo.demo and not ollama.demo and not openai_option.demo
     assert "demo" in demo.title.lower()
-    assert "answers slowly and learns little" in demo.description
+    assert "remembers only what you say plainly about yourself" in demo.description
 
 
 def test_nothing_found_offers_the_demo_only(nothing_there):
@@ -56,7 +56,7 @@ def test_the_command_line_says_which_model_it_took_and_what_it_is(tmp_path, noth
     chosen = run(resolve_settings(profile, ModelOverrides(), detect=detect, notes=notes))
     assert chosen.provider == ProviderName.LOCAL
     assert len(notes) == 1
-    assert "demo" in notes[0] and "learns little" in notes[0] and "--provider" in notes[0]
+    assert "demo" in notes[0] and "remembers only what you say plainly" in notes[0] and "--provider" in notes[0]
 
 
 def test_the_window_never_takes_a_model_by_itself(tmp_path, nothing_there):

@@ -80,7 +80,7 @@ def test_each_model_found_is_offered_for_what_it_is_and_only_the_pick_is_saved(
     assert fake_openai.base_url in shown[0] and "qwen2.5:7b" in described[0]
     assert "OPENAI_API_KEY" in described[1] and "sent to OpenAI" in described[1]
     assert shown[2] == BUILT_IN_TITLE
-    assert "demo" in described[2] and "slowly" in described[2] and "learns little" in described[2]
+    assert "demo" in described[2] and "remembers only what you say plainly" in described[2]
     assert nothing_saved_yet is None
     assert saved_provider(profile) == "lmstudio"
     assert badge == "qwen2.5:7b · lmstudio"

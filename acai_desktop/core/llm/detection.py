@@ -88,9 +88,10 @@ class DetectionReport:
 #: How the built-in model is offered: for what it is.
 BUILT_IN_TITLE = "Built-in demo model (SmolLM2, 135M parameters)"
 BUILT_IN_DESCRIPTION = (
-    "A small offline demo that runs on this computer with nothing to set up. It answers "
-    "slowly and learns little: good for trying ACAI, not for real use. Nothing leaves "
-    "this computer."
+    "A small offline demo that runs on this computer with nothing to set up. Its answers "
+    "are simple, and it remembers only what you say plainly about yourself (\"I'm "
+    "vegetarian\"), after asking you: good for trying ACAI, not for real use. Nothing "
+    "leaves this computer."
 )
 
 
