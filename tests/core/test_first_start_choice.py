@@ -56,7 +56,11 @@ def test_the_command_line_says_which_model_it_took_and_what_it_is(tmp_path, noth
     chosen = run(resolve_settings(profile, ModelOverrides(), detect=detect, notes=notes))
     assert chosen.provider == ProviderName.LOCAL
     assert len(notes) == 1
-    assert "demo" in notes[0] and "remembers only what you say plainly" in notes[0] and "--provider" in notes[0]
+    assert (
+        "demo" in notes[0]
+        and "remembers only what you say plainly" in notes[0]
+        and "--provider" in notes[0]
+    )
 
 
 def test_the_window_never_takes_a_model_by_itself(tmp_path, nothing_there):
