@@ -30,6 +30,12 @@ from acai_desktop.core.processors.plain_statements import lasting_statements
         ]),
         ("I never eat pork.", [("The user never eats pork.", "Preference")]),
         ("I really don't eat meat.", [("The user really doesn't eat meat.", "Health")]),
+        # an adverb before the verb is kept as it is; the verb is the word after it
+        ("I now live in Berlin.", [("The user now lives in Berlin.", "Location")]),
+        ("I currently work at Acme.", [("The user currently works at Acme.", "Professional")]),
+        ("I rely on my car for work.", [
+            ("The user relies on their car for work.", "Professional"),
+        ]),
         ("Honestly I hate flying, I'd rather take the train.", [
             ("The user hates flying.", "Preference"),
         ]),

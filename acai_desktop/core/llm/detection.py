@@ -90,7 +90,7 @@ BUILT_IN_TITLE = "Built-in demo model (SmolLM2, 135M parameters)"
 BUILT_IN_DESCRIPTION = (
     "A small offline demo that runs on this computer with nothing to set up. Its answers "
     "are simple, and it remembers only what you say plainly about yourself (\"I'm "
-    "vegetarian\"), after asking you: good for trying ACAI, not for real use. Nothing "
+    'vegetarian"), after asking you: good for trying ACAI, not for real use. Nothing '
     "leaves this computer."
 )
 

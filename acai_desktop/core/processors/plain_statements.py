@@ -67,9 +67,13 @@ _SUBJECT_VERB = (
     (re.compile(r"^i can\b", re.IGNORECASE), "The user can"),
     (re.compile(r"^my\b", re.IGNORECASE), "The user's"),
 )
+# Adverbs between "I" and the verb stay as they are ("I now live" -> "The user now
+# lives", not "nows live"): a few common ones, and any word of five letters or more
+# ending in "ly" but not "ply" ("currently"; "apply", "reply" are verbs).
 _I_VERB = re.compile(
-    r"^i\s+((?:(?:always|never|usually|often|rarely|really|also|still|just|mostly|only|"
-    r"absolutely|totally|even|actually|sometimes|generally|normally)\s+)*)([a-z]+(?:'[a-z]+)?)(?![\w'])(.*)$",
+    r"^i\s+((?:(?:always|never|often|also|still|just|only|even|sometimes|now|already|"
+    r"almost|seldom|once|no\s+longer|(?![a-z]*ply\b)[a-z]{3,}ly)\s+)*)"
+    r"([a-z]+(?:'[a-z]+)?)(?![\w'])(.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 # Past forms stay as they are ("I grew up in Leeds" -> "The user grew up in Leeds").
