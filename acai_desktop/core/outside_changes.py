@@ -13,6 +13,7 @@ window), and the MCP server checks before each request.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 
@@ -96,19 +97,23 @@ class OutsideChanges:
         first = True
         while True:
             try:
-                async for table in self.store.changes():
-                    if table == "" and first:
-                        # Listening from now on. What is there was loaded at start-up,
-                        # and reading by id cursors can't tell this process's own writes
-                        # since then from others': start from here.
-                        await self.start()
-                        first = False
-                    else:
-                        # A notice, or listening again after a lost connection: read
-                        # what was written meanwhile (our own writes come back too, and
-                        # publishing them again changes nothing).
-                        await self.check()
-                    self.following.set()
+                # Closed here, on the loop, when reading what changed fails: left to the
+                # garbage collector, the generator closes its connection outside any
+                # loop ("async generator ignored GeneratorExit").
+                async with contextlib.aclosing(self.store.changes()) as changes:
+                    async for table in changes:
+                        if table == "" and first:
+                            # Listening from now on. What is there was loaded at
+                            # start-up, and reading by id cursors can't tell this
+                            # process's own writes since then from others': start here.
+                            await self.start()
+                            first = False
+                        else:
+                            # A notice, or listening again after a lost connection: read
+                            # what was written meanwhile (our own writes come back too,
+                            # and publishing them again changes nothing).
+                            await self.check()
+                        self.following.set()
             except AcaiError as error:
                 log.info("not following other computers' writes now: %s", error)
                 if is_store_lost(error):  # the window reconnects, with its banner

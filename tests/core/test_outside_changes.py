@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from types import SimpleNamespace
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.chat_import.budget import LearningBudget
 from acai_desktop.core.chat_import.importer import import_conversations, read_export
+from acai_desktop.core.errors import StoreUnavailableError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.outside_changes import OutsideChanges
 from acai_desktop.core.records import SuggestionDraft
+from acai_desktop.core.server_check import ProblemKind, ServerProblem
 from acai_desktop.core.store.suggestions import propose_suggestion
 from tests.support.aio import run
 from tests.support.memory import memory_services
@@ -90,3 +93,44 @@ def test_another_computers_memory_reaches_this_one_when_the_server_says_so(postg
     memory, added, indexed = run(scenario())
     assert [item.id for item in added] == [memory.id]
     assert memory.id in [int(i) for i in indexed]
+
+
+class _ListeningStore:
+    """A PostgreSQL store in one respect: it says "listening" and then the server goes
+    before this process has read its cursors."""
+
+    dialect = "postgresql"
+
+    def __init__(self) -> None:
+        self.listening_closed = False
+
+    async def changes(self):
+        try:
+            yield ""
+            await asyncio.Event().wait()  # no notice comes
+        finally:
+            self.listening_closed = True  # the LISTEN connection is closed here
+
+    async def run(self, *_args, **_kwargs):
+        problem = ServerProblem(ProblemKind.UNREACHABLE, "The server went away.", "Wait.")
+        raise StoreUnavailableError(problem)
+
+
+def test_the_listening_connection_is_closed_on_the_loop_when_the_server_goes():
+    """Left to the garbage collector, the listener's connection was closed outside any
+    loop, after the test had ended ("async generator ignored GeneratorExit")."""
+    store = _ListeningStore()
+    seen: list[bool] = []
+
+    async def scenario():
+        events = EventBus()
+        events.subscribe(ev.StoreLost, lambda _event: seen.append(store.listening_closed))
+        memories = SimpleNamespace(store=store, embedder=None)
+        follower = asyncio.create_task(OutsideChanges(memories, events).run(seconds=3600))
+        while not seen:
+            await asyncio.sleep(0)
+        follower.cancel()
+        await asyncio.gather(follower, return_exceptions=True)
+
+    run(asyncio.wait_for(scenario(), timeout=30))
+    assert seen == [True]

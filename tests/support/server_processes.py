@@ -64,7 +64,9 @@ def server_of_a_killed_app(
             await server.start()
             if {suspend!r}:
                 assert server.suspend()
-            Path({str(pid_file)!r}).write_text(str(server.pid))
+            # Whole or not at all: the test reads it as soon as it exists.
+            Path({str(pid_file) + ".part"!r}).write_text(str(server.pid))
+            Path({str(pid_file) + ".part"!r}).replace({str(pid_file)!r})
             await asyncio.sleep(600)
 
         asyncio.run(main())
