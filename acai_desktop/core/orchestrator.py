@@ -526,10 +526,15 @@ class Orchestrator:
         recent = [m for m in unfolded if m.id < user_message.id]
         # This conversation's summaries go in anyway, and so do its recent messages (the
         # short-term context): don't spend retrieval slots on them.
+        bearing = await self.retriever.bearing_facts(
+            user_message.content, scope, exclude_ids=[p.id for p in pinned], known_then=known_then
+        )
         retrieved = await self.retriever.search(
             user_message.content,
             k=plan.retrieval_k,
-            exclude_ids=[s.id for s in summaries] + [p.id for p in pinned],
+            exclude_ids=[s.id for s in summaries]
+            + [p.id for p in pinned]
+            + [memory.id for memory, _ in bearing],
             conversation_id=conversation.id,
             exclude_message_ids=[m.id for m in unfolded],
             as_of=as_of,
@@ -545,12 +550,13 @@ class Orchestrator:
             evidence=evidence,
             user_message=user_message.content,
             pinned=pinned,
+            bearing=bearing,
             retrieved=retrieved,
             summaries=summaries,
             recent_messages=recent,
             budget_tokens=budget_tokens or self.context_budget_tokens,
         )
-        offered = {m.id: m for m in [*pinned, *summaries]}
+        offered = {m.id: m for m in [*pinned, *(memory for memory, _ in bearing), *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})
         return context, offered
 

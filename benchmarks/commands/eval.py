@@ -168,6 +168,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     policy.add_argument("--json", action="store_true", help="print one JSON object")
     policy.set_defaults(handler=run_policy)
 
+    bearings = actions.add_parser(
+        "bearings",
+        parents=[common],
+        help="lasting facts that reach a request they share no word with (diet, home)",
+        description="List the labelled statements' facts that bear on a kind of request "
+        "(food; somewhere near) and count the transient ones that would; with --dataset, "
+        "ask each sample's questions of a profile of the facts the rules take from its "
+        "user's turns, and of another sample's, and count the prompts a bearing fact reaches.",
+    )
+    bearings.add_argument(
+        "--statements", metavar="FILE", help="labelled statements (JSON lines); default: built in"
+    )
+    bearings.add_argument("--dataset", help="LoCoMo-format JSON file (optional)")
+    bearings.add_argument("--json", action="store_true", help="print one JSON object")
+    bearings.set_defaults(handler=run_bearings)
+
     panel_search = actions.add_parser(
         "panel-search",
         parents=[common],
@@ -443,6 +459,21 @@ def run_policy(args: argparse.Namespace) -> int:
     report = asyncio.run(evaluate_policy(statements, by_rules=args.facts_by == "rules"))
     figures = report.as_dict()
     print(json.dumps(figures) if args.json else format_policy(figures))
+    return 0
+
+
+def run_bearings(args: argparse.Namespace) -> int:
+    from acai_desktop.evaluation.locomo import load_dataset
+    from benchmarks.eval_bearings import format_bearings, in_conversations, labelled
+    from benchmarks.eval_policy import load_statements
+
+    figures = labelled(load_statements(args.statements))
+    if args.dataset:
+        samples = load_dataset(args.dataset).samples
+        if len(samples) < 2:
+            raise InvalidInputError("--dataset needs two samples or more (off-topic questions).")
+        figures["conversations"] = asyncio.run(in_conversations(samples))
+    print(json.dumps(figures) if args.json else format_bearings(figures))
     return 0
 
 

@@ -96,6 +96,21 @@ def test_pinned_memories_are_listed_and_marked(store_location, tmp_path):
     _with_retriever(store_location, tmp_path, body)
 
 
+def test_facts_that_bear_on_a_kind_of_request_are_found_in_either_store(store_location, tmp_path):
+    async def body(retriever, service, items):
+        dinner = "What should I cook for dinner?"
+        found = await retriever.bearing_facts(dinner)
+        assert [(m.id, tells) for m, tells in found] == [(items[1].id, "your diet")]
+        # the sister's city is hers; nothing bears on a flat tyre
+        assert await retriever.bearing_facts("Any good bakeries near me?") == found
+        assert await retriever.bearing_facts("How do I fix a flat tyre?") == []
+        assert await retriever.bearing_facts(dinner, exclude_ids=[items[1].id]) == []
+        await service.forget(items[1].id)
+        assert await retriever.bearing_facts(dinner) == []
+
+    _with_retriever(store_location, tmp_path, body)
+
+
 def test_conversation_boost_is_reported(store_location, tmp_path):
     async def body(retriever, service, items):
         from acai_desktop.core.store.conversations import create_conversation

@@ -30,8 +30,9 @@ messages in a row. :func:`asked_text` gives back the user's own words.
 Budget (``budget_tokens``): the system message and the user's words always go in (the
 custom instructions are bounded, see ``core.custom_instructions``). The history has the
 budget less :data:`TURN_SHARE` of it (or less the user's message, if that is longer); the
-turn's data fills what the history left, by priority: pinned memories, document passages
-(within ``evidence_share``), retrieved memories and recalled messages (best rank first),
+turn's data fills what the history left, by priority: pinned memories, the lasting facts
+that bear on the request (``bearing``), document passages (within ``evidence_share``),
+retrieved memories and recalled messages (best rank first),
 then the summaries, newest first. When the history overflows its room,
 the oldest messages go until it fills at most :data:`CUT_TO_SHARE` of it
 (:func:`history_start`, replayed from the conversation's start): the start of the prompt
@@ -74,6 +75,7 @@ INSTRUCTIONS_HEADER = (
 INSTRUCTIONS_RESPOND = "How the user wants you to respond:"
 INSTRUCTIONS_ABOUT = "What the user wants you to know about them:"
 PINNED_HEADER = "Pinned memories (the user asked you to always keep these in mind):"
+BEARING_HEADER = "About the user (lasting facts that bear on this kind of request):"
 RETRIEVED_HEADER = "Memories that may be relevant (recalled, not necessarily still true):"
 SUMMARY_HEADER = "Summary of the earlier part of this conversation:"
 MEMORY_BLOCK_START = "<memories>"
@@ -125,6 +127,7 @@ class Dropped:
     """What did not fit the budget (or was not sendable), by kind."""
 
     pinned: int = 0
+    bearing: int = 0  # lasting facts that bear on the request (core.rules.bearings)
     retrieved: int = 0
     summaries: int = 0
     messages: int = 0
@@ -179,6 +182,12 @@ def quoted(text: str) -> str:
     """Memory text made safe to quote inside the data block: one line, and nothing that
     looks like a prompt block's delimiters (this block's or another's)."""
     return quote_untrusted(text)
+
+
+def bearing_reason(tells: str) -> str:
+    """The reason a lasting fact that bears on the request is in the prompt, as the
+    answer's sources say it ("about your diet")."""
+    return f"about {tells}"
 
 
 def memory_line(memory: MemoryItem) -> str:
@@ -248,6 +257,7 @@ def build_context(
     user_message: str,
     budget_tokens: int,
     pinned: Sequence[MemoryItem] = (),
+    bearing: Sequence[tuple[MemoryItem, str]] = (),
     retrieved: Sequence[Retrieved] = (),
     summaries: Sequence[MemoryItem] = (),
     recent_messages: Sequence[Message] = (),
@@ -260,8 +270,11 @@ def build_context(
     document passages, best first; they take at most ``evidence_share`` of
     ``budget_tokens``, so documents can't crowd out the memory and the history. When no
     pinned memory, relevant item or passage goes in, the user's words go alone (the
-    system prompt says what that means). ``instructions``: the user's custom instructions in
-    effect for this chat, placed whole right after the system prompt."""
+    system prompt says what that means). ``bearing``: lasting facts that bear on the
+    kind of request this is, each with what it tells ("your diet"), placed after the
+    pinned memories (see HybridRetriever.bearing_facts). ``instructions``: the user's
+    custom instructions in effect for this chat, placed whole right after the system
+    prompt."""
     dropped = Dropped()
     dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
     dropped.irrelevant += sum(1 for hit in evidence if not hit.relevant)
@@ -288,6 +301,7 @@ def build_context(
     recalled: dict[int, RecalledMessage] = {}
     sections: dict[str, list[str]] = {
         PINNED_HEADER: [],
+        BEARING_HEADER: [],
         RETRIEVED_HEADER: [],
         RECALLED_HEADER: [],
         SUMMARY_HEADER: [],
@@ -344,6 +358,13 @@ def build_context(
             reasons.append(PINNED)
         if not place(PINNED_HEADER, memory, hit.score if hit else 1.0, reasons):
             dropped.pinned += 1
+    for memory, tells in bearing:
+        if (False, memory.id) in placed:
+            continue
+        hit = retrieved_by_id.get(memory.id)
+        reasons = [*(hit.reasons if hit else ()), bearing_reason(tells)]
+        if not place(BEARING_HEADER, memory, hit.score if hit else 1.0, reasons):
+            dropped.bearing += 1
     evidence_lines: list[str] = []
     evidence_used: list[UsedEvidence] = []
     evidence_tokens = 0

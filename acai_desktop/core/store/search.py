@@ -236,3 +236,20 @@ def ids_written_after(db: Database, at: str) -> tuple[list[int], list[int]]:
     ]
     messages = [row[0] for row in db.execute("SELECT id FROM messages WHERE created_at > ?", [at])]
     return memories, messages
+
+
+def facts_holding(db: Database, match: str, limit: int) -> list[MemoryItem]:
+    """Active facts and notes that hold any term of ``match`` (an expression of
+    :func:`acai_desktop.core.memory.query.fts_match_expression`), most important first,
+    at most ``limit``: the facts that may bear on a kind of request (core.rules.bearings).
+    The full-text side keeps spare rows, as some of the best matches are summaries or no
+    longer active."""
+    return [
+        memory_from_row(row)
+        for row in db.execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE status = 'active' "
+            f"AND kind IN ('fact', 'note') AND {best_matches_clause(db)} "
+            "ORDER BY importance DESC, updated_at DESC, id LIMIT ?",
+            [match_parameter(db, match), limit * 2, limit],
+        ).fetchall()
+    ]

@@ -17,7 +17,7 @@ against this ranking without the app carrying switches for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -25,7 +25,12 @@ from datetime import UTC, date, datetime
 import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.memory.query import ProcessedQuery, asked_topic, process_query
+from acai_desktop.core.memory.query import (
+    ProcessedQuery,
+    asked_topic,
+    fts_match_expression,
+    process_query,
+)
 from acai_desktop.core.memory.relative_time import EventAnchor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
@@ -41,10 +46,17 @@ from acai_desktop.core.memory.retrieval.results import Retrieved
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.records import MemoryItem, ProjectScope
+from acai_desktop.core.rules.bearings import bearings_of, bears_on
 from acai_desktop.core.rules.words import normalise
 from acai_desktop.core.store import projects
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.database import Store
+
+#: Facts of each kind a request is (core.rules.bearings) that go into its prompt, and the
+#: full-text matches read to find them (most important first; some are about someone
+#: else, or say the word in passing).
+BEARING_FACTS = 3
+BEARING_CANDIDATES = 40
 
 
 @dataclass(frozen=True)
@@ -262,3 +274,33 @@ class HybridRetriever:
         if scope is None:
             return pinned
         return [m for m in pinned if m.project_id is None or m.project_id == scope.project_id]
+
+    async def bearing_facts(
+        self,
+        query: str,
+        scope: ProjectScope | None = None,
+        *,
+        exclude_ids: Iterable[int] = (),
+        known_then: Callable[[MemoryItem], bool] | None = None,
+    ) -> list[tuple[MemoryItem, str]]:
+        """The lasting facts about the user that bear on the kind of request ``query`` is
+        (see :mod:`acai_desktop.core.rules.bearings`), each with what it tells ("your
+        diet"); at most :data:`BEARING_FACTS` of each kind, the most important first.
+        They go into the prompt beside the ranked memories: no word or meaning links them
+        to the request, so the ranking and its floor can't bring them."""
+        excluded = {int(i) for i in exclude_ids}
+        found: list[tuple[MemoryItem, str]] = []
+        for bearing in bearings_of(query):
+            match = fts_match_expression(bearing.fact_terms.split())
+            candidates = await self.store.read(sql.facts_holding, match, BEARING_CANDIDATES)
+            chosen = [
+                memory
+                for memory in candidates
+                if memory.id not in excluded
+                and (scope is None or memory.project_id in (None, scope.project_id))
+                and (known_then is None or known_then(memory))
+                and bears_on(memory.content, bearing)
+            ][:BEARING_FACTS]
+            excluded.update(memory.id for memory in chosen)
+            found += [(memory, bearing.name) for memory in chosen]
+        return found

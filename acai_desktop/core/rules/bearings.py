@@ -1,0 +1,117 @@
+"""Lasting facts about the user that bear on a kind of request although they share no
+word with it: "The user is vegetarian" for "What should I cook tonight?", "The user
+lives in Porto" for "Any good bakeries near me?".
+
+Retrieval finds a memory by the words and the meaning it shares with the question, and
+the relevance floor lets in only what it finds that way. Neither links a diet to a dinner:
+WordLlama's cosine of "cook dinner tonight" with "The user is vegetarian" is 0.04, at the
+level of unrelated facts. A person who was told "I'm vegetarian" remembers it whenever
+food comes up; these rules do that for a few kinds of request and the facts that
+constrain them (what the user can eat, where they live). Each bearing is a pair of word
+lists: cues of the request, and the words of a fact that bears on it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Bearing:
+    name: str  # what the facts tell, as the answer's sources say it ("your diet")
+    asked: re.Pattern[str]  # a request about it
+    fact_terms: str  # full-text terms of a fact that may bear on it, space-separated
+    fact: re.Pattern[str]  # a fact that does (checked on what the terms found)
+
+
+def _words(pattern: str) -> re.Pattern[str]:
+    return re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE)
+
+
+def _said_of_the_user(*, being: str = "", doing: str = "") -> re.Pattern[str]:
+    """A fact whose subject is the user and whose predicate, within a few words of it, is
+    ``being`` after "is" / "am" / "'m" ("The user is strictly vegetarian", "I'm allergic
+    to peanuts") or ``doing`` ("The user never eats pork") — not "The user is looking for
+    vegan recipes", "The user tried a vegan yogurt" nor "The user has a friend who is
+    vegan"."""
+    ways = []
+    if being:
+        ways.append(
+            r"(?:'m|’m|\s+(?:is|am|was|has been|have been|became|went|turned))\s+"
+            rf"(?:\w+\s+){{0,3}}?(?:an?\s+)?(?:{being})"
+        )
+    if doing:
+        ways.append(rf"\s+(?:\w+\s+){{0,3}}?(?:{doing})")
+    return re.compile(rf"^(?:the user|i)(?:{'|'.join(ways)})\b", re.IGNORECASE)
+
+
+# A diet said of the user, not of a thing ("vegan" in "is looking for vegan recipes"):
+# no word follows but a joining one ("vegetarian and lives in Porto", "vegan since 2019").
+_NO_NOUN_AFTER = (
+    r"(?!\s+(?!(?:and|but|so|since|now|too|for|who|because|as|at|in|on|by|though)\b)\w)"
+)
+
+
+# What people are allergic to at table ("allergic to cats" bears on no recipe).
+_FOODS = (
+    r"(?:food|foods|peanuts?|nuts?|tree nuts|shellfish|seafood|fish|dairy|milk|eggs?|"
+    r"gluten|wheat|soy|sesame|mustard|celery|lupin|strawberr\w+|kiwis?|tomato\w*|"
+    r"garlic|onions?|chocolate)"
+)
+
+
+BEARINGS = (
+    Bearing(
+        "your diet",
+        _words(
+            r"cook\w*|dinner|lunch|breakfast|brunch|supper|meals?|recipes?|restaurants?|"
+            r"eat|eating|food|foods|snacks?|menu|dish|dishes|bak(?:e|es|ed|ing|ery|eries)|"
+            r"grocer\w*|caf[eé]s?|"
+            r"desserts?|cuisine|potluck|barbecue|bbq|takeaway|takeout|dining|cater\w*|"
+            r"sandwich\w*|salads?|soups?|pizza|pasta|cake|cakes|cookies|protein"
+        ),
+        """vegetarian vegan pescatarian allergic allergy allergies intolerant celiac
+        coeliac gluten dairy lactose fructose kosher halal keto paleo diabetic diabetes diet
+        eat eats drink avoid avoids caffeine alcohol sugar meat pork beef shellfish peanuts
+        nuts sesame eggs""",
+        _said_of_the_user(
+            being=rf"(?:vegetarian|vegan|pescatarian|keto|paleo|diabetic|celiac|coeliac)"
+            rf"{_NO_NOUN_AFTER}|(?:lactose|gluten|fructose|dairy)[- ]intolerant|intolerant to|"
+            r"(?:gluten|dairy|nut|sugar)[- ]free|"
+            rf"allergic to (?:\w+ ){{0,3}}?{_FOODS}|on an? (?:\w+ )?diet",
+            doing=rf"has (?:an? )?(?:\w+ )?{_FOODS} allerg\w*|"
+            r"has (?:celiac|coeliac|diabetes|type [12] diabetes)|"
+            r"follows an? (?:\w+ )?diet|keeps? (?:kosher|halal)|"
+            r"eats? (?:only )?(?:kosher|halal|gluten-free|dairy-free|plant-based)|"
+            r"(?:doesn't|does not|don't|do not|never|can't|cannot|no longer) "
+            r"(?:eats?|drinks?|have)|"
+            rf"avoids? (?:\w+ ){{0,2}}?(?:{_FOODS}|meat|pork|beef|caffeine|sugar|alcohol|"
+            r"sweeteners|fruit|carbs)",
+        ),
+    ),
+    Bearing(
+        "where you live",
+        _words(
+            r"near me|nearby|around here|in my area|in my city|in town|weather|"
+            r"neighbou?rhood"
+        ),
+        "lives live living moved relocated based home",
+        _said_of_the_user(
+            being=r"based in|living in|from here", doing=r"lives? in|moved to|relocated to"
+        ),
+    ),
+)
+
+
+def bearings_of(question: str) -> list[Bearing]:
+    """The kinds of request ``question`` is (often none)."""
+    return [bearing for bearing in BEARINGS if bearing.asked.search(question)]
+
+
+def bears_on(fact: str, bearing: Bearing) -> bool:
+    """Whether the fact ``fact`` (a memory's text) constrains requests of ``bearing``:
+    it says of the user themselves what ``bearing`` needs. A learned fact's subject is
+    "The user" (processors name it so), a note's "I"; "The user's sister is vegan" and
+    "My sister lives in Lisbon" are about someone else."""
+    return bool(bearing.fact.search(fact.strip()))
