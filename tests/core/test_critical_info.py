@@ -282,11 +282,13 @@ def test_with_facts_by_rules_plain_statements_are_stored_without_a_model_call(
             said, _ = await _say(
                 assistant, conversation.id, "Hi! I'm vegetarian, so no meat or fish for me."
             )
-            await _say(assistant, conversation.id, "I live in Madrid.")
-            _, moved = await _say(assistant, conversation.id, "I live in Berlin.")
+            _, madrid = await _say(assistant, conversation.id, "I live in Madrid.")
+            await _say(assistant, conversation.id, "I love Spanish guitar.")
+            _, moved = await _say(assistant, conversation.id, "I moved to Berlin last month.")
             _, passing = await _say(assistant, conversation.id, "I'm so tired today.")
             facts = await assistant.memories.list(MemoryFilter(kinds=[MemoryKind.FACT]))
             vegetarian = next(f for f in facts if "vegetarian" in f.content)
+            old_home = await assistant.memories.get(madrid.stored[0].id)
             return (
                 said,
                 moved,
@@ -294,14 +296,19 @@ def test_with_facts_by_rules_plain_statements_are_stored_without_a_model_call(
                 facts,
                 vegetarian,
                 await assistant.memories.sources(vegetarian.id),
+                old_home,
             )
 
-    said, moved, passing, facts, vegetarian, sources = run(scenario())
+    said, moved, passing, facts, vegetarian, sources, old_home = run(scenario())
+    # A new home replaces the one before (kept, superseded); other facts stay side by side.
     assert {f.content for f in facts} == {
         "The user is vegetarian, so no meat or fish for them.",
-        "The user lives in Madrid.",
-        "The user lives in Berlin.",
+        "The user loves Spanish guitar.",
+        "The user moved to Berlin last month.",
     }
+    assert old_home.content == "The user lives in Madrid."
+    assert old_home.status == MemoryStatus.SUPERSEDED
+    assert old_home.superseded_by == moved.stored[0].id
     assert vegetarian.status == MemoryStatus.ACTIVE and vegetarian.category == "Health"
     assert sources == [said.id]
     assert passing.stored == [] and passing.reason == "no lasting statement of the user's own"

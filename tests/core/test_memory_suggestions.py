@@ -115,3 +115,32 @@ def test_deleting_the_conversation_takes_its_suggestions(tmp_path, fake_openai):
 )
 def test_asking_is_on_by_default_only_with_the_bundled_small_model(settings, asks):
     assert settings.asks_before_remembering() is asks
+
+
+def test_an_accepted_new_home_replaces_the_one_before_and_keeps_it_as_history(
+    tmp_path, fake_openai
+):
+    """The built-in model's rules weigh no two facts and accepting asks no model: where
+    the user lives, said again, replaces what was known (core.rules.slots)."""
+
+    async def scenario():
+        async with asking_assistant(tmp_path, fake_openai) as assistant:
+            assistant.critical_info.facts_by_rules = True
+            conversation = await assistant.conversations.create()
+            accepted = []
+            for text in ("I live in Madrid.", "I love jazz.", "I moved to Berlin last month."):
+                message = await assistant.conversations.add_message(conversation.id, "user", text)
+                await assistant.critical_info.process_message(message.id)
+                [suggestion] = await assistant.suggestions.pending()
+                accepted.append(await assistant.suggestions.accept(suggestion.id))
+            madrid = await assistant.memories.get(accepted[0].id)
+            active = await assistant.memories.list(MemoryFilter())
+            return accepted, madrid, active
+
+    (_madrid, jazz, berlin), madrid, active = run(scenario())
+    assert {m.content for m in active} == {
+        "The user loves jazz.",
+        "The user moved to Berlin last month.",
+    }
+    assert madrid.status == MemoryStatus.SUPERSEDED and madrid.superseded_by == berlin.id
+    assert jazz.status == MemoryStatus.ACTIVE and berlin.status == MemoryStatus.ACTIVE

@@ -9,6 +9,8 @@ are rules instead (``plain_statements``): the user's own lasting statements, no 
 Each fact is then reconciled with the most similar active facts: a duplicate reinforces
 the old memory, a refinement or contradiction supersedes it (both rows kept), and a fact
 that contradicts a pinned or user-edited memory is stored as a ``conflict`` for the user.
+With ``facts_by_rules`` no model weighs two facts: only a new home, name or age replaces
+the one before (``memory.replacements``); other facts are kept beside each other.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from pydantic.json_schema import SkipJsonSchema
 
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.memory.replacements import replaced_fact
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
@@ -362,6 +365,23 @@ class CriticalInfoProcessor:
         of no project; another project's are never read into this chat's prompts nor
         changed by it), then reinforce, replace or add."""
         key = f"critical_info:{write_key}:{normalised(content)}" if write_key else None
+        if self.facts_by_rules:
+            # No model weighs it: a new home, name or age replaces the one before
+            # (core.rules.slots); a pinned or edited one gets a conflict instead.
+            old = await replaced_fact(self.memories.store, content, message.conversation_id)
+            if old is not None:
+                stored = await self.memories.propose_change(
+                    old.id,
+                    content,
+                    actor=ACTOR,
+                    category=fact.category,
+                    confidence=fact.confidence,
+                    sources=[message.id],
+                    conversation_id=message.conversation_id,
+                    write_key=key,
+                )
+                outcome.stored.append(stored)
+                return
         similar = [
             (existing, similarity)
             for existing, similarity in await self._similar_facts(content)
@@ -431,7 +451,8 @@ class CriticalInfoProcessor:
             return "duplicate"
         if self.facts_by_rules:
             # The model that can't pick facts can't weigh two either: both are kept,
-            # and the user sees both in the panel.
+            # and the user sees both in the panel (a new home, name or age replaced the
+            # one before already, in _reconcile).
             return "unrelated"
         self.counts.reconcile += 1
         prompt = self._reconcile_prompt.format(existing=existing.content, new=content)

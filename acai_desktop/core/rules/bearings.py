@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from acai_desktop.core.rules.user_subject import said_of_the_user
+
 
 @dataclass(frozen=True)
 class Bearing:
@@ -27,23 +29,6 @@ class Bearing:
 
 def _words(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{pattern})\b", re.IGNORECASE)
-
-
-def _said_of_the_user(*, being: str = "", doing: str = "") -> re.Pattern[str]:
-    """A fact whose subject is the user and whose predicate, within a few words of it, is
-    ``being`` after "is" / "am" / "'m" ("The user is strictly vegetarian", "I'm allergic
-    to peanuts") or ``doing`` ("The user never eats pork") — not "The user is looking for
-    vegan recipes", "The user tried a vegan yogurt" nor "The user has a friend who is
-    vegan"."""
-    ways = []
-    if being:
-        ways.append(
-            r"(?:'m|’m|\s+(?:is|am|was|has been|have been|became|went|turned))\s+"
-            rf"(?:\w+\s+){{0,3}}?(?:an?\s+)?(?:{being})"
-        )
-    if doing:
-        ways.append(rf"\s+(?:\w+\s+){{0,3}}?(?:{doing})")
-    return re.compile(rf"^(?:the user|i)(?:{'|'.join(ways)})\b", re.IGNORECASE)
 
 
 # A diet said of the user, not of a thing ("vegan" in "is looking for vegan recipes"):
@@ -75,7 +60,7 @@ BEARINGS = (
         coeliac gluten dairy lactose fructose kosher halal keto paleo diabetic diabetes diet
         eat eats drink avoid avoids caffeine alcohol sugar meat pork beef shellfish peanuts
         nuts sesame eggs""",
-        _said_of_the_user(
+        said_of_the_user(
             being=rf"(?:vegetarian|vegan|pescatarian|keto|paleo|diabetic|celiac|coeliac)"
             rf"{_NO_NOUN_AFTER}|(?:lactose|gluten|fructose|dairy)[- ]intolerant|intolerant to|"
             r"(?:gluten|dairy|nut|sugar)[- ]free|"
@@ -97,7 +82,7 @@ BEARINGS = (
             r"neighbou?rhood"
         ),
         "lives live living moved relocated based home",
-        _said_of_the_user(
+        said_of_the_user(
             being=r"based in|living in|from here", doing=r"lives? in|moved to|relocated to"
         ),
     ),
