@@ -370,17 +370,7 @@ class CriticalInfoProcessor:
             # (core.rules.slots); a pinned or edited one gets a conflict instead.
             old = await replaced_fact(self.memories.store, content, message.conversation_id)
             if old is not None:
-                stored = await self.memories.propose_change(
-                    old.id,
-                    content,
-                    actor=ACTOR,
-                    category=fact.category,
-                    confidence=fact.confidence,
-                    sources=[message.id],
-                    conversation_id=message.conversation_id,
-                    write_key=key,
-                )
-                outcome.stored.append(stored)
+                outcome.stored.append(await self._replace(old.id, message, content, fact, key))
                 return
         similar = [
             (existing, similarity)
@@ -405,16 +395,7 @@ class CriticalInfoProcessor:
                     outcome.reinforced.append(existing.id)
                     return
                 if relation in ("refinement", "contradiction"):
-                    stored = await self.memories.propose_change(
-                        existing.id,
-                        content,
-                        actor=ACTOR,
-                        category=fact.category,
-                        confidence=fact.confidence,
-                        sources=[message.id],
-                        conversation_id=message.conversation_id,
-                        write_key=key,
-                    )
+                    stored = await self._replace(existing.id, message, content, fact, key)
                     outcome.stored.append(stored)
                     return
             except (InvalidInputError, NotFoundError) as error:
@@ -434,6 +415,27 @@ class CriticalInfoProcessor:
             write_key=key,
         )
         outcome.stored.append(stored)
+
+    async def _replace(
+        self,
+        old_id: int,
+        message: Message,
+        content: str,
+        fact: ExtractedFact,
+        key: str | None,
+    ) -> MemoryItem:
+        """``content`` as the successor of memory ``old_id`` (or, where that one is
+        pinned or edited, a conflict for the user)."""
+        return await self.memories.propose_change(
+            old_id,
+            content,
+            actor=ACTOR,
+            category=fact.category,
+            confidence=fact.confidence,
+            sources=[message.id],
+            conversation_id=message.conversation_id,
+            write_key=key,
+        )
 
     async def _similar_facts(self, content: str) -> list[tuple[MemoryItem, float]]:
         """Current facts (active or temporary) close enough in meaning to be the same
