@@ -9,6 +9,7 @@ from acai_desktop.core.rules.bearings import bearings_of, bears_on
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import fake_model
+from tests.support.fake_openai import Reply
 
 FACTS = [
     "The user is vegetarian.",
@@ -103,3 +104,25 @@ def test_the_kinds_of_request_a_question_is(question, kinds):
 def test_which_facts_bear_on_a_food_request(fact, bears):
     [food] = bearings_of("dinner ideas?")
     assert bears_on(fact, food) is bears
+
+
+def test_a_regenerated_answer_gets_no_diet_learned_after_its_question(tmp_path, fake_openai):
+    fake_openai.script(*(Reply(text=f"Answer {n}.") for n in range(3)))
+    dinner = "What should I cook for dinner tonight?"
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            first = await assistant.orchestrator.send(conversation.id, dinner)
+            await assistant.memories.remember("The user is vegetarian.", explicit=True)
+            await assistant.orchestrator.retry(first.answer.id)
+            control = await assistant.conversations.create()
+            await assistant.orchestrator.send(control.id, dinner)
+
+    run(scenario())
+    streamed = [r for r in fake_openai.chat_requests() if r.json.get("stream")]
+    regenerated, control = (
+        "\n".join(str(m["content"]) for m in request.json["messages"]) for request in streamed[1:]
+    )
+    assert "vegetarian" not in regenerated  # the prompt as of the question
+    assert "The user is vegetarian." in control
