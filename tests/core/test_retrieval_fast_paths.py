@@ -180,3 +180,51 @@ def test_the_membership_test_is_the_index_as_it_stands():
     assert not contains(5)
     index.load(np.array([9]), np.ones((1, 4), np.float32))
     assert index.membership()(9) and not index.membership()(6)
+
+
+def _best_by_full_sort(scores: np.ndarray, count: int) -> list[int]:
+    """The plain way: every position sorted best first (earlier first among equals),
+    the non-finite ones left out, the first ``count`` kept."""
+    order = np.argsort(-scores, kind="stable")
+    return [p for p in order.tolist() if np.isfinite(scores[p])][:count]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_best_positions_are_those_of_sorting_every_score(seed):
+    from acai_desktop.core.memory.vector_index import best_positions
+
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 400))
+    scores = rng.normal(size=size).astype(np.float32)
+    if seed % 2:
+        scores = np.round(scores, 1)  # many equal scores, some of them at the cut
+    if seed % 3 == 0:
+        scores[rng.integers(0, size, size=size // 3 + 1)] = -np.inf  # excluded items
+    if seed % 7 == 0:
+        scores[rng.integers(0, size)] = np.nan
+    for count in (1, 5, 50, size - 1, size, size + 3):
+        assert best_positions(scores, count).tolist() == _best_by_full_sort(scores, count)
+
+
+def test_excluded_items_are_never_semantic_candidates_and_leave_the_statistics():
+    from acai_desktop.core.memory.retrieval.retriever import HybridRetriever
+    from acai_desktop.core.memory.vector_index import VectorIndex
+
+    rng = np.random.default_rng(8)
+    index = VectorIndex(8)
+    for item_id in range(1, 121):
+        vector = rng.normal(size=8).astype(np.float32)
+        index.upsert(item_id, vector / np.linalg.norm(vector))
+    index.remove(17)  # the last row moves into its place
+    query = index.vector(40)
+    excluded = frozenset({40, 41, 17, 999})  # 17 and 999 are not in the index
+    retriever = HybridRetriever.__new__(HybridRetriever)
+    found = retriever.semantic_candidates(index, query, excluded, 10)
+    kept = ~np.isin(index.ids, list(excluded))
+    cosines = index.matrix @ query
+    best = np.argsort(-np.where(kept, cosines, -np.inf), kind="stable")[:10]
+    assert found.ids.tolist() == index.ids[best].tolist()
+    assert 40 not in found.ids.tolist()
+    assert found.mean == pytest.approx(float(cosines[kept].mean()), abs=1e-6)
+    assert found.spread == pytest.approx(float(cosines[kept].std()), abs=1e-6)
+    assert found.items == int(kept.sum())

@@ -44,7 +44,7 @@ from acai_desktop.core.memory.retrieval.ranking import RankRequest
 from acai_desktop.core.memory.retrieval.ranking import rank as rank_on_database
 from acai_desktop.core.memory.retrieval.results import Retrieved
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
-from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.memory.vector_index import VectorIndex, best_positions
 from acai_desktop.core.records import MemoryItem, ProjectScope
 from acai_desktop.core.rules.bearings import bearings_of, bears_on
 from acai_desktop.core.rules.words import normalise
@@ -243,14 +243,11 @@ class HybridRetriever:
         every = index.cosines(vector)
         ids, scores = every.ids, every.scores
         if excluded:
-            scores = np.where(np.isin(ids, list(excluded)), -np.inf, scores)
-        count = min(candidates, len(scores))
-        if count < len(scores):
-            top = np.argpartition(-scores, count - 1)[:count]
-        else:
-            top = np.arange(len(scores))
-        top = top[np.isfinite(scores[top])]
-        top = top[np.argsort(-scores[top])]
+            # Their rows, looked up (a few ids), rather than every id tested against them.
+            rows = index.rows(list(excluded))
+            scores = scores.copy()
+            scores[rows[rows >= 0]] = -np.inf
+        top = best_positions(scores, candidates)
         top_scores = scores[top].astype(np.float32)
         floor = float(top_scores[-1]) if len(top_scores) else 0.0
         finite = scores[np.isfinite(scores)] if excluded else scores
