@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from acai_desktop.core.rules.slots import HOME
 from acai_desktop.core.rules.user_subject import said_of_the_user
 
 
@@ -81,10 +82,8 @@ BEARINGS = (
             r"near me|nearby|around here|in my area|in my city|in town|weather|"
             r"neighbou?rhood"
         ),
-        "lives live living moved relocated based home",
-        said_of_the_user(
-            being=r"based in|living in|from here", doing=r"lives? in|moved to|relocated to"
-        ),
+        HOME.terms,
+        HOME.fact,
     ),
 )
 

@@ -22,14 +22,16 @@ class Slot:
     fact: re.Pattern[str]
 
 
+#: Where the user lives: also what bears on a request about somewhere near
+#: (core.rules.bearings).
+HOME = Slot(
+    "home",
+    "lives live living moved relocated based",
+    said_of_the_user(being=r"based in|living in", doing=r"lives? in|moved to|relocated to"),
+)
+
 SLOTS = (
-    Slot(
-        "home",
-        "lives live living moved relocated based",
-        said_of_the_user(
-            being=r"based in|living in", doing=r"(?:now )?lives? in|moved to|relocated to"
-        ),
-    ),
+    HOME,
     Slot(
         "name",
         "name called",
