@@ -45,3 +45,16 @@ def test_a_snippet_is_the_sentences_that_match_the_question():
     opening = matching_sentences(PASSAGE, "zebra?", 40)
     assert opening.startswith("The handbook covers") and len(opening) <= 40
     assert opening.endswith("…")
+
+
+def test_a_source_that_entered_without_a_match_tells_why_and_no_strength():
+    # Pinned and not ranked: the 1.0 it carries measures no likeness to the question.
+    pinned = explain(1.0, ["pinned"], "How do I reverse a list?", "The user's name is Ana")
+    assert (pinned.strength, pinned.plain()) == ("", "pinned: in every answer's prompt")
+    # A lasting fact brought because it bears on the kind of request.
+    diet = explain(1.0, ["about your diet"], "What should I cook?", "The user is vegetarian")
+    assert (diet.strength, diet.plain()) == ("", "about your diet")
+    # Ranked as well: its match is told as usual.
+    ranked = explain(0.5, ["lexical", "about your diet"], "vegetarian dinner?", "Vegetarian")
+    assert ranked.strength == "strong"
+    assert ranked.plain() == "mentions Vegetarian · about your diet"

@@ -84,6 +84,39 @@ def test_sources_say_how_strong_and_why_and_open_the_memory_in_the_panel(
     run_in_session(gui_session(profile), scenario)
 
 
+def test_a_pinned_memory_the_question_does_not_match_says_why_it_is_there(
+    qapp, tmp_path, fake_openai
+):
+    fake_openai.responder = fake_model
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: AppController):
+        await wait_until(lambda: session.assistant is not None)
+        window, memories = session.window, session.assistant.memories
+        name = await memories.remember("The user's name is Ana", explicit=True)
+        await memories.pin(name.id)
+        messages = window.messages_model
+        send(window, "How do I reverse a list in Python?")
+        await wait_until(
+            lambda: (
+                messages.rowCount() == 2
+                and messages.index(1).data(MessageRoles.SOURCES_COUNT) is not None
+            )
+        )
+        await wait_until(lambda: not window.composer.busy)
+        window.chat_view.scrollToBottom()
+        await asyncio.sleep(0)
+        click_action(window.chat_view, 1, SOURCES)
+        dialog = await wait_until(lambda: window.findChild(ProvenanceDialog))
+        await wait_until(lambda: "Ana" in dialog.browser.toPlainText())
+        text = dialog.browser.toPlainText()
+        assert "pinned: in every answer's prompt" in text
+        assert " match" not in text  # nothing matched: no strength to tell
+        dialog.close()
+
+    run_in_session(gui_session(profile), scenario)
+
+
 def test_came_from_opens_the_chat_at_the_message_highlighted(qapp, tmp_path, fake_openai):
     fake_openai.responder = fake_model
     profile = configure_profile(tmp_path / "profile", fake_openai)

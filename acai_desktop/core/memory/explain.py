@@ -33,6 +33,13 @@ REASON_PHRASES = {
     "on_date": "on the date you named",
 }
 
+#: What retrieval records of an item it ranked. An item whose reasons hold none of them
+#: entered the prompt without a match (a pinned memory, a lasting fact that bears on the
+#: kind of request): it has no strength to tell, only why it is there.
+MATCH_REASONS = frozenset(REASON_PHRASES) - {"pinned"}
+#: A pinned memory that matched nothing: why it is there all the same.
+PINNED_ALWAYS = "pinned: in every answer's prompt"
+
 
 def strength(score: float) -> str:
     """ "strong", "some" or "weak" for a retrieval score."""
@@ -65,7 +72,7 @@ def shared_words(question: str, text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Explanation:
-    strength: str  # strong / some / weak
+    strength: str  # strong / some / weak; "" when it entered without a match
     score: float
     #: (phrase, words it names): ("mentions", ["peanuts"]) or ("similar in meaning", []).
     reasons: tuple[tuple[str, tuple[str, ...]], ...]
@@ -78,11 +85,14 @@ class Explanation:
 
 
 def explain(score: float, reasons: list[str], question: str, text: str) -> Explanation:
-    """How strong a source of an answer was and why, for a person."""
+    """How strong a source of an answer was and why, for a person. A source that
+    entered without a match gets no strength: the score it carries (1.0) measures no
+    likeness to the question."""
     phrases: list[tuple[str, tuple[str, ...]]] = []
+    matched = any(reason in MATCH_REASONS for reason in reasons)
     words = tuple(shared_words(question, text)[:MAX_NAMED_WORDS]) if question else ()
     if "pinned" in reasons:
-        phrases.append(("pinned", ()))
+        phrases.append(("pinned" if matched else PINNED_ALWAYS, ()))
     if words:
         phrases.append(("mentions", words))
     elif "lexical" in reasons:
@@ -91,7 +101,7 @@ def explain(score: float, reasons: list[str], question: str, text: str) -> Expla
         if reason in ("pinned", "lexical"):
             continue
         phrases.append((REASON_PHRASES.get(reason, reason.replace("_", " ")), ()))
-    return Explanation(strength(score), score, tuple(dict.fromkeys(phrases)))
+    return Explanation(strength(score) if matched else "", score, tuple(dict.fromkeys(phrases)))
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")

@@ -64,10 +64,12 @@ def why_html(explanation: Explanation) -> str:
     """ "strong match · mentions <i>peanuts</i> · similar in meaning", the score in the
     strength's tooltip (the words come from the user's text: escaped)."""
     e = html.escape
-    parts = [
-        f"<span title='score {explanation.score:.2f} (0 to 1; strong from {STRONG_SCORE}, "
-        f"some from {SOME_SCORE})'>{e(explanation.strength)} match</span>"
-    ]
+    parts = []
+    if explanation.strength:  # none for a source that entered without a match
+        parts.append(
+            f"<span title='score {explanation.score:.2f} (0 to 1; strong from {STRONG_SCORE}, "
+            f"some from {SOME_SCORE})'>{e(explanation.strength)} match</span>"
+        )
     for phrase, words in explanation.reasons:
         named = ", ".join(f"<i>{e(w)}</i>" for w in words)
         parts.append(f"{e(phrase)} {named}" if named else e(phrase))
