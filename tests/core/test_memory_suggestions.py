@@ -91,6 +91,38 @@ def test_a_dismissed_fact_is_never_proposed_again_for_that_message(tmp_path, fak
     assert memories == []
 
 
+def test_a_fact_said_again_is_asked_about_once_and_once_kept_is_reinforced(tmp_path, fake_openai):
+    async def scenario():
+        async with asking_assistant(tmp_path, fake_openai) as assistant:
+            conversation = await assistant.conversations.create()
+            first, _ = await _tell(assistant, fake_openai, conversation.id)
+            # Said again before the user answered: the question already waits.
+            _, while_waiting = await _tell(
+                assistant, fake_openai, conversation.id, "Buster is my dog's name."
+            )
+            [suggestion] = await assistant.suggestions.pending()
+            memory = await assistant.suggestions.accept(suggestion.id)
+            # Said again once kept: nothing to ask, the memory is reinforced.
+            third, once_kept = await _tell(
+                assistant, fake_openai, conversation.id, "My dog is called Buster."
+            )
+            return (
+                first,
+                third,
+                while_waiting,
+                once_kept,
+                memory,
+                await assistant.suggestions.pending(),
+                await assistant.memories.sources(memory.id),
+            )
+
+    first, third, while_waiting, once_kept, memory, pending, sources = run(scenario())
+    assert while_waiting.suggested == []
+    assert once_kept.suggested == [] and once_kept.reinforced == [memory.id]
+    assert pending == []
+    assert sources == [first.id, third.id]
+
+
 def test_deleting_the_conversation_takes_its_suggestions(tmp_path, fake_openai):
     async def scenario():
         async with asking_assistant(tmp_path, fake_openai) as assistant:

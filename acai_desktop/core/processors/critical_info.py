@@ -279,6 +279,20 @@ class CriticalInfoProcessor:
                 continue
             seen.add(normalised(content))
             if self.suggestions is not None:
+                known = await self._same_fact(content, conversation.project_id)
+                if known is not None:
+                    # Said again: nothing new to ask about. It counts as the
+                    # reinforcement it would be without "Ask before remembering".
+                    key = f"critical_info:{write_key}:{normalised(content)}" if write_key else None
+                    await self.memories.reinforce(
+                        known.id,
+                        actor=ACTOR,
+                        source_message_ids=[message.id],
+                        confidence=fact.confidence,
+                        write_key=key,
+                    )
+                    outcome.reinforced.append(known.id)
+                    continue
                 draft = SuggestionDraft(
                     message.id, message.conversation_id, content, normalised(content),
                     fact.category, fact.confidence,
@@ -444,6 +458,15 @@ class CriticalInfoProcessor:
             content, k=5, kinds=[MemoryKind.FACT], include_temporary=True
         )
         return [(item, score) for item, score in matches if score >= self.related_similarity]
+
+    async def _same_fact(self, content: str, project_id: int | None) -> MemoryItem | None:
+        """A current fact in the same words that this chat sees, if there is one."""
+        for existing, _ in await self._similar_facts(content):
+            if existing.project_id not in (None, project_id):
+                continue
+            if normalised(existing.content) == normalised(content):
+                return existing
+        return None
 
     async def _relation(self, existing: MemoryItem, content: str, similarity: float) -> str:
         # Only the same words are the same fact without asking. Near-identical wording is

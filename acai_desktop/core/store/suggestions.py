@@ -16,7 +16,14 @@ _COLUMNS = (
 
 def propose_suggestion(db: Database, draft: SuggestionDraft) -> Suggestion | None:
     """A new pending suggestion; None if this fact was already proposed for this message
-    (pending, accepted or dismissed: a dismissed one is never proposed again)."""
+    (pending, accepted or dismissed: a dismissed one is never proposed again), or is
+    waiting for the user's answer already (said again in another message)."""
+    waiting = db.query(
+        "SELECT id FROM memory_suggestions WHERE normalised = ? AND status = ? LIMIT 1",
+        [draft.normalised, SuggestionStatus.PENDING.value],
+    )
+    if next(iter(waiting), None) is not None:
+        return None
     cursor = db.execute(
         "INSERT OR IGNORE INTO memory_suggestions (message_id, conversation_id, content, "
         "normalised, category, confidence, created_at, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
