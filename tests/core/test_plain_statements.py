@@ -48,6 +48,14 @@ from acai_desktop.core.processors.plain_statements import lasting_statements
             ("The user has been into dancing since they were twelve, it's their passion.",
              "Preference"),
         ]),
+        # who the user is, in capitalised words: a name, a nationality, a faith
+        ("Hi! I'm Marta.", [("The user is Marta.", "Personal")]),
+        ("hello, im Marta Silva", [("The user is Marta Silva.", "Personal")]),
+        ("I'm Greek.", [("The user is Greek.", "Personal")]),
+        # pets, more than one
+        ("I have two cats, Miso and Tofu.", [
+            ("The user has two cats, Miso and Tofu.", "Relationship"),
+        ]),
         ("Hi! My sister lives in Ohio. My brother studies law.", [
             ("The user's sister lives in Ohio.", "Relationship"),
             ("The user's brother studies law.", "Relationship"),
@@ -73,6 +81,9 @@ def test_a_lasting_statement_becomes_a_fact_about_the_user(said, expected):
         "I love your idea about my garden.",  # about the other side of the chat
         "I love that!",  # a bare reaction
         "We moved to Denver.",  # whose "we"?
+        "I'm OK.",  # capitals, but a state
+        "I'm Back!",
+        "I'm fine.",
         "The weather is lovely.",  # not about the user
         "okay",
     ],

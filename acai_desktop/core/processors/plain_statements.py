@@ -6,8 +6,8 @@ of its facts (106 copies of the prompt's example), and of the 7 it stored 2 matc
 real one, for 208 calls (docs/benchmarks.md, "Memory metrics with the built-in model").
 So with that model the critical-info processor takes the user's own first-person
 statements that the memory policy's lasting cues mark as durable ("I'm vegetarian", "My
-sister lives in Ohio", "I work as a nurse"), and writes each about the user in the third
-person. Nothing is
+sister lives in Ohio", "I work as a nurse") or that say who the user is in capitalised
+words ("I'm Marta", "I'm Greek"), and writes each about the user in the third person. Nothing is
 invented: every fact is the user's sentence with its pronouns turned.
 
 Left out, because they say nothing lasting or not as a fact: questions, what the user
@@ -39,7 +39,7 @@ _CLAUSE_START = re.compile(r",\s+(?=(?:i|my)\b)", re.IGNORECASE)
 # Words that open a sentence without being part of what it states.
 _OPENERS = re.compile(
     r"^(?:(?:so|well|oh|also|and|but|btw|by the way|fyi|just so you know|for the record|"
-    r"honestly|actually|yeah|yes|yep|no|nope|hey|hi|lol|haha|ok|okay|anyway|anyways|"
+    r"honestly|actually|yeah|yes|yep|no|nope|hey|hi|hello|lol|haha|ok|okay|anyway|anyways|"
     r"fun fact|oh and|oh also)\b[,:!]?\s*)+",
     re.IGNORECASE,
 )
@@ -55,6 +55,14 @@ _BARE_REACTION = re.compile(
     r"^i (?:\w+ )?(?:love|like|hate|enjoy|prefer|adore|miss)s? (?:that|this|it|these|those|them)\b",
     re.IGNORECASE,
 )
+
+# "I'm Marta", "I'm Greek", "I am Catholic": who the user is, in a capitalised word or
+# two (a name, a nationality, a faith). Only the words' capitals tell it from "I'm fine",
+# so the name part is case-sensitive; all-capital words ("I'm OK") are not it.
+_WHO_I_AM = re.compile(r"^(?i:i'm|i am|im)\s+([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)$")
+# ... but not a capitalised state ("I'm Back!").
+_NOT_WHO = frozenset({"back", "done", "fine", "good", "here", "home", "in", "okay", "out",
+                      "ready", "sorry", "sure", "there"})  # fmt: skip
 
 _SUBJECT_VERB = (
     (re.compile(r"^(?:i am|i'm|im)\b", re.IGNORECASE), "The user is"),
@@ -128,7 +136,8 @@ def lasting_statements(text: str) -> list[tuple[str, str]]:
             if fact is None or fact.lower() in seen:
                 continue
             seen.add(fact.lower())
-            facts.append((fact, lasting_topic(clause) or "Other"))
+            topic = lasting_topic(clause) or ("Personal" if _says_who(clause) else "Other")
+            facts.append((fact, topic))
     return facts
 
 
@@ -154,13 +163,20 @@ def _as_fact(sentence: str) -> str | None:
         _UNSURE_OR_UNREAL.search(sentence)
         or _ABOUT_THE_OTHER_SIDE.search(sentence)
         or _BARE_REACTION.match(sentence)
-        or durability_of(sentence) is not Durability.LASTING
+        or (durability_of(sentence) is not Durability.LASTING and not _says_who(sentence))
     ):
         return None
     fact = about_the_user(sentence.rstrip(".!… "))
     if fact is None or len(fact) > MAX_STATEMENT_CHARS:
         return None
     return fact + "."
+
+
+def _says_who(sentence: str) -> bool:
+    """ "I'm Marta", "I'm Greek": who the user is (see _WHO_I_AM)."""
+    sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
+    matched = _WHO_I_AM.match(sentence.rstrip(".!… "))
+    return matched is not None and matched.group(1).lower() not in _NOT_WHO
 
 
 def about_the_user(sentence: str) -> str | None:

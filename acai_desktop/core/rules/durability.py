@@ -113,7 +113,7 @@ _LASTING_BY_TOPIC: tuple[tuple[str | None, tuple[str, ...]], ...] = (
             r"divorced|widow\w*|kids?|children|child|sons?|daughters?|twins?|sisters?|"
             r"brothers?|siblings?|mother|mom|mum|father|dad|parents|grand\w*|aunt|uncle|"
             r"niece|nephew|cousin|step\w+|in-laws?|\w+-in-law|best friend|adopt\w*|"
-            r"dog|cat|pup|puppy|pet)\b",
+            r"dogs?|cats?|pups?|pupp(?:y|ies)|kittens?|pets?)\b",
         ),
     ),
     (
