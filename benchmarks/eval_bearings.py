@@ -6,7 +6,9 @@ and which reach one they should not.
    request, the long-term labelled facts that bear on it, and the facts the rules take
    from those statements (the built-in model's path, core.processors.plain_statements),
    listed to be read; and how many facts of the statements labelled temporary or nothing
-   would bear on a request (goal: none).
+   would bear on a request (goal: none). Only the kinds whose facts are told by their
+   words: a question about the user ("What do you know about me?") takes every active
+   fact, so what reaches it is what the memory policy keeps active (``eval policy``).
 2. With ``--dataset``, real conversations: each sample's profile holds the facts the
    rules take from the user's turns (LongMemEval's ``User``, LoCoMo's first speaker);
    each question goes through ``HybridRetriever.bearing_facts`` on its own profile and on
@@ -33,6 +35,9 @@ from acai_desktop.evaluation.harness import KEEP_EVERYTHING
 from acai_desktop.evaluation.locomo import Sample
 from benchmarks.eval_policy import Statement
 
+#: The kinds of request whose facts are told by their words.
+WORDED = tuple(bearing for bearing in BEARINGS if bearing.fact_terms)
+
 #: A question's turns are read from the first characters of each (a pasted document
 #: is one turn of LongMemEval's; the rules read no further in the app either).
 TURN_CHARACTERS = 4000
@@ -42,7 +47,7 @@ def labelled(statements: Sequence[Statement]) -> dict:
     """Per kind of request: the long-term labelled facts that bear on it and the rule
     facts that do; and the facts of transient statements that would."""
     figures: dict = {"statements": len(statements), "kinds": {}, "transient_bearing": []}
-    for bearing in BEARINGS:
+    for bearing in WORDED:
         by_label, by_rules = [], []
         for statement in statements:
             if statement.expected != "long_term":
@@ -56,7 +61,7 @@ def labelled(statements: Sequence[Statement]) -> dict:
             continue
         facts = [statement.fact, *(f for f, _ in lasting_statements(statement.text))]
         figures["transient_bearing"] += [
-            f for f in facts if any(bears_on(f, bearing) for bearing in BEARINGS)
+            f for f in facts if any(bears_on(f, bearing) for bearing in WORDED)
         ]
     return figures
 

@@ -69,6 +69,16 @@ def test_where_the_user_lives_reaches_a_request_about_somewhere_near(tmp_path, f
     assert "The user lives in Porto." in prompt
 
 
+def test_asked_what_it_knows_about_the_user_it_brings_what_it_knows(tmp_path, fake_openai):
+    """Before, nothing matched "What do you know about me?" and the answer said nothing
+    was known."""
+    [(about_me, prompt)] = _ask(tmp_path, fake_openai, ["What do you know about me?"])
+    active = [fact for fact in FACTS if fact != "The user likes jazz."]  # jazz: temporary
+    assert sorted(about_me) == sorted((fact, ["about you"]) for fact in active)
+    assert BEARING_HEADER in prompt and all(fact in prompt for fact in active)
+    assert "jazz" not in prompt
+
+
 @pytest.mark.parametrize(
     ("question", "kinds"),
     [
@@ -76,6 +86,10 @@ def test_where_the_user_lives_reaches_a_request_about_somewhere_near(tmp_path, f
         ("Any tips on what to bake for my colleagues?", ["your diet"]),
         ("Is it going to rain in my neighbourhood tomorrow? What's the weather?",
          ["where you live"]),
+        ("What do you remember about me?", ["you"]),
+        ("Who am I?", ["you"]),
+        ("What do you know about my sister?", []),  # her facts share "sister"
+        ("Do you know anything about Python?", []),
         ("How do I declare a local variable in Python?", []),
         ("Can you summarise this article?", []),
     ],

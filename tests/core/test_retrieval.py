@@ -107,6 +107,12 @@ def test_facts_that_bear_on_a_kind_of_request_are_found_in_either_store(store_lo
         assert await retriever.bearing_facts(dinner, exclude_ids=[items[1].id]) == []
         await service.forget(items[1].id)
         assert await retriever.bearing_facts(dinner) == []
+        # What is known of the user: every active fact, the most important first.
+        await service.pin(items[2].id)  # changed last: first among equally important ones
+        about_me = await retriever.bearing_facts("What do you know about me?")
+        assert {m.id for m, _ in about_me} == {i.id for i in items if i.id != items[1].id}
+        assert about_me[0][0].id == items[2].id
+        assert {tells for _, tells in about_me} == {"you"}
 
     _with_retriever(store_location, tmp_path, body)
 

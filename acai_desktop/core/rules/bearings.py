@@ -7,8 +7,10 @@ the relevance floor lets in only what it finds that way. Neither links a diet to
 WordLlama's cosine of "cook dinner tonight" with "The user is vegetarian" is 0.04, at the
 level of unrelated facts. A person who was told "I'm vegetarian" remembers it whenever
 food comes up; these rules do that for a few kinds of request and the facts that
-constrain them (what the user can eat, where they live). Each bearing is a pair of word
-lists: cues of the request, and the words of a fact that bears on it.
+constrain them (what the user can eat, where they live), and for a question about the
+user themselves ("What do you know about me?") brings what is known, the most important
+first. Each bearing is a pair of word lists: cues of the request, and the words of a
+fact that bears on it.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from acai_desktop.core.rules.user_subject import said_of_the_user
 class Bearing:
     name: str  # what the facts tell, as the answer's sources say it ("your diet")
     asked: re.Pattern[str]  # a request about it
-    fact_terms: str  # full-text terms of a fact that may bear on it, space-separated
+    #: Full-text terms of a fact that may bear on it, space-separated; "" for every fact
+    #: (the most important first).
+    fact_terms: str
     fact: re.Pattern[str]  # a fact that does (checked on what the terms found)
+    most: int = 3  # facts of this kind that go into one prompt
 
 
 def _words(pattern: str) -> re.Pattern[str]:
@@ -84,6 +89,19 @@ BEARINGS = (
         ),
         HOME.terms,
         HOME.fact,
+    ),
+    # "What do you know about me?" shares no word with any fact, so nothing matched it
+    # and the answer was "nothing", however much was remembered.
+    Bearing(
+        "you",
+        _words(
+            r"(?:know|remember|recall|learned|learnt|stored|saved|kept|noted)\s+(?:\w+\s+){0,2}?"
+            r"about (?:me|myself)|who am i|tell me about (?:me|myself)|"
+            r"what (?:have|did) i (?:tell|told) you"
+        ),
+        "",
+        re.compile(r"\S"),
+        most=10,
     ),
 )
 

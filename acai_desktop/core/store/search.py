@@ -218,6 +218,19 @@ def best_matches_clause(db: Database) -> str:
     return "id IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?)"
 
 
+def most_important_facts(db: Database, limit: int) -> list[MemoryItem]:
+    """Active facts and notes, most important first, at most ``limit``: what is known
+    of the user, for a question about them (core.rules.bearings)."""
+    return [
+        memory_from_row(row)
+        for row in db.execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE status = 'active' "
+            "AND kind IN ('fact', 'note') ORDER BY importance DESC, updated_at DESC, id LIMIT ?",
+            [limit],
+        ).fetchall()
+    ]
+
+
 def match_parameter(db: Database, match: str) -> str:
     """``match`` (an FTS5 expression of quoted terms) as this store's search takes it."""
     return pg_full_text().web_query(match) if is_postgres(db) else match

@@ -52,10 +52,8 @@ from acai_desktop.core.store import projects
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.database import Store
 
-#: Facts of each kind a request is (core.rules.bearings) that go into its prompt, and the
-#: full-text matches read to find them (most important first; some are about someone
-#: else, or say the word in passing).
-BEARING_FACTS = 3
+#: The facts read to find those of a kind of request (core.rules.bearings), most
+#: important first (some are about someone else, or say the word in passing).
 BEARING_CANDIDATES = 40
 
 
@@ -282,14 +280,17 @@ class HybridRetriever:
     ) -> list[tuple[MemoryItem, str]]:
         """The lasting facts about the user that bear on the kind of request ``query`` is
         (see :mod:`acai_desktop.core.rules.bearings`), each with what it tells ("your
-        diet"); at most :data:`BEARING_FACTS` of each kind, the most important first.
+        diet"); at most the bearing's ``most`` of each kind, the most important first.
         They go into the prompt beside the ranked memories: no word or meaning links them
         to the request, so the ranking and its floor can't bring them."""
         excluded = {int(i) for i in exclude_ids}
         found: list[tuple[MemoryItem, str]] = []
         for bearing in bearings_of(query):
-            match = fts_match_expression(bearing.fact_terms.split())
-            candidates = await self.store.read(sql.facts_holding, match, BEARING_CANDIDATES)
+            if bearing.fact_terms:
+                match = fts_match_expression(bearing.fact_terms.split())
+                candidates = await self.store.read(sql.facts_holding, match, BEARING_CANDIDATES)
+            else:
+                candidates = await self.store.read(sql.most_important_facts, BEARING_CANDIDATES)
             chosen = [
                 memory
                 for memory in candidates
@@ -297,7 +298,7 @@ class HybridRetriever:
                 and (scope is None or memory.project_id in (None, scope.project_id))
                 and (known_then is None or known_then(memory))
                 and bears_on(memory.content, bearing)
-            ][:BEARING_FACTS]
+            ][: bearing.most]
             excluded.update(memory.id for memory in chosen)
             found += [(memory, bearing.name) for memory in chosen]
         return found
