@@ -52,6 +52,9 @@ from acai_desktop.core.processors.plain_statements import lasting_statements
         ("Hi! I'm Marta.", [("The user is Marta.", "Personal")]),
         ("hello, im Marta Silva", [("The user is Marta Silva.", "Personal")]),
         ("I'm Greek.", [("The user is Greek.", "Personal")]),
+        ("I'm Marta, by the way.", [("The user is Marta.", "Personal")]),
+        ("I live in Lyon btw!", [("The user lives in Lyon.", "Location")]),
+        ("I live here, in Lyon.", [("The user lives here, in Lyon.", "Location")]),
         # pets, more than one
         ("I have two cats, Miso and Tofu.", [
             ("The user has two cats, Miso and Tofu.", "Relationship"),

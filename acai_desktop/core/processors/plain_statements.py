@@ -60,6 +60,9 @@ _BARE_REACTION = re.compile(
 # two (a name, a nationality, a faith). Only the words' capitals tell it from "I'm fine",
 # so the name part is case-sensitive; all-capital words ("I'm OK") are not it.
 _WHO_I_AM = re.compile(r"^(?i:i'm|i am|im)\s+([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)$")
+# Words that close a sentence without being part of what it states ("I'm Marta, by
+# the way!").
+_CLOSERS = re.compile(r"(?:[,\s]+(?:by the way|btw|fyi|lol|haha))*[\s.!…]*$", re.IGNORECASE)
 # ... but not a capitalised state ("I'm Back!").
 _NOT_WHO = frozenset({"back", "done", "fine", "good", "here", "home", "in", "okay", "out",
                       "ready", "sorry", "sure", "there"})  # fmt: skip
@@ -166,7 +169,7 @@ def _as_fact(sentence: str) -> str | None:
         or (durability_of(sentence) is not Durability.LASTING and not _says_who(sentence))
     ):
         return None
-    fact = about_the_user(sentence.rstrip(".!… "))
+    fact = about_the_user(_CLOSERS.sub("", sentence))
     if fact is None or len(fact) > MAX_STATEMENT_CHARS:
         return None
     return fact + "."
@@ -175,7 +178,7 @@ def _as_fact(sentence: str) -> str | None:
 def _says_who(sentence: str) -> bool:
     """ "I'm Marta", "I'm Greek": who the user is (see _WHO_I_AM)."""
     sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
-    matched = _WHO_I_AM.match(sentence.rstrip(".!… "))
+    matched = _WHO_I_AM.match(_CLOSERS.sub("", sentence))
     return matched is not None and matched.group(1).lower() not in _NOT_WHO
 
 
