@@ -314,3 +314,62 @@ def test_with_facts_by_rules_plain_statements_are_stored_without_a_model_call(
     assert passing.stored == [] and passing.reason == "no lasting statement of the user's own"
     assert moved.triage_called is False and moved.extraction_called is False
     assert sum(call_counts(fake_openai).values()) == 0
+
+
+def test_asked_to_remember_the_built_in_model_stores_it_without_asking(tmp_path, fake_openai):
+    """ "Remember that ..." is the user's yes: with the built-in model's rules it is
+    stored, active, even with "Ask before remembering" on and though a passport's date
+    sounds like no lasting fact; a reminder ("remember to ...") is not a fact."""
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(
+            tmp_path, fake_openai, start_jobs=False, ask_before_remembering=True
+        ) as assistant:
+            assistant.critical_info.facts_by_rules = True
+            conversation = await assistant.conversations.create()
+            _, passport = await _say(
+                assistant, conversation.id, "Remember that my passport expires in May 2027."
+            )
+            _, reminder = await _say(assistant, conversation.id, "Remember to buy milk.")
+            _, plain = await _say(assistant, conversation.id, "I'm allergic to shellfish.")
+            return passport, reminder, plain, await assistant.memories.list()
+
+    passport, reminder, plain, memories = run(scenario())
+    assert [m.content for m in memories] == ["The user's passport expires in May 2027."]
+    assert memories[0].status == MemoryStatus.ACTIVE and memories[0].meta.get("explicit")
+    assert passport.suggested == []
+    assert reminder.stored == [] and reminder.suggested == []
+    # Not asked for: it waits for the user's yes, as before.
+    assert plain.stored == [] and len(plain.suggested) == 1
+
+
+def test_asked_to_remember_a_model_that_finds_nothing_lasting_still_keeps_it(tmp_path, fake_openai):
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            conversation = await assistant.conversations.create()
+            # The model's triage says nothing lasting: the request's own words are kept.
+            fake_openai.script(Reply(json_obj={"durable_fact": False}))
+            _, outcome = await _say(
+                assistant, conversation.id, "Please remember: the garage code is 4512."
+            )
+            # The model finds a fact: its wording is kept, as asked (explicit).
+            fake_openai.script(
+                Reply(json_obj={"durable_fact": True}),
+                Reply(json_obj={"facts": [{"fact": "The user has a dentist appointment "
+                                           "on Friday", "category": "Plan",
+                                           "confidence": 0.7}]}),
+            )  # fmt: skip
+            _, dentist = await _say(
+                assistant, conversation.id, "Don't forget I have a dentist appointment on Friday."
+            )
+            return outcome, dentist, await assistant.memories.list()
+
+    outcome, dentist, memories = run(scenario())
+    assert [m.content for m in outcome.stored] == ["The garage code is 4512."]
+    assert [m.content for m in dentist.stored] == ["The user has a dentist appointment on Friday"]
+    assert {m.content for m in memories} == {
+        "The garage code is 4512.",
+        "The user has a dentist appointment on Friday",
+    }
+    assert all(m.status == MemoryStatus.ACTIVE for m in memories)

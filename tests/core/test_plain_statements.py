@@ -2,7 +2,7 @@
 
 import pytest
 
-from acai_desktop.core.processors.plain_statements import lasting_statements
+from acai_desktop.core.processors.plain_statements import lasting_statements, requested_facts
 
 
 @pytest.mark.parametrize(
@@ -99,3 +99,32 @@ def test_the_same_statement_twice_is_one_fact():
     assert lasting_statements("My dog is called Rex. My dog is called Rex!") == [
         ("The user's dog is called Rex.", "Personal")
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "expected"),
+    [
+        ("Remember that my passport expires in May 2027.", [
+            ("The user's passport expires in May 2027.", "Other"),
+        ]),
+        ("Please note: I prefer metric units.", [("The user prefers metric units.", "Preference")]),
+        ("Don't forget I'm allergic to shellfish!", [
+            ("The user is allergic to shellfish.", "Health"),
+        ]),
+        ("Can you remember that the spare key is under my mat?", [
+            ("The spare key is under the user's mat.", "Other"),
+        ]),
+        ("Keep in mind that I have a meeting tomorrow at 3pm.", [
+            ("The user has a meeting tomorrow at 3pm.", "Other"),
+        ]),
+        # not a request to keep a fact
+        ("Remember to buy milk.", []),  # a reminder
+        ("Remember when we went to Paris?", []),  # a question about the past
+        ("Note the difference between a list and a tuple.", []),  # not about the user
+        ("Remember that you promised me a recipe.", []),  # about the assistant
+        ("I remember that day well.", []),
+        ("Remember that", []),
+    ],
+)  # fmt: skip
+def test_a_request_to_remember_is_kept_as_said(said, expected):
+    assert requested_facts(said) == expected

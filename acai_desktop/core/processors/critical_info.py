@@ -29,11 +29,17 @@ from acai_desktop.core.memory.replacements import replaced_fact
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
-from acai_desktop.core.processors.grounding import MAX_FACT_CHARS, GroundingCheck, Verdict
+from acai_desktop.core.processors.grounding import (
+    GROUNDED,
+    MAX_FACT_CHARS,
+    GroundingCheck,
+    Verdict,
+)
 from acai_desktop.core.processors.plain_statements import (
     STATEMENT_CONFIDENCE,
     about_the_user,
     lasting_statements,
+    requested_facts,
 )
 from acai_desktop.core.records import (
     Actor,
@@ -248,17 +254,31 @@ class CriticalInfoProcessor:
             return outcome
 
         text = message.content[:MAX_MESSAGE_CHARS_FOR_EXTRACTION]
+        # "Remember that my passport expires in May": the user has said yes already, so
+        # what they ask to keep is stored (not suggested), whatever it sounds like.
+        requested = [
+            ExtractedFact(fact=fact, category=category, confidence=STATEMENT_CONFIDENCE)
+            for fact, category in requested_facts(text)
+        ]
+        explicit: set[str] = set()  # the normalised facts the user asked to keep
         if self.facts_by_rules:
-            facts = [
+            facts = requested + [
                 ExtractedFact(fact=fact, category=category, confidence=STATEMENT_CONFIDENCE)
                 for fact, category in lasting_statements(text)
             ]
+            explicit = {normalised(name_the_subject(fact.fact)) for fact in requested}
             if not facts:
                 outcome.reason = "no lasting statement of the user's own"
                 return outcome
             outcome.durable = True
         else:
             facts = await self._facts_by_model(message_id, text, outcome)
+            if requested:
+                # The model's wording when it found facts; the request's own when it
+                # found none (or said there was nothing lasting).
+                facts = facts or requested
+                explicit = {normalised(name_the_subject(fact.fact)) for fact in facts}
+                outcome.durable, outcome.reason = True, None
             if facts is None:
                 return outcome
         seen: set[str] = set()
@@ -266,7 +286,11 @@ class CriticalInfoProcessor:
             content = name_the_subject(fact.fact)
             if normalised(content) in seen or len(content) < 3:
                 continue
-            verdict = await self._ground(content, text)
+            # The request's own words, turned by rules, need no check for what a model
+            # invents; and what the user asked to keep may be about a thing ("the garage
+            # code is 4512"), which the check refuses from a model.
+            by_request = any(fact is asked_for for asked_for in requested)
+            verdict = GROUNDED if by_request else await self._ground(content, text)
             if not verdict.grounded:
                 # A small model invents facts; stored, they would come back in every
                 # later prompt as truth. Counted by reason, so the rate is visible.
@@ -278,7 +302,8 @@ class CriticalInfoProcessor:
                 )  # fmt: skip
                 continue
             seen.add(normalised(content))
-            if self.suggestions is not None:
+            asked = normalised(content) in explicit
+            if self.suggestions is not None and not asked:
                 known = await self._same_fact(content, conversation.project_id)
                 if known is not None:
                     # Said again: nothing new to ask about. It counts as the
@@ -309,6 +334,7 @@ class CriticalInfoProcessor:
                     outcome,
                     write_key=write_key,
                     project_id=conversation.project_id,
+                    explicit=asked,
                 )
             except InvalidInputError as error:
                 # This fact's text can't be stored (a control character, ...): skip it,
@@ -374,10 +400,12 @@ class CriticalInfoProcessor:
         *,
         write_key: str | None = None,
         project_id: int | None = None,
+        explicit: bool = False,
     ) -> None:
         """Compare the fact with the similar ones its chat sees (its project's and those
         of no project; another project's are never read into this chat's prompts nor
-        changed by it), then reinforce, replace or add."""
+        changed by it), then reinforce, replace or add. ``explicit``: the user asked to
+        keep it (a new memory is active whatever the policy would say)."""
         key = f"critical_info:{write_key}:{normalised(content)}" if write_key else None
         if self.facts_by_rules:
             # No model weighs it: a new home, name or age replaces the one before
@@ -426,6 +454,7 @@ class CriticalInfoProcessor:
             actor=ACTOR,
             sources=[message.id],
             conversation_id=message.conversation_id,
+            explicit=explicit,
             write_key=key,
         )
         outcome.stored.append(stored)

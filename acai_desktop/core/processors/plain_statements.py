@@ -7,7 +7,9 @@ real one, for 208 calls (docs/benchmarks.md, "Memory metrics with the built-in m
 So with that model the critical-info processor takes the user's own first-person
 statements that the memory policy's lasting cues mark as durable ("I'm vegetarian", "My
 sister lives in Ohio", "I work as a nurse") or that say who the user is in capitalised
-words ("I'm Marta", "I'm Greek"), and writes each about the user in the third person. Nothing is
+words ("I'm Marta", "I'm Greek"), and writes each about the user in the third person.
+What the user asks to remember ("Remember that my passport expires in May") is taken
+whatever it sounds like (:func:`requested_facts`), with any model. Nothing is
 invented: every fact is the user's sentence with its pronouns turned.
 
 Left out, because they say nothing lasting or not as a fact: questions, what the user
@@ -124,6 +126,59 @@ _REST_PRONOUNS = (
     (re.compile(r"\bmy\b", re.IGNORECASE), "their"),
     (re.compile(r"\bme\b", re.IGNORECASE), "them"),
 )
+
+
+# An explicit request to remember what follows: "Remember that my passport expires in
+# May", "Please note: the garage code is 4512", "Don't forget I'm allergic to shellfish".
+# Not "remember to buy milk" (a reminder), "remember when we..." (a question about the
+# past), nor "note the difference" (what follows a bare verb counts only when it is
+# about the user: "Remember I'm allergic...").
+_TO_REMEMBER = (
+    r"^(?:(?:please|pls|can you|could you|would you)\s+)*(?:please\s+)?"
+    r"(?:remember|don't forget|dont forget|do not forget|keep in mind|note|make a note|"
+    r"memori[sz]e)"
+)
+_REQUEST_TO_REMEMBER = re.compile(
+    _TO_REMEMBER + r"(?:\s+(?:of\s+)?(?:this|that)\s*[:,\-–—]?|\s*[:,\-–—])\s+(?P<what>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_REQUEST_ABOUT_ME = re.compile(
+    _TO_REMEMBER + r"\s+(?P<what>(?:i|i'm|im|i've|i am|my)\b.*)$", re.IGNORECASE | re.DOTALL
+)
+# The user in a sentence whose subject is not them ("the spare key is under my mat").
+_THE_USER_IN_THE_REST = (
+    (re.compile(r"\b(?:i'm|im|i am)\b", re.IGNORECASE), "the user is"),
+    (re.compile(r"\b(?:i've|ive)\b", re.IGNORECASE), "the user has"),
+    (re.compile(r"\bi\b", re.IGNORECASE), "the user"),
+    (re.compile(r"\b(?:my|mine)\b", re.IGNORECASE), "the user's"),
+    (re.compile(r"\b(?:me|myself)\b", re.IGNORECASE), "the user"),
+)
+
+
+def requested_facts(text: str) -> list[tuple[str, str]]:
+    """``(fact, category)`` for each sentence of ``text`` that asks to remember
+    something ("Remember that my passport expires in May" -> "The user's passport
+    expires in May."): kept whether or not it sounds lasting — the user asked."""
+    facts: list[tuple[str, str]] = []
+    for sentence in _sentences(text):
+        sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
+        matched = _REQUEST_TO_REMEMBER.match(sentence) or _REQUEST_ABOUT_ME.match(sentence)
+        if matched is None:
+            continue
+        what = _CLOSERS.sub("", matched.group("what").rstrip("?")).strip(" ,;:-–—")
+        if len(what.split()) < MIN_STATEMENT_WORDS or _ABOUT_THE_OTHER_SIDE.search(what):
+            continue
+        if re.match(r"(?:to|when|how|what|where|who|why|if|whether)\b", what, re.IGNORECASE):
+            continue  # "remember: to call mum" is a reminder; "remember when..." a question
+        fact = about_the_user(what)
+        if fact is None:
+            for pattern, replacement in _THE_USER_IN_THE_REST:
+                what = pattern.sub(replacement, what)
+            fact = what[0].upper() + what[1:]
+        if len(fact) > MAX_STATEMENT_CHARS or fact.lower() + "." in {f.lower() for f, _ in facts}:
+            continue
+        facts.append((fact + ".", lasting_topic(what) or "Other"))
+    return facts
 
 
 def lasting_statements(text: str) -> list[tuple[str, str]]:
