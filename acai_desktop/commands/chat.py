@@ -22,6 +22,7 @@ from acai_desktop.core.records import (
     Job,
     JobStatus,
     MemoryItem,
+    MemoryStatus,
     Suggestion,
 )
 
@@ -76,16 +77,22 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
         jobs = await _wait_for_jobs(assistant, result) if args.wait_jobs else []
         stored = await _stored_by_jobs(assistant, result) if args.wait_jobs else []
         suggested = await _suggested_by_jobs(assistant, result) if args.wait_jobs else []
+        forgotten = await _forgotten_by_jobs(assistant, result) if args.wait_jobs else []
     finally:
         await assistant.close()
     failed = [job for job in jobs if job.status == JobStatus.FAILED]
     if args.json:
         output = _as_json(result, stored, suggested) | {
-            "jobs": [job.to_public_dict() for job in jobs]
+            "forgotten": [{"id": m.id, "content": m.content} for m in forgotten],
+            "jobs": [job.to_public_dict() for job in jobs],
         }
         print(json.dumps(output, ensure_ascii=False, indent=2))
     else:
         _print_human(result, stored, args.wait_jobs, suggested, failed)
+        if forgotten:
+            print("\nForgotten, as you asked (`memories restore ID` brings one back):")
+            for memory in forgotten:
+                print(f"  #{memory.id} {memory.content}")
     return 0 if result.status == "complete" else 1
 
 
@@ -105,6 +112,17 @@ async def _suggested_by_jobs(assistant: Assistant, result: TurnResult) -> list[S
     """With "Ask before remembering", what this turn's processors proposed instead."""
     pending = await assistant.suggestions.pending(limit=10_000)
     return [s for s in pending if s.message_id == result.user_message.id]
+
+
+async def _forgotten_by_jobs(assistant: Assistant, result: TurnResult) -> list[MemoryItem]:
+    """What the user's message asked to forget ("Forget that I have a dog"): memories
+    forgotten since it was written (the profile is locked to this command meanwhile)."""
+    from acai_desktop.core.store.memories import MemoryFilter
+
+    if not result.job_ids:
+        return []
+    forgotten = await assistant.memories.list(MemoryFilter(statuses=[MemoryStatus.FORGOTTEN]))
+    return [m for m in forgotten if m.updated_at >= result.user_message.created_at]
 
 
 def _as_json(result: TurnResult, stored: list[MemoryItem], suggested: list[Suggestion]) -> dict:

@@ -58,6 +58,14 @@ class MemoryRemoved:
 
 
 @dataclass(frozen=True)
+class ForgottenOnRequest:
+    """The user asked in a message to forget something ("Forget that I have a dog"):
+    these memories were forgotten for them (each also a :class:`MemoryRemoved`)."""
+
+    memories: tuple[MemoryItem, ...]
+
+
+@dataclass(frozen=True)
 class MessageAdded:
     message: Message
 
@@ -233,6 +241,7 @@ Event = (
     MemoryAdded
     | MemoryChanged
     | MemoryRemoved
+    | ForgottenOnRequest
     | MessageAdded
     | MessageUpdated
     | AnswerFinished

@@ -15,6 +15,7 @@ what a click asks for is decided by the feature controllers
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
@@ -509,9 +510,12 @@ class MainWindow(QMainWindow):
         self.store_retry_button.setText(retry_text)
         self.store_banner.setVisible(bool(text))
 
-    def offer_undo(self, text: str, memory_id: int, *, forgets: bool = False) -> None:
+    def offer_undo(
+        self, text: str, memory_id: int | Sequence[int], *, forgets: bool = False
+    ) -> None:
         """Say ``text`` in the status bar with an Undo button for a while: Undo restores
-        the memory (after a forget) or, with ``forgets``, forgets it (just stored)."""
+        the memory or memories (after a forget) or, with ``forgets``, forgets it (just
+        stored)."""
         self.show_status(text, UNDO_SECONDS * 1000)
         self.undo.offer(memory_id, forgets=forgets)
 

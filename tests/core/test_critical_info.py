@@ -373,3 +373,73 @@ def test_asked_to_remember_a_model_that_finds_nothing_lasting_still_keeps_it(tmp
         "The user has a dentist appointment on Friday",
     }
     assert all(m.status == MemoryStatus.ACTIVE for m in memories)
+
+
+def test_asked_to_forget_the_memories_that_hold_it_are_forgotten_for_the_user(
+    tmp_path, fake_openai
+):
+    """ "Forget that I have a dog" forgets what holds every informative word of it
+    ("dog"; pinned too: the user asks) and learns nothing back from the request."""
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            assistant.critical_info.facts_by_rules = True
+            memories = assistant.memories
+            dog = await memories.remember("The user has a dog named Pico.", explicit=True)
+            walks = await memories.remember("The user walks the dog every morning.", explicit=True)
+            cats = await memories.remember("The user has two cats.", explicit=True)
+            await memories.pin(dog.id)
+            conversation = await assistant.conversations.create()
+            _, outcome = await _say(assistant, conversation.id, "Please forget that I have a dog.")
+            _, nothing = await _say(assistant, conversation.id, "Forget my lunch order.")
+            history = await memories.history(dog.id)
+            return dog, walks, cats, outcome, nothing, await memories.list(), history
+
+    dog, walks, cats, outcome, nothing, current, history = run(scenario())
+    assert {m.id for m in outcome.forgotten} == {dog.id, walks.id}
+    assert all(m.status == MemoryStatus.FORGOTTEN for m in outcome.forgotten)
+    assert [m.id for m in current] == [cats.id]
+    assert outcome.stored == [] and nothing.forgotten == []
+    assert history[-1].action == "forgotten" and history[-1].actor == "user"
+
+
+def test_a_loose_request_to_forget_forgets_nothing(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            assistant.critical_info.facts_by_rules = True
+            for fact in (
+                "The user's sister lives in Ohio.",
+                "The user's sister is a nurse.",
+                "The user's sister has twins.",
+                "The user's sister loves jazz.",
+            ):
+                await assistant.memories.remember(fact, explicit=True)
+            conversation = await assistant.conversations.create()
+            _, outcome = await _say(assistant, conversation.id, "Forget about my sister.")
+            return outcome, await assistant.memories.list()
+
+    outcome, current = run(scenario())
+    assert outcome.forgotten == [] and len(current) == 4
+
+
+def test_asked_to_forget_a_model_that_reads_a_fact_in_the_request_does_not_learn_it_back(
+    tmp_path, fake_openai
+):
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            await assistant.memories.remember("The user has a dog named Pico.", explicit=True)
+            conversation = await assistant.conversations.create()
+            fake_openai.script(
+                Reply(json_obj={"durable_fact": True}),
+                Reply(json_obj={"facts": [{"fact": "The user has a dog", "category":
+                                           "Relationship", "confidence": 0.9}]}),
+            )  # fmt: skip
+            _, outcome = await _say(assistant, conversation.id, "Forget that I have a dog.")
+            return outcome, await assistant.memories.list()
+
+    outcome, current = run(scenario())
+    assert [m.content for m in outcome.forgotten] == ["The user has a dog named Pico."]
+    assert outcome.stored == [] and current == []

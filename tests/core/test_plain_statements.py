@@ -2,7 +2,11 @@
 
 import pytest
 
-from acai_desktop.core.processors.plain_statements import lasting_statements, requested_facts
+from acai_desktop.core.processors.plain_statements import (
+    forget_requests,
+    lasting_statements,
+    requested_facts,
+)
 
 
 @pytest.mark.parametrize(
@@ -128,3 +132,23 @@ def test_the_same_statement_twice_is_one_fact():
 )  # fmt: skip
 def test_a_request_to_remember_is_kept_as_said(said, expected):
     assert requested_facts(said) == expected
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        ("Forget that I have a dog.", ["I have a dog"]),
+        ("Please forget my address", ["my address"]),
+        ("Forget what I said about my ex.", ["my ex"]),
+        ("Can you forget that I'm vegetarian?", ["I'm vegetarian"]),
+        ("Remove my old phone number from your memory.", ["my old phone number"]),
+        ("Forget about my sister's wedding, it was cancelled.", ["my sister's wedding"]),
+        # not a request to forget a memory
+        ("Delete my old files", []),  # a task: no "memory" said
+        ("Forget it.", []),
+        ("Never mind, forget about it", []),
+        ("I forget my keys all the time", []),
+    ],
+)  # fmt: skip
+def test_a_request_to_forget_names_what_to_forget(said, named):
+    assert forget_requests(said) == named

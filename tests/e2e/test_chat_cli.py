@@ -77,6 +77,29 @@ def test_chat_json_reports_answer_memories_used_and_stored(tmp_path, fake_openai
     assert "Python" in reply["answer"]
 
 
+def test_chat_reports_what_a_message_asked_to_forget(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+    data = tmp_path / "profile"
+    learned = run_chat(
+        data, *scripted(fake_openai), "--wait-jobs", "--json", "I prefer Python for backend."
+    )
+    assert learned.returncode == 0, learned.stderr
+    [memory] = json.loads(learned.stdout)["stored"]
+    asked = run_chat(
+        data, *scripted(fake_openai), "--wait-jobs", "--json",
+        "Please forget that I prefer Python for backend.",
+    )  # fmt: skip
+    assert asked.returncode == 0, asked.stderr
+    reply = json.loads(asked.stdout)
+    assert reply["forgotten"] == [{"id": memory["id"], "content": memory["content"]}]
+    assert reply["stored"] == []
+    run_chat(data, *scripted(fake_openai), "--wait-jobs", "I prefer green tea in the morning.")
+    human = run_chat(data, *scripted(fake_openai), "--wait-jobs", "Forget that I prefer tea.")
+    assert human.returncode == 0, human.stderr
+    assert "Forgotten, as you asked" in human.stdout
+    assert "The user prefers green tea in the morning" in human.stdout.split("Forgotten")[1]
+
+
 def test_chat_with_an_unreachable_model_says_so_and_keeps_the_message(tmp_path):
     data = tmp_path / "profile"
     result = run_chat(

@@ -76,3 +76,39 @@ def test_a_conflict_is_announced_as_a_conflict_with_both_facts(qapp, tmp_path, f
         await wait_until(lambda: window.memories_model.rowCount() == 2)
 
     run_in_session(gui_session(configure_profile(tmp_path / "profile", fake_openai)), scenario)
+
+
+def test_asked_in_a_message_to_forget_it_forgets_says_so_and_undo_restores(
+    qapp, tmp_path, fake_openai
+):
+    fake_openai.responder = fake_model
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: AppController):
+        await wait_until(lambda: session.assistant is not None)
+        window = session.window
+        model = window.memories_model
+        dog = await session.assistant.memories.remember("The user has a dog named Pico")
+        await session.assistant.memories.remember(FACT)
+        await wait_until(lambda: model.rowCount() == 2)
+        window.composer.input.setPlainText("Please forget that I have a dog.")
+        QTest.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: model.rowCount() == 1)
+        assert model.index(0).data(MemoryRoles.CONTENT) == FACT
+        said = window.statusBar().currentMessage()
+        assert said == "Forgot “The user has a dog named Pico”, as you asked."
+        assert window.undo_button.isVisible()
+        QTest.mouseClick(window.undo_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: model.row_of(dog.id) is not None)
+        restored = await session.assistant.memories.get(dog.id)
+        assert restored.status.value == "active"
+        # The request taught nothing back: the same two memories, no third.
+        await wait_until(lambda: not window.composer.busy)
+        assert sorted(
+            model.index(r).data(MemoryRoles.CONTENT) for r in range(model.rowCount())
+        ) == [
+            "The user has a dog named Pico",
+            FACT,
+        ]
+
+    run_in_session(gui_session(profile), scenario)

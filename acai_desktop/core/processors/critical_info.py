@@ -24,7 +24,9 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.memory.query import topic_stems
 from acai_desktop.core.memory.replacements import replaced_fact
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
@@ -38,6 +40,7 @@ from acai_desktop.core.processors.grounding import (
 from acai_desktop.core.processors.plain_statements import (
     STATEMENT_CONFIDENCE,
     about_the_user,
+    forget_requests,
     lasting_statements,
     requested_facts,
 )
@@ -69,6 +72,10 @@ CATEGORIES = (
 )
 #: Messages longer than this are cut before triage/extraction (the start carries the news).
 MAX_MESSAGE_CHARS_FOR_EXTRACTION = 4000
+#: "Forget that I have a dog": the memories nearest in meaning that are read, and the
+#: most that one request forgets (more match: the request is too loose to act on).
+FORGET_CANDIDATES = 50
+MAX_FORGOTTEN_ON_REQUEST = 3
 MAX_FACTS_PER_MESSAGE = 12
 
 
@@ -158,6 +165,8 @@ class CriticalInfoOutcome:
     rejected: list[tuple[str, Verdict]] = field(default_factory=list)
     #: With "Ask before remembering": facts queued for the user's decision.
     suggested: list[Suggestion] = field(default_factory=list)
+    #: What the user asked to forget ("Forget that I have a dog"), forgotten.
+    forgotten: list[MemoryItem] = field(default_factory=list)
     reason: str | None = None
 
 
@@ -254,6 +263,11 @@ class CriticalInfoProcessor:
             return outcome
 
         text = message.content[:MAX_MESSAGE_CHARS_FOR_EXTRACTION]
+        # "Forget that I have a dog": done first, and nothing this message says is
+        # learned back in its place.
+        forget = [topic_stems(what) for what in forget_requests(text)]
+        for what, wanted in zip(forget_requests(text), forget, strict=True):
+            await self._forget_on_request(what, wanted, conversation.project_id, outcome)
         # "Remember that my passport expires in May": the user has said yes already, so
         # what they ask to keep is stored (not suggested), whatever it sounds like.
         requested = [
@@ -286,6 +300,8 @@ class CriticalInfoProcessor:
             content = name_the_subject(fact.fact)
             if normalised(content) in seen or len(content) < 3:
                 continue
+            if any(wanted and wanted <= topic_stems(content) for wanted in forget):
+                continue  # what the message asks to forget, said again in the request
             # The request's own words, turned by rules, need no check for what a model
             # invents; and what the user asked to keep may be about a thing ("the garage
             # code is 4512"), which the check refuses from a model.
@@ -487,6 +503,45 @@ class CriticalInfoProcessor:
             content, k=5, kinds=[MemoryKind.FACT], include_temporary=True
         )
         return [(item, score) for item, score in matches if score >= self.related_similarity]
+
+    async def _forget_on_request(
+        self,
+        what: str,
+        wanted: frozenset[str],
+        project_id: int | None,
+        outcome: CriticalInfoOutcome,
+    ) -> None:
+        """Forget, for the user, the memories this chat sees that hold every word of
+        what they asked to forget (``wanted``: its stems) — at most
+        :data:`MAX_FORGOTTEN_ON_REQUEST`; more is too loose a request to act on. Undo
+        (or ``memories restore``) brings a memory back."""
+        if not wanted:
+            return
+        near = await self.memories.similar(
+            about_the_user(what) or what,
+            k=FORGET_CANDIDATES,
+            kinds=[MemoryKind.FACT, MemoryKind.NOTE],
+            include_temporary=True,
+        )
+        chosen = [
+            memory
+            for memory, _ in near
+            if memory.status.is_current
+            and memory.project_id in (None, project_id)
+            and wanted <= topic_stems(memory.content)
+        ]
+        if len(chosen) > MAX_FORGOTTEN_ON_REQUEST:
+            log.info("asked to forget %r: %d memories match, none forgotten", what, len(chosen))
+            return
+        forgotten = []
+        for memory in chosen:
+            try:
+                forgotten.append(await self.memories.forget(memory.id, actor=Actor.USER))
+            except (InvalidInputError, NotFoundError) as error:
+                log.info("memory %d changed before it could be forgotten: %s", memory.id, error)
+        if forgotten:
+            outcome.forgotten += forgotten
+            self.memories.events.emit(ev.ForgottenOnRequest(tuple(forgotten)))
 
     async def _same_fact(self, content: str, project_id: int | None) -> MemoryItem | None:
         """A current fact in the same words that this chat sees, if there is one."""

@@ -9,7 +9,8 @@ statements that the memory policy's lasting cues mark as durable ("I'm vegetaria
 sister lives in Ohio", "I work as a nurse") or that say who the user is in capitalised
 words ("I'm Marta", "I'm Greek"), and writes each about the user in the third person.
 What the user asks to remember ("Remember that my passport expires in May") is taken
-whatever it sounds like (:func:`requested_facts`), with any model. Nothing is
+whatever it sounds like (:func:`requested_facts`), with any model; what they ask to
+forget ("Forget that I have a dog") is named by :func:`forget_requests`. Nothing is
 invented: every fact is the user's sentence with its pronouns turned.
 
 Left out, because they say nothing lasting or not as a fact: questions, what the user
@@ -153,6 +154,43 @@ _THE_USER_IN_THE_REST = (
     (re.compile(r"\b(?:my|mine)\b", re.IGNORECASE), "the user's"),
     (re.compile(r"\b(?:me|myself)\b", re.IGNORECASE), "the user"),
 )
+
+
+# An explicit request to forget: "Forget that I have a dog", "Please forget my address",
+# "Forget what I said about my ex", "Remove my old phone number from your memory". Not
+# "forget it" nor "never mind": what follows must name something of the user's.
+_REQUEST_TO_FORGET = re.compile(
+    r"^(?:(?:please|pls|can you|could you|would you)\s+)*(?:please\s+)?"
+    r"(?:forget|stop remembering|delete|remove|erase)\s+"
+    r"(?:(?:that|about|what i (?:said|told you) about|the memory (?:that|about))\s+)?"
+    r"(?P<what>(?:i|i'm|im|i've|my|the user)\b.*?)"
+    r"(?:\s+from (?:your|the|my) memor(?:y|ies))?$",
+    re.IGNORECASE | re.DOTALL,
+)
+# delete/remove/erase act on memory only when the request says so ("delete my old
+# files" is a task, not a request about memory).
+_NEEDS_MEMORY_WORD = re.compile(r"^(?:\S+\s+)*?(?:delete|remove|erase)\b", re.IGNORECASE)
+
+
+def forget_requests(text: str) -> list[str]:
+    """What each sentence of ``text`` that asks to forget something names, as said
+    ("Forget that I have a dog" -> "I have a dog")."""
+    found: list[str] = []
+    for sentence in _sentences(text):
+        sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
+        sentence = _CLOSERS.sub("", sentence.rstrip("?"))
+        matched = _REQUEST_TO_FORGET.match(sentence)
+        if matched is None:
+            continue
+        if _NEEDS_MEMORY_WORD.match(sentence) and not re.search(
+            r"\bmemor(?:y|ies)\b", sentence, re.IGNORECASE
+        ):
+            continue
+        # "my sister's wedding, it was cancelled": what to forget is before the comma.
+        what = matched.group("what").split(", ")[0].strip(" ,;:-–—")
+        if what and what.lower() not in (f.lower() for f in found):
+            found.append(what)
+    return found
 
 
 def requested_facts(text: str) -> list[tuple[str, str]]:

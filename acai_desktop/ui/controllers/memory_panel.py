@@ -49,6 +49,7 @@ class MemoryPanelController(Controller):
         window.job_status.retry_requested.connect(self.retry_jobs)
         window.events.suggestions_changed.connect(self.refresh_suggestions)
         window.events.memory_added.connect(self.announce_learned)
+        window.events.forgotten_on_request.connect(self.announce_forgotten)
 
     def ask_edit(self, memory_id: int) -> None:
         dialog = self.window.dialogs.edit_memory(memory_id)
@@ -124,6 +125,17 @@ class MemoryPanelController(Controller):
             text = f"Memory updated: “{short(memory.content)}”"
         window.offer_undo(text, memory.id, forgets=True)
         window.reveal_memory(memory.id)
+
+    def announce_forgotten(self, memories: tuple[MemoryItem, ...]) -> None:
+        """What the user asked in a message to forget ("Forget that I have a dog"),
+        said, with Undo (which restores it all)."""
+        if not memories:
+            return
+        quoted = ", ".join(f"“{short(memory.content)}”" for memory in memories)
+        what = "" if len(memories) == 1 else f"{len(memories)} memories, "
+        self.window.offer_undo(
+            f"Forgot {what}{quoted}, as you asked.", [memory.id for memory in memories]
+        )
 
     @in_background("memory-conflict")
     async def _announce_conflict(self, assistant: Assistant, conflict: MemoryItem) -> None:
