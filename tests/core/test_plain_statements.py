@@ -59,6 +59,9 @@ from acai_desktop.core.processors.plain_statements import (
         ("I'm Marta, by the way.", [("The user is Marta.", "Personal")]),
         ("I live in Lyon btw!", [("The user lives in Lyon.", "Location")]),
         ("I live here, in Lyon.", [("The user lives here, in Lyon.", "Location")]),
+        ("Hey there! My name's Tom.", [("The user's name is Tom.", "Personal")]),
+        ("You can call me Jo!", [("The user wants to be called Jo.", "Personal")]),
+        ("Please call me Dr. Lee", [("The user wants to be called Dr. Lee.", "Personal")]),
         # pets, more than one
         ("I have two cats, Miso and Tofu.", [
             ("The user has two cats, Miso and Tofu.", "Relationship"),
@@ -91,6 +94,8 @@ def test_a_lasting_statement_becomes_a_fact_about_the_user(said, expected):
         "I'm OK.",  # capitals, but a state
         "I'm Back!",
         "I'm fine.",
+        "Call me back later.",  # not a name
+        "Call me crazy, but I love rain.",
         "The weather is lovely.",  # not about the user
         "okay",
     ],

@@ -79,7 +79,14 @@ _SUBJECT_VERB = (
     (re.compile(r"^(?:i didn't|i did not)\b", re.IGNORECASE), "The user did not"),
     (re.compile(r"^(?:i can't|i cant|i cannot|i can not)\b", re.IGNORECASE), "The user can't"),
     (re.compile(r"^i can\b", re.IGNORECASE), "The user can"),
+    (re.compile(r"^my name's\b", re.IGNORECASE), "The user's name is"),
     (re.compile(r"^my\b", re.IGNORECASE), "The user's"),
+)
+_CALLED = "The user wants to be called"
+# "Call me Tommy": the name the user wants (a capitalised word: not "call me back").
+_CALL_ME = re.compile(
+    r"^(?i:(?:please|just|you can|you may)\s+)*(?i:call me)\s+"
+    r"(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? )?[A-Z][\w'-]+(?: [A-Z][\w'-]+)?)$"
 )
 # Adverbs between "I" and the verb stay as they are ("I now live" -> "The user now
 # lives", not "nows live"): a few common ones, and any word of five letters or more
@@ -232,7 +239,9 @@ def lasting_statements(text: str) -> list[tuple[str, str]]:
             if fact is None or fact.lower() in seen:
                 continue
             seen.add(fact.lower())
-            topic = lasting_topic(clause) or ("Personal" if _says_who(clause) else "Other")
+            topic = lasting_topic(clause) or (
+                "Personal" if _says_who(clause) or fact.startswith(_CALLED) else "Other"
+            )
             facts.append((fact, topic))
     return facts
 
@@ -251,6 +260,8 @@ def _sentences(text: str) -> list[str]:
 
 def _as_fact(sentence: str) -> str | None:
     sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
+    if called := _CALL_ME.match(_CLOSERS.sub("", sentence)):
+        return f"{_CALLED} {called.group('name')}."
     if sentence.endswith("?") or len(sentence.split()) < MIN_STATEMENT_WORDS:
         return None
     if not re.match(r"(?:i|i'm|im|i've|ive|my)\b", sentence, re.IGNORECASE):
