@@ -202,6 +202,11 @@ def normalised(text: str) -> str:
     return re.sub(r"[^\w]+", " ", text.lower()).strip()
 
 
+def _fact_write_key(write_key: str | None, content: str) -> str | None:
+    """The key of one fact's write in a keyed run (a job): run again, it writes nothing."""
+    return f"critical_info:{write_key}:{normalised(content)}" if write_key else None
+
+
 class CriticalInfoProcessor:
     def __init__(
         self,
@@ -324,15 +329,8 @@ class CriticalInfoProcessor:
                 if known is not None:
                     # Said again: nothing new to ask about. It counts as the
                     # reinforcement it would be without "Ask before remembering".
-                    key = f"critical_info:{write_key}:{normalised(content)}" if write_key else None
-                    await self.memories.reinforce(
-                        known.id,
-                        actor=ACTOR,
-                        source_message_ids=[message.id],
-                        confidence=fact.confidence,
-                        write_key=key,
-                    )
-                    outcome.reinforced.append(known.id)
+                    key = _fact_write_key(write_key, content)
+                    await self._reinforce(known.id, message, fact, key, outcome)
                     continue
                 draft = SuggestionDraft(
                     message.id, message.conversation_id, content, normalised(content),
@@ -422,7 +420,7 @@ class CriticalInfoProcessor:
         of no project; another project's are never read into this chat's prompts nor
         changed by it), then reinforce, replace or add. ``explicit``: the user asked to
         keep it (a new memory is active whatever the policy would say)."""
-        key = f"critical_info:{write_key}:{normalised(content)}" if write_key else None
+        key = _fact_write_key(write_key, content)
         if self.facts_by_rules:
             # No model weighs it: a new home, name or age replaces the one before
             # (core.rules.slots); a pinned or edited one gets a conflict instead.
@@ -443,14 +441,7 @@ class CriticalInfoProcessor:
                 break
             try:
                 if relation == "duplicate":
-                    await self.memories.reinforce(
-                        existing.id,
-                        actor=ACTOR,
-                        source_message_ids=[message.id],
-                        confidence=fact.confidence,
-                        write_key=key,
-                    )
-                    outcome.reinforced.append(existing.id)
+                    await self._reinforce(existing.id, message, fact, key, outcome)
                     return
                 if relation in ("refinement", "contradiction"):
                     stored = await self._replace(existing.id, message, content, fact, key)
@@ -474,6 +465,24 @@ class CriticalInfoProcessor:
             write_key=key,
         )
         outcome.stored.append(stored)
+
+    async def _reinforce(
+        self,
+        memory_id: int,
+        message: Message,
+        fact: ExtractedFact,
+        key: str | None,
+        outcome: CriticalInfoOutcome,
+    ) -> None:
+        """``message`` said the fact of memory ``memory_id`` again."""
+        await self.memories.reinforce(
+            memory_id,
+            actor=ACTOR,
+            source_message_ids=[message.id],
+            confidence=fact.confidence,
+            write_key=key,
+        )
+        outcome.reinforced.append(memory_id)
 
     async def _replace(
         self,
