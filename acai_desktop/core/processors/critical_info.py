@@ -270,8 +270,9 @@ class CriticalInfoProcessor:
         text = message.content[:MAX_MESSAGE_CHARS_FOR_EXTRACTION]
         # "Forget that I have a dog": done first, and nothing this message says is
         # learned back in its place.
-        forget = [topic_stems(what) for what in forget_requests(text)]
-        for what, wanted in zip(forget_requests(text), forget, strict=True):
+        asked_to_forget = forget_requests(text)
+        forget = [topic_stems(what) for what in asked_to_forget]
+        for what, wanted in zip(asked_to_forget, forget, strict=True):
             await self._forget_on_request(what, wanted, conversation.project_id, outcome)
         # "Remember that my passport expires in May": the user has said yes already, so
         # what they ask to keep is stored (not suggested), whatever it sounds like.
