@@ -67,7 +67,7 @@ def why_html(explanation: Explanation) -> str:
     parts = []
     if explanation.strength:  # none for a source that entered without a match
         parts.append(
-            f"<span title='score {explanation.score:.2f} (0 to 1; strong from {STRONG_SCORE}, "
+            f"<span title='score {explanation.score:.2f} (strong from {STRONG_SCORE}, "
             f"some from {SOME_SCORE})'>{e(explanation.strength)} match</span>"
         )
     for phrase, words in explanation.reasons:
