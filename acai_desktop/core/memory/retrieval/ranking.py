@@ -4,7 +4,7 @@ of all of them, and their records."""
 from __future__ import annotations
 
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -31,8 +31,8 @@ from acai_desktop.core.memory.retrieval.results import (
 )
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import MemoryStatus
-from acai_desktop.core.store import episodes
+from acai_desktop.core.records import MemoryStatus, ProjectScope
+from acai_desktop.core.store import episodes, projects
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.connection import Database
 
@@ -46,6 +46,36 @@ class RankRequest:
     excluded: frozenset[int]  # memories the caller already has
     conversation_id: int | None
     episodic: EpisodicQuery
+    # What else it hides, read in the ranking's transaction (see hide_more): another
+    # project's memories and messages (None: no scope, everything is seen)...
+    scope: ProjectScope | None = None
+    # ...and those written after this time (ISO, UTC: a regenerated answer's question).
+    written_after: str | None = None
+
+    @property
+    def hides_more(self) -> bool:
+        return self.scope is not None or self.written_after is not None
+
+
+def hide_more(db: Database, request: RankRequest) -> RankRequest:
+    """``request`` with the ids its ``scope`` and ``written_after`` hide added to the
+    excluded ones (and neither left to read)."""
+    memories, messages = set(request.excluded), set(request.episodic.excluded)
+    if request.scope is not None:
+        hidden = projects.out_of_scope(db, request.scope.project_id)
+        memories.update(hidden.memory_ids)
+        messages.update(hidden.message_ids)
+    if request.written_after is not None:
+        later_memories, later_messages = sql.ids_written_after(db, request.written_after)
+        memories.update(later_memories)
+        messages.update(later_messages)
+    return replace(
+        request,
+        excluded=frozenset(memories),
+        episodic=replace(request.episodic, excluded=frozenset(messages)),
+        scope=None,
+        written_after=None,
+    )
 
 
 def rank(
@@ -56,10 +86,21 @@ def rank(
     message_index: VectorIndex | None,
     weights: RetrievalWeights,
     fuse: Fuse,
+    hidden: Future[RankRequest] | None = None,
 ) -> list[Retrieved]:
     """Runs on the database thread: each tier's candidates scored (the query's vector
     and the semantic candidates come from the loop through ``handoff``, while the
-    full-text queries run here), the best ``k`` of all of them, and their records."""
+    full-text queries run here), the best ``k`` of all of them, and their records.
+
+    ``hidden``: where to hand the loop ``request`` with what it hides (:func:`hide_more`),
+    read first; the loop's semantic side leaves those out too."""
+    if hidden is not None:
+        try:
+            request = hide_more(db, request)
+        except BaseException as error:
+            hidden.set_exception(error)  # the loop waits for it before the handoff
+            raise
+        hidden.set_result(request)
     terms, episodic = request.terms, request.episodic
     # One full-text query over messages serves both tiers: the messages themselves,
     # and the memories learned from them.
