@@ -38,7 +38,7 @@ from acai_desktop.core.memory.retrieval.candidates import (
 )
 from acai_desktop.core.memory.retrieval.fusion import Evidence
 from acai_desktop.core.memory.retrieval.ranking import RankRequest
-from acai_desktop.core.memory.vector_index import Cosines, VectorIndex
+from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.rules.words import tokenize
 from acai_desktop.core.store.database import Store
 
@@ -106,11 +106,10 @@ class VariantRetriever(HybridRetriever):
         vector: np.ndarray | None,
         excluded: frozenset[int],
         candidates: int,
-        product: Cosines | None = None,
     ) -> SemanticCandidates:
         if self.variant.fusion == "lexical":
             return no_semantic_candidates()
-        return super().semantic_candidates(index, vector, excluded, candidates, product)
+        return super().semantic_candidates(index, vector, excluded, candidates)
 
     def fuse(self, evidence: Evidence) -> np.ndarray:
         variant, weights = self.variant, self.weights

@@ -365,7 +365,7 @@ def test_an_active_memory_missing_from_the_index_is_still_found_by_its_words(
 
 def test_a_failure_on_the_loop_side_leaves_the_database_thread_free(store_location, tmp_path):
     async def body(retriever, service, items):
-        def broken(index, vector, excluded, candidates, product=None):
+        def broken(index, vector, excluded, candidates):
             raise RuntimeError("semantic side failed")
 
         retriever.semantic_candidates = broken

@@ -30,7 +30,6 @@ FACTS = [
 # Another project's: found by its words and by its meaning unless hidden.
 OTHER_PROJECT = "Leila, my sister the architect, designs houses in Lisbon."
 LATER = "Leila the architect collects old maps of Lisbon harbours."
-ADDED = "Our cousin restores farmhouses for a living."
 QUERY = "Leila Lisbon architect"
 BY_MEANING = "a relative planning homes"
 DEEP = 100  # more than every item of the profile
@@ -55,7 +54,7 @@ def _with_profile(store_location, tmp_path, body):
             await store.run(projects.set_memory_project, other.id, project.id)
             (later,) = await remember(LATER)
             retriever = HybridRetriever(store, service.embedder, service.index)
-            return await body(retriever, service, items, other, later)
+            return await body(retriever, store, items, other, later)
 
     return run(go())
 
@@ -79,8 +78,7 @@ def _memory_ids(hits) -> list[int]:
 
 
 def test_what_a_scope_or_a_time_hides_is_read_by_the_ranking_itself(store_location, tmp_path):
-    async def body(retriever, service, items, other, later):
-        store = service.store
+    async def body(retriever, store, items, other, later):
         everything = _memory_ids(await retriever.search(QUERY, DEEP))
         reads = _reads_of(store)
         as_of = parse_utc(items[-1].created_at)
@@ -108,8 +106,7 @@ async def _reader_is_free(store) -> bool:
 
 
 def test_a_failure_reading_what_is_hidden_is_the_search_error(store_location, tmp_path):
-    async def body(retriever, service, items, other, later):
-        store = service.store
+    async def body(retriever, store, items, other, later):
         await store.run(lambda db: db.execute("ALTER TABLE projects RENAME TO projects_gone"))
         with pytest.raises(Exception, match="projects"):
             await retriever.search(QUERY, DEEP, scope=ProjectScope(None))
@@ -138,8 +135,7 @@ class _FailingEmbedder:
 def test_an_embedder_failing_while_the_hidden_ids_are_read_fails_the_search(
     store_location, tmp_path
 ):
-    async def body(retriever, service, items, other, later):
-        store = service.store
+    async def body(retriever, store, items, other, later):
         failing = HybridRetriever(store, _FailingEmbedder(retriever.embedder), retriever.index)
         for scope in (ProjectScope(None), None):
             with pytest.raises(RuntimeError, match="embedder failed"):
@@ -155,8 +151,7 @@ def test_a_search_cancelled_while_the_hidden_ids_are_read_frees_the_reader(
     """Cancelled while it waits for the ranking to hand back what it hides: the ranking
     still ends (the loop settles its handoff), and the next search runs."""
 
-    async def body(retriever, service, items, other, later):
-        store = service.store
+    async def body(retriever, store, items, other, later):
         gate = threading.Event()
         busy = store.submit_read(lambda db: gate.wait())  # the reader is taken...
         reads = _reads_of(store)
@@ -184,8 +179,7 @@ def test_a_reader_failing_before_the_ranking_begins_fails_the_search(tmp_path):
     the reader's error rather than wait (SQLite: its reader closed, as closing the store
     does first)."""
 
-    async def body(retriever, service, items, other, later):
-        store = service.store
+    async def body(retriever, store, items, other, later):
         reader = store._reader
         await asyncio.get_running_loop().run_in_executor(reader.executor, reader.close_connection)
         with pytest.raises(sqlite3.ProgrammingError, match="reader is closed"):
@@ -193,30 +187,3 @@ def test_a_reader_failing_before_the_ranking_begins_fails_the_search(tmp_path):
         return True
 
     assert _with_profile(tmp_path / "acai.sqlite3", tmp_path, body)
-
-
-def test_a_memory_added_while_the_hidden_ids_are_read_is_found_by_its_meaning(
-    store_location, tmp_path
-):
-    """The loop takes the cosine products before it waits for what the ranking hides;
-    a memory it adds meanwhile changes the index, so the product is taken again."""
-
-    async def body(retriever, service, items, other, later):
-        store = service.store
-        gate = threading.Event()
-        busy = store.submit_read(lambda db: gate.wait())
-        reads = _reads_of(store)
-        search = asyncio.ensure_future(retriever.search(BY_MEANING, DEEP, scope=ProjectScope(None)))
-        try:
-            while not reads:
-                await asyncio.sleep(0)
-            await asyncio.sleep(0)  # the products are taken; it waits for the ranking
-            assert not search.done()
-            (added,) = await service.remember_many([MemoryDraft(content=ADDED)], explicit=True)
-        finally:
-            gate.set()
-        await busy
-        return added.id, set(_memory_ids(await search))
-
-    added, found = _with_profile(store_location, tmp_path, body)
-    assert added in found

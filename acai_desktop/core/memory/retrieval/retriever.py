@@ -45,7 +45,7 @@ from acai_desktop.core.memory.retrieval.ranking import RankRequest
 from acai_desktop.core.memory.retrieval.ranking import rank as rank_on_database
 from acai_desktop.core.memory.retrieval.results import Retrieved
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
-from acai_desktop.core.memory.vector_index import Cosines, VectorIndex, best_positions
+from acai_desktop.core.memory.vector_index import VectorIndex, best_positions
 from acai_desktop.core.records import MemoryItem, ProjectScope
 from acai_desktop.core.rules.bearings import bearings_of, bears_on
 from acai_desktop.core.rules.words import normalise
@@ -206,24 +206,19 @@ class HybridRetriever:
         try:
             if embed is not None:
                 vector = (await self.embedder.embed([embed]))[0]
-            products: tuple[Cosines | None, Cosines | None] = (None, None)
             if hidden is not None:
-                # The products need nothing the ranking reads: taken first, they give it
-                # the time to hand back what it hides (seldom still pending then).
-                products = (_product(self.index, vector), _product(self.messages, vector))
                 request = await _handed_back(hidden, job)
             handoff.set_result(
                 SemanticSide(
                     vector,
                     self.semantic_candidates(
-                        self.index, vector, request.excluded, self.weights.candidates, products[0]
+                        self.index, vector, request.excluded, self.weights.candidates
                     ),
                     self.semantic_candidates(
                         self.messages,
                         vector,
                         request.episodic.excluded,
                         self.weights.message_semantic_candidates,
-                        products[1],
                     ),
                 )
             )
@@ -242,16 +237,11 @@ class HybridRetriever:
         vector: np.ndarray | None,
         excluded: frozenset[int],
         candidates: int,
-        product: Cosines | None = None,
     ) -> SemanticCandidates:
-        """The ``candidates`` nearest items of ``index`` to ``vector``, best first.
-        ``product``: ``index.cosines(vector)`` if already taken (used while the index is
-        unchanged since)."""
+        """The ``candidates`` nearest items of ``index`` to ``vector``, best first."""
         if vector is None or index is None or not len(index):
             return no_semantic_candidates()
-        every = product
-        if every is None or every.version != index.version:
-            every = index.cosines(vector)
+        every = index.cosines(vector)
         ids, scores = every.ids, every.scores
         if excluded:
             # Their rows, looked up (a few ids), rather than every id tested against them.
@@ -315,13 +305,6 @@ class HybridRetriever:
             excluded.update(memory.id for memory in chosen)
             found += [(memory, bearing.name) for memory in chosen]
         return found
-
-
-def _product(index: VectorIndex | None, vector: np.ndarray | None) -> Cosines | None:
-    """``index.cosines(vector)``, or None where the semantic side finds nothing."""
-    if vector is None or index is None or not len(index):
-        return None
-    return index.cosines(vector)
 
 
 async def _handed_back(hidden: Future[RankRequest], job: asyncio.Future) -> RankRequest:
