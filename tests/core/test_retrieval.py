@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -92,6 +93,26 @@ def test_pinned_memories_are_listed_and_marked(store_location, tmp_path):
         hits = await retriever.search("peanut allergy", k=3)
         assert hits[0].memory.id == items[1].id
         assert "pinned" in hits[0].reasons
+
+    _with_retriever(store_location, tmp_path, body)
+
+
+def test_pinned_memories_are_read_while_the_writer_is_busy(store_location, tmp_path):
+    """A chat turn reads its pinned memories on the read-only connection: not behind a
+    long write (an import's batch, a learning job's transaction)."""
+
+    async def body(retriever, service, items):
+        await service.pin(items[1].id)
+        gate = threading.Event()
+        writing = service.store.submit(lambda db: gate.wait())  # the writer is taken
+        try:
+            reading = asyncio.ensure_future(retriever.pinned())
+            done, _ = await asyncio.wait([reading], timeout=30)
+        finally:
+            gate.set()  # (before asserting, so a failure does not hang)
+        await writing
+        assert reading in done, "the pinned memories waited for the writer"
+        assert [m.id for m in await reading] == [items[1].id]
 
     _with_retriever(store_location, tmp_path, body)
 

@@ -267,8 +267,9 @@ class HybridRetriever:
 
     async def pinned(self, scope: ProjectScope | None = None) -> list[MemoryItem]:
         """Every active pinned memory ``scope`` sees (None: all): the context builder
-        always includes them."""
-        pinned = await self.store.run(sql.pinned_memories)
+        always includes them. Read on the read-only connection, as the search is: a chat
+        turn's prompt does not wait behind a write (an import's batch, a learning job)."""
+        pinned = await self.store.read(sql.pinned_memories)
         if scope is None:
             return pinned
         return [m for m in pinned if m.project_id is None or m.project_id == scope.project_id]
