@@ -75,8 +75,9 @@ class HarnessOptions:
 
 
 #: The signals the app's ranking fuses, each alone and plain (no boost for who said it,
-#: when or how recently): BM25 over each item with its neighbours' words, and the
-#: item's own cosine. The app's ranking must beat both.
+#: when or how recently): BM25 over each item with its neighbours' words (a memory's
+#: BM25 too, saturated, not the share of the query's weight the app weighs it by), and
+#: the item's own cosine. The app's ranking must beat both.
 ALONE = {
     "author": 0.0,
     "asker": 0.0,
@@ -86,7 +87,7 @@ ALONE = {
     "importance": 0.0,
 }
 COMPARED = {
-    "lexical": (RetrievalVariant(fusion="lexical"), ALONE),
+    "lexical": (RetrievalVariant(fusion="lexical", lexical_norm="saturate"), ALONE),
     "semantic": (
         RetrievalVariant(fusion="semantic"),
         {**ALONE, "message_vector_context": 0.0, "message_semantic": 1.0},

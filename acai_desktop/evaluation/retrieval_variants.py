@@ -10,7 +10,9 @@ overrides the steps they change, so the table in docs/benchmarks.md can be measu
   vector moved towards the first pass's best memories;
 - ``stop_words`` off: every word of the question is a query word;
 - ``semantic_query`` "raw": the question is embedded as typed, not its informative words;
-- ``lexical_norm`` "max": BM25 divided by the query's best score, not s / (s + c);
+- ``lexical_norm`` "saturate": a memory's words weigh its BM25 scaled as s / (s + c)
+  (the app's until 2026-12-02), "max": its BM25 divided by the query's best score,
+  not the share of the query's weight they hold (``memory_tier.held_weight``);
 - ``semantic_norm`` "minmax": the cosine rescaled between the semantic candidates'
   worst and best, not the raw cosine.
 """
@@ -55,7 +57,7 @@ class RetrievalVariant:
     prf_weight: float = 0.5
     stop_words: bool = True
     semantic_query: str = "terms"  # | "raw"
-    lexical_norm: str = "saturate"  # | "max"
+    lexical_norm: str = "share"  # | "saturate" | "max"
     semantic_norm: str = "raw"  # | "minmax"
 
     @property
@@ -116,11 +118,13 @@ class VariantRetriever(HybridRetriever):
         if variant.fusion == "rrf":
             return _reciprocal_rank_fusion(evidence, weights, variant.rrf_k)
         bm25, cosine = evidence.bm25, evidence.cosine
-        if variant.lexical_norm == "saturate":
-            lexical_part = bm25 / (bm25 + weights.lexical_saturation)
-        else:
+        if variant.lexical_norm == "max":
             best_bm25 = float(bm25.max())
             lexical_part = bm25 / best_bm25 if best_bm25 > 0 else bm25
+        elif variant.lexical_norm == "share" and evidence.coverage is not None:
+            lexical_part = evidence.coverage
+        else:
+            lexical_part = bm25 / (bm25 + weights.lexical_saturation)
         if variant.semantic_norm == "raw":
             semantic_part = np.clip(cosine, 0.0, 1.0)
         elif len(evidence.semantic.ids):

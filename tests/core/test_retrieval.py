@@ -469,3 +469,25 @@ def test_a_word_in_a_short_memory_outweighs_it_in_a_long_one_as_bm25_weighs_it(
         assert scores[0] > scores[1]
 
     _with_retriever(store_location, tmp_path, body, facts=facts)
+
+
+def test_a_fact_holding_more_of_the_question_outranks_a_shorter_one_holding_less(
+    store_location, tmp_path
+):
+    # BM25 favours the short row: "I go to pottery class every Wednesday evening." (two
+    # of the question's words) ranked above a long fact that holds three of them. A
+    # memory's words count by the share of the question's weight they hold
+    # (memory_tier.held_weight), whatever the fact's length.
+    longer = (
+        "After a long week of meetings and deadlines I finally glazed the vase from my "
+        "pottery class, and the Wednesday group loved its colour."
+    )
+    facts = [*FACTS, longer, "My teacher retired."]
+
+    async def body(retriever, service, items):
+        hits = await retriever.search("Did my pottery group on Wednesday meet my new teacher?", 3)
+        ranked = [hit.memory.id for hit in hits]
+        shorter = next(item.id for item in items if item.content == FACTS[5])
+        assert ranked.index(items[len(FACTS)].id) < ranked.index(shorter)
+
+    _with_retriever(store_location, tmp_path, body, facts=facts)

@@ -55,13 +55,17 @@ def _ranking(hits):
         RetrievalVariant(stop_words=False),
         RetrievalVariant(semantic_query="raw"),
         RetrievalVariant(lexical_norm="max"),
+        RetrievalVariant(lexical_norm="saturate"),
         RetrievalVariant(semantic_norm="minmax"),
     ],
     ids=lambda v: next(f"{k}={x}" for k, x in vars(v).items() if x != vars(RetrievalVariant())[k]),
 )
 def test_every_variant_ranks_an_exact_match_first_and_differs_from_the_app(tmp_path, variant):
     async def body(app, tried, items):
-        query = "When is my pottery class on Wednesday?"
+        # "morning" is in another fact: two lexical candidates, so that each way of
+        # weighing words (the share of the query's weight, BM25 saturated, BM25 over
+        # the best) ranks differently.
+        query = "When is my pottery class on Wednesday morning?"
         hits = await tried.search(query, k=4)
         assert hits and hits[0].memory.id == items[5].id
         assert _ranking(hits) != _ranking(await app.search(query, k=4))

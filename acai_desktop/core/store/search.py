@@ -29,6 +29,7 @@ __all__ = [
     "ids_written_after",
     "lexical_hits",
     "memories_by_id",
+    "memory_contents",
     "pinned_memories",
 ]
 
@@ -174,6 +175,18 @@ def candidate_rows(db: Database, ids: Sequence[int]) -> list[tuple]:
         f"WHERE +m.status = 'active' AND m.id IN ({marks}) ORDER BY m.id",
         [int(i) for i in ids],
     ).fetchall()
+
+
+def memory_contents(db: Database, ids: Sequence[int]) -> dict[int, str]:
+    """The text of each memory among ``ids`` (the ranking's lexical candidates, fifty or
+    so), by id: the text alone, not the wide row with its embedding."""
+    if not len(ids):
+        return {}
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(
+        f"SELECT id, content FROM memories WHERE id IN ({marks})", [int(i) for i in ids]
+    ).fetchall()
+    return {row[0]: row[1] for row in rows}
 
 
 def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:

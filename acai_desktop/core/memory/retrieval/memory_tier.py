@@ -2,7 +2,8 @@
 
 Each memory's importance, pin, recency and conversation come from the index (under
 its lock) rather than from SQL; lexical and semantic evidence are fused (see
-:mod:`fusion`), then adjusted for importance, recency and pins.
+:mod:`fusion`), then adjusted for importance, recency and pins. A memory's words count
+by the share of the query's weight they hold (:func:`held_weight`), not by BM25.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
+from acai_desktop.core.memory.retrieval import floor
 from acai_desktop.core.memory.retrieval.candidates import (
     EpisodicQuery,
     ScoredCandidates,
@@ -52,6 +54,39 @@ def told_with(
     for memory_id, message_id in episodes.memories_from_messages(db, list(part_of)):
         told[memory_id] = max(told.get(memory_id, 0.0), part_of[message_id])
     return told
+
+
+def held_weight(
+    db: Database,
+    terms: list[str],
+    ids: np.ndarray,
+    total: int,
+    counts: dict[str, list[int]] | None,
+    cap: int,
+) -> np.ndarray:
+    """The share of the query's informative weight that each candidate's own words hold
+    (any candidate: one found by meaning, or by the message it was learned from, may
+    hold some of the words too). Each query word weighs its IDF among the ``total``
+    memories, as the relevance floor weighs it (:class:`floor.WordWeights`, light
+    stems); ``counts``: how many memories hold each word, as the lexical side counted
+    them (up to ``cap``).
+
+    In a profile of a few hundred short facts BM25 is poorly calibrated: one rare word
+    ("done" in "What martial arts has John done?") scores as much as most of a question
+    does, a short fact wins on its length, and "tourney" misses "tournament" (Porter
+    stems). The share means the same whatever the collection and the query: a fact
+    holding half the question's weight scores 0.5 (see ``RetrievalWeights.lexical``).
+    """
+    if not terms or not len(ids):
+        return np.zeros(len(ids), np.float32)
+    found = counts.get("memories_fts") if counts is not None else None
+    if found is None:
+        found = sql.document_counts(db, terms, cap, "memories_fts")
+    weights = floor.WordWeights(terms, floor.term_weights(found, total))
+    chosen = ids.tolist()
+    texts = sql.memory_contents(db, chosen)
+    held = [weights.coverage(floor.stems_of(texts.get(i, ""))) for i in chosen]
+    return np.asarray(held, np.float32)
 
 
 def memory_candidates(
@@ -176,7 +211,8 @@ def memory_candidates(
         if not count:
             return no_candidates()
 
-    fused = fuse(Evidence(lexical_raw, is_lexical, cosine, in_semantic, semantic))
+    coverage = held_weight(db, terms, ids, len(index), counts, weights.lexical_budget_documents)
+    fused = fuse(Evidence(lexical_raw, is_lexical, cosine, in_semantic, semantic, coverage))
     recency = 0.5 ** (age / weights.recency_half_life_days)
     same_conversation = (
         conversation == conversation_id if conversation_id is not None else np.zeros(count, bool)
