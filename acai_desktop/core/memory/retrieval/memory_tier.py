@@ -65,8 +65,8 @@ def held_weight(
     cap: int,
 ) -> np.ndarray:
     """The share of the query's informative weight that each candidate's own words hold
-    (any candidate: one found by meaning, or by the message it was learned from, may
-    hold some of the words too). Each query word weighs its IDF among the ``total``
+    (the ranking asks it of the candidates the full-text side found, and of those
+    learned from a message it found). Each query word weighs its IDF among the ``total``
     memories, as the relevance floor weighs it (:class:`floor.WordWeights`, light
     stems); ``counts``: how many memories hold each word, as the lexical side counted
     them (up to ``cap``).
@@ -211,7 +211,15 @@ def memory_candidates(
         if not count:
             return no_candidates()
 
-    coverage = held_weight(db, terms, ids, len(index), counts, weights.lexical_budget_documents)
+    # The words' share is read for the candidates the words found, or the message the
+    # memory was learned from: one found by meaning alone holds none of the words the
+    # full-text side ranks (or too few to be among its best), as BM25 gave it 0 before.
+    # Reading every candidate's text cost 0.3 ms more a search for 0.003 of recall.
+    coverage = np.zeros(count, np.float32)
+    worded = np.flatnonzero(is_lexical | (source_part > 0))
+    coverage[worded] = held_weight(
+        db, terms, ids[worded], len(index), counts, weights.lexical_budget_documents
+    )
     fused = fuse(Evidence(lexical_raw, is_lexical, cosine, in_semantic, semantic, coverage))
     recency = 0.5 ** (age / weights.recency_half_life_days)
     same_conversation = (

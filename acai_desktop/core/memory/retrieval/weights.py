@@ -18,7 +18,7 @@ class RetrievalWeights:
     # (memory_tier.held_weight: each word its IDF in the profile, light stems) and the
     # raw cosine, averaged with these weights. The share replaced BM25 scaled as
     # s / (s + lexical_saturation): LoCoMo dev observations, recall_any@10 among the
-    # answerable questions 0.897 -> 0.906; LongMemEval-S dev with the rules' facts of
+    # answerable questions 0.897 -> 0.905; LongMemEval-S dev with the rules' facts of
     # the user's turns as the memories, any@1 / any@10 0.586 / 0.865 -> 0.640 / 0.865
     # (BM25 over the query's IDF sum, bm25 / (bm25 + 0.5 x sum): 0.903; 0.613 / 0.856).
     lexical: float = 0.5
