@@ -36,6 +36,27 @@ def tooltip_at(browser, text: str) -> str:
     return found.charFormat().toolTip()
 
 
+async def ask_and_wait(window, question: str) -> None:
+    """Send ``question`` and wait until its answer is done and has its sources."""
+    messages = window.messages_model
+    send(window, question)
+    await wait_until(
+        lambda: (
+            messages.rowCount() == 2
+            and messages.index(1).data(MessageRoles.SOURCES_COUNT) is not None
+        )
+    )
+    await wait_until(lambda: not window.composer.busy)
+
+
+async def open_sources(window) -> ProvenanceDialog:
+    """Click *Sources* under the answer, as a user does."""
+    window.chat_view.scrollToBottom()
+    await asyncio.sleep(0)
+    click_action(window.chat_view, 1, SOURCES)
+    return await wait_until(lambda: window.findChild(ProvenanceDialog))
+
+
 def test_sources_say_how_strong_and_why_and_open_the_memory_in_the_panel(
     qapp, tmp_path, fake_openai
 ):
@@ -49,15 +70,7 @@ def test_sources_say_how_strong_and_why_and_open_the_memory_in_the_panel(
             "The user is allergic to peanuts", category="Health", explicit=True
         )
         await session.assistant.memories.remember("The user lives in Oslo", explicit=True)
-        messages = window.messages_model
-        send(window, "Am I allergic to peanuts?")
-        await wait_until(
-            lambda: (
-                messages.rowCount() == 2
-                and messages.index(1).data(MessageRoles.SOURCES_COUNT) is not None
-            )
-        )
-        await wait_until(lambda: not window.composer.busy)
+        await ask_and_wait(window, "Am I allergic to peanuts?")
         # The panel shows something else: a search the memory doesn't match.
         panel.search.setText("Oslo")
         panel.apply_query()
@@ -65,10 +78,7 @@ def test_sources_say_how_strong_and_why_and_open_the_memory_in_the_panel(
         await wait_until(lambda: window.memories_model.settled)
         assert window.memories_model.row_of(peanuts.id) is None
 
-        window.chat_view.scrollToBottom()
-        await asyncio.sleep(0)
-        click_action(window.chat_view, 1, SOURCES)
-        dialog = await wait_until(lambda: window.findChild(ProvenanceDialog))
+        dialog = await open_sources(window)
         await wait_until(lambda: "peanuts" in dialog.browser.toPlainText())
         text = dialog.browser.toPlainText()
         assert "mentions allergic, peanuts" in text
@@ -98,19 +108,8 @@ def test_a_pinned_memory_the_question_does_not_match_says_why_it_is_there(
         window, memories = session.window, session.assistant.memories
         name = await memories.remember("The user's name is Ana", explicit=True)
         await memories.pin(name.id)
-        messages = window.messages_model
-        send(window, "How do I reverse a list in Python?")
-        await wait_until(
-            lambda: (
-                messages.rowCount() == 2
-                and messages.index(1).data(MessageRoles.SOURCES_COUNT) is not None
-            )
-        )
-        await wait_until(lambda: not window.composer.busy)
-        window.chat_view.scrollToBottom()
-        await asyncio.sleep(0)
-        click_action(window.chat_view, 1, SOURCES)
-        dialog = await wait_until(lambda: window.findChild(ProvenanceDialog))
+        await ask_and_wait(window, "How do I reverse a list in Python?")
+        dialog = await open_sources(window)
         await wait_until(lambda: "Ana" in dialog.browser.toPlainText())
         text = dialog.browser.toPlainText()
         assert "pinned: in every answer's prompt" in text
