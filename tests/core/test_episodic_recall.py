@@ -101,6 +101,34 @@ def test_a_deleted_chats_messages_are_no_longer_recalled(tmp_path, fake_openai):
     assert rows == (0, 0) and in_index == []
 
 
+def test_what_a_forgotten_memory_came_from_is_no_longer_recalled(tmp_path, fake_openai):
+    """Forgetting "The user has a dog named Pico" keeps the message it was learned from
+    out of recall, by its words and by its meaning; restoring it brings the message back."""
+    fake_openai.responder = fake_model
+    question = "What is my dog called? Pico?"
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai) as assistant:
+            pets = await assistant.conversations.create("Pets")
+            told = await _said(assistant, pets.id, "Hey, I have a dog named Pico.")
+            fact = await assistant.memories.remember(
+                "The user has a dog named Pico.", sources=[told.user_message.id], explicit=True
+            )
+            before = await _recalled(assistant, question)
+            await assistant.memories.forget(fact.id)
+            forgotten = await _recalled(assistant, question)
+            by_meaning = await _recalled(assistant, "a pet of mine")
+            await assistant.memories.restore(fact.id)
+            restored = await _recalled(assistant, question)
+            return told.user_message.id, before, forgotten, by_meaning, restored
+
+    said, before, forgotten, by_meaning, restored = run(scenario())
+    assert said in [hit.message.id for hit in before]
+    assert said not in [hit.message.id for hit in forgotten]
+    assert said not in [hit.message.id for hit in by_meaning]
+    assert said in [hit.message.id for hit in restored]
+
+
 def test_the_context_column_follows_the_turns_around_a_message(tmp_path, fake_openai):
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:

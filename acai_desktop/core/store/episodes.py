@@ -252,6 +252,20 @@ def memories_from_messages(db: Database, message_ids: Sequence[int]) -> list[tup
     ).fetchall()
 
 
+def sources_of_forgotten(db: Database) -> frozenset[int]:
+    """The messages forgotten memories were learned from: recall leaves them out, so
+    what the user had forgotten does not come back through the words they said it in
+    (restoring the memory brings them back). Forgotten memories are few; the status
+    index finds them."""
+    return frozenset(
+        row[0]
+        for row in db.execute(
+            "SELECT s.message_id FROM memories AS m "
+            "JOIN memory_sources AS s ON s.memory_id = m.id WHERE m.status = 'forgotten'"
+        ).fetchall()
+    )
+
+
 def source_authors(db: Database, memory_ids: Sequence[int]) -> dict[int, list[str]]:
     """The authors (those recorded) of the messages each of ``memory_ids`` was learned from."""
     if not len(memory_ids):

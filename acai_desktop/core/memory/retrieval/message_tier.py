@@ -65,6 +65,9 @@ def message_candidates(
         meaning_only = sorted(i for i in cosine_of if i not in found)
         facts = episodes.message_facts(db, meaning_only, episodic.now)
         rows += [(row[0], 0.0, *row[1:]) for row in facts]
+    # The loop chose the meaning candidates before the database thread could add to the
+    # excluded ids (the sources of forgotten memories, see ranking.rank).
+    rows = [row for row in rows if row[0] not in episodic.excluded]
     if not rows:
         return no_candidates()
     columns = (list(c) for c in zip(*rows, strict=True))

@@ -102,6 +102,10 @@ def rank(
             raise
         hidden.set_result(request)
     terms, episodic = request.terms, request.episodic
+    if forgotten_sources := episodes.sources_of_forgotten(db):
+        # Read here, not handed to the loop: the message tier drops them from every
+        # candidate path, its meaning candidates included (message_candidates).
+        episodic = replace(episodic, excluded=episodic.excluded | forgotten_sources)
     # One full-text query over messages serves both tiers: the messages themselves,
     # and the memories learned from them.
     match, message_rows = None, []
