@@ -142,7 +142,7 @@ _REST_PRONOUNS = (
 # past), nor "note the difference" (what follows a bare verb counts only when it is
 # about the user: "Remember I'm allergic...").
 _TO_REMEMBER = (
-    r"^(?:(?:please|pls|can you|could you|would you)\s+)*(?:please\s+)?"
+    r"^(?:(?:please|pls|can you|could you|would you)\s+)*"
     r"(?:remember|don't forget|dont forget|do not forget|keep in mind|note|make a note|"
     r"memori[sz]e)"
 )
@@ -167,7 +167,7 @@ _THE_USER_IN_THE_REST = (
 # "Forget what I said about my ex", "Remove my old phone number from your memory". Not
 # "forget it" nor "never mind": what follows must name something of the user's.
 _REQUEST_TO_FORGET = re.compile(
-    r"^(?:(?:please|pls|can you|could you|would you)\s+)*(?:please\s+)?"
+    r"^(?:(?:please|pls|can you|could you|would you)\s+)*"
     r"(?:forget|stop remembering|delete|remove|erase)\s+"
     r"(?:(?:that|about|what i (?:said|told you) about|the memory (?:that|about))\s+)?"
     r"(?P<what>(?:i|i'm|im|i've|my|the user)\b.*?)"

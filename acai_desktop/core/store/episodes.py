@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from acai_desktop.core.records import RecalledMessage
-from acai_desktop.core.store.connection import Database
+from acai_desktop.core.store.connection import Database, contents_by_id
 from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors
 
@@ -93,13 +93,7 @@ def recalled_messages(db: Database, ids: Sequence[int]) -> dict[int, RecalledMes
 
 def message_contents(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """The text of each message among ``ids`` (a few hundred candidates at most)."""
-    if not len(ids):
-        return {}
-    marks = ",".join("?" * len(ids))
-    rows = db.execute(
-        f"SELECT id, content FROM messages WHERE id IN ({marks})", [int(i) for i in ids]
-    ).fetchall()
-    return {row[0]: row[1] for row in rows}
+    return contents_by_id(db, "messages", ids)
 
 
 def messages_in_periods(

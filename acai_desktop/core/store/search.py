@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from acai_desktop.core.records import MemoryItem
-from acai_desktop.core.store.connection import Database
+from acai_desktop.core.store.connection import Database, contents_by_id
 from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
 
@@ -180,13 +180,7 @@ def candidate_rows(db: Database, ids: Sequence[int]) -> list[tuple]:
 def memory_contents(db: Database, ids: Sequence[int]) -> dict[int, str]:
     """The text of each memory among ``ids`` (the ranking's lexical candidates, fifty or
     so), by id: the text alone, not the wide row with its embedding."""
-    if not len(ids):
-        return {}
-    marks = ",".join("?" * len(ids))
-    rows = db.execute(
-        f"SELECT id, content FROM memories WHERE id IN ({marks})", [int(i) for i in ids]
-    ).fetchall()
-    return {row[0]: row[1] for row in rows}
+    return contents_by_id(db, "memories", ids)
 
 
 def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
