@@ -14,16 +14,13 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 
-from acai_desktop.core.memory.context_builder import quoted
-from acai_desktop.evaluation.ablation_prompts import SHORT_ANSWER
+from acai_desktop.evaluation.ablation_evidence import recognisable
 from acai_desktop.evaluation.ablation_scoring import normalise_answer
 from acai_desktop.evaluation.locomo import Dataset
 from acai_desktop.evaluation.scripted_model import fake_model, last_user_text
 from acai_desktop.evaluation.scripted_openai import Reply
 
 DONT_KNOW = "I don't know."
-#: Enough of a turn to recognise it in a prompt (the prompt cuts very long turns).
-_RECOGNISED_CHARS = 200
 
 
 def judge_reply(user: str) -> Reply | None:
@@ -42,7 +39,7 @@ def evidence_reader(
     """A responder for the scripted server (see the module docstring)."""
     by_question: dict[str, list[tuple[str, list[str]]]] = defaultdict(list)
     for sample in dataset.samples:
-        text_of = {turn.dia_id: quoted(turn.text)[:_RECOGNISED_CHARS] for turn in sample.turns}
+        text_of = {turn.dia_id: recognisable(turn.text) for turn in sample.turns}
         for question in sample.questions:
             evidence = [text_of[dia_id] for dia_id in question.evidence]
             by_question[question.question.strip()].append((question.answer, evidence))
@@ -52,7 +49,7 @@ def evidence_reader(
         verdict = judge_reply(user)
         if verdict is not None:
             return verdict
-        asked = by_question.get(user.removesuffix(SHORT_ANSWER).strip())
+        asked = by_question.get(user.strip())
         if asked is None:
             return fallback(body)
         # Everything but the question itself: the history and the turn's data.

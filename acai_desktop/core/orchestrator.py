@@ -532,6 +532,10 @@ class Orchestrator:
         retrieved = await self.retriever.search(
             user_message.content,
             k=plan.retrieval_k,
+            reach=plan.retrieval_reach,
+            # "Last week" counts from when the message was written (a regenerated answer's
+            # question: then, not now).
+            now=parse_utc(user_message.created_at),
             exclude_ids=[s.id for s in summaries]
             + [p.id for p in pinned]
             + [memory.id for memory, _ in bearing],

@@ -54,11 +54,16 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import open_profile_data
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store.episodes import recalled_messages
-from acai_desktop.core.store.memories import MemoryFilter
+from acai_desktop.core.store.memories import MemoryFilter, sources_of
 from acai_desktop.evaluation import ablation_prompts as prompts
+from acai_desktop.evaluation.ablation_evidence import (
+    EvidenceCheck,
+    EvidenceFound,
+    placed_memory_ids,
+)
 from acai_desktop.evaluation.ablation_results import CONFIGS, AblationReport, Answered
 from acai_desktop.evaluation.ablation_scoring import answer_f1
-from acai_desktop.evaluation.harness import _store_sessions, session_timestamp
+from acai_desktop.evaluation.harness import _store_sessions, asked_at, session_timestamp
 from acai_desktop.evaluation.locomo import ADVERSARIAL_CATEGORY, Dataset, Question, Sample
 from acai_desktop.evaluation.temporary_profile import temporary_profile
 
@@ -84,6 +89,11 @@ class AblationOptions:
     samples: int | None = None  # the first N samples
     judge: bool = False
     context_window: int | None = None  # F's; None: the local server's, else the default
+    per_category: int | None = None  # the first N questions of each category
+    # Who learns D's memory: "model" (the configured model's triage and extraction) or
+    # "rules" (the built-in model's rules: facts from plain statements, no model call).
+    learner: str = "model"
+    off_topic: bool = True  # also ask C's and D's prompts another sample's questions
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,29 @@ def parse_configs(text: str) -> tuple[str, ...]:
     return tuple(c for c in CONFIGS if c in chosen)
 
 
+LEARNERS = ("model", "rules")
+
+
+def chosen(dataset: Dataset, per_category: int | None) -> Dataset:
+    """``dataset`` with the first ``per_category`` questions of each category only (in
+    file order), and without the samples left with none; all of it for None."""
+    if per_category is None:
+        return dataset
+    taken: dict[int | None, int] = {}
+    samples = []
+    for sample in dataset.samples:
+        kept = []
+        for question in sample.questions:
+            if question.category == ADVERSARIAL_CATEGORY:
+                continue
+            if taken.get(question.category, 0) < per_category:
+                taken[question.category] = taken.get(question.category, 0) + 1
+                kept.append(question)
+        if kept:
+            samples.append(replace(sample, questions=kept))
+    return replace(dataset, samples=samples)
+
+
 def sliced(sample: Sample, limit: int | None) -> tuple[Sample, list[Question]]:
     """The first ``limit`` sessions of ``sample``, and the questions (categories 1-4)
     they can answer: all of them without a limit, else those whose evidence is in them."""
@@ -128,6 +161,7 @@ def sliced(sample: Sample, limit: int | None) -> tuple[Sample, list[Question]]:
 
 
 def run_size(dataset: Dataset, options: AblationOptions) -> RunSize:
+    dataset = chosen(dataset, options.per_category)
     questions = user_messages = sessions = 0
     for sample in dataset.samples[: options.samples]:
         part, asked = sliced(sample, options.limit)
@@ -137,13 +171,14 @@ def run_size(dataset: Dataset, options: AblationOptions) -> RunSize:
     answers = questions * len(options.configs)
     asked_calls = answers * (2 if options.judge else 1)
     learning = "D" in options.configs
+    by_model = learning and options.learner == "model"
     return RunSize(
         questions,
         user_messages if learning else 0,
         answers,
         # Triage on each user message; at most an extraction after each, and summaries.
-        asked_calls + (user_messages if learning else 0),
-        asked_calls + ((2 * user_messages + sessions) if learning else 0),
+        asked_calls + (user_messages if by_model else 0),
+        asked_calls + ((2 * user_messages if by_model else 0) + sessions if learning else 0),
     )
 
 
@@ -171,17 +206,24 @@ async def evaluate_ablation(
     from acai_desktop.core.assistant import open_assistant
 
     options = options or AblationOptions()
+    if options.learner not in LEARNERS:
+        raise InvalidInputError(f"The learner is one of {', '.join(LEARNERS)}.")
     report = report if report is not None else AblationReport()
     report.configs, report.judge = options.configs, options.judge
+    report.learner = options.learner
     stop = stop or threading.Event()
-    for sample in dataset.samples[: options.samples]:
+    samples = chosen(dataset, options.per_category).samples[: options.samples]
+    for position, sample in enumerate(samples):
         part, questions = sliced(sample, options.limit)
+        off_topic: list[Question] = []
+        if options.off_topic and len(samples) > 1:
+            _other, off_topic = sliced(samples[(position + 1) % len(samples)], None)
         with tempfile.TemporaryDirectory(prefix="acai-eval-ablation-") as directory:
             async with temporary_profile("acai-eval-ablation-app-", model_of) as app:
                 assistant = await open_assistant(app, overrides, start_jobs=False)
                 try:
                     run = _SampleRun(assistant, part, options, report, progress, stop)
-                    await run.measure(questions, Path(directory) / "messages")
+                    await run.measure(questions, Path(directory) / "messages", off_topic)
                 finally:
                     await assistant.close()
         if stop.is_set():
@@ -205,7 +247,9 @@ class _SampleRun:
         self.window = window or DEFAULT_CONTEXT_WINDOW
         report.window_tokens = self.window
 
-    async def measure(self, questions: list[Question], messages_dir: Path) -> None:
+    async def measure(
+        self, questions: list[Question], messages_dir: Path, off_topic: list[Question]
+    ) -> None:
         data = await open_profile_data(Profile.at(messages_dir))
         try:
             memories = await memory_service_on(
@@ -219,6 +263,9 @@ class _SampleRun:
             self.report.truncation["turns"] = max(self.report.truncation["turns"], len(message_of))
             recalled = await data.store.run(recalled_messages, list(message_of.values()))
             self.turns = [recalled[message_of[t.dia_id]] for t in self.sample.turns]
+            text_of = {turn.dia_id: turn.text for turn in self.sample.turns}
+            self.checks = {"C": EvidenceCheck(text_of, {m: d for d, m in message_of.items()})}
+            self.sources = {"C": data.store}
             self.messages_only = Orchestrator(
                 conversations=data.conversations,
                 provenance=data.provenance,
@@ -233,6 +280,11 @@ class _SampleRun:
             if "D" in self.options.configs and not await self.learn():
                 return
             order = [c for c in ASK_ORDER if c in self.options.configs]
+            for question in off_topic:
+                for config in ("C", "D"):
+                    if config in self.options.configs and not self.stop.is_set():
+                        context = await self.prompt(config, *self.asked(question))
+                        self.report.add_off_topic(config, len(context.used))
             for question in questions:
                 for config in order:
                     if self.stop.is_set():
@@ -249,8 +301,10 @@ class _SampleRun:
         assistant, sample, memory = self.assistant, self.sample, self.report.memory
         processor, summarise = assistant.critical_info, assistant.summary.summarise_if_needed
         processor.suggestions = None  # store the facts (see the module docstring)
+        processor.facts_by_rules = self.options.learner == "rules"
         before = await assistant._store.run(_database_bytes)
         chat_of: dict[int, int] = {}
+        dia_of_message: dict[int, str] = {}
         for turn in sample.turns:
             if self.stop.is_set():
                 return False
@@ -265,6 +319,7 @@ class _SampleRun:
                 author=turn.speaker or None,
                 created_at=session_timestamp(turn.session_date),
             )
+            dia_of_message[message.id] = turn.dia_id
             if not user:
                 continue
             chat = chat_of[turn.session]
@@ -280,6 +335,9 @@ class _SampleRun:
                     memory["processor_errors"] += 1
             self.progress()
         await assistant.memories.episodes.embed_missing()
+        text_of = {turn.dia_id: turn.text for turn in sample.turns}
+        self.checks["D"] = EvidenceCheck(text_of, dia_of_message)
+        self.sources["D"] = assistant._store
         grown = await assistant._store.run(_database_bytes) - before
         self.report.add_storage("D", grown, len(sample.turns))
         for kind, name in ((MemoryKind.FACT, "facts"), (MemoryKind.SUMMARY, "summaries")):
@@ -289,15 +347,25 @@ class _SampleRun:
         memory.update(reconcile_calls=counts.reconcile, facts_refused=sum(counts.rejected.values()))
         return True
 
-    async def prompt(self, config: str, text: str) -> BuiltContext:
+    def asked(self, question: Question) -> tuple[str, str | None]:
+        """The question as asked, and when (ISO): its own date, else just after this
+        sample's conversation (an off-topic question too: it is asked of this one)."""
+        when = asked_at(question, self.sample)
+        text = prompts.question_text(question.question)
+        return text, when.isoformat(timespec="microseconds") if when else None
+
+    async def prompt(self, config: str, text: str, asked_at: str | None = None) -> BuiltContext:
+        return prompts.asking_short_answers(await self._prompt(config, text, asked_at))
+
+    async def _prompt(self, config: str, text: str, asked_at: str | None) -> BuiltContext:
         if config == "A":
             return prompts.question_alone(self.system_prompt, text, self.budget)
         if config == "B":
             return prompts.question_with_plan(self.system_prompt, text, self.budget)
         if config == "C":
-            return await prompts.app_prompt(self.messages_only, text)
+            return await prompts.app_prompt(self.messages_only, text, asked_at)
         if config == "D":
-            return await prompts.app_prompt(self.assistant.orchestrator, text)
+            return await prompts.app_prompt(self.assistant.orchestrator, text, asked_at)
         whole = prompts.whole_conversation(
             self.system_prompt, text, self.turns, self.window - ANSWER_TOKENS
         )
@@ -308,7 +376,7 @@ class _SampleRun:
 
     async def ask(self, config: str, question: Question) -> None:
         started = time.perf_counter()
-        context = await self.prompt(config, prompts.question_text(question.question))
+        context = await self.prompt(config, *self.asked(question))
         answer, error, tokens = "", None, None
         try:
             completion = await self.client.create_completion(
@@ -328,6 +396,7 @@ class _SampleRun:
         judged = None
         if self.options.judge and error is None:
             judged = await self.judge(question, answer)
+        found = await self.evidence_found(config, context, question)
         self.report.answers.append(
             Answered(
                 config,
@@ -337,8 +406,22 @@ class _SampleRun:
                 tokens,
                 latency_ms,
                 error,
+                strict=found.strict if found else None,
+                credited=found.credited if found else None,
             )
         )
+
+    async def evidence_found(
+        self, config: str, context: BuiltContext, question: Question
+    ) -> EvidenceFound | None:
+        """Whether ``context`` holds ``question``'s evidence (None: a configuration
+        that quotes no turn of a profile, A and B; F quotes C's)."""
+        check = self.checks.get("C" if config == "F" else config)
+        if check is None or config in ("A", "B"):
+            return None
+        store = self.sources["C" if config == "F" else config]
+        sources = await store.run(sources_of, placed_memory_ids(context))
+        return check.found(context, question.evidence, sources)
 
     async def judge(self, question: Question, answer: str) -> bool | None:
         prompt = (

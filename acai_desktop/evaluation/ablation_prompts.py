@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from acai_desktop.core.memory.context_builder import (
     MEMORY_BLOCK_TOKENS,
@@ -30,8 +30,10 @@ from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.planner import Plan, plan_message
 from acai_desktop.core.records import RecalledMessage
 
-#: Added to every question, in every configuration: LoCoMo's gold answers are short, and
-#: F1 punishes an answer for every word it adds.
+#: Added to the system message of every prompt, in every configuration: LoCoMo's gold
+#: answers are short, and F1 punishes an answer for every word it adds. Not to the
+#: question: the app retrieves by the user's words, and "answer", "few" and "words"
+#: would count as half of what a short question asks about.
 SHORT_ANSWER = "Answer in a few words."
 #: The reason F's turns carry in the prompt's provenance (they were not retrieved).
 WHOLE_CONVERSATION = "whole_conversation"
@@ -41,7 +43,19 @@ _SLACK_TOKENS = 8
 
 
 def question_text(question: str) -> str:
-    return f"{question.strip()} {SHORT_ANSWER}"
+    return question.strip()
+
+
+def asking_short_answers(context: BuiltContext) -> BuiltContext:
+    """``context`` with :data:`SHORT_ANSWER` at the end of its system message."""
+    system = context.messages[0]
+    messages = [
+        {**system, "content": f"{system['content']}\n\n{SHORT_ANSWER}"},
+        *context.messages[1:],
+    ]
+    return replace(
+        context, messages=messages, tokens=context.tokens + estimate_tokens(SHORT_ANSWER)
+    )
 
 
 def plan_note(plan: Plan) -> str:
@@ -62,11 +76,12 @@ def question_with_plan(system_prompt: str, text: str, budget_tokens: int) -> Bui
     return build_context(system_prompt=planned, user_message=text, budget_tokens=budget_tokens)
 
 
-async def app_prompt(orchestrator, text: str) -> BuiltContext:
-    """What the orchestrator would send for ``text`` asked in a new (temporary) chat."""
+async def app_prompt(orchestrator, text: str, asked_at: str | None = None) -> BuiltContext:
+    """What the orchestrator would send for ``text`` asked in a new (temporary) chat, at
+    ``asked_at`` (ISO; None: now): "last week" counts from then."""
     conversations = orchestrator.conversations
     conversation = await conversations.create("Ablation question", temporary=True)
-    message = await conversations.add_message(conversation.id, "user", text)
+    message = await conversations.add_message(conversation.id, "user", text, created_at=asked_at)
     context, _ = await orchestrator.build_prompt(conversation, message, plan_message(text))
     return context
 

@@ -35,6 +35,10 @@ class Answered:
     prompt_tokens: int
     latency_ms: float
     error: str | None = None
+    # Whether the prompt held every evidence turn: quoted (strict), or quoted or the
+    # source of a memory in it (credited); None where no profile's turns are quoted.
+    strict: bool | None = None
+    credited: bool | None = None
 
 
 @dataclass
@@ -56,6 +60,12 @@ class AblationReport:
     #: Whether every prompt token count came from the server (else some are estimates).
     server_tokens: bool = True
     stopped: bool = False
+    learner: str = "model"
+    #: By configuration: the items placed in each prompt for another sample's question.
+    off_topic: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+
+    def add_off_topic(self, config: str, items: int) -> None:
+        self.off_topic[config].append(items)
 
     def add_storage(self, config: str, grown_bytes: int, messages: int) -> None:
         self.storage[config][0] += grown_bytes
@@ -67,7 +77,11 @@ class AblationReport:
 
     def _figures(self, rows: list[Answered]) -> dict:
         judged = [r.judged for r in rows if r.judged is not None]
+        strict = [r.strict for r in rows if r.strict is not None]
+        credited = [r.credited for r in rows if r.credited is not None]
         return {
+            "evidence_strict": round(sum(strict) / len(strict), 4) if strict else None,
+            "evidence_credited": round(sum(credited) / len(credited), 4) if credited else None,
             "answered": len(rows),
             "f1": round(float(np.mean([r.f1 for r in rows])), 4) if rows else None,
             "judge": round(sum(judged) / len(rows), 4) if self.judge and rows else None,
@@ -91,6 +105,11 @@ class AblationReport:
             figures["latency_ms"] = percentiles([r.latency_ms for r in rows])
             if config in self.storage:
                 figures["storage_bytes_per_message"] = self.bytes_per_message(config)
+            asked_elsewhere = self.off_topic.get(config)
+            figures["off_topic_items"] = (
+                round(float(np.mean(asked_elsewhere)), 3) if asked_elsewhere else None
+            )
+            figures["off_topic_questions"] = len(asked_elsewhere or ())
             configs[config] = figures
         per_category = {
             category: {
@@ -105,6 +124,7 @@ class AblationReport:
             "per_category": per_category,
             "questions": self.questions,
             "model": self.model,
+            "learner": self.learner,
             "storage_bytes_per_message": self.bytes_per_message("D")
             if "D" in self.storage
             else self.bytes_per_message("C"),

@@ -4,6 +4,7 @@ a plain sentence on where D (the app with its memory) stands against F (everythi
 from __future__ import annotations
 
 from acai_desktop.evaluation.ablation_results import CONFIG_NAMES, TOKEN_SHARE_GOAL
+from acai_desktop.evaluation.locomo import CATEGORY_NAMES
 
 
 def _share(value) -> str:
@@ -42,27 +43,46 @@ def format_ablation(report: dict) -> str:
     whole = report["whole_conversation"]
     lines = [
         f"Ablation on {report['questions']} questions with {report['model']}"
+        + (f", D learned by {report['learner']}" if "D" in report["configs"] else "")
         + (" (stopped early: partial results)" if report["stopped"] else ""),
         "",
-        f"  {'config':<34}{'answered':>9}{'F1':>8}{'judge':>8}{'prompt tok':>11}"
-        f"{'p50 ms':>9}{'p95 ms':>9}",
+        "  evidence: the share of questions whose prompt holds every evidence turn, quoted "
+        "(strict) or quoted or a source of a memory in it (credited); off-topic: items per "
+        "prompt for another sample's question",
+        "",
+        f"  {'config':<34}{'answered':>9}{'F1':>8}{'judge':>8}{'strict':>8}{'credited':>9}"
+        f"{'prompt tok':>11}{'off-topic':>10}{'p50 ms':>9}{'p95 ms':>9}",
     ]
     for config, figures in report["configs"].items():
         name = f"{config} {CONFIG_NAMES[config]}"
-        judge = figures["judge"]
         lines.append(
             f"  {name:<34}{figures['answered']:>9}{_number(figures['f1'], 8, 3)}"
-            f"{_number(judge, 8, 3)}{_number(figures['prompt_tokens'], 11)}"
+            f"{_number(figures['judge'], 8, 3)}{_number(figures['evidence_strict'], 8, 3)}"
+            f"{_number(figures['evidence_credited'], 9, 3)}"
+            f"{_number(figures['prompt_tokens'], 11)}"
+            f"{_number(figures['off_topic_items'], 10, 2)}"
             f"{_number(figures['latency_ms']['p50'], 9)}{_number(figures['latency_ms']['p95'], 9)}"
             + (f"   ({figures['errors']} model errors, scored 0)" if figures["errors"] else "")
         )
-    lines += ["", "  per category (F1; categories 1 multi-hop, 2 temporal, 3 open, 4 single-hop):"]
     configs = list(report["configs"])
-    lines.append(f"  {'':<10}" + "".join(f"{c:>8}" for c in configs))
+    lines += [
+        "",
+        "  per category: F1 (strict evidence / credited evidence, prompt tokens) per config",
+    ]
     for category, by_config in report["per_category"].items():
         count = max((f["answered"] for f in by_config.values()), default=0)
-        cells = "".join(_number(by_config.get(c, {}).get("f1"), 8, 3) for c in configs)
-        lines.append(f"  {category + ' (n=' + str(count) + ')':<10}{cells}")
+        name = CATEGORY_NAMES.get(int(category), "") if category.isdigit() else ""
+        lines.append(f"  {category} {name} (n={count})")
+        for config in configs:
+            figures = by_config.get(config)
+            if not figures:
+                continue
+            lines.append(
+                f"    {config}{_number(figures['f1'], 8, 3)}"
+                f"  ({_number(figures['evidence_strict'], 5, 3).strip()} / "
+                f"{_number(figures['evidence_credited'], 5, 3).strip()}, "
+                f"{_number(figures['prompt_tokens'], 5).strip()} tokens)"
+            )
     lines.append("")
     if "F" in configs:
         asked = report["configs"]["F"]["answered"]

@@ -32,6 +32,20 @@ DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 _ID_ANYWHERE = re.compile(r"D\s*(\d+)\s*:\s*(\d+)", re.IGNORECASE)
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 ADVERSARIAL_CATEGORY = 5
+#: What each category is: LoCoMo's 1-4, and LongMemEval's question types as the shared
+#: conversion numbers them (11-16).
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    11: "single-session-user",
+    12: "single-session-assistant",
+    13: "preference",
+    14: "temporal",
+    15: "knowledge-update",
+    16: "multi-session",
+}
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,19 @@ def add_ablation_parser(actions: argparse._SubParsersAction, common) -> None:
     )
     ablation.add_argument("--samples", type=int, metavar="N", help="the first N samples")
     ablation.add_argument(
+        "--per-category",
+        type=int,
+        metavar="N",
+        help="the first N questions of each category (LongMemEval: of each question type)",
+    )
+    ablation.add_argument(
+        "--learner",
+        choices=("model", "rules"),
+        default="model",
+        help="who learns D's memory: the model's triage and extraction (default), or the "
+        "built-in model's rules (facts from plain statements; no model call)",
+    )
+    ablation.add_argument(
         "--context-window",
         type=int,
         metavar="TOKENS",
@@ -66,7 +79,7 @@ def _stop_on_ctrl_c(stop: threading.Event) -> None:
 def _options(args: argparse.Namespace):
     from acai_desktop.evaluation.ablation import AblationOptions, parse_configs
 
-    for name in ("limit", "samples", "context_window"):
+    for name in ("limit", "samples", "context_window", "per_category"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             option = "--" + name.replace("_", "-")
@@ -82,6 +95,8 @@ def _options(args: argparse.Namespace):
         samples=args.samples,
         judge=args.judge,
         context_window=args.context_window,
+        per_category=args.per_category,
+        learner=args.learner,
     )
 
 

@@ -15,11 +15,13 @@ from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.resources import resource_text
 from acai_desktop.evaluation.ablation import (
     AblationOptions,
+    chosen,
     evaluate_ablation,
     parse_configs,
     run_size,
     sliced,
 )
+from acai_desktop.evaluation.ablation_prompts import SHORT_ANSWER
 from acai_desktop.evaluation.ablation_results import AblationReport
 from acai_desktop.evaluation.ablation_scoring import (
     answer_f1,
@@ -113,6 +115,19 @@ def test_a_limit_keeps_the_questions_whose_evidence_it_keeps():
     assert size.calls_low == 70 + rosa and size.calls_high == 70 + 2 * rosa + 2
 
 
+def test_per_category_takes_the_first_questions_of_each_category():
+    one_each = chosen(DATASET, 1)
+    asked = [(q.category, q.question) for q in one_each.samples[0].questions]
+    assert asked == [
+        (4, "What did Rosa make in her pottery class?"),
+        (1, "Who supported Idris at the end of his race, and what was his time?"),
+        (2, "When did Idris run the race?"),
+        (3, "What did Rosa say about the weather?"),
+    ]  # category 5 (adversarial) is never asked
+    assert chosen(DATASET, None) is DATASET
+    assert run_size(DATASET, AblationOptions(per_category=1)).questions == 4
+
+
 def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not(fake_openai):
     fake_openai.responder = scripted_reader
     steps = []
@@ -142,6 +157,11 @@ def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not
     assert report["d_against_f"]["difference"] == 0.0
     assert set(report["per_category"]) == {"1", "2", "4"}
     assert report["per_category"]["4"]["C"]["answered"] == 4
+    # Every prompt of C, D and F holds every evidence turn; A's and B's are not judged.
+    for config in "CDF":
+        assert configs[config]["evidence_strict"] == configs[config]["evidence_credited"] == 1.0
+    assert configs["A"]["evidence_strict"] is None
+    assert report["per_category"]["1"]["D"]["evidence_strict"] == 1.0
     json.dumps(report)
 
     # D's prompts carry the learned fact; C's never do.
@@ -153,6 +173,13 @@ def test_memory_and_retrieval_bring_the_evidence_and_the_question_alone_does_not
     assert any(KITTEN_FACT in p for p in prompts)
     text = format_ablation(report)
     assert "D is at least as accurate as F" in text and "goal" in text
+    assert "1 multi-hop (n=2)" in text and "strict" in text
+    # The question is asked as the user asked it; the short-answer request is the
+    # system message's (retrieval reads the user's words only).
+    question = "What did Rosa make in her pottery class?"
+    asked = [r.json for r in fake_openai.chat_requests() if _user(r.json).endswith(question)]
+    assert len(asked) == 5  # A, B, C, D, F
+    assert all(body["messages"][0]["content"].endswith(SHORT_ANSWER) for body in asked)
 
 
 def test_a_window_too_small_for_the_conversation_cuts_its_oldest_turns(fake_openai):
@@ -207,7 +234,7 @@ def test_stopping_keeps_the_answers_given_so_far(fake_openai):
 
 
 def test_the_scripted_reader_answers_from_evidence_only():
-    question = "What did Rosa make in her pottery class? Answer in a few words."
+    question = "What did Rosa make in her pottery class?"
 
     def asked(context: str) -> str:
         body = {"messages": [{"role": "system", "content": context},

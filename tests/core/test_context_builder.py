@@ -350,3 +350,23 @@ def test_a_memory_line_in_the_users_own_words_is_no_quote():
         recent_messages=history,
     )
     assert "- The user is vegetarian." in _turn_as_sent(built)
+
+
+def test_retrieved_items_fill_the_recall_share_best_first_and_no_more():
+    words = "word " * 38  # about 50 tokens a line
+    hits = [hit(memory(i, f"{i} {words}"), i, 1.0 - i / 100) for i in range(1, 41)]
+    short = hit(memory(41, "41 a short one"), 41, 0.5)
+    built = build_context(
+        system_prompt=SYSTEM,
+        user_message="Everything?",
+        budget_tokens=3000,
+        retrieved=[*hits, short],
+        recall_share=0.25,
+    )
+    placed = [u.memory_id for u in built.used]
+    # The best first, in rank order, while a quarter of the budget lasts; a line that no
+    # longer fits leaves room for a shorter one below it.
+    assert placed[: len(placed) - 1] == list(range(1, len(placed)))
+    assert placed[-1] == 41 and 8 <= len(placed) - 1 < 15
+    assert built.memory_tokens <= 750
+    assert built.dropped.retrieved == 40 - (len(placed) - 1)

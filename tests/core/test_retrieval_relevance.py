@@ -247,6 +247,19 @@ def test_word_and_meaning_evidence_add_up_to_the_bar():
     assert words_bar(-np.inf, 0.5, 0.3) == 0.3 and words_bar(0.0, 0.5, 0.3) == 0.5
 
 
+def test_below_the_first_k_only_strong_evidence_of_its_own_passes():
+    weak, strong = FloorItem(0.55, 0.5, -1.0, 8.0, False), FloorItem(0.8, 0.5, -1.0, 8.0, False)
+    named = FloorItem(0.0, 0.5, -1.0, 8.0, True)
+    reply = FloorItem(0.0, 0.5, -1.0, 8.0, False, message_id=9, neighbours=(8, 10))
+    anchor = FloorItem(0.8, 0.5, -1.0, 8.0, False, message_id=8, neighbours=(7, 9))
+    assert passing([weak, weak, strong, named]) == [True] * 4
+    # Read deeper than k=1: the weak one below it stays out, the strong and the named pass.
+    assert passing([weak, weak, strong, named], sure_within=1) == [True, False, True, True]
+    # A neighbour passes with its message within the first k, not below them.
+    assert passing([anchor, reply], sure_within=2) == [True, True]
+    assert passing([anchor, reply], sure_within=1) == [True, False]
+
+
 # Sixty messages of small talk on fifteen topics: enough for a cosine spread.
 _TOPICS = [
     "tomato soup",

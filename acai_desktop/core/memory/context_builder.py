@@ -95,6 +95,12 @@ UNCERTAIN_BELOW = 0.8
 #: The share of the budget kept for the turn's own part (the user's new message and the
 #: memories, recalled messages and passages found for it): the history never takes it.
 TURN_SHARE = 0.4
+#: The share of the budget that retrieved memories and recalled messages may take. The
+#: ranking is read deep and everything that passes the relevance floor is packed, best
+#: first, until this share is used: a question whose evidence lies in several places
+#: gets them all, one that needs one thing takes little. Measured with ``eval ablation``
+#: (docs/benchmarks.md).
+RECALL_SHARE = 0.5
 #: When the history overflows its room, the oldest messages go until what is left fills
 #: at most this share of it: the prompt's start then stays the same for several turns.
 CUT_TO_SHARE = 0.5
@@ -263,6 +269,7 @@ def build_context(
     recent_messages: Sequence[Message] = (),
     evidence: Sequence[RetrievedPassage] = (),
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
+    recall_share: float = RECALL_SHARE,
     instructions: UsedInstructions | None = None,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them; only
@@ -324,7 +331,10 @@ def build_context(
         *,
         key: tuple[bool, int] | None = None,
         line: str | None = None,
-    ) -> bool:
+        room: int | None = None,
+    ) -> int | None:
+        """Places one line under ``header``: its cost (0 when the history quotes it
+        already), or None when it does not fit the budget (or ``room``)."""
         nonlocal used_tokens, memory_tokens, has_data, block_open
         if line is None:
             line = memory_line(memory)
@@ -332,22 +342,22 @@ def build_context(
             # In the prompt already, in the history: the model reads it there, and its
             # place in Sources stays (see quoted_in).
             placed[(False, memory.id)] = (score, reasons)
-            return True
+            return 0
         cost = estimate_tokens(line) + 1
         if not sections[header]:
             cost += estimate_tokens(header) + 2
         if not block_open:
             cost += MEMORY_BLOCK_TOKENS  # the first memory opens the data block
         cost = data_cost(cost)
-        if not fits(cost):
-            return False
+        if not fits(cost) or (room is not None and cost > room):
+            return None
         sections[header].append(line)
         block_open = True
         used_tokens += cost
         memory_tokens += cost
         has_data = True
         placed[key if key is not None else (False, memory.id)] = (score, reasons)
-        return True
+        return cost
 
     for memory in pinned:
         if (False, memory.id) in placed:
@@ -356,14 +366,14 @@ def build_context(
         reasons = list(hit.reasons) if hit else []
         if PINNED not in reasons:
             reasons.append(PINNED)
-        if not place(PINNED_HEADER, memory, hit.score if hit else 1.0, reasons):
+        if place(PINNED_HEADER, memory, hit.score if hit else 1.0, reasons) is None:
             dropped.pinned += 1
     for memory, tells in bearing:
         if (False, memory.id) in placed:
             continue
         hit = retrieved_by_id.get(memory.id)
         reasons = [*(hit.reasons if hit else ()), bearing_reason(tells)]
-        if not place(BEARING_HEADER, memory, hit.score if hit else 1.0, reasons):
+        if place(BEARING_HEADER, memory, hit.score if hit else 1.0, reasons) is None:
             dropped.bearing += 1
     evidence_lines: list[str] = []
     evidence_used: list[UsedEvidence] = []
@@ -388,6 +398,7 @@ def build_context(
     def memories_placed() -> int:
         return sum(1 for is_message, _id in placed if not is_message)
 
+    recall_room = int(budget_tokens * recall_share)
     for hit in sorted(retrieved, key=lambda h: h.rank):
         if isinstance(hit, RetrievedMessage):
             key = (True, hit.message.id)
@@ -396,15 +407,22 @@ def build_context(
             # Numbered after the passages, in the order placed (core.citations).
             number = recalled_number(len(evidence_lines), len(placed) + 1, memories_placed())
             line = recalled_line(hit.message, number)
-            if place(RECALLED_HEADER, None, hit.score, list(hit.reasons), key=key, line=line):
+            cost = place(
+                RECALLED_HEADER, None, hit.score, list(hit.reasons), key=key, line=line,
+                room=recall_room,
+            )  # fmt: skip
+            if cost is not None:
                 recalled[hit.message.id] = hit.message
-            else:
-                dropped.retrieved += 1
+        elif (False, hit.memory.id) in placed:
             continue
-        if (False, hit.memory.id) in placed:
-            continue
-        if not place(RETRIEVED_HEADER, hit.memory, hit.score, list(hit.reasons)):
+        else:
+            cost = place(
+                RETRIEVED_HEADER, hit.memory, hit.score, list(hit.reasons), room=recall_room
+            )
+        if cost is None:
             dropped.retrieved += 1
+        else:
+            recall_room -= cost
     # Newest summaries first while they fit, then shown oldest first.
     kept_summaries = []
     for memory in sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True):
@@ -412,7 +430,7 @@ def build_context(
             continue
         if memory_line(memory) in quoted_before:
             place(SUMMARY_HEADER, memory, 1.0, [SUMMARY])  # quoted already: no line
-        elif place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]):
+        elif place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]) is not None:
             kept_summaries.append(sections[SUMMARY_HEADER].pop())
         else:
             dropped.summaries += 1

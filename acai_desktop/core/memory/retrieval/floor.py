@@ -144,14 +144,33 @@ def evidence(item: FloorItem) -> float:
     return words + max(item.standing, 0.0) / item.meaning + item.on_date
 
 
-def passing(items: Sequence[FloorItem]) -> list[bool]:
-    """Which ``items`` pass the floor (see the module's doc): on their own evidence,
-    or as the message just before or after one that does."""
-    own = [item.named or evidence(item) >= 1.0 for item in items]
+#: Below the first ``k`` of a ranking read deeper (``reach``), an item passes only on
+#: evidence of its own this strong (or as a neighbour of one that passes): a question
+#: whose evidence lies in many places (everything Caroline said about her research)
+#: gets them, while the tail of a question nothing is about stays out. Measured with
+#: ``eval ablation`` on both dev files (docs/benchmarks.md).
+STRONG_SUPPORT = 1.5
+
+
+def passing(items: Sequence[FloorItem], sure_within: int | None = None) -> list[bool]:
+    """Which ``items`` (ranked) pass the floor (see the module's doc): on their own
+    evidence, or as the message just before or after one that does. Below the first
+    ``sure_within`` (None: nowhere) their own evidence must be
+    :data:`STRONG_SUPPORT`."""
+    own = [
+        item.named
+        or evidence(item) >= (1.0 if sure_within is None or i < sure_within else STRONG_SUPPORT)
+        for i, item in enumerate(items)
+    ]
     passed_messages = {
         item.message_id for item, ok in zip(items, own, strict=True) if ok and item.message_id
     }
     return [
-        ok or (item.message_id is not None and bool(passed_messages & set(item.neighbours)))
-        for item, ok in zip(items, own, strict=True)
+        ok
+        or (
+            (sure_within is None or i < sure_within)
+            and item.message_id is not None
+            and bool(passed_messages & set(item.neighbours))
+        )
+        for i, (item, ok) in enumerate(zip(items, own, strict=True))
     ]

@@ -51,6 +51,9 @@ class RankRequest:
     scope: ProjectScope | None = None
     # ...and those written after this time (ISO, UTC: a regenerated answer's question).
     written_after: str | None = None
+    # Below this many, an item passes the floor on strong evidence only (None: the
+    # bar is the same for all ``k``; see floor.passing).
+    sure_within: int | None = None
 
     @property
     def hides_more(self) -> bool:
@@ -184,7 +187,9 @@ def rank(
             hits.append(RetrievedMessage(message, len(hits) + 1, score, reasons))
         placed.append((tier, position))
     totals = (len(index), len(message_index or ()))
-    judge_relevance(db, hits, placed, tiers, terms, episodic.names, weights, totals, counts)
+    judge_relevance(
+        db, hits, placed, tiers, terms, episodic.names, weights, totals, counts, request.sure_within
+    )
     return hits
 
 
@@ -228,6 +233,7 @@ def judge_relevance(
     weights: RetrievalWeights,
     totals: tuple[int, int],
     counts: dict[str, list[int]],
+    sure_within: int | None = None,
 ) -> None:
     """Sets each hit's ``relevant`` (the relevance floor, see :mod:`.floor`). The query
     words weigh their IDF in each tier's own full-text index (``counts``: the ones the
@@ -289,6 +295,5 @@ def judge_relevance(
                 on_date,
             )
         )
-    verdicts = floor.passing(items)
-    for hit, ok in zip(hits, verdicts, strict=True):
+    for hit, ok in zip(hits, floor.passing(items, sure_within), strict=True):
         hit.relevant = ok

@@ -115,8 +115,14 @@ class HybridRetriever:
         now: datetime | None = None,
         as_of: datetime | None = None,
         scope: ProjectScope | None = None,
+        reach: int | None = None,
     ) -> list[Retrieved]:
         """The ``k`` best active memories and recalled messages for ``query``, best first.
+
+        ``reach``: read the ranking this deep instead (more than ``k``); below the
+        first ``k`` an item is relevant only on strong evidence of its own
+        (:data:`floor.STRONG_SUPPORT`), so a prompt packs what is sure to bear on the
+        question however many there are, and no tail of weak matches.
 
         ``exclude_ids``: memories the caller already has (the conversation's own
         summaries, pinned ones it adds anyway). ``exclude_message_ids``: messages it
@@ -137,7 +143,7 @@ class HybridRetriever:
         understood = self.understand(query, now.date())
         request = RankRequest(
             understood.terms,
-            k,
+            max(k, reach or 0),
             frozenset(int(i) for i in exclude_ids),
             conversation_id,
             EpisodicQuery(
@@ -153,6 +159,7 @@ class HybridRetriever:
             ),
             scope,
             as_of.astimezone(UTC).isoformat(timespec="microseconds") if as_of else None,
+            sure_within=k if reach is not None and reach > k else None,
         )
         if not query.strip():
             return await self.rank(request, None)
