@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB
-from acai_desktop.core.chat_settings import ProfileChatDefaults
 from acai_desktop.core.atomic_files import write_json_atomically
+from acai_desktop.core.chat_settings import ProfileChatDefaults
 from acai_desktop.core.errors import ModelSettingsError
 from acai_desktop.core.llm.presets import (
     ModelRole,
