@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from acai_desktop.core.llm.context_window import ContextWindow
+from acai_desktop.core.llm.context_window import ContextWindow, short_tokens
 
 #: What a budget may be set to (Settings, a chat's or a project's own).
 MIN_BUDGET_TOKENS, MAX_BUDGET_TOKENS = 256, 1_000_000
@@ -78,10 +78,13 @@ class PromptBudget:
             "half": f"half of {window}",
             "cap": f"half of {window}, capped",
             "answer": f"{window}, less {self.answer_max_tokens or 0:,} for the answer",
-            "built-in": f"the built-in server's budget, in {window}",
+            "built-in": f"the built-in server's budget, in its {self._window_size()} window",
             "unknown": "the model's context window is not known",
         }[self.limit]
         return f"Automatic: {amount} ({why})"
+
+    def _window_size(self) -> str:
+        return short_tokens(self.window.tokens) if self.window is not None else ""
 
     def note(self) -> str:
         """What else the user should know, or "": where the window's figure comes from,

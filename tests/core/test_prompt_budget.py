@@ -60,7 +60,7 @@ def test_the_built_in_server_keeps_its_small_budget_and_an_unknown_window_the_ol
     budget = resolve_budget(None, built_in, answer_max_tokens=160, built_in_server=True)
     assert budget.tokens == 3000 and budget.tokens + 160 <= 4096
     assert budget.describe() == (
-        "Automatic: 3,000 tokens (the built-in server's budget, in the built-in model's 4k window)"
+        "Automatic: 3,000 tokens (the built-in server's budget, in its 4k window)"
     )
     unknown = resolve_budget(None, None)
     assert unknown.tokens == 3000

@@ -40,7 +40,7 @@ class ContextWindow:
 
     def describe(self) -> str:
         """``llama3.1's 128k window``."""
-        owner = "the built-in model's" if self.server == BUILT_IN_SERVER else f"{self.model}'s"
+        owner = f"{BUILT_IN_SERVER}'s" if self.server == BUILT_IN_SERVER else f"{self.model}'s"
         return f"{owner} {short_tokens(self.tokens)} window"
 
     def note(self) -> str:
