@@ -19,7 +19,7 @@ import logging
 from dataclasses import dataclass, field
 
 from acai_desktop.core.chat_import.service import ConversationImports
-from acai_desktop.core.chat_settings import EffectiveSettings, ProfileChatDefaults
+from acai_desktop.core.chat_settings import EffectiveSettings
 from acai_desktop.core.chat_settings_service import ChatSettingsService
 from acai_desktop.core.conversation_service import ConversationService
 from acai_desktop.core.documents.attachments import ChatAttachments
@@ -61,6 +61,7 @@ from acai_desktop.core.llm.settings import (
     load_model_settings,
     save_model_settings,
 )
+from acai_desktop.core.llm.window_probe import ContextWindows
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on
@@ -248,6 +249,8 @@ class Assistant:
     outside_changes: asyncio.Task | None = None
     #: Held while open: one running assistant per profile.
     lock: ProfileLock | None = None
+    #: Each model's context window, as its server said (an automatic budget follows it).
+    context_windows: ContextWindows | None = None
 
     @property
     def model_name(self) -> str | None:
@@ -311,6 +314,8 @@ class Assistant:
             if task is not None:
                 task.cancel()
         steps = [self._await_upkeep, self.runner.stop]
+        if self.context_windows is not None:
+            steps.append(self.context_windows.aclose)
         if self.orchestrator.warmer is not None:
             steps.append(self.orchestrator.warmer.close)
         if self.learning_pause is not None:
@@ -597,12 +602,15 @@ async def _assemble(
         facts_by_rules=model.settings.uses_bundled_model(),
     )
     summary = SummaryProcessor(client=learner, memories=memories, conversations=conversations)
+    windows = ContextWindows(
+        model.settings.provider,
+        client if isinstance(client, ModelClient) else None,
+        built_in_n_ctx=model.local_server.n_ctx if model.local_server is not None else None,
+    )
+    # Asked now, answered while the documents load: the profile's budget needs it.
+    windows.start(client.model_for("chat"))
     chat_settings = ChatSettingsService(
-        store,
-        ProfileChatDefaults(
-            model=client.model_for("chat"),
-            context_budget_tokens=model.settings.context_budget_tokens,
-        ),
+        store, model.settings.chat_defaults(client.model_for("chat")), windows
     )
     titles = TitleProcessor(learner, conversations, events, chat_settings)
     documents = DocumentService(store, embedder, events)
@@ -637,6 +645,8 @@ async def _assemble(
     )
     retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)
     instructions = InstructionsService(store, events)
+    # The profile's budget as it stands for its chat model (automatic: from its window).
+    profile_budget = (await chat_settings.in_effect(None)).context_budget_tokens
     orchestrator = Orchestrator(
         conversations=conversations,
         provenance=data.provenance,
@@ -650,7 +660,7 @@ async def _assemble(
         events=events,
         # Without a model no job runs, so none is announced as queued either.
         announce_jobs=model.problem is None,
-        context_budget_tokens=model.settings.context_budget_tokens,
+        context_budget_tokens=profile_budget,
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
     )
@@ -694,6 +704,7 @@ async def _assemble(
         warnings=model.warnings,
         model_problem=model.problem,
         lock=data.lock,
+        context_windows=windows,
         _store=store,
         _conversation_repository=conversations,
         _provenance=data.provenance,

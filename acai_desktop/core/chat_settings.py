@@ -1,6 +1,10 @@
 """A chat's model settings: its own model, temperature and context budget, and the one
 place that says which settings a chat's turns use (:func:`effective_settings`).
 
+A context budget is a number or automatic (:data:`AUTOMATIC` in a layer, None in the
+profile's): automatic follows the chat's model's context window, by the rule of
+:mod:`acai_desktop.core.prompt_budget`, applied here to the layer that decided.
+
 Each of the three is either the chat's own choice (made in the chat's header) or unset,
 and an unset one is taken from the next layer down: the chat's own, then (issue 26)
 the default of the chat's project, then the profile's model settings. Resolving is done
@@ -21,10 +25,17 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.llm.context_window import ContextWindow
+from acai_desktop.core.prompt_budget import (
+    AUTOMATIC,
+    MAX_BUDGET_TOKENS,
+    MIN_BUDGET_TOKENS,
+    PromptBudget,
+    resolve_budget,
+)
 
 #: What a chat may ask for: the same bounds as the profile's settings (and the API's).
 MIN_TEMPERATURE, MAX_TEMPERATURE = 0.0, 2.0
-MIN_BUDGET_TOKENS, MAX_BUDGET_TOKENS = 256, 1_000_000
 MAX_MODEL_NAME_CHARS = 200
 
 
@@ -42,6 +53,7 @@ class ChatSettings:
 
     model: str | None = None
     temperature: float | None = None
+    #: A number of tokens, or AUTOMATIC (0): follow the model's window.
     context_budget_tokens: int | None = None
 
     @property
@@ -99,7 +111,9 @@ def clean_chat_settings(
     if context_budget_tokens is not None:
         if isinstance(context_budget_tokens, bool) or not isinstance(context_budget_tokens, int):
             raise InvalidInputError("The context budget must be a whole number of tokens.")
-        if not MIN_BUDGET_TOKENS <= context_budget_tokens <= MAX_BUDGET_TOKENS:
+        if context_budget_tokens != AUTOMATIC and not (
+            MIN_BUDGET_TOKENS <= context_budget_tokens <= MAX_BUDGET_TOKENS
+        ):
             raise InvalidInputError(
                 f"The context budget must be between {MIN_BUDGET_TOKENS:,} and "
                 f"{MAX_BUDGET_TOKENS:,} tokens."
@@ -112,8 +126,13 @@ class ProfileChatDefaults:
     """The profile's part: what every chat uses unless a layer above says otherwise."""
 
     model: str | None  # None: no model could be started
-    context_budget_tokens: int
+    context_budget_tokens: int | None  # None: automatic, it follows the model's window
     temperature: float | None = None  # the profile sends none: the server's default
+    #: The longest answer asked for (None: the server's limit): an automatic budget
+    #: leaves it room in the window.
+    answer_max_tokens: int | None = None
+    #: The models run on the app's own server, whose automatic budget stays small.
+    built_in_server: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,9 +141,12 @@ class EffectiveSettings:
 
     model: str | None
     temperature: float | None
+    #: The budget's number, automatic ones worked out (``budget`` says how).
     context_budget_tokens: int
     #: By field name ("model", "temperature", "context_budget_tokens").
     scopes: Mapping[str, SettingScope]
+    #: The budget, and how it was worked out (for the header's tooltip, the dialogs).
+    budget: PromptBudget
 
     def scope_of(self, name: str) -> SettingScope:
         return self.scopes[name]
@@ -140,9 +162,11 @@ def effective_settings(
     chat: ChatSettings | None = None,
     *,
     project: ChatSettings | None = None,
+    window: ContextWindow | None = None,
 ) -> EffectiveSettings:
     """The settings a chat's turns use: each from the chat's own choice, else its
-    project's default, else the profile's."""
+    project's default, else the profile's; an automatic budget from ``window``, the
+    effective model's context window (None: not known)."""
     layers = [(SettingScope.CHAT, chat), (SettingScope.PROJECT, project)]
     chosen: dict[str, object] = {}
     scopes: dict[str, SettingScope] = {}
@@ -154,9 +178,26 @@ def effective_settings(
             if value is not None:
                 chosen[name], scopes[name] = value, scope
                 break
+    budget = resolve_budget(
+        chosen["context_budget_tokens"],  # type: ignore[arg-type]
+        window,
+        answer_max_tokens=profile.answer_max_tokens,
+        built_in_server=profile.built_in_server,
+    )
     return EffectiveSettings(
         model=chosen["model"],  # type: ignore[arg-type]
         temperature=chosen["temperature"],  # type: ignore[arg-type]
-        context_budget_tokens=chosen["context_budget_tokens"],  # type: ignore[arg-type]
+        context_budget_tokens=budget.tokens,
         scopes=MappingProxyType(scopes),
+        budget=budget,
     )
+
+
+def effective_model(
+    profile: ProfileChatDefaults,
+    chat: ChatSettings | None = None,
+    *,
+    project: ChatSettings | None = None,
+) -> str | None:
+    """The model a chat's turns use (whose window an automatic budget follows)."""
+    return effective_settings(profile, chat, project=project).model

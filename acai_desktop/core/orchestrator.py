@@ -35,7 +35,6 @@ from acai_desktop.core.chat_settings import (
     ChatSettings,
     EffectiveSettings,
     ProfileChatDefaults,
-    SettingScope,
     clean_chat_settings,
     effective_settings,
 )
@@ -181,7 +180,8 @@ class Orchestrator:
         """The history room of a chat whose context budget is its own (None: it uses the
         profile's, see :meth:`history_room`); the summary processor folds by it."""
         settings = await self.settings_for(conversation_id)
-        if settings.scope_of("context_budget_tokens") == SettingScope.PROFILE:
+        # An automatic budget follows the chat's model: the profile's rule, its own number.
+        if settings.context_budget_tokens == self.context_budget_tokens:
             return None
         return history_room(self.system_prompt, settings.context_budget_tokens)
 

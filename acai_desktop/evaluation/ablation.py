@@ -238,7 +238,7 @@ class _SampleRun:
         self.report, self.progress, self.stop = report, progress, stop
         settings = assistant.settings
         self.client = assistant.client
-        self.budget = settings.context_budget_tokens
+        self.budget = assistant.orchestrator.context_budget_tokens  # automatic: worked out
         self.system_prompt = assistant.orchestrator.system_prompt
         report.model = f"{settings.model_for('chat')} ({settings.provider})"
         window = options.context_window

@@ -7,7 +7,9 @@ the tests use the same one (``tests.support.fake_openai`` re-exports it).
 
 Endpoints
     ``POST /v1/chat/completions`` (streamed SSE when ``"stream": true``, plain JSON otherwise),
-    ``POST /v1/embeddings``, ``GET /v1/models``.
+    ``POST /v1/embeddings``, ``GET /v1/models``; and any route set in ``server.routes``
+    (a server's own API beside OpenAI's: llama.cpp's ``GET /props``, Ollama's
+    ``POST /api/show``, LM Studio's ``GET /api/v0/models``).
 
 Use
     ::
@@ -57,6 +59,11 @@ Server switches
     those ``response_format`` types, without taking a scripted reply (a server without schema
     support);
     ``server.models = [...]`` the ids listed by ``/v1/models``;
+    ``server.model_details = {"id": {...}}``  more fields of that model's ``/v1/models``
+    entry (``{"meta": {"n_ctx_train": 131072}}``, vLLM's ``{"max_model_len": 8192}``);
+    ``server.routes = {"GET /props": ...}``  another route, keyed by method and path: its
+    value is the JSON body to answer, a function of the request's JSON giving that body,
+    or a ``Reply`` (an error status, a delay);
     ``server.failing_completions = 500``  answer every chat completion with that status (a
     server whose ``/v1/models`` works but whose model does not), without taking a scripted
     reply; None again: the server is fixed;
@@ -286,6 +293,8 @@ class _Handler(BaseHTTPRequestHandler):
         record = self._record(None)
         if not self._authorised():
             return
+        if self._routed(record):
+            return
         if record.path.rstrip("/") != "/v1/models":
             self._send_error_reply(Reply(status=404, error_message=f"no route {record.path}"))
             return
@@ -293,8 +302,24 @@ class _Handler(BaseHTTPRequestHandler):
         if self._prepare(reply):
             return
         ids = reply.models if reply.models is not None else list(self.server.fake.models)
-        data = [{"id": i, "object": "model", "created": 0, "owned_by": "fake"} for i in ids]
+        details = self.server.fake.model_details
+        data = [
+            {"id": i, "object": "model", "created": 0, "owned_by": "fake", **details.get(i, {})}
+            for i in ids
+        ]
         self._send_json(200, {"object": "list", "data": data})
+
+    def _routed(self, record: RecordedRequest) -> bool:
+        """Answer a route of ``server.routes``; True if it was one."""
+        route = self.server.fake.routes.get(f"{record.method} {record.path.split('?')[0]}")
+        if route is None:
+            return False
+        if isinstance(route, Reply):
+            if not self._prepare(route):
+                self._send_json(200, json.loads(route.content() or "null"))
+            return True
+        self._send_json(200, route(record.json) if callable(route) else route)
+        return True
 
     def do_POST(self) -> None:
         body = self._read_json()
@@ -302,6 +327,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorised():
             return
         path = record.path.rstrip("/")
+        if self._routed(record):
+            return
         if path == "/v1/chat/completions":
             self._chat(record)
         elif path == "/v1/embeddings":
@@ -504,6 +531,8 @@ class FakeOpenAIServer:
         self.failing_completions: int | None = None
         self.reports_usage = True
         self.models: list[str] = ["fake-chat", "fake-triage", "fake-embedding"]
+        self.model_details: dict[str, dict[str, Any]] = {}
+        self.routes: dict[str, Reply | dict | Callable[[Any], Any]] = {}
         self._queues: dict[str, deque[Reply]] = {
             "chat": deque(),
             "embeddings": deque(),

@@ -113,7 +113,9 @@ class WindowDialogs:
         dialog.open()
         return dialog
 
-    def chat_settings(self, profile, own, listed) -> ChatSettingsDialog:
+    def chat_settings(
+        self, profile, own, listed, *, from_settings=None, automatic=None
+    ) -> ChatSettingsDialog:
         """The chat on screen's model settings: its own, or the ones from Settings. One
         at a time: one still open (for this chat or another) gives way to it."""
         from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
@@ -121,7 +123,9 @@ class WindowDialogs:
         previous = self.chat_settings_dialog
         if previous is not None and shiboken6.isValid(previous):
             previous.reject()
-        dialog = self.chat_settings_dialog = ChatSettingsDialog(profile, own, listed, self.window)
+        dialog = self.chat_settings_dialog = ChatSettingsDialog(
+            profile, own, listed, self.window, from_settings=from_settings, automatic=automatic
+        )
         dialog.open()
         return dialog
 
@@ -252,6 +256,7 @@ class WindowDialogs:
         instructions=None,
         store=None,
         store_password_saved: bool = False,
+        automatic_budget=None,
     ) -> tuple[SettingsDialog, bool]:
         """The settings dialog (one at a time: a second request raises the open one)."""
         if self.settings is not None and shiboken6.isValid(self.settings):
@@ -269,6 +274,7 @@ class WindowDialogs:
             instructions=instructions,
             store=store,
             store_password_saved=store_password_saved,
+            automatic_budget=automatic_budget,
             parent=window,
         )
         self.settings = dialog

@@ -1,13 +1,16 @@
 """The built-in model's prompt budget fits the server it runs on. A bigger budget was
 measured slower (`bench answers`): the small model's attention over a long prompt costs
-every turn more than the rarer history cuts save, so the default stays."""
+every turn more than the rarer history cuts save, so its automatic budget stays small
+(core.prompt_budget), whatever the window."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from acai_desktop.core.chat_settings import effective_settings
+from acai_desktop.core.llm.context_window import BUILT_IN_SERVER, ContextWindow, WindowSource
 from acai_desktop.core.llm.local_server import LocalModelServer
-from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL, ProviderName
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.memory.context_builder import history_room
 from acai_desktop.core.memory.tokens import estimate_message_tokens
@@ -17,11 +20,20 @@ from acai_desktop.core.resources import resource_text
 QUESTION = "Any tips for sleeping after a night shift?"
 
 
+def built_in_budget(settings: ModelSettings, n_ctx: int) -> int:
+    """The budget the built-in model's chats get, as the assistant works it out."""
+    window = ContextWindow(n_ctx, BUNDLED_LOCAL_MODEL, WindowSource.SERVER, BUILT_IN_SERVER)
+    defaults = settings.chat_defaults(BUNDLED_LOCAL_MODEL)
+    return effective_settings(defaults, window=window).context_budget_tokens
+
+
 def test_the_prompt_and_the_longest_answer_fit_the_built_in_servers_context():
     bundled = ModelSettings.for_preset(ProviderName.LOCAL)
     command = LocalModelServer().command(Path("model.gguf"))
     context = int(command[command.index("--n_ctx") + 1])
-    assert bundled.context_budget_tokens + bundled.resolved_answer_max_tokens() <= context
+    budget = built_in_budget(bundled, context)
+    assert budget == 3000  # what `bench answers` measured best
+    assert budget + bundled.resolved_answer_max_tokens() <= context
 
 
 def test_several_exchanges_with_the_longest_answers_fit_before_the_history_is_cut():
@@ -31,7 +43,7 @@ def test_several_exchanges_with_the_longest_answers_fit_before_the_history_is_cu
     320 tokens an answer, the history was cut every 2-3 messages)."""
     bundled = ModelSettings.for_preset(ProviderName.LOCAL)
     system_prompt = resource_text("prompts", "system.txt").strip()
-    room = history_room(system_prompt, bundled.context_budget_tokens)
+    room = history_room(system_prompt, built_in_budget(bundled, LocalModelServer().n_ctx))
     longest_answer = "word " * bundled.resolved_answer_max_tokens()  # one token a word
     exchange = estimate_message_tokens(QUESTION) + estimate_message_tokens(longest_answer)
     assert room // exchange >= 6

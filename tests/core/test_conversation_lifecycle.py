@@ -217,7 +217,9 @@ def test_processor_jobs_of_a_deleted_chat_end_done_without_retrying(tmp_path, fa
             # The runner puts interrupted jobs back at start and runs them.
             await assistant.runner.start()
             finished = await assistant.runner.wait_for([critical.id, summary.id], timeout=30)
-            return outcome, finished, len(fake_openai.requests)
+            # The model's calls (not the start's question about its context window).
+            calls = fake_openai.chat_requests() + fake_openai.embedding_requests()
+            return outcome, finished, len(calls)
 
     outcome, finished, model_calls = run(scenario())
     assert outcome.reason == "the message was deleted"

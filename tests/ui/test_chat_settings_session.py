@@ -79,7 +79,7 @@ def test_a_chats_header_settings_are_remembered_across_a_restart_and_reach_the_s
         dialog.own_temperature.setChecked(True)
         dialog.temperature.setValue(0.3)
         dialog.own_budget.setChecked(True)
-        dialog.budget.setValue(256)
+        dialog.budget.set_value(256)
         assert not dialog.warning_label.isVisible()  # a name the server listed
         dialog.save_button.click()
         await closed(window)

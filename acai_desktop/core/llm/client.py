@@ -453,6 +453,17 @@ class ModelClient:
             raise self._unreadable(error, None) from error
         return [model.id for model in page.data]
 
+    async def server_json(self, path: str, *, body: dict | None = None, timeout: float) -> object:
+        """JSON from the server's own API beside the OpenAI one (llama.cpp's ``/props``,
+        Ollama's ``/api/show``): ``path`` from the server's root (the base URL less its
+        ``/v1``), POSTed when ``body`` is given. One try within ``timeout`` seconds; a
+        failure raises as the SDK raised it (openai.OpenAIError): the caller's to read."""
+        url = self.base_url.removesuffix("/v1") + path
+        quick = self._openai.with_options(timeout=timeout, max_retries=0)
+        if body is None:
+            return await quick.get(url, cast_to=object)
+        return await quick.post(url, cast_to=object, body=body)
+
     async def close(self) -> None:
         await self._openai.close()
 

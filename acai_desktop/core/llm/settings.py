@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB
 from acai_desktop.core.atomic_files import write_json_atomically
+from acai_desktop.core.chat_settings import ProfileChatDefaults
 from acai_desktop.core.errors import ModelSettingsError
 from acai_desktop.core.llm.presets import (
     ModelRole,
@@ -23,8 +24,13 @@ from acai_desktop.core.llm.presets import (
     StructuredMode,
     preset,
 )
+from acai_desktop.core.prompt_budget import OLD_DEFAULT_TOKENS
 
 SETTINGS_KEY = "llm"
+#: The settings' format. 2: the context budget may be automatic (null); a file without
+#: a version is of format 1, whose context budget was always a number (3,000 unless
+#: the user typed another).
+SETTINGS_VERSION = 2
 
 
 class ModelSettings(BaseModel):
@@ -40,8 +46,10 @@ class ModelSettings(BaseModel):
     #: "local" embeds offline with WordLlama (default, works with every provider);
     #: "provider" calls the provider's /v1/embeddings with the embedding role's model.
     embedding_source: Literal["local", "provider"] = "local"
-    #: Tokens of prompt the context builder may fill (system + memories + recent messages).
-    context_budget_tokens: int = Field(default=3000, ge=256, le=1_000_000)
+    #: Tokens of prompt the context builder may fill (system + memories + recent
+    #: messages); None: automatic, it follows the chat model's context window
+    #: (core.prompt_budget).
+    context_budget_tokens: int | None = Field(default=None, ge=256, le=1_000_000)
     #: Size limit of one answer (megabytes of text); the rest of a longer stream is not
     #: read, and the answer says where it was cut.
     max_answer_mb: float = Field(default=DEFAULT_MAX_ANSWER_MB, ge=0.001, le=100)
@@ -63,6 +71,8 @@ class ModelSettings(BaseModel):
     ask_before_remembering: bool | None = None
     #: The longest answer asked for, in tokens; None: the provider's default.
     answer_max_tokens: int | None = Field(default=None, ge=16)
+    #: The format these settings were saved in (see SETTINGS_VERSION).
+    settings_version: int = SETTINGS_VERSION
 
     @classmethod
     def for_preset(cls, name: ProviderName | str, **overrides) -> ModelSettings:
@@ -82,6 +92,17 @@ class ModelSettings(BaseModel):
 
     def resolved_answer_max_tokens(self) -> int | None:
         return self.answer_max_tokens or preset(self.provider).answer_max_tokens
+
+    def chat_defaults(self, model: str | None) -> ProfileChatDefaults:
+        """The profile's part of every chat's settings, its chat model being ``model``
+        (None: none could be started): what core.chat_settings resolves over."""
+        return ProfileChatDefaults(
+            model=model,
+            context_budget_tokens=self.context_budget_tokens,
+            answer_max_tokens=self.resolved_answer_max_tokens(),
+            # The app's own server keeps a small automatic budget (core.prompt_budget).
+            built_in_server=self.provider == ProviderName.LOCAL,
+        )
 
     def serves_one_request_at_a_time(self) -> bool:
         """Whether the model server works on one request at a time (a local server with
@@ -132,7 +153,7 @@ def load_model_settings(path: Path) -> ModelSettings | None:
     if section is None:
         return None
     try:
-        return ModelSettings.model_validate(section)
+        return ModelSettings.model_validate(_upgraded(section))
     except ValidationError as error:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
@@ -141,6 +162,23 @@ def load_model_settings(path: Path) -> ModelSettings | None:
             f"The model settings in {path} are invalid ({problems}). Fix them in Settings "
             "or delete the file."
         ) from error
+
+
+def _upgraded(section: object) -> object:
+    """Format 1's settings in format 2. Its budget of 3,000 is read as automatic: it was
+    everyone's default, and the old Settings saved the spin box's value whether or not
+    the user had touched it, so a 3,000 there says nothing about a choice (one typed on
+    purpose is indistinguishable, and automatic gives the old 3,000 back wherever the
+    model's window is unknown, and on the built-in model). Any other number was typed
+    by the user and is kept. From format 2 on, automatic is saved as null and a 3,000
+    saved is the user's."""
+    if not isinstance(section, dict) or "settings_version" in section:
+        return section
+    upgraded = dict(section)
+    if upgraded.get("context_budget_tokens") == OLD_DEFAULT_TOKENS:
+        upgraded["context_budget_tokens"] = None
+    upgraded["settings_version"] = SETTINGS_VERSION
+    return upgraded
 
 
 def save_model_settings(path: Path, settings: ModelSettings) -> None:

@@ -16,7 +16,6 @@ from acai_desktop.core.chat_settings import (
     ChatSettings,
     EffectiveSettings,
     SettingScope,
-    effective_settings,
 )
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
@@ -42,15 +41,16 @@ def settings_tip(settings: EffectiveSettings) -> str:
     temperature = (
         "the server's default" if settings.temperature is None else f"{settings.temperature:g}"
     )
-    return "\n".join(
-        [
-            "This chat's model, temperature and context budget (click to change):",
-            f"Model: {settings.model or 'none'} ({whose('model')})",
-            f"Temperature: {temperature} ({whose('temperature')})",
-            f"Context budget: {settings.context_budget_tokens:,} tokens "
-            f"({whose('context_budget_tokens')})",
-        ]
-    )
+    budget = settings.budget
+    lines = [
+        "This chat's model, temperature and context budget (click to change):",
+        f"Model: {settings.model or 'none'} ({whose('model')})",
+        f"Temperature: {temperature} ({whose('temperature')})",
+        f"Context budget ({whose('context_budget_tokens')}): {budget.describe()}",
+    ]
+    if note := budget.note():
+        lines.append(note)
+    return "\n".join(lines)
 
 
 class ChatHeaderController(Controller):
@@ -86,9 +86,9 @@ class ChatHeaderController(Controller):
 
     async def _in_effect(self, assistant: Assistant) -> EffectiveSettings:
         if self.chat.conversation_id is None:  # a new chat: its choices wait in CurrentChat
-            service = assistant.chat_settings
-            project = await service.project_layer(None, self.chat.new_chat_project_id)
-            return effective_settings(service.profile, self.chat.new_chat_settings, project=project)
+            return await assistant.chat_settings.for_new_chat(
+                self.chat.new_chat_settings, self.chat.new_chat_project_id
+            )
         return await assistant.chat_settings.in_effect(self.chat.conversation_id)
 
     def _show(self, assistant: Assistant, settings: EffectiveSettings) -> None:
@@ -111,7 +111,12 @@ class ChatHeaderController(Controller):
         listed = self.probe.models if self.probe is not None else ()
         if not assistant.names_matter():
             listed = ()  # one model loaded, which answers to any name
-        dialog = self.window.dialogs.chat_settings(assistant.chat_settings.profile, own, listed)
+        service = assistant.chat_settings
+        model = (await self._in_effect(assistant)).model
+        from_settings, automatic = await service.budgets_for(model)
+        dialog = self.window.dialogs.chat_settings(
+            service.profile, own, listed, from_settings=from_settings, automatic=automatic
+        )
         dialog.save_requested.connect(
             lambda settings: self.save(conversation_id, settings)  # the chat it was opened on
         )

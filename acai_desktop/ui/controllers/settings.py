@@ -92,8 +92,13 @@ class SettingsController(Controller):
             await asyncio.to_thread(secrets.get_server_password, server.secret_name)
         )
         instructions = await self._profile_instructions()
+        automatic = None  # what an automatic budget comes to for the running chat model
+        assistant = self.services.assistant
+        if assistant is not None and assistant.model_problem is None:
+            _, automatic = await assistant.chat_settings.budgets_for(settings.model_for("chat"))
         dialog, created = self.window.dialogs.open_settings(
             settings,
+            automatic_budget=automatic,
             instructions=instructions,
             providers_with_key=with_key,
             key_warning=secrets.warning or secrets.new_key_warning,

@@ -1,5 +1,7 @@
 """One chat's model settings, opened from the chat's header (⚙): its own model,
 temperature and context budget, each either the chat's own or the one from Settings.
+The chat's own budget is automatic (it follows the chat's model's context window) or a
+number; the note says what Settings' budget and automatic come to for the chat's model.
 
 The model list is what the server listed when it was probed (any name may still be
 typed: a server that lists nothing takes names it was never asked about); a name the
@@ -18,15 +20,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QGridLayout,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from acai_desktop.core.chat_settings import (
-    MAX_BUDGET_TOKENS,
+    AUTOMATIC,
     MAX_TEMPERATURE,
-    MIN_BUDGET_TOKENS,
     MIN_TEMPERATURE,
     ChatSettings,
     ProfileChatDefaults,
@@ -34,7 +34,10 @@ from acai_desktop.core.chat_settings import (
 )
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.llm.presets import has_model
+from acai_desktop.core.prompt_budget import PromptBudget
 from acai_desktop.ui.untrusted import plain_label
+from acai_desktop.ui.widgets.budget_field import BudgetField
+from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 TITLE = "Model settings for this chat"
 OWN_MODEL, OWN_TEMPERATURE, OWN_BUDGET = "Model", "Temperature", "Context budget"
@@ -43,11 +46,21 @@ DEFAULT_TEMPERATURE = 0.7  # where the spin box starts when the profile sends no
 UNKNOWN_NAME = "The server did not list a model named {name!r}: answers will fail."
 
 
-def from_settings_text(profile: ProfileChatDefaults) -> str:
+def from_settings_text(
+    profile: ProfileChatDefaults, from_settings: PromptBudget | None = None
+) -> str:
+    """``from_settings``: the budget Settings gives this chat's model (None: not worked
+    out; the profile's choice is said as it stands)."""
     temperature = SERVER_DEFAULT if profile.temperature is None else f"{profile.temperature:g}"
+    if from_settings is not None:
+        budget = from_settings.describe()
+    elif profile.context_budget_tokens is None:
+        budget = "automatic"
+    else:
+        budget = f"{profile.context_budget_tokens:,} tokens"
     return (
         f"Unticked, a setting comes from Settings: model {profile.model or 'none'}; "
-        f"temperature: {temperature}; context budget {profile.context_budget_tokens:,} tokens."
+        f"temperature: {temperature}; context budget: {budget}."
     )
 
 
@@ -61,34 +74,35 @@ class ChatSettingsDialog(QDialog):
         own: ChatSettings,
         listed: Sequence[str] = (),
         parent: QWidget | None = None,
+        *,
+        from_settings: PromptBudget | None = None,
+        automatic: PromptBudget | None = None,
     ) -> None:
         """``listed``: the server's model names, where names matter (empty: it listed
-        none, or answers to any name): offered, and a name not among them is flagged."""
+        none, or answers to any name): offered, and a name not among them is flagged.
+        ``from_settings`` and ``automatic``: what the budget from Settings and an
+        automatic one come to for the chat's model now (None: not known)."""
         super().__init__(parent)
         self.setWindowTitle(TITLE)
         self.setObjectName("ChatSettingsDialog")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.models = list(listed)
         self.own_model = QCheckBox(OWN_MODEL)
-        self.model = QComboBox()
+        self.model = ignore_wheel_unless_focused(QComboBox())
         self.model.setEditable(True)  # a server that lists nothing takes any name
         offered = self.models or ([profile.model] if profile.model else [])
         self.model.addItems(offered)
         self.model.setAccessibleName(OWN_MODEL)
         self.own_temperature = QCheckBox(OWN_TEMPERATURE)
-        self.temperature = QDoubleSpinBox()
+        self.temperature = ignore_wheel_unless_focused(QDoubleSpinBox())
         self.temperature.setRange(MIN_TEMPERATURE, MAX_TEMPERATURE)
         self.temperature.setSingleStep(0.1)
         self.temperature.setDecimals(2)
         self.temperature.setAccessibleName(OWN_TEMPERATURE)
         self.own_budget = QCheckBox(OWN_BUDGET)
-        self.budget = QSpinBox()
-        self.budget.setRange(MIN_BUDGET_TOKENS, MAX_BUDGET_TOKENS)
-        self.budget.setSingleStep(500)
-        self.budget.setGroupSeparatorShown(True)
-        self.budget.setSuffix(" tokens")
-        self.budget.setAccessibleName(OWN_BUDGET)
-        self.note = plain_label(from_settings_text(profile), "DialogNote")
+        self.budget = BudgetField(OWN_BUDGET)
+        self.budget.set_automatic(automatic)
+        self.note = plain_label(from_settings_text(profile, from_settings), "DialogNote")
         self.note.setWordWrap(True)
         self.warning_label = plain_label("", "DialogError")
         self.warning_label.setWordWrap(True)
@@ -124,7 +138,12 @@ class ChatSettingsDialog(QDialog):
             if profile.temperature is not None
             else DEFAULT_TEMPERATURE
         )
-        self.budget.setValue(own.context_budget_tokens or profile.context_budget_tokens)
+        own_budget = own.context_budget_tokens
+        self.budget.set_value(
+            (None if own_budget == AUTOMATIC else own_budget)
+            if own_budget is not None
+            else profile.context_budget_tokens
+        )
         for check, value, field in (
             (self.own_model, own.model, self.model),
             (self.own_temperature, own.temperature, self.temperature),
@@ -150,8 +169,12 @@ class ChatSettingsDialog(QDialog):
         return clean_chat_settings(
             self.model.currentText() if self.own_model.isChecked() else None,
             self.temperature.value() if self.own_temperature.isChecked() else None,
-            self.budget.value() if self.own_budget.isChecked() else None,
+            self._own_budget() if self.own_budget.isChecked() else None,
         )
+
+    def _own_budget(self) -> int:
+        value = self.budget.value()
+        return AUTOMATIC if value is None else value
 
     def _on_buttons_accepted(self) -> None:
         try:

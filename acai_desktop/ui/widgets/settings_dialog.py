@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QScrollArea,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -45,10 +44,12 @@ from acai_desktop.core.llm.presets import (
     preset,
 )
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.prompt_budget import PromptBudget
 from acai_desktop.core.store_choice import ServerAddress
 from acai_desktop.ui.preferences import UiPreferences
 from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.untrusted import tooltip_text
+from acai_desktop.ui.widgets.budget_field import BudgetField
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
 from acai_desktop.ui.widgets.file_dialogs import file_dialog
 from acai_desktop.ui.widgets.instructions_widgets import InstructionsFields
@@ -58,8 +59,6 @@ from acai_desktop.ui.widgets.settings_fields import (
     KEY_MISSING_PLACEHOLDER,
     KEY_STORED_PLACEHOLDER,
     LOCAL_MODEL_PLACEHOLDER,
-    MAX_BUDGET,
-    MIN_BUDGET,
     NO_KEY_PLACEHOLDER,
     ROLE_LABELS,
     ROLE_TIPS,
@@ -117,8 +116,11 @@ class SettingsDialog(QDialog):
         instructions: CustomInstructions | None = None,
         store: ServerAddress | None = None,
         store_password_saved: bool = False,
+        automatic_budget: PromptBudget | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``automatic_budget``: what an automatic context budget comes to now, for the
+        model the settings name (None: not known, no model running)."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.store_fields = StoreFields(store, password_saved=store_password_saved)
@@ -131,6 +133,7 @@ class SettingsDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.resize(560, 0)
         self.original = settings
+        self.automatic_budget = automatic_budget
         self.providers_with_key = set(providers_with_key)
         #: What was typed for each provider while the dialog is open (address, model
         #: names, model file): switching away and back keeps it.
@@ -184,14 +187,7 @@ class SettingsDialog(QDialog):
         for value, label in EMBEDDING_SOURCES.items():
             self.embedding_box.addItem(label, value)
         self.embedding_note = hint("A change re-computes memory vectors in the background.")
-        self.budget = QSpinBox()
-        self.budget.setRange(MIN_BUDGET, MAX_BUDGET)
-        self.budget.setSingleStep(500)
-        # The style sheet's padding doesn't reach a spin box's own line edit.
-        self.budget.lineEdit().setTextMargins(8, 0, 0, 0)
-        self.budget.setSuffix(" tokens")
-        self.budget.setGroupSeparatorShown(True)
-        self.budget.setToolTip("How much of the prompt ACAI fills with memories and history")
+        self.budget = BudgetField()
 
         self.ask_box = AskBeforeRememberingBox(settings.ask_before_remembering)
 
@@ -250,7 +246,6 @@ class SettingsDialog(QDialog):
             self.local_model,
             self.api_key,
             self.embedding_box,
-            self.budget,
             *self.model_fields.values(),
         ):
             label = form.labelForField(label_field)
@@ -294,6 +289,8 @@ class SettingsDialog(QDialog):
         self.detect_button.clicked.connect(self._on_detect_button_clicked)
         self.browse_button.clicked.connect(self._on_browse_button_clicked)
         self.local_model.textChanged.connect(self._follow_ask_default)
+        self.local_model.textChanged.connect(self._follow_automatic_budget)
+        self.model_fields[ModelRole.CHAT].textChanged.connect(self._follow_automatic_budget)
         self.buttons.accepted.connect(self._on_buttons_accepted)
         self.buttons.rejected.connect(self.reject)
 
@@ -314,7 +311,8 @@ class SettingsDialog(QDialog):
         self._fill_models(settings.models)
         self.local_model.setText(settings.local_model_path or "")
         self.embedding_box.setCurrentIndex(self.embedding_box.findData(settings.embedding_source))
-        self.budget.setValue(settings.context_budget_tokens)
+        self.budget.set_value(settings.context_budget_tokens)
+        self.budget.set_automatic(self.automatic_budget)
         self.ask_box.setChecked(settings.asks_before_remembering())
         self._update_for_provider()
 
@@ -350,6 +348,7 @@ class SettingsDialog(QDialog):
             ProviderName.CUSTOM: "Any server that speaks the OpenAI API.",
         }
         self._follow_ask_default()
+        self._follow_automatic_budget()
         self.provider_note.setText(notes.get(name, entry.notes))
         self.provider_note.setVisible(bool(self.provider_note.text()))
         self.form.setRowVisible(self.provider_note, bool(self.provider_note.text()))
@@ -358,6 +357,17 @@ class SettingsDialog(QDialog):
         path = self._local_path() or None
         chosen = ModelSettings.for_preset(self.provider, local_model_path=path)
         self.ask_box.follow_default(chosen.asks_before_remembering())
+
+    def _follow_automatic_budget(self) -> None:
+        """Automatic's figure is the running model's: for another model it is worked out
+        from that model's window once saved."""
+        same_model = (
+            self.provider == self.original.provider
+            and self.model_fields[ModelRole.CHAT].text().strip()
+            == self.original.model_for(ModelRole.CHAT)
+            and (self._local_path() or None) == self.original.local_model_path
+        )
+        self.budget.set_automatic(self.automatic_budget if same_model else None)
 
     def _local_path(self) -> str:
         return self.local_model.text().strip() if self.provider == ProviderName.LOCAL else ""
@@ -380,7 +390,7 @@ class SettingsDialog(QDialog):
             "models": RoleModels(**models),
             "local_model_path": local_path or None,
             "embedding_source": self.embedding_box.currentData(),
-            "context_budget_tokens": self.budget.value(),
+            "context_budget_tokens": self.budget.value(),  # None: automatic
             "ask_before_remembering": self.ask_box.choice(),
         }
         if name == self.original.provider:

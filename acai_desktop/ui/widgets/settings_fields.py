@@ -1,5 +1,5 @@
-"""What the settings dialog's fields say: labels, tips, placeholders, the budget's bounds,
-and the texts made from a validation error or a detection report."""
+"""What the settings dialog's fields say: labels, tips, placeholders, and the texts made
+from a validation error or a detection report."""
 
 from __future__ import annotations
 
@@ -46,8 +46,6 @@ NO_KEY_PLACEHOLDER = "Not needed for most local servers"
 KEY_STORED_PLACEHOLDER = "Stored — leave empty to keep it"
 KEY_MISSING_PLACEHOLDER = "Paste your API key"
 KEY_FILE_NOTE = "⚠ No system keyring: the key is kept in a file only you can read."
-# The bounds ModelSettings.context_budget_tokens accepts.
-MIN_BUDGET, MAX_BUDGET = 256, 1_000_000
 
 
 def hint(text: str = "") -> QLabel:
