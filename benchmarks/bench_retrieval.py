@@ -37,6 +37,7 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on, open_memory_services
+from acai_desktop.core.planner import plan_message
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import create_conversation
 from acai_desktop.core.store.database import Store
@@ -164,11 +165,16 @@ async def bench_size(
             for question in questions[:20]:  # warm caches and lazy imports
                 await retriever.search(question, TOP_K)
             gc.collect()
-            latencies = []
+            latencies, turn_latencies = [], []
             for question in questions:
                 began = time.perf_counter()
                 await retriever.search(question, TOP_K)
                 latencies.append((time.perf_counter() - began) * 1000)
+                # The search a chat turn makes: the plan's k, read as deep as its reach.
+                plan = plan_message(question)
+                began = time.perf_counter()
+                await retriever.search(question, plan.retrieval_k, reach=plan.retrieval_reach)
+                turn_latencies.append((time.perf_counter() - began) * 1000)
 
             matrix = np.ascontiguousarray(
                 np.concatenate([service.index.matrix, service.episodes.index.matrix])
@@ -196,6 +202,8 @@ async def bench_size(
         "store": "postgresql" if server else "sqlite",
         "p50_ms": _percentile(latencies, 50),
         "p95_ms": _percentile(latencies, 95),
+        "turn_p50_ms": _percentile(turn_latencies, 50),
+        "turn_p95_ms": _percentile(turn_latencies, 95),
         "floor_p95_ms": _percentile(floor, 95),
         "floor_with_embedding_p95_ms": _percentile(floor_embedding, 95),
         "inserts_per_s": round(size / insert_seconds, 1),

@@ -25,10 +25,13 @@ def test_bench_reports_every_size_with_sane_figures():
             "p95_ms",
             "floor_p95_ms",
             "floor_with_embedding_p95_ms",
+            "turn_p50_ms",
+            "turn_p95_ms",
             "inserts_per_s",
             "db_mb",
         }
         assert 0 < row["p50_ms"] <= row["p95_ms"]
+        assert 0 < row["turn_p50_ms"] <= row["turn_p95_ms"]
         assert 0 < row["floor_p95_ms"] <= row["floor_with_embedding_p95_ms"]
         assert row["inserts_per_s"] > 0
         assert row["db_mb"] > 0

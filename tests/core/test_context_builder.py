@@ -352,7 +352,7 @@ def test_a_memory_line_in_the_users_own_words_is_no_quote():
     assert "- The user is vegetarian." in _turn_as_sent(built)
 
 
-def test_retrieved_items_fill_the_recall_share_best_first_and_no_more():
+def test_retrieved_memories_fill_their_share_best_first_and_no_more():
     words = "word " * 38  # about 50 tokens a line
     hits = [hit(memory(i, f"{i} {words}"), i, 1.0 - i / 100) for i in range(1, 41)]
     short = hit(memory(41, "41 a short one"), 41, 0.5)
@@ -361,7 +361,7 @@ def test_retrieved_items_fill_the_recall_share_best_first_and_no_more():
         user_message="Everything?",
         budget_tokens=3000,
         retrieved=[*hits, short],
-        recall_share=0.25,
+        memory_share=0.25,
     )
     placed = [u.memory_id for u in built.used]
     # The best first, in rank order, while a quarter of the budget lasts; a line that no
@@ -370,3 +370,40 @@ def test_retrieved_items_fill_the_recall_share_best_first_and_no_more():
     assert placed[-1] == 41 and 8 <= len(placed) - 1 < 15
     assert built.memory_tokens <= 750
     assert built.dropped.retrieved == 40 - (len(placed) - 1)
+
+
+def test_memories_take_no_room_from_recalled_messages():
+    from acai_desktop.core.memory.retrieval import RetrievedMessage
+    from acai_desktop.core.records import RecalledMessage
+
+    words = "word " * 38
+    said = [
+        RetrievedMessage(
+            RecalledMessage(100 + i, 7, "Trip", "user", f"{i} {words}", "2024-01-01T00:00:00"),
+            i,
+            1.0,
+            ["lexical"],
+        )
+        for i in range(1, 9)
+    ]
+    learned = [hit(memory(i, f"{i} {words}"), i, 2.0) for i in range(1, 9)]
+
+    def placed(retrieved):
+        built = build_context(
+            system_prompt=SYSTEM,
+            user_message="Trip?",
+            budget_tokens=1000,
+            retrieved=retrieved,
+            recall_share=0.2,
+            memory_share=0.1,
+        )
+        return [u.message_id for u in built.used if u.message_id], [
+            u.memory_id for u in built.used if u.memory_id
+        ]
+
+    messages_alone, _ = placed(said)
+    # Memories ranked above every message: every message placed alone is placed still
+    # (one more, as the first memory paid for the data block's framing).
+    messages, memories = placed([*learned, *said])
+    assert len(messages_alone) >= 2 and messages[: len(messages_alone)] == messages_alone
+    assert len(memories) == 1  # the best one; the share holds no second

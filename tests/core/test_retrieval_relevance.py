@@ -248,10 +248,10 @@ def test_word_and_meaning_evidence_add_up_to_the_bar():
 
 
 def test_below_the_first_k_only_strong_evidence_of_its_own_passes():
-    weak, strong = FloorItem(0.55, 0.5, -1.0, 8.0, False), FloorItem(0.8, 0.5, -1.0, 8.0, False)
+    weak, strong = FloorItem(0.55, 0.5, -1.0, 8.0, False), FloorItem(0.9, 0.5, -1.0, 8.0, False)
     named = FloorItem(0.0, 0.5, -1.0, 8.0, True)
     reply = FloorItem(0.0, 0.5, -1.0, 8.0, False, message_id=9, neighbours=(8, 10))
-    anchor = FloorItem(0.8, 0.5, -1.0, 8.0, False, message_id=8, neighbours=(7, 9))
+    anchor = FloorItem(0.9, 0.5, -1.0, 8.0, False, message_id=8, neighbours=(7, 9))
     assert passing([weak, weak, strong, named]) == [True] * 4
     # Read deeper than k=1: the weak one below it stays out, the strong and the named pass.
     assert passing([weak, weak, strong, named], sure_within=1) == [True, False, True, True]

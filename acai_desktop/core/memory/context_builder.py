@@ -101,6 +101,11 @@ TURN_SHARE = 0.4
 #: gets them all, one that needs one thing takes little. Measured with ``eval ablation``
 #: (docs/benchmarks.md).
 RECALL_SHARE = 0.5
+#: The share retrieved memories (facts, summaries, notes) may take, beside the recalled
+#: messages' and not out of it: a memory adds to what was said, never displaces it. The
+#: best one goes in whatever the share, while the budget has room (a small budget's
+#: share may hold none).
+MEMORY_SHARE = 0.15
 #: When the history overflows its room, the oldest messages go until what is left fills
 #: at most this share of it: the prompt's start then stays the same for several turns.
 CUT_TO_SHARE = 0.5
@@ -270,6 +275,7 @@ def build_context(
     evidence: Sequence[RetrievedPassage] = (),
     evidence_share: float = prompt_block.EVIDENCE_SHARE,
     recall_share: float = RECALL_SHARE,
+    memory_share: float = MEMORY_SHARE,
     instructions: UsedInstructions | None = None,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them; only
@@ -399,6 +405,7 @@ def build_context(
         return sum(1 for is_message, _id in placed if not is_message)
 
     recall_room = int(budget_tokens * recall_share)
+    memory_room = int(budget_tokens * memory_share)
     for hit in sorted(retrieved, key=lambda h: h.rank):
         if isinstance(hit, RetrievedMessage):
             key = (True, hit.message.id)
@@ -411,18 +418,22 @@ def build_context(
                 RECALLED_HEADER, None, hit.score, list(hit.reasons), key=key, line=line,
                 room=recall_room,
             )  # fmt: skip
-            if cost is not None:
-                recalled[hit.message.id] = hit.message
-        elif (False, hit.memory.id) in placed:
+            if cost is None:
+                dropped.retrieved += 1
+                continue
+            recalled[hit.message.id] = hit.message
+            recall_room -= cost
             continue
-        else:
-            cost = place(
-                RETRIEVED_HEADER, hit.memory, hit.score, list(hit.reasons), room=recall_room
-            )
+        if (False, hit.memory.id) in placed:
+            continue
+        # The best memory goes in if the budget has room for it, whatever the share.
+        first = not sections[RETRIEVED_HEADER]
+        room = None if first else memory_room
+        cost = place(RETRIEVED_HEADER, hit.memory, hit.score, list(hit.reasons), room=room)
         if cost is None:
             dropped.retrieved += 1
         else:
-            recall_room -= cost
+            memory_room -= cost
     # Newest summaries first while they fit, then shown oldest first.
     kept_summaries = []
     for memory in sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True):

@@ -149,28 +149,40 @@ def evidence(item: FloorItem) -> float:
 #: whose evidence lies in many places (everything Caroline said about her research)
 #: gets them, while the tail of a question nothing is about stays out. Measured with
 #: ``eval ablation`` on both dev files (docs/benchmarks.md).
-STRONG_SUPPORT = 1.5
+STRONG_SUPPORT = 1.75
 
 
 def passing(items: Sequence[FloorItem], sure_within: int | None = None) -> list[bool]:
     """Which ``items`` (ranked) pass the floor (see the module's doc): on their own
     evidence, or as the message just before or after one that does. Below the first
-    ``sure_within`` (None: nowhere) their own evidence must be
-    :data:`STRONG_SUPPORT`."""
+    ``sure_within`` of their tier (None: nowhere) their own evidence must be
+    :data:`STRONG_SUPPORT`, and a neighbour's does not carry them."""
+    sure = within_first(items, sure_within)
     own = [
-        item.named
-        or evidence(item) >= (1.0 if sure_within is None or i < sure_within else STRONG_SUPPORT)
-        for i, item in enumerate(items)
+        item.named or evidence(item) >= (1.0 if first else STRONG_SUPPORT)
+        for item, first in zip(items, sure, strict=True)
     ]
     passed_messages = {
         item.message_id for item, ok in zip(items, own, strict=True) if ok and item.message_id
     }
     return [
         ok
-        or (
-            (sure_within is None or i < sure_within)
-            and item.message_id is not None
-            and bool(passed_messages & set(item.neighbours))
-        )
-        for i, (item, ok) in enumerate(zip(items, own, strict=True))
+        or (first and item.message_id is not None and bool(passed_messages & set(item.neighbours)))
+        for item, ok, first in zip(items, own, sure, strict=True)
     ]
+
+
+def within_first(items: Sequence[FloorItem], k: int | None) -> list[bool]:
+    """Whether each item is among the first ``k`` of its tier (memories, messages) in
+    the ranking (None: all are). Counted per tier, so that memories ranked above the
+    messages take none of the messages' places, and the reverse: what a learned
+    memory adds never displaces what was said."""
+    if k is None:
+        return [True] * len(items)
+    seen = {True: 0, False: 0}
+    first = []
+    for item in items:
+        tier = item.message_id is not None
+        first.append(seen[tier] < k)
+        seen[tier] += 1
+    return first

@@ -31,7 +31,7 @@ from acai_desktop.core.memory.retrieval.results import (
 )
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import MemoryStatus, ProjectScope
+from acai_desktop.core.records import MemoryKind, MemoryStatus, ProjectScope
 from acai_desktop.core.store import episodes, projects
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.connection import Database
@@ -148,10 +148,22 @@ def rank(
     # messages, then the older item. Never by the order candidates were gathered in, nor
     # by digits below the rounding: recency moves those between two calls, so equal
     # scores would come back in another order from one search to the next.
-    at_least = _contender_bar((memories.score, messages.score), request.k)
-    ranked = sorted(_ranking_keys(0, memories, at_least) + _ranking_keys(1, messages, at_least))[
-        : request.k
-    ]
+    if request.sure_within is None:
+        at_least = _contender_bar((memories.score, messages.score), request.k)
+        ranked = sorted(
+            _ranking_keys(0, memories, at_least) + _ranking_keys(1, messages, at_least)
+        )[: request.k]
+    else:
+        # Read deep for a prompt: the best ``k`` of each tier, so that memories take none
+        # of the messages' depth (the floor counts its first ``sure_within`` per tier too).
+        ranked = sorted(
+            sorted(_ranking_keys(0, memories, _contender_bar((memories.score,), request.k)))[
+                : request.k
+            ]
+            + sorted(_ranking_keys(1, messages, _contender_bar((messages.score,), request.k)))[
+                : request.k
+            ]
+        )
     tiers = (memories, messages)
     chosen = [[item_id for _, t, item_id, _ in ranked if t == tier] for tier in (0, 1)]
     records = sql.memories_by_id(db, chosen[0]) if chosen[0] else {}
@@ -265,12 +277,15 @@ def judge_relevance(
             naming = floor.holds_any(held, names) or bool(
                 any(is_named(author, names) for author in authors.get(hit.memory.id, ()))
             )
+            # A summary is as long and chatty as the messages it stands for: it shares
+            # words and meaning by chance as they do, and is judged by their bars.
+            long = hit.memory.kind == MemoryKind.SUMMARY
             items.append(
                 floor.FloorItem(
                     coverage,
-                    weights.floor_coverage,
+                    weights.floor_message_coverage if long else weights.floor_coverage,
                     item_standing,
-                    weights.floor_meaning,
+                    weights.floor_message_meaning if long else weights.floor_meaning,
                     naming,
                     on_date=on_date,
                 )
