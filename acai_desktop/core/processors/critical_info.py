@@ -27,7 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.memory.query import topic_stems
-from acai_desktop.core.memory.replacements import replaced_fact
+from acai_desktop.core.memory.replacements import replace_by_rule
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
@@ -425,9 +425,18 @@ class CriticalInfoProcessor:
         if self.facts_by_rules:
             # No model weighs it: a new home, name or age replaces the one before
             # (core.rules.slots); a pinned or edited one gets a conflict instead.
-            old = await replaced_fact(self.memories.store, content, message.conversation_id)
-            if old is not None:
-                outcome.stored.append(await self._replace(old.id, message, content, fact, key))
+            replaced = await replace_by_rule(
+                self.memories,
+                content,
+                conversation_id=message.conversation_id,
+                actor=ACTOR,
+                category=fact.category,
+                confidence=fact.confidence,
+                sources=[message.id],
+                write_key=key,
+            )
+            if replaced is not None:
+                outcome.stored.append(replaced)
                 return
         similar = [
             (existing, similarity)

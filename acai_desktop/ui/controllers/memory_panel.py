@@ -166,6 +166,10 @@ class MemoryPanelController(Controller):
     @in_background("suggestion-accept")
     async def accept_suggestion(self, assistant: Assistant, suggestion_id: int) -> None:
         memory = await assistant.suggestions.accept(suggestion_id)
+        if memory.status == MemoryStatus.CONFLICT:
+            # It would replace a memory the user pinned or edited: theirs to decide.
+            self._announce_conflict(memory)
+            return
         self.say(f"Remembered “{short(memory.content)}”.")
 
     @in_background("suggestion-dismiss")
