@@ -533,7 +533,9 @@ class CriticalInfoProcessor:
         """Forget, for the user, the memories this chat sees that hold every word of
         what they asked to forget (``wanted``: its stems) — at most
         :data:`MAX_FORGOTTEN_ON_REQUEST`; more is too loose a request to act on. Undo
-        (or ``memories restore``) brings a memory back."""
+        (or ``memories restore``) brings a memory back. Stems on both sides come from
+        one rule (``wording.stem``), which undoes the verb endings the built-in rules
+        write ("I live" / "The user lives"). The news is announced whatever came of it."""
         if not wanted:
             return
         near = await self.memories.similar(
@@ -549,18 +551,20 @@ class CriticalInfoProcessor:
             and memory.project_id in (None, project_id)
             and wanted <= topic_stems(memory.content)
         ]
-        if len(chosen) > MAX_FORGOTTEN_ON_REQUEST:
-            log.info("asked to forget %r: %d memories match, none forgotten", what, len(chosen))
-            return
+        matching = len(chosen)
+        if matching > MAX_FORGOTTEN_ON_REQUEST:
+            log.info("asked to forget %r: %d memories match, none forgotten", what, matching)
+            chosen = []  # too loose a request: the user picks in the panel instead
         forgotten = []
         for memory in chosen:
             try:
                 forgotten.append(await self.memories.forget(memory.id, actor=Actor.USER))
             except (InvalidInputError, NotFoundError) as error:
                 log.info("memory %d changed before it could be forgotten: %s", memory.id, error)
-        if forgotten:
-            outcome.forgotten += forgotten
-            self.memories.events.emit(ev.ForgottenOnRequest(tuple(forgotten)))
+        outcome.forgotten += forgotten
+        # Said whatever came of it: a request that forgot nothing must not look as if
+        # it had worked (the window offers the panel's search then).
+        self.memories.events.emit(ev.ForgottenOnRequest(tuple(forgotten), what, matching))
 
     async def _same_fact(self, content: str, project_id: int | None) -> MemoryItem | None:
         """A current fact in the same words that this chat sees, if there is one."""

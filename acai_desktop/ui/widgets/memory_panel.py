@@ -292,6 +292,14 @@ class MemoryPanel(QWidget):
         for widget in (self.search, self.filter_box, self.project_box):
             widget.blockSignals(False)
 
+    def search_for(self, text: str) -> None:
+        """Show every kind of memory matching ``text``, searched at once (no pause)."""
+        self.clear_query()
+        self.search.blockSignals(True)
+        self.search.setText(text)
+        self.search.blockSignals(False)
+        self.apply_query()
+
     def current_query(self) -> PanelQuery:
         return PanelQuery.of(
             self.search.text(), self.filter_box.currentText(), self.project_box.currentData()
