@@ -60,9 +60,15 @@ class MemoryRemoved:
 @dataclass(frozen=True)
 class ForgottenOnRequest:
     """The user asked in a message to forget something ("Forget that I have a dog"):
-    these memories were forgotten for them (each also a :class:`MemoryRemoved`)."""
+    these memories were forgotten for them (each also a :class:`MemoryRemoved`). None
+    forgotten: no memory held what was asked (``matching`` 0), or too many did to act
+    on (``matching`` of them); the window says so and offers the panel's search."""
 
     memories: tuple[MemoryItem, ...]
+    #: What the user asked to forget, as said ("I have a dog").
+    asked: str = ""
+    #: How many current memories held every word of it.
+    matching: int = 0
 
 
 @dataclass(frozen=True)

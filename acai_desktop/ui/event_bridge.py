@@ -26,7 +26,7 @@ class EventBridge(QObject):
     memory_added = Signal(object)  # MemoryItem
     memory_changed = Signal(object)  # MemoryItem
     memory_removed = Signal(object)  # MemoryItem
-    forgotten_on_request = Signal(object)  # tuple[MemoryItem, ...] the user asked to forget
+    forgotten_on_request = Signal(object)  # ForgottenOnRequest: what a message asked to forget
     conversation_created = Signal(object)  # Conversation (started)
     conversation_changed = Signal(object)  # Conversation (renamed, titled, moved up)
     conversation_removed = Signal(int)  # conversation id (deleted)
@@ -58,7 +58,7 @@ class EventBridge(QObject):
             (ev.MemoryAdded, lambda e: self.memory_added.emit(e.memory)),
             (ev.MemoryChanged, lambda e: self.memory_changed.emit(e.memory)),
             (ev.MemoryRemoved, lambda e: self.memory_removed.emit(e.memory)),
-            (ev.ForgottenOnRequest, lambda e: self.forgotten_on_request.emit(e.memories)),
+            (ev.ForgottenOnRequest, self.forgotten_on_request.emit),
             (ev.ConversationCreated, lambda e: self.conversation_created.emit(e.conversation)),
             (ev.ConversationChanged, lambda e: self.conversation_changed.emit(e.conversation)),
             (ev.ConversationRemoved, lambda e: self.conversation_removed.emit(e.conversation_id)),

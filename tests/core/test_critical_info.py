@@ -443,3 +443,75 @@ def test_asked_to_forget_a_model_that_reads_a_fact_in_the_request_does_not_learn
     outcome, current = run(scenario())
     assert [m.content for m in outcome.forgotten] == ["The user has a dog named Pico."]
     assert outcome.stored == [] and current == []
+
+
+def test_asked_to_forget_what_the_built_in_rules_wrote_forgets_it(tmp_path, fake_openai):
+    """The rules write "I live in Lisbon" as "The user lives in Lisbon": "Forget that I
+    live in Lisbon" must find it (one word normalisation for both), and so must "Forget
+    that I love jazz" find "The user loves jazz"."""
+    from acai_desktop.core import events as ev
+
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            assistant.critical_info.facts_by_rules = True
+            assistant.critical_info.suggestions = None
+            heard: list = []
+            assistant.events.subscribe(ev.ForgottenOnRequest, heard.append)
+            conversation = await assistant.conversations.create()
+            for text in ("I live in Lisbon.", "I love jazz.", "I'm a nurse."):
+                await _say(assistant, conversation.id, text)
+            learned = await assistant.memories.list()
+            outcomes = []
+            for text in ("Forget that I live in Lisbon.", "Forget that I love jazz."):
+                outcomes.append((await _say(assistant, conversation.id, text))[1])
+            return learned, outcomes, await assistant.memories.list(), heard
+
+    learned, (lisbon, jazz), current, heard = run(scenario())
+    assert {m.content for m in learned} == {
+        "The user lives in Lisbon.",
+        "The user loves jazz.",
+        "The user is a nurse.",
+    }
+    assert [m.content for m in lisbon.forgotten] == ["The user lives in Lisbon."]
+    assert [m.content for m in jazz.forgotten] == ["The user loves jazz."]
+    assert [m.content for m in current] == ["The user is a nurse."]
+    assert lisbon.stored == [] and jazz.stored == []
+    assert [(e.asked, [m.content for m in e.memories]) for e in heard] == [
+        ("I live in Lisbon", ["The user lives in Lisbon."]),
+        ("I love jazz", ["The user loves jazz."]),
+    ]
+
+
+def test_asked_to_forget_what_nothing_holds_it_says_so(tmp_path, fake_openai):
+    """Nothing matches (or too much does): nothing is forgotten, and the news says what
+    was asked and how many memories held it, so the window can say so and offer the
+    panel's search."""
+    from acai_desktop.core import events as ev
+
+    fake_openai.responder = fake_model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            assistant.critical_info.facts_by_rules = True
+            for fact in (
+                "The user's sister lives in Ohio.",
+                "The user's sister is a nurse.",
+                "The user's sister has twins.",
+                "The user's sister loves jazz.",
+            ):
+                await assistant.memories.remember(fact, explicit=True)
+            heard: list = []
+            assistant.events.subscribe(ev.ForgottenOnRequest, heard.append)
+            conversation = await assistant.conversations.create()
+            _, unknown = await _say(assistant, conversation.id, "Forget that I live in Lisbon.")
+            _, loose = await _say(assistant, conversation.id, "Forget about my sister.")
+            return unknown, loose, heard, await assistant.memories.list()
+
+    unknown, loose, heard, current = run(scenario())
+    assert unknown.forgotten == [] and loose.forgotten == [] and len(current) == 4
+    assert [(e.asked, e.memories, e.matching) for e in heard] == [
+        ("I live in Lisbon", (), 0),
+        ("my sister", (), 4),
+    ]

@@ -112,3 +112,57 @@ def test_asked_in_a_message_to_forget_it_forgets_says_so_and_undo_restores(
         ]
 
     run_in_session(gui_session(profile), scenario)
+
+
+def _send(window, text: str) -> None:
+    window.composer.input.setPlainText(text)
+    QTest.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+
+
+def test_the_built_in_rules_forget_what_they_wrote_when_asked(qapp, tmp_path, fake_openai):
+    """ "I live in Lisbon" is written "The user lives in Lisbon"; "Forget that I live in
+    Lisbon" forgets it, in the window, said with Undo."""
+    fake_openai.responder = fake_model
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: AppController):
+        await wait_until(lambda: session.assistant is not None)
+        session.assistant.critical_info.facts_by_rules = True
+        window = session.window
+        model = window.memories_model
+        _send(window, "I live in Lisbon.")
+        await wait_until(lambda: model.rowCount() == 1)
+        assert model.index(0).data(MemoryRoles.CONTENT) == "The user lives in Lisbon."
+        await wait_until(lambda: not window.composer.busy)
+        _send(window, "Forget that I live in Lisbon.")
+        await wait_until(lambda: model.rowCount() == 0)
+        said = window.statusBar().currentMessage
+        await wait_until(lambda: said() == "Forgot “The user lives in Lisbon.”, as you asked.")
+        assert window.undo_button.isVisible()
+
+    run_in_session(gui_session(profile), scenario)
+
+
+def test_a_request_to_forget_that_matches_nothing_says_so_and_searches(qapp, tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: AppController):
+        await wait_until(lambda: session.assistant is not None)
+        window = session.window
+        await session.assistant.memories.remember("The user lives in Porto.")
+        await wait_until(lambda: window.memories_model.rowCount() == 1)
+        _send(window, "Forget that I live in Lisbon.")
+        said = window.statusBar().currentMessage
+        await wait_until(lambda: said().startswith("Forgot nothing"))
+        assert "no memory holds “I live in Lisbon”" in said()
+        assert "memory panel" in said()
+        assert window.memory_panel.search.text() == "live lisbon"
+        assert window.memory_panel.isVisible()
+        assert not window.undo_button.isVisible()
+        # Nothing was forgotten.
+        await wait_until(lambda: not window.composer.busy)
+        porto = await session.assistant.memories.list()
+        assert [m.content for m in porto] == ["The user lives in Porto."]
+
+    run_in_session(gui_session(profile), scenario)

@@ -124,3 +124,45 @@ def test_the_setting_follows_the_model_until_the_user_chooses(qapp):
     chosen.set_provider(ProviderName.LOCAL)
     assert chosen.settings().ask_before_remembering is False
     chosen.close()
+
+
+def test_accepting_a_new_home_against_a_pinned_one_asks_instead_of_replacing(
+    qapp, tmp_path, fake_openai
+):
+    """Remember on "The user moved to Porto." with "The user lives in Lisbon." pinned:
+    Lisbon stays pinned, the new fact is a conflict, and the status bar says so."""
+    from acai_desktop.core.records import SuggestionDraft
+
+    profile = configure_profile(tmp_path / "profile", fake_openai, ask_before_remembering=True)
+
+    async def scenario(session: AppController):
+        window = session.window
+        assistant = session.assistant
+        box = window.memory_panel.suggestions
+        home = await assistant.memories.remember("The user lives in Lisbon.", explicit=True)
+        await assistant.memories.pin(home.id)
+        conversation = await assistant.conversations.create()
+        message = await assistant.conversations.add_message(
+            conversation.id, "user", "I moved to Porto."
+        )
+        fact = "The user moved to Porto."
+        await assistant.suggestions.propose(
+            SuggestionDraft(message.id, conversation.id, fact, fact.lower(), "Location", 0.8)
+        )
+        await wait_until(lambda: len(box.suggestions) == 1)
+        QTest.mouseClick(button(box, "Remember"), Qt.MouseButton.LeftButton)
+        said = window.statusBar().currentMessage
+        await wait_until(lambda: "Conflicts with what you pinned" in said())
+        assert "The user lives in Lisbon." in said() and fact in said()
+        assert "Remembered" not in said()
+        kept = await assistant.memories.get(home.id)
+        assert kept.status.value == "active" and kept.pinned
+        model = window.memories_model
+        await wait_until(lambda: model.rowCount() == 2)
+        statuses = {
+            model.index(r).data(MemoryRoles.CONTENT): model.index(r).data(MemoryRoles.STATUS)
+            for r in range(model.rowCount())
+        }
+        assert statuses == {"The user lives in Lisbon.": "active", fact: "conflict"}
+
+    run_in_session(gui_session(profile), scenario)

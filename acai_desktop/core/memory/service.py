@@ -222,11 +222,15 @@ class MemoryService(MemoryReader):
         sources: Iterable[int] = (),
         conversation_id: int | None = None,
         write_key: str | None = None,
+        found_by_rule: bool = False,
     ) -> MemoryItem:
         """A refinement or contradiction of ``old_id``: the new memory, which supersedes
         the old one (the old row stays, ``superseded`` and linked; a user's pin moves to
         the newer wording), or, when a processor meets a protected memory, a row with
         status ``conflict`` beside it (the refusal is logged, not raised).
+        ``found_by_rule``: a rule, not the caller, picked ``old_id`` (see
+        :func:`~acai_desktop.core.memory.replacements.replace_by_rule`); a protected one
+        then gets a conflict whoever the actor is.
         ``write_key``: a keyed write happens once (see :meth:`remember`)."""
         old_id = memory_id_of(old_id)
         actor = _actor(actor)
@@ -245,6 +249,7 @@ class MemoryService(MemoryReader):
             successor_row=self.rows.successor_for(content, vector, **relation),
             conflict_row=self.rows.conflict_for(content, vector, **relation),
             write_key=write_key,
+            found_by_rule=found_by_rule,
         )
         await self.publish(change)
         if change.refused:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.memory.replacements import replaced_fact
+from acai_desktop.core.memory.replacements import replace_by_rule
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.records import (
     Actor,
@@ -50,25 +50,26 @@ class MemorySuggestions:
     async def accept(self, suggestion_id: int, content: str | None = None) -> MemoryItem:
         """The user says yes (optionally with their own wording): an ordinary memory,
         sourced to the message, or the successor of the fact it replaces (a new home,
-        name or age, see core.rules.slots). Keyed by the suggestion, so a second accept
-        after a crash between the two writes stores nothing twice."""
+        name or age, see core.rules.slots) — a ``conflict`` beside it when that one is
+        pinned or edited (the user decides that in the panel). Keyed by the suggestion,
+        so a second accept after a crash between the two writes stores nothing twice."""
         suggestion = ensure_pending(await self.get(suggestion_id))
         content = content if content is not None else suggestion.content
         key = f"suggestion:{suggestion_id}"
         # Where nothing weighed it against what is known (the built-in model's rules,
-        # or the user's own wording), a new home, name or age replaces the one before.
-        old = await replaced_fact(self.store, content, suggestion.conversation_id)
-        if old is not None:
-            memory = await self.memories.propose_change(
-                old.id,
-                content,
-                actor=Actor.USER,
-                category=suggestion.category,
-                confidence=suggestion.confidence,
-                sources=[suggestion.message_id],
-                conversation_id=suggestion.conversation_id,
-                write_key=key,
-            )
+        # or the user's own wording), a new home, name or age replaces the one before;
+        # one the user pinned or edited stays, and the new fact waits as a conflict.
+        memory = await replace_by_rule(
+            self.memories,
+            content,
+            conversation_id=suggestion.conversation_id,
+            actor=Actor.USER,
+            category=suggestion.category,
+            confidence=suggestion.confidence,
+            sources=[suggestion.message_id],
+            write_key=key,
+        )
+        if memory is not None:
             return await self._decided(suggestion_id, memory)
         memory = await self.memories.remember(
             content,

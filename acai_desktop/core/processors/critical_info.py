@@ -27,7 +27,7 @@ from pydantic.json_schema import SkipJsonSchema
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.memory.query import topic_stems
-from acai_desktop.core.memory.replacements import replaced_fact
+from acai_desktop.core.memory.replacements import replace_by_rule
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
@@ -425,9 +425,18 @@ class CriticalInfoProcessor:
         if self.facts_by_rules:
             # No model weighs it: a new home, name or age replaces the one before
             # (core.rules.slots); a pinned or edited one gets a conflict instead.
-            old = await replaced_fact(self.memories.store, content, message.conversation_id)
-            if old is not None:
-                outcome.stored.append(await self._replace(old.id, message, content, fact, key))
+            replaced = await replace_by_rule(
+                self.memories,
+                content,
+                conversation_id=message.conversation_id,
+                actor=ACTOR,
+                category=fact.category,
+                confidence=fact.confidence,
+                sources=[message.id],
+                write_key=key,
+            )
+            if replaced is not None:
+                outcome.stored.append(replaced)
                 return
         similar = [
             (existing, similarity)
@@ -524,7 +533,9 @@ class CriticalInfoProcessor:
         """Forget, for the user, the memories this chat sees that hold every word of
         what they asked to forget (``wanted``: its stems) — at most
         :data:`MAX_FORGOTTEN_ON_REQUEST`; more is too loose a request to act on. Undo
-        (or ``memories restore``) brings a memory back."""
+        (or ``memories restore``) brings a memory back. Stems on both sides come from
+        one rule (``wording.stem``), which undoes the verb endings the built-in rules
+        write ("I live" / "The user lives"). The news is announced whatever came of it."""
         if not wanted:
             return
         near = await self.memories.similar(
@@ -540,18 +551,20 @@ class CriticalInfoProcessor:
             and memory.project_id in (None, project_id)
             and wanted <= topic_stems(memory.content)
         ]
-        if len(chosen) > MAX_FORGOTTEN_ON_REQUEST:
-            log.info("asked to forget %r: %d memories match, none forgotten", what, len(chosen))
-            return
+        matching = len(chosen)
+        if matching > MAX_FORGOTTEN_ON_REQUEST:
+            log.info("asked to forget %r: %d memories match, none forgotten", what, matching)
+            chosen = []  # too loose a request: the user picks in the panel instead
         forgotten = []
         for memory in chosen:
             try:
                 forgotten.append(await self.memories.forget(memory.id, actor=Actor.USER))
             except (InvalidInputError, NotFoundError) as error:
                 log.info("memory %d changed before it could be forgotten: %s", memory.id, error)
-        if forgotten:
-            outcome.forgotten += forgotten
-            self.memories.events.emit(ev.ForgottenOnRequest(tuple(forgotten)))
+        outcome.forgotten += forgotten
+        # Said whatever came of it: a request that forgot nothing must not look as if
+        # it had worked (the window offers the panel's search then).
+        self.memories.events.emit(ev.ForgottenOnRequest(tuple(forgotten), what, matching))
 
     async def _same_fact(self, content: str, project_id: int | None) -> MemoryItem | None:
         """A current fact in the same words that this chat sees, if there is one."""

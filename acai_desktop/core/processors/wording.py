@@ -51,14 +51,31 @@ def words(text: str) -> list[str]:
 
 def stem(word: str) -> str:
     """A light English stem: enough to match "prefers" with "preference", "lives" with
-    "living"; not a linguist's stemmer, and it need not be."""
+    "living" and "live"; not a linguist's stemmer, and it need not be. It undoes every
+    ending the built-in rules put on a verb (``plain_statements``: "I live" is written
+    "The user lives", "I study" "The user studies", "I go" "The user goes"), so what the
+    user says and what the rules wrote of it meet: the grounding check, retrieval's
+    topic words and "Forget that I live in Lisbon" all compare through this one rule."""
     word = NUMBER_WORDS.get(word, word)
     for suffix in ("'s", "s'"):
         if word.endswith(suffix):
             word = word[: -len(suffix)]
-    for suffix in ("ing", "ed", "es", "s", "ly"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
+    if word.endswith(("ies", "ied")) and len(word) > 4:
+        return word[:-3] + "y"  # studies, studied -> study
+    if word.endswith("oes") and len(word) >= 4:
+        word = word[:-2]  # goes -> go, heroes -> hero
+    elif word.endswith("ees"):
+        word = word[:-1]  # agrees -> agree, trees -> tree
+    else:
+        for suffix in ("ing", "ed", "es", "s", "ly"):
+            if suffix == "s" and word.endswith("ss"):
+                break  # class, glass: no plural ending
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+                break
+    # A final silent "e" goes too, so "live", "lives", "lived" and "living" are one.
+    if word.endswith("e") and not word.endswith("ee") and len(word) >= 3:
+        word = word[:-1]
     return word
 
 

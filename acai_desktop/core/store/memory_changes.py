@@ -76,15 +76,25 @@ def check_sources(db: Database, message_ids: Iterable[int]) -> list[int]:
     return wanted
 
 
-def _protected(item: MemoryItem, what: str) -> str:
+def _protected(item: MemoryItem, what: str, who: str = "a processor") -> str:
     reason = "pinned" if item.pinned else "edited by the user"
-    return f"Memory {item.id} is {reason}, so a processor may not {what} it"
+    return f"Memory {item.id} is {reason}, so {who} may not {what} it"
 
 
-def _refusal(item: MemoryItem, what: str) -> str:
+def _refusal(item: MemoryItem, what: str, who: str = "a processor") -> str:
     return (
-        f"{_protected(item, what)}; the new fact was stored as a conflict for the user to decide."
+        f"{_protected(item, what, who)}; the new fact was stored as a conflict for the user "
+        "to decide."
     )
+
+
+def needs_the_users_choice(actor: Actor, old: MemoryItem, *, found_by_rule: bool) -> bool:
+    """The one rule for replacing a memory: a pinned or user-edited one is replaced only
+    by the user's own choice of it. Not by a processor, and not where a rule picked the
+    memory to replace (core.rules.slots: a new home, name or age): accepting the
+    suggestion "The user moved to Porto" is a yes to that fact, not to dropping the home
+    the user pinned. The new fact is then a ``conflict`` the user resolves."""
+    return old.protected and (actor.is_processor or found_by_rule)
 
 
 def _refuse_processor(actor: Actor, item: MemoryItem, what: str) -> None:
@@ -252,9 +262,11 @@ def supersede_memory(
     successor_row: RowFor,
     conflict_row: RowFor,
     write_key: str | None = None,
+    found_by_rule: bool = False,
 ) -> MemoryChange:
     """A new memory that supersedes ``old_id`` (the old row stays, ``superseded`` and
-    linked) or, when a processor meets a protected memory, a conflict row beside it."""
+    linked) or, when the old one needs the user's choice (:func:`needs_the_users_choice`),
+    a conflict row beside it."""
     with db.atomic():
         if write_key is not None:
             done = memory_written_by(db, write_key)
@@ -262,10 +274,12 @@ def supersede_memory(
                 return MemoryChange(fetch_memory(db, done))  # this job did it before
         source_ids = check_sources(db, sources)
         old = fetch_memory(db, old_id)
-        if actor.is_processor and old.protected:
+        if needs_the_users_choice(actor, old, found_by_rule=found_by_rule):
             row = conflict_row(old)
             conflict = insert_memory(db, row, actor=actor, sources=source_ids, action="conflict")
-            change = MemoryChange(conflict, added=[conflict], refused=_refusal(old, "supersede"))
+            who = "a processor" if actor.is_processor else "a rule"
+            refused = _refusal(old, "supersede", who)
+            change = MemoryChange(conflict, added=[conflict], refused=refused)
         elif not old.status.is_current:
             raise InvalidInputError(
                 f"Memory {old_id} is {old.status.value}; only a current memory can be superseded."

@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING
 import shiboken6
 
 from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
+from acai_desktop.core.memory.query import content_terms
 from acai_desktop.core.records import MemoryItem, MemoryKind, MemoryStatus, Origin
 from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.events import ForgottenOnRequest
     from acai_desktop.core.memory.listing import PanelQuery
     from acai_desktop.ui.controllers.conversations import ConversationsController
     from acai_desktop.ui.main_window import MainWindow
@@ -126,16 +128,35 @@ class MemoryPanelController(Controller):
         window.offer_undo(text, memory.id, forgets=True)
         window.reveal_memory(memory.id)
 
-    def announce_forgotten(self, memories: tuple[MemoryItem, ...]) -> None:
+    def announce_forgotten(self, news: ForgottenOnRequest) -> None:
         """What the user asked in a message to forget ("Forget that I have a dog"),
-        said, with Undo (which restores it all)."""
+        said, with Undo (which restores it all); when nothing was forgotten, said too,
+        with the memory panel searching for it, where the user can pick."""
+        memories = news.memories
         if not memories:
+            self._offer_search(news)
             return
         quoted = ", ".join(f"“{short(memory.content)}”" for memory in memories)
         what = "" if len(memories) == 1 else f"{len(memories)} memories, "
         self.window.offer_undo(
             f"Forgot {what}{quoted}, as you asked.", [memory.id for memory in memories]
         )
+
+    def _offer_search(self, news: ForgottenOnRequest) -> None:
+        asked = short(news.asked)
+        if news.matching:
+            text = (
+                f"Forgot nothing: {news.matching} memories hold “{asked}”, too many to "
+                "forget at once. The memory panel lists them: forget the ones you mean there."
+            )
+        else:
+            text = (
+                f"Forgot nothing: no memory holds “{asked}”. The memory panel shows what "
+                "is closest: forget it there."
+            )
+        self.say(text)
+        self.window.show_memory_tab()
+        self.panel.search_for(" ".join(content_terms(news.asked)) or news.asked)
 
     @in_background("memory-conflict")
     async def _announce_conflict(self, assistant: Assistant, conflict: MemoryItem) -> None:
@@ -166,6 +187,10 @@ class MemoryPanelController(Controller):
     @in_background("suggestion-accept")
     async def accept_suggestion(self, assistant: Assistant, suggestion_id: int) -> None:
         memory = await assistant.suggestions.accept(suggestion_id)
+        if memory.status == MemoryStatus.CONFLICT:
+            # It would replace a memory the user pinned or edited: theirs to decide.
+            self._announce_conflict(memory)
+            return
         self.say(f"Remembered “{short(memory.content)}”.")
 
     @in_background("suggestion-dismiss")

@@ -44,6 +44,7 @@ from acai_desktop.ui.widgets.document_row import DocumentRowDelegate
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.file_dialogs import file_dialog
 from acai_desktop.ui.widgets.file_drop import local_paths
+from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 EMPTY_TITLE = "Add documents to quote"
 EMPTY_TEXT = (
@@ -64,6 +65,7 @@ SCOPE_CHOICES = (
     (ScopeMode.SOME, "Some…"),
     (ScopeMode.NONE, "No documents"),
 )
+
 NO_CHAT_SCOPE_TIP = "Start the chat first; a new chat uses all documents."
 
 
@@ -111,7 +113,7 @@ class DocumentsPanel(QWidget):
         scope_row = QHBoxLayout()
         scope_label = QLabel("Use in this chat:")
         scope_label.setObjectName("DialogNote")
-        self.scope_box = QComboBox()
+        self.scope_box = ignore_wheel_unless_focused(QComboBox())
         for _mode, text in SCOPE_CHOICES:
             self.scope_box.addItem(text)
         scope_label.setBuddy(self.scope_box)

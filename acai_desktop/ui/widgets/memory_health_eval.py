@@ -28,6 +28,7 @@ from acai_desktop.evaluation.runs import EVALUATIONS, Evaluation
 from acai_desktop.ui.fonts import fixed_width_font
 from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.file_dialogs import file_dialog
+from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 SAFETY_NOTE = (
     "Each run uses your configured model in a temporary profile that is deleted "
@@ -48,7 +49,7 @@ class EvaluationPanel(QWidget):
         self.started = 0.0
         layout = QVBoxLayout(self)
         form = QFormLayout()
-        self.choice = QComboBox()
+        self.choice = ignore_wheel_unless_focused(QComboBox())
         self.choice.setAccessibleName("Evaluation")
         for evaluation in EVALUATIONS.values():
             self.choice.addItem(evaluation.title, evaluation.name)
@@ -68,7 +69,7 @@ class EvaluationPanel(QWidget):
         self.dataset_row.setLayout(dataset_row)
         dataset_row.setContentsMargins(0, 0, 0, 0)
         form.addRow("Dataset", self.dataset_row)
-        self.limit = QSpinBox()
+        self.limit = ignore_wheel_unless_focused(QSpinBox())
         self.limit.setRange(0, 1000)
         self.limit.setValue(1)
         self.limit.setSpecialValueText("all")

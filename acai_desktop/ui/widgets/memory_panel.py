@@ -43,6 +43,7 @@ from acai_desktop.ui.widgets.instructions_widgets import InstructionsBox
 from acai_desktop.ui.widgets.memory_card import MemoryCardDelegate
 from acai_desktop.ui.widgets.memory_list import MemoryListView
 from acai_desktop.ui.widgets.suggestions_box import SuggestionsBox
+from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 EMPTY_TITLE = "Memories will appear here"
 EMPTY_TEXT = (
@@ -103,7 +104,7 @@ class MemoryPanel(QWidget):
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search memories")
         self.search.setClearButtonEnabled(True)
-        self.filter_box = QComboBox()
+        self.filter_box = ignore_wheel_unless_focused(QComboBox())
         self.filter_box.addItems([choice.value for choice in PanelFilter])
         self.filter_box.setToolTip("Show only some memories")
         search_row = QHBoxLayout()
@@ -112,7 +113,7 @@ class MemoryPanel(QWidget):
         search_row.addWidget(self.filter_box)
         # Which project's memories (shown once there is a project): every one, those
         # outside every project, or one project's.
-        self.project_box = QComboBox()
+        self.project_box = ignore_wheel_unless_focused(QComboBox())
         self.project_box.setAccessibleName("Project")
         self.project_box.setToolTip("Show the memories of one project, or those seen everywhere")
         self.project_box.setVisible(False)
@@ -291,6 +292,14 @@ class MemoryPanel(QWidget):
         self.project_box.setCurrentIndex(0)
         for widget in (self.search, self.filter_box, self.project_box):
             widget.blockSignals(False)
+
+    def search_for(self, text: str) -> None:
+        """Show every kind of memory matching ``text``, searched at once (no pause)."""
+        self.clear_query()
+        self.search.blockSignals(True)
+        self.search.setText(text)
+        self.search.blockSignals(False)
+        self.apply_query()
 
     def current_query(self) -> PanelQuery:
         return PanelQuery.of(

@@ -68,6 +68,7 @@ from acai_desktop.ui.widgets.settings_fields import (
     validation_text,
 )
 from acai_desktop.ui.widgets.store_fields import StoreFields
+from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 #: Settings the form doesn't show: kept as they were when the provider stays the same
 #: (edited in the settings file).
@@ -141,7 +142,7 @@ class SettingsDialog(QDialog):
         self._shown_provider = settings.provider
         self._file_dialog: QFileDialog | None = None
 
-        self.provider_box = QComboBox()
+        self.provider_box = ignore_wheel_unless_focused(QComboBox())
         for name, entry in PRESETS.items():
             self.provider_box.addItem(entry.label, str(name))
         self.provider_note = hint()
@@ -183,7 +184,7 @@ class SettingsDialog(QDialog):
             field.setToolTip(ROLE_TIPS[role])
             self.model_fields[role] = field
 
-        self.embedding_box = QComboBox()
+        self.embedding_box = ignore_wheel_unless_focused(QComboBox())
         for value, label in EMBEDDING_SOURCES.items():
             self.embedding_box.addItem(label, value)
         self.embedding_note = hint("A change re-computes memory vectors in the background.")
@@ -193,7 +194,7 @@ class SettingsDialog(QDialog):
 
         preferences = preferences or UiPreferences()
         self.original_preferences = preferences
-        self.theme_box = QComboBox()
+        self.theme_box = ignore_wheel_unless_focused(QComboBox())
         self.theme_box.setAccessibleName("Theme")
         for value, label in THEME_CHOICES.items():
             self.theme_box.addItem(label, value)

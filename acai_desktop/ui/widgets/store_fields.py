@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from acai_desktop.core.store_choice import DEFAULT_PORT, ServerAddress
 from acai_desktop.ui.untrusted import plain_label
+from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 THIS_COMPUTER, A_SERVER = "local", "postgresql"
 STORE_CHOICES = {THIS_COMPUTER: "This computer", A_SERVER: "A PostgreSQL server"}
@@ -43,14 +44,14 @@ class StoreFields(QWidget):
     ) -> None:
         super().__init__(parent)
         self.original = server
-        self.kind_box = QComboBox()
+        self.kind_box = ignore_wheel_unless_focused(QComboBox())
         self.kind_box.setAccessibleName("Store")
         for value, label in STORE_CHOICES.items():
             self.kind_box.addItem(label, value)
         self.host = QLineEdit(server.host if server else "")
         self.host.setPlaceholderText("db.example.org, or a socket folder such as /run/postgresql")
         self.host.setAccessibleName("Server address")
-        self.port = QSpinBox()
+        self.port = ignore_wheel_unless_focused(QSpinBox())
         self.port.setRange(1, 65535)
         self.port.setValue(server.port if server else DEFAULT_PORT)
         self.port.setAccessibleName("Port")
