@@ -94,6 +94,26 @@ def test_the_chat_dialog_offers_automatic_or_a_number_for_the_chats_own_budget(q
     assert dialog.budget.note.text().startswith("More than llama3.1's 128k window")
 
 
+def test_the_chat_dialogs_budget_tick_is_level_with_the_choice_not_the_note(qtbot):
+    # The field is two rows (the choice, and the note under it): its tick lines up with
+    # the first, as the other ticks do with their one-row fields.
+    automatic = resolve_budget(None, LLAMA)
+    dialog = ChatSettingsDialog(
+        ProfileChatDefaults("llama3.1", None), ChatSettings(), automatic=automatic
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+
+    def middle(widget: QWidget) -> int:
+        return widget.mapTo(dialog, widget.rect().center()).y()
+
+    tick, choice, note = dialog.own_budget, dialog.budget.mode, dialog.budget.note
+    assert abs(middle(tick) - middle(choice)) <= 2
+    assert tick.mapTo(dialog, tick.rect().bottomLeft()).y() < note.mapTo(dialog, QPoint()).y()
+    assert abs(middle(dialog.own_model) - middle(dialog.model)) <= 2
+
+
 def test_the_chat_dialog_shows_a_chats_own_automatic_and_own_number_as_saved(qtbot):
     profile = ProfileChatDefaults("llama3.1", 5000)
     own_auto = ChatSettingsDialog(

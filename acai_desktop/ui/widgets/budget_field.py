@@ -54,7 +54,7 @@ class BudgetField(QWidget):
             "How much of the prompt ACAI fills with memories, documents and history. "
             "Automatic follows the model's context window."
         )
-        row = QHBoxLayout()
+        self._choice_row = row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
         row.addWidget(self.mode)
@@ -81,6 +81,12 @@ class BudgetField(QWidget):
             self.tokens.setValue(tokens)
         self.mode.setCurrentIndex(self.mode.findData(tokens is None))
         self._show()
+
+    def choice_height(self) -> int:
+        """The height of the first row (the choice and the number), without the note
+        under it: what a label or a tick beside the field lines up with."""
+        self.ensurePolished()  # the style sheet's padding makes the boxes' height
+        return self._choice_row.sizeHint().height()
 
     def set_automatic(self, budget: PromptBudget | None) -> None:
         """What automatic comes to now (None: not known here)."""

@@ -126,6 +126,11 @@ class ChatSettingsDialog(QDialog):
         grid.setColumnStretch(1, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
+        # The budget's tick sits level with its choice, not centred on the choice and
+        # the note under it: at the top of its cell, as tall as the choice's row (a
+        # check box centres its box and text in its height).
+        grid.setAlignment(self.own_budget, Qt.AlignmentFlag.AlignTop)
+        self.own_budget.setMinimumHeight(self.budget.choice_height())
         layout.addWidget(self.note)
         layout.addWidget(self.warning_label)
         layout.addWidget(self.buttons)
