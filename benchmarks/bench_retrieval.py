@@ -34,6 +34,7 @@ import numpy as np
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.context_builder import recall_reach
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on, open_memory_services
@@ -49,6 +50,8 @@ from benchmarks.chat_corpus import EVENTS, NAMES, memory_texts
 DEFAULT_SIZES = (1000, 10000, 100000)
 INSERT_BATCH = 5000
 TOP_K = 10
+#: How deep a chat turn reads the ranking at the default 3,000-token budget.
+TURN_REACH = recall_reach(3000)
 TURNS_PER_CONVERSATION = 40
 
 
@@ -170,10 +173,11 @@ async def bench_size(
                 began = time.perf_counter()
                 await retriever.search(question, TOP_K)
                 latencies.append((time.perf_counter() - began) * 1000)
-                # The search a chat turn makes: the plan's k, read as deep as its reach.
+                # The search a chat turn makes at the default budget: the plan's k, read
+                # as deep as the budget reaches.
                 plan = plan_message(question)
                 began = time.perf_counter()
-                await retriever.search(question, plan.retrieval_k, reach=plan.retrieval_reach)
+                await retriever.search(question, plan.retrieval_k, reach=TURN_REACH)
                 turn_latencies.append((time.perf_counter() - began) * 1000)
 
             matrix = np.ascontiguousarray(

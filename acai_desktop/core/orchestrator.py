@@ -57,6 +57,7 @@ from acai_desktop.core.memory.context_builder import (
     UsedEvidence,
     build_context,
     history_room,
+    recall_reach,
     stable_start,
 )
 from acai_desktop.core.memory.explain import matching_sentences
@@ -529,10 +530,11 @@ class Orchestrator:
         bearing = await self.retriever.bearing_facts(
             user_message.content, scope, exclude_ids=[p.id for p in pinned], known_then=known_then
         )
+        budget = budget_tokens or self.context_budget_tokens
         retrieved = await self.retriever.search(
             user_message.content,
             k=plan.retrieval_k,
-            reach=plan.retrieval_reach,
+            reach=recall_reach(budget),
             # "Last week" counts from when the message was written (a regenerated answer's
             # question: then, not now).
             now=parse_utc(user_message.created_at),
@@ -558,7 +560,7 @@ class Orchestrator:
             retrieved=retrieved,
             summaries=summaries,
             recent_messages=recent,
-            budget_tokens=budget_tokens or self.context_budget_tokens,
+            budget_tokens=budget,
         )
         offered = {m.id: m for m in [*pinned, *(memory for memory, _ in bearing), *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})

@@ -67,11 +67,10 @@ class Plan:
     task_type: TaskType
     complexity: Complexity
     steps: list[str] = field(default_factory=list)
-    #: How many long-term memories and recalled messages to retrieve for this turn...
+    #: How many long-term memories and recalled messages of each tier to retrieve for
+    #: this turn at the relevance floor's usual bar (more come in on strong evidence, as
+    #: deep as the budget reaches: context_builder.recall_reach).
     retrieval_k: int = 8
-    #: ...and how deep the ranking is read for more that bear on it for sure (see
-    #: HybridRetriever.search): the prompt packs them while its recall share lasts.
-    retrieval_reach: int = 40
 
     def to_dict(self) -> dict:
         data = asdict(self)

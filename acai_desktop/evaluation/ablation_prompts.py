@@ -119,5 +119,6 @@ def whole_conversation(
         user_message=text,
         budget_tokens=window_tokens,
         retrieved=retrieved,
+        recall_share=1.0,  # the whole window is F's: no share kept for anything else
     )
     return WholeConversation(context, len(turns), len(turns) - len(context.recalled))

@@ -59,6 +59,13 @@ def add_ablation_parser(actions: argparse._SubParsersAction, common) -> None:
         metavar="TOKENS",
         help="the model's context window, for F (default: the local server's, else 8192)",
     )
+    ablation.add_argument(
+        "--reader-window",
+        type=int,
+        metavar="TOKENS",
+        help="with --scripted: the context window the scripted reader's server reports, "
+        "which the app's automatic prompt budget follows (default: none reported)",
+    )
     ablation.add_argument("--judge", action="store_true", help="also ask the model to judge")
     ablation.add_argument("--json", action="store_true", help="print one JSON object")
     ablation.set_defaults(handler=run_ablation)
@@ -79,7 +86,7 @@ def _stop_on_ctrl_c(stop: threading.Event) -> None:
 def _options(args: argparse.Namespace):
     from acai_desktop.evaluation.ablation import AblationOptions, parse_configs
 
-    for name in ("limit", "samples", "context_window", "per_category"):
+    for name in ("limit", "samples", "context_window", "per_category", "reader_window"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             option = "--" + name.replace("_", "-")
@@ -89,6 +96,8 @@ def _options(args: argparse.Namespace):
             "--scripted answers with the scripted reader: leave out --provider, --base-url "
             "and --model."
         )
+    if args.reader_window is not None and not args.scripted:
+        raise InvalidInputError("--reader-window is the scripted reader's: add --scripted.")
     return AblationOptions(
         configs=parse_configs(args.configs),
         limit=args.limit,
@@ -112,6 +121,10 @@ def _overrides(args: argparse.Namespace, dataset, stack: contextlib.ExitStack):
     keep_away_from_the_keyring()
     server = stack.enter_context(FakeOpenAIServer())
     server.responder = evidence_reader(dataset)
+    if args.reader_window is not None:
+        # As vLLM reports it: the app's window probe reads it (core/llm/window_probe.py).
+        server.models = [*server.models, "scripted-reader"]
+        server.model_details = {"scripted-reader": {"max_model_len": args.reader_window}}
     return ModelOverrides("custom", server.base_url, "scripted-reader")
 
 

@@ -281,3 +281,17 @@ def test_a_model_error_counts_as_a_wrong_answer_and_is_reported(fake_openai):
     assert report["configs"]["B"]["errors"] == 7 and report["configs"]["B"]["f1"] == 0.0
     assert report["configs"]["C"]["errors"] == 0 and report["configs"]["C"]["f1"] == 1.0
     assert "(7 model errors, scored 0)" in format_ablation(report)
+
+
+def test_the_whole_conversation_takes_the_whole_window_not_a_recall_share():
+    from acai_desktop.core.records import RecalledMessage
+    from acai_desktop.evaluation.ablation_prompts import whole_conversation
+
+    words = "word " * 75  # about 100 tokens a turn: 30 of them pass half of the window
+    turns = [
+        RecalledMessage(i, 1, "Chat", "user", f"{i} {words}", "2024-01-01T00:00:00", "Rosa")
+        for i in range(1, 31)
+    ]
+    whole = whole_conversation("Be brief.", "What did Rosa say?", turns, 5000)
+    assert whole.dropped == 0 and len(whole.context.recalled) == 30
+    assert 2500 < whole.context.tokens <= 5000

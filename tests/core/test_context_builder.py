@@ -407,3 +407,11 @@ def test_memories_take_no_room_from_recalled_messages():
     messages, memories = placed([*learned, *said])
     assert len(messages_alone) >= 2 and messages[: len(messages_alone)] == messages_alone
     assert len(memories) == 1  # the best one; the share holds no second
+
+
+def test_the_ranking_is_read_as_deep_as_the_budget_reaches():
+    from acai_desktop.core.memory.context_builder import MAX_REACH, MIN_REACH, recall_reach
+
+    assert recall_reach(3000) == MIN_REACH == 40
+    assert recall_reach(16_000) == 200  # half the budget, 40 tokens a line
+    assert recall_reach(1_000_000) == MAX_REACH

@@ -101,6 +101,22 @@ TURN_SHARE = 0.4
 #: gets them all, one that needs one thing takes little. Measured with ``eval ablation``
 #: (docs/benchmarks.md).
 RECALL_SHARE = 0.5
+#: How deep the ranking is read for a turn: as many items as the recall share could
+#: hold at about this many tokens each (a short chat turn's line), and at least
+#: :data:`MIN_REACH`, at most :data:`MAX_REACH` (each more costs the ranking a record).
+TOKENS_PER_RECALLED = 40
+MIN_REACH = 40
+MAX_REACH = 250
+
+
+def recall_reach(budget_tokens: int) -> int:
+    """How deep to read the ranking for a prompt of ``budget_tokens``: a 3,000-token
+    budget reads 40 deep, a 16,000-token one 200 (see HybridRetriever.search's
+    ``reach``)."""
+    room = int(budget_tokens * RECALL_SHARE) // TOKENS_PER_RECALLED
+    return max(MIN_REACH, min(MAX_REACH, room))
+
+
 #: The share retrieved memories (facts, summaries, notes) may take, beside the recalled
 #: messages' and not out of it: a memory adds to what was said, never displaces it. The
 #: best one goes in whatever the share, while the budget has room (a small budget's
