@@ -404,18 +404,22 @@ def test_asked_to_forget_the_memories_that_hold_it_are_forgotten_for_the_user(
     assert history[-1].action == "forgotten" and history[-1].actor == "user"
 
 
+#: Four facts that all hold "sister": "forget about my sister" matches too many.
+SISTER_FACTS = (
+    "The user's sister lives in Ohio.",
+    "The user's sister is a nurse.",
+    "The user's sister has twins.",
+    "The user's sister loves jazz.",
+)
+
+
 def test_a_loose_request_to_forget_forgets_nothing(tmp_path, fake_openai):
     fake_openai.responder = fake_model
 
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             assistant.critical_info.facts_by_rules = True
-            for fact in (
-                "The user's sister lives in Ohio.",
-                "The user's sister is a nurse.",
-                "The user's sister has twins.",
-                "The user's sister loves jazz.",
-            ):
+            for fact in SISTER_FACTS:
                 await assistant.memories.remember(fact, explicit=True)
             conversation = await assistant.conversations.create()
             _, outcome = await _say(assistant, conversation.id, "Forget about my sister.")
@@ -495,12 +499,7 @@ def test_asked_to_forget_what_nothing_holds_it_says_so(tmp_path, fake_openai):
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             assistant.critical_info.facts_by_rules = True
-            for fact in (
-                "The user's sister lives in Ohio.",
-                "The user's sister is a nurse.",
-                "The user's sister has twins.",
-                "The user's sister loves jazz.",
-            ):
+            for fact in SISTER_FACTS:
                 await assistant.memories.remember(fact, explicit=True)
             heard: list = []
             assistant.events.subscribe(ev.ForgottenOnRequest, heard.append)

@@ -145,7 +145,7 @@ def evidence(item: FloorItem) -> float:
 
 
 #: Below the first ``k`` of a ranking read deeper (``reach``), an item passes only on
-#: evidence of its own this strong (or as a neighbour of one that passes): a question
+#: evidence of its own this strong (never as a neighbour of one that passes): a question
 #: whose evidence lies in many places (everything Caroline said about her research)
 #: gets them, while the tail of a question nothing is about stays out. Measured with
 #: ``eval ablation`` on both dev files (docs/benchmarks.md).

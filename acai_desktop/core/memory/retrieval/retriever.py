@@ -119,8 +119,9 @@ class HybridRetriever:
     ) -> list[Retrieved]:
         """The ``k`` best active memories and recalled messages for ``query``, best first.
 
-        ``reach``: read the ranking this deep instead (more than ``k``); below the
-        first ``k`` an item is relevant only on strong evidence of its own
+        ``reach``: read the ranking this deep instead (more than ``k``), the best
+        ``reach`` of each tier (memories, messages); below the first ``k`` of its
+        tier an item is relevant only on strong evidence of its own
         (:data:`floor.STRONG_SUPPORT`), so a prompt packs what is sure to bear on the
         question however many there are, and no tail of weak matches.
 
