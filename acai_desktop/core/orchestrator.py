@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.answer_filter import DelimiterFilter
+from acai_desktop.core.answer_filter import DelimiterFilter, PromptFrameFilter, prompt_frames
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
 from acai_desktop.core.chat_settings import (
     ChatSettings,
@@ -169,6 +169,7 @@ class Orchestrator:
         #: The longest answer asked of the model, in tokens (None: the server's limit).
         self.answer_max_tokens = answer_max_tokens
         self.system_prompt = resource_text("prompts", "system.txt").strip()
+        self.prompt_frames = prompt_frames(self.system_prompt)
         #: Has a local server read the next prompt's known start while the user reads
         #: and types (None: the server keeps no prompt, or bills for the request).
         self.warmer: PromptWarmer | None = None
@@ -591,6 +592,9 @@ class Orchestrator:
         saves = PartialSaves(self.conversations, answer.id)
         # A model that echoes its prompt must not show the user the prompt's block tags.
         delimiters = DelimiterFilter()
+        # Nor the lines of its frame ("The user's message:", a section header, a
+        # sentence of the system prompt).
+        frames = PromptFrameFilter(self.prompt_frames)
         stream = self.client.stream_chat(
             context.messages,
             role="chat",
@@ -601,7 +605,7 @@ class Orchestrator:
         )
         async with contextlib.aclosing(stream):  # a cut answer closes the stream at once
             async for chunk in stream:
-                delta = delimiters.feed(chunk or "")
+                delta = frames.feed(delimiters.feed(chunk or ""))
                 if not delta:
                     continue
                 text.add(delta)
@@ -610,8 +614,8 @@ class Orchestrator:
                 saves.maybe_save(text)
                 if text.cut:
                     break
-        if not text.cut and (rest := delimiters.flush()):
-            text.add(rest)  # held back as a possible tag, and it was none
+        if not text.cut and (rest := frames.feed(delimiters.flush()) + frames.flush()):
+            text.add(rest)  # held back as a possible tag or frame, and it was none
         await saves.settled()
 
     def _show(self, answer: Message, text: AnswerText) -> None:
