@@ -612,7 +612,13 @@ async def _assemble(
     chat_settings = ChatSettingsService(
         store, model.settings.chat_defaults(client.model_for("chat")), windows
     )
-    titles = TitleProcessor(learner, conversations, events, chat_settings)
+    titles = TitleProcessor(
+        learner,
+        conversations,
+        events,
+        chat_settings,
+        first_words_only=model.settings.uses_bundled_model(),
+    )
     documents = DocumentService(store, embedder, events)
     await documents.load()
     attachments = ChatAttachments(documents, profile.attachments_dir)
