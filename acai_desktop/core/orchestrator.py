@@ -25,11 +25,12 @@ import functools
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_filter import DelimiterFilter, PromptFrameFilter, prompt_frames
+from acai_desktop.core.answer_repeats import copied_answer, without_exchange
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
 from acai_desktop.core.chat_settings import (
     ChatSettings,
@@ -448,6 +449,14 @@ class Orchestrator:
                 evidence_source(answer.id, e, user_message.content) for e in context.evidence
             ]
             await self._stream(answer, context, text, settings, stats)
+            if not text.cut and (copied := copied_answer(context.messages, text.text())):
+                # The model copied an earlier answer to another message (issue 40):
+                # asked again without it, what it writes now is this message's answer.
+                log.info("answer %s copied an earlier answer; asking again", answer.id)
+                context = replace(context, messages=without_exchange(context.messages, copied))
+                text = AnswerText(self.max_answer_bytes)
+                self.events.emit(ev.MessageUpdated(_delta(answer, "")))
+                await self._stream(answer, context, text, settings, stats)
             result.usage = TokenUsage(
                 stats.prompt_tokens, stats.completion_tokens, context.memory_tokens
             )
