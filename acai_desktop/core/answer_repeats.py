@@ -9,7 +9,9 @@ answered with most of the previous answer ("I'm the AI assistant who helped me w
 task. You can't remember your past message…"), taken from the prompt's history. So a
 finished answer that is an earlier answer of the prompt's history again, to a different
 message, is asked once more without that exchange in the history (nothing left to copy);
-what comes then is what the model really writes for this message, and it stands.
+what comes then is what the model really writes for this message, and it stands. Only
+with the built-in model (``Orchestrator.asks_again_on_copy``): a provider's model
+doesn't copy so, and a second call costs there.
 """
 
 from __future__ import annotations

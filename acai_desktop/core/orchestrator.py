@@ -174,6 +174,9 @@ class Orchestrator:
         #: Has a local server read the next prompt's known start while the user reads
         #: and types (None: the server keeps no prompt, or bills for the request).
         self.warmer: PromptWarmer | None = None
+        #: The built-in model copies its earlier answers from the history: an answer that
+        #: is one again, for another message, is asked once more (core.answer_repeats).
+        self.asks_again_on_copy = False
 
     def history_room(self) -> int:
         """The tokens a prompt's history may take (see context_builder.history_room)."""
@@ -449,7 +452,10 @@ class Orchestrator:
                 evidence_source(answer.id, e, user_message.content) for e in context.evidence
             ]
             await self._stream(answer, context, text, settings, stats)
-            if not text.cut and (copied := copied_answer(context.messages, text.text())):
+            copied = None
+            if self.asks_again_on_copy and settings.own_model is None and not text.cut:
+                copied = copied_answer(context.messages, text.text())
+            if copied is not None:
                 # The model copied an earlier answer to another message (issue 40):
                 # asked again without it, what it writes now is this message's answer.
                 log.info("answer %s copied an earlier answer; asking again", answer.id)

@@ -29,12 +29,14 @@ def test_a_copy_is_an_earlier_answer_again_for_another_message():
     assert without_exchange(messages, 2) == [messages[0], messages[3]]
 
 
-def _turns(tmp_path, fake_openai, replies, texts):
+def _turns(tmp_path, fake_openai, replies, texts, copies_checked=True):
     queue = iter(replies)
     fake_openai.responder = lambda request: Reply(text=next(queue))
 
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            # As with the built-in model (assistant.py sets it for that model alone).
+            assistant.orchestrator.asks_again_on_copy = copies_checked
             shown: list[str] = []
             assistant.events.subscribe(ev.MessageUpdated, lambda e: shown.append(e.delta.content))
             conversation = await assistant.conversations.create()
@@ -69,6 +71,18 @@ def test_what_the_model_writes_without_the_exchange_stands(tmp_path, fake_openai
 def test_the_same_question_may_get_the_same_answer(tmp_path, fake_openai):
     results, _ = _turns(
         tmp_path, fake_openai, [FIRST, FIRST], ["I'm vegetarian.", "I'm vegetarian."]
+    )
+    assert [r.answer.content for r in results] == [FIRST, FIRST]
+    assert len(fake_openai.chat_requests()) == 2
+
+
+def test_other_models_answers_are_not_checked(tmp_path, fake_openai):
+    results, _ = _turns(
+        tmp_path,
+        fake_openai,
+        [FIRST, FIRST],
+        ["I'm vegetarian.", "What should I cook?"],
+        copies_checked=False,
     )
     assert [r.answer.content for r in results] == [FIRST, FIRST]
     assert len(fake_openai.chat_requests()) == 2
