@@ -612,7 +612,13 @@ async def _assemble(
     chat_settings = ChatSettingsService(
         store, model.settings.chat_defaults(client.model_for("chat")), windows
     )
-    titles = TitleProcessor(learner, conversations, events, chat_settings)
+    titles = TitleProcessor(
+        learner,
+        conversations,
+        events,
+        chat_settings,
+        first_words_only=model.settings.uses_bundled_model(),
+    )
     documents = DocumentService(store, embedder, events)
     await documents.load()
     attachments = ChatAttachments(documents, profile.attachments_dir)
@@ -664,6 +670,7 @@ async def _assemble(
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
     )
+    orchestrator.asks_again_on_copy = model.settings.uses_bundled_model()
     if one_at_a_time and isinstance(client, ModelClient):
         # A server on this machine keeps what it last read: the next prompt's known
         # start is read while the user reads and types (core.llm.prompt_warmer).

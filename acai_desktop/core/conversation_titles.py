@@ -50,3 +50,37 @@ def title_from_words(text: str, limit: int = AUTO_TITLE_CHARS) -> str:
     if space >= limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:.-") + "…"
+
+
+#: A title made of the user's first words has at most this many of them.
+FIRST_WORDS = 6
+#: A first sentence this short is the whole title ("I'm vegetarian and I live in Porto").
+WHOLE_SENTENCE_WORDS = 8
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+#: Words a cut title should not end on ("Plan a trip to…" reads better as "Plan a trip…").
+_DANGLING_WORDS = (
+    "a an the of to in on at by for from with and or but my your our their his her its is "
+    "are was were be i i'm we you me that this"
+)
+_DANGLING = frozenset(_DANGLING_WORDS.split())
+
+
+def first_words_title(text: str, words: int = FIRST_WORDS) -> str:
+    """The first words of the user's message as a title: its first sentence when that
+    is short (without its full stop), else its first ``words`` words with "…"; cut at a
+    word's end, one line, at most AUTO_TITLE_CHARS characters. Empty text: ""."""
+    line = one_line(text)
+    sentence = _SENTENCE_END.split(line, maxsplit=1)[0]
+    found = sentence.split()
+    if 0 < len(found) <= WHOLE_SENTENCE_WORDS:
+        title = sentence.rstrip(" .!,;:-") if sentence.endswith(".") else sentence
+        title = title.rstrip(" ,;:-")
+    else:
+        found = line.split()
+        kept = found[:words]
+        while len(kept) > 2 and kept[-1].casefold().strip(",;:") in _DANGLING:
+            kept.pop()
+        title = " ".join(kept)
+        if len(found) > len(kept):
+            title = title.rstrip(" ,;:.-") + "…"
+    return title_from_words(title or line, AUTO_TITLE_CHARS)

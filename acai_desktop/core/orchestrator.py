@@ -25,11 +25,12 @@ import functools
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.answer_filter import DelimiterFilter
+from acai_desktop.core.answer_filter import DelimiterFilter, PromptFrameFilter, prompt_frames
+from acai_desktop.core.answer_repeats import copied_answer, without_exchange
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
 from acai_desktop.core.chat_settings import (
     ChatSettings,
@@ -169,9 +170,13 @@ class Orchestrator:
         #: The longest answer asked of the model, in tokens (None: the server's limit).
         self.answer_max_tokens = answer_max_tokens
         self.system_prompt = resource_text("prompts", "system.txt").strip()
+        self.prompt_frames = prompt_frames(self.system_prompt)
         #: Has a local server read the next prompt's known start while the user reads
         #: and types (None: the server keeps no prompt, or bills for the request).
         self.warmer: PromptWarmer | None = None
+        #: The built-in model copies its earlier answers from the history: an answer that
+        #: is one again, for another message, is asked once more (core.answer_repeats).
+        self.asks_again_on_copy = False
 
     def history_room(self) -> int:
         """The tokens a prompt's history may take (see context_builder.history_room)."""
@@ -447,6 +452,17 @@ class Orchestrator:
                 evidence_source(answer.id, e, user_message.content) for e in context.evidence
             ]
             await self._stream(answer, context, text, settings, stats)
+            copied = None
+            if self.asks_again_on_copy and settings.own_model is None and not text.cut:
+                copied = copied_answer(context.messages, text.text())
+            if copied is not None:
+                # The model copied an earlier answer to another message (issue 40):
+                # asked again without it, what it writes now is this message's answer.
+                log.info("answer %s copied an earlier answer; asking again", answer.id)
+                context = replace(context, messages=without_exchange(context.messages, copied))
+                text = AnswerText(self.max_answer_bytes)
+                self.events.emit(ev.MessageUpdated(_delta(answer, "")))
+                await self._stream(answer, context, text, settings, stats)
             result.usage = TokenUsage(
                 stats.prompt_tokens, stats.completion_tokens, context.memory_tokens
             )
@@ -591,6 +607,9 @@ class Orchestrator:
         saves = PartialSaves(self.conversations, answer.id)
         # A model that echoes its prompt must not show the user the prompt's block tags.
         delimiters = DelimiterFilter()
+        # Nor the lines of its frame ("The user's message:", a section header, a
+        # sentence of the system prompt).
+        frames = PromptFrameFilter(self.prompt_frames)
         stream = self.client.stream_chat(
             context.messages,
             role="chat",
@@ -601,7 +620,7 @@ class Orchestrator:
         )
         async with contextlib.aclosing(stream):  # a cut answer closes the stream at once
             async for chunk in stream:
-                delta = delimiters.feed(chunk or "")
+                delta = frames.feed(delimiters.feed(chunk or ""))
                 if not delta:
                     continue
                 text.add(delta)
@@ -610,8 +629,8 @@ class Orchestrator:
                 saves.maybe_save(text)
                 if text.cut:
                     break
-        if not text.cut and (rest := delimiters.flush()):
-            text.add(rest)  # held back as a possible tag, and it was none
+        if not text.cut and (rest := frames.feed(delimiters.flush()) + frames.flush()):
+            text.add(rest)  # held back as a possible tag or frame, and it was none
         await saves.settled()
 
     def _show(self, answer: Message, text: AnswerText) -> None:

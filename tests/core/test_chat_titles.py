@@ -7,8 +7,13 @@ import asyncio
 import threading
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.conversation_titles import title_from_words
-from acai_desktop.core.processors.titles import TITLE_JOB, clean_model_title
+from acai_desktop.core.conversation_titles import first_words_title, title_from_words
+from acai_desktop.core.processors.titles import (
+    TITLE_JOB,
+    TitleProcessor,
+    clean_model_title,
+    grounded_title,
+)
 from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_desktop.evaluation.scripted_model import TITLE_PROMPT_MARK
 from tests.core.conftest import TEST_MODELS
@@ -165,3 +170,67 @@ def test_a_model_title_is_one_short_line_of_plain_text():
     assert clean_model_title("word " * 20) is None
     long = clean_model_title("Supercalifragilistic " * 3 + "expialidocious words")
     assert long is not None and len(long) <= 60 and "\n" not in long
+
+
+def test_first_words_title_keeps_the_users_first_words():
+    assert first_words_title("I'm vegetarian. Any dinner ideas?") == "I'm vegetarian"
+    assert first_words_title(QUESTION) == "Could you help me plan…"
+    assert first_words_title("What is the capital of France?") == "What is the capital of France?"
+    assert first_words_title("  hello \n there  ") == "hello there"
+    long = first_words_title("Pneumonoultramicroscopicsilicovolcanoconiosis" * 3)
+    assert len(long) <= 60
+    assert first_words_title("") == ""
+
+
+def test_a_title_must_name_something_of_the_first_exchange():
+    question = "I'm vegetarian. Any dinner ideas?"
+    assert not grounded_title("I'm sorry for your loss. I hope you're well", question)
+    assert not grounded_title("The user lives in Porto", question, "Try a lentil stew.")
+    assert grounded_title("Vegetarian dinner ideas", question)
+    assert grounded_title("Lentil stew recipe", question, "Try a lentil stew.")
+    assert grounded_title("Lake District walks", QUESTION, "The lakes are lovely in May.")
+
+
+def test_the_built_in_model_titles_with_the_first_words_and_no_call(tmp_path, fake_openai):
+    fake_openai.responder = fake_model
+    first = "I'm vegetarian and I live in Porto, so what could I cook for friends tonight?"
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            titles = TitleProcessor(
+                assistant.orchestrator.client,
+                assistant.orchestrator.conversations,
+                assistant.events,
+                first_words_only=True,
+            )
+            conversation = await assistant.conversations.create()
+            turn = await assistant.orchestrator.send(conversation.id, first)
+            retitled = await titles.title_from_first_exchange(turn.user_message.id)
+            return retitled, await assistant.conversations.get(conversation.id)
+
+    retitled, conversation = run(scenario())
+    assert retitled is not None
+    assert conversation.title == "I'm vegetarian and I live…"  # not "…live in…"
+    assert not conversation.title_auto
+    assert title_calls(fake_openai) == []
+
+
+def test_a_title_that_names_nothing_said_is_refused(tmp_path, fake_openai):
+    def model(request: dict) -> Reply:
+        if is_title_call(request):
+            return Reply(text="I'm sorry for your loss. I hope you're well")
+        return fake_model(request)
+
+    fake_openai.responder = model
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai) as assistant:
+            conversation = await assistant.conversations.create()
+            turn = await assistant.orchestrator.send(conversation.id, QUESTION)
+            jobs = await assistant.runner.wait_for(turn.job_ids, timeout=30)
+            return jobs, await assistant.conversations.get(conversation.id)
+
+    jobs, conversation = run(scenario())
+    assert len(title_calls(fake_openai)) == 1
+    assert [j.status for j in jobs if j.kind == TITLE_JOB] == [JobStatus.DONE]
+    assert conversation.title == title_from_words(QUESTION)  # the first words stay

@@ -9,6 +9,12 @@ that is no title) leaves the first words: the job ends without error, as there i
 nothing to retry for. The job waits for the turn's answer and, on a server that answers
 one request at a time, steps aside for the user's turns like the learning jobs.
 
+With the built-in model (``first_words_only``) there is no call: the title is the first
+words of the user's first message (:func:`first_words_title`). The 135M model answered
+"I'm vegetarian…" with "I'm sorry for your loss. I hope you're well", and titled another
+chat with a memory's text. With any other model, a title that shares no content word
+with the first exchange is refused (:func:`grounded_title`): the first words stay.
+
 A chat whose header chose its own model is titled by that model (the user picked what
 speaks for this chat; on a server with one model loaded at a time it is the one loaded),
 at temperature 0 as always: a title should not change with the dice.
@@ -21,12 +27,19 @@ import logging
 import re
 
 from acai_desktop.core.chat_settings_service import ChatSettingsService
-from acai_desktop.core.conversation_titles import AUTO_TITLE_CHARS, one_line, title_from_words
+from acai_desktop.core.conversation_titles import (
+    AUTO_TITLE_CHARS,
+    first_words_title,
+    one_line,
+    title_from_words,
+)
 from acai_desktop.core.errors import ModelError, NotFoundError
 from acai_desktop.core.events import ConversationChanged, EventBus
 from acai_desktop.core.llm.chat_model import NoModelClient
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.presets import ModelRole
+from acai_desktop.core.processors.grounding import content_words
+from acai_desktop.core.processors.wording import stem, word_set
 from acai_desktop.core.prompt_quoting import quote_untrusted
 from acai_desktop.core.records import Conversation, Job, MessageStatus
 from acai_desktop.core.resources import resource_text
@@ -71,6 +84,25 @@ def clean_model_title(reply: str) -> str | None:
     return title_from_words(text, AUTO_TITLE_CHARS)
 
 
+#: Words that say nothing of what a chat is about, beside grounding's stop words.
+_NO_CONTENT = word_set(
+    """i'm i've i'd i'll you're you've you'd you'll we're it's that's there's let's don't
+    can't won't isn't aren't didn't doesn't sure okay ok yes hi hello hey thanks thank
+    please sorry well good great help question chat conversation title"""
+)
+
+
+def _content_stems(text: str) -> set[str]:
+    return {stem(w) for w in content_words(text) if w not in _NO_CONTENT}
+
+
+def grounded_title(title: str, question: str, answer: str = "") -> bool:
+    """Whether ``title`` names the first exchange: it shares a content word (by stem)
+    with the user's message or its answer. "I'm sorry for your loss" for "I'm
+    vegetarian…" shares none, nor does a memory's text from another chat."""
+    return bool(_content_stems(title) & _content_stems(f"{question}\n{answer}"))
+
+
 def _title_in_json(reply: str) -> str:
     """A small model asked for words often answers ``{"title": "..."}`` (in a code fence):
     the title inside; any other reply as it is."""
@@ -91,8 +123,12 @@ class TitleProcessor:
         conversations: ConversationRepository,
         events: EventBus,
         chat_settings: ChatSettingsService | None = None,
+        *,
+        first_words_only: bool = False,
     ) -> None:
         self.client = client
+        #: The built-in model: titles are the user's first words, no call.
+        self.first_words_only = first_words_only
         self.conversations = conversations
         self.events = events
         #: Each chat's own settings (None: the triage model titles every chat).
@@ -127,7 +163,10 @@ class TitleProcessor:
                 model = (await self.chat_settings.in_effect(conversation.id)).own_model
             except NotFoundError:
                 return None  # deleted since
-        title = await self._ask(message.content, answer.content if answer else "", model)
+        if self.first_words_only and model is None:
+            title = first_words_title(message.content) or None
+        else:
+            title = await self._ask(message.content, answer.content if answer else "", model)
         if title is None:
             return None  # the first words stay
         retitled = await self.conversations.set_automatic_title(conversation.id, title)
@@ -157,4 +196,7 @@ class TitleProcessor:
         title = clean_model_title(reply)
         if title is None:
             log.info("the model's title was unusable, the first words stay: %.80r", reply)
+        elif not grounded_title(title, question, answer):
+            log.info("the model's title names nothing said, the first words stay: %.80r", title)
+            return None
         return title
