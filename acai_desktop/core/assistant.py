@@ -62,6 +62,12 @@ from acai_desktop.core.llm.settings import (
     save_model_settings,
 )
 from acai_desktop.core.llm.window_probe import ContextWindows
+from acai_desktop.core.memory.context_builder import (
+    BUILT_IN_MEMORY_SHARE,
+    BUILT_IN_RECALL_SHARE,
+    MEMORY_SHARE,
+    RECALL_SHARE,
+)
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on
@@ -669,6 +675,7 @@ async def _assemble(
         context_budget_tokens=profile_budget,
         max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
         answer_max_tokens=model.settings.resolved_answer_max_tokens(),
+        **_prompt_shares(model.settings.uses_bundled_model()),
     )
     orchestrator.asks_again_on_copy = model.settings.uses_bundled_model()
     if one_at_a_time and isinstance(client, ModelClient):
@@ -718,3 +725,11 @@ async def _assemble(
         _jobs=jobs,
         _data=data,
     )
+
+
+def _prompt_shares(built_in: bool) -> dict[str, float]:
+    """The shares of the prompt budget a turn's recalled messages and memories take: the
+    built-in model reads prompts slowly, and gets smaller ones (context_builder)."""
+    if built_in:
+        return {"recall_share": BUILT_IN_RECALL_SHARE, "memory_share": BUILT_IN_MEMORY_SHARE}
+    return {"recall_share": RECALL_SHARE, "memory_share": MEMORY_SHARE}

@@ -54,6 +54,8 @@ from acai_desktop.core.llm.chat_model import ChatModel
 from acai_desktop.core.llm.prompt_warmer import PromptWarmer, same_start
 from acai_desktop.core.llm.replies import StreamStats
 from acai_desktop.core.memory.context_builder import (
+    MEMORY_SHARE,
+    RECALL_SHARE,
     BuiltContext,
     UsedEvidence,
     build_context,
@@ -144,6 +146,8 @@ class Orchestrator:
         answer_max_tokens: int | None = None,
         instructions: InstructionsService | None = None,
         chat_settings: ChatSettingsService | None = None,
+        recall_share: float = RECALL_SHARE,
+        memory_share: float = MEMORY_SHARE,
     ) -> None:
         self.conversations = conversations
         #: Each chat's own model settings (None: every chat uses the profile's, as in
@@ -164,6 +168,9 @@ class Orchestrator:
         #: (without one, as when no model could be started, they wait for the next start).
         self.announce_jobs = announce_jobs
         self.context_budget_tokens = context_budget_tokens
+        #: The shares of the budget recalled messages and memories may take
+        #: (context_builder: smaller for a model that reads prompts slowly).
+        self.recall_share, self.memory_share = recall_share, memory_share
         #: The size limit of one answer's text (UTF-8 bytes); the rest of the stream is
         #: not read, and the answer says where it was cut.
         self.max_answer_bytes = max_answer_bytes
@@ -577,6 +584,8 @@ class Orchestrator:
             summaries=summaries,
             recent_messages=recent,
             budget_tokens=budget,
+            recall_share=self.recall_share,
+            memory_share=self.memory_share,
         )
         offered = {m.id: m for m in [*pinned, *(memory for memory, _ in bearing), *summaries]}
         offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})

@@ -47,3 +47,51 @@ def test_several_exchanges_with_the_longest_answers_fit_before_the_history_is_cu
     longest_answer = "word " * bundled.resolved_answer_max_tokens()  # one token a word
     exchange = estimate_message_tokens(QUESTION) + estimate_message_tokens(longest_answer)
     assert room // exchange >= 6
+
+
+def test_what_a_turn_recalls_stays_small_for_the_built_in_model():
+    """It reads a 1,200-token prompt in about 5 s (`bench local-model`): a question that
+    finds 40 relevant messages and memories still sends it about 600 tokens of them,
+    while a provider's model gets half its budget."""
+    from acai_desktop.core.assistant import _prompt_shares
+    from acai_desktop.core.memory.context_builder import build_context
+    from acai_desktop.core.memory.retrieval import RetrievedMemory, RetrievedMessage
+    from acai_desktop.core.records import MemoryItem, MemoryKind, Origin, RecalledMessage
+
+    words = "word " * 30
+    found = [
+        RetrievedMessage(
+            RecalledMessage(i, 1, "Chat", "user", f"{i} {words}", "2024-01-01T00:00:00"),
+            i,
+            1.0,
+            ["lexical"],
+        )
+        for i in range(1, 41)
+    ] + [
+        RetrievedMemory(
+            MemoryItem(
+                i,
+                MemoryKind.FACT,
+                f"{i} {words}",
+                origin=Origin.USER,
+                created_at="2024-01-01T00:00:00",
+                updated_at="2024-01-01T00:00:00",
+            ),
+            i,
+            1.0,
+            ["lexical"],
+        )
+        for i in range(1, 41)
+    ]
+
+    def recalled_tokens(built_in: bool) -> int:
+        return build_context(
+            system_prompt="Be brief.",
+            user_message=QUESTION,
+            budget_tokens=3000,
+            retrieved=found,
+            **_prompt_shares(built_in),
+        ).memory_tokens
+
+    assert recalled_tokens(True) <= 0.25 * 3000 + 60  # and the best memory, always
+    assert recalled_tokens(False) > 2 * recalled_tokens(True)

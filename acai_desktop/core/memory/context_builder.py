@@ -122,6 +122,11 @@ def recall_reach(budget_tokens: int) -> int:
 #: best one goes in whatever the share, while the budget has room (a small budget's
 #: share may hold none).
 MEMORY_SHARE = 0.15
+#: The built-in model's shares: it reads a 1,200-token prompt in about 5 s on two cores
+#: (`bench local-model`), so what a turn recalls keeps about the room it had before the
+#: ranking was read deep (600-odd tokens of its 3,000): its first word stays quick.
+BUILT_IN_RECALL_SHARE = 0.2
+BUILT_IN_MEMORY_SHARE = 0.05
 #: When the history overflows its room, the oldest messages go until what is left fills
 #: at most this share of it: the prompt's start then stays the same for several turns.
 CUT_TO_SHARE = 0.5
