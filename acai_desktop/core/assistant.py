@@ -678,6 +678,7 @@ async def _assemble(
         **_prompt_shares(model.settings.uses_bundled_model()),
     )
     orchestrator.asks_again_on_copy = model.settings.uses_bundled_model()
+    orchestrator.answers_memory_commands = model.settings.uses_bundled_model()
     if one_at_a_time and isinstance(client, ModelClient):
         # A server on this machine keeps what it last read: the next prompt's known
         # start is read while the user reads and types (core.llm.prompt_warmer).

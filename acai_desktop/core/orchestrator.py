@@ -58,6 +58,7 @@ from acai_desktop.core.memory.context_builder import (
     RECALL_SHARE,
     BuiltContext,
     UsedEvidence,
+    bearing_reason,
     build_context,
     history_room,
     recall_reach,
@@ -67,7 +68,14 @@ from acai_desktop.core.memory.explain import matching_sentences
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.memory_commands import (
+    APP_MODEL,
+    MOST_LISTED,
+    known_answer,
+    requests_answer,
+)
 from acai_desktop.core.planner import Plan, plan_message
+from acai_desktop.core.processors.plain_statements import memory_requests
 from acai_desktop.core.processors.titles import title_job
 from acai_desktop.core.records import (
     AnswerSource,
@@ -81,6 +89,7 @@ from acai_desktop.core.records import (
     RecalledMessage,
 )
 from acai_desktop.core.resources import resource_text
+from acai_desktop.core.rules.bearings import ABOUT_YOU, asks_what_is_known
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.jobs import JobSpec
@@ -122,6 +131,9 @@ class TurnResult:
     settings: EffectiveSettings | None = None
     # What the answer cost, as the server reported it (None: the stream never ended).
     usage: TokenUsage | None = None
+    # Who wrote the answer when not the chat's model: the app, from memory
+    # (core.memory_commands).
+    answered_by: str | None = None
 
     @property
     def status(self) -> MessageStatus:
@@ -184,6 +196,10 @@ class Orchestrator:
         #: The built-in model copies its earlier answers from the history: an answer that
         #: is one again, for another message, is asked once more (core.answer_repeats).
         self.asks_again_on_copy = False
+        #: The built-in model's memory commands ("What do you know about me?", "Remember
+        #: that …", "Forget that …") are answered by the app, not the model
+        #: (core.memory_commands).
+        self.answers_memory_commands = False
 
     def history_room(self) -> int:
         """The tokens a prompt's history may take (see context_builder.history_room)."""
@@ -423,6 +439,15 @@ class Orchestrator:
         stats = StreamStats()
         try:
             settings = result.settings = await self.settings_for(conversation.id)
+            if self.answers_memory_commands and settings.own_model is None:
+                own = await self._own_answer(conversation, user_message, result, as_of)
+                if own is not None:
+                    await self.conversations.update_message(user_message.id, plan=plan.to_dict())
+                    text.add(own)
+                    result.answered_by = APP_MODEL
+                    status = MessageStatus.COMPLETE
+                    result.answer = await self._finish(answer, text, status, None, result)
+                    return result
             context, in_prompt = await self.build_prompt(
                 conversation,
                 user_message,
@@ -504,6 +529,34 @@ class Orchestrator:
             return result
         return result
 
+    async def _own_answer(
+        self,
+        conversation: Conversation,
+        user_message: Message,
+        result: TurnResult,
+        as_of: datetime | None,
+    ) -> str | None:
+        """The app's answer to a memory command (None: the message is none; the model
+        answers). A question about the user lists what is known of them, as of
+        ``as_of``, and records what it listed as the answer's sources."""
+        content = user_message.content
+        if asks_what_is_known(content):
+            known_then = functools.partial(_known_then, as_of)
+            scope = ProjectScope(conversation.project_id)
+            known = [m for m in await self.retriever.known_facts(scope) if known_then(m)]
+            listed = known[:MOST_LISTED]
+            reason = bearing_reason(ABOUT_YOU.name)
+            result.memories_used = [
+                AnswerSource(result.answer.id, memory.id, rank, 1.0, [reason])
+                for rank, memory in enumerate(listed, start=1)
+            ]
+            result.used_contents = {m.id: m.content for m in listed}
+            result.used_kinds = {m.id: m.kind.value for m in listed}
+            return known_answer(listed, len(known))
+        if requests := memory_requests(content):
+            return requests_answer(requests, temporary=conversation.temporary)
+        return None
+
     async def build_prompt(
         self,
         conversation: Conversation,
@@ -522,11 +575,7 @@ class Orchestrator:
         question's time): memories created or changed after it are left out, pinned
         ones and summaries too; the messages a later summary folded come back whole."""
 
-        def known_then(memory: MemoryItem) -> bool:
-            if as_of is None:
-                return True
-            return parse_utc(memory.created_at) <= as_of and parse_utc(memory.updated_at) <= as_of
-
+        known_then = functools.partial(_known_then, as_of)
         all_summaries = await self.memories.list(
             MemoryFilter(
                 kinds=[MemoryKind.SUMMARY],
@@ -673,7 +722,8 @@ class Orchestrator:
             status=status,
             error=error,
             tokens=estimate_tokens(content),
-            model=result.settings.model if result.settings else self.client.model_for("chat"),
+            model=result.answered_by
+            or (result.settings.model if result.settings else self.client.model_for("chat")),
             instructions=result.instructions,
             usage=result.usage,
         )
@@ -784,6 +834,13 @@ def turn_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:
     """The background work a user's message is owed: learning from it, and the chat's
     title when it is the first message."""
     return processor_jobs(conversation, message_id) + title_job(conversation, message_id)
+
+
+def _known_then(as_of: datetime | None, memory: MemoryItem) -> bool:
+    """Whether ``memory`` was as it is now at ``as_of`` (None: now)."""
+    if as_of is None:
+        return True
+    return parse_utc(memory.created_at) <= as_of and parse_utc(memory.updated_at) <= as_of
 
 
 def processor_jobs(conversation: Conversation, message_id: int) -> list[JobSpec]:

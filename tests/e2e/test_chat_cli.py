@@ -238,3 +238,32 @@ def test_one_turn_against_the_real_local_model(tmp_path):
     # Learning ran after the answer on the chat's server, not on a lowest-priority
     # server of its own that waits for spare CPU on a busy machine.
     assert not (data / "logs" / "learning-model.log").exists()
+
+
+@pytest.mark.local_model
+@pytest.mark.timeout(660)
+def test_the_built_in_model_memory_commands_are_answered_by_the_app(tmp_path):
+    """Issue 40: with the built-in model, remember, "What do you know about me?" and
+    forget are answered from memory, by the app, in the same words every time."""
+    data = tmp_path / "profile"
+
+    def say(text: str) -> dict:
+        args = ("--provider", "local", "--new", "--wait-jobs", "--json", text)
+        result = run_chat(data, *args, timeout=600)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    told = say("Remember that I live in Lisbon.")
+    assert told["answer"] == "I'll remember that you live in Lisbon."
+    asked = say("What do you know about me?")
+    assert asked["answer"] == "Here is what I remember about you:\n\n- The user lives in Lisbon."
+    assert [(m["content"], m["reasons"]) for m in asked["memories_used"]] == [
+        ("The user lives in Lisbon.", ["about you"])
+    ]
+    assert say("Forget that I live in Lisbon.")["answer"] == "I'll forget that you live in Lisbon."
+    assert say("What do you know about me?")["answer"] == "I don't remember anything about you yet."
+    # Written by the app: no answer of the model's among them.
+    db = data / "acai.sqlite3"
+    assert rows(db, "SELECT DISTINCT model FROM messages WHERE role = 'assistant'") == [
+        ("ACAI (from memory)",)
+    ]

@@ -23,6 +23,7 @@ known; "our" and "us" in a statement about the user's family are kept).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from acai_desktop.core.rules.durability import Durability, durability_of, lasting_topic
 
@@ -184,20 +185,25 @@ def forget_requests(text: str) -> list[str]:
     ("Forget that I have a dog" -> "I have a dog")."""
     found: list[str] = []
     for sentence in _sentences(text):
-        sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
-        sentence = _CLOSERS.sub("", sentence.rstrip("?"))
-        matched = _REQUEST_TO_FORGET.match(sentence)
-        if matched is None:
-            continue
-        if _NEEDS_MEMORY_WORD.match(sentence) and not re.search(
-            r"\bmemor(?:y|ies)\b", sentence, re.IGNORECASE
-        ):
-            continue
-        # "my sister's wedding, it was cancelled": what to forget is before the comma.
-        what = matched.group("what").split(", ")[0].strip(" ,;:-–—")
+        what = _to_forget(sentence)
         if what and what.lower() not in (f.lower() for f in found):
             found.append(what)
     return found
+
+
+def _to_forget(sentence: str) -> str | None:
+    """What ``sentence`` asks to forget, as said (None: it asks no such thing)."""
+    sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
+    sentence = _CLOSERS.sub("", sentence.rstrip("?"))
+    matched = _REQUEST_TO_FORGET.match(sentence)
+    if matched is None:
+        return None
+    if _NEEDS_MEMORY_WORD.match(sentence) and not re.search(
+        r"\bmemor(?:y|ies)\b", sentence, re.IGNORECASE
+    ):
+        return None
+    # "my sister's wedding, it was cancelled": what to forget is before the comma.
+    return matched.group("what").split(", ")[0].strip(" ,;:-–—") or None
 
 
 def requested_facts(text: str) -> list[tuple[str, str]]:
@@ -206,24 +212,71 @@ def requested_facts(text: str) -> list[tuple[str, str]]:
     expires in May."): kept whether or not it sounds lasting — the user asked."""
     facts: list[tuple[str, str]] = []
     for sentence in _sentences(text):
-        sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
-        matched = _REQUEST_TO_REMEMBER.match(sentence) or _REQUEST_ABOUT_ME.match(sentence)
-        if matched is None:
+        asked = _to_remember(sentence)
+        if asked is None:
             continue
-        what = _CLOSERS.sub("", matched.group("what").rstrip("?")).strip(" ,;:-–—")
-        if len(what.split()) < MIN_STATEMENT_WORDS or _ABOUT_THE_OTHER_SIDE.search(what):
-            continue
-        if re.match(r"(?:to|when|how|what|where|who|why|if|whether)\b", what, re.IGNORECASE):
-            continue  # "remember: to call mum" is a reminder; "remember when..." a question
-        fact = about_the_user(what)
-        if fact is None:
-            for pattern, replacement in _THE_USER_IN_THE_REST:
-                what = pattern.sub(replacement, what)
-            fact = what[0].upper() + what[1:]
-        if len(fact) > MAX_STATEMENT_CHARS or fact.lower() + "." in {f.lower() for f, _ in facts}:
+        what, fact = asked
+        if fact.lower() + "." in {f.lower() for f, _ in facts}:
             continue
         facts.append((fact + ".", lasting_topic(what) or "Other"))
     return facts
+
+
+def _to_remember(sentence: str) -> tuple[str, str] | None:
+    """What ``sentence`` asks to remember, as said, and as the fact about the user
+    (without its full stop); None when it asks no such thing or nothing would be kept."""
+    sentence = _OPENERS.sub("", " ".join(sentence.split())).strip(" ,;:-–—")
+    matched = _REQUEST_TO_REMEMBER.match(sentence) or _REQUEST_ABOUT_ME.match(sentence)
+    if matched is None:
+        return None
+    what = _CLOSERS.sub("", matched.group("what").rstrip("?")).strip(" ,;:-–—")
+    if len(what.split()) < MIN_STATEMENT_WORDS or _ABOUT_THE_OTHER_SIDE.search(what):
+        return None
+    if re.match(r"(?:to|when|how|what|where|who|why|if|whether)\b", what, re.IGNORECASE):
+        return None  # "remember: to call mum" is a reminder; "remember when..." a question
+    said = what
+    fact = about_the_user(what)
+    if fact is None:
+        for pattern, replacement in _THE_USER_IN_THE_REST:
+            what = pattern.sub(replacement, what)
+        fact = what[0].upper() + what[1:]
+    if len(fact) > MAX_STATEMENT_CHARS:
+        return None
+    return said, fact
+
+
+@dataclass(frozen=True)
+class MemoryRequest:
+    """One sentence's request to remember or to forget something, in the user's words
+    ("Remember that my passport expires in May" -> remember "my passport expires in May")."""
+
+    forget: bool
+    what: str
+
+
+# A sentence that asks nothing beside a request ("Thanks!", "Please.").
+_COURTESY = re.compile(
+    r"^(?:please|pls|thanks?|thank you|thx|ty|ok|okay|cheers|cool|great)?[\s.!]*$", re.IGNORECASE
+)
+
+
+def memory_requests(text: str) -> list[MemoryRequest]:
+    """The requests to remember or forget of a message that asks nothing else ("Remember
+    that I'm vegetarian.", "Forget that I live in Lisbon. Thanks!"); [] when it asks no
+    such thing or asks something else too ("Remember I'm vegan. What should I cook?").
+    Each request is one the learning job acts on (:func:`requested_facts`,
+    :func:`forget_requests`)."""
+    found: list[MemoryRequest] = []
+    for sentence in _sentences(text):
+        if _COURTESY.match(sentence.strip()):
+            continue
+        if (forgotten := _to_forget(sentence)) is not None:
+            found.append(MemoryRequest(True, forgotten))
+        elif (asked := _to_remember(sentence)) is not None:
+            found.append(MemoryRequest(False, asked[0]))
+        else:
+            return []
+    return found
 
 
 def lasting_statements(text: str) -> list[tuple[str, str]]:

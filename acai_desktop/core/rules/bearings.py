@@ -92,7 +92,7 @@ BEARINGS = (
     ),
     # "What do you know about me?" shares no word with any fact, so nothing matched it
     # and the answer was "nothing", however much was remembered.
-    Bearing(
+    ABOUT_YOU := Bearing(
         "you",
         _words(
             r"(?:know|remember|recall|learned|learnt|stored|saved|kept|noted)\s+(?:\w+\s+){0,2}?"
@@ -104,6 +104,28 @@ BEARINGS = (
         most=10,
     ),
 )
+
+
+# The words a question about the user may have beside the bearing's own ("What else do
+# you know about me?", "So, who am I?"); any other word asks something more ("Given what
+# you know about me, what should I cook?").
+_ONLY_ASKING_WORDS = """what whats what's do does did can could would will you have has all
+    everything else exactly already really actually so now then ok okay hey hi please tell me i
+    much how anything something yet currently right well"""
+_ONLY_ASKING = frozenset(_ONLY_ASKING_WORDS.split())
+
+
+def asks_what_is_known(message: str) -> bool:
+    """Whether ``message`` asks only what is known about the user ("What do you know
+    about me?", "Who am I?", "What do you remember about me?"): the same cues as the
+    question's bearing, with nothing else asked."""
+    found = ABOUT_YOU.asked.search(message)
+    if found is None:
+        return False
+    rest = message[: found.start()] + " " + message[found.end() :]
+    return all(
+        word in _ONLY_ASKING for word in re.findall(r"[a-z']+", rest.lower().replace("’", "'"))
+    )
 
 
 def bearings_of(question: str) -> list[Bearing]:

@@ -238,6 +238,19 @@ def most_important_facts(db: Database, limit: int) -> list[MemoryItem]:
     ]
 
 
+def known_facts(db: Database) -> list[MemoryItem]:
+    """Every active fact and note, pinned first, then most important: what the app lists
+    for "What do you know about me?" with the built-in model (core.memory_commands)."""
+    return [
+        memory_from_row(row)
+        for row in db.execute(
+            f"SELECT {SELECT_COLUMNS} FROM memories WHERE status = 'active' "
+            "AND kind IN ('fact', 'note') ORDER BY pinned DESC, importance DESC, "
+            "updated_at DESC, id"
+        ).fetchall()
+    ]
+
+
 def match_parameter(db: Database, match: str) -> str:
     """``match`` (an FTS5 expression of quoted terms) as this store's search takes it."""
     return pg_full_text().web_query(match) if is_postgres(db) else match

@@ -282,6 +282,14 @@ class HybridRetriever:
             return pinned
         return [m for m in pinned if m.project_id is None or m.project_id == scope.project_id]
 
+    async def known_facts(self, scope: ProjectScope | None = None) -> list[MemoryItem]:
+        """Every active fact and note ``scope`` sees (None: all), pinned first, then the
+        most important: what is known of the user, as the app lists it."""
+        known = await self.store.read(sql.known_facts)
+        if scope is None:
+            return known
+        return [m for m in known if m.project_id is None or m.project_id == scope.project_id]
+
     async def bearing_facts(
         self,
         query: str,
