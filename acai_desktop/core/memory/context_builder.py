@@ -33,8 +33,8 @@ budget less :data:`TURN_SHARE` of it (or less the user's message, if that is lon
 turn's data fills what the history left, by priority: pinned memories, the lasting facts
 that bear on the request (``bearing``), document passages (within ``evidence_share``),
 recalled messages and retrieved memories (best rank first, each within its own share:
-``recall_share``, ``memory_share``), then the summaries, newest first. When the history overflows its room,
-the oldest messages go until it fills at most :data:`CUT_TO_SHARE` of it
+``recall_share``, ``memory_share``), then the summaries, newest first. When the history
+overflows its room, the oldest messages go until it fills at most :data:`CUT_TO_SHARE` of it
 (:func:`history_start`, replayed from the conversation's start): the start of the prompt
 then stays put while the history grows back, and moves only at those cuts.
 
