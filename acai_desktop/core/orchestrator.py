@@ -606,7 +606,7 @@ class Orchestrator:
         retrieved = await self.retriever.search(
             user_message.content,
             k=plan.retrieval_k,
-            reach=recall_reach(budget),
+            reach=recall_reach(budget, self.recall_share),
             # "Last week" counts from when the message was written (a regenerated answer's
             # question: then, not now).
             now=parse_utc(user_message.created_at),

@@ -415,3 +415,4 @@ def test_the_ranking_is_read_as_deep_as_the_budget_reaches():
     assert recall_reach(3000) == MIN_REACH == 40
     assert recall_reach(16_000) == 200  # half the budget, 40 tokens a line
     assert recall_reach(1_000_000) == MAX_REACH
+    assert recall_reach(16_000, 0.2) == 80  # a model given a smaller share reads less deep

@@ -109,11 +109,11 @@ MIN_REACH = 40
 MAX_REACH = 250
 
 
-def recall_reach(budget_tokens: int) -> int:
-    """How deep to read the ranking for a prompt of ``budget_tokens``: a 3,000-token
-    budget reads 40 deep, a 16,000-token one 200 (see HybridRetriever.search's
-    ``reach``)."""
-    room = int(budget_tokens * RECALL_SHARE) // TOKENS_PER_RECALLED
+def recall_reach(budget_tokens: int, recall_share: float = RECALL_SHARE) -> int:
+    """How deep to read the ranking for a prompt of ``budget_tokens`` whose recalled
+    messages take ``recall_share`` of it: a 3,000-token budget reads 40 deep, a
+    16,000-token one 200 (see HybridRetriever.search's ``reach``)."""
+    room = int(budget_tokens * recall_share) // TOKENS_PER_RECALLED
     return max(MIN_REACH, min(MAX_REACH, room))
 
 
