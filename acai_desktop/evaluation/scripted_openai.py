@@ -511,6 +511,30 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeOpenAIServer
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Open client connections: a stop closes them too, as a server that dies does
+        #: (else a keep-alive connection's thread would go on answering).
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+
+    def process_request(self, request, client_address) -> None:
+        with self.connections_lock:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def drop_connections(self) -> None:
+        with self.connections_lock:
+            connections, self.connections = self.connections, set()
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
     def handle_error(self, request, client_address) -> None:
         # A client that went away (cancelled, killed) is part of the script, not news.
         if isinstance(sys.exc_info()[1], ConnectionError):
@@ -543,8 +567,11 @@ class FakeOpenAIServer:
 
     # -- life cycle ---------------------------------------------------------------
 
-    def start(self) -> FakeOpenAIServer:
-        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+    def start(self, port: int = 0) -> FakeOpenAIServer:
+        """Listen on ``port`` (0: any free one; the port it had: a server back after a
+        stop, at the address the app was given)."""
+        self.stopping.clear()
+        self._httpd = _HTTPServer(("127.0.0.1", port), _Handler)
         self._httpd.fake = self
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -557,6 +584,7 @@ class FakeOpenAIServer:
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
+            self._httpd.drop_connections()
             self._httpd = None
 
     def __enter__(self) -> FakeOpenAIServer:

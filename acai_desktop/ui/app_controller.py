@@ -45,6 +45,7 @@ from acai_desktop.ui.controllers.documents import DocumentsController
 from acai_desktop.ui.controllers.imports import ImportsController
 from acai_desktop.ui.controllers.memory_health import MemoryHealthController
 from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
+from acai_desktop.ui.controllers.model_watch import ModelWatch
 from acai_desktop.ui.controllers.projects import ProjectsController
 from acai_desktop.ui.controllers.settings import SettingsController
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
@@ -70,8 +71,6 @@ if TYPE_CHECKING:
 PROFILE_DATA_MODULE = "acai_desktop.core.profile_data"
 ASSISTANT_MODULE = "acai_desktop.core.assistant"
 OPEN_TASK = "open"
-#: The probe of the model at start and after each settings change (a newer one wins).
-CHECK_TASK = "check-model"
 __all__ = ["STILL_OPENING", "AppController", "model_problem_text"]
 LOOKING_FOR_MODELS = "Looking for models on this computer…"
 log = logging.getLogger(__name__)
@@ -167,6 +166,8 @@ class AppController:
             attachments=self.attachments,
         )
         self.header = ChatHeaderController(window, self.services, self.chat)
+        # The chat on screen may have its own model: the header checks it with each probe.
+        self.model_watch = ModelWatch(window, self.services, self.header.set_probe)
         self.settings = SettingsController(window, self.services, self)
         self.memory_health = MemoryHealthController(
             window, self.services, self.profile, lambda: self.overrides
@@ -290,15 +291,14 @@ class AppController:
         self.services.assistant, self.profile_data = assistant, None  # it owns it now
         self.window.set_prompt_budget(assistant.orchestrator.context_budget_tokens)
         problem = assistant.model_problem
-        from acai_desktop.core.llm.model_status import ModelState, ModelStatus, status_of_error
+        from acai_desktop.core.llm.model_status import status_of_error
 
         if problem is not None:
             self.window.show_model_status(None, status_of_error(problem))
             self.window.show_model_problem(model_problem_text(problem))
         else:
             # Known before the user sends: a cheap probe, beside the window's work.
-            self.window.show_model_status(assistant.model_name, ModelStatus(ModelState.CHECKING))
-            self.tasks.start(self._check_model(assistant), key=CHECK_TASK)
+            self.model_watch.check()
         # The chat on screen's own settings (its model in the chip, its prompt budget).
         self.header.set_probe(None)
         self.window.show_status(f"Profile: {self.profile.data_dir}")
@@ -368,12 +368,6 @@ class AppController:
         except OSError as error:
             self.window.show_status(f"Your choice of model was not saved: {error}", 20_000)
 
-    async def _check_model(self, assistant: Assistant) -> None:
-        status = await assistant.check_model()
-        if self.services.assistant is assistant:
-            self.window.show_model_status(assistant.model_name, status)
-            self.header.set_probe(status)  # the chat on screen may have its own model
-
     def _on_first_start_settings_requested(self) -> None:
         self._settings_after_open = True
 
@@ -405,7 +399,7 @@ class AppController:
         """Close the assistant (tasks, job runner, local server, database) and open it
         again with the saved settings."""
         self.window.show_reconnecting()
-        self.tasks.cancel(CHECK_TASK)  # it asks the client about to be closed
+        self.model_watch.stop()  # it asks the client about to be closed
         try:
             assistant, self.services.assistant = self.services.assistant, None
             self.profile_shown = False

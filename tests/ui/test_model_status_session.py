@@ -79,3 +79,33 @@ def test_a_missing_model_file_does_not_ask_for_pip(qapp, tmp_path):
     assert state == "can't start"
     assert banner_shown and "does not exist" in banner
     assert "pip install" not in banner and "GGUF" in banner
+
+
+def test_the_chip_follows_a_server_that_dies_and_comes_back(
+    qapp, tmp_path, fake_openai, monkeypatch
+):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from acai_desktop.ui.controllers import model_watch
+    from tests.support.fake_model import fake_model
+
+    monkeypatch.setattr(model_watch, "RECHECK_MS", 200)  # the test needn't wait 15 s
+    fake_openai.responder = fake_model
+    port = fake_openai.port
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: AppController):
+        window = session.window
+        assert (await settled_status(session))[1] == "● ready"
+        fake_openai.stop()  # the server dies mid-session
+        window.composer.input.setPlainText("Are you still there?")
+        QTest.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: window.model_state.text() == "unreachable")
+        assert window.banner.isVisible()
+        assert "Nothing answers at" in window.banner_label.text()
+        fake_openai.start(port)  # back, at the address the app was given
+        await wait_until(lambda: window.model_state.text() == "● ready")
+        assert not window.banner.isVisible()
+
+    run_in_session(gui_session(profile), scenario)
