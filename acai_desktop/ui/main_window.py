@@ -14,13 +14,14 @@ what a click asks for is decided by the feature controllers
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from acai_desktop.core.records import Conversation, Job, Message
 from acai_desktop.ui.event_bridge import EventBridge
+from acai_desktop.ui.focus_return import FocusReturn
 from acai_desktop.ui.models.conversations_model import (
     UNTITLED,
     ConversationsModel,
@@ -41,6 +43,7 @@ from acai_desktop.ui.models.conversations_model import (
 from acai_desktop.ui.models.documents_model import DocumentsModel
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
+from acai_desktop.ui.tab_order import TabArea, next_stop, tab_chain
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
 from acai_desktop.ui.widgets.chat_view import ChatView
@@ -218,33 +221,95 @@ class MainWindow(QMainWindow):
         for widget in (self.jobs_label, self.failed_jobs_label, self.retry_jobs_button):
             self.statusBar().addPermanentWidget(widget)
         self.statusBar().showMessage("Ready")
-        self._set_tab_order()
         self._connect_signals()
+        # A dialog gives the focus back to the button that opened it.
+        self.focus_return = FocusReturn(self, self.composer.input)
+        self.focus_return.watch(
+            self.chat_settings_button,
+            self.settings_button,
+            self.banner_settings_button,
+            self.store_settings_button,
+            self.search_button,
+            self.memory_health_button,
+            self.new_project_button,
+            self.memory_panel.add_note_button,
+            self.memory_panel.instructions_box.edit_button,
+            self.memory_panel.edit_button,
+            self.memory_panel.details_button,
+        )
         # The user's work is the message they are about to write: the cursor waits there.
         self.composer.input.setFocus()
 
-    def _set_tab_order(self) -> None:
-        """Left to right as seen: conversations, the chat, the composer, the memories."""
-        chain = [
-            self.new_chat_button,
-            self.temporary_chat_button,
-            self.search_button,
-            self.conversation_list,
-            self.memory_health_button,
-            self.settings_button,
-            self.chat_view,
-            self.composer.input,
-            self.composer.attach_button,
-            self.composer.stop_button,
-            self.composer.send_button,
-            self.memory_panel.add_note_button,
-            self.memory_panel.search,
-            self.memory_panel.filter_box,
-            self.memory_panel.list,
-            *self.documents_panel.focus_chain(),
+    def _tab_areas(self) -> list[TabArea]:
+        """The one Tab order (docs/user-guide.md, Keyboard): the sidebar, the chat, the
+        composer, the side panel, the status bar."""
+        memory, documents = self.memory_panel, self.documents_panel
+        composer = self.composer
+        return [
+            TabArea(
+                self.sidebar,
+                lambda: [
+                    self.new_chat_button,
+                    self.temporary_chat_button,
+                    self.search_button,
+                    self.new_project_button,
+                    self.conversation_list,
+                    self.memory_health_button,
+                    self.settings_button,
+                ],
+            ),
+            TabArea(
+                self.chat_pane,
+                lambda: [
+                    self.conversations_toggle,
+                    self.chat_settings_button,
+                    self.memory_toggle,
+                    self.banner_settings_button,
+                    self.reconnect_button,
+                    self.store_settings_button,
+                    self.store_retry_button,
+                    self.chat_view,
+                    *self.suggestion_buttons,
+                ],
+            ),
+            TabArea(
+                composer,
+                lambda: [
+                    composer.input,
+                    composer.cancel_edit_button,
+                    composer.attach_button,
+                    composer.stop_button,
+                    composer.send_button,
+                ],
+            ),
+            TabArea(
+                self.side_tabs,
+                lambda: [
+                    self.side_tabs.tabBar(),
+                    memory.add_note_button,
+                    memory.instructions_box.edit_button,
+                    memory.search,
+                    memory.filter_box,
+                    memory.project_box,
+                    memory.list,
+                    *memory.suggestions.findChildren(QAbstractButton),
+                    memory.use_new_button,
+                    memory.keep_old_button,
+                    *memory.actions_bar.findChildren(QAbstractButton),
+                    *documents.focus_chain(),
+                ],
+            ),
+            TabArea(self.statusBar(), lambda: []),
         ]
-        for first, second in itertools.pairwise(chain):
-            QWidget.setTabOrder(first, second)
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab and Shift+Tab anywhere in the window follow :meth:`_tab_areas`."""
+        target = next_stop(tab_chain(self._tab_areas()), QApplication.focusWidget(), next)
+        if target is None:
+            return super().focusNextPrevChild(next)
+        reason = Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason
+        target.setFocus(reason)
+        return True
 
     # ------------------------------------------------------------------ wiring
 

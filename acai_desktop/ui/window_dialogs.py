@@ -62,6 +62,12 @@ class WindowDialogs:
         #: The colours in use, for what paints itself (the memory health charts).
         self.theme: Theme | None = None
 
+    def _open(self, dialog) -> None:
+        """Show ``dialog`` window-modal (``open()``, never ``exec()``: a nested loop would
+        stall the asyncio loop); closing it gives the focus back to its opener."""
+        self.window.focus_return.opened(dialog)
+        dialog.open()
+
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
         if self.health is not None and shiboken6.isValid(self.health):
@@ -78,6 +84,7 @@ class WindowDialogs:
                 dialog.raise_()
                 dialog.activateWindow()
             else:  # closed earlier: the same window, with its last results
+                self.window.focus_return.opened(dialog)
                 dialog.show()
             return dialog, False
         from acai_desktop.ui.theme import load_theme
@@ -89,7 +96,7 @@ class WindowDialogs:
         for news in (events.memory_added, events.memory_changed, events.memory_removed):
             news.connect(dialog.schedule_refresh)
         self.health = dialog
-        dialog.open()
+        self._open(dialog)
         return dialog, True
 
     def rename_conversation(self, conversation_id: int) -> RenameConversationDialog | None:
@@ -102,7 +109,7 @@ class WindowDialogs:
         dialog = RenameConversationDialog(
             conversation_id, model.conversation_at(row).title, self.window
         )
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def chat_instructions(self, conversation_id: int, profile, own) -> ChatInstructionsDialog:
@@ -110,7 +117,7 @@ class WindowDialogs:
         from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
 
         dialog = ChatInstructionsDialog(conversation_id, profile, own, self.window)
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def chat_settings(
@@ -126,7 +133,7 @@ class WindowDialogs:
         dialog = self.chat_settings_dialog = ChatSettingsDialog(
             profile, own, listed, self.window, from_settings=from_settings, automatic=automatic
         )
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def delete_conversation(self, conversation_id: int) -> DeleteConversationDialog | None:
@@ -138,7 +145,7 @@ class WindowDialogs:
         from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog
 
         dialog = DeleteConversationDialog(conversation_id, title, self.window)
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def export_conversation(
@@ -167,7 +174,7 @@ class WindowDialogs:
 
         dialog.filterSelected.connect(on_filter)
         dialog.fileSelected.connect(on_file)
-        dialog.open()  # never exec(): no nested loop
+        self._open(dialog)
         return dialog
 
     def search(self) -> tuple[SearchDialog, bool]:
@@ -184,7 +191,7 @@ class WindowDialogs:
         dialog = SearchDialog(self.window)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         self.search_dialog = dialog
-        dialog.open()
+        self._open(dialog)
         dialog.input.setFocus()
         return dialog, True
 
@@ -202,7 +209,7 @@ class WindowDialogs:
         from acai_desktop.ui.widgets.dialogs import MemoryEditDialog
 
         dialog = MemoryEditDialog(model.item_at(row), self.window)
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def add_note(self) -> tuple[NoteDialog, bool]:
@@ -213,21 +220,21 @@ class WindowDialogs:
         from acai_desktop.ui.widgets.dialogs import NoteDialog
 
         self.note = NoteDialog(self.window)
-        self.note.open()
+        self._open(self.note)
         return self.note, True
 
     def memory_details(self, memory_id: int) -> MemoryDetailsDialog:
         from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 
         dialog = MemoryDetailsDialog(memory_id, self.window)
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def answer_sources(self, answer_id: int) -> ProvenanceDialog:
         from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 
         dialog = ProvenanceDialog(answer_id, self.window)
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def passage(self, citation: str) -> PassageDialog:
@@ -235,7 +242,7 @@ class WindowDialogs:
         from acai_desktop.ui.widgets.document_dialogs import PassageDialog
 
         dialog = PassageDialog(citation, self.window)
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def first_start(self, options: list) -> FirstStartDialog:
@@ -243,7 +250,7 @@ class WindowDialogs:
         from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
 
         dialog = FirstStartDialog(options, self.window)
-        dialog.open()
+        self._open(dialog)
         return dialog
 
     def open_settings(
@@ -278,5 +285,5 @@ class WindowDialogs:
             parent=window,
         )
         self.settings = dialog
-        dialog.open()
+        self._open(dialog)
         return dialog, True

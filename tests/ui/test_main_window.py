@@ -164,15 +164,15 @@ def test_quit_shortcut_closes_the_window(window, qtbot):
         window.quit_action.trigger()
 
 
-def test_tab_reaches_the_chat_between_the_conversations_and_the_composer(window, qtbot):
+def test_tab_reaches_the_chat_between_its_header_and_the_composer(window, qtbot):
     from acai_desktop.core.records import Message, MessageStatus
 
     at = "2026-01-01T00:00:00+00:00"
     window.show_conversation(1, "Chat", [Message(1, 1, "user", "hi", MessageStatus.COMPLETE, at)])
     window.activateWindow()
-    window.settings_button.setFocus()
-    qtbot.waitUntil(window.settings_button.hasFocus, timeout=2000)
-    qtbot.keyClick(window.settings_button, Qt.Key.Key_Tab)
+    window.memory_toggle.setFocus()  # the header's last control
+    qtbot.waitUntil(window.memory_toggle.hasFocus, timeout=2000)
+    qtbot.keyClick(window.memory_toggle, Qt.Key.Key_Tab)
     assert window.chat_view.hasFocus()
     assert window.chat_view.currentIndex().row() == 0  # lands on the latest message
     qtbot.keyClick(window.chat_view, Qt.Key.Key_Tab)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 
-from acai_desktop.core.llm.model_status import ModelState, ModelStatus
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.ui.controllers.base import Controller, Services
 
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
 
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.events import AnswerFinished
+    from acai_desktop.core.llm.model_status import ModelStatus
     from acai_desktop.ui.main_window import MainWindow
 
 #: The probe of the model (a newer one wins).
@@ -31,8 +31,9 @@ CHECK_TASK = "check-model"
 #: is back within seconds; every 15 s costs one listing request and no tokens.
 RECHECK_MS = 15_000
 #: States that can end on their own (the server comes back); the others wait for the
-#: user (a key, a model name, a model file).
-STATES_THAT_PASS = frozenset({ModelState.UNREACHABLE})
+#: user (a key, a model name, a model file). ModelState's values: the model client's
+#: modules (openai, numpy) load with the assistant, after the window paints.
+STATES_THAT_PASS = frozenset({"unreachable"})
 
 
 class ModelWatch(Controller):
@@ -62,6 +63,8 @@ class ModelWatch(Controller):
         if assistant is None or assistant.model_problem is not None:
             return  # the start's own status stands until the next start
         if not quietly:
+            from acai_desktop.core.llm.model_status import ModelState, ModelStatus
+
             checking = ModelStatus(ModelState.CHECKING)
             self.window.show_model_status(assistant.model_name, checking)
         self.services.tasks.start(self._probe(assistant), key=CHECK_TASK)

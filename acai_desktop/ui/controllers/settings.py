@@ -50,6 +50,9 @@ class SettingsController(Controller):
         ):
             clicked.connect(self.open_dialog)
         window.reconnect_button.clicked.connect(app.reconnect)
+        # The banner's button is gone while the model reconnects: the focus waits in the
+        # composer, where the next message is written, not on whatever came next.
+        window.reconnect_button.clicked.connect(window.focus_composer)
         window.panels_changed.connect(self.save_panels)
         # Custom instructions: the profile's (in Settings; the memory panel lists them,
         # its Edit… opens Settings) and a chat's own (the conversation list's ⋯ menu).

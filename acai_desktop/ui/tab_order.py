@@ -1,0 +1,87 @@
+"""The window's one Tab order: the sidebar, the chat (its header, banners and
+transcript), the composer, the side panel, then the status bar's buttons; Shift+Tab
+goes back the same way.
+
+Qt's own chain is the order widgets were created in, and widgets made later (a
+suggestion's buttons, a panel's bar shown on selection) join at its very end: from the
+composer, Tab went through the panel, the header and the chips before it reached the
+conversations. So the window computes the next stop itself, from each area's controls
+in the order they are seen (:class:`TabArea`). A control the area does not name still
+gets a stop, after the named ones of its area, so nothing focusable is ever skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import shiboken6
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+
+
+@dataclass(frozen=True)
+class TabArea:
+    #: The area's widget: every focusable control inside it belongs to the area.
+    root: QWidget
+    #: Its controls in the order they are seen (called each time: some change).
+    named: Callable[[], Sequence[QWidget]]
+
+
+def takes_tab(widget: QWidget) -> bool:
+    """Whether Tab may stop at ``widget`` now (shown, enabled, accepts Tab focus)."""
+    return (
+        shiboken6.isValid(widget)
+        and widget.isVisible()
+        and widget.isEnabled()
+        and bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus)
+        and widget.focusProxy() is None
+    )
+
+
+def _qt_chain_within(root: QWidget) -> list[QWidget]:
+    """The focusable widgets inside ``root``, in Qt's chain order."""
+    found, widget = [], root.nextInFocusChain()
+    while widget is not root and widget is not None:
+        if root.isAncestorOf(widget):
+            found.append(widget)
+        widget = widget.nextInFocusChain()
+        if widget is root.window():
+            widget = widget.nextInFocusChain()
+        if len(found) > 10_000:  # a broken chain must not hang the window
+            break
+    return found
+
+
+def tab_chain(areas: Sequence[TabArea]) -> list[QWidget]:
+    """Every control Tab stops at now, in the window's order."""
+    chain: list[QWidget] = []
+    seen: set[int] = set()
+    for area in areas:
+        named = [w for w in area.named() if shiboken6.isValid(w)]
+        others = [w for w in _qt_chain_within(area.root) if w not in named]
+        for widget in (*named, *others):
+            if id(widget) not in seen and takes_tab(widget):
+                seen.add(id(widget))
+                chain.append(widget)
+    return chain
+
+
+def next_stop(chain: Sequence[QWidget], current: QWidget | None, forward: bool) -> QWidget | None:
+    """The control after (or before) ``current`` in ``chain``, wrapping around; from a
+    control outside the chain (inside one of its controls, say), the first one found
+    among its ancestors decides."""
+    if not chain:
+        return None
+    position = None
+    widget = current
+    while widget is not None and position is None:
+        for index, candidate in enumerate(chain):
+            if candidate is widget:
+                position = index
+                break
+        widget = widget.parentWidget()
+    if position is None:
+        return chain[0] if forward else chain[-1]
+    step = 1 if forward else -1
+    return chain[(position + step) % len(chain)]
