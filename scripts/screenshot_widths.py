@@ -8,6 +8,11 @@ server down. Each picture is the window as the screen shows it, frame included:
 ``window-640.png``, ``window-1024.png``, ``window-1440.png`` in the output folder, and
 ``first-start.png``: the first start's question, with Ollama found running, a key in the
 environment and the built-in demo model.
+
+With ``--every-panel`` it saves instead each width with each side panel open in turn
+(chats, memory, documents), in the light and the dark theme, and the memory health
+window at 1024 × 768: ``panels/window-WIDTH-PANEL-THEME.png`` and
+``panels/memory-health-768.png`` (to look at, not for the docs).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from acai_desktop.ui.app_controller import AppController
 
 WIDTHS = (640, 1024, 1440)
 HEIGHT = 800
+PANELS = ("chats", "memory", "documents")
+THEMES = ("light", "dark")
 CONVERSATION = [
     ("user", "I'm planning a trip to Japan in April. I prefer quiet places, and I'm vegetarian."),
     (
@@ -71,7 +78,7 @@ async def populate(profile: Profile) -> None:
         await assistant.close()
 
 
-def main(output_dir: Path) -> int:
+def main(output_dir: Path, every_panel: bool = False) -> int:
     output_dir.mkdir(parents=True, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="acai-widths-")
     profile = Profile.at(Path(scratch) / "profile").ensure()
@@ -93,6 +100,57 @@ def main(output_dir: Path) -> int:
     session = AppController(profile, quit_after_ms=60_000)
     saved: list[str] = []
     widths = list(WIDTHS)
+    views = [(w, p, t) for t in THEMES for w in WIDTHS for p in PANELS]
+    expected = len(views) + 1 if every_panel else len(WIDTHS) + 1
+
+    def grab_window(path: Path) -> None:
+        window = session.window
+        frame = window.frameGeometry()
+        screen = window.screen() or QGuiApplication.primaryScreen()
+        picture = screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
+        if picture.save(str(path)):
+            saved.append(str(path))
+
+    def next_view() -> None:
+        if not views:
+            grab_memory_health()
+            return
+        width, panel, theme = views[0]
+        window = session.window
+        assert session.theme is not None
+        session.theme.set_choice(theme)
+        window.resize(width, HEIGHT)
+        window.set_panels(panel == "chats", panel != "chats")
+        if panel == "chats":
+            window.conversations_action.setChecked(True)  # as the user opens it
+        else:
+            window.memory_action.setChecked(True)
+            window.side_tabs.setCurrentIndex(1 if panel == "documents" else 0)
+        QTimer.singleShot(900, grab_view)
+
+    def grab_view() -> None:
+        width, panel, theme = views.pop(0)
+        (output_dir / "panels").mkdir(exist_ok=True)
+        grab_window(output_dir / "panels" / f"window-{width}-{panel}-{theme}.png")
+        next_view()
+
+    def grab_memory_health() -> None:
+        session.window.resize(1024, 768)
+        session.memory_health.open()
+
+        def save() -> None:
+            dialog = session.window.dialogs.health
+            assert dialog is not None
+            frame = dialog.frameGeometry()
+            screen = dialog.screen() or QGuiApplication.primaryScreen()
+            picture = screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
+            path = output_dir / "panels" / "memory-health-768.png"
+            if picture.save(str(path)):
+                saved.append(str(path))
+            print(f"memory health window: {frame.width()} x {frame.height()} with its frame")
+            session.request_quit()
+
+        QTimer.singleShot(2500, save)
 
     def next_width() -> None:
         if not widths:
@@ -145,12 +203,12 @@ def main(output_dir: Path) -> int:
         trip = next(index for index in rows if index.data() == "Trip to Japan")
         session.window.conversation_list.activated.emit(trip)  # a header would open its menu
         session.window.show_status("Ready")
-        QTimer.singleShot(600, next_width)
+        QTimer.singleShot(600, next_view if every_panel else next_width)
 
     QTimer.singleShot(200, when_loaded)
     loop.run_until_complete(session.run())
     loop.close()
-    if len(saved) != len(WIDTHS) + 1:
+    if len(saved) != expected:
         print(f"screenshot-widths: saved only {saved}", file=sys.stderr)
         return 1
     print("saved " + ", ".join(saved))
@@ -158,4 +216,10 @@ def main(output_dir: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/screenshots")))
+    arguments = [a for a in sys.argv[1:] if a != "--every-panel"]
+    sys.exit(
+        main(
+            Path(arguments[0]) if arguments else Path("docs/screenshots"),
+            every_panel="--every-panel" in sys.argv[1:],
+        )
+    )

@@ -73,6 +73,7 @@ from acai_desktop.ui.window_panes import (
 if TYPE_CHECKING:  # loaded with the assistant: not needed to paint
     from acai_desktop.core.citations import Citation
     from acai_desktop.core.llm.model_status import ModelStatus
+    from acai_desktop.ui.widgets.header_row import HeaderRow
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
     conversation_title: ElidedLabel
     model_badge: ElidedLabel
     model_state: QLabel
+    chat_header: HeaderRow
     temporary_badge: QLabel
     scope_badge: QLabel
     chat_settings_button: QToolButton
@@ -177,6 +179,8 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(640, 480)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
+        #: The model state's words in a header with room for them.
+        self._model_state_text = ""
         #: The side panels the user wants (the saved choice); the width may fold them.
         self._wanted_panels = {CONVERSATIONS: True, MEMORY: True}
         #: The panel the user opened last: the one kept when only one fits.
@@ -521,7 +525,10 @@ class MainWindow(QMainWindow):
         """The chip (the model's name, and whether it is ready or why not) and, for a
         problem, the banner with the reason and the next step; before anything is sent."""
         self.model_badge.setText(name or NO_MODEL_TEXT)
-        self.model_state.setText(("● " if status.ready else "") + status.chip_words)
+        self._model_state_text = ("● " if status.ready else "") + status.chip_words
+        self.fit_model_state()
+        # The name is hidden in a compact header: the state still names the model.
+        self.model_state.setToolTip(f"{name or NO_MODEL_TEXT}: {status.chip_words}")
         problem = status.problem_text is not None
         self.model_state.setProperty("problem", problem)
         self.model_state.style().unpolish(self.model_state)
@@ -529,6 +536,12 @@ class MainWindow(QMainWindow):
         self.model_state.setVisible(True)
         if problem or status.ready:
             self.show_model_problem(status.problem_text)
+
+    def fit_model_state(self) -> None:
+        """The state's words, or in a compact header its dot alone (coloured as a
+        problem or not; the words in its tooltip, the problem in the banner below)."""
+        compact = self.chat_header.compact
+        self.model_state.setText("●" if compact else self._model_state_text)
 
     def show_chat_settings(self, own: bool, tip: str) -> None:
         """Whether the chat on screen has model settings of its own (the header's ⚙

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QStackedWidget,
     QTabWidget,
     QToolButton,
@@ -49,6 +50,10 @@ NO_MODEL_TEXT = "No model connected"
 #: The room (px) the chat's title keeps beside the badges whatever the width, the room it
 #: gets before the model's name gives way (see HeaderRow), and the model's name's least.
 TITLE_KEEPS, TITLE_ROOM, MODEL_BADGE_KEEPS = 150, 260, 56
+#: A header narrower than this is compact (a 640 px window with a side panel open: the
+#: chat gets about 390 px); its title then keeps less, and its margins narrow.
+COMPACT_HEADER_BELOW, COMPACT_TITLE_KEEPS = 560, 60
+HEADER_MARGINS, COMPACT_HEADER_MARGINS = (24, 14, 24, 14), (12, 14, 12, 14)
 CHAT_SETTINGS_TEXT = "⚙"
 CHAT_SETTINGS_TIP = "This chat's model, temperature and context budget"
 TEMPORARY_BADGE = "Temporary"
@@ -80,7 +85,8 @@ def build_sidebar(window: MainWindow) -> QWidget:
     """The left pane: brand, new (temporary) chat, the conversation list, Memory health
     and Settings."""
     sidebar = _styled_panel("Sidebar")
-    sidebar.setMinimumWidth(200)
+    # No fixed least width: the layout's own (its widest row, "CONVERSATIONS" and
+    # "+ Project") keeps every label whole in a narrow window.
     layout = QVBoxLayout(sidebar)
     layout.setContentsMargins(16, 18, 16, 12)
     layout.setSpacing(12)
@@ -156,9 +162,9 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(0)
 
-    header = HeaderRow("ChatHeader")
+    header = window.chat_header = HeaderRow("ChatHeader")
     header_layout = QHBoxLayout(header)
-    header_layout.setContentsMargins(24, 14, 24, 14)
+    header_layout.setContentsMargins(*HEADER_MARGINS)
     # The title keeps its room; the model's name gives way first (cut, whole in a tooltip).
     window.conversation_title = ElidedLabel("New conversation", keeps=TITLE_KEEPS)
     window.conversation_title.setObjectName("ConversationTitle")
@@ -188,6 +194,15 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     for toggle in (window.conversations_toggle, window.memory_toggle):
         toggle.setObjectName("PanelToggle")
         toggle.setCursor(Qt.CursorShape.PointingHandCursor)
+    # The buttons and the state are never squeezed ("C…s"): the title and the model's
+    # name give way instead, and in a compact header the name goes.
+    for fixed in (
+        window.conversations_toggle,
+        window.memory_toggle,
+        window.chat_settings_button,
+        window.model_state,
+    ):
+        fixed.setSizePolicy(QSizePolicy.Policy.Fixed, fixed.sizePolicy().verticalPolicy())
     header_layout.addWidget(window.conversations_toggle)
     header_layout.addWidget(window.conversation_title, 1)
     header_layout.addSpacing(10)
@@ -199,6 +214,15 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     header_layout.addWidget(window.chat_settings_button)
     header_layout.addWidget(window.memory_toggle)
     header.keep_title(window.conversation_title, before=window.model_badge, room=TITLE_ROOM)
+
+    def compact(on: bool) -> None:
+        header_layout.setContentsMargins(*(COMPACT_HEADER_MARGINS if on else HEADER_MARGINS))
+        window.model_badge.setVisible(not on)
+        window.fit_model_state()
+        window.conversation_title.keeps = COMPACT_TITLE_KEEPS if on else TITLE_KEEPS
+        window.conversation_title.updateGeometry()
+
+    header.turn_compact_below(COMPACT_HEADER_BELOW, compact)
     layout.addWidget(header)
 
     # Shown when the model can't be reached: what happened and what to do next.

@@ -6,10 +6,12 @@ own text widths, so the machine's fonts don't matter."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
-from PySide6.QtWidgets import QApplication, QToolTip, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QToolTip, QWidget
 
 from acai_desktop.core.llm.model_status import ModelState, ModelStatus
 from acai_desktop.ui.window_panes import TITLE_KEEPS, TITLE_ROOM
@@ -59,3 +61,43 @@ def test_a_long_title_is_cut_before_the_model_name(qtbot, qapp):
     title, model = window.conversation_title, window.model_badge
     qtbot.waitUntil(lambda: title.width() >= TITLE_ROOM and title.is_cut())
     assert not model.is_cut()
+
+
+@pytest.mark.parametrize("panel", ["chats", "memory"])
+def test_at_640_px_with_a_panel_open_nothing_is_cut_or_drawn_over(qtbot, qapp, panel):
+    from acai_desktop.core.records import Message, MessageStatus
+
+    window = shown_main_window(qtbot, qapp, size=(640, 800))
+    at = "2026-01-01T00:00:00+00:00"
+    answer = Message(
+        2, 7, "assistant", "April is cherry-blossom season. " * 3, MessageStatus.COMPLETE, at
+    )
+    question = Message(1, 7, "user", "Where should I go in April?", MessageStatus.COMPLETE, at)
+    window.show_conversation(7, "Trip to Japan", [question, answer])
+    window.show_model_status(MODEL, ModelStatus(ModelState.UNREACHABLE, "down", "start it"))
+    action = window.conversations_action if panel == "chats" else window.memory_action
+    action.setChecked(False)
+    action.setChecked(True)  # as the user opens it: the other panel folds for it
+    side = window.sidebar if panel == "chats" else window.side_tabs
+    qtbot.waitUntil(lambda: side.isVisible() and window.chat_header.compact)
+    header = window.chat_header
+    shown = [w for w in header.findChildren(QWidget) if w.isVisible() and w.parent() is header]
+    for widget in shown:
+        assert widget.width() >= widget.minimumSizeHint().width(), widget.objectName()
+        assert widget.geometry().right() <= header.width(), widget.objectName()
+    for toggle in (window.conversations_toggle, window.memory_toggle):
+        assert toggle.width() >= toggle.sizeHint().width()  # "Chats", not "C…s"
+    boxes = sorted((w.geometry() for w in shown), key=lambda box: box.left())
+    for left, right in itertools.pairwise(boxes):
+        assert left.right() < right.left()  # the title never runs under the next one
+    assert MODEL in window.model_state.toolTip()  # the name, hidden, is still told
+    if panel == "chats":
+        labels = [label for label in window.sidebar.findChildren(QLabel) if not label.wordWrap()]
+        for whole in (window.new_project_button, *labels):
+            if whole.isVisible() and whole.text():
+                assert whole.width() >= whole.sizeHint().width(), whole.text()
+    view = window.chat_view
+    qtbot.waitUntil(lambda: view.action_rect(1, "copy") is not None)
+    for action_name in ("regenerate", "copy", "copy_text"):
+        rect = view.action_rect(1, action_name)
+        assert rect is not None and view.viewport().rect().contains(rect), action_name

@@ -396,3 +396,25 @@ def test_eval_ablation_runs_from_the_view_on_the_users_model(qapp, tmp_path, fak
         assert await profile_state(session) == before
 
     run_in_session(gui_session(profile), scenario)
+
+
+def test_the_view_fits_a_768_px_screen_and_its_legend_leaves_the_bars_alone(
+    qapp, tmp_path, fake_openai
+):
+    profile = known_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: AppController):
+        dialog = await open_view(session)
+        room = dialog.screen().availableGeometry()
+        # Sized to its screen's height (offscreen: Qt's 800 px virtual one), and able to
+        # be as small as a 1366 × 768 laptop's room under a title bar and a panel.
+        assert dialog.height() <= room.height() - 50
+        least = dialog.minimumSizeHint()
+        assert least.width() <= 1366 and least.height() <= 768 - 50
+        chart = dialog.kind_status_chart
+        assert chart.legend is not None
+        plot = chart.getPlotItem().getViewBox().sceneBoundingRect()
+        legend = chart.legend.sceneBoundingRect()
+        assert legend.top() >= plot.bottom() - 1  # under the plot, not over its bars
+
+    run_in_session(gui_session(profile), scenario)

@@ -165,19 +165,24 @@ def test_event_bridge_relays_core_events_until_detached(qtbot):
 
 
 def test_an_answer_known_to_use_nothing_says_nothing_relevant_was_remembered(qtbot):
+    from dataclasses import replace
+
+    from acai_desktop.core.token_usage import TokenUsage
     from acai_desktop.ui.widgets.message_delegate import NOTHING_RELEVANT_NOTE, SOURCES, footer_of
 
     model = MessagesModel()
-    model.set_conversation(
-        1, [message(1), message(2, "assistant", "Sure."), message(3, "assistant", "Old.")]
-    )
+    answered = replace(message(2, "assistant", "Sure."), usage=TokenUsage())  # by a turn
+    imported = message(4, "assistant", "From an export.")  # no turn wrote it
+    model.set_conversation(1, [message(1), answered, message(3, "assistant", "Old."), imported])
     model.set_sources_count(2, 0)
+    model.set_sources_count(4, 0)
     notes, actions = footer_of(model.index(1))
     assert (NOTHING_RELEVANT_NOTE, "faint") in notes
     assert SOURCES not in [name for name, _ in actions]
-    # Unknown (an answer from before sources were counted): nothing is claimed.
-    notes, _ = footer_of(model.index(2))
-    assert NOTHING_RELEVANT_NOTE not in [text for text, _ in notes]
+    # Unknown (an answer from before sources were counted, or imported): nothing claimed.
+    for row in (2, 3):
+        notes, _ = footer_of(model.index(row))
+        assert NOTHING_RELEVANT_NOTE not in [text for text, _ in notes]
     model.set_sources_count(2, 2)
     notes, actions = footer_of(model.index(1))
     assert NOTHING_RELEVANT_NOTE not in [text for text, _ in notes]

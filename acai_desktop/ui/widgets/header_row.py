@@ -7,9 +7,16 @@ layout: the title gets up to ``room`` pixels (or its whole text, when shorter) b
 the model's name loses any, then the model's name shrinks to its least, and only then
 the title goes below that, never below what it ``keeps``. A title longer than ``room``
 is cut with the model's name whole.
+
+Below ``compact_below`` pixels (a 640 px window with a side panel open) there is no room
+for both: the row turns compact, and its owner hides the model's name (the state beside
+it still says whether it answers, and names the model in its tooltip) and narrows the
+margins, so the title and the buttons are never drawn over each other or cut to "C…s".
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QWidget
@@ -29,15 +36,31 @@ class HeaderRow(QWidget):
         self.title: ElidedLabel | None = None
         self.yielding: ElidedLabel | None = None
         self.room = 0
+        #: Narrower than this, the row is compact (0: never).
+        self.compact_below = 0
+        self.compact = False
+        self._on_compact: Callable[[bool], None] | None = None
+
+    def turn_compact_below(self, width: int, on_compact: Callable[[bool], None]) -> None:
+        """Below ``width`` px call ``on_compact(True)`` (and ``False`` above it again)."""
+        self.compact_below, self._on_compact = width, on_compact
 
     def keep_title(self, title: ElidedLabel, before: ElidedLabel, room: int) -> None:
         """``title`` keeps its room (``room`` px); ``before`` it, the label giving way."""
         self.title, self.yielding, self.room = title, before, room
 
     def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self._fit_compact()
         if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
             self._share_room()
         return super().event(event)
+
+    def _fit_compact(self) -> None:
+        compact = self.width() < self.compact_below
+        if compact != self.compact and self._on_compact is not None:
+            self.compact = compact
+            self._on_compact(compact)
 
     def _share_room(self) -> None:
         title, yielding, layout = self.title, self.yielding, self.layout()

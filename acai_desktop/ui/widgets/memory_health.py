@@ -15,8 +15,8 @@ Importing this module imports pyqtgraph: the window imports it when the view ope
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal, Slot
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QSize, QTimer, Signal, Slot
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -46,6 +46,21 @@ STATUSES = (
     ("superseded", "faint"),
     ("forgotten", "soft_ink"),
 )
+
+
+#: The window's size where the screen has room; on a 1366 × 768 laptop it takes what
+#: the screen has, its frame included (760 px and a title bar did not fit).
+PREFERRED_SIZE = QSize(1080, 700)
+#: Room for a window frame and a panel, which the screen's available area may not count.
+FRAME_ALLOWANCE = QSize(20, 50)
+
+
+def fitting_size(parent: QWidget | None) -> QSize:
+    screen = parent.screen() if parent is not None else QGuiApplication.primaryScreen()
+    if screen is None:
+        return PREFERRED_SIZE
+    room = screen.availableGeometry().size() - FRAME_ALLOWANCE
+    return PREFERRED_SIZE.boundedTo(room)
 
 
 def human_size(size: int) -> str:
@@ -98,7 +113,7 @@ class MemoryHealthDialog(QDialog):
         self.setWindowTitle(TITLE)
         self.setAccessibleName(TITLE)
         self.setModal(False)
-        self.resize(1080, 760)
+        self.resize(fitting_size(parent))
         self.health: MemoryHealth | None = None
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)

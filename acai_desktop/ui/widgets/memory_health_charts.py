@@ -100,7 +100,11 @@ class BarChart(pg.PlotWidget):
         self.bars.clear()
         self._series = list(series)
         if self.legend is None and len(series) > 1:
-            self.legend = self.addLegend(offset=(-2, 2), colCount=3, labelTextSize="8pt")
+            # A row of its own under the bottom axis (the plot item's rows 0-3 are the
+            # title, the axes and the plot): laid over the plot, it covered the
+            # tallest bars and the top ticks.
+            self.legend = pg.LegendItem(colCount=3, labelTextSize="8pt")
+            self.getPlotItem().layout.addItem(self.legend, 4, 1)
         if self.legend is not None:
             self.legend.clear()
         base = [0.0] * len(self._x)
@@ -109,11 +113,13 @@ class BarChart(pg.PlotWidget):
                 x=self._x, height=list(one.heights), width=width, y0=list(base), name=one.name
             )
             self.bars[one.name] = item
-            self.addItem(item)  # a named item joins the legend by itself
+            self.addItem(item)
+            if self.legend is not None:
+                self.legend.addItem(item, one.name)
             base = [b + h for b, h in zip(base, one.heights, strict=True)]
         top = max(base, default=0)
-        # Room above the bars for the legend; whole-number ticks for small counts.
-        self.setYRange(0, max(top * (1.5 if self.legend else 1.1), 1), padding=0)
+        # A little room above the bars; whole-number ticks for small counts.
+        self.setYRange(0, max(top * 1.1, 1), padding=0)
         self.getAxis("left").setTickSpacing(*((1, 1) if top <= WHOLE_TICKS_UP_TO else ()))
         self.empty_text.setVisible(top == 0)
         self.setAccessibleDescription(self.describe())

@@ -112,10 +112,18 @@ def footer_of(
         actions += [(COPY, "Copy"), (COPY_TEXT, "Copy text")]
     if status != "streaming" and count:
         actions.append((SOURCES, f"Sources ({count})"))
-    elif status == "complete" and count == 0:
+    elif status == "complete" and count == 0 and _answered_here(index):
         # Known to have used nothing: no memory or passage passed the relevance floor.
         notes.append((NOTHING_RELEVANT_NOTE, "faint"))
     return notes, actions
+
+
+def _answered_here(index: QModelIndex) -> bool:
+    """Whether this app's turn wrote the answer (so its empty sources mean "nothing
+    relevant"): a turn records its token usage; an imported answer has none, and what
+    fed it is not known."""
+    message = index.data(MessageRoles.MESSAGE)
+    return message is not None and message.usage is not None
 
 
 def usage_of(index: QModelIndex) -> str | None:
@@ -219,24 +227,32 @@ class MessageDelegate(QStyledItemDelegate):
             widths += [small.horizontalAdvance(n) + 14 for n, _ in notes]
             widths += [link.horizontalAdvance(label) + 16 for _, label in actions]
             x = bubble.right() - 4 - sum(widths) + 14 if is_user else left + 4
+            start, limit = x, rect.right() - SIDE_MARGIN
+            line = small.height() + 4
+
+            def place(width: int, gap: int) -> QRect:
+                """The next item's box: on this line, or the next one when it would
+                run past the row (a narrow window: "Regenerate", "Copy" cut off)."""
+                nonlocal x, y
+                if x + width > limit and x > start:
+                    x, y = start, y + line
+                box = QRect(x, y, width, small.height())
+                x += width + gap
+                return box
+
             for name, text, clickable in versions:
-                width = link.horizontalAdvance(text) + 2
-                place = QRect(x, y, width, small.height())
+                box = place(link.horizontalAdvance(text) + 2, 8)
                 if clickable:
-                    layout.actions.append((place, name, text))
+                    layout.actions.append((box, name, text))
                 else:
-                    layout.notes.append((place, text, "faint"))
-                x += width + 8
+                    layout.notes.append((box, text, "faint"))
             if versions:
                 x += 6
             for note, colour in notes:
-                width = small.horizontalAdvance(note)
-                layout.notes.append((QRect(x, y, width, small.height()), note, colour))
-                x += width + 14
+                layout.notes.append((place(small.horizontalAdvance(note), 14), note, colour))
             for action, label in actions:
-                width = link.horizontalAdvance(label) + 2
-                layout.actions.append((QRect(x, y, width, small.height()), action, label))
-                x += width + 14
+                box = place(link.horizontalAdvance(label) + 2, 14)
+                layout.actions.append((box, action, label))
             bottom = y + small.height()
         usage = usage_of(index)
         if usage:
