@@ -28,6 +28,7 @@ from acai_desktop.core.records import (
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.connection import Database
+from acai_desktop.core.store.conversation_locks import lock_conversation
 from acai_desktop.core.store.conversation_search import search_conversations
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
@@ -169,6 +170,7 @@ def add_message(
     at = now_iso()
     with db.atomic():
         fetch_conversation(db, conversation_id)
+        lock_conversation(db, conversation_id)
         message_id = _insert_message(
             db,
             conversation_id,
@@ -214,6 +216,9 @@ def add_turn(
     at = now_iso()
     with db.atomic():
         fetch_conversation(db, conversation_id)
+        # The user's message follows the end of the chat as it is when the lock is
+        # ours, whatever another computer appended meanwhile.
+        lock_conversation(db, conversation_id)
         user_id = _insert_message(db, conversation_id, "user", text, at=at)
         answer_id = _insert_message(
             db, conversation_id, "assistant", "", status=MessageStatus.STREAMING, at=at
@@ -257,7 +262,9 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         changes["error"] = redact(changes["error"])  # a server may echo the key
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with db.atomic():
-        fetch_message(db, message_id)
+        # Its text and status re-index the recall window around it, which another
+        # computer's new message may be re-indexing too.
+        lock_conversation(db, fetch_message(db, message_id).conversation_id)
         db.execute(
             f"UPDATE messages SET {assignments} WHERE id = ?", [*changes.values(), message_id]
         )
