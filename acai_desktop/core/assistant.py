@@ -84,6 +84,7 @@ from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.project_service import ProjectService
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.secrets import SecretStore, key_variable
+from acai_desktop.core.server_check import is_store_lost
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import INDEX_JOB
@@ -335,8 +336,12 @@ class Assistant:
         for step in steps:
             try:
                 await step()
-            except Exception:
-                log.exception("shut-down step %s failed", getattr(step, "__qualname__", step))
+            except Exception as error:
+                name = getattr(step, "__qualname__", step)
+                if is_store_lost(error):  # the server went away: said once, no traceback
+                    log.warning("shut-down step %s skipped: %s", name, error)
+                else:
+                    log.exception("shut-down step %s failed", name)
         try:
             await self._store.close()
         finally:

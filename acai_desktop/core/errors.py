@@ -33,6 +33,11 @@ class StoreError(AcaiError):
     """The database could not be opened or written (corrupt, read-only, locked)."""
 
 
+class NewerDatabaseError(StoreError):
+    """The database was updated by a newer ACAI Desktop: it has migrations this version
+    doesn't know, so this version refuses to read or write it (nothing is changed)."""
+
+
 class StoreUnavailableError(StoreError):
     """The PostgreSQL server holding the memory can't be used now; ``problem`` (a
     ``core.server_check.ServerProblem``) says why, what to do, and whether it may clear

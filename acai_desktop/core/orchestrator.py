@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from acai_desktop.core import events as ev
+from acai_desktop.core import unsaved_answers
 from acai_desktop.core.answer_filter import DelimiterFilter, PromptFrameFilter, prompt_frames
 from acai_desktop.core.answer_repeats import copied_answer, without_exchange
 from acai_desktop.core.answer_text import DEFAULT_MAX_ANSWER_MB, AnswerText, cut_note
@@ -47,7 +48,7 @@ from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.model import EvidenceSource, RetrievedPassage
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.errors import AcaiError, InvalidInputError
+from acai_desktop.core.errors import AcaiError, InvalidInputError, StoreError
 from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import ChatModel
@@ -90,6 +91,7 @@ from acai_desktop.core.records import (
 )
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.rules.bearings import ABOUT_YOU, asks_what_is_known
+from acai_desktop.core.server_check import is_store_lost
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.jobs import JobSpec
@@ -512,6 +514,12 @@ class Orchestrator:
             )
             raise
         except AcaiError as error:  # model errors included: say what happened, keep all
+            if is_store_lost(error):
+                # Nothing can be saved now: the text waits for the store to be reopened
+                # (the window reconnects), which saves it with the reason.
+                log.warning("answer %s could not be saved: %s", answer.id, error)
+                unsaved_answers.hold(self.conversations.store.path, answer.id, text.text())
+                raise
             log.warning("turn failed in conversation %s: %s", conversation.id, error)
             status, reason = MessageStatus.ERROR, str(error)
             result.answer = await self._finish(answer, text, status, reason, result)
@@ -753,7 +761,14 @@ class Orchestrator:
         while True:
             try:
                 return await self.conversations.update_message(answer_id, **changes)
-            except DatabaseBusyError:
+            except StoreError as error:
+                if not isinstance(error, DatabaseBusyError):
+                    if is_store_lost(error) and "content" in changes:
+                        # Kept for the store's reopening (the turn says why, once).
+                        unsaved_answers.hold(
+                            self.conversations.store.path, answer_id, changes["content"]
+                        )
+                    raise
                 log.warning(
                     "the database is still busy; answer %s is kept in memory and saved "
                     "when it frees",
@@ -767,8 +782,15 @@ class Orchestrator:
         words are indexed already, and the next start embeds what is missing."""
         try:
             await self.memories.episodes.add(message_ids)
-        except Exception:
-            log.warning("could not embed messages %s for recall", message_ids, exc_info=True)
+        except Exception as error:
+            # A lost server is the turn's news already: one line, no traceback.
+            lost = is_store_lost(error)
+            log.warning(
+                "could not embed messages %s for recall%s",
+                message_ids,
+                f": {error}" if lost else "",
+                exc_info=not lost,
+            )
 
 
 class PartialSaves:

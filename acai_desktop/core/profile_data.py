@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from acai_desktop.core import unsaved_answers
 from acai_desktop.core.citations import Citation
 from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.memory.listing import PanelPages
@@ -78,8 +79,11 @@ async def open_profile_data(profile: Profile, *, update_schema: bool = False) ->
         raise
     try:
         conversations = ConversationRepository(store)
-        # An answer cut off by a crash or kill shows as stopped, not streaming forever.
-        await conversations.recover_interrupted_answers()
+        # An answer cut off by a crash or kill shows as stopped, not streaming forever;
+        # one this process lost the server's connection for keeps its words and says so.
+        lost = unsaved_answers.held(store.path)
+        await conversations.recover_interrupted_answers(lost)
+        unsaved_answers.saved(store.path, lost)
     except BaseException:
         with contextlib.suppress(Exception):
             await store.close()

@@ -82,3 +82,20 @@ def test_bm25_reads_the_table_size_and_the_word_counts_in_one_snapshot():
     assert len(db.statements) == 1
     assert sql.count("ts_") == 0 and len(params) == 8  # both words scored
     assert _idf(3, 5) > 0  # a count above the total can't raise, whatever its source
+
+
+def test_a_deadlock_or_serialisation_failure_is_busy_and_worth_trying_again():
+    """The victim's transaction was rolled back whole (issue 39 G1): an answer's final
+    save tries again, a message not saved says so, never a raw psycopg error."""
+    import psycopg
+
+    from acai_desktop.core.store.database import DatabaseBusyError
+    from acai_desktop.core.store.postgres.database import translate_postgres_error
+
+    url = "postgresql://me:secret@db.example/acai"
+    for error in (psycopg.errors.DeadlockDetected(), psycopg.errors.SerializationFailure()):
+        translated = translate_postgres_error(error, url)
+        assert isinstance(translated, DatabaseBusyError)
+        assert "nothing of this change was written" in str(translated)
+        assert "secret" not in str(translated)
+    assert translate_postgres_error(psycopg.errors.UniqueViolation(), url) is None  # our bug

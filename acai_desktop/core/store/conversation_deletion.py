@@ -12,6 +12,7 @@ from acai_desktop.core.clock import now_iso
 from acai_desktop.core.documents.model import Document
 from acai_desktop.core.records import Actor, Conversation, MemoryItem
 from acai_desktop.core.store.connection import Database
+from acai_desktop.core.store.conversation_locks import lock_conversation
 from acai_desktop.core.store.conversations import fetch_conversation
 from acai_desktop.core.store.documents import attachments_of, delete_document
 from acai_desktop.core.store.memories import memories_by_id
@@ -49,6 +50,7 @@ def delete_conversation(db: Database, conversation_id: int) -> DeletedConversati
     at = now_iso()
     with db.atomic():
         conversation = fetch_conversation(db, conversation_id)
+        lock_conversation(db, conversation_id)  # no turn is being appended as it goes
         message_ids = [
             row[0]
             for row in db.execute(

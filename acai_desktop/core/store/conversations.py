@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from acai_desktop.core.clock import now_iso
@@ -28,8 +28,10 @@ from acai_desktop.core.records import (
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.connection import Database
+from acai_desktop.core.store.conversation_locks import lock_conversation
 from acai_desktop.core.store.conversation_search import search_conversations
 from acai_desktop.core.store.database import Store
+from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 MESSAGE_COLUMNS = (
@@ -169,6 +171,7 @@ def add_message(
     at = now_iso()
     with db.atomic():
         fetch_conversation(db, conversation_id)
+        lock_conversation(db, conversation_id)
         message_id = _insert_message(
             db,
             conversation_id,
@@ -214,6 +217,9 @@ def add_turn(
     at = now_iso()
     with db.atomic():
         fetch_conversation(db, conversation_id)
+        # The user's message follows the end of the chat as it is when the lock is
+        # ours, whatever another computer appended meanwhile.
+        lock_conversation(db, conversation_id)
         user_id = _insert_message(db, conversation_id, "user", text, at=at)
         answer_id = _insert_message(
             db, conversation_id, "assistant", "", status=MessageStatus.STREAMING, at=at
@@ -257,7 +263,9 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         changes["error"] = redact(changes["error"])  # a server may echo the key
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with db.atomic():
-        fetch_message(db, message_id)
+        # Its text and status re-index the recall window around it, which another
+        # computer's new message may be re-indexing too.
+        lock_conversation(db, fetch_message(db, message_id).conversation_id)
         db.execute(
             f"UPDATE messages SET {assignments} WHERE id = ?", [*changes.values(), message_id]
         )
@@ -423,21 +431,45 @@ def fetch_recalled_message(db: Database, message_id: int) -> RecalledMessage:
     )
 
 
-def recover_interrupted_answers(db: Database) -> int:
+#: Why an answer a start finds still ``streaming`` stopped. On SQLite only this
+#: profile's one process writes it; on PostgreSQL its writer's session ended, which a
+#: crash and a lost connection alike do.
+APP_CLOSED_NOTE = "The app closed while this answer was being written."
+WRITER_GONE_NOTE = (
+    "The app writing this answer closed, or lost its connection to the database, "
+    "before it was finished."
+)
+#: This process lost the database while writing the answer (core/unsaved_answers.py).
+CONNECTION_LOST_NOTE = (
+    "The connection to the database was lost while this answer was being written."
+)
+
+
+def recover_interrupted_answers(db: Database, lost: Mapping[int, str] | None = None) -> int:
     """At start-up: an answer still 'streaming' was cut off by a crash; call it stopped.
-    On PostgreSQL only those no live computer is writing (``WRITING_ANSWERS``)."""
+    On PostgreSQL only those no live computer is writing (``WRITING_ANSWERS``).
+    ``lost``: answers this process was writing when its connection to the database was
+    lost, with their whole text: saved with it, and with that reason."""
     streaming = db.execute("SELECT id FROM messages WHERE status = 'streaming'").fetchall()
     cut_off = session_locks.unheld(db, WRITING_ANSWERS, [row[0] for row in streaming])
     if not cut_off:
         return 0
+    note = WRITER_GONE_NOTE if is_postgres(db) else APP_CLOSED_NOTE
+    stopped = 0
     with db.atomic():
-        cursor = db.execute(
-            "UPDATE messages SET status = 'stopped', "
-            "error = coalesce(error, 'The app closed while this answer was being written.') "
+        for answer_id, text in (lost or {}).items():
+            if answer_id in cut_off:
+                stopped += db.execute(
+                    "UPDATE messages SET status = 'stopped', content = ?, error = ? "
+                    "WHERE id = ? AND status = 'streaming'",
+                    [text, CONNECTION_LOST_NOTE, answer_id],
+                ).rowcount
+        stopped += db.execute(
+            "UPDATE messages SET status = 'stopped', error = coalesce(error, ?) "
             f"WHERE status = 'streaming' AND id IN ({', '.join('?' for _ in cut_off)})",
-            cut_off,
-        )
-    return cursor.rowcount
+            [note, *cut_off],
+        ).rowcount
+    return stopped
 
 
 class ConversationRepository:
@@ -508,8 +540,8 @@ class ConversationRepository:
     async def summary_covering(self, message_ids: list[int]) -> int | None:
         return await self.store.run(summary_covering, list(message_ids))
 
-    async def recover_interrupted_answers(self) -> int:
-        return await self.store.run(recover_interrupted_answers)
+    async def recover_interrupted_answers(self, lost: Mapping[int, str] | None = None) -> int:
+        return await self.store.run(recover_interrupted_answers, lost)
 
     async def rename(self, conversation_id: int, title: str) -> Conversation:
         return await self.store.run(rename_conversation, conversation_id, title)

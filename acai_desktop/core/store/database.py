@@ -30,7 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from acai_desktop.core.errors import StoreError
+from acai_desktop.core.errors import NewerDatabaseError, StoreError
 from acai_desktop.core.progress import progress_log
 from acai_desktop.core.store.connection import Database, is_busy
 from acai_desktop.core.store.dialect import SQLITE
@@ -141,6 +141,7 @@ def connect(path: Path | str) -> Database:
         )
         db = Database(connection)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _refuse_a_newer_schema(db, path)
         db.execute("PRAGMA foreign_keys = ON")
         if str(path) != ":memory:":
             mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -162,6 +163,22 @@ def connect(path: Path | str) -> Database:
     except UnicodeDecodeError as error:
         # A damaged schema page: its table definitions are not even text.
         raise _damaged_text(path) from error
+
+
+def _refuse_a_newer_schema(db: Database, path: Path | str) -> None:
+    """Close ``db`` and refuse it when a newer ACAI Desktop migrated it (issue 39 G9): this
+    version would write rows without the columns and links the newer one keeps, and read
+    its data wrongly. Checked before anything is written, as the PostgreSQL store's
+    ``server_check`` does for a server."""
+    newer = migrations.unknown(db)
+    if not newer:
+        return
+    db.close()
+    raise NewerDatabaseError(
+        f"The database {path} was updated by a newer ACAI Desktop (it has "
+        f"{', '.join(newer)}, which this version does not know). Update ACAI Desktop on "
+        "this computer to use it; nothing was changed."
+    )
 
 
 @contextlib.contextmanager

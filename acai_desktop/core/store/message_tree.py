@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.records import Message, MessageStatus
 from acai_desktop.core.store.connection import Database
+from acai_desktop.core.store.conversation_locks import lock_conversation
 from acai_desktop.core.store.conversations import (
     NewTurn,
     _insert_message,
@@ -72,6 +73,7 @@ def select_version(db: Database, message_id: int) -> PathChange:
     """Show ``message_id`` at its fork, and below it what was shown there before."""
     with db.atomic():
         message = fetch_message(db, message_id)
+        lock_conversation(db, message.conversation_id)
         _select_path_to(db, message)
         return refresh_shown_path(db, message.conversation_id)
 
@@ -111,6 +113,7 @@ def add_answer_version(db: Database, answer_id: int) -> NewAnswerVersion:
     its place; the old version and whatever followed it stay, hidden."""
     with db.atomic():
         old = fetch_message(db, answer_id)
+        lock_conversation(db, old.conversation_id)
         ended = end_path_before(db, old)
         new_id = _insert_message(
             db,
@@ -147,6 +150,7 @@ def add_branch(
         old = fetch_message(db, user_message_id)
         if old.role != "user":
             raise ValueError(f"message {user_message_id} is not the user's")
+        lock_conversation(db, old.conversation_id)
         ended = end_path_before(db, old)
         user_id = _insert_message(
             db, old.conversation_id, "user", text, at=at, parent_id=old.parent_id

@@ -84,6 +84,12 @@ class Migrations:
         )
         return [AppliedMigration(name, applied_at) for name, applied_at in rows]
 
+    def unknown(self, db: Database) -> list[str]:
+        """The migrations recorded in ``db`` that this set doesn't have: a newer version
+        of the app applied them (reads only)."""
+        known = set(self.names)
+        return [m.name for m in self.applied(db) if m.name not in known]
+
     def pending(self, db: Database) -> list[Migration]:
         """The migrations not yet recorded in ``db``, in order (reads only)."""
         done = {migration.name for migration in self.applied(db)}

@@ -720,3 +720,11 @@ def m015_messages_as_sent(db: Database) -> None:
     answer: a server's prompt cache reads only what is new (issue 22). NULL for
     messages sent before (and imported ones): their history sends their words."""
     db.execute("ALTER TABLE messages ADD COLUMN sent_content TEXT")
+
+
+@migrations()
+def m016_idempotent_recall_window(db: Database) -> None:
+    """PostgreSQL's recall-window refresh became an upsert (issue 39 G1): two computers
+    re-indexing one window at once both inserted the same row. Here nothing changes:
+    SQLite's writers take the write lock one at a time, so its delete-then-insert is
+    never interleaved. Recorded on both stores, so their histories keep one list of names."""

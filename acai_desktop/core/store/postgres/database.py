@@ -284,6 +284,17 @@ def translate_postgres_error(error: psycopg.Error, url: str) -> StoreError | Non
     # window reconnects (core/server_check.is_store_lost).
     if state.startswith("08") or state in ("57P01", "57P02", "57P03"):
         return StoreError(f"The connection to the PostgreSQL server at {where} was lost.")
+    if state in ("40001", "40P01"):
+        # Another computer's transaction and ours crossed (a serialisation failure, or
+        # the deadlock victim): ours was rolled back whole, so trying again is safe.
+        # Busy, as SQLite's locked database: the final save of an answer tries again,
+        # and a message not saved says to send it again.
+        from acai_desktop.core.store.database import DatabaseBusyError
+
+        return DatabaseBusyError(
+            f"The PostgreSQL database at {where} was busy with another computer's change "
+            "to the same rows; nothing of this change was written. Try again."
+        )
     if state.startswith("53"):
         return StoreError(f"The PostgreSQL server at {where} is out of resources ({error}).")
     if state == "25006":

@@ -476,6 +476,41 @@ def m015_messages_as_sent(db) -> None:
     db.connection.execute("ALTER TABLE messages ADD COLUMN sent_content text")
 
 
+# The recall window as an upsert, rows no longer recallable deleted after (issue 39 G1).
+# Deleting first and then inserting was not idempotent across computers: a second
+# transaction's delete waited for the first's, found nothing to delete once it committed,
+# and its insert then hit the row the first had put back ("message_recall_pkey"). In id
+# order, so two refreshes of overlapping windows lock their rows in one order.
+_IDEMPOTENT_RECALL_WINDOW = """
+CREATE OR REPLACE FUNCTION acai_refresh_recall_window(conv bigint, msg bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    window_ids bigint[];
+BEGIN
+    SELECT array_agg(id) INTO window_ids FROM (
+        SELECT msg AS id
+        UNION SELECT id FROM (SELECT id FROM recallable_messages
+            WHERE conversation_id = conv AND id < msg ORDER BY id DESC LIMIT 2) AS before
+        UNION SELECT id FROM (SELECT id FROM recallable_messages
+            WHERE conversation_id = conv AND id > msg ORDER BY id LIMIT 2) AS after
+    ) AS ids;
+    INSERT INTO message_recall (id, content, context)
+        SELECT id, content, context FROM message_recall_rows WHERE id = ANY (window_ids)
+        ORDER BY id
+    ON CONFLICT (id) DO UPDATE SET content = EXCLUDED.content, context = EXCLUDED.context;
+    DELETE FROM message_recall AS r WHERE r.id = ANY (window_ids)
+        AND NOT EXISTS (SELECT 1 FROM recallable_messages AS m WHERE m.id = r.id);
+END $$;
+"""
+
+
+@migration
+def m016_idempotent_recall_window(db) -> None:
+    """SQLite's m016: re-indexing a recall window is an upsert, so two computers
+    re-indexing one window at once both succeed."""
+    db.connection.execute(_IDEMPOTENT_RECALL_WINDOW)
+
+
 def pending(db) -> list[str]:
     """The names of the migrations not yet applied (empty for an up-to-date database)."""
     exists = db.connection.execute("SELECT to_regclass('acai_migrations')").fetchone()[0]
