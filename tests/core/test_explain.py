@@ -5,9 +5,9 @@ from __future__ import annotations
 from acai_desktop.core.memory.explain import explain, matching_sentences, shared_words, strength
 
 
-def test_strength_is_said_in_three_words():
+def test_strength_is_strong_or_some_never_weak_for_a_source_that_passed_the_floor():
     assert [strength(s) for s in (0.9, 0.45, 0.3, 0.25, 0.1, 0.0)] == [
-        "strong", "strong", "some", "some", "weak", "weak",
+        "strong", "strong", "some", "some", "some", "some",
     ]  # fmt: skip
 
 
@@ -25,7 +25,7 @@ def test_reasons_read_as_a_person_says_them():
     assert told.strength == "strong"
     assert told.plain() == "pinned · mentions peanuts · similar in meaning"
     meaning_only = explain(0.1, ["semantic"], "snacks?", "Allergic to peanuts")
-    assert (meaning_only.strength, meaning_only.plain()) == ("weak", "similar in meaning")
+    assert (meaning_only.strength, meaning_only.plain()) == ("some", "similar in meaning")
 
 
 PASSAGE = (

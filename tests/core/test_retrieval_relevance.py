@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from acai_desktop.core.memory.context_builder import build_context
+from acai_desktop.core.memory.explain import explain
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.query import process_query
 from acai_desktop.core.memory.relative_time import relative_periods
@@ -159,8 +160,10 @@ def test_a_question_in_the_first_person_prefers_what_the_user_wrote(tmp_path):
 
     ids, mine, theirs = run(go())
     assert mine[0].message.id == ids[said[1][2]]
-    assert "author" in mine[0].reasons
-    assert not any("author" in hit.reasons for hit in theirs)
+    # Said by the asker ("I"), not by someone the question names: told as such.
+    assert "asker" in mine[0].reasons and "author" not in mine[0].reasons
+    assert explain(mine[0].score, mine[0].reasons, "", "").plain().count("you said it") == 1
+    assert not any({"author", "asker"} & set(hit.reasons) for hit in theirs)
 
 
 def test_a_question_about_nothing_stored_passes_nothing_and_the_prompt_says_so(tmp_path):

@@ -21,7 +21,7 @@ from acai_desktop.core.custom_instructions import (
     UsedInstructions,
 )
 from acai_desktop.core.documents.model import EvidenceSource
-from acai_desktop.core.memory.explain import SOME_SCORE, STRONG_SCORE, Explanation, explain
+from acai_desktop.core.memory.explain import STRONG_SCORE, Explanation, explain
 from acai_desktop.core.records import (
     AnswerSource,
     MemoryEvent,
@@ -67,8 +67,8 @@ def why_html(explanation: Explanation) -> str:
     parts = []
     if explanation.strength:  # none for a source that entered without a match
         parts.append(
-            f"<span title='score {explanation.score:.2f} (strong from {STRONG_SCORE}, "
-            f"some from {SOME_SCORE})'>{e(explanation.strength)} match</span>"
+            f"<span title='score {explanation.score:.2f} (strong from {STRONG_SCORE}; "
+            f"it passed the relevance floor)'>{e(explanation.strength)} match</span>"
         )
     for phrase, words in explanation.reasons:
         named = ", ".join(f"<i>{e(w)}</i>" for w in words)

@@ -18,6 +18,7 @@ from acai_desktop.core.memory.retrieval.lexical import count_terms, message_matc
 from acai_desktop.core.memory.retrieval.memory_tier import Fuse, memory_candidates, told_with
 from acai_desktop.core.memory.retrieval.message_tier import is_named, message_candidates
 from acai_desktop.core.memory.retrieval.results import (
+    ASKER,
     AUTHOR,
     LEXICAL,
     ON_DATE,
@@ -186,6 +187,8 @@ def rank(
             )
             if flags[position]
         ]
+        if AUTHOR in reasons and not _named_by_name(candidates, position):
+            reasons[reasons.index(AUTHOR)] = ASKER  # "I" named the user, not a name
         score = round(float(candidates.score[position]), 6)
         if tier == 0:
             memory = records.get(item_id)
@@ -312,3 +315,10 @@ def judge_relevance(
         )
     for hit, ok in zip(hits, floor.passing(items, sure_within), strict=True):
         hit.relevant = ok
+
+
+def _named_by_name(candidates: ScoredCandidates, position: int) -> bool:
+    """Whether the question names the message's author by name ("What did Jon say"),
+    not as "I" (the user's own messages, on a question about themselves)."""
+    by_name = candidates.named_by_name
+    return by_name is None or bool(by_name[position])

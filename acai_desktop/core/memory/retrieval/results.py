@@ -13,6 +13,7 @@ PINNED = "pinned"
 RECENT = "recent"
 THIS_CONVERSATION = "this_conversation"
 AUTHOR = "author"  # a recalled message said by someone the question names
+ASKER = "asker"  # a recalled message the user wrote, on a question about themselves ("I")
 ON_DATE = "on_date"  # a recalled message written on a day (or in a month) the question names
 
 
