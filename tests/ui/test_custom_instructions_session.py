@@ -139,3 +139,24 @@ def test_settings_has_a_section_for_the_two_fields(qtbot):
     fields.about.setPlainText(ABOUT)
     dialog.save_button.click()
     assert saved == [CustomInstructions(RESPOND, ABOUT)]
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support (raise|grabbing the keyboard)")
+def test_edit_in_the_memory_panel_opens_settings_at_the_instructions(qapp, tmp_path, fake_openai):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: AppController):
+        window = session.window
+        window.memory_panel.instructions_box.edit_button.click()
+        dialog = await wait_until(lambda: window.findChild(SettingsDialog))
+        fields = dialog.instructions_fields
+        await wait_until(lambda: dialog.focusWidget() is fields.respond)
+        scroll = dialog.scroll
+        await wait_until(lambda: scroll.verticalScrollBar().value() > 0)  # not at the top
+        shown = scroll.viewport().rect()
+        for widget in (dialog.instructions_title, fields.respond, fields.about):
+            top_left = widget.mapTo(scroll.viewport(), widget.rect().topLeft())
+            assert shown.contains(top_left), widget
+        dialog.reject()
+
+    run_in_session(gui_session(profile), scenario)

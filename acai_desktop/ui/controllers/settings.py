@@ -56,7 +56,7 @@ class SettingsController(Controller):
         window.panels_changed.connect(self.save_panels)
         # Custom instructions: the profile's (in Settings; the memory panel lists them,
         # its Edit… opens Settings) and a chat's own (the conversation list's ⋯ menu).
-        window.memory_panel.instructions_box.edit_requested.connect(self.open_dialog)
+        window.memory_panel.instructions_box.edit_requested.connect(self.open_instructions)
         window.conversation_list.instructions_requested.connect(self.open_chat_instructions)
         window.events.instructions_changed.connect(self.show_instructions)
 
@@ -72,7 +72,11 @@ class SettingsController(Controller):
     def open_dialog(self) -> None:
         self.services.tasks.start(self._open_dialog(), name="settings-open")
 
-    async def _open_dialog(self) -> None:
+    def open_instructions(self) -> None:
+        """Settings, opened at the custom instructions."""
+        self.services.tasks.start(self._open_dialog(at_instructions=True), name="settings-open")
+
+    async def _open_dialog(self, *, at_instructions: bool = False) -> None:
         from acai_desktop.core.llm.presets import ProviderName
         from acai_desktop.core.llm.settings import ModelSettings
         from acai_desktop.core.secrets import SecretStore
@@ -118,6 +122,8 @@ class SettingsController(Controller):
             dialog.store_fields.copy_requested.connect(self.copy_local_memory)
         if problem:
             dialog.show_error(problem)
+        if at_instructions:
+            dialog.show_instructions()
 
     def detect(self, provider: str, url: str) -> None:
         from acai_desktop.core.llm.presets import ProviderName

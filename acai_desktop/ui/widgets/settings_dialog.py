@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -238,6 +238,7 @@ class SettingsDialog(QDialog):
         form.addRow("", self.enter_sends_box)
         instructions_title = QLabel("CUSTOM INSTRUCTIONS")
         instructions_title.setObjectName("SectionLabel")
+        self.instructions_title = instructions_title
         form.addRow(instructions_title)
         form.addRow(self.instructions_fields)
         self.form = form
@@ -284,6 +285,17 @@ class SettingsDialog(QDialog):
         self._load(settings)
         self._connect_signals()
         self.fit_height()
+
+    def show_instructions(self) -> None:
+        """Open at the custom instructions (the memory panel's Edit… asked for them):
+        scrolled to them, the cursor in the first field. After the dialog's layout, so
+        the scroll area knows where they are."""
+        QTimer.singleShot(0, self._scroll_to_instructions)
+
+    def _scroll_to_instructions(self) -> None:
+        self.scroll.ensureWidgetVisible(self.instructions_fields.about, 0, 0)
+        self.scroll.ensureWidgetVisible(self.instructions_title, 0, 8)
+        self.instructions_fields.respond.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _connect_signals(self) -> None:
         self.provider_box.currentIndexChanged.connect(self._on_provider_box_changed)
