@@ -68,6 +68,7 @@ from acai_desktop.core.memory.context_builder import (
     MEMORY_SHARE,
     RECALL_SHARE,
 )
+from acai_desktop.core.memory.quiet_learning import learning_quietly
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on
@@ -648,7 +649,8 @@ async def _assemble(
             "critical_info": critical_info.handle,
             "summary": summary.handle,
             INDEX_JOB: documents.handle,
-            LEARN_IMPORTED_JOB: critical_info.handle,
+            # Told by its progress (the status bar), not memory by memory.
+            LEARN_IMPORTED_JOB: learning_quietly(critical_info.handle),
             TITLE_JOB: titles.handle,
         },
         events,

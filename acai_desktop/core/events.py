@@ -40,6 +40,9 @@ class MemoryAdded:
     """A new memory row exists (remembered, a successor, a conflict, an import)."""
 
     memory: MemoryItem
+    #: News to tell the user (False: learned in bulk, from imported chats, whose
+    #: progress is told instead; see core.memory.quiet_learning).
+    told: bool = True
 
 
 @dataclass(frozen=True)

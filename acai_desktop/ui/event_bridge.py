@@ -24,6 +24,7 @@ class EventBridge(QObject):
     # events.AnswerFinished itself: .message (final status, .error when it failed), .sources
     answer_finished = Signal(object)
     memory_added = Signal(object)  # MemoryItem
+    memory_learned = Signal(object)  # MemoryItem: an added memory to tell the user of
     memory_changed = Signal(object)  # MemoryItem
     memory_removed = Signal(object)  # MemoryItem
     forgotten_on_request = Signal(object)  # ForgottenOnRequest: what a message asked to forget
@@ -56,6 +57,7 @@ class EventBridge(QObject):
             (ev.MessageUpdated, lambda e: self.message_updated.emit(e.delta)),
             (ev.AnswerFinished, self.answer_finished.emit),
             (ev.MemoryAdded, lambda e: self.memory_added.emit(e.memory)),
+            (ev.MemoryAdded, self._relay_learned),
             (ev.MemoryChanged, lambda e: self.memory_changed.emit(e.memory)),
             (ev.MemoryRemoved, lambda e: self.memory_removed.emit(e.memory)),
             (ev.ForgottenOnRequest, self.forgotten_on_request.emit),
@@ -85,6 +87,10 @@ class EventBridge(QObject):
         ]
         for event_type, relay in relays:
             self._unsubscribers.append(bus.subscribe(event_type, relay))
+
+    def _relay_learned(self, event: ev.MemoryAdded) -> None:
+        if event.told:
+            self.memory_learned.emit(event.memory)
 
     def detach(self) -> None:
         while self._unsubscribers:

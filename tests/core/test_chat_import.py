@@ -17,7 +17,7 @@ from acai_desktop.core.chat_import.importer import import_conversations, read_ex
 from acai_desktop.core.chat_import.model import ImportFileError
 from acai_desktop.core.chat_import.service import ConversationImports
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.events import EventBus
+from acai_desktop.core.events import EventBus, MemoryAdded
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMessage
 from acai_desktop.core.store.conversation_search import search_conversations
 from acai_desktop.core.store.conversations import ConversationRepository
@@ -249,15 +249,23 @@ def test_learning_from_an_import_runs_pauses_and_resumes_across_a_restart(tmp_pa
             # Paused: queued, not run, and so it stays when the app closes.
             waiting = await assistant.imports.learning_progress()
         async with running_assistant(tmp_path, fake_openai) as assistant:
+            added = []
+            assistant.events.subscribe(MemoryAdded, added.append)
             after_restart = await assistant.imports.learning_progress()
             await assistant.imports.resume_learning()
             jobs = await assistant._jobs.list()
             await assistant.runner.wait_for([job.id for job in jobs], timeout=60)
             done = await assistant.imports.learning_progress()
             facts = [m.content for m in await assistant.memories.list()]
-        return paused, report, waiting, after_restart, done, facts
+            # Told by its progress, not memory by memory (no Undo for whichever came last).
+            told = [event.told for event in added]
+            said = await assistant.memories.remember("The user likes figs", explicit=True)
+            told_after = [event.told for event in added if event.memory.id == said.id]
+        return paused, report, waiting, after_restart, done, facts, told, told_after
 
-    paused, report, waiting, after_restart, done, facts = run(scenario())
+    paused, report, waiting, after_restart, done, facts, told, told_after = run(scenario())
+    assert told and not any(told)
+    assert told_after == [True]  # outside the import's learning, news is told again
     assert paused.paused and report.learning_jobs == 4
     assert (waiting.done, waiting.waiting, waiting.paused) == (0, 4, True)
     assert (after_restart.done, after_restart.waiting, after_restart.paused) == (0, 4, True)

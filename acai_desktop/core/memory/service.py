@@ -30,6 +30,7 @@ from acai_desktop.core.memory.episodic import EpisodicIndex
 from acai_desktop.core.memory.index_upkeep import REEMBED_BATCH, IndexUpkeep
 from acai_desktop.core.memory.new_rows import MemoryDraft, NewRows
 from acai_desktop.core.memory.policy import MemoryPolicy
+from acai_desktop.core.memory.quiet_learning import is_quiet
 from acai_desktop.core.memory.reader import MemoryReader, memory_id_of
 from acai_desktop.core.memory.validation import (
     clean_category,
@@ -347,8 +348,9 @@ class MemoryService(MemoryReader):
         memory the write added, changed or removed. Import and conversation deletion,
         which write memories in their own transactions, publish through here too."""
         await self.upkeep.sync(change)
+        told = not is_quiet()
         for item in change.added:
-            self.events.emit(MemoryAdded(item))
+            self.events.emit(MemoryAdded(item, told=told))
         for item in change.changed:
             self.events.emit(MemoryChanged(item))
         for item in change.removed:

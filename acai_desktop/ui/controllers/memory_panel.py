@@ -50,7 +50,7 @@ class MemoryPanelController(Controller):
         window.undo.forget_requested.connect(self.forget)
         window.job_status.retry_requested.connect(self.retry_jobs)
         window.events.suggestions_changed.connect(self.refresh_suggestions)
-        window.events.memory_added.connect(self.announce_learned)
+        window.events.memory_learned.connect(self.announce_learned)
         window.events.forgotten_on_request.connect(self.announce_forgotten)
 
     def ask_edit(self, memory_id: int) -> None:
