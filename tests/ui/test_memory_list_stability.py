@@ -140,3 +140,36 @@ def test_delete_on_a_memory_the_user_did_not_choose_asks_first(panel, qtbot):
     )
     forget.click()
     assert asked == [neighbour]
+
+
+def test_after_an_accept_the_next_suggestion_does_not_move_under_the_pointer(panel, qtbot):
+    from PySide6.QtCore import QEvent, QPointF
+    from PySide6.QtGui import QEnterEvent
+    from PySide6.QtWidgets import QPushButton
+
+    def waiting(id: int, text: str) -> Suggestion:
+        return Suggestion(id, id, 1, text, "preference", 0.9, SuggestionStatus.PENDING, None, "")
+
+    box = panel.suggestions
+    box.set_suggestions([waiting(1, "Likes tea"), waiting(2, "Has a dog called Rex")])
+    qtbot.waitUntil(lambda: box.isVisible())
+    laid_out(panel, qtbot)
+
+    def remember_buttons() -> list[QPushButton]:
+        return [b for b in box.findChildren(QPushButton) if b.text() == "Remember"]
+
+    first, second = remember_buttons()
+    under_pointer = first.mapToGlobal(first.rect().center())
+    second_at = second.mapToGlobal(second.rect().topLeft())
+    here = QPointF(box.mapFromGlobal(under_pointer))
+    QApplication.sendEvent(box, QEnterEvent(here, here, QPointF(under_pointer)))
+    box.set_suggestions([waiting(2, "Has a dog called Rex")])  # what Remember leads to
+    QApplication.processEvents()
+    laid_out(panel, qtbot)
+    (still,) = remember_buttons()
+    assert still.mapToGlobal(still.rect().topLeft()) == second_at  # stayed where it was
+    assert not still.rect().contains(still.mapFromGlobal(under_pointer))
+    # The pointer leaves: the box gives back the room of the row that went.
+    height = box.height()
+    QApplication.sendEvent(box, QEvent(QEvent.Type.Leave))
+    qtbot.waitUntil(lambda: box.height() < height)

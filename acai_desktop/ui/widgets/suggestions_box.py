@@ -2,11 +2,16 @@
 panel's list: each with *Remember* and *Dismiss*. Hidden while there are none.
 
 A suggestion is what a model read into the user's message, so it is shown as plain
-text, never as markup."""
+text, never as markup.
+
+While the pointer is over the box, a row that goes (accepted or dismissed) leaves its
+room behind, above the rows that stay: they keep their place, so the next click can't
+land on the next suggestion's Remember that moved under the pointer. The box takes its
+own height again when the pointer leaves it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from acai_desktop.core.records import Suggestion
@@ -32,11 +37,23 @@ class SuggestionsBox(QFrame):
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(6)
         layout.addWidget(self.title)
+        # Takes the room of rows gone while the pointer is over the box (else nothing).
+        layout.addStretch(1)
         layout.addLayout(self.rows)
         self.suggestions: list[Suggestion] = []
+        self._pointer_inside = False
         self.setVisible(False)
 
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Enter:
+            self._pointer_inside = True
+        elif event.type() == QEvent.Type.Leave:
+            self._pointer_inside = False
+            self.setMinimumHeight(0)  # rows gone meanwhile: their room goes too
+        return super().event(event)
+
     def set_suggestions(self, suggestions: list[Suggestion]) -> None:
+        keep = self.height() if self.isVisible() and self._pointer_inside else 0
         self.suggestions = list(suggestions)
         while self.rows.count():
             item = self.rows.takeAt(0)
@@ -55,6 +72,7 @@ class SuggestionsBox(QFrame):
         )
         if waiting:
             self.rows.addWidget(QLabel(f"{waiting} more after these"))
+        self.setMinimumHeight(keep if self.suggestions else 0)
         self.setVisible(bool(self.suggestions))
 
     def _row(self, suggestion: Suggestion) -> QWidget:
