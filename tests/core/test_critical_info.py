@@ -514,3 +514,27 @@ def test_asked_to_forget_what_nothing_holds_it_says_so(tmp_path, fake_openai):
         ("I live in Lisbon", (), 0),
         ("my sister", (), 4),
     ]
+
+
+def test_a_fact_about_the_project_is_kept_in_its_chats_only(tmp_path, fake_openai):
+    said = "In this project we use Postgres 16."
+    extracted = {"fact": "The project uses Postgres 16", "category": "Work", "confidence": 0.9}
+
+    async def scenario():
+        async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
+            project = await assistant.projects.create("Backend")
+            outcomes = []
+            for project_id in (project.id, None):
+                conversation = await assistant.conversations.create(project_id=project_id)
+                fake_openai.script(
+                    Reply(json_obj={"durable_fact": True}), Reply(json_obj={"facts": [extracted]})
+                )
+                outcomes.append((await _say(assistant, conversation.id, said))[1])
+            return project, outcomes, await assistant.memories.list()
+
+    project, (in_project, outside), memories = run(scenario())
+    assert [(m.content, m.project_id) for m in memories] == [
+        ("The project uses Postgres 16", project.id)
+    ]
+    assert not in_project.rejected
+    assert [v.rejection for _, v in outside.rejected] == ["not_about_user"]

@@ -98,3 +98,21 @@ def test_language_is_only_decided_when_clear():
 )
 def test_facts_are_given_their_subject(raw, named):
     assert name_the_subject(raw) == named
+
+
+@pytest.mark.parametrize(
+    ("fact", "message"),
+    [
+        ("In this project we use Postgres 16", "In this project we use Postgres 16."),
+        ("The project uses Postgres 16", "In this project we use Postgres 16."),
+        ("We deploy on Fridays", "We deploy on Fridays, never on Mondays."),
+        ("Our API is written in Go", "Our API is written in Go."),
+    ],
+)  # fmt: skip
+def test_in_a_project_a_fact_about_the_project_is_welcome_and_elsewhere_not(fact, message):
+    assert check(fact, message, in_project=True).grounded, check(fact, message, in_project=True)
+    # Outside a project, whose "we"? Not the user's to keep.
+    assert check(fact, message).rejection == Rejection.NOT_ABOUT_USER
+    # A project does not excuse a fact about something else.
+    other = check("The Eiffel Tower is in Paris", "I saw a film last night", in_project=True)
+    assert other.rejection == Rejection.NOT_ABOUT_USER

@@ -312,7 +312,8 @@ class CriticalInfoProcessor:
             # invents; and what the user asked to keep may be about a thing ("the garage
             # code is 4512"), which the check refuses from a model.
             by_request = any(fact is asked_for for asked_for in requested)
-            verdict = GROUNDED if by_request else await self._ground(content, text)
+            in_project = conversation.project_id is not None
+            verdict = GROUNDED if by_request else await self._ground(content, text, in_project)
             if not verdict.grounded:
                 # A small model invents facts; stored, they would come back in every
                 # later prompt as truth. Counted by reason, so the rate is visible.
@@ -390,14 +391,15 @@ class CriticalInfoProcessor:
             return None
         return extraction.value.facts
 
-    async def _ground(self, content: str, message: str) -> Verdict:
+    async def _ground(self, content: str, message: str, in_project: bool = False) -> Verdict:
         """The grounding check, with the embedder's similarity only where the words
         alone don't decide (most facts are settled on words, without a vector)."""
-        verdict = self.grounding.check(content, message)
+        verdict = self.grounding.check(content, message, in_project=in_project)
         if verdict.rejection != "unsupported":
             return verdict
         vectors = await self.memories.embedder.embed([content, message])
-        return self.grounding.check(content, message, float(vectors[0] @ vectors[1]))
+        similarity = float(vectors[0] @ vectors[1])
+        return self.grounding.check(content, message, similarity, in_project=in_project)
 
     async def _ask(self, instructions: str, text: str, schema: type[BaseModel], role: str):
         messages = [

@@ -106,6 +106,14 @@ _ABOUT_ASSISTANT = re.compile(
     re.IGNORECASE,
 )
 _ABOUT_USER = re.compile(r"\buser(?:'s|s'|’s)?\b|^\s*(?:i|i'm|i've|my|me)\b", re.IGNORECASE)
+#: In a project's chat, a fact may be about the project: that is what projects are for
+#: ("The project uses Postgres 16", "In this project we deploy on Fridays", "Our API is
+#: in Go"). Outside a project "we" and "our" stay unclaimed (whose team?).
+_ABOUT_PROJECT = re.compile(
+    r"\b(?:the|this|our)\s+project(?:'s|’s)?\b"
+    r"|^\s*(?:in\s+(?:the|this|our)\s+project,?\s+)?(?:we|we're|we've|our|us)\b",
+    re.IGNORECASE,
+)
 _QUESTION_START = re.compile(
     r"^\s*(?:what|who|whom|whose|which|when|where|why|how|is|are|was|were|do|does|did|can"
     r"|could|would|should|will|shall|may|tell me|explain|define)\b",
@@ -289,9 +297,10 @@ class GroundingCheck:
     def __init__(self, prompt: str = "") -> None:
         self.examples = _example_facts(prompt)
 
-    def shape(self, fact: str, message: str) -> Verdict:
+    def shape(self, fact: str, message: str, *, in_project: bool = False) -> Verdict:
         """The rules that need no similarity: length, placeholders, subject, predicate,
-        language, and the user's own words."""
+        language, and the user's own words. ``in_project``: said in a project's chat, where
+        a fact about the project is as welcome as one about the user."""
         if len(fact) > MAX_FACT_CHARS:
             return Verdict(Rejection.TOO_LONG, f"{len(fact)} characters")
         for match in _PLACEHOLDER.finditer(fact):
@@ -309,7 +318,8 @@ class GroundingCheck:
         english = script_of(fact) == "LATIN" and language_of(fact) in ("en", None)
         if (english and not _has_predicate(fact)) or len(words(fact)) < 2:
             return Verdict(Rejection.FRAGMENT, "no subject and verb")
-        if not _ABOUT_USER.search(fact) and english:
+        about_project = in_project and _ABOUT_PROJECT.search(fact)
+        if not _ABOUT_USER.search(fact) and not about_project and english:
             if _is_question(message):
                 return Verdict(Rejection.ANSWER_TO_QUESTION, "the message asks; it states nothing")
             return Verdict(Rejection.NOT_ABOUT_USER)
@@ -335,6 +345,8 @@ class GroundingCheck:
             return Verdict(Rejection.THIRD_PARTY, why)
         return GROUNDED
 
-    def check(self, fact: str, message: str, similarity: float | None = None) -> Verdict:
-        verdict = self.shape(fact, message)
+    def check(
+        self, fact: str, message: str, similarity: float | None = None, *, in_project: bool = False
+    ) -> Verdict:
+        verdict = self.shape(fact, message, in_project=in_project)
         return verdict if not verdict.grounded else self.support(fact, message, similarity)
