@@ -190,3 +190,16 @@ def test_a_message_waits_for_its_chats_attachments_still_being_indexed(tmp_path,
     written, result = run(scenario())
     assert written == []  # nothing was written while it waited
     assert [e.document_name for e in result.evidence_used] == ["notes.txt"]
+
+
+def test_an_attachment_is_shown_on_the_first_message_sent_after_it():
+    from acai_desktop.core.documents.model import Document, DocumentStatus, sent_with
+
+    def attached(id: int, at: str) -> Document:
+        return Document(id, f"/c/{id}.txt", f"{id}.txt", 10, "text", DocumentStatus.READY, at)
+
+    stamp = "2026-01-01T10:00:{:02d}.000000+00:00".format
+    files = [attached(i, stamp(second)) for i, second in ((1, 1), (2, 2), (3, 5), (4, 9))]
+    said = [(11, stamp(3)), (12, stamp(6))]  # two sends; file 4 waits in the composer
+    sent = sent_with(files, reversed(said))
+    assert {m: [d.id for d in docs] for m, docs in sent.items()} == {11: [1, 2], 12: [3]}

@@ -18,6 +18,7 @@ from acai_desktop.core.store.documents import INDEX_JOB
 from acai_desktop.core.store.jobs import pause_job_kind, resume_job_kind
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.controllers.base import TURN_TASK
+from acai_desktop.ui.models.messages_model import MessageRoles
 from benchmarks.pdf_writer import write_text_pdf
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -91,6 +92,9 @@ def test_an_attached_file_is_indexed_first_and_quoted_in_its_chat_only(qapp, tmp
         assert (name, status, attachment, conversation_id) == ("notes.txt", "ready", 1, first_chat)
         assert Path(path).parent.parent == profile.attachments_dir  # the app's copy
         await wait_until(lambda: chip_states(window) == {"notes.txt": "ready"})
+        # The message sent shows the file it was sent with.
+        await wait_until(lambda: messages.index(0).data(MessageRoles.ATTACHMENTS) == ("notes.txt",))
+        assert messages.index(1).data(MessageRoles.ATTACHMENTS) == ()  # the answer has none
 
         # Another chat never gets it, though it uses all documents.
         QTest.mouseClick(window.new_chat_button, Qt.MouseButton.LeftButton)
@@ -109,6 +113,7 @@ def test_an_attached_file_is_indexed_first_and_quoted_in_its_chat_only(qapp, tmp
         # Back in its chat, its chip is there; deleting the chat removes the attachment.
         session.conversations.open(first_chat)
         await wait_until(lambda: chip_states(window) == {"notes.txt": "ready"})
+        await wait_until(lambda: messages.index(0).data(MessageRoles.ATTACHMENTS) == ("notes.txt",))
         await assistant.conversations.delete(first_chat)
         assert attachment_rows(profile) == [] and copies(profile) == []
         assert notes.read_text(encoding="utf-8") == NOTES  # the user's file is untouched

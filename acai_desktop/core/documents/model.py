@@ -3,6 +3,7 @@ evidence an answer used."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -132,3 +133,19 @@ class EvidenceSource:
             "reasons": list(self.reasons),
             "snippet": self.snippet,
         }
+
+
+def sent_with(
+    attachments: Iterable[Document], user_messages: Iterable[tuple[int, str]]
+) -> dict[int, list[Document]]:
+    """Which of a chat's user messages each attachment was sent with: the first one
+    written after it was attached (``user_messages``: (id, created_at), any order; the
+    times are the store's UTC ISO stamps, which sort as text). An attachment no message
+    followed yet is still waiting in the composer: in none."""
+    ordered = sorted(user_messages, key=lambda pair: pair[1])
+    sent: dict[int, list[Document]] = {}
+    for document in sorted(attachments, key=lambda d: d.added_at):
+        message = next((m for m, at in ordered if at >= document.added_at), None)
+        if message is not None:
+            sent.setdefault(message, []).append(document)
+    return sent

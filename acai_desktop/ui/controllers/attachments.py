@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog
 
-from acai_desktop.core.documents.model import DocumentReadError
+from acai_desktop.core.documents.model import DocumentReadError, sent_with
 from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
 from acai_desktop.ui.long_message import pasted_note
 from acai_desktop.ui.widgets.attachment_strip import progress_text
@@ -42,6 +42,9 @@ class AttachmentsController(Controller):
         window.chat_drop.files_dropped.connect(self.attach)
         self.strip.remove_requested.connect(self.remove)
         chat.shown.connect(self._on_chat_shown)
+        #: The shown chat's attachments, as last read (the messages may load after them).
+        self._shown: list[Document] = []
+        window.messages_model.modelReset.connect(lambda: self._show_on_messages(self._shown))
         events = window.events
         events.document_added.connect(self._on_document_news)
         events.document_changed.connect(self._on_document_news)
@@ -107,8 +110,12 @@ class AttachmentsController(Controller):
 
     def turn_ended(self, refusal: str | None) -> None:
         """The send is over: the waiting note goes; a refusal (an attachment that failed)
-        stays in its place, with the message kept in the composer."""
+        stays in its place, with the message kept in the composer. The message sent
+        shows the files it was sent with."""
         self.composer.show_attach_note(refusal or "", problem=refusal is not None)
+        assistant = self.services.assistant
+        if assistant is not None and self.chat.conversation_id is not None:
+            self.services.run(self._show(assistant, self.chat.conversation_id), "attachments")
 
     # -- the chips follow the news ---------------------------------------------------------
 
@@ -126,6 +133,7 @@ class AttachmentsController(Controller):
         assistant = self.services.assistant
         self.composer.show_attach_note("")
         self.strip.set_attachments([])
+        self._shown = []
         if assistant is not None:
             self.services.run(self._show(assistant, conversation_id), "attachments")
 
@@ -134,3 +142,14 @@ class AttachmentsController(Controller):
         # Another chat may have been shown meanwhile: it shows its own.
         if self.chat.conversation_id == conversation_id:
             self.strip.set_attachments(documents)
+            self._shown = documents
+            self._show_on_messages(documents)
+
+    def _show_on_messages(self, documents: list[Document]) -> None:
+        """Each sent message shows the files it was sent with (under its bubble)."""
+        messages = self.window.messages_model
+        said = [(m.id, m.created_at) for m in messages.messages() if m.role == "user"]
+        sent = sent_with(documents, said)
+        messages.set_attachments(
+            {message_id: tuple(d.name for d in files) for message_id, files in sent.items()}
+        )

@@ -35,6 +35,7 @@ class MessageRoles(IntEnum):
     SOURCES_COUNT = Qt.ItemDataRole.UserRole + 7  # memories + passages that fed it; None: unknown
     MESSAGE = Qt.ItemDataRole.UserRole + 8  # the Message record
     CITATIONS = Qt.ItemDataRole.UserRole + 9  # its numbered sources (core.citations.Citation)
+    ATTACHMENTS = Qt.ItemDataRole.UserRole + 10  # a user message's: the files sent with it
 
 
 # Roles that change when an answer finishes (its status and, on failure, the reason).
@@ -66,6 +67,8 @@ class MessagesModel(RecordListModel):
         self._sources: dict[int, int] = {}
         #: Each answer's numbered sources (answers without any are not listed).
         self._citations: dict[int, tuple[Citation, ...]] = {}
+        #: The files each user message was sent with, by message id.
+        self._attachments: dict[int, tuple[str, ...]] = {}
         #: Rows by message id: a streamed chunk finds its row many times a second.
         self._row_of: dict[int, int] = {}
         self._streamed_rows: set[int] = set()  # rows with chunks not yet announced
@@ -93,6 +96,8 @@ class MessagesModel(RecordListModel):
             return message
         if role == MessageRoles.CITATIONS:
             return self._citations.get(message.id, ())
+        if role == MessageRoles.ATTACHMENTS:
+            return self._attachments.get(message.id, ())
         if role == Qt.ItemDataRole.ToolTipRole:
             return message_time_tooltip(message)
         return None
@@ -197,6 +202,17 @@ class MessagesModel(RecordListModel):
             message = replace(message, versions=self._records[row].versions)
         self._records[row] = message
         self._changed(row, FINISH_ROLES)
+
+    def set_attachments(self, names_by_message: dict[int, tuple[str, ...]]) -> None:
+        """The files each user message was sent with (the names shown under it). Kept
+        by message id, whatever chat is shown: ids are the profile's."""
+        for message_id, names in names_by_message.items():
+            if self._attachments.get(message_id, ()) == names:
+                continue
+            self._attachments[message_id] = names
+            row = self._row_of.get(message_id)
+            if row is not None:
+                self._changed(row, [MessageRoles.ATTACHMENTS])
 
     def set_sources_count(self, message_id: int, count: int) -> None:
         row = self._row_of.get(message_id)

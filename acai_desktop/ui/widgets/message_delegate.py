@@ -95,6 +95,8 @@ def footer_of(
     notes: list[tuple[str, str]] = []
     actions: list[tuple[str, str]] = []
     if index.data(MessageRoles.ROLE) == "user":
+        if attached := index.data(MessageRoles.ATTACHMENTS):
+            notes.append((attachments_note(attached), "faint"))  # the files sent with it
         # Any message of the user's: editing it branches the chat there.
         actions.append((EDIT, "Edit"))
         return notes, actions
@@ -116,6 +118,17 @@ def footer_of(
         # Known to have used nothing: no memory or passage passed the relevance floor.
         notes.append((NOTHING_RELEVANT_NOTE, "faint"))
     return notes, actions
+
+
+#: How many attached files' names a message's note lists before "and N more".
+NAMED_ATTACHMENTS = 3
+
+
+def attachments_note(names: tuple[str, ...]) -> str:
+    """ "📎 report.pdf, notes.txt" under the message they were sent with."""
+    named = ", ".join(names[:NAMED_ATTACHMENTS])
+    more = len(names) - NAMED_ATTACHMENTS
+    return f"📎 {named}" + (f" and {more} more" if more > 0 else "")
 
 
 def _answered_here(index: QModelIndex) -> bool:
