@@ -46,6 +46,14 @@ class MemoryAdded:
 
 
 @dataclass(frozen=True)
+class MemoriesChangedInBulk:
+    """Another process wrote many memories at once (an import beside the window): views
+    read their list again, once, instead of taking thousands of rows one by one."""
+
+    count: int
+
+
+@dataclass(frozen=True)
 class MemoryChanged:
     """An existing memory changed, its status included (restore, pin, reinforce, use).
     A view decides by ``memory.status`` whether the memory still belongs in it."""
@@ -249,6 +257,7 @@ class StoreLost:
 Event = (
     MemoryAdded
     | MemoryChanged
+    | MemoriesChangedInBulk
     | MemoryRemoved
     | ForgottenOnRequest
     | MessageAdded

@@ -28,6 +28,9 @@ from acai_desktop.core.store.outside_writes import Cursors, current_cursors, rea
 log = logging.getLogger(__name__)
 #: How often the window looks for writes of another process.
 CHECK_SECONDS = 2.0
+#: More memories than this written outside between two checks are told as one bulk
+#: change (the window reloads its list) rather than memory by memory.
+BULK_CHANGES = 200
 
 
 class OutsideChanges:
@@ -68,7 +71,11 @@ class OutsideChanges:
             for message_id, vector in zip(*writes.message_vectors, strict=True):
                 self.memories.episodes.index.upsert(int(message_id), vector)
         if writes.added or writes.changed:
-            await self.memories.publish(MemoryChange(added=writes.added, changed=writes.changed))
+            change = MemoryChange(added=writes.added, changed=writes.changed)
+            if len(change.touched) > BULK_CHANGES:
+                await self.memories.publish_in_bulk(change)
+            else:
+                await self.memories.publish(change)
         for suggestion in writes.suggestions:
             self.events.emit(ev.SuggestionsChanged(suggestion))
         for conversation in writes.conversations:

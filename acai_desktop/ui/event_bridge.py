@@ -25,6 +25,7 @@ class EventBridge(QObject):
     answer_finished = Signal(object)
     memory_added = Signal(object)  # MemoryItem
     memory_learned = Signal(object)  # MemoryItem: an added memory to tell the user of
+    memories_changed_in_bulk = Signal(int)  # how many: read the list again, once
     memory_changed = Signal(object)  # MemoryItem
     memory_removed = Signal(object)  # MemoryItem
     forgotten_on_request = Signal(object)  # ForgottenOnRequest: what a message asked to forget
@@ -59,6 +60,7 @@ class EventBridge(QObject):
             (ev.MemoryAdded, lambda e: self.memory_added.emit(e.memory)),
             (ev.MemoryAdded, self._relay_learned),
             (ev.MemoryChanged, lambda e: self.memory_changed.emit(e.memory)),
+            (ev.MemoriesChangedInBulk, lambda e: self.memories_changed_in_bulk.emit(e.count)),
             (ev.MemoryRemoved, lambda e: self.memory_removed.emit(e.memory)),
             (ev.ForgottenOnRequest, self.forgotten_on_request.emit),
             (ev.ConversationCreated, lambda e: self.conversation_created.emit(e.conversation)),

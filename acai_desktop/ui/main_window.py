@@ -331,6 +331,8 @@ class MainWindow(QMainWindow):
         events.memory_added.connect(self.memory_panel.search_again_soon)
         events.memory_changed.connect(self.memories_model.on_memory_changed)
         events.memory_removed.connect(self.memories_model.on_memory_removed)
+        # Thousands written by another process: the list is read again, once.
+        events.memories_changed_in_bulk.connect(self._on_events_memories_changed_in_bulk)
         events.job_status_changed.connect(self.job_status.on_job_status_changed)
         events.embedding_progress_changed.connect(self._on_events_embedding_progress_changed)
         events.conversation_created.connect(self.conversations_model.on_conversation_changed)
@@ -381,6 +383,10 @@ class MainWindow(QMainWindow):
             and message.conversation_id == self.messages_model.conversation_id
         ):
             self.composer.clear_sent(message.content)
+
+    @Slot(int)
+    def _on_events_memories_changed_in_bulk(self, _count: int) -> None:
+        self.memories_model.reload()
 
     @Slot()
     def _on_transient_button_used(self, *args) -> None:

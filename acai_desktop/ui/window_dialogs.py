@@ -93,7 +93,12 @@ class WindowDialogs:
         dialog = MemoryHealthDialog(self.window)
         dialog.set_theme(self.theme or load_theme())
         events = self.window.events
-        for news in (events.memory_added, events.memory_changed, events.memory_removed):
+        for news in (
+            events.memory_added,
+            events.memory_changed,
+            events.memory_removed,
+            events.memories_changed_in_bulk,
+        ):
             news.connect(dialog.schedule_refresh)
         self.health = dialog
         self._open(dialog)

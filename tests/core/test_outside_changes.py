@@ -134,3 +134,27 @@ def test_the_listening_connection_is_closed_on_the_loop_when_the_server_goes():
 
     run(asyncio.wait_for(scenario(), timeout=30))
     assert seen == [True]
+
+
+def test_many_memories_written_outside_are_told_as_one_bulk_change(tmp_path, monkeypatch):
+    from acai_desktop.core import outside_changes
+
+    monkeypatch.setattr(outside_changes, "BULK_CHANGES", 3)
+    facts = [f"The user has visited city number {n}" for n in range(5)]
+
+    async def scenario():
+        async with memory_services(tmp_path) as (_store, window, log):
+            bulk = []
+            window.events.subscribe(ev.MemoriesChangedInBulk, bulk.append)
+            outside = OutsideChanges(window, window.events)
+            await outside.start()
+            async with memory_services(tmp_path) as (_other_store, other, _other_log):
+                for fact in facts:
+                    await other.remember(fact, explicit=True)
+            before = len(window.index.ids)
+            await outside.check()
+            return bulk, log.memories(ev.MemoryAdded), before, len(window.index.ids)
+
+    bulk, added, before, after = run(scenario())
+    assert [event.count for event in bulk] == [5] and added == []
+    assert after == before + 5  # the index has them all

@@ -403,3 +403,31 @@ def test_the_memory_search_finds_a_topic_most_relevant_first(qapp, tmp_path, fak
         assert set(shown()) == {"The user's sister lives in Oslo", "The user has two kids"}
 
     run_in_session(gui_session(profile), scenario)
+
+
+def test_an_import_beside_the_window_reaches_the_panel_as_one_reload(
+    qapp, tmp_path, fake_openai, monkeypatch
+):
+    from acai_desktop.core import outside_changes
+    from tests.support.memory import memory_services
+
+    monkeypatch.setattr(outside_changes, "BULK_CHANGES", 3)
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    facts = [f"The user has visited city number {n}" for n in range(6)]
+
+    async def scenario(session: AppController):
+        window = session.window
+        model = window.memories_model
+        await wait_until(lambda: session.assistant is not None and model.settled)
+        inserted = []
+        model.rowsInserted.connect(lambda *_: inserted.append(1))
+        resets = []
+        model.modelReset.connect(lambda: resets.append(1))
+        async with memory_services(profile.data_dir) as (_store, other, _log):
+            for fact in facts:  # another process of the app, writing at once
+                await other.remember(fact, explicit=True)
+        # The window looks for other processes' writes every few seconds.
+        await wait_until(lambda: model.settled and model.rowCount() == len(facts))
+        assert resets and not inserted  # read again once, not taken one by one
+
+    run_in_session(gui_session(profile), scenario)

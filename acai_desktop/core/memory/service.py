@@ -25,7 +25,13 @@ from typing import Literal
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError, ProtectedMemoryError
-from acai_desktop.core.events import EventBus, MemoryAdded, MemoryChanged, MemoryRemoved
+from acai_desktop.core.events import (
+    EventBus,
+    MemoriesChangedInBulk,
+    MemoryAdded,
+    MemoryChanged,
+    MemoryRemoved,
+)
 from acai_desktop.core.memory.episodic import EpisodicIndex
 from acai_desktop.core.memory.index_upkeep import REEMBED_BATCH, IndexUpkeep
 from acai_desktop.core.memory.new_rows import MemoryDraft, NewRows
@@ -355,6 +361,13 @@ class MemoryService(MemoryReader):
             self.events.emit(MemoryChanged(item))
         for item in change.removed:
             self.events.emit(MemoryRemoved(item))
+
+    async def publish_in_bulk(self, change: MemoryChange) -> None:
+        """Like :meth:`publish`, with one :class:`MemoriesChangedInBulk` for the whole
+        change instead of an event per memory (another process's import: a window taking
+        100,000 rows one by one froze for seconds)."""
+        await self.upkeep.sync(change)
+        self.events.emit(MemoriesChangedInBulk(len(change.touched)))
 
     async def _publish_or_refuse(self, change: MemoryChange) -> MemoryItem:
         await self.publish(change)
