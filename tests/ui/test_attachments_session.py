@@ -92,6 +92,9 @@ def test_an_attached_file_is_indexed_first_and_quoted_in_its_chat_only(qapp, tmp
         assert (name, status, attachment, conversation_id) == ("notes.txt", "ready", 1, first_chat)
         assert Path(path).parent.parent == profile.attachments_dir  # the app's copy
         await wait_until(lambda: chip_states(window) == {"notes.txt": "ready"})
+        # The Documents tab lists it under the library, as this chat's.
+        chat_files = window.documents_panel.chat_files
+        await wait_until(lambda: "notes.txt" in chat_files.text() and not chat_files.isHidden())
         # The message sent shows the file it was sent with.
         await wait_until(lambda: messages.index(0).data(MessageRoles.ATTACHMENTS) == ("notes.txt",))
         assert messages.index(1).data(MessageRoles.ATTACHMENTS) == ()  # the answer has none
@@ -100,6 +103,7 @@ def test_an_attached_file_is_indexed_first_and_quoted_in_its_chat_only(qapp, tmp
         QTest.mouseClick(window.new_chat_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: session.chat.conversation_id is None)
         await wait_until(lambda: not composer.attachments.chips())
+        assert chat_files.isHidden()  # another chat: none of its own
         send(window, QUESTION)
         await wait_until(lambda: len(chat_prompts(fake_openai)) == 2 and not composer.busy)
         other = chat_prompts(fake_openai)[-1]

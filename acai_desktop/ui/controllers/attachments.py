@@ -134,6 +134,7 @@ class AttachmentsController(Controller):
         self.composer.show_attach_note("")
         self.strip.set_attachments([])
         self._shown = []
+        self.window.documents_panel.set_chat_files([])
         if assistant is not None:
             self.services.run(self._show(assistant, conversation_id), "attachments")
 
@@ -143,6 +144,7 @@ class AttachmentsController(Controller):
         if self.chat.conversation_id == conversation_id:
             self.strip.set_attachments(documents)
             self._shown = documents
+            self.window.documents_panel.set_chat_files([d.name for d in documents])
             self._show_on_messages(documents)
 
     def _show_on_messages(self, documents: list[Document]) -> None:

@@ -152,6 +152,12 @@ class DocumentsPanel(QWidget):
         folder_layout.addWidget(self.stop_button)
         self.folder_bar.setVisible(False)
 
+        # The shown chat's own files (its composer's attachments): not the library's, but
+        # listed here too, so the tab says every file the chat's answers may quote.
+        self.chat_files = plain_label("", "DialogNote")
+        self.chat_files.setWordWrap(True)
+        self.chat_files.setVisible(False)
+
         # A refusal (too big, unsupported, unreadable): plain, it names the user's file.
         self.notice = plain_label("", "DialogError")
         self.notice.setWordWrap(True)
@@ -194,6 +200,7 @@ class DocumentsPanel(QWidget):
         layout.addLayout(add_row)
         layout.addLayout(scope_row)
         layout.addWidget(self.area, 1)
+        layout.addWidget(self.chat_files)
         layout.addWidget(self.folder_bar)
         layout.addWidget(self.notice)
         layout.addWidget(self.actions_bar)
@@ -215,6 +222,13 @@ class DocumentsPanel(QWidget):
         self.scope_box.activated.connect(self._on_scope_box_activated)
 
     # -- state -------------------------------------------------------------------------
+
+    def set_chat_files(self, names: list[str]) -> None:
+        """The shown chat's attachments, under the library (hidden when it has none)."""
+        self.chat_files.setText(
+            "Attached to this chat (quoted in its answers only): " + ", ".join(names)
+        )
+        self.chat_files.setVisible(bool(names))
 
     def focus_chain(self) -> list[QWidget]:
         """The tab's controls in the order Tab visits them."""
