@@ -135,3 +135,24 @@ def test_an_import_that_fails_midway_ends_its_status_with_the_reason(qapp, tmp_p
     message = run_in_session(session, scenario)
     assert message.startswith("The ChatGPT import stopped: IntegrityError: disk says no.")
     assert "importing the file again adds only what is missing" in message
+
+
+def test_a_hostile_export_is_refused_in_the_status_bar(qapp, tmp_path, fake_openai):
+    """Nested 100,000 deep: the window says so (it used to go blank)."""
+    session = gui_session(configure_profile(tmp_path / "profile", fake_openai))
+    deep = tmp_path / "conversations.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+
+    async def scenario(session: AppController):
+        window = session.window
+        await _import_by_menu(session, "ChatGPT", deep, "Everything I wrote")
+        return await wait_until(
+            lambda: (
+                "levels deep" in window.statusBar().currentMessage()
+                and window.statusBar().currentMessage()
+            )
+        )
+
+    message = run_in_session(session, scenario)
+    assert message.startswith(f"{deep} is not a ChatGPT export ACAI can import: its JSON nests")
+    assert "nothing was imported" in message
