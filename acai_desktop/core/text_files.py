@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.regular_files import NotRegularFileError, open_regular
 
 
 def read_utf8(
@@ -20,7 +21,10 @@ def read_utf8(
     missing, unreadable, or not UTF-8 (with the first bad byte's offset)."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with open_regular(path) as handle:  # a named pipe would block for ever
+            raw = handle.read()
+    except NotRegularFileError as failure:
+        raise error(f"{path} is {failure.strerror}; {nothing}.") from None
     except FileNotFoundError:
         raise error(f"No such file: {path}") from None
     except OSError as failure:
