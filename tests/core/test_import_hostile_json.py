@@ -82,3 +82,20 @@ def test_a_memories_file_of_hostile_json_is_refused_and_changes_nothing(tmp_path
 
     message, memories = run(scenario())
     assert named in message and "nothing was changed" in message and memories == 0
+
+
+@pytest.mark.parametrize("source", ["chatgpt", "claude", "memories"])
+def test_an_export_over_the_size_limit_is_refused_before_it_is_read(tmp_path, source):
+    """Issue 39, G11: a 2 GB export needed 4.5 GB of memory. A sparse 1.6 GB file (no
+    disk used) is refused at once, the limit named, before a byte is read."""
+    from acai_desktop.core.chat_import.importer import read_export
+    from acai_desktop.core.memory.export_format import read_document
+
+    huge = tmp_path / "conversations.json"
+    with huge.open("wb") as handle:
+        handle.truncate(1600 * 1024 * 1024)
+    with pytest.raises(InvalidInputError) as refused:
+        read_document(huge) if source == "memories" else read_export(source, huge)
+    message = str(refused.value)
+    assert message.startswith(f"{huge} is 1.6 GB; an import reads files of up to 1.5 GB")
+    assert "nothing was" in message

@@ -720,3 +720,53 @@ def m015_messages_as_sent(db: Database) -> None:
     answer: a server's prompt cache reads only what is new (issue 22). NULL for
     messages sent before (and imported ones): their history sends their words."""
     db.execute("ALTER TABLE messages ADD COLUMN sent_content TEXT")
+
+
+#: How many characters of each neighbouring message ``messages_fts.context`` keeps
+#: (m016). The same number is in the PostgreSQL migration of the same name.
+RECALL_CONTEXT_CHARS = 400
+
+
+@migrations()
+def m016_capped_recall_context(db: Database) -> None:
+    """``messages_fts.context`` keeps the first :data:`RECALL_CONTEXT_CHARS` characters
+    of each of the four neighbouring messages, not their whole text.
+
+    The whole text made the index about five copies of every message (its own, and
+    once more as context of each of four neighbours): a 1.2 GB export became a 7.4 GB
+    database, 5.0 GB of it ``messages_fts_content`` (issue 39, G11). What the context is
+    for, a short reply found by the question it answers, is in a message's first lines
+    (a question is short; an answer starts with what it answers); LoCoMo's recall is the
+    same (docs/benchmarks.md). The index is rebuilt from the view in this migration: the
+    table dropped and made again, which is much faster than deleting row by row. The
+    file keeps its size until VACUUM; the freed pages are used again first.
+    """
+    db.execute("DROP VIEW message_recall_rows")
+    db.execute(
+        f"""
+        CREATE VIEW message_recall_rows AS
+        SELECT r.id, r.content, coalesce((
+            SELECT group_concat(substr(content, 1, {RECALL_CONTEXT_CHARS}), ' ') FROM (
+                SELECT content FROM (
+                    SELECT id, content FROM recallable_messages
+                    WHERE conversation_id = r.conversation_id AND id < r.id
+                    ORDER BY id DESC LIMIT 2)
+                UNION ALL
+                SELECT content FROM (
+                    SELECT id, content FROM recallable_messages
+                    WHERE conversation_id = r.conversation_id AND id > r.id
+                    ORDER BY id LIMIT 2))), '') AS context
+        FROM recallable_messages AS r"""
+    )
+    db.execute("DROP TABLE messages_fts")
+    db.execute(
+        """
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            content, context,
+            tokenize='porter unicode61 remove_diacritics 2'
+        )"""
+    )
+    db.execute(
+        "INSERT INTO messages_fts (rowid, content, context) "
+        "SELECT id, content, context FROM message_recall_rows"
+    )
