@@ -20,10 +20,14 @@ def test_each_neighbour_gives_only_the_start_of_its_text(tmp_path, store_locatio
             question = await chats.add_message(chat.id, "user", "Where do walruses rest?")
             await chats.add_message(chat.id, "assistant", long_answer)
             reply = await chats.add_message(chat.id, "user", "Yes, last Friday!")
-            return question.id, reply.id, await store.run(
-                lambda db: db.execute(
-                    "SELECT id, length(context) FROM message_recall_rows ORDER BY id"
-                ).fetchall()
+            return (
+                question.id,
+                reply.id,
+                await store.run(
+                    lambda db: db.execute(
+                        "SELECT id, length(context) FROM message_recall_rows ORDER BY id"
+                    ).fetchall()
+                ),
             )
 
     question, reply, rows = run(scenario())
