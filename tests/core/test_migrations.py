@@ -60,7 +60,7 @@ def build_database_at(path: Path, last: str) -> None:
 
 def test_the_migration_list_starts_with_m001():
     assert ALL_NAMES[0] == "m001_initial"
-    assert ALL_NAMES[-1] == "m016_capped_recall_context"
+    assert ALL_NAMES[-1] == "m015_messages_as_sent"
     assert "m012_chat_settings_and_token_usage" in ALL_NAMES
     assert all(name[0] == "m" and name[1:4].isdigit() for name in ALL_NAMES)
     assert sorted(ALL_NAMES) == ALL_NAMES
@@ -253,44 +253,3 @@ def test_an_older_profile_s_chats_and_memories_are_outside_any_project(tmp_path)
     assert before.memory_ids == [] and before.message_ids == []
     assert learned.project_id == project.id
     assert after.memory_ids == [learned.id]
-
-
-def test_m016_caps_each_neighbour_in_the_recall_context(tmp_path):
-    """A profile from m015 holds whole neighbours in ``messages_fts.context``; after
-    m016 each neighbour gives its first RECALL_CONTEXT_CHARS characters, the short reply
-    is still found by its question's words, and the index is the view's again."""
-    from acai_desktop.core.store.migrations import RECALL_CONTEXT_CHARS
-
-    path = tmp_path / "acai.sqlite3"
-    build_database_at(path, "m015_messages_as_sent")
-    at = "2026-01-02T03:04:05.000000+00:00"
-    long_answer = "Walruses haul out on ice floes. " + "Blubber keeps them warm. " * 200
-    with sqlite3.connect(path) as connection:
-        for message_id, role, text in [
-            (2, "assistant", long_answer + "zanzibar"),  # a word beyond the cap
-            (3, "user", "Yes, last Friday!"),
-        ]:
-            connection.execute(
-                "INSERT INTO messages (id, conversation_id, role, content, created_at) "
-                "VALUES (?, 1, ?, ?, ?)",
-                [message_id, role, text, at],
-            )
-        before = connection.execute("SELECT max(length(context)) FROM messages_fts").fetchone()
-    connection.close()
-    db = Database(sqlite3.connect(path))
-    migrations.apply(db)
-    longest = db.execute("SELECT max(length(context)) FROM messages_fts").fetchone()[0]
-    by_context = db.execute(
-        "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'context: walruses' ORDER BY rowid"
-    ).fetchall()
-    beyond = db.execute(
-        "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'zanzibar' ORDER BY rowid"
-    ).fetchall()
-    indexed = db.execute("SELECT rowid, content, context FROM messages_fts ORDER BY rowid")
-    expected = db.execute("SELECT id, content, context FROM message_recall_rows ORDER BY id")
-    assert before[0] > len(long_answer)  # the whole answer, before
-    assert longest <= 2 * RECALL_CONTEXT_CHARS + 1  # two neighbours at most here
-    assert by_context == [(1,), (3,)]  # the question and the reply, by the answer's start
-    assert beyond == [(2,)]  # the answer's own words are all indexed
-    assert indexed.fetchall() == expected.fetchall()
-    db.close()

@@ -23,7 +23,6 @@ BASELINE = Baseline(
         "m013_projects",
         "m014_chat_attachments",
         "m015_messages_as_sent",
-        "m016_capped_recall_context",
     ),
     statements=(
         """CREATE TABLE conversations (
@@ -128,6 +127,10 @@ BASELINE = Baseline(
         )""",
         """CREATE INDEX memories_by_created ON memories(created_at)""",
         """CREATE INDEX messages_by_date ON messages(created_at)""",
+        """CREATE VIRTUAL TABLE messages_fts USING fts5(
+            content, context,
+            tokenize='porter unicode61 remove_diacritics 2'
+        )""",
         """CREATE TABLE message_embeddings (
             message_id INTEGER PRIMARY KEY,
             embedding BLOB NOT NULL,
@@ -307,6 +310,19 @@ BASELINE = Baseline(
     AND m.content != ''
     AND (SELECT c.temporary FROM conversations AS c WHERE c.id = m.conversation_id) = 0
  AND m.hidden = 0""",
+        """CREATE VIEW message_recall_rows AS
+        SELECT r.id, r.content, coalesce((
+            SELECT group_concat(content, ' ') FROM (
+                SELECT content FROM (
+                    SELECT id, content FROM recallable_messages
+                    WHERE conversation_id = r.conversation_id AND id < r.id
+                    ORDER BY id DESC LIMIT 2)
+                UNION ALL
+                SELECT content FROM (
+                    SELECT id, content FROM recallable_messages
+                    WHERE conversation_id = r.conversation_id AND id > r.id
+                    ORDER BY id LIMIT 2))), '') AS context
+        FROM recallable_messages AS r""",
         """CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status, hidden ON messages
         WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
             OR old.content != new.content OR old.hidden != new.hidden
@@ -357,22 +373,5 @@ BASELINE = Baseline(
         """CREATE INDEX conversations_by_project ON conversations(project_id)""",
         """CREATE INDEX memories_by_project ON memories(project_id)""",
         """CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment = 1""",
-        """CREATE VIEW message_recall_rows AS
-        SELECT r.id, r.content, coalesce((
-            SELECT group_concat(substr(content, 1, 400), ' ') FROM (
-                SELECT content FROM (
-                    SELECT id, content FROM recallable_messages
-                    WHERE conversation_id = r.conversation_id AND id < r.id
-                    ORDER BY id DESC LIMIT 2)
-                UNION ALL
-                SELECT content FROM (
-                    SELECT id, content FROM recallable_messages
-                    WHERE conversation_id = r.conversation_id AND id > r.id
-                    ORDER BY id LIMIT 2))), '') AS context
-        FROM recallable_messages AS r""",
-        """CREATE VIRTUAL TABLE messages_fts USING fts5(
-            content, context,
-            tokenize='porter unicode61 remove_diacritics 2'
-        )""",
     ),
 )

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.store.migrations import RECALL_CONTEXT_CHARS
 
 #: The SQLite migrations the baseline stands for: every one up to this name.
 BASELINE_COVERS_UP_TO = "m011_chat_titles_pins_and_instructions"
@@ -475,30 +474,6 @@ def m014_chat_attachments(db) -> None:
 def m015_messages_as_sent(db) -> None:
     """SQLite's m015: a user message as its prompt carried it, for the prompt cache."""
     db.connection.execute("ALTER TABLE messages ADD COLUMN sent_content text")
-
-
-@migration
-def m016_capped_recall_context(db) -> None:
-    """SQLite's m016: the recall context keeps the first 400 characters of each
-    neighbouring message (``RECALL_CONTEXT_CHARS``), and the index is rebuilt."""
-    db.connection.execute(
-        f"""
-CREATE OR REPLACE VIEW message_recall_rows AS
-SELECT r.id, r.content, coalesce((
-    SELECT string_agg(left(around.content, {RECALL_CONTEXT_CHARS}), ' ') FROM (
-        (SELECT content FROM recallable_messages
-         WHERE conversation_id = r.conversation_id AND id < r.id ORDER BY id DESC LIMIT 2)
-        UNION ALL
-        (SELECT content FROM recallable_messages
-         WHERE conversation_id = r.conversation_id AND id > r.id ORDER BY id LIMIT 2)
-    ) AS around), '') AS context
-FROM recallable_messages AS r"""
-    )
-    db.connection.execute("TRUNCATE message_recall")
-    db.connection.execute(
-        "INSERT INTO message_recall (id, content, context) "
-        "SELECT id, content, context FROM message_recall_rows"
-    )
 
 
 def pending(db) -> list[str]:
