@@ -5,7 +5,8 @@ what ACAI learns facts from (default ``all``); the learning runs as background j
 the window. ``import status`` shows how far it is, ``import pause`` / ``import resume``
 hold and release it. Works beside the open window, as ``memories import`` does. With
 ``--json``: the import prints ``{"conversations", "messages", "skipped_conversations",
-"skipped_messages", "learning_jobs", "budget"}``; the others ``{"done", "waiting",
+"skipped_messages", "learning_jobs", "budget", "repeated_ids_kept",
+"repeated_ids_dropped"}``; the others ``{"done", "waiting",
 "failed", "total", "paused"}``.
 """
 
@@ -87,6 +88,8 @@ def _report_text(label: str, report) -> str:
             f"Already here from an earlier import: {report.skipped_conversations} "
             f"conversations, {report.skipped_messages} messages."
         )
+    if report.repeats_text():
+        lines.append(report.repeats_text())
     if report.learning_jobs:
         lines.append(
             f"Learning facts from {report.learning_jobs} of your messages (budget "

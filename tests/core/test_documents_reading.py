@@ -134,14 +134,14 @@ def test_an_unreadable_file_is_refused_with_the_reason(tmp_path, monkeypatch):
     path.write_text("# Secret\n\nText.", encoding="utf-8")
     path.chmod(0)
     if os.geteuid() == 0:  # root ignores permission bits: the OS answer, as it would be
-        real_open = Path.open
+        real_open = os.open
 
-        def refuse(self, *args, **kwargs):
-            if self == path:
-                raise PermissionError(13, "Permission denied", str(self))
-            return real_open(self, *args, **kwargs)
+        def refuse(file, *args, **kwargs):
+            if Path(file) == path:
+                raise PermissionError(13, "Permission denied", str(file))
+            return real_open(file, *args, **kwargs)
 
-        monkeypatch.setattr(Path, "open", refuse)
+        monkeypatch.setattr(os, "open", refuse)
     try:
         with pytest.raises(DocumentReadError, match="permission denied"):
             read_document(path)
@@ -183,6 +183,7 @@ def test_walking_a_folder_finds_supported_files_and_skips_hidden_ones(tmp_path):
     (tmp_path / "sub" / "c.exe").write_bytes(b"MZ")
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "d.txt").write_text("d", encoding="utf-8")
-    found = [p.relative_to(tmp_path).as_posix() for p in walk_folder(tmp_path)]
-    assert found == ["a.md", "sub/deeper/b.pdf"]
+    files, skipped = walk_folder(tmp_path)
+    found = [p.relative_to(tmp_path).as_posix() for p in files]
+    assert found == ["a.md", "sub/deeper/b.pdf"] and skipped == []
     assert kind_of(Path("x.PY")) == "code" and kind_of(Path("x.bin")) is None

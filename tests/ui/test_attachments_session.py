@@ -5,10 +5,12 @@ offscreen, and the prompts the scripted server received."""
 from __future__ import annotations
 
 import inspect
+import os
 import sqlite3
 from inspect import CORO_SUSPENDED
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
@@ -276,3 +278,27 @@ def test_stop_while_a_send_waits_for_indexing_sends_nothing_and_keeps_the_messag
         assert PASSAGE in chat_prompts(fake_openai)[-1]
 
     run_in_session(gui_session(profile), scenario)
+
+
+@pytest.mark.timeout(120)  # an opened pipe would block the attach, and quitting, for ever
+def test_a_pipe_or_a_looping_link_dropped_on_the_chat_is_refused_at_once(
+    qapp, tmp_path, fake_openai
+):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    files = tmp_path / "files"
+    files.mkdir()
+    os.mkfifo(files / "x.txt")
+    os.symlink("loop.md", files / "loop.md")
+
+    async def scenario(session: AppController):
+        window = session.window
+        composer = window.composer
+        drop_files(window.chat_view.viewport(), [files / "x.txt", files / "loop.md"])
+        await wait_until(lambda: composer.attach_note.isVisible())
+        return composer.attach_note.text(), composer.attachments.chips()
+
+    # The session closes the window when the scenario ends: quitting is not held up.
+    note, chips = run_in_session(gui_session(profile), scenario)
+    assert note.startswith("Not attached — x.txt is a named pipe (FIFO), not a regular file")
+    assert "loop.md is a symbolic link that loops" in note
+    assert chips == [] and attachment_rows(profile) == [] and copies(profile) == []

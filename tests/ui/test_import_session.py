@@ -108,3 +108,51 @@ def test_learning_from_an_import_pauses_resumes_and_says_how_far(qapp, tmp_path,
     paused, facts = run_in_session(session, scenario)
     assert (paused.waiting, paused.done, paused.paused) == (4, 0, True)
     assert any(fact.startswith("The user lives in Porto") for fact in facts)
+
+
+def test_an_import_that_fails_midway_ends_its_status_with_the_reason(qapp, tmp_path, fake_openai):
+    """A fault that is no refusal of the core (here the database itself aborts the
+    write) must not leave "Importing conversations…" standing as if it were running."""
+    session = gui_session(configure_profile(tmp_path / "profile", fake_openai))
+
+    async def scenario(session: AppController):
+        window = session.window
+        await session.assistant._store.run(
+            lambda db: db.execute(
+                "CREATE TRIGGER refuse_sourdough BEFORE INSERT ON conversations "
+                "WHEN NEW.title LIKE 'Sourdough%' BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+            )
+        )
+        await _import_by_menu(session, "ChatGPT", EXPORTS / "chatgpt_conversations.json",
+                              "Nothing (search and recall only)")  # fmt: skip
+        return await wait_until(
+            lambda: (
+                "import stopped" in window.statusBar().currentMessage()
+                and window.statusBar().currentMessage()
+            )
+        )
+
+    message = run_in_session(session, scenario)
+    assert message.startswith("The ChatGPT import stopped: IntegrityError: disk says no.")
+    assert "importing the file again adds only what is missing" in message
+
+
+def test_a_hostile_export_is_refused_in_the_status_bar(qapp, tmp_path, fake_openai):
+    """Nested 100,000 deep: the window says so (it used to go blank)."""
+    session = gui_session(configure_profile(tmp_path / "profile", fake_openai))
+    deep = tmp_path / "conversations.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+
+    async def scenario(session: AppController):
+        window = session.window
+        await _import_by_menu(session, "ChatGPT", deep, "Everything I wrote")
+        return await wait_until(
+            lambda: (
+                "levels deep" in window.statusBar().currentMessage()
+                and window.statusBar().currentMessage()
+            )
+        )
+
+    message = run_in_session(session, scenario)
+    assert message.startswith(f"{deep} is not a ChatGPT export ACAI can import: its JSON nests")
+    assert "nothing was imported" in message

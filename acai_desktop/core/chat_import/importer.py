@@ -54,9 +54,29 @@ class ConversationImportReport:
     skipped_messages: int
     learning_jobs: int
     budget: str
+    #: Messages whose id another conversation also has (a copied or branched chat):
+    #: kept, under an id scoped to their conversation.
+    repeated_ids_kept: int = 0
+    #: Messages whose id came earlier in the same conversation: the repeat left out.
+    repeated_ids_dropped: int = 0
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+    def repeats_text(self) -> str:
+        """The repeated message ids in a sentence ("" when there were none)."""
+        said = []
+        if self.repeated_ids_kept:
+            said.append(
+                "messages whose id another conversation also has (a copied or branched "
+                f"chat), kept in both: {self.repeated_ids_kept}"
+            )
+        if self.repeated_ids_dropped:
+            said.append(
+                f"messages repeated within one conversation, left out: {self.repeated_ids_dropped}"
+            )
+        text = "; ".join(said) + "."
+        return text[0].upper() + text[1:] if said else ""
 
 
 def read_export(source: str, path: str | Path) -> list[ImportedConversation]:
@@ -84,6 +104,8 @@ def _tally(totals: dict[str, int], stored) -> None:
     totals["skipped_conversations"] += stored.skipped_conversations
     totals["skipped_messages"] += stored.skipped_messages
     totals["jobs"] += stored.jobs
+    totals["repeated_ids_kept"] += stored.repeated_ids_kept
+    totals["repeated_ids_dropped"] += stored.repeated_ids_dropped
 
 
 def batches(conversations: Sequence[ImportedConversation], limit: int = BATCH_MESSAGES):
@@ -114,7 +136,16 @@ async def import_conversations(
     learning ``budget`` asks for (its months counted back from ``now``); the messages
     are recallable when this returns."""
     totals = dict.fromkeys(
-        ("conversations", "messages", "skipped_conversations", "skipped_messages", "jobs"), 0
+        (
+            "conversations",
+            "messages",
+            "skipped_conversations",
+            "skipped_messages",
+            "jobs",
+            "repeated_ids_kept",
+            "repeated_ids_dropped",
+        ),
+        0,
     )
     done = 0
     # Each batch's vectors are made (on a worker thread) while the next batch is
@@ -148,4 +179,6 @@ async def import_conversations(
         skipped_messages=totals["skipped_messages"],
         learning_jobs=totals["jobs"],
         budget=str(budget),
+        repeated_ids_kept=totals["repeated_ids_kept"],
+        repeated_ids_dropped=totals["repeated_ids_dropped"],
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.text_files import read_utf8
+from acai_desktop.core.untrusted_json import JsonLimitError, parse_json
 
 
 class ImportFileError(InvalidInputError):
@@ -56,10 +57,13 @@ def iso_from_text(text: str) -> str:
 
 def read_json(path: str | Path, what: str) -> Any:
     """The file's JSON value, or a one-line :class:`ImportFileError` saying why not
-    (missing, not UTF-8, cut short, not JSON)."""
+    (missing, not UTF-8, cut short, not JSON, nested too deeply, a too long number)."""
     text = read_utf8(path, "nothing was imported", ImportFileError)
     try:
-        return json.loads(text)
+        return parse_json(text)
+    except JsonLimitError as beyond:
+        raise ImportFileError(f"{path} is not a {what} ACAI can import: {beyond}; nothing "
+                              "was imported.") from None  # fmt: skip
     except json.JSONDecodeError as error:
         # A string that never closes runs into the end of the file ("Unterminated
         # string" names where it began); any other error at the very end is a cut too.

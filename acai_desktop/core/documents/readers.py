@@ -3,7 +3,9 @@
 What is read: plain text, Markdown, PDF (pypdf), HTML (to text) and source code, by
 the file's extension. What is refused, saying why, with nothing else touched: a file
 over :data:`MAX_FILE_BYTES`, a binary file, an encrypted or damaged PDF, a file that
-can't be opened (permissions, missing), and text that is not UTF-8.
+can't be opened (permissions, missing), and text that is not UTF-8. Only regular files
+are read (a named pipe, a device or a looping link is refused: ``core/regular_files``),
+and a folder's walk stays inside the folder (:func:`walk_folder`).
 
 Encodings: UTF-8 (with or without a byte-order mark) and UTF-16 with its byte-order
 mark are read. Anything else is refused rather than guessed: decoding Windows-1252 or
@@ -22,6 +24,7 @@ from pathlib import Path
 from acai_desktop.core.documents.html_text import html_to_text
 from acai_desktop.core.documents.model import DocumentReadError
 from acai_desktop.core.documents.pdf_text import PageProgress, check_pdf, pdf_pages
+from acai_desktop.core.regular_files import NotRegularFileError, open_regular, why_not_regular
 
 #: The largest file accepted (50 MB); larger ones are refused before being read.
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -93,19 +96,26 @@ def require_kind(path: Path) -> str:
     return kind
 
 
+def not_regular(path: Path, what: str) -> str:
+    """Why a path that is no regular file is refused (``what``: what it is instead)."""
+    if what == "a folder":
+        return f"{path} is a folder; add it as a folder."
+    return f"{path.name} is {what}; only regular files are read."
+
+
 def read_bytes(path: Path) -> tuple[bytes, float]:
     """The file's bytes and modification time, refusing what can't or mustn't be read."""
     try:
-        status = path.stat()
-        if path.is_dir():
-            raise DocumentReadError(f"{path} is a folder; add it as a folder.")
-        if status.st_size > MAX_FILE_BYTES:
-            raise DocumentReadError(
-                f"{path.name} is {status.st_size / 1024 / 1024:.0f} MB; the limit is "
-                f"{MAX_FILE_LABEL} per file. Split it into smaller files."
-            )
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
+            status = os.fstat(handle.fileno())
+            if status.st_size > MAX_FILE_BYTES:
+                raise DocumentReadError(
+                    f"{path.name} is {status.st_size / 1024 / 1024:.0f} MB; the limit is "
+                    f"{MAX_FILE_LABEL} per file. Split it into smaller files."
+                )
             data = handle.read(MAX_FILE_BYTES + 1)
+    except NotRegularFileError as error:
+        raise DocumentReadError(not_regular(path, error.strerror)) from None
     except FileNotFoundError:
         raise DocumentReadError(f"{path} does not exist (moved or deleted?).") from None
     except PermissionError:
@@ -148,7 +158,7 @@ def fingerprint(data: bytes) -> str:
 def file_sha256(path: Path) -> tuple[str, float]:
     """The file's :func:`fingerprint` and modification time, read a block at a time."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         mtime = os.fstat(handle.fileno()).st_mtime
         while block := handle.read(HASH_BLOCK_BYTES):
             digest.update(block)
@@ -247,14 +257,27 @@ def printable_path(path: Path | str) -> str:
     return os.fsencode(path).decode("utf-8", errors="replace")
 
 
-def walk_folder(folder: Path | str) -> list[Path]:
-    """Every supported file under ``folder`` (recursively), sorted; hidden files and
-    folders (".git") are skipped, and symbolic links to folders are not followed."""
-    found = []
+def walk_folder(folder: Path | str) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Every supported file under ``folder`` (recursively), sorted, and the (path,
+    reason) of each one skipped. Hidden files and folders (".git") are left out and
+    links to folders are not followed. A link to a file is followed only if it lands
+    inside ``folder`` (the user chose that folder, not what its links point at); a
+    looping link, a named pipe, a device or a socket is skipped, with the reason."""
+    root_folder = Path(os.path.realpath(folder))
+    found, skipped = [], []
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             path = Path(root) / name
-            if not name.startswith(".") and kind_of(path) is not None:
+            if name.startswith(".") or kind_of(path) is None:
+                continue
+            why = why_not_regular(path)
+            if why is None and path.is_symlink():
+                target = Path(os.path.realpath(path))
+                if not target.is_relative_to(root_folder):
+                    why = f"a link to {printable_path(target)}, outside the folder"
+            if why is None:
                 found.append(path)
-    return found
+            else:
+                skipped.append((printable_path(path), not_regular(path, why)))
+    return found, skipped

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from acai_desktop.core.documents.readers import (
     MAX_FILE_LABEL,
     file_sha256,
     name_not_utf8,
+    not_regular,
     printable_path,
     require_kind,
     walk_folder,
@@ -39,6 +41,7 @@ from acai_desktop.core.documents.vectors import ChunkVectors
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.records import Job
+from acai_desktop.core.regular_files import NotRegularFileError, open_regular
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store import jobs as job_sql
 from acai_desktop.core.store import projects
@@ -145,7 +148,7 @@ class DocumentService:
         folder = Path(folder).expanduser()
         if not folder.is_dir():
             raise DocumentReadError(f"{folder} is not a folder.")
-        files = await asyncio.to_thread(walk_folder, folder)
+        files, skipped = await asyncio.to_thread(walk_folder, folder)
         report = AddReport()
         name = str(folder)
         self.events.emit(ev.FolderProgress(name, 0, len(files)))
@@ -157,6 +160,7 @@ class DocumentService:
             self.events.emit(ev.FolderProgress(name, done, len(files)))
         handled = len(report.queued) + len(report.unchanged) + len(report.refused)
         self.events.emit(ev.FolderProgress(name, handled, len(files), True, report.stopped))
+        report.refused.extend(skipped)  # links out of the folder, pipes, loops: with why
         return report
 
     async def _add_one(self, path: Path, report: AddReport) -> None:
@@ -312,25 +316,27 @@ class DocumentService:
 
 
 def _checked_size(path: Path) -> int:
-    """The file's size, refusing a missing, unreadable or too large file before it is
-    queued (the job reads it again and checks everything)."""
+    """The file's size, refusing a missing, unreadable, too large or not regular file
+    (a pipe, a looping link) before it is queued (the job reads it again and checks
+    everything)."""
     try:
-        if path.is_dir():
-            raise DocumentReadError(f"{path} is a folder; add it as a folder.")
-        size = path.stat().st_size
+        with open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
         if size > MAX_FILE_BYTES:
             raise DocumentReadError(
                 f"{path.name} is {size / 1024 / 1024:.0f} MB; the limit is {MAX_FILE_LABEL} "
                 "per file. Split it into smaller files."
             )
-        with path.open("rb"):
-            pass
+    except NotRegularFileError as error:
+        raise DocumentReadError(not_regular(path, error.strerror)) from None
     except FileNotFoundError:
         raise DocumentReadError(f"{path} does not exist.") from None
     except PermissionError:
         raise DocumentReadError(
             f"{path.name} can't be read: permission denied. Check the file's permissions."
         ) from None
+    except OSError as error:
+        raise DocumentReadError(f"{path.name} can't be read ({error.strerror or error}).") from None
     return size
 
 

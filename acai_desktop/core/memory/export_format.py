@@ -76,6 +76,7 @@ from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.validation import clean_category, clean_memory_text
 from acai_desktop.core.records import Actor, MemoryKind, MemoryStatus, Origin
 from acai_desktop.core.text_files import read_utf8
+from acai_desktop.core.untrusted_json import JsonLimitError, parse_json
 
 FORMAT = "acai-desktop-memories"
 VERSION = 1
@@ -87,6 +88,8 @@ MAX_REPORTED_ERRORS = 5
 #: thousand-level-deep value is refused with the place at fault, not choked on.
 MAX_META_BYTES = 64 * 1024
 MAX_META_DEPTH = 20
+#: The largest integer a database column holds (SQLite's and PostgreSQL's bigint).
+MAX_STORED_INT = 2**63 - 1
 
 
 def _iso(text: str) -> str:
@@ -140,7 +143,7 @@ class _Model(BaseModel):
 
 
 class SourceRef(_Model):
-    message_id: Annotated[int, Field(ge=1, strict=True)]
+    message_id: Annotated[int, Field(ge=1, le=MAX_STORED_INT, strict=True)]
     created_at: Timestamp | None = None
 
 
@@ -165,7 +168,7 @@ class ExportedMemory(_Model):
     user_edited: StrictBool = False
     created_at: Timestamp | None = None
     updated_at: Timestamp | None = None
-    use_count: Annotated[int, Field(ge=0, strict=True)] = 0
+    use_count: Annotated[int, Field(ge=0, le=MAX_STORED_INT, strict=True)] = 0
     last_used_at: Timestamp | None = None
     superseded_by_uid: Uid | None = None
     conflicts_with_uid: Uid | None = None
@@ -195,15 +198,14 @@ def _field_path(location: tuple) -> str:
 def parse_document(text: str, *, source: str = "the file") -> ExportDocument:
     """Validate an export file's text; :class:`InvalidInputError` says where it's wrong."""
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as error:
         raise InvalidInputError(
             f"{source} is not valid JSON: line {error.lineno}, column {error.colno}: {error.msg}."
         ) from None
-    except RecursionError:
+    except JsonLimitError as beyond:
         raise InvalidInputError(
-            f"{source} was not imported; nothing was changed: its JSON is nested thousands of "
-            f"levels deep (an export nests a few; a memory's meta at most {MAX_META_DEPTH})."
+            f"{source} was not imported; nothing was changed: {beyond}."
         ) from None
     if isinstance(data, dict) and data.get("format") != FORMAT:
         raise InvalidInputError(

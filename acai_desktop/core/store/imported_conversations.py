@@ -4,6 +4,13 @@ Each imported conversation and message keeps its ``source_id`` (unique), so an e
 imported again adds only what is new. A batch of conversations is written in one
 transaction with the learning jobs the user's budget asked for: a conversation is
 there whole, with its jobs, or not at all.
+
+Exports repeat message ids: a chat copied or branched in ChatGPT, or one uuid in two
+Claude chats, carries the other chat's ids. The first conversation to bring an id keeps
+it; in any other conversation the message is stored under an id scoped to that
+conversation (:func:`scoped_source_id`), so it is still there, and found again by a
+later import of the same file. An id repeated inside one conversation is the same
+message twice: the repeat is left out. Both are counted in the report.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import json
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from acai_desktop.core.chat_import.model import ImportedConversation
+from acai_desktop.core.chat_import.model import ImportedConversation, ImportedMessage
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.records import Conversation
 from acai_desktop.core.store.connection import Database
@@ -39,15 +46,27 @@ class StoredBatch:
     #: Conversations / messages already there from an earlier import.
     skipped_conversations: int = 0
     skipped_messages: int = 0
+    #: Messages whose id another conversation has: stored under a scoped id.
+    repeated_ids_kept: int = 0
+    #: Messages whose id came earlier in the same conversation: left out.
+    repeated_ids_dropped: int = 0
 
 
-def known_message_sources(db: Database, source_ids: Sequence[str]) -> set[str]:
-    found: set[str] = set()
+def scoped_source_id(message_source_id: str, conversation_source_id: str) -> str:
+    """The id a message is stored under when another conversation has its own id."""
+    return f"{message_source_id}@{conversation_source_id}"
+
+
+def message_owners(db: Database, source_ids: Sequence[str]) -> dict[str, int]:
+    """source id -> the conversation whose message has it, for those stored."""
+    found: dict[str, int] = {}
     for start in range(0, len(source_ids), 500):
         chunk = list(source_ids[start : start + 500])
         marks = ",".join("?" * len(chunk))
-        rows = db.execute(f"SELECT source_id FROM messages WHERE source_id IN ({marks})", chunk)
-        found.update(row[0] for row in rows)
+        rows = db.execute(
+            f"SELECT source_id, conversation_id FROM messages WHERE source_id IN ({marks})", chunk
+        )
+        found.update((row[0], row[1]) for row in rows)
     return found
 
 
@@ -129,11 +148,7 @@ def _store_conversation(
              conversation.source_id],
         ).lastrowid  # fmt: skip
         stored.new_conversations += 1
-        known: set[str] = set()
-    else:
-        known = known_message_sources(db, [m.source_id for m in conversation.messages])
-        stored.skipped_messages += len(known)
-    new = [m for m in conversation.messages if m.source_id not in known]
+    new = _new_messages(db, conversation, conversation_id, stored)
     if not new:
         stored.skipped_conversations += 1
         return []
@@ -145,13 +160,13 @@ def _store_conversation(
         "SELECT max(id) FROM messages WHERE conversation_id = ? AND hidden = 0",
         [conversation_id],
     ).fetchone()
-    for message in new:
+    for message, source_id in new:
         parent_id = db.execute(
             "INSERT INTO messages (conversation_id, role, content, status, model, "
             "created_at, author, source_id, parent_id) "
             "VALUES (?, ?, ?, 'complete', ?, ?, ?, ?, ?)",
             [conversation_id, message.role, message.content, message.model,
-             message.created_at, message.author, message.source_id, parent_id],
+             message.created_at, message.author, source_id, parent_id],
         ).lastrowid  # fmt: skip
         ids.append(parent_id)
     jobs = [
@@ -162,7 +177,7 @@ def _store_conversation(
             at,
             at,
         )
-        for message_id, message in zip(ids, new, strict=True)
+        for message_id, (message, _source_id) in zip(ids, new, strict=True)
         if message.source_id in learn_from
     ]
     db.conn.executemany(
@@ -176,9 +191,37 @@ def _store_conversation(
     )
     stored.jobs += len(jobs)
     stored.message_ids += ids
-    stored.messages += [(i, m.content) for i, m in zip(ids, new, strict=True)]
+    stored.messages += [(i, m.content) for i, (m, _) in zip(ids, new, strict=True)]
     stored.conversations.append(fetch_conversation(db, conversation_id))
     return ids
+
+
+def _new_messages(
+    db: Database, conversation: ImportedConversation, conversation_id: int, stored: StoredBatch
+) -> list[tuple[ImportedMessage, str]]:
+    """The messages of ``conversation`` not stored yet, each with the id to store it
+    under (its own, or scoped when another conversation has it: see the module)."""
+    own = [m.source_id for m in conversation.messages]
+    scoped = [scoped_source_id(m, conversation.source_id) for m in own]
+    owners = message_owners(db, own + scoped)
+    new: list[tuple[ImportedMessage, str]] = []
+    seen: set[str] = set()
+    for message, scoped_id in zip(conversation.messages, scoped, strict=True):
+        if message.source_id in seen:
+            stored.repeated_ids_dropped += 1
+            continue
+        seen.add(message.source_id)
+        candidates = (message.source_id, scoped_id)
+        if any(owners.get(source_id) == conversation_id for source_id in candidates):
+            stored.skipped_messages += 1  # here from an earlier import
+        elif message.source_id not in owners:
+            new.append((message, message.source_id))
+        elif scoped_id not in owners:
+            stored.repeated_ids_kept += 1
+            new.append((message, scoped_id))
+        else:  # both taken by other conversations: only a made-up file gets here
+            stored.repeated_ids_dropped += 1
+    return new
 
 
 def conversation_from(db: Database, source_id: str, title: str) -> Conversation:

@@ -4,17 +4,21 @@ and a learning budget are chosen, and the status bar says how far it is."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
+from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.records import Job, JobStatus
-from acai_desktop.ui.controllers.base import Controller, Services, in_background
+from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
 
 SOURCES = {"chatgpt": "ChatGPT", "claude": "Claude"}
 #: The learning budgets offered, as the user reads them.
@@ -85,18 +89,37 @@ class ImportsController(Controller):
 
         label = SOURCES[source]
         self.say(f"Reading the {label} export…")
-        report = await assistant.imports.import_file(
-            source,
-            path,
-            LearningBudget.parse(budget),
-            progress=lambda done, total: self.say(f"Importing conversations… {done} of {total}"),
-        )
+        written = [0, 0]  # conversations written, in the file
+
+        def progress(done: int, total: int) -> None:
+            written[:] = [done, total]
+            self.say(f"Importing conversations… {done} of {total}")
+
+        try:
+            report = await assistant.imports.import_file(
+                source, path, LearningBudget.parse(budget), progress=progress
+            )
+        except AcaiError:
+            raise  # a refusal in words of its own: the status bar shows it as it is
+        except Exception as error:
+            # A fault of ours must not leave "Importing… 1000 of 2001" standing as if
+            # the import were still running: say it stopped, and what is kept.
+            log.exception("importing %s failed", path)
+            done, total = written
+            kept = f" The first {done} of {total} conversations are kept;" if done else ""
+            why = short(f"{type(error).__name__}: {error}", 200)
+            self.services.say(
+                f"The {label} import stopped: {why}.{kept} importing the file again adds "
+                "only what is missing.",
+                30_000,
+            )
+            return
         text = f"Imported {report.conversations} conversations from {label}"
         if report.skipped_conversations:
             text += f" ({report.skipped_conversations} were here already)"
         if report.learning_jobs:
             text += f"; learning from {report.learning_jobs} of your messages in the background"
-        self.say(text + ".")
+        self.say(" ".join(filter(None, [text + ".", report.repeats_text()])))
 
     @in_background("import-learning")
     async def _pause(self, assistant: Assistant, *_checked) -> None:
