@@ -2,7 +2,8 @@
 Desktop, Cursor and other MCP clients (the official ``mcp`` SDK).
 
 Tools: ``search_memory``, ``list_memories``, ``remember`` (grounding check; a suggestion
-for the window when "Ask before remembering" is on) and ``recall_messages``. Resources:
+for the window when "Ask before remembering" is on or no ``user_said`` backs the fact)
+and ``recall_messages``. Resources:
 ``acai://memories/pinned`` (every pinned memory) and ``acai://memories/{id}``.
 
 It runs beside the open window on the same profile without its lock, as the

@@ -63,8 +63,10 @@ def build_server(
 
     @server.tool(
         description="Remember a durable fact about the user. Quote the user's own words it "
-        "comes from in user_said: the fact is stored only if they say it. When the user "
-        "reviews new memories first, it waits for their approval in ACAI Desktop."
+        "comes from in user_said: the fact is stored only if they say it. Without "
+        "user_said, or when the user reviews new memories first, nothing is stored: it "
+        "waits for their approval in ACAI Desktop. The reply's status says which: "
+        "remembered, suggested, already_remembered or refused (with a reason)."
     )
     async def remember(
         fact: str, user_said: str | None = None, category: str | None = None, ctx: Context = None
