@@ -8,8 +8,10 @@ their own keys in the same file; a save rewrites the file atomically and keeps t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -122,10 +124,41 @@ class ModelSettings(BaseModel):
                 "The custom provider needs a base URL (for example http://localhost:8000/v1). "
                 "Enter it in Settings or pass --base-url."
             )
+        refuse_credentials_in(url)
         return url.rstrip("/")
 
     def resolved_structured_mode(self) -> StructuredMode:
         return self.structured_mode or preset(self.provider).structured_mode
+
+
+#: Query parameters that carry a credential (``?api_key=…``, ``?key=…``, ``?token=…``).
+_CREDENTIAL_PARAMETER = re.compile(
+    r"(?i)^(?:.*[_\-])?(?:api[_\-]?key|key|token|access[_\-]?token|secret|password|passwd|"
+    r"auth|authorization|sig|signature)$"
+)
+
+
+def refuse_credentials_in(url: str) -> None:
+    """A base URL is shown, logged and written in error texts, so a password in it
+    (``http://alice:PASS@host/v1``) or a key in its query (``?api_key=…``) would leak
+    wherever the address goes; the key belongs in the API key field (kept in the
+    keyring). Refused with where to put it instead. Checked where the address is
+    resolved, so Settings, ``--base-url`` and a hand-edited settings file all meet it."""
+    parts = urlsplit(url.strip())
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise ModelSettingsError(
+            "The base URL contains a user name or password (before the @). Remove them "
+            "from the address and enter the key as the API key in Settings instead: the "
+            "address is shown and logged, the key is kept safe."
+        )
+    names = [name for name, _value in parse_qsl(parts.query, keep_blank_values=True)]
+    names += [part.split("=", 1)[0] for part in parts.path.split("/") if "=" in part]
+    if any(_CREDENTIAL_PARAMETER.match(name.strip()) for name in names):
+        raise ModelSettingsError(
+            "The base URL contains a key (api_key=… or similar). Remove it from the "
+            "address and enter the key as the API key in Settings instead: the address "
+            "is shown and logged, the key is kept safe."
+        )
 
 
 def _read_file(path: Path) -> dict:
