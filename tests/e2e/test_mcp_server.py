@@ -227,3 +227,28 @@ def test_a_fact_without_the_users_words_waits_for_the_user(tmp_path, fake_openai
 
 def _prompt_text(request: dict) -> str:
     return "\n".join(str(m["content"]) for m in request["messages"])
+
+
+def test_the_apps_reason_for_a_refusal_reaches_the_client(tmp_path):
+    """Issue 39, G12: the client got only "Error executing tool remember"; the reason
+    (the fact's limit, an empty query, an unknown memory) stayed on standard error."""
+
+    async def scenario():
+        Profile.at(tmp_path).ensure()
+        async with mcp_client(tmp_path) as session:
+            long = await session.call_tool(
+                "remember", {"fact": "x " * 12_500, "user_said": "I said many things."}
+            )
+            empty = await session.call_tool("search_memory", {"query": "  "})
+            try:
+                await session.read_resource("acai://memories/4242")
+            except Exception as error:  # the SDK raises the server's JSON-RPC error
+                missing = str(error)
+            else:
+                missing = "(read)"
+        return long, empty, missing
+
+    long, empty, missing = run(scenario())
+    assert long.is_error and "a memory can hold at most 20,000" in long.content[0].text
+    assert empty.is_error and "The search query is empty." in empty.content[0].text
+    assert missing == "No memory with id 4242.", missing
