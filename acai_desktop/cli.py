@@ -17,6 +17,7 @@ from collections.abc import Callable
 from acai_desktop import __version__
 from acai_desktop.commands import self_test
 from acai_desktop.commands.arguments import add_common_arguments
+from acai_desktop.commands.terminal import plain_text_streams
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
 from acai_desktop.core.progress import PROGRESS_LOGGER
@@ -78,6 +79,13 @@ def main(argv: list[str] | None = None) -> int:
 
         local_server_process.main(argv[1:])
         return 0
+    # What a command prints may quote a model or a server: no escape sequence of theirs
+    # reaches the user's terminal (the log handlers, set up below, write through it too).
+    with plain_text_streams():
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(argv)
     args = parse_arguments(parser, argv)
     handler = getattr(args, "handler", None)

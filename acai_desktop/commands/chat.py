@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
 from acai_desktop.commands.jobs import KIND_NAMES
 from acai_desktop.commands.runner import command_handler
+from acai_desktop.core.clock import local_time_text
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import (
     MESSAGE_TIER,
@@ -32,6 +34,9 @@ if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not wit
 
 #: How long --wait-jobs waits for the turn's processors before giving up.
 JOB_WAIT_SECONDS = 600
+#: How often --wait-jobs looks whether a job now waits for the server (Retry-After).
+WAIT_STEP = 2.0
+FINISHED_JOBS = (JobStatus.DONE, JobStatus.FAILED)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -97,9 +102,53 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
 
 
 async def _wait_for_jobs(assistant: Assistant, result: TurnResult) -> list[Job]:
+    """Wait for the turn's jobs, saying on stderr what for and for how long; a job the
+    server asked to wait past the limit (Retry-After) is named, and the wait ends at
+    once rather than in silence at the limit."""
     if not result.job_ids:
         return []
-    return await assistant.runner.wait_for(result.job_ids, timeout=JOB_WAIT_SECONDS)
+    runner = assistant.runner
+    jobs = [await runner.jobs.get(job_id) for job_id in result.job_ids]
+    names = ", ".join(dict.fromkeys(KIND_NAMES.get(job.kind, job.kind) for job in jobs))
+    _tell(f"Waiting up to {JOB_WAIT_SECONDS} s for this turn's background jobs ({names})…")
+    deadline = datetime.now(UTC) + timedelta(seconds=JOB_WAIT_SECONDS)
+    told: set[tuple[int, str]] = set()
+    while True:
+        left = (deadline - datetime.now(UTC)).total_seconds()
+        try:
+            return await runner.wait_for(result.job_ids, timeout=max(0.0, min(left, WAIT_STEP)))
+        except TimeoutError:
+            pass
+        jobs = [await runner.jobs.get(job_id) for job_id in result.job_ids]
+        unfinished = [job for job in jobs if job.status not in FINISHED_JOBS]
+        for job in unfinished:
+            waits_until = job.waits_until()
+            if waits_until is not None and (job.id, job.run_after) not in told:
+                told.add((job.id, job.run_after))
+                why = (
+                    "the model server asked to wait"
+                    if "RateLimited" in (job.last_error or "")
+                    else "it failed and tries again"
+                )
+                _tell(
+                    f"Job #{job.id} ({KIND_NAMES.get(job.kind, job.kind)}) waits until "
+                    f"{local_time_text(waits_until)}: {why} ({job.last_error})."
+                )
+        # Every job left waits for the server past the limit: no use waiting for it.
+        later = [job.waits_until() for job in unfinished]
+        beyond = bool(later) and all(at is not None and at >= deadline for at in later)
+        if datetime.now(UTC) >= deadline or beyond:
+            ids = ", ".join(f"#{job.id}" for job in unfinished)
+            _tell(
+                f"Stopped waiting: job {ids} has not finished. It runs when the window is "
+                "open or at the next `chat --wait-jobs`; `jobs list` shows it, `jobs retry "
+                "ID` runs it now."
+            )
+            return jobs
+
+
+def _tell(text: str) -> None:
+    print(f"acai-desktop: {text}", file=sys.stderr, flush=True)
 
 
 async def _stored_by_jobs(assistant: Assistant, result: TurnResult) -> list[MemoryItem]:

@@ -2,14 +2,17 @@
 Desktop, Cursor and other MCP clients (the official ``mcp`` SDK).
 
 Tools: ``search_memory``, ``list_memories``, ``remember`` (grounding check; a suggestion
-for the window when "Ask before remembering" is on) and ``recall_messages``. Resources:
+for the window when "Ask before remembering" is on or no ``user_said`` backs the fact)
+and ``recall_messages``. Resources:
 ``acai://memories/pinned`` (every pinned memory) and ``acai://memories/{id}``.
 
 It runs beside the open window on the same profile without its lock, as the
 ``memories`` command does: its writes are ordinary transactions through the same
 services and rules, and the window picks them up (``core/outside_changes``). Before
 each request it catches up with what the window wrote. Nothing but the protocol may go
-to standard output: logs go to standard error.
+to standard output: logs go to standard error. Every frame passes a gate first
+(``mcp_stdio``: size, depth, text, shape), and every request gets an answer: a refused
+frame and a tool's refusal both say why.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
 
 async def _serve(profile: Profile) -> None:
     from acai_desktop.commands.mcp_server import build_server
+    from acai_desktop.commands.mcp_stdio import guarded_stdio
     from acai_desktop.core.events import EventBus
     from acai_desktop.core.memory.service_factory import open_memory_services
     from acai_desktop.core.outside_changes import OutsideChanges
@@ -54,4 +58,8 @@ async def _serve(profile: Profile) -> None:
         outside = OutsideChanges(service, events)
         await outside.start()
         server = build_server(profile, service, events, outside)
-        await server.run_stdio_async()
+        # The SDK's run_stdio_async, with the frame gate (mcp_stdio) in front of its
+        # transport; MCPServer has no public handle on its protocol server.
+        lowlevel = server._lowlevel_server
+        async with guarded_stdio() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

@@ -3,16 +3,21 @@ builds it; kept apart so the SDK loads only when the server runs)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 
 from acai_desktop import __version__
+from acai_desktop.core.errors import AcaiError, NotFoundError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory_clients import MemoryForClients, memory_dict
 from acai_desktop.core.outside_changes import OutsideChanges
 from acai_desktop.core.profile import Profile
+from acai_desktop.core.redaction import redact
 
 #: clientInfo names of well-known clients, as their users know them.
 KNOWN_CLIENTS = {"claude-ai": "Claude Desktop", "cursor-vscode": "Cursor"}
@@ -35,6 +40,20 @@ def client_name(ctx: Any) -> str:
     return KNOWN_CLIENTS.get(name) or (" ".join(str(title).split())[:60] if title else name)
 
 
+@contextmanager
+def told_to_the_client(error_type: type[Exception] = ToolError) -> Iterator[None]:
+    """The app's own refusals ("The fact is too long: at most 20,000 characters") go to
+    the client as the tool's error text; the SDK shows a client only "Error executing
+    tool" for any other exception, and keeps the reason on standard error."""
+    try:
+        yield
+    except NotFoundError as error:
+        wanted = ResourceNotFoundError if error_type is ResourceError else error_type
+        raise wanted(redact(str(error))) from error
+    except AcaiError as error:
+        raise error_type(redact(str(error))) from error
+
+
 def build_server(
     profile: Profile, service: MemoryService, events: EventBus, outside: OutsideChanges
 ) -> MCPServer:
@@ -53,23 +72,28 @@ def build_server(
 
     @server.tool(description="Find the user's memories that match a question or topic.")
     async def search_memory(query: str, k: int = 10, ctx: Context = None) -> dict:
-        return {"memories": await (await access(ctx)).search(query, k)}
+        with told_to_the_client():
+            return {"memories": await (await access(ctx)).search(query, k)}
 
     @server.tool(description="List the user's current memories, pinned first, a page at a time.")
     async def list_memories(
         limit: int = 20, offset: int = 0, category: str | None = None, ctx: Context = None
     ) -> dict:
-        return await (await access(ctx)).list(limit, offset, category)
+        with told_to_the_client():
+            return await (await access(ctx)).list(limit, offset, category)
 
     @server.tool(
         description="Remember a durable fact about the user. Quote the user's own words it "
-        "comes from in user_said: the fact is stored only if they say it. When the user "
-        "reviews new memories first, it waits for their approval in ACAI Desktop."
+        "comes from in user_said: the fact is stored only if they say it. Without "
+        "user_said, or when the user reviews new memories first, nothing is stored: it "
+        "waits for their approval in ACAI Desktop. The reply's status says which: "
+        "remembered, suggested, already_remembered or refused (with a reason)."
     )
     async def remember(
         fact: str, user_said: str | None = None, category: str | None = None, ctx: Context = None
     ) -> dict:
-        outcome = await (await access(ctx)).remember(fact, user_said, category)
+        with told_to_the_client():
+            outcome = await (await access(ctx)).remember(fact, user_said, category)
         return outcome.to_dict()
 
     @server.tool(
@@ -77,7 +101,8 @@ def build_server(
         "or imported from other assistants) about a question or topic."
     )
     async def recall_messages(query: str, k: int = 5, ctx: Context = None) -> dict:
-        return {"messages": await (await access(ctx)).recall(query, k)}
+        with told_to_the_client():
+            return {"messages": await (await access(ctx)).recall(query, k)}
 
     @server.resource(
         "acai://memories/pinned",
@@ -86,7 +111,8 @@ def build_server(
         mime_type="text/plain",
     )
     async def pinned_memories() -> str:
-        items = await (await access(None)).pinned()
+        with told_to_the_client(ResourceError):
+            items = await (await access(None)).pinned()
         return "\n".join(f"- {item.content}" for item in items) or "(no pinned memories)"
 
     @server.resource(
@@ -96,7 +122,10 @@ def build_server(
         mime_type="application/json",
     )
     async def one_memory(memory_id: str) -> dict:
-        await outside.check()
-        return memory_dict(await service.get(int(memory_id)))
+        if not memory_id.isdigit():
+            raise ResourceNotFoundError(f"There is no memory {memory_id!r}: ids are numbers.")
+        with told_to_the_client(ResourceError):
+            await outside.check()
+            return memory_dict(await service.get(int(memory_id)))
 
     return server

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sys
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -105,11 +106,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
 
     export = action("export", "write every memory to a JSON file")
-    export.add_argument("file")
+    export.add_argument("file", help="where to write it; - for standard output")
     import_ = action("import", "read memories from an export file (no duplicates)")
     import_.add_argument("file")
 
     parser.set_defaults(handler=run)
+
+
+#: The file name that means standard output.
+STDOUT = "-"
 
 
 @command_handler
@@ -119,10 +124,14 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     as_json = getattr(args, "json", False)
     async with open_memory_services(profile) as (_store, service):
         output = await ACTIONS[args.memories_action](service, args)
+    # An export to standard output keeps it for the export alone: the summary goes to
+    # standard error.
+    to_stdout = args.memories_action == "export" and args.file == STDOUT
+    summary = sys.stderr if to_stdout else sys.stdout
     if as_json:
-        print(json.dumps(output, ensure_ascii=False, indent=2))
+        print(json.dumps(output, ensure_ascii=False, indent=2), file=summary)
     else:
-        print(_human(args.memories_action, output))
+        print(_human(args.memories_action, output), file=summary)
     return 0
 
 
@@ -238,8 +247,12 @@ async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
 
 
 async def _export(service: MemoryService, args: argparse.Namespace) -> dict:
-    from acai_desktop.core.memory.transfer import export_memories
+    from acai_desktop.core.memory.transfer import export_memories, export_text
 
+    if args.file == STDOUT:  # as `conversations export ID -` does
+        text, count = await export_text(service)
+        sys.stdout.write(text)
+        return {"exported": count, "file": STDOUT}
     count = await export_memories(service, args.file)
     return {"exported": count, "file": args.file}
 

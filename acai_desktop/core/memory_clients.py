@@ -4,7 +4,9 @@ recall, and the pinned memories.
 Reads use the assistant's own retrieval. ``remember`` writes through the app's rules:
 the text is validated, the grounding check must find the fact in the user's words the
 client quotes, a fact already remembered is not stored twice, and with "Ask before
-remembering" on it becomes a suggestion the window shows for approval. The user's words
+remembering" on it becomes a suggestion the window shows for approval. A fact with no
+words of the user (no ``user_said``) is the client's claim only: always a suggestion,
+never a memory or a user message on its own. The user's words
 are kept as a message of one conversation per client ("Claude Desktop (MCP)"): the
 memory's source, which the panel links to, and the message a suggestion belongs to.
 Every write names the client in the memory's history ("Claude Desktop via MCP").
@@ -153,12 +155,17 @@ class MemoryForClients:
     async def remember(
         self, fact: str, user_said: str | None = None, category: str | None = None
     ) -> RememberOutcome:
-        """Store ``fact`` if ``user_said`` (the user's words it rests on; the fact
-        itself when absent) supports it; a suggestion instead when the user asks to be
-        asked first."""
+        """Store ``fact`` if ``user_said`` (the user's words it rests on) supports it; a
+        suggestion instead when the user asks to be asked first, or when the client
+        quotes no words of the user (then the fact is only the client's claim)."""
         content = name_the_subject(clean_memory_text(fact, what="fact"))
-        evidence = clean_memory_text(user_said, what="user_said") if user_said else content
         category = clean_category(category) or DEFAULT_CATEGORY
+        if not (user_said and user_said.strip()):
+            existing = await self._same_fact(content)
+            if existing is not None:
+                return RememberOutcome("already_remembered", memory=existing)
+            return await self._propose_unsaid(content, category)
+        evidence = clean_memory_text(user_said, what="user_said")
         verdict = await self._ground(content, evidence)
         if not verdict.grounded:
             why = verdict.rejection.value.replace("_", " ")
@@ -168,9 +175,7 @@ class MemoryForClients:
         existing = await self._same_fact(content)
         if existing is not None:
             return RememberOutcome("already_remembered", memory=existing)
-        conversation = await self.store.run(
-            conversation_from, f"mcp:{self.client}", f"{self.client} (MCP)"
-        )
+        conversation = await self._conversation()
         message = await self.conversations.add_message(conversation.id, "user", evidence)
         await self.memories.episodes.add([message.id])
         settings = load_model_settings(self.profile.settings_path)
@@ -180,7 +185,12 @@ class MemoryForClients:
                 via=self.via,
             )  # fmt: skip
             suggestion = await self.suggestions.propose(draft)
-            return RememberOutcome("suggested", suggestion=suggestion)
+            return RememberOutcome(
+                "suggested",
+                suggestion=suggestion,
+                reason="Not stored yet: the user reviews new memories first, so it waits "
+                "for their approval in ACAI Desktop.",
+            )
         memory = await self.memories.remember(
             content,
             kind=MemoryKind.FACT,
@@ -192,6 +202,33 @@ class MemoryForClients:
             via=self.via,
         )
         return RememberOutcome("remembered", memory=memory)
+
+    async def _conversation(self):
+        return await self.store.run(conversation_from, f"mcp:{self.client}", f"{self.client} (MCP)")
+
+    async def _propose_unsaid(self, content: str, category: str) -> RememberOutcome:
+        """A fact no words of the user back: anyone who can call the tool could write
+        it (a prompt-injected client too), so it never becomes a memory, nor a message
+        of the user's, on the client's say-so. It waits in the window's suggestions;
+        the message it belongs to is a ``system`` note in the client's conversation,
+        naming the client as its author: shown there, never recalled into a prompt
+        (only user and assistant messages are) and never taken for the user's words."""
+        conversation = await self._conversation()
+        note = await self.conversations.add_message(
+            conversation.id, "system", f"{self.client} asked to remember: {content}",
+            author=self.via,
+        )  # fmt: skip
+        draft = SuggestionDraft(
+            note.id, conversation.id, content, normalised(content), category, 1.0, via=self.via
+        )
+        suggestion = await self.suggestions.propose(draft)
+        waiting = "waits" if suggestion is not None else "already waits"
+        return RememberOutcome(
+            "suggested",
+            suggestion=suggestion,
+            reason=f"Not stored: no user_said quoted the user's own words, so the fact "
+            f"{waiting} for the user's approval in ACAI Desktop.",
+        )
 
     async def _ground(self, content: str, evidence: str):
         verdict = self.grounding.check(content, evidence)

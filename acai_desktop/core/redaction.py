@@ -48,11 +48,15 @@ _KEY_LIKE = re.compile(
 )
 # "Authorization: Bearer abc", "bearer abc": the scheme stays, the credential goes.
 _BEARER = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{4,}")
+# http://alice:PASS@host/v1: the user and host stay, the password goes (any scheme: a
+# store address, a proxy's).
+_USERINFO = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s/?#@:]*:)[^\s/?#@]*@")
 # api_key=abc…, "access_token": "abc…", password=abc…: the name stays, the value goes
-# (a value with a letter in it: "max token: 4096" is a number, not a secret).
+# (a value with a letter in it: "max token: 4096" is a number, not a secret). The name
+# may be glued to what comes before ("/v1x_api_key=…", "?myapikey=…" in a path).
 _ASSIGNED = re.compile(
     r"""(?ix)
-    \b((?:api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token
+    ((?:api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token
           |client[_\-]?secret|password|passwd|token)
        ["']?\s*[:=]\s*["']?)
     ((?=[^\s"',;&]*[a-z])[^\s"',;&]{6,})
@@ -90,7 +94,26 @@ def remember_secret(secret: str | None) -> None:
 
 def redact(text: str | None, secrets: Iterable[str | None] = ()) -> str | None:
     """``text`` with every key-like string, every remembered key and every literal
-    ``secrets`` entry replaced by ``[redacted]``. None stays None."""
+    ``secrets`` entry (in any of its echoed forms: see :func:`_literal_form`), every
+    password of a URL and every named credential replaced by ``[redacted]``. None stays
+    None."""
+    if not text:
+        return text
+    text = redact_known(text, secrets)
+    text = _KEY_LIKE.sub(lambda m: REDACTED if _is_key(m) else m.group(0), text)
+    text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+    text = _USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
+    text = _ASSIGNED.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
+    return _LONG_TOKEN.sub(
+        lambda m: REDACTED if _is_random_looking(m.group(0)) else m.group(0), text
+    )
+
+
+def redact_known(text: str | None, secrets: Iterable[str | None] = ()) -> str | None:
+    """``text`` with only the keys the program holds (and ``secrets``) cut, in every
+    echoed form. For a model's answer, which may rightly hold key-like examples
+    ("sk-…", a long token in code) but never the user's own key: kept and indexed, it
+    could be recalled into a prompt to another provider."""
     if not text:
         return text
     with _known_lock:
@@ -98,13 +121,39 @@ def redact(text: str | None, secrets: Iterable[str | None] = ()) -> str | None:
     literal.update(s.strip() for s in secrets if s and len(s.strip()) >= MIN_LITERAL_SECRET)
     # Longest first: a key that contains another is cut whole.
     for secret in sorted(literal, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    text = _KEY_LIKE.sub(lambda m: REDACTED if _is_key(m) else m.group(0), text)
-    text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-    text = _ASSIGNED.sub(lambda m: f"{m.group(1)}{REDACTED}", text)
-    return _LONG_TOKEN.sub(
-        lambda m: REDACTED if _is_random_looking(m.group(0)) else m.group(0), text
-    )
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+        text = _literal_form(secret).sub(REDACTED, text)
+    return text
+
+
+# Between a key's characters an echo may put spaces, line breaks or invisible
+# characters ("sk-proj- Q3vT 8xLm…", a key wrapped at a column).
+_GAP = r"[\s\u00ad\u200b\u200c\u200d\u2060\ufeff]*"
+
+
+def _literal_form(secret: str) -> re.Pattern[str]:
+    """``secret`` as a server or a log may echo it: each character as itself or
+    percent-encoded (in a URL or a form body: ``a%2Bb%2F``, either case of hex, ``+``
+    for a space), with gaps between characters. Cached per key: a handful of keys,
+    every text redacted."""
+    with _known_lock:
+        pattern = _forms.get(secret)
+    if pattern is None:
+        parts = []
+        for char in secret:
+            encoded = "".join(f"%{byte:02x}" for byte in char.encode("utf-8"))
+            choices = [re.escape(char), f"(?i:{re.escape(encoded)})"]
+            if char == " ":
+                choices.append(r"\+")
+            parts.append(f"(?:{'|'.join(choices)})")
+        pattern = re.compile(_GAP.join(parts))
+        with _known_lock:
+            _forms[secret] = pattern
+    return pattern
+
+
+_forms: dict[str, re.Pattern[str]] = {}
 
 
 class RedactingFilter(logging.Filter):

@@ -79,3 +79,36 @@ def test_a_damaged_settings_file_is_a_clear_error(tmp_path, content, message):
     path.write_text(content)
     with pytest.raises(InvalidInputError, match=message):
         load_model_settings(path)
+
+
+def test_answer_deadlines_follow_where_the_model_runs_unless_set():
+    """Issue 39: 180 s to the first words and 900 s for an answer were longer than anyone
+    waits. Now: 120 s for a model on this computer (it may load first), 60 s for one in
+    the cloud, 300 s for the answer; a number the user set is kept."""
+    from acai_desktop.core.llm.client import CallDeadlines
+
+    cloud = ModelSettings.for_preset("openai")
+    local = ModelSettings.for_preset("ollama")
+    custom_here = ModelSettings.for_preset("custom", base_url="http://127.0.0.1:8000/v1")
+    custom_away = ModelSettings.for_preset("custom", base_url="https://llm.example.com/v1")
+    assert CallDeadlines.from_settings(cloud) == CallDeadlines(first_token=60, answer=300)
+    assert CallDeadlines.from_settings(local) == CallDeadlines(first_token=120, answer=300)
+    assert custom_here.resolved_first_token_timeout() == 120
+    assert custom_away.resolved_first_token_timeout() == 60
+    chosen = ModelSettings.for_preset(
+        "openai", first_token_timeout_seconds=45, answer_timeout_seconds=1200
+    )
+    assert CallDeadlines.from_settings(chosen) == CallDeadlines(first_token=45, answer=1200)
+
+
+def test_the_old_default_deadlines_saved_by_format_2_become_automatic(tmp_path):
+    path = tmp_path / "settings.json"
+    old = ModelSettings.for_preset("openai").model_dump(mode="json")
+    old.update(settings_version=2, first_token_timeout_seconds=180.0, answer_timeout_seconds=900.0)
+    path.write_text(json.dumps({"llm": old}), encoding="utf-8")
+    loaded = load_model_settings(path)
+    assert (loaded.first_token_timeout_seconds, loaded.answer_timeout_seconds) == (None, None)
+    assert loaded.resolved_first_token_timeout() == 60
+    old.update(first_token_timeout_seconds=30.0, answer_timeout_seconds=900.0)
+    path.write_text(json.dumps({"llm": old}), encoding="utf-8")
+    assert load_model_settings(path).first_token_timeout_seconds == 30.0  # a choice stays

@@ -265,3 +265,28 @@ def test_a_jobs_error_echoing_keys_is_stored_without_them(tmp_path, fake_openai)
     for text in (failed.last_error, stream.getvalue()):
         assert NO_DIGITS not in text and configured not in text
     assert f"upstream refused {REDACTED} and {REDACTED}" in failed.last_error
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("GET http://alice:Pa55word@host:8080/v1/models failed", "Pa55word"),
+        ("could not reach postgresql://acai:hunter22@db/acai", "hunter22"),
+        ("POST http://host/v1?api_key=S3cretPass/chat/completions", "S3cretPass"),
+        ("POST http://host/v1/x_api_key=S3cretPass/chat/completions", "S3cretPass"),
+    ],
+)
+def test_a_password_in_a_url_and_a_key_glued_into_a_path_are_redacted(text, gone):
+    cleaned = redact(text)
+    assert gone not in cleaned and REDACTED in cleaned
+    assert "host" in cleaned or "db/acai" in cleaned  # the address itself stays readable
+
+
+def test_a_configured_key_is_cut_in_its_encoded_and_spaced_forms():
+    from urllib.parse import quote, quote_plus
+
+    key = "plum+otter/harbor=42 x"
+    for form in (quote(key, safe=""), quote(key, safe="").lower(), quote_plus(key),
+                 " ".join(key), key.replace("/", "/\n")):  # fmt: skip
+        assert redact(f"echo <{form}>", [key]) == f"echo <{REDACTED}>", form
+    assert redact("plum otter harbor", [key]) == "plum otter harbor"  # words are words

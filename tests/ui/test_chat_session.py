@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -197,3 +198,36 @@ def test_opening_an_old_profile_shows_the_database_update_in_the_status_bar(
 
     run_in_session(session, scenario)
     assert any(t.startswith("Updating the database ") for t in shown), shown
+
+
+def test_the_status_bar_counts_down_to_the_first_words_deadline(qapp, tmp_path, fake_openai):
+    """Issue 39: while the model has said nothing yet, the status bar shows the time left
+    for its first words (a model on this computer: 120 s); the words end it."""
+    release = threading.Event()
+
+    def slow_to_start(body: dict) -> Reply:
+        if body.get("stream"):
+            release.wait(60)
+            return Reply(text="Hello there.")
+        return fake_model(body)
+
+    fake_openai.responder = slow_to_start
+
+    async def scenario(session: AppController):
+        window = session.window
+        status = window.statusBar()
+        send(window, "Hi")
+        await wait_until(lambda: "first words" in status.currentMessage())
+        shown = status.currentMessage()
+        release.set()
+        await wait_until(lambda: not window.composer.busy)
+        return shown, status.currentMessage()
+
+    try:
+        shown, after = run_in_session(session_for(tmp_path, fake_openai), scenario)
+    finally:
+        release.set()
+    prefix, left = shown.rsplit(" ", 3)[0], shown.split()[-3]
+    assert prefix == "Waiting for the model's first words…"
+    assert 0 < int(left) <= 120 and shown.endswith(" s left")
+    assert "first words" not in after

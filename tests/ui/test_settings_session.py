@@ -146,6 +146,33 @@ def test_a_custom_provider_without_an_address_is_refused_in_the_dialog(qapp, tmp
     assert profile.settings_path.read_bytes() == before
 
 
+def test_credentials_in_the_base_url_are_refused_in_the_dialog(qapp, tmp_path, fake_openai):
+    """Issue 39, G8: a password or key in the address would be shown, logged and echoed
+    in error texts; the dialog refuses it (saving and detecting) and sends nothing."""
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+    before = profile.settings_path.read_bytes()
+    host = fake_openai.base_url.split("://", 1)[1]
+
+    async def scenario(session: AppController):
+        window = session.window
+        dialog = await open_dialog(window, window.settings_button)
+        for url in (f"http://alice:PASSWORD9@{host}", f"{fake_openai.base_url}?api_key=KEY12345"):
+            dialog.base_url.setText(url)
+            click(dialog.save_button)
+            assert dialog.isVisible() and dialog.error_label.isVisible()
+            assert "API key in Settings" in dialog.error_label.text()
+            click(dialog.detect_button)
+            assert "API key in Settings" in dialog.error_label.text()
+            assert dialog.detect_button.isEnabled()
+        dialog.reject()
+
+    run_in_session(gui_session(profile), scenario)
+    assert profile.settings_path.read_bytes() == before
+    for request in fake_openai.requests:  # the session's own calls went out, not these
+        assert "KEY12345" not in request.path
+        assert not request.headers.get("authorization", "").lower().startswith("basic")
+
+
 def test_detect_shows_what_answered_and_fills_the_models_it_lists(qapp, tmp_path, fake_openai):
     profile = missing_local_profile(tmp_path)
     fake_openai.models = ["qwen2.5-7b", "nomic-embed-text-v1"]

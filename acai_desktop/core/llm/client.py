@@ -79,18 +79,18 @@ class ClientTimeouts:
 class CallDeadlines:
     """How long a whole call may take, in seconds, however steadily bytes arrive."""
 
-    #: A streamed answer's first words, from the request.
-    first_token: float = 180.0
+    #: A streamed answer's first words, from the request (see settings' defaults).
+    first_token: float = 120.0
     #: A streamed answer, from its first words to its end.
-    answer: float = 900.0
+    answer: float = 300.0
     #: A reply that is not streamed, retries included.
     reply: float = 300.0
 
     @classmethod
     def from_settings(cls, settings: ModelSettings) -> CallDeadlines:
         return cls(
-            first_token=settings.first_token_timeout_seconds,
-            answer=settings.answer_timeout_seconds,
+            first_token=settings.resolved_first_token_timeout(),
+            answer=settings.resolved_answer_timeout(),
             reply=settings.reply_timeout_seconds,
         )
 

@@ -77,8 +77,9 @@ def learning_client(settings: ModelSettings, server: LocalModelServer) -> ModelC
     patient = settings.model_copy(
         update={
             "read_timeout_seconds": settings.read_timeout_seconds + PAUSE_ALLOWANCE_S,
-            "first_token_timeout_seconds": settings.first_token_timeout_seconds + PAUSE_ALLOWANCE_S,
-            "answer_timeout_seconds": settings.answer_timeout_seconds + PAUSE_ALLOWANCE_S,
+            "first_token_timeout_seconds": settings.resolved_first_token_timeout()
+            + PAUSE_ALLOWANCE_S,
+            "answer_timeout_seconds": settings.resolved_answer_timeout() + PAUSE_ALLOWANCE_S,
             "reply_timeout_seconds": settings.reply_timeout_seconds + PAUSE_ALLOWANCE_S,
         }
     )

@@ -8,8 +8,10 @@ their own keys in the same file; a save rewrites the file atomically and keeps t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -29,8 +31,24 @@ from acai_desktop.core.prompt_budget import OLD_DEFAULT_TOKENS
 SETTINGS_KEY = "llm"
 #: The settings' format. 2: the context budget may be automatic (null); a file without
 #: a version is of format 1, whose context budget was always a number (3,000 unless
-#: the user typed another).
-SETTINGS_VERSION = 2
+#: the user typed another). 3: the answer deadlines may be automatic (null), by where
+#: the model runs; format 2 saved the old defaults (180 s and 900 s) as numbers.
+SETTINGS_VERSION = 3
+#: The deadlines of a chat answer when the settings name none (seconds), by where the
+#: model runs. Before its first words: a local model may have to load first (a 4-8 GB
+#: file read from disk into memory takes a minute or more on a laptop, then it reads
+#: the prompt at CPU speed), so 120 s; a cloud model answers in seconds, and one that
+#: has said nothing after a minute is stuck or overloaded, so 60 s. The whole answer,
+#: from its first words: 300 s, the most most people sit through (a local model at 5-10
+#: tokens a second writes 1,500-3,000 tokens in it, far past a normal answer and past
+#: the built-in model's cap; a cloud model writes any answer in well under that).
+LOCAL_FIRST_TOKEN_SECONDS = 120.0
+CLOUD_FIRST_TOKEN_SECONDS = 60.0
+ANSWER_SECONDS = 300.0
+#: What format 2 saved when the user had set nothing (the old defaults).
+_OLD_FIRST_TOKEN_SECONDS = 180.0
+_OLD_ANSWER_SECONDS = 900.0
+_LOOPBACK = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
 class ModelSettings(BaseModel):
@@ -60,9 +78,11 @@ class ModelSettings(BaseModel):
     #: Deadlines for a whole call, which bytes that keep arriving can't push back (a proxy's
     #: keep-alive comments, a reply trickling in) — the read timeout only bounds silence.
     #: A chat answer must start (its first words) within this many seconds...
-    first_token_timeout_seconds: float = Field(default=180.0, gt=0)
+    #: (None: by where the model runs, see LOCAL/CLOUD_FIRST_TOKEN_SECONDS)
+    first_token_timeout_seconds: float | None = Field(default=None, gt=0)
     #: ...and, from its first words, be finished within this many; what arrived is kept.
-    answer_timeout_seconds: float = Field(default=900.0, gt=0)
+    #: (None: ANSWER_SECONDS)
+    answer_timeout_seconds: float | None = Field(default=None, gt=0)
     #: A reply that is not streamed (background jobs' calls, embeddings, titles), in all.
     reply_timeout_seconds: float = Field(default=300.0, gt=0)
     #: New facts wait in the panel for the user's yes. None: on with the bundled 135M
@@ -122,10 +142,57 @@ class ModelSettings(BaseModel):
                 "The custom provider needs a base URL (for example http://localhost:8000/v1). "
                 "Enter it in Settings or pass --base-url."
             )
+        refuse_credentials_in(url)
         return url.rstrip("/")
+
+    def runs_locally(self) -> bool:
+        """Whether the model runs on this computer (a local server preset, or a custom
+        address on this machine): it may have to load before it answers."""
+        if preset(self.provider).serves_one_request_at_a_time:
+            return True
+        host = urlsplit(self.base_url or preset(self.provider).base_url or "").hostname or ""
+        return host in _LOOPBACK or host.startswith("127.")
+
+    def resolved_first_token_timeout(self) -> float:
+        if self.first_token_timeout_seconds is not None:
+            return self.first_token_timeout_seconds
+        return LOCAL_FIRST_TOKEN_SECONDS if self.runs_locally() else CLOUD_FIRST_TOKEN_SECONDS
+
+    def resolved_answer_timeout(self) -> float:
+        return self.answer_timeout_seconds or ANSWER_SECONDS
 
     def resolved_structured_mode(self) -> StructuredMode:
         return self.structured_mode or preset(self.provider).structured_mode
+
+
+#: Query parameters that carry a credential (``?api_key=…``, ``?key=…``, ``?token=…``).
+_CREDENTIAL_PARAMETER = re.compile(
+    r"(?i)^(?:.*[_\-])?(?:api[_\-]?key|key|token|access[_\-]?token|secret|password|passwd|"
+    r"auth|authorization|sig|signature)$"
+)
+
+
+def refuse_credentials_in(url: str) -> None:
+    """A base URL is shown, logged and written in error texts, so a password in it
+    (``http://alice:PASS@host/v1``) or a key in its query (``?api_key=…``) would leak
+    wherever the address goes; the key belongs in the API key field (kept in the
+    keyring). Refused with where to put it instead. Checked where the address is
+    resolved, so Settings, ``--base-url`` and a hand-edited settings file all meet it."""
+    parts = urlsplit(url.strip())
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise ModelSettingsError(
+            "The base URL contains a user name or password (before the @). Remove them "
+            "from the address and enter the key as the API key in Settings instead: the "
+            "address is shown and logged, the key is kept safe."
+        )
+    names = [name for name, _value in parse_qsl(parts.query, keep_blank_values=True)]
+    names += [part.split("=", 1)[0] for part in parts.path.split("/") if "=" in part]
+    if any(_CREDENTIAL_PARAMETER.match(name.strip()) for name in names):
+        raise ModelSettingsError(
+            "The base URL contains a key (api_key=… or similar). Remove it from the "
+            "address and enter the key as the API key in Settings instead: the address "
+            "is shown and logged, the key is kept safe."
+        )
 
 
 def _read_file(path: Path) -> dict:
@@ -172,11 +239,20 @@ def _upgraded(section: object) -> object:
     model's window is unknown, and on the built-in model). Any other number was typed
     by the user and is kept. From format 2 on, automatic is saved as null and a 3,000
     saved is the user's."""
-    if not isinstance(section, dict) or "settings_version" in section:
+    if not isinstance(section, dict):
+        return section
+    version = section.get("settings_version", 1)
+    if not isinstance(version, int) or version >= SETTINGS_VERSION:
         return section
     upgraded = dict(section)
-    if upgraded.get("context_budget_tokens") == OLD_DEFAULT_TOKENS:
+    if version < 2 and upgraded.get("context_budget_tokens") == OLD_DEFAULT_TOKENS:
         upgraded["context_budget_tokens"] = None
+    # Format 2 saved the old deadlines whether or not anyone chose them (the dialog
+    # doesn't show them): exactly those are read as automatic, any other is kept.
+    if upgraded.get("first_token_timeout_seconds") == _OLD_FIRST_TOKEN_SECONDS:
+        upgraded["first_token_timeout_seconds"] = None
+    if upgraded.get("answer_timeout_seconds") == _OLD_ANSWER_SECONDS:
+        upgraded["answer_timeout_seconds"] = None
     upgraded["settings_version"] = SETTINGS_VERSION
     return upgraded
 

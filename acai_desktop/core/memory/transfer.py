@@ -159,14 +159,7 @@ async def export_memories(service, path: str | Path) -> int:
     The file appears complete or not at all (written beside it, then renamed).
     """
     path = Path(path)
-    entries = await service.store.run(_collect_readable)
-    document = {
-        "format": FORMAT,
-        "version": VERSION,
-        "exported_at": now_iso(),
-        "memories": entries,
-    }
-    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    text, count = await export_text(service)
     directory = path.parent if str(path.parent) else Path(".")
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
@@ -180,7 +173,20 @@ async def export_memories(service, path: str | Path) -> int:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    return len(entries)
+    return count
+
+
+async def export_text(service) -> tuple[str, int]:
+    """Every memory of the profile as the export file's text, and how many there are
+    (``memories export -`` writes it to standard output)."""
+    entries = await service.store.run(_collect_readable)
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": now_iso(),
+        "memories": entries,
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n", len(entries)
 
 
 # -- importing -------------------------------------------------------------------

@@ -22,7 +22,8 @@ other failed job is queued again:
   revivals count, at most ``max_revivals`` per job until the model answers real work
   again, so a server that answers the check but fails the jobs can't keep them looping.
 
-The user can retry any failed job (window, ``acai-desktop jobs retry``).
+The user can retry any failed job (window, ``acai-desktop jobs retry``). A refused key
+(401/403) is not retried with backoff: the job fails at once, saying so.
 
 On a model server that answers one request at a time and that learning shares with the
 chat (Ollama, LM Studio, llama.cpp; the built-in model gives learning a server of its own,
@@ -55,6 +56,7 @@ from acai_desktop.core.errors import (
     ContextTooLongError,
     InvalidInputError,
     ModelRateLimitedError,
+    ModelUnauthorizedError,
     NotFoundError,
 )
 from acai_desktop.core.events import EventBus
@@ -419,6 +421,12 @@ class JobRunner:
         if is_permanent(error):
             log.error("job %d (%s) can't succeed, not retried: %s", job.id, job.kind, reason)
             return await self.jobs.fail(job.id, reason, None, retryable=False)
+        if isinstance(error, ModelUnauthorizedError):
+            # A refused key (401/403) is refused again a second later: no backoff
+            # rounds, the job fails now and says why. It stays revivable: fixed in
+            # Settings, the next answer (or start) runs it again.
+            log.error("job %d (%s) not retried, the key was refused: %s", job.id, job.kind, reason)
+            return await self.jobs.fail(job.id, f"{reason} (not retried: fix the key)", None)
         if job.attempts >= self.max_attempts:
             log.error(
                 "job %d (%s) failed (attempt %d of %d); it runs again at the next start, "

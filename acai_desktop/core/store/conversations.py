@@ -25,7 +25,7 @@ from acai_desktop.core.records import (
     MessageStatus,
     RecalledMessage,
 )
-from acai_desktop.core.redaction import redact
+from acai_desktop.core.redaction import redact, redact_known
 from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversation_locks import lock_conversation
@@ -169,6 +169,8 @@ def add_message(
     """``author`` and ``created_at`` are for a recorded dialogue brought in as a
     conversation (who said it, and when); the app's own turns have neither."""
     at = now_iso()
+    if role == "assistant":
+        content = redact_known(content)  # as update_message does for a streamed answer
     with db.atomic():
         fetch_conversation(db, conversation_id)
         lock_conversation(db, conversation_id)
@@ -261,6 +263,12 @@ def update_message(db: Database, message_id: int, **changes) -> Message:
         changes["usage"] = changes["usage"].to_json()  # TokenUsage
     if changes.get("error"):
         changes["error"] = redact(changes["error"])  # a server may echo the key
+    if changes.get("content"):
+        # Only answers are rewritten after their insert: a model quoting the user's own
+        # key (from a pasted config, say) would have it stored, indexed and recalled
+        # into a prompt to another provider. Just the keys the app holds are cut:
+        # key-like examples in an answer are the answer.
+        changes["content"] = redact_known(changes["content"])
     assignments = ", ".join(f"{column} = ?" for column in changes)
     with db.atomic():
         # Its text and status re-index the recall window around it, which another

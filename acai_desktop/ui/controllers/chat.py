@@ -19,6 +19,7 @@ import shiboken6
 from acai_desktop.core.documents.model import AttachmentFailed
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.ui.controllers.base import TURN_TASK, Controller, Services, in_background
+from acai_desktop.ui.first_words import FirstWordsCountdown
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
@@ -69,6 +70,30 @@ class ChatController(Controller):
         # Versions and branches (Edit, the ‹ › arrows): the logic is the core's.
         composer.edit_send_requested.connect(self.send_edit)
         window.chat_view.version_requested.connect(self.show_version)
+        # The time left for the first words of the answer being waited for.
+        self.first_words = FirstWordsCountdown(
+            window.show_status, window.statusBar().clearMessage, window
+        )
+        window.events.message_added.connect(self._on_events_message_added)
+        window.events.message_updated.connect(self._on_events_message_updated)
+
+    def _on_events_message_added(self, message) -> None:
+        if message.role == "assistant" and message.status == "streaming":
+            self._count_down_for(message.id, message.conversation_id)
+
+    def _on_events_message_updated(self, delta) -> None:
+        if delta.status == "streaming" and not delta.content:  # (asked again: a retry)
+            self._count_down_for(delta.message_id, delta.conversation_id)
+        else:
+            self.first_words.on_message_updated(delta)
+
+    def _count_down_for(self, answer_id: int, conversation_id: int) -> None:
+        """The answer of the user's turn was just asked for: count down to its first
+        words' deadline."""
+        assistant = self.services.assistant
+        deadlines = getattr(assistant.client, "deadlines", None) if assistant else None
+        if deadlines is not None and conversation_id == self.chat.turn_conversation_id:
+            self.first_words.start(answer_id, deadlines.first_token)
 
     def send(self, text: str) -> None:
         if (assistant := self.services.open_or_say_why()) is None:
@@ -160,6 +185,7 @@ class ChatController(Controller):
             self._end_turn(refusal)
 
     def _end_turn(self, refusal: str | None) -> None:
+        self.first_words.stop()
         self.attachments.turn_ended(refusal)
         self.chat.awaiting_new_conversation = False
         self.chat.turn_conversation_id = None

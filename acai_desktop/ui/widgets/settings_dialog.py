@@ -43,7 +43,7 @@ from acai_desktop.core.llm.presets import (
     RoleModels,
     preset,
 )
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.llm.settings import ModelSettings, refuse_credentials_in
 from acai_desktop.core.prompt_budget import PromptBudget
 from acai_desktop.core.store_choice import ServerAddress
 from acai_desktop.ui.preferences import UiPreferences
@@ -498,10 +498,17 @@ class SettingsDialog(QDialog):
         return max(320, min(MAX_HEIGHT, available - SCREEN_MARGIN))
 
     def _on_detect_button_clicked(self) -> None:
+        url = self.base_url.text().strip()
+        try:
+            if url and self.provider != ProviderName.LOCAL:
+                refuse_credentials_in(url)  # never sent, not even to look
+        except InvalidInputError as error:
+            self.show_error(str(error))
+            return
         self.detect_button.setEnabled(False)
         self.detect_button.setText("Looking…")
         self.show_error(None)
-        self.detect_requested.emit(str(self.provider), self.base_url.text().strip())
+        self.detect_requested.emit(str(self.provider), url)
 
     def _on_browse_button_clicked(self) -> None:
         start = self.local_model.text().strip()

@@ -81,7 +81,11 @@ class SuggestionsBox(QFrame):
         text = make_plain(QLabel(suggestion.content))
         text.setObjectName("SuggestionText")
         text.setWordWrap(True)
-        text.setToolTip("What ACAI understood from your message; remember it, or dismiss it")
+        text.setToolTip(
+            f"Proposed by {suggestion.via}; remember it, or dismiss it"
+            if suggestion.via
+            else "What ACAI understood from your message; remember it, or dismiss it"
+        )
         accept = QPushButton("Remember")
         accept.setObjectName("PrimaryButton")
         accept.setAccessibleName(f"Remember: {suggestion.content[:80]}")
