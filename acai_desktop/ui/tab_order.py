@@ -39,27 +39,37 @@ def takes_tab(widget: QWidget) -> bool:
     )
 
 
-def _qt_chain_within(root: QWidget) -> list[QWidget]:
-    """The focusable widgets inside ``root``, in Qt's chain order."""
-    found, widget = [], root.nextInFocusChain()
-    while widget is not root and widget is not None:
-        if root.isAncestorOf(widget):
-            found.append(widget)
-        widget = widget.nextInFocusChain()
-        if widget is root.window():
-            widget = widget.nextInFocusChain()
-        if len(found) > 10_000:  # a broken chain must not hang the window
-            break
-    return found
+def _controls_within(root: QWidget) -> list[QWidget]:
+    """The widgets inside ``root``, in the order they were made (``findChildren`` is
+    depth-first in child order). Walking Qt's focus chain from Python instead
+    (``nextInFocusChain``) was seen to leave the main window's status bar deleted
+    mid-session (PySide6 6.x), so it is not walked."""
+    return root.findChildren(QWidget)
+
+
+def _home(widget: QWidget, roots: Sequence[QWidget]) -> QWidget | None:
+    """The innermost area root holding ``widget`` (the composer sits inside the chat's
+    pane, yet is an area of its own)."""
+    parent = widget.parentWidget()
+    while parent is not None:
+        if any(parent is root for root in roots):
+            return parent
+        parent = parent.parentWidget()
+    return None
 
 
 def tab_chain(areas: Sequence[TabArea]) -> list[QWidget]:
     """Every control Tab stops at now, in the window's order."""
     chain: list[QWidget] = []
     seen: set[int] = set()
+    roots = [area.root for area in areas]
     for area in areas:
         named = [w for w in area.named() if shiboken6.isValid(w)]
-        others = [w for w in _qt_chain_within(area.root) if w not in named]
+        others = [
+            w
+            for w in _controls_within(area.root)
+            if w not in named and _home(w, roots) is area.root
+        ]
         for widget in (*named, *others):
             if id(widget) not in seen and takes_tab(widget):
                 seen.add(id(widget))

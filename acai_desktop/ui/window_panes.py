@@ -53,6 +53,9 @@ TITLE_KEEPS, TITLE_ROOM, MODEL_BADGE_KEEPS = 150, 260, 56
 #: A header narrower than this is compact (a 640 px window with a side panel open: the
 #: chat gets about 390 px); its title then keeps less, and its margins narrow.
 COMPACT_HEADER_BELOW, COMPACT_TITLE_KEEPS = 560, 60
+#: The panel toggles' words, and the glyphs a compact header shows instead.
+CHATS_TEXT, MEMORY_TEXT = "Chats", "Memory"
+CHATS_GLYPH, MEMORY_GLYPH = "☰", "◎"
 HEADER_MARGINS, COMPACT_HEADER_MARGINS = (24, 14, 24, 14), (12, 14, 12, 14)
 CHAT_SETTINGS_TEXT = "⚙"
 CHAT_SETTINGS_TIP = "This chat's model, temperature and context budget"
@@ -218,9 +221,16 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     def compact(on: bool) -> None:
         header_layout.setContentsMargins(*(COMPACT_HEADER_MARGINS if on else HEADER_MARGINS))
         window.model_badge.setVisible(not on)
-        window.fit_model_state()
         window.conversation_title.keeps = COMPACT_TITLE_KEEPS if on else TITLE_KEEPS
         window.conversation_title.updateGeometry()
+        # The toggles show their action's icon text: a glyph in a compact header (their
+        # tooltips say what they do; the actions keep their words).
+        for action, words, glyph in (
+            (window.conversations_action, CHATS_TEXT, CHATS_GLYPH),
+            (window.memory_action, MEMORY_TEXT, MEMORY_GLYPH),
+        ):
+            action.setIconText(glyph if on else words)
+        window.fit_model_state()
 
     header.turn_compact_below(COMPACT_HEADER_BELOW, compact)
     layout.addWidget(header)
@@ -353,10 +363,10 @@ def build_shortcuts(window: MainWindow) -> None:
     window.stop_action.setEnabled(False)
     # The side panels can be hidden, for a narrow window; the choice is remembered.
     # "Chats", as New chat and Search chats say: short enough for a 640 px header.
-    window.conversations_action = QAction("Chats", window)
+    window.conversations_action = QAction(CHATS_TEXT, window)
     window.conversations_action.setShortcut(QKeySequence("Ctrl+B"))
     window.conversations_action.setToolTip("Show or hide the chats (Ctrl+B)")
-    window.memory_action = QAction("Memory", window)
+    window.memory_action = QAction(MEMORY_TEXT, window)
     window.memory_action.setShortcut(QKeySequence("Ctrl+Shift+M"))
     window.memory_action.setToolTip("Show or hide the memory panel (Ctrl+Shift+M)")
     for action, toggle in (
