@@ -39,6 +39,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
     InvalidInputError,
     ModelError,
@@ -94,6 +95,8 @@ class AblationOptions:
     # "rules" (the built-in model's rules: facts from plain statements, no model call).
     learner: str = "model"
     off_topic: bool = True  # also ask C's and D's prompts another sample's questions
+    # The offline embedder (None: the app's default); one instance, so it loads once.
+    embedder: Embedder | None = None
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,9 @@ async def evaluate_ablation(
             _other, off_topic = sliced(samples[(position + 1) % len(samples)], None)
         with tempfile.TemporaryDirectory(prefix="acai-eval-ablation-") as directory:
             async with temporary_profile("acai-eval-ablation-app-", model_of) as app:
-                assistant = await open_assistant(app, overrides, start_jobs=False)
+                assistant = await open_assistant(
+                    app, overrides, start_jobs=False, offline_embedder=options.embedder
+                )
                 try:
                     run = _SampleRun(assistant, part, options, report, progress, stop)
                     await run.measure(questions, Path(directory) / "messages", off_topic)

@@ -16,6 +16,7 @@ import sys
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
 from acai_desktop.commands.runner import profile_of
 from acai_desktop.core.errors import InvalidInputError
+from benchmarks.commands.embedders import add_embedder_argument, offline_embedder
 from benchmarks.commands.eval_ablation import add_ablation_parser
 
 
@@ -55,6 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="keep each sample's profile on this PostgreSQL server (a database of its own, "
         "dropped after; the user needs CREATEDB) instead of a SQLite file",
     )
+    add_embedder_argument(retrieval)
     ideas = retrieval.add_argument_group("ideas (each changes one thing from the defaults)")
     ideas.add_argument("--fusion", choices=("normalised", "rrf", "lexical", "semantic"))
     ideas.add_argument(
@@ -370,8 +372,9 @@ def run_retrieval(args: argparse.Namespace) -> int:
     from acai_desktop.evaluation.locomo import load_dataset
 
     options = _options(args)
+    embedder = offline_embedder(args.embedder)
     dataset = load_dataset(args.dataset)
-    report = asyncio.run(evaluate(dataset, options)).as_dict()
+    report = asyncio.run(evaluate(dataset, options, embedder=embedder)).as_dict()
     print(json.dumps(report) if args.json else format_report(report))
     return 0
 

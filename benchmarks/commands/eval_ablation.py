@@ -15,6 +15,7 @@ import threading
 from acai_desktop.commands.arguments import add_model_arguments
 from acai_desktop.commands.runner import profile_of
 from acai_desktop.core.errors import InvalidInputError, ModelError
+from benchmarks.commands.embedders import add_embedder_argument, offline_embedder
 
 
 def add_ablation_parser(actions: argparse._SubParsersAction, common) -> None:
@@ -66,6 +67,7 @@ def add_ablation_parser(actions: argparse._SubParsersAction, common) -> None:
         help="with --scripted: the context window the scripted reader's server reports, "
         "which the app's automatic prompt budget follows (default: none reported)",
     )
+    add_embedder_argument(ablation)
     ablation.add_argument("--judge", action="store_true", help="also ask the model to judge")
     ablation.add_argument("--json", action="store_true", help="print one JSON object")
     ablation.set_defaults(handler=run_ablation)
@@ -106,6 +108,7 @@ def _options(args: argparse.Namespace):
         context_window=args.context_window,
         per_category=args.per_category,
         learner=args.learner,
+        embedder=offline_embedder(args.embedder),
     )
 
 

@@ -295,3 +295,23 @@ def test_the_whole_conversation_takes_the_whole_window_not_a_recall_share():
     whole = whole_conversation("Be brief.", "What did Rosa say?", turns, 5000)
     assert whole.dropped == 0 and len(whole.context.recalled) == 30
     assert 2500 < whole.context.tokens <= 5000
+
+
+def test_the_offline_embedder_given_is_the_one_retrieval_embeds_with(fake_openai):
+    """``--embedder``: C's messages and questions are embedded by the embedder the options
+    name (one instance, loaded once for every sample), not a fresh default one."""
+    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+
+    class Counting(WordLlamaEmbedder):
+        embedded = 0
+
+        def embed_sync(self, texts):
+            Counting.embedded += len(texts)
+            return super().embed_sync(texts)
+
+    fake_openai.responder = scripted_reader
+    options = AblationOptions(configs=("C",), limit=2, embedder=Counting())
+    report = run(evaluate_ablation(DATASET, overrides_for(fake_openai), options)).as_dict()
+    assert report["configs"]["C"]["f1"] == 1.0
+    # Every turn of the two sessions, and the questions asked of them.
+    assert Counting.embedded >= len(SAMPLE.turns) + report["questions"]
