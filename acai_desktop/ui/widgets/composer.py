@@ -34,6 +34,7 @@ from acai_desktop.core.resources import resource_path
 from acai_desktop.ui.long_message import budget_note, pastes_as_attachment
 from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.attachment_strip import AttachmentStrip
+from acai_desktop.ui.widgets.elided_label import ElidedLabel
 from acai_desktop.ui.widgets.file_drop import local_paths
 
 PLACEHOLDER = "Message ACAI…"
@@ -121,7 +122,8 @@ class Composer(QWidget):
         self.attach_note.setWordWrap(True)
         self.attach_note.setVisible(False)
 
-        self.hint_label = QLabel(HINT)
+        # Cut with "…" in a narrow window (whole in its tooltip), never clipped mid-word.
+        self.hint_label = ElidedLabel(HINT, keeps=1)  # asks for its whole text
         self.hint_label.setObjectName("ComposerHint")
         #: What the prompt budget means for the draft (hidden while it leaves room).
         self.prompt_budget_tokens: int | None = None
