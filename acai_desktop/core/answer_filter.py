@@ -107,6 +107,9 @@ def prompt_frames(system_prompt: str = "") -> tuple[str, ...]:
         cb.MEMORY_BLOCK_PREAMBLE,
         EVIDENCE_PREAMBLE,
     ]
+    # A header's first clause alone too: "Quoted data about the user from past
+    # conversations:" was copied with the model's own words after it.
+    pieces += [clause for header in list(pieces) for clause in _PIECE_END.split(header)]
     pieces += system_prompt.splitlines()
     for paragraph in system_prompt.split("\n\n"):
         pieces += _PIECE_END.split(" ".join(paragraph.split()))
@@ -119,6 +122,19 @@ def prompt_frames(system_prompt: str = "") -> tuple[str, ...]:
         # "only what follows this line": the model says it of the line it copied.
         frames[re.sub(r"\bthat\b", "this", frame)] = None
     return tuple(frames)
+
+
+#: A recalled message's line as the prompt quotes it ("- [1] [2026-12-07, chat "Trip"]
+#: You: …", context_builder.recalled_line), digits as 0: a model that copies one shows
+#: the prompt's plumbing, not an answer.
+RECALLED_SHAPE = '[0] [0000-00-00, chat "'
+_DIGITS = re.compile(r"\d")
+_FIRST_NUMBER = re.compile(r"^\[0+\]")
+
+
+def _recalled_shape(text: str) -> str:
+    """``text`` (normalised) with its digits as 0 and its first number as one 0."""
+    return _FIRST_NUMBER.sub("[0]", _DIGITS.sub("0", text))
 
 
 class PromptFrameFilter:
@@ -135,8 +151,12 @@ class PromptFrameFilter:
         text = _normal(line)
         if ended:
             text = text.rstrip()
-        if any(text.startswith(frame) for frame in self.frames):
+        shape = _recalled_shape(text)
+        if any(text.startswith(frame) for frame in self.frames) or shape.startswith(RECALLED_SHAPE):
             return "drop"
+        could_be_recalled = bool(text) and RECALLED_SHAPE.startswith(shape)
+        if could_be_recalled and not ended:
+            return "open"
         if any(frame.startswith(text) for frame in self.frames):
             if not ended:
                 return "open"

@@ -135,3 +135,17 @@ def test_a_leaked_frame_never_reaches_the_user(tmp_path, fake_openai, chunk_char
     for text in [*shown, stored[-1].content]:
         assert "user's message" not in text.casefold()
         assert "follows this line" not in text
+
+
+def test_a_copied_recalled_message_line_and_a_headers_first_clause_go():
+    # As the built-in model wrote them (docs/benchmarks.md, "Built-in model candidates").
+    leaked = (
+        '- [1] [2026-12-07, chat "My daughter plays the violin"] You: My daughter plays.\n'
+        'Quoted data about the user from past conversations: "The user is allergic" (1).\n'
+        "She plays the violin.\n"
+        "[3] is the page number.\n"
+        "On 2026-12-07 we talked."
+    )
+    every_split(
+        leaked, "She plays the violin.\n[3] is the page number.\nOn 2026-12-07 we talked."
+    )
