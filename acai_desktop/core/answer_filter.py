@@ -125,16 +125,26 @@ def prompt_frames(system_prompt: str = "") -> tuple[str, ...]:
 
 
 #: A recalled message's line as the prompt quotes it ("- [1] [2026-12-07, chat "Trip"]
-#: You: …", context_builder.recalled_line), digits as 0: a model that copies one shows
-#: the prompt's plumbing, not an answer.
-RECALLED_SHAPE = '[0] [0000-00-00, chat "'
-_DIGITS = re.compile(r"\d")
-_FIRST_NUMBER = re.compile(r"^\[0+\]")
+#: You: …", context_builder.recalled_line), after its citation number(s), digits as 0:
+#: a model that copies one shows the prompt's plumbing, not an answer.
+RECALLED_SHAPE = '[0000-00-00, chat "'
+_CITATIONS = re.compile(r"^(?:\[\d+\]\s*)+")
+_CITATION_ARRIVING = re.compile(r"\[\d*\]?\s*")
 
 
-def _recalled_shape(text: str) -> str:
-    """``text`` (normalised) with its digits as 0 and its first number as one 0."""
-    return _FIRST_NUMBER.sub("[0]", _DIGITS.sub("0", text))
+def _recalled(text: str) -> str | None:
+    """For a line (normalised) that opens with citation numbers: "drop" when it goes on
+    as a recalled message's quoted line, "open" while it still could; None otherwise."""
+    numbers = _CITATIONS.match(text)
+    rest = text[numbers.end() :] if numbers else text
+    if numbers is not None:
+        zeroed = re.sub(r"\d", "0", rest)
+        if zeroed.startswith(RECALLED_SHAPE):
+            return "drop"
+        if RECALLED_SHAPE.startswith(zeroed):
+            return "open"
+    # A citation number still arriving ("[", "[1", "[1]").
+    return "open" if _CITATION_ARRIVING.fullmatch(rest) else None
 
 
 class PromptFrameFilter:
@@ -151,11 +161,10 @@ class PromptFrameFilter:
         text = _normal(line)
         if ended:
             text = text.rstrip()
-        shape = _recalled_shape(text)
-        if any(text.startswith(frame) for frame in self.frames) or shape.startswith(RECALLED_SHAPE):
+        recalled = _recalled(text)
+        if recalled == "drop" or any(text.startswith(frame) for frame in self.frames):
             return "drop"
-        could_be_recalled = bool(text) and RECALLED_SHAPE.startswith(shape)
-        if could_be_recalled and not ended:
+        if recalled == "open" and not ended:
             return "open"
         if any(frame.startswith(text) for frame in self.frames):
             if not ended:

@@ -142,6 +142,7 @@ def test_a_copied_recalled_message_line_and_a_headers_first_clause_go():
     leaked = (
         '- [1] [2026-12-07, chat "My daughter plays the violin"] You: My daughter plays.\n'
         'Quoted data about the user from past conversations: "The user is allergic" (1).\n'
+        '[4] [3] [2026-12-06, chat "Give me a synonym"] ACAI: joyful\n'
         "She plays the violin.\n"
         "[3] is the page number.\n"
         "On 2026-12-07 we talked."
