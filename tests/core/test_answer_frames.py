@@ -147,6 +147,4 @@ def test_a_copied_recalled_message_line_and_a_headers_first_clause_go():
         "[3] is the page number.\n"
         "On 2026-12-07 we talked."
     )
-    every_split(
-        leaked, "She plays the violin.\n[3] is the page number.\nOn 2026-12-07 we talked."
-    )
+    every_split(leaked, "She plays the violin.\n[3] is the page number.\nOn 2026-12-07 we talked.")
