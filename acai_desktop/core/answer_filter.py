@@ -7,8 +7,8 @@ drops those tags (any case, spaces inside, the look-alike brackets the prompt bu
 neutralise) from a streamed answer. A tag may arrive split over several chunks ("<mem",
 "ories>"), so the filter holds back a tail that could still become a tag and lets it go
 as soon as it can't. :class:`PromptFrameFilter` drops the answer's lines that copy the
-prompt's frame (the header before the user's words, a block's section header, a
-sentence of the system prompt).
+prompt's frame (the header before the user's words, a block's section header or its
+first clause, a sentence of the system prompt, a recalled message's quoted line).
 """
 
 from __future__ import annotations
