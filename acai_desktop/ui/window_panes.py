@@ -194,9 +194,13 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     window.chat_settings_button.setToolTip(CHAT_SETTINGS_TIP)
     window.chat_settings_button.setAccessibleName("Chat model settings")
     window.chat_settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
-    for toggle in (window.conversations_toggle, window.memory_toggle):
+    for toggle, words in (
+        (window.conversations_toggle, CHATS_TEXT),
+        (window.memory_toggle, MEMORY_TEXT),
+    ):
         toggle.setObjectName("PanelToggle")
         toggle.setCursor(Qt.CursorShape.PointingHandCursor)
+        toggle.setAccessibleName(words)  # a glyph in a compact header: read as words
     # The buttons and the state are never squeezed ("C…s"): the title and the model's
     # name give way instead, and in a compact header the name goes.
     for fixed in (

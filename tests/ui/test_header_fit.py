@@ -87,6 +87,8 @@ def test_at_640_px_with_a_panel_open_nothing_is_cut_or_drawn_over(qtbot, qapp, p
         assert widget.geometry().right() <= header.width(), widget.objectName()
     for toggle in (window.conversations_toggle, window.memory_toggle):
         assert toggle.width() >= toggle.sizeHint().width()  # "Chats", not "C…s"
+    names = (window.conversations_toggle.accessibleName(), window.memory_toggle.accessibleName())
+    assert names == ("Chats", "Memory")  # glyphs on screen, words for a screen reader
     boxes = sorted((w.geometry() for w in shown), key=lambda box: box.left())
     for left, right in itertools.pairwise(boxes):
         assert left.right() < right.left()  # the title never runs under the next one

@@ -10,8 +10,9 @@ is cut with the model's name whole.
 
 Below ``compact_below`` pixels (a 640 px window with a side panel open) there is no room
 for both: the row turns compact, and its owner hides the model's name (the state beside
-it still says whether it answers, and names the model in its tooltip) and narrows the
-margins, so the title and the buttons are never drawn over each other or cut to "C…s".
+it still says whether it answers, and names the model in its tooltip), narrows the
+margins and shows glyphs on the panel buttons, so the title and the buttons are never
+drawn over each other or cut to "C…s", whatever the fonts.
 """
 
 from __future__ import annotations
