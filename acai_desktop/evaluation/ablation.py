@@ -289,7 +289,8 @@ class _SampleRun:
                 for config in ("C", "D"):
                     if config in self.options.configs and not self.stop.is_set():
                         context = await self.prompt(config, *self.asked(question))
-                        self.report.add_off_topic(config, len(context.used))
+                        memories = sum(u.message_id is None for u in context.used)
+                        self.report.add_off_topic(config, len(context.used), memories)
             for question in questions:
                 for config in order:
                     if self.stop.is_set():

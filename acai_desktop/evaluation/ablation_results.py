@@ -63,9 +63,12 @@ class AblationReport:
     learner: str = "model"
     #: By configuration: the items placed in each prompt for another sample's question.
     off_topic: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
+    #: Of those, the memories (facts, summaries, notes) rather than recalled messages.
+    off_topic_memories: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
 
-    def add_off_topic(self, config: str, items: int) -> None:
+    def add_off_topic(self, config: str, items: int, memories: int = 0) -> None:
         self.off_topic[config].append(items)
+        self.off_topic_memories[config].append(memories)
 
     def add_storage(self, config: str, grown_bytes: int, messages: int) -> None:
         self.storage[config][0] += grown_bytes
@@ -108,6 +111,10 @@ class AblationReport:
             asked_elsewhere = self.off_topic.get(config)
             figures["off_topic_items"] = (
                 round(float(np.mean(asked_elsewhere)), 3) if asked_elsewhere else None
+            )
+            memories_elsewhere = self.off_topic_memories.get(config)
+            figures["off_topic_memories"] = (
+                round(float(np.mean(memories_elsewhere)), 3) if memories_elsewhere else None
             )
             figures["off_topic_questions"] = len(asked_elsewhere or ())
             configs[config] = figures

@@ -64,6 +64,13 @@ def format_ablation(report: dict) -> str:
             f"{_number(figures['latency_ms']['p50'], 9)}{_number(figures['latency_ms']['p95'], 9)}"
             + (f"   ({figures['errors']} model errors, scored 0)" if figures["errors"] else "")
         )
+    memories_off_topic = [
+        f"{config} {figures['off_topic_memories']:.2f}"
+        for config, figures in report["configs"].items()
+        if figures.get("off_topic_memories") is not None
+    ]
+    if memories_off_topic:
+        lines.append(f"  memories among the off-topic items: {', '.join(memories_off_topic)}")
     configs = list(report["configs"])
     lines += [
         "",

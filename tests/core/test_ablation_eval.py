@@ -315,3 +315,14 @@ def test_the_offline_embedder_given_is_the_one_retrieval_embeds_with(fake_openai
     assert report["configs"]["C"]["f1"] == 1.0
     # Every turn of the two sessions, and the questions asked of them.
     assert Counting.embedded >= len(SAMPLE.turns) + report["questions"]
+
+
+def test_off_topic_items_are_told_apart_from_the_memories_among_them():
+    report = AblationReport(configs=("C", "D"))
+    report.add_off_topic("C", 2)
+    report.add_off_topic("D", 3, memories=2)
+    report.add_off_topic("D", 1, memories=0)
+    figures = report.as_dict()["configs"]
+    assert figures["C"]["off_topic_items"] == 2.0 and figures["C"]["off_topic_memories"] == 0.0
+    assert figures["D"]["off_topic_items"] == 2.0 and figures["D"]["off_topic_memories"] == 1.0
+    assert "memories among the off-topic items: C 0.00, D 1.00" in format_ablation(report.as_dict())
