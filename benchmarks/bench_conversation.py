@@ -123,12 +123,12 @@ async def measure_prompt_tokens(assistant: Assistant, turns: int) -> dict:
         if await assistant.summary.summarise_if_needed(conversation.id) is not None:
             summary_calls += 1
     last = await assistant.conversations.add_message(conversation.id, "user", questions[-1])
-    orchestrator = assistant.orchestrator
-    context, _ = await orchestrator.build_prompt(
+    prompts = assistant.orchestrator.prompts
+    context, _ = await prompts.build(
         await assistant.conversations.get(conversation.id), last, plan_message(last.content)
     )
     history = await assistant.conversations.messages(conversation.id)
-    whole = estimate_message_tokens(orchestrator.system_prompt) + sum(
+    whole = estimate_message_tokens(prompts.system_prompt) + sum(
         estimate_message_tokens(m.content) for m in history
     )
     return {
@@ -137,7 +137,7 @@ async def measure_prompt_tokens(assistant: Assistant, turns: int) -> dict:
         "tokens_sent": context.tokens,
         "ratio": round(context.tokens / whole, 3),
         "summaries": summary_calls,
-        "budget_tokens": orchestrator.context_budget_tokens,
+        "budget_tokens": prompts.budget_tokens,
         "seconds": round(time.perf_counter() - started, 1),
     }
 

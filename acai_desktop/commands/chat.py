@@ -30,7 +30,7 @@ from acai_desktop.core.records import (
 
 if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not with --help
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.orchestrator import TurnResult
+    from acai_desktop.core.turns.turn_result import TurnResult
 
 #: How long --wait-jobs waits for the turn's processors before giving up.
 JOB_WAIT_SECONDS = 600
@@ -62,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.assistant import ModelOverrides, open_assistant
-    from acai_desktop.core.orchestrator import validate_user_message
+    from acai_desktop.core.turns.turn_log import validate_user_message
 
     # Refused before anything is opened or written: an empty message with --new would
     # otherwise leave an empty conversation behind.

@@ -18,6 +18,7 @@ import functools
 import logging
 from dataclasses import dataclass, field
 
+from acai_desktop.core.answer_filter import prompt_frames
 from acai_desktop.core.chat_import.service import ConversationImports
 from acai_desktop.core.chat_settings import EffectiveSettings
 from acai_desktop.core.chat_settings_service import ChatSettingsService
@@ -73,7 +74,6 @@ from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.memory.suggestions import MemorySuggestions
-from acai_desktop.core.orchestrator import Orchestrator
 from acai_desktop.core.outside_changes import OutsideChanges
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
@@ -92,6 +92,10 @@ from acai_desktop.core.store.documents import INDEX_JOB
 from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB
 from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.core.turns.answer_stream import AnswerStream
+from acai_desktop.core.turns.orchestrator import Orchestrator
+from acai_desktop.core.turns.prompt_assembly import PromptAssembly
+from acai_desktop.core.turns.turn_log import TurnLog
 
 log = logging.getLogger(__name__)
 #: Background jobs that need no model: they run even when the model can't be started.
@@ -324,8 +328,8 @@ class Assistant:
         steps = [self._await_upkeep, self.runner.stop]
         if self.context_windows is not None:
             steps.append(self.context_windows.aclose)
-        if self.orchestrator.warmer is not None:
-            steps.append(self.orchestrator.warmer.close)
+        if self.orchestrator.prompts.warmer is not None:
+            steps.append(self.orchestrator.prompts.warmer.close)
         if self.learning_pause is not None:
             steps.append(self._end_learning_pause)
         steps += [self.conversations.delete_temporary, self.client.close]
@@ -589,7 +593,7 @@ async def open_assistant(
         name="index upkeep",
     )
     # The system prompt is read now: the session's first message reads only itself.
-    assistant.orchestrator.warm_session_start()
+    assistant.orchestrator.prompts.warm_session_start()
     outside = OutsideChanges(assistant.memories, events, assistant.runner.wake)
     await outside.start()
     assistant.outside_changes = asyncio.create_task(outside.run(), name="outside changes")
@@ -666,36 +670,55 @@ async def _assemble(
     instructions = InstructionsService(store, events)
     # The profile's budget as it stands for its chat model (automatic: from its window).
     profile_budget = (await chat_settings.in_effect(None)).context_budget_tokens
-    orchestrator = Orchestrator(
-        conversations=conversations,
-        provenance=data.provenance,
-        memories=memories,
-        retriever=retriever,
+    built_in = model.settings.uses_bundled_model()
+    prompts = PromptAssembly(
+        conversations,
+        memories,
+        retriever,
+        client,
+        budget_tokens=profile_budget,
         documents=documents,
-        attachments=attachments,
         instructions=instructions,
         chat_settings=chat_settings,
-        client=client,
-        events=events,
-        # Without a model no job runs, so none is announced as queued either.
-        announce_jobs=model.problem is None,
-        context_budget_tokens=profile_budget,
-        max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
-        answer_max_tokens=model.settings.resolved_answer_max_tokens(),
-        **_prompt_shares(model.settings.uses_bundled_model()),
-    )
-    orchestrator.asks_again_on_copy = model.settings.uses_bundled_model()
-    orchestrator.answers_memory_commands = model.settings.uses_bundled_model()
-    if one_at_a_time and isinstance(client, ModelClient):
         # A server on this machine keeps what it last read: the next prompt's known
         # start is read while the user reads and types (core.llm.prompt_warmer).
-        orchestrator.warmer = PromptWarmer(client, events)
+        warmer=(
+            PromptWarmer(client, events)
+            if one_at_a_time and isinstance(client, ModelClient)
+            else None
+        ),
+        **_prompt_shares(built_in),
+    )
+    orchestrator = Orchestrator(
+        TurnLog(
+            conversations,
+            memories.episodes,
+            events,
+            attachments=attachments,
+            chat_settings=chat_settings,
+            # Without a model no job runs, so none is announced as queued either.
+            announce_jobs=model.problem is None,
+        ),
+        prompts,
+        AnswerStream(
+            conversations,
+            data.provenance,
+            memories,
+            client,
+            events,
+            prompt_frames=prompt_frames(prompts.system_prompt),
+            answer_max_tokens=model.settings.resolved_answer_max_tokens(),
+        ),
+        max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
+        asks_again_on_copy=built_in,
+        answers_memory_commands=built_in,
+    )
     conversation_service = ConversationService(
         conversations, data.provenance, memories, events, attachments
     )
     # The summaries fold what the chat prompt has left out, so its start stays the same.
-    summary.prompt_room = orchestrator.history_room()
-    summary.chat_room = orchestrator.own_history_room  # a chat's own budget, its own fold
+    summary.prompt_room = orchestrator.prompts.history_room()
+    summary.chat_room = orchestrator.prompts.own_history_room  # a chat's own budget, its own fold
     return Assistant(
         profile=profile,
         settings=model.settings,

@@ -50,12 +50,12 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import BuiltContext
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service_factory import memory_service_on
-from acai_desktop.core.orchestrator import Orchestrator
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import open_profile_data
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store.episodes import recalled_messages
 from acai_desktop.core.store.memories import MemoryFilter, sources_of
+from acai_desktop.core.turns.prompt_assembly import PromptAssembly
 from acai_desktop.evaluation import ablation_prompts as prompts
 from acai_desktop.evaluation.ablation_evidence import (
     EvidenceCheck,
@@ -243,8 +243,8 @@ class _SampleRun:
         self.report, self.progress, self.stop = report, progress, stop
         settings = assistant.settings
         self.client = assistant.client
-        self.budget = assistant.orchestrator.context_budget_tokens  # automatic: worked out
-        self.system_prompt = assistant.orchestrator.system_prompt
+        self.budget = assistant.orchestrator.prompts.budget_tokens  # automatic: worked out
+        self.system_prompt = assistant.orchestrator.prompts.system_prompt
         report.model = f"{settings.model_for('chat')} ({settings.provider})"
         window = options.context_window
         if window is None and assistant.local_server is not None:
@@ -271,16 +271,14 @@ class _SampleRun:
             text_of = {turn.dia_id: turn.text for turn in self.sample.turns}
             self.checks = {"C": EvidenceCheck(text_of, {m: d for d, m in message_of.items()})}
             self.sources = {"C": data.store}
-            self.messages_only = Orchestrator(
-                conversations=data.conversations,
-                provenance=data.provenance,
-                memories=memories,
-                retriever=HybridRetriever(
+            self.messages_only = PromptAssembly(
+                data.conversations,
+                memories,
+                HybridRetriever(
                     data.store, memories.embedder, memories.index, messages=memories.episodes.index
                 ),
-                client=self.client,
-                events=EventBus(),
-                context_budget_tokens=self.budget,
+                self.client,
+                budget_tokens=self.budget,
             )
             if "D" in self.options.configs and not await self.learn():
                 return
@@ -371,7 +369,7 @@ class _SampleRun:
         if config == "C":
             return await prompts.app_prompt(self.messages_only, text, asked_at)
         if config == "D":
-            return await prompts.app_prompt(self.assistant.orchestrator, text, asked_at)
+            return await prompts.app_prompt(self.assistant.orchestrator.prompts, text, asked_at)
         whole = prompts.whole_conversation(
             self.system_prompt, text, self.turns, self.window - ANSWER_TOKENS
         )

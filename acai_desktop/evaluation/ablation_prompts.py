@@ -5,7 +5,7 @@
   only to choose how deep to retrieve (``Plan.retrieval_k``), which changes nothing
   without retrieval; stating it is the one way a plan can reach the answer here, and
   the report says so;
-- C and D: the orchestrator's own :meth:`~acai_desktop.core.orchestrator.Orchestrator.build_prompt`
+- C and D: the app's own :meth:`~acai_desktop.core.turns.prompt_assembly.PromptAssembly.build`
   for the question asked in a new temporary chat (a temporary chat's messages are never
   recalled, so one question can't feed the next) — in C over a profile holding the
   conversation's messages only, in D over one where the processors also learned from it;
@@ -29,6 +29,7 @@ from acai_desktop.core.memory.retrieval import RetrievedMessage
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.planner import Plan, plan_message
 from acai_desktop.core.records import RecalledMessage
+from acai_desktop.core.turns.prompt_assembly import PromptAssembly
 
 #: Added to the system message of every prompt, in every configuration: LoCoMo's gold
 #: answers are short, and F1 punishes an answer for every word it adds. Not to the
@@ -76,13 +77,15 @@ def question_with_plan(system_prompt: str, text: str, budget_tokens: int) -> Bui
     return build_context(system_prompt=planned, user_message=text, budget_tokens=budget_tokens)
 
 
-async def app_prompt(orchestrator, text: str, asked_at: str | None = None) -> BuiltContext:
-    """What the orchestrator would send for ``text`` asked in a new (temporary) chat, at
+async def app_prompt(
+    prompts: PromptAssembly, text: str, asked_at: str | None = None
+) -> BuiltContext:
+    """What the app would send for ``text`` asked in a new (temporary) chat, at
     ``asked_at`` (ISO; None: now): "last week" counts from then."""
-    conversations = orchestrator.conversations
+    conversations = prompts.conversations
     conversation = await conversations.create("Ablation question", temporary=True)
     message = await conversations.add_message(conversation.id, "user", text, created_at=asked_at)
-    context, _ = await orchestrator.build_prompt(conversation, message, plan_message(text))
+    context, _ = await prompts.build(conversation, message, plan_message(text))
     return context
 
 

@@ -289,7 +289,7 @@ class AppController:
         except AcaiError as error:
             return error
         self.services.assistant, self.profile_data = assistant, None  # it owns it now
-        self.window.set_prompt_budget(assistant.orchestrator.context_budget_tokens)
+        self.window.set_prompt_budget(assistant.orchestrator.prompts.budget_tokens)
         problem = assistant.model_problem
         from acai_desktop.core.llm.model_status import status_of_error
 

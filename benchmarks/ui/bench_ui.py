@@ -245,7 +245,7 @@ async def _measure(profile, folder: Path) -> dict:
 async def _stream_under_load(window, service, folder: Path) -> dict:
     from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
-    from acai_desktop.core.orchestrator import MessageDelta
+    from acai_desktop.core.events import MessageDelta
     from acai_desktop.core.records import Message, MessageStatus
 
     model = window.memories_model
@@ -416,7 +416,7 @@ async def _large_answer(window, number: int, name: str, content: str) -> dict:
     """Stream ``content`` as an answer, then open it finished in another conversation."""
     from PySide6.QtCore import QTimer
 
-    from acai_desktop.core.orchestrator import MessageDelta
+    from acai_desktop.core.events import MessageDelta
     from acai_desktop.core.records import Message, MessageStatus
 
     conversation, answer_id = 100 + 2 * number, 1000 + 2 * number

@@ -198,8 +198,8 @@ def test_the_built_in_model_titles_with_the_first_words_and_no_call(tmp_path, fa
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
             titles = TitleProcessor(
-                assistant.orchestrator.client,
-                assistant.orchestrator.conversations,
+                assistant.orchestrator.answers.client,
+                assistant.orchestrator.turns.conversations,
                 assistant.events,
                 first_words_only=True,
             )

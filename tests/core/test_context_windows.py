@@ -197,15 +197,15 @@ def test_the_assistants_budget_follows_the_window_of_each_chats_model(tmp_path, 
             await service.set_for_chat(fixed.id, context_budget_tokens=5000)
             turn = await orchestrator.send(big.id, "Hello there, what can you do?")
             return (
-                orchestrator.context_budget_tokens,
+                orchestrator.prompts.budget_tokens,
                 assistant.summary.prompt_room,
-                orchestrator.history_room(),
+                orchestrator.prompts.history_room(),
                 await service.in_effect(plain.id),
                 await service.in_effect(big.id),
                 await service.in_effect(fixed.id),
                 turn.settings,
-                await orchestrator.own_history_room(plain.id),
-                await orchestrator.own_history_room(big.id),
+                await orchestrator.prompts.own_history_room(plain.id),
+                await orchestrator.prompts.own_history_room(big.id),
             )
 
     profile_budget, prompt_room, room, plain, big, fixed, turn, plain_room, big_room = run(
@@ -237,7 +237,7 @@ def test_a_budget_the_user_chose_is_kept_whatever_the_window(tmp_path, fake_open
             context_budget_tokens=3000,
         ) as assistant:
             return (
-                assistant.orchestrator.context_budget_tokens,
+                assistant.orchestrator.prompts.budget_tokens,
                 await assistant.chat_settings.in_effect(None),
             )
 

@@ -88,7 +88,7 @@ def test_what_do_you_know_lists_the_memories_without_the_model(tmp_path, fake_op
         conversation = await assistant.conversations.create()
         result = await assistant.orchestrator.send(conversation.id, "What do you know about me?")
         saved = await assistant.conversations.get_message(result.answer.id)
-        sources = await assistant.orchestrator.provenance.sources_of_answer(result.answer.id)
+        sources = await assistant._provenance.sources_of_answer(result.answer.id)
         return result, saved, sources, shown, finished, note, vegetarian
 
     result, saved, sources, shown, finished, note, vegetarian = _session(

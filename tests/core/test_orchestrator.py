@@ -6,8 +6,9 @@ import pytest
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.orchestrator import MAX_MESSAGE_CHARS, MessageDelta
+from acai_desktop.core.events import MessageDelta
 from acai_desktop.core.records import JobStatus, MessageStatus
+from acai_desktop.core.turns.turn_log import MAX_MESSAGE_CHARS
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.fake_model import call_counts, fake_model

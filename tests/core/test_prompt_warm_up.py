@@ -35,10 +35,10 @@ def test_the_system_prompt_is_read_when_the_assistant_opens(tmp_path, fake_opena
 
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, **LOCAL) as assistant:
-            await assistant.orchestrator.warmer.wait()
+            await assistant.orchestrator.prompts.warmer.wait()
             conversation = await assistant.conversations.create()
             await assistant.orchestrator.send(conversation.id, "Hello!")
-            return assistant.orchestrator.system_prompt
+            return assistant.orchestrator.prompts.system_prompt
 
     system_prompt = run(scenario())
     warm_up, turn = fake_openai.chat_requests()
@@ -56,7 +56,7 @@ def test_after_an_answer_the_server_reads_the_next_start_when_the_history_is_cut
         async with running_assistant(
             tmp_path, fake_openai, context_budget_tokens=BUDGET, **LOCAL
         ) as assistant:
-            warmer = assistant.orchestrator.warmer
+            warmer = assistant.orchestrator.prompts.warmer
             await warmer.wait()
             conversation = await assistant.conversations.create()
             for turn in range(TURNS):
@@ -106,7 +106,7 @@ def test_a_turn_never_waits_for_a_warm_up(tmp_path, fake_openai):
         arrived = asyncio.Event()
         loop_and_event.extend([asyncio.get_running_loop(), arrived])
         async with running_assistant(tmp_path, fake_openai, **LOCAL) as assistant:
-            warmer = assistant.orchestrator.warmer
+            warmer = assistant.orchestrator.prompts.warmer
             await arrived.wait()
             assert warmer.in_flight
             conversation = await assistant.conversations.create()
@@ -123,7 +123,7 @@ def test_a_server_that_bills_by_the_request_gets_no_warm_up(tmp_path, fake_opena
 
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
-            assert assistant.orchestrator.warmer is None
+            assert assistant.orchestrator.prompts.warmer is None
             conversation = await assistant.conversations.create()
             await assistant.orchestrator.send(conversation.id, "Hello!")
 

@@ -159,7 +159,7 @@ def test_model_failure_shows_the_error_and_retry_answers(qapp, tmp_path, fake_op
 
 
 def test_an_empty_or_oversized_message_is_refused_and_kept(qapp, tmp_path, fake_openai):
-    from acai_desktop.core.orchestrator import MAX_MESSAGE_CHARS
+    from acai_desktop.core.turns.turn_log import MAX_MESSAGE_CHARS
 
     async def scenario(session: AppController):
         window = session.window

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from acai_desktop.core.orchestrator import MessageDelta
+from acai_desktop.core.events import MessageDelta
 from acai_desktop.core.records import (
     Conversation,
     MemoryItem,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.citations import Citation
     from acai_desktop.core.documents.model import EvidenceSource
-    from acai_desktop.core.orchestrator import TurnResult
+    from acai_desktop.core.turns.turn_result import TurnResult
     from acai_desktop.ui.controllers.attachments import AttachmentsController
     from acai_desktop.ui.controllers.conversations import ConversationsController
     from acai_desktop.ui.controllers.current_chat import CurrentChat

@@ -154,7 +154,7 @@ class MessagesModel(RecordListModel):
         self.endInsertRows()
 
     def on_message_updated(self, delta) -> None:
-        """A streamed chunk or a finished answer (``orchestrator.MessageDelta``)."""
+        """A streamed chunk or a finished answer (``events.MessageDelta``)."""
         row = self._row_of.get(delta.message_id)
         if row is None:
             return
