@@ -31,11 +31,8 @@ from acai_desktop.core.memory.retrieval import (
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.memory.validation import clean_category, clean_memory_text
-from acai_desktop.core.processors.critical_info import (
-    extraction_prompt,
-    name_the_subject,
-    normalised,
-)
+from acai_desktop.core.processors.critical_info import extraction_prompt, name_the_subject
+from acai_desktop.core.processors.fact_intake import FactIntake, normalised
 from acai_desktop.core.processors.grounding import GroundingCheck
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import (
@@ -96,7 +93,7 @@ class MemoryForClients:
         #: "Claude Desktop via MCP": who writes, for the memory's history.
         self.via = f"{client} via MCP"
         self.client = client
-        self.grounding = GroundingCheck(extraction_prompt())
+        self.intake = FactIntake(memories, GroundingCheck(extraction_prompt()))
         self.suggestions = MemorySuggestions(self.store, memories, events)
         self.conversations = ConversationRepository(self.store)
 
@@ -161,18 +158,18 @@ class MemoryForClients:
         content = name_the_subject(clean_memory_text(fact, what="fact"))
         category = clean_category(category) or DEFAULT_CATEGORY
         if not (user_said and user_said.strip()):
-            existing = await self._same_fact(content)
+            existing = await self.intake.same_fact(content, None)
             if existing is not None:
                 return RememberOutcome("already_remembered", memory=existing)
             return await self._propose_unsaid(content, category)
         evidence = clean_memory_text(user_said, what="user_said")
-        verdict = await self._ground(content, evidence)
+        verdict = await self.intake.grounded(content, evidence)
         if not verdict.grounded:
             why = verdict.rejection.value.replace("_", " ")
             return RememberOutcome(
                 "refused", reason=f"{why}{': ' + verdict.detail if verdict.detail else ''}"
             )
-        existing = await self._same_fact(content)
+        existing = await self.intake.same_fact(content, None)
         if existing is not None:
             return RememberOutcome("already_remembered", memory=existing)
         conversation = await self._conversation()
@@ -229,20 +226,6 @@ class MemoryForClients:
             reason=f"Not stored: no user_said quoted the user's own words, so the fact "
             f"{waiting} for the user's approval in ACAI Desktop.",
         )
-
-    async def _ground(self, content: str, evidence: str):
-        verdict = self.grounding.check(content, evidence)
-        if verdict.rejection != "unsupported":
-            return verdict
-        vectors = await self.memories.embedder.embed([content, evidence])
-        return self.grounding.check(content, evidence, float(vectors[0] @ vectors[1]))
-
-    async def _same_fact(self, content: str) -> MemoryItem | None:
-        wanted = normalised(content)
-        for hit in await self.search(content, 5):
-            if normalised(hit["content"]) == wanted:
-                return await self.memories.get(hit["id"])
-        return None
 
 
 def _bounded(k: int) -> int:

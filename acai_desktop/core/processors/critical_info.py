@@ -16,7 +16,6 @@ the one before (``memory.replacements``); other facts are kept beside each other
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,6 +30,7 @@ from acai_desktop.core.memory.replacements import replace_by_rule
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
+from acai_desktop.core.processors.fact_intake import FactIntake, normalised
 from acai_desktop.core.processors.grounding import (
     GROUNDED,
     MAX_FACT_CHARS,
@@ -198,10 +198,6 @@ def name_the_subject(fact: str) -> str:
     return fact
 
 
-def normalised(text: str) -> str:
-    return re.sub(r"[^\w]+", " ", text.lower()).strip()
-
-
 def _fact_write_key(write_key: str | None, content: str) -> str | None:
     """The key of one fact's write in a keyed run (a job): run again, it writes nothing."""
     return f"critical_info:{write_key}:{normalised(content)}" if write_key else None
@@ -216,10 +212,6 @@ class CriticalInfoProcessor:
         conversations: ConversationRepository,
         #: Given ("Ask before remembering" is on), new facts wait there for the user.
         suggestions: MemorySuggestions | None = None,
-        # WordLlama cosine between two facts on one subject ("lives in Paris" / "lives in
-        # Berlin", "in Rome") is about 0.35-0.8; unrelated facts about the user score under 0.2.
-        # Above this a reconcile call decides; below it the fact is simply new.
-        related_similarity: float = 0.3,
         #: Facts from the user's plain statements, with no model call (core.processors.
         #: plain_statements): for the bundled 135M model, which can't pick facts.
         facts_by_rules: bool = False,
@@ -229,11 +221,12 @@ class CriticalInfoProcessor:
         self.memories = memories
         self.conversations = conversations
         self.suggestions = suggestions
-        self.related_similarity = related_similarity
         self.counts = CallCounts()
         self._triage_prompt = resource_text("prompts", "triage.txt").strip()
         self._extraction_prompt = extraction_prompt()
-        self.grounding = GroundingCheck(self._extraction_prompt)
+        # Above the intake's related similarity a reconcile call decides whether a fact
+        # replaces one on its subject; below it the fact is simply new.
+        self.intake = FactIntake(memories, GroundingCheck(self._extraction_prompt))
         self._reconcile_prompt = resource_text("prompts", "reconcile.txt").strip()
 
     async def handle(self, job: Job) -> None:
@@ -313,7 +306,11 @@ class CriticalInfoProcessor:
             # code is 4512"), which the check refuses from a model.
             by_request = any(fact is asked_for for asked_for in requested)
             in_project = conversation.project_id is not None
-            verdict = GROUNDED if by_request else await self._ground(content, text, in_project)
+            verdict = (
+                GROUNDED
+                if by_request
+                else await self.intake.grounded(content, text, in_project=in_project)
+            )
             if not verdict.grounded:
                 # A small model invents facts; stored, they would come back in every
                 # later prompt as truth. Counted by reason, so the rate is visible.
@@ -327,7 +324,7 @@ class CriticalInfoProcessor:
             seen.add(normalised(content))
             asked = normalised(content) in explicit
             if self.suggestions is not None and not asked:
-                known = await self._same_fact(content, conversation.project_id)
+                known = await self.intake.same_fact(content, conversation.project_id)
                 if known is not None:
                     # Said again: nothing new to ask about. It counts as the
                     # reinforcement it would be without "Ask before remembering".
@@ -391,16 +388,6 @@ class CriticalInfoProcessor:
             return None
         return extraction.value.facts
 
-    async def _ground(self, content: str, message: str, in_project: bool = False) -> Verdict:
-        """The grounding check, with the embedder's similarity only where the words
-        alone don't decide (most facts are settled on words, without a vector)."""
-        verdict = self.grounding.check(content, message, in_project=in_project)
-        if verdict.rejection != "unsupported":
-            return verdict
-        vectors = await self.memories.embedder.embed([content, message])
-        similarity = float(vectors[0] @ vectors[1])
-        return self.grounding.check(content, message, similarity, in_project=in_project)
-
     async def _ask(self, instructions: str, text: str, schema: type[BaseModel], role: str):
         messages = [
             {"role": "system", "content": instructions},
@@ -442,7 +429,7 @@ class CriticalInfoProcessor:
                 return
         similar = [
             (existing, similarity)
-            for existing, similarity in await self._similar_facts(content)
+            for existing, similarity in await self.intake.similar_facts(content)
             if existing.project_id is None or existing.project_id == project_id
         ]
         for existing, similarity in similar:
@@ -517,14 +504,6 @@ class CriticalInfoProcessor:
             write_key=key,
         )
 
-    async def _similar_facts(self, content: str) -> list[tuple[MemoryItem, float]]:
-        """Current facts (active or temporary) close enough in meaning to be the same
-        subject, closest first."""
-        matches = await self.memories.similar(
-            content, k=5, kinds=[MemoryKind.FACT], include_temporary=True
-        )
-        return [(item, score) for item, score in matches if score >= self.related_similarity]
-
     async def _forget_on_request(
         self,
         what: str,
@@ -567,15 +546,6 @@ class CriticalInfoProcessor:
         # Said whatever came of it: a request that forgot nothing must not look as if
         # it had worked (the window offers the panel's search then).
         self.memories.events.emit(ev.ForgottenOnRequest(tuple(forgotten), what, matching))
-
-    async def _same_fact(self, content: str, project_id: int | None) -> MemoryItem | None:
-        """A current fact in the same words that this chat sees, if there is one."""
-        for existing, _ in await self._similar_facts(content):
-            if existing.project_id not in (None, project_id):
-                continue
-            if normalised(existing.content) == normalised(content):
-                return existing
-        return None
 
     async def _relation(self, existing: MemoryItem, content: str, similarity: float) -> str:
         # Only the same words are the same fact without asking. Near-identical wording is
