@@ -96,21 +96,24 @@ class MemoryForClients:
         self.intake = FactIntake(memories, GroundingCheck(extraction_prompt()))
         self.suggestions = MemorySuggestions(self.store, memories, events)
         self.conversations = ConversationRepository(self.store)
-
-    def _retriever(self, **weights) -> HybridRetriever:
-        return HybridRetriever(
+        # The assistant's own ranking, built once: over memories and past messages
+        # (recall), and over memories alone (search).
+        self._retriever = HybridRetriever(
+            self.store, memories.embedder, memories.index, messages=memories.episodes.index
+        )
+        self._memories_only = HybridRetriever(
             self.store,
-            self.memories.embedder,
-            self.memories.index,
-            messages=self.memories.episodes.index,
-            weights=RetrievalWeights(**weights),
+            memories.embedder,
+            memories.index,
+            messages=memories.episodes.index,
+            weights=RetrievalWeights(episodic=0.0),
         )
 
     async def search(self, query: str, k: int = 10) -> list[dict]:
         """The memories the assistant itself would retrieve for ``query``, best first."""
         if not query.strip():
             raise InvalidInputError("The search query is empty.")
-        hits = await self._retriever(episodic=0.0).search(query, _bounded(k))
+        hits = await self._memories_only.search(query, _bounded(k))
         return [
             {**memory_dict(hit.memory), "score": hit.score, "reasons": hit.reasons}
             for hit in hits
@@ -135,7 +138,7 @@ class MemoryForClients:
         """Messages of past conversations (imported ones included) that match ``query``."""
         if not query.strip():
             raise InvalidInputError("The search query is empty.")
-        hits = await self._retriever().search(query, MAX_RESULTS)
+        hits = await self._retriever.search(query, MAX_RESULTS)
         messages = [hit for hit in hits if isinstance(hit, RetrievedMessage)][: _bounded(k)]
         return [
             {
