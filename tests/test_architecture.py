@@ -22,6 +22,7 @@ CONTRACTS = (
     "The core never imports the evaluation",
     "The UI never imports the store",
     "Memory layer, store, rules",
+    "Learning over the memory layer",
     "Command line, commands, window, core",
     "Model client, structured output, reply types",
 )
@@ -74,6 +75,8 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
                 "from acai_desktop.core.memory.query import tokenize\n"
             ),
             "acai_desktop/core/memory/query.py": "",
+            "acai_desktop/core/memory/topics.py": "from acai_desktop.core.processors import jobs\n",
+            "acai_desktop/core/processors/jobs.py": "",
             "acai_desktop/core/rules/words.py": "",
             "acai_desktop/core/model.py": "from PySide6.QtCore import QObject\n",
             "acai_desktop/core/runtime.py": "from acai_desktop.evaluation import harness\n",

@@ -11,8 +11,8 @@ from acai_desktop.core.processors.grounding import (
     Rejection,
     lexical_support,
 )
-from acai_desktop.core.processors.wording import language_of
 from acai_desktop.core.resources import resource_text
+from acai_desktop.core.rules.words import language_of
 
 check = GroundingCheck(resource_text("prompts", "extraction.txt")).check
 

@@ -1,11 +1,11 @@
-"""One stemming rule (``wording.stem``) for what the user says and what the built-in
+"""One stemming rule (``rules.words.stem``) for what the user says and what the built-in
 rules write of it: every ending the rules put on a verb comes off again."""
 
 import pytest
 
 from acai_desktop.core.memory.query import topic_stems
 from acai_desktop.core.processors.plain_statements import about_the_user
-from acai_desktop.core.processors.wording import stem
+from acai_desktop.core.rules.words import stem
 
 VERBS = [
     "live",

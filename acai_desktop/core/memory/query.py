@@ -23,8 +23,7 @@ from acai_desktop.core.memory.relative_time import (
     event_anchors,
     relative_periods,
 )
-from acai_desktop.core.processors.wording import stem
-from acai_desktop.core.rules.words import MAX_QUERY_TERMS, tokenize
+from acai_desktop.core.rules.words import MAX_QUERY_TERMS, stem, tokenize
 
 
 def _words(text: str) -> list[str]:

@@ -515,7 +515,7 @@ class CriticalInfoProcessor:
         what they asked to forget (``wanted``: its stems) — at most
         :data:`MAX_FORGOTTEN_ON_REQUEST`; more is too loose a request to act on. Undo
         (or ``memories restore``) brings a memory back. Stems on both sides come from
-        one rule (``wording.stem``), which undoes the verb endings the built-in rules
+        one rule (``rules.words.stem``), which undoes the verb endings the built-in rules
         write ("I live" / "The user lives"). The news is announced whatever came of it."""
         if not wanted:
             return

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from acai_desktop.core.processors.wording import (
+from acai_desktop.core.rules.words import (
     NUMBER_WORDS,
     WORD,
     language_of,
