@@ -22,7 +22,7 @@ import time
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.store_choice import profile_store
+from acai_desktop.core.profile import Profile
 
 #: The whole queue, both processes' turns: generous, the parent watches for silence.
 IDLE_WAIT_SECONDS = 3600
@@ -38,7 +38,7 @@ async def _command() -> list[str]:
 
 
 async def run_child(data_dir: str, store: str, turns: list[int], message_of) -> None:
-    assistant = await open_assistant(profile_store(data_dir, store))
+    assistant = await open_assistant(Profile.with_store(data_dir, store))
     seen: dict[int, str] = {}
     changed = asyncio.Event()
 

@@ -135,3 +135,78 @@ def test_benchmarks_are_not_commands_of_the_app(capsys):
             build_parser().parse_args(command)
         assert exit_info.value.code == 2
         assert "invalid choice" in capsys.readouterr().err
+
+
+def import_cycles(graph) -> list[list[str]]:
+    """The groups of modules that import one another in a ring (strongly connected
+    components of the import graph, any import counted: inside functions and under
+    TYPE_CHECKING too), each sorted."""
+    order: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+
+    def visit(root: str) -> None:
+        # Tarjan's algorithm, iteratively: the graph is deeper than the recursion limit.
+        work = [(root, iter(sorted(graph.find_modules_directly_imported_by(root))))]
+        order[root] = lowest[root] = len(order)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            module, imported = work[-1]
+            for other in imported:
+                if other not in order:
+                    order[other] = lowest[other] = len(order)
+                    stack.append(other)
+                    on_stack.add(other)
+                    work.append(
+                        (other, iter(sorted(graph.find_modules_directly_imported_by(other))))
+                    )
+                    break
+                if other in on_stack:
+                    lowest[module] = min(lowest[module], order[other])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    lowest[parent] = min(lowest[parent], lowest[module])
+                if lowest[module] == order[module]:
+                    ring = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        ring.append(member)
+                        if member == module:
+                            break
+                    if len(ring) > 1:
+                        cycles.append(sorted(ring))
+
+    for module in sorted(graph.modules):
+        if module not in order:
+            visit(module)
+    return cycles
+
+
+def test_no_modules_import_one_another_in_a_ring(tmp_path, monkeypatch):
+    """Issue 41: no import cycle between the product's modules (a type hint counts: the
+    pane builders take the window as its parts, Settings its app controls)."""
+    import grimp
+
+    assert import_cycles(grimp.build_graph("acai_desktop", cache_dir=None)) == []
+    plant(
+        tmp_path,
+        {
+            "ring/__init__.py": "",
+            "ring/a.py": "from ring import b\n",
+            "ring/b.py": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ring import c\n"
+            ),
+            "ring/c.py": "def later():\n    from ring import a\n",
+            "ring/d.py": "from ring import a\n",
+        },
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles(grimp.build_graph("ring", cache_dir=None)) == [
+        ["ring.a", "ring.b", "ring.c"]
+    ]

@@ -24,9 +24,7 @@ def profile_of(args: argparse.Namespace) -> Profile:
     """``--data-dir``, or the platform's default profile (a handler called without the
     parser, as a test may, has no ``data_dir`` at all), with its store: ``--store``, else
     the one saved in Settings (core/store_choice.py)."""
-    from acai_desktop.core.store_choice import profile_store
-
-    return profile_store(getattr(args, "data_dir", None), getattr(args, "store", None))
+    return Profile.with_store(getattr(args, "data_dir", None), getattr(args, "store", None))
 
 
 def command_handler(work: CommandWork) -> Callable[[argparse.Namespace], int]:

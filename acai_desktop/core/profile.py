@@ -43,6 +43,18 @@ class Profile:
         path = Path(data_dir).expanduser() if data_dir else default_data_dir()
         return cls(path.resolve(), server)
 
+    @classmethod
+    def with_store(cls, data_dir: str | Path | None, store: str | None) -> Profile:
+        """The profile at ``data_dir`` with its store: ``store`` (``--store``: a URL, or
+        "local" for this computer) for this run, else the one saved in its settings."""
+        from acai_desktop.core.store_choice import load_store_choice, parse_server_url
+
+        profile = cls.at(data_dir)
+        if store is not None and store.strip().lower() == "local":
+            return profile
+        server = parse_server_url(store) if store else load_store_choice(profile.settings_path)
+        return cls.at(data_dir, server=server)
+
     def store_location(self) -> Path | str:
         """What :func:`~acai_desktop.core.store.store_url.open_store` opens: the SQLite
         file, or the server's URL with its password (from the keyring: in memory only,

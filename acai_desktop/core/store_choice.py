@@ -132,18 +132,6 @@ def server_password(profile) -> str | None:
     return SecretStore(profile.data_dir).get_server_password(address.secret_name)
 
 
-def profile_store(data_dir: str | Path | None, store: str | None):
-    """The profile at ``data_dir`` with its store: ``store`` (``--store``: a URL, or
-    "local" for this computer) for this run, else the one saved in its settings."""
-    from acai_desktop.core.profile import Profile
-
-    profile = Profile.at(data_dir)
-    if store is not None and store.strip().lower() == "local":
-        return profile
-    server = parse_server_url(store) if store else load_store_choice(profile.settings_path)
-    return Profile.at(data_dir, server=server)
-
-
 # -- the settings file ------------------------------------------------------------------
 
 

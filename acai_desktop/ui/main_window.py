@@ -18,18 +18,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QResizeEvent
+from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
     QLabel,
-    QLineEdit,
-    QMainWindow,
-    QPushButton,
     QSplitter,
-    QStackedWidget,
-    QTabWidget,
-    QToolButton,
     QWidget,
 )
 
@@ -40,23 +34,14 @@ from acai_desktop.ui.models.conversations_model import (
     UNTITLED,
     ConversationsModel,
 )
-from acai_desktop.ui.models.documents_model import DocumentsModel
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
 from acai_desktop.ui.tab_order import TabArea, next_stop, tab_chain
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
-from acai_desktop.ui.widgets.chat_view import ChatView
-from acai_desktop.ui.widgets.composer import Composer
-from acai_desktop.ui.widgets.conversation_list import ConversationList
-from acai_desktop.ui.widgets.documents_panel import DocumentsPanel
-from acai_desktop.ui.widgets.elided_label import ElidedLabel
-from acai_desktop.ui.widgets.empty_state import EmptyState
-from acai_desktop.ui.widgets.file_drop import FileDropFilter
 from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
 from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
-from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 from acai_desktop.ui.widgets.undo_offer import UNDO_SECONDS, UndoOffer
 from acai_desktop.ui.window_dialogs import WindowDialogs
 from acai_desktop.ui.window_panes import (
@@ -69,11 +54,11 @@ from acai_desktop.ui.window_panes import (
     build_sidebar,
     show_side_tab,
 )
+from acai_desktop.ui.window_parts import WindowParts
 
 if TYPE_CHECKING:  # loaded with the assistant: not needed to paint
     from acai_desktop.core.citations import Citation
     from acai_desktop.core.llm.model_status import ModelStatus
-    from acai_desktop.ui.widgets.header_row import HeaderRow
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)
@@ -97,79 +82,14 @@ def _label(text: str, object_name: str) -> QLabel:
     return plain_label(text, object_name)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowParts):
     #: The user closed the window (or pressed Ctrl+Q): the app controller shuts down.
     quit_requested = Signal()
     #: The side panels the user wants changed: conversations shown, memory panel shown.
     panels_changed = Signal(bool, bool)
-
-    # -- what the window holds (built in __init__ and window_panes) --------------------
+    #: Opens the dialogs (beside the parts of :class:`WindowParts`: the dialogs take
+    #: the window as those parts).
     dialogs: WindowDialogs
-    events: EventBridge
-    messages_model: MessagesModel
-    memories_model: MemoriesModel
-    conversations_model: ConversationsModel
-    documents_model: DocumentsModel
-    # The left pane.
-    sidebar: QWidget
-    new_chat_button: QPushButton
-    new_project_button: QPushButton
-    temporary_chat_button: QPushButton
-    search_button: QPushButton
-    conversation_area: QStackedWidget
-    conversations_empty_state: EmptyState
-    conversation_list: ConversationList
-    memory_health_button: QPushButton
-    settings_button: QPushButton
-    # The chat.
-    chat_pane: QWidget
-    conversation_title: ElidedLabel
-    model_badge: ElidedLabel
-    model_state: QLabel
-    chat_header: HeaderRow
-    temporary_badge: QLabel
-    scope_badge: QLabel
-    chat_settings_button: QToolButton
-    conversations_toggle: QToolButton
-    memory_toggle: QToolButton
-    banner: QWidget
-    banner_label: QLabel
-    reconnect_button: QPushButton
-    banner_settings_button: QPushButton
-    store_banner: QWidget
-    store_banner_label: QLabel
-    store_retry_button: QPushButton
-    store_settings_button: QPushButton
-    transcript_area: QStackedWidget
-    transcript_empty_state: EmptyState
-    suggestion_buttons: list[QPushButton]
-    chat_view: ChatView
-    composer: Composer
-    #: Files dropped onto the chat (attached to it).
-    chat_drop: FileDropFilter
-    # The right pane.
-    side_tabs: QTabWidget
-    memory_panel: MemoryPanel
-    memory_search: QLineEdit
-    documents_panel: DocumentsPanel
-    # The status bar.
-    undo: UndoOffer
-    undo_button: QPushButton
-    job_status: JobStatus
-    jobs_label: QLabel
-    failed_jobs_label: QLabel
-    retry_jobs_button: QPushButton
-    # Keyboard actions (window_panes.build_shortcuts).
-    quit_action: QAction
-    new_chat_action: QAction
-    temporary_chat_action: QAction
-    search_action: QAction
-    memory_health_action: QAction
-    settings_action: QAction
-    stop_action: QAction
-    conversations_action: QAction
-    memory_action: QAction
-    documents_action: QAction
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -180,7 +100,6 @@ class MainWindow(QMainWindow):
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
         #: The model state's words in a header with room for them.
-        self._model_state_text = ""
         #: The side panels the user wants (the saved choice); the width may fold them.
         self._wanted_panels = {CONVERSATIONS: True, MEMORY: True}
         #: The panel the user opened last: the one kept when only one fits.
@@ -531,7 +450,7 @@ class MainWindow(QMainWindow):
         """The chip (the model's name, and whether it is ready or why not) and, for a
         problem, the banner with the reason and the next step; before anything is sent."""
         self.model_badge.setText(name or NO_MODEL_TEXT)
-        self._model_state_text = ("● " if status.ready else "") + status.chip_words
+        self.model_state_text = ("● " if status.ready else "") + status.chip_words
         self.fit_model_state()
         # The name is hidden in a compact header: the state still names the model.
         self.model_state.setToolTip(f"{name or NO_MODEL_TEXT}: {status.chip_words}")
@@ -542,12 +461,6 @@ class MainWindow(QMainWindow):
         self.model_state.setVisible(True)
         if problem or status.ready:
             self.show_model_problem(status.problem_text)
-
-    def fit_model_state(self) -> None:
-        """The state's words, or in a compact header its dot alone (coloured as a
-        problem or not; the words in its tooltip, the problem in the banner below)."""
-        compact = self.chat_header.compact
-        self.model_state.setText("●" if compact else self._model_state_text)
 
     def show_chat_settings(self, own: bool, tip: str) -> None:
         """Whether the chat on screen has model settings of its own (the header's ⚙

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QFileDialog
 
     from acai_desktop.core.records import ConversationHit
-    from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.theme import Theme
     from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
 
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
     from acai_desktop.ui.widgets.search_dialog import SearchDialog
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+    from acai_desktop.ui.window_parts import WindowParts
 
 
 #: The export dialog's file types and the suffix each one gives a bare name.
@@ -52,7 +52,7 @@ def export_file_name(title: str) -> str:
 
 
 class WindowDialogs:
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         self.window = window
         self.settings: SettingsDialog | None = None
         self.note: NoteDialog | None = None

@@ -37,7 +37,7 @@ from acai_desktop.ui.widgets.header_row import HeaderRow
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
 
 if TYPE_CHECKING:
-    from acai_desktop.ui.main_window import MainWindow
+    from acai_desktop.ui.window_parts import WindowParts
 
 TRANSCRIPT_EMPTY_TITLE = "Ask anything. I remember what matters."
 TRANSCRIPT_EMPTY_TEXT = (
@@ -84,7 +84,7 @@ def _label(text: str, object_name: str) -> QLabel:
     return plain_label(text, object_name)
 
 
-def build_sidebar(window: MainWindow) -> QWidget:
+def build_sidebar(window: WindowParts) -> QWidget:
     """The left pane: brand, new (temporary) chat, the conversation list, Memory health
     and Settings."""
     sidebar = _styled_panel("Sidebar")
@@ -157,7 +157,7 @@ def build_sidebar(window: MainWindow) -> QWidget:
     return sidebar
 
 
-def build_chat_pane(window: MainWindow) -> QWidget:
+def build_chat_pane(window: WindowParts) -> QWidget:
     """The centre: header (title, badges), the model banner, the transcript (or its
     empty state with suggestions) and the composer."""
     pane = _styled_panel("ChatPane")
@@ -311,7 +311,7 @@ def build_chat_pane(window: MainWindow) -> QWidget:
     return pane
 
 
-def build_side_panel(window: MainWindow) -> QTabWidget:
+def build_side_panel(window: WindowParts) -> QTabWidget:
     """The right pane: the memory panel and, beside it, the Documents tab."""
     window.memory_panel = MemoryPanel(window.memories_model)
     window.documents_model = DocumentsModel(window)
@@ -336,14 +336,14 @@ def build_side_panel(window: MainWindow) -> QTabWidget:
     return tabs
 
 
-def show_side_tab(window: MainWindow, tab: int) -> None:
+def show_side_tab(window: WindowParts, tab: int) -> None:
     if not window.memory_action.isChecked():
         window.memory_action.setChecked(True)
     window.side_tabs.setCurrentIndex(tab)
     window.side_tabs.currentWidget().setFocus()
 
 
-def build_shortcuts(window: MainWindow) -> None:
+def build_shortcuts(window: WindowParts) -> None:
     """The window's keyboard actions (Quit, New chat, Temporary chat, Search, Memory
     health, Settings, Stop, and showing or hiding the side panels)."""
     window.quit_action = QAction("&Quit", window)

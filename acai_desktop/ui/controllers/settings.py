@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import shiboken6
 
@@ -18,13 +18,33 @@ from acai_desktop.ui.controllers.base import Controller, Services, in_background
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 
 if TYPE_CHECKING:
-    from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.assistant import Assistant, ModelOverrides
     from acai_desktop.core.llm.settings import ModelSettings
+    from acai_desktop.core.profile import Profile
+    from acai_desktop.core.profile_data import ProfileData
     from acai_desktop.core.store_choice import ServerAddress
-    from acai_desktop.ui.app_controller import AppController
     from acai_desktop.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
+
+
+class AppControls(Protocol):
+    """What Settings asks of the app controller, which owns the profile and the
+    assistant (ui.app_controller.AppController): said here, so this module needs not
+    import the app controller that builds it."""
+
+    profile: Profile
+    overrides: ModelOverrides | None
+    profile_data: ProfileData | None
+
+    def reconnect(self) -> None: ...
+
+    async def until_reconnected(self) -> None: ...
+
+    def use_store(self, server: ServerAddress | None) -> None: ...
+
+    def apply_preferences(self, preferences: UiPreferences) -> None: ...
+
 
 SETTINGS_TASK = "settings"
 DETECT_TASK = "detect"
@@ -38,7 +58,7 @@ class SettingsController(Controller):
     dialog. It restarts the
     assistant through the app controller (``app``), which owns it."""
 
-    def __init__(self, window: MainWindow, services: Services, app: AppController) -> None:
+    def __init__(self, window: MainWindow, services: Services, app: AppControls) -> None:
         super().__init__(services)
         self.window, self.app = window, app
         #: Settings → Store's new choice (server or None, password typed), saved on Save.
