@@ -23,7 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus
 

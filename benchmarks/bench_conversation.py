@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from acai_desktop.core.assistant import Assistant, ModelOverrides, open_assistant
+from acai_desktop.core.assistant import Assistant, open_assistant
 from acai_desktop.core.memory.tokens import estimate_message_tokens
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.planner import plan_message
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind

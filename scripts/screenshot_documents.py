@@ -20,10 +20,11 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.documents.model import DocumentScope, EvidenceSource, ScopeMode
 from acai_desktop.core.llm.presets import RoleModels
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import create_application
 from acai_desktop.ui.app_controller import AppController

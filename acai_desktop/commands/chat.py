@@ -61,7 +61,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
-    from acai_desktop.core.assistant import ModelOverrides, open_assistant
+    from acai_desktop.core.assistant import open_assistant
+    from acai_desktop.core.model_choice import ModelOverrides
     from acai_desktop.core.turns.turn_log import validate_user_message
 
     # Refused before anything is opened or written: an empty message with --new would

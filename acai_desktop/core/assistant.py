@@ -28,22 +28,14 @@ from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
     AcaiError,
-    LocalModelUnavailableError,
-    MissingApiKeyError,
     ModelError,
-    ModelNotChosenError,
-    ModelSettingsError,
-    StoreError,
 )
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.detection import Detect, detect_providers
 from acai_desktop.core.llm.learning_server import (
     PauseDuringTurns,
-    learning_client,
-    learning_server_like,
 )
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.model_status import (
@@ -55,12 +47,9 @@ from acai_desktop.core.llm.model_status import (
     probe_model,
     status_of_error,
 )
-from acai_desktop.core.llm.presets import ModelRole, ProviderName, RoleModels, preset
 from acai_desktop.core.llm.prompt_warmer import PromptWarmer
 from acai_desktop.core.llm.settings import (
     ModelSettings,
-    load_model_settings,
-    save_model_settings,
 )
 from acai_desktop.core.llm.window_probe import ContextWindows
 from acai_desktop.core.memory.context_builder import (
@@ -74,6 +63,13 @@ from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.memory.suggestions import MemorySuggestions
+from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.model_start import (
+    StartedModel,
+    model_answers,
+    no_model,
+    start_model,
+)
 from acai_desktop.core.outside_changes import OutsideChanges
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
 from acai_desktop.core.processors.runner import JobRunner
@@ -84,7 +80,6 @@ from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.project_service import ProjectService
 from acai_desktop.core.records import Job, JobStatus
-from acai_desktop.core.secrets import SecretStore, key_variable
 from acai_desktop.core.server_check import is_store_lost
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
@@ -106,107 +101,6 @@ LEARNING_JOBS = frozenset({"critical_info", "summary", LEARN_IMPORTED_JOB})
 #: answers one request at a time: the learning, and naming a new chat. On the built-in
 #: model they ask a server of their own instead (core.llm.learning_server).
 YIELDING_JOBS = LEARNING_JOBS | {TITLE_JOB}
-
-
-@dataclass(frozen=True)
-class ModelOverrides:
-    """Command-line choices that win over the saved settings for one run."""
-
-    provider: str | None = None
-    base_url: str | None = None
-    model: str | None = None  # one model name for every chat-like role
-
-
-async def first_start_settings(
-    profile: Profile, *, detect: Detect = detect_providers, notes: list[str] | None = None
-) -> ModelSettings:
-    """No settings saved yet: propose what is there (a running Ollama / LM Studio /
-    llama.cpp server, then OPENAI_API_KEY, then the Local extra) and remember it.
-    What was chosen, and what it is, goes to ``notes`` (the command line prints it: the
-    window asks instead, see AppController)."""
-    report = await detect()
-    settings = report.proposed_settings() or ModelSettings.for_preset(ProviderName.LOCAL)
-    if notes is not None:
-        chosen = next((o for o in report.options() if o.provider == settings.provider), None)
-        what = f"{chosen.title}: {chosen.description}" if chosen else str(settings.provider)
-        notes.append(
-            f"First start: using {what} Choose another with --provider, or in the window's "
-            "Settings."
-        )
-    try:
-        save_model_settings(profile.settings_path, settings)
-    except OSError as error:
-        raise StoreError(
-            f"ACAI Desktop cannot write its settings in {profile.data_dir} "
-            f"({error.strerror or error}): the folder is read-only or not yours. Check its "
-            "permissions, or choose another data directory (--data-dir)."
-        ) from None
-    log.info("first start: using %s (%s)", settings.provider, report.proposal)
-    return settings
-
-
-NOT_CHOSEN_TEXT = "No model is chosen yet."
-
-
-async def resolve_settings(
-    profile: Profile,
-    overrides: ModelOverrides,
-    *,
-    detect: Detect = detect_providers,
-    choose_first: bool = True,
-    notes: list[str] | None = None,
-) -> ModelSettings:
-    """The settings to run with: the command line's, else the saved ones, else (first
-    start, ``choose_first``) what detection proposes. Without ``choose_first`` the
-    window has asked the user, who put it off: :class:`ModelNotChosenError`."""
-    saved = load_model_settings(profile.settings_path)
-    if overrides.provider and (saved is None or saved.provider != overrides.provider):
-        settings = ModelSettings.for_preset(overrides.provider)
-    elif saved is not None:
-        settings = saved
-    elif choose_first:
-        settings = await first_start_settings(profile, detect=detect, notes=notes)
-    else:
-        raise ModelNotChosenError(NOT_CHOSEN_TEXT)
-    changes: dict = {}
-    if overrides.base_url:
-        changes["base_url"] = overrides.base_url
-    if overrides.model:
-        embedding = settings.models.embedding or preset(settings.provider).models.embedding
-        changes["models"] = RoleModels.same(overrides.model, embedding=embedding)
-    return settings.model_copy(update=changes) if changes else settings
-
-
-#: The runner's check that the model is back: the cheapest real completion.
-CHECK_PROMPT = [{"role": "user", "content": "Reply with OK."}]
-
-
-async def model_answers(client: ModelClient) -> bool:
-    """Whether the model answers a real completion (failed jobs wait for that). Not
-    ``/v1/models``: a server may list its models while every completion fails."""
-    try:
-        await client.complete(CHECK_PROMPT, role=ModelRole.TRIAGE, max_tokens=1)
-    except ModelError:
-        return False
-    return True
-
-
-def make_embedder(
-    settings: ModelSettings, client: ModelClient, offline_embedder: Embedder | None = None
-) -> Embedder:
-    if settings.embedding_source == "provider" and settings.provider != ProviderName.LOCAL:
-        from acai_desktop.core.embeddings.provider_embedder import ProviderEmbedder
-
-        return ProviderEmbedder(client)
-    return offline_embedder or new_offline_embedder()
-
-
-def new_offline_embedder() -> Embedder:
-    """WordLlama, whose weights load on first use (a third of a second): pass one to
-    :func:`open_assistant` again to keep them loaded across reconnects."""
-    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
-
-    return WordLlamaEmbedder()
 
 
 @dataclass
@@ -364,154 +258,6 @@ class Assistant:
                     await task
 
 
-def _read_secrets(profile: Profile, provider: str) -> tuple[str | None, str | None]:
-    """(warning about where keys are kept, the provider's key); Local needs neither."""
-    if provider == ProviderName.LOCAL:
-        return None, None
-    secrets = SecretStore(profile.data_dir)
-    return secrets.warning, secrets.get_api_key(provider)
-
-
-@dataclass
-class _Model:
-    """The model half of an assistant: its settings, client, embedder and server."""
-
-    settings: ModelSettings
-    client: ModelClient | NoModelClient
-    embedder: Embedder
-    local_server: LocalModelServer | None = None
-    warnings: list[str] = field(default_factory=list)
-    problem: NoModelError | None = None
-    #: The built-in model's server for background learning, and its client.
-    learning_server: LocalModelServer | None = None
-    learning_client: ModelClient | None = None
-
-    async def stop(self) -> None:
-        """Undo a start that failed part-way (the servers stop even if we are cancelled)."""
-        await _stop_model(
-            [self.learning_client, self.client], [self.learning_server, self.local_server]
-        )
-
-
-async def _start_model(
-    profile: Profile,
-    overrides: ModelOverrides,
-    offline_embedder: Embedder | None,
-    *,
-    choose_first: bool = True,
-    learning_beside_turns: bool = True,
-) -> _Model:
-    """Settings, the client (and the Local server), the embedder; a ``ModelError`` if
-    any of them can't be had, with whatever was started already stopped."""
-    notes: list[str] = []
-    settings = await resolve_settings(profile, overrides, choose_first=choose_first, notes=notes)
-    # The keyring may sit behind D-Bus or a locked wallet: never ask it on the loop.
-    secret_warning, api_key = await asyncio.to_thread(
-        _read_secrets, profile, str(settings.provider)
-    )
-    warnings = notes + ([secret_warning] if secret_warning else [])
-    chosen = preset(settings.provider)
-    if chosen.needs_api_key and not api_key:
-        # Said now, in the window's banner, not as "could not reach" after a send.
-        raise MissingApiKeyError(
-            f"No API key is set for {chosen.label}: none is stored in Settings"
-            + (f" and {variable} is not set." if (variable := key_variable(chosen.name)) else ".")
-        )
-    local_server = learning_server = None
-    client = learner = None
-    try:
-        if settings.provider == ProviderName.LOCAL:
-            path = settings.local_model_path
-            local_server = LocalModelServer(
-                path, log_path=profile.logs_dir / "local-model.log", models_dir=profile.models_dir
-            )
-            if learning_beside_turns:
-                learning_server = learning_server_like(
-                    local_server, log_path=profile.logs_dir / "learning-model.log"
-                )
-            # Both at once: each loads the same mmapped file.
-            learning_started = asyncio.create_task(_learning_server_started(learning_server))
-            try:
-                await local_server.start()
-            except BaseException:
-                learning_started.cancel()
-                await asyncio.wait([learning_started])
-                raise
-            client = ModelClient(
-                settings,
-                base_url=local_server.base_url,
-                api_key=local_server.api_key,
-                unreachable_reason=local_server.unavailable_reason,
-            )
-            if await learning_started:
-                learner = learning_client(settings, learning_server)
-            else:
-                learning_server = None
-        else:
-            # Building the HTTP client loads the system's certificates (about 0.1 s):
-            # on a worker thread, so the window's loop doesn't wait for it.
-            client = await asyncio.to_thread(ModelClient, settings, api_key=api_key)
-        embedder = make_embedder(settings, client, offline_embedder)
-        if not embedder.dimensions:
-            await embedder.embed(["probe"])  # a provider's embedder learns its size here
-    except BaseException:
-        await _stop_model([learner, client], [learning_server, local_server])
-        raise
-    return _Model(
-        settings,
-        client,
-        embedder,
-        local_server,
-        warnings,
-        learning_server=learning_server,
-        learning_client=learner,
-    )
-
-
-async def _learning_server_started(server: LocalModelServer | None) -> bool:
-    """Start the learning server; if it can't run (too little memory, say), learning
-    shares the chat's server as before, giving way to the user's turns there."""
-    if server is None:
-        return False
-    try:
-        await server.start()
-    except LocalModelUnavailableError as error:
-        log.warning("learning shares the chat's model server: %s", error)
-        return False
-    return True
-
-
-async def _stop_model(
-    clients: list[ModelClient | NoModelClient | None],
-    servers: list[LocalModelServer | None],
-) -> None:
-    """Undo a start that failed part-way (the servers stop even if we are cancelled)."""
-    for client in clients:
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await client.close()
-    for server in servers:
-        if server is not None:
-            await asyncio.shield(server.stop())
-
-
-async def _no_model(
-    profile: Profile,
-    overrides: ModelOverrides,
-    error: ModelError,
-    offline_embedder: Embedder | None,
-) -> _Model:
-    """The stand-in when the model can't be started: every call says why."""
-    log.warning("model unavailable at start-up: %s", error)
-    try:
-        settings = await resolve_settings(profile, overrides, choose_first=False)
-    except ModelSettingsError:
-        settings = ModelSettings()  # only its context budget is used; the banner says why
-    client = NoModelClient(error)
-    embedder = offline_embedder or new_offline_embedder()
-    return _Model(settings, client, embedder, problem=client.error)
-
-
 async def open_assistant(
     profile: Profile,
     overrides: ModelOverrides | None = None,
@@ -554,7 +300,7 @@ async def open_assistant(
     model = None
     try:
         try:
-            model = await _start_model(
+            model = await start_model(
                 profile,
                 overrides,
                 offline_embedder,
@@ -564,7 +310,7 @@ async def open_assistant(
         except ModelError as error:
             if model_required:
                 raise
-            model = await _no_model(profile, overrides, error, offline_embedder)
+            model = await no_model(profile, overrides, error, offline_embedder)
         assistant = await _assemble(profile, data, model, events)
         if start_jobs:
             # Under the profile's lock, so the indexing jobs left running died with
@@ -601,7 +347,7 @@ async def open_assistant(
 
 
 async def _assemble(
-    profile: Profile, data: ProfileData, model: _Model, events: EventBus
+    profile: Profile, data: ProfileData, model: StartedModel, events: EventBus
 ) -> Assistant:
     """Every service of the profile over its opened database and the model half."""
     store, client, embedder = data.store, model.client, model.embedder

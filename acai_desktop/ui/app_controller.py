@@ -57,10 +57,11 @@ from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.file_dialogs import FOLDERS
 
 if TYPE_CHECKING:
-    from acai_desktop.core.assistant import Assistant, ModelOverrides
+    from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.embeddings.base import Embedder
     from acai_desktop.core.llm.chat_model import NoModelError
     from acai_desktop.core.llm.detection import Detect
+    from acai_desktop.core.model_choice import ModelOverrides
     from acai_desktop.core.profile_data import ProfileData
     from acai_desktop.core.reconnect import Backoff
     from acai_desktop.core.store_choice import ServerAddress
@@ -270,7 +271,8 @@ class AppController:
         self.window.chat_view.warm_up_later()
         # Quitting does not wait for it; when the process ends with the run, it stops.
         await import_in_background(ASSISTANT_MODULE, abandon=self.process_ends)
-        from acai_desktop.core.assistant import new_offline_embedder, open_assistant
+        from acai_desktop.core.assistant import open_assistant
+        from acai_desktop.core.model_start import new_offline_embedder
 
         if self.offline_embedder is None:
             self.offline_embedder = new_offline_embedder()

@@ -202,7 +202,7 @@ def format_conversation_report(report: dict) -> str:
 
 
 def run_conversation(args: argparse.Namespace) -> int:
-    from acai_desktop.core.assistant import ModelOverrides
+    from acai_desktop.core.model_choice import ModelOverrides
     from benchmarks.bench_conversation import run_conversation_benchmark
 
     if args.messages <= 0 or args.turns <= 1:

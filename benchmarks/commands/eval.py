@@ -390,7 +390,7 @@ def run_grounding(args: argparse.Namespace) -> int:
 
 
 def run_extraction(args: argparse.Namespace) -> int:
-    from acai_desktop.core.assistant import ModelOverrides
+    from acai_desktop.core.model_choice import ModelOverrides
     from acai_desktop.evaluation.extraction import (
         evaluate_extraction,
         format_extraction,
@@ -434,7 +434,7 @@ def run_extraction(args: argparse.Namespace) -> int:
 
 
 def run_updates(args: argparse.Namespace) -> int:
-    from acai_desktop.core.assistant import ModelOverrides
+    from acai_desktop.core.model_choice import ModelOverrides
     from acai_desktop.evaluation.updates import (
         SCENARIO,
         SMALL_TALK,

@@ -113,7 +113,7 @@ def _options(args: argparse.Namespace):
 
 
 def _overrides(args: argparse.Namespace, dataset, stack: contextlib.ExitStack):
-    from acai_desktop.core.assistant import ModelOverrides
+    from acai_desktop.core.model_choice import ModelOverrides
 
     if not args.scripted:
         return ModelOverrides(args.provider, args.base_url, args.model)

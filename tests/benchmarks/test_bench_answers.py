@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from acai_desktop.core.assistant import ModelOverrides
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.records import JobStatus
 from benchmarks.bench_answers import format_answers_report, measure_answers
 from tests.support.aio import run

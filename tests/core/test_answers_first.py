@@ -8,10 +8,11 @@ import asyncio
 import json
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_desktop.ui.headless import wait_until

@@ -8,11 +8,12 @@ import sys
 import pytest
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.errors import ModelSettingsError, StoreError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.chat_model import NoModelError
 from acai_desktop.core.llm.settings import load_model_settings
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock

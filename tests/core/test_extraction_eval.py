@@ -3,8 +3,8 @@ through the real processor and SDK against the scripted server."""
 
 import json
 
-from acai_desktop.core.assistant import ModelOverrides
 from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.evaluation.extraction import (
     MATCH_SIMILARITY,
     evaluate_extraction,

@@ -13,8 +13,8 @@ import functools
 import logging
 from datetime import UTC, datetime, timedelta
 
-from acai_desktop.core.assistant import model_answers
 from acai_desktop.core.events import AnswerFinished, EventBus
+from acai_desktop.core.model_start import model_answers
 from acai_desktop.core.processors.runner import MAX_RETRY_AFTER_SECONDS, JobRunner
 from acai_desktop.core.records import JobStatus, Message, MessageStatus
 from acai_desktop.core.store.database import Store

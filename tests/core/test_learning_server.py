@@ -17,14 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.core import assistant as assistant_module
 from acai_desktop.core import events as ev
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core import model_start as model_start_module
+from acai_desktop.core.assistant import YIELDING_JOBS, open_assistant
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.learning_server import PauseDuringTurns, learning_server_like
 from acai_desktop.core.llm.local_server import LocalModelServer, can_suspend
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_desktop.ui.headless import wait_until
@@ -66,7 +67,7 @@ def test_a_turn_does_not_wait_for_learning_in_progress_on_the_built_in_model(tmp
         return server
 
     monkeypatch.setattr(
-        assistant_module, "learning_server_like", learning_server_at_normal_priority
+        model_start_module, "learning_server_like", learning_server_at_normal_priority
     )
     profile = Profile.at(tmp_path).ensure()
     save_model_settings(profile.settings_path, ModelSettings.for_preset(ProviderName.LOCAL))
@@ -287,7 +288,7 @@ def test_when_the_learning_server_cant_start_learning_shares_the_chat_server(tmp
     def learning_server_that_fails(chat, log_path=None):
         return LocalModelServer(chat.model_path, python=failing, background=True)
 
-    monkeypatch.setattr(assistant_module, "learning_server_like", learning_server_that_fails)
+    monkeypatch.setattr(model_start_module, "learning_server_like", learning_server_that_fails)
 
     async def scenario():
         assistant = await open_assistant(profile, ModelOverrides())
@@ -303,7 +304,7 @@ def test_when_the_learning_server_cant_start_learning_shares_the_chat_server(tmp
     learning_server, learning_on_chat_client, yielding = run(scenario())
     assert learning_server is None
     assert learning_on_chat_client
-    assert yielding == assistant_module.YIELDING_JOBS  # steps aside for turns, as before
+    assert yielding == YIELDING_JOBS  # steps aside for turns, as before
 
 
 @pytest.mark.local_model
@@ -329,5 +330,5 @@ def test_where_learning_is_the_foreground_work_it_shares_the_chat_server(tmp_pat
     assert facts_by_rules  # the bundled model picks no facts (plain_statements.py)
     assert learning_server is None
     assert learning_on_chat_client
-    assert yielding == assistant_module.YIELDING_JOBS
+    assert yielding == YIELDING_JOBS
     assert not (profile.logs_dir / "learning-model.log").exists()

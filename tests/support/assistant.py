@@ -6,8 +6,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from acai_desktop.core.assistant import Assistant, ModelOverrides, open_assistant
+from acai_desktop.core.assistant import Assistant, open_assistant
 from acai_desktop.core.llm.settings import save_model_settings
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from tests.core.conftest import settings_for
 from tests.support.fake_openai import FakeOpenAIServer

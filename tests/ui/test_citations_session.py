@@ -15,7 +15,8 @@ from PySide6.QtGui import QGuiApplication, QHelpEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QToolTip
 
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.evaluation.scripted_model import call_kind
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles

@@ -12,11 +12,12 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.documents.model import ScopeMode
 from acai_desktop.core.documents.prompt_block import EVIDENCE_BLOCK_START, EVIDENCE_PREAMBLE
 from acai_desktop.core.documents.readers import MAX_FILE_BYTES
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.evaluation.scripted_model import call_kind
 from acai_desktop.ui.app_controller import AppController

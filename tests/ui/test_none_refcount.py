@@ -24,9 +24,10 @@ import sys
 
 import pytest
 
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.memory.listing import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind, MessageStatus
 from acai_desktop.ui.app_controller import AppController

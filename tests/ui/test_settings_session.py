@@ -14,9 +14,10 @@ import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.llm.presets import ModelRole, ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles

@@ -17,11 +17,12 @@ from PySide6.QtGui import QColor, QHelpEvent, QImage, QTextDocument
 from PySide6.QtGui import Qt as QtGuiNamespace  # where PySide6 puts Qt::mightBeRichText
 from PySide6.QtWidgets import QApplication, QLabel, QListView, QToolTip
 
-from acai_desktop.core.assistant import ModelOverrides, open_assistant
+from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.llm.detection import DetectionReport, ProviderProbe
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.transfer import import_memories
+from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.untrusted import tooltip_text

@@ -18,8 +18,9 @@ from acai_desktop.ui.controllers.base import Controller, Services, in_background
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 
 if TYPE_CHECKING:
-    from acai_desktop.core.assistant import Assistant, ModelOverrides
+    from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.llm.settings import ModelSettings
+    from acai_desktop.core.model_choice import ModelOverrides
     from acai_desktop.core.profile import Profile
     from acai_desktop.core.profile_data import ProfileData
     from acai_desktop.core.store_choice import ServerAddress
