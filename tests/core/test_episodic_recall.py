@@ -88,7 +88,7 @@ def test_a_deleted_chats_messages_are_no_longer_recalled(tmp_path, fake_openai):
             after = await _recalled(assistant, "When does Quintus fix the boiler?")
             rows = await assistant._store.run(
                 lambda db: db.execute(
-                    "SELECT (SELECT count(*) FROM messages_fts), "
+                    "SELECT (SELECT count(*) FROM messages_fts_docsize), "
                     "(SELECT count(*) FROM message_embeddings)"
                 ).fetchone()
             )

@@ -81,20 +81,24 @@ def _conversation_id(db: Database, conversation: ImportedConversation) -> int | 
 def _indexing_once(db: Database) -> Iterator[list[int]]:
     """Inside the caller's transaction: messages inserted meanwhile (their ids go in
     the list) are put in ``messages_fts`` once each, at the end, instead of by the
-    insert trigger, which re-indexes the two messages before each new one with their
+    insert triggers, which re-index the two messages before each new one with their
     neighbours' text (a whole conversation written message by message is indexed three
     times over: two thirds of an import's time). For new conversations only: no
-    message of theirs was indexed before. The trigger is dropped and made again from
-    its own stored SQL in the same transaction, so no other connection ever sees the
-    schema without it. (On PostgreSQL the trigger indexes each message: dropping it
+    message of theirs was indexed before. The triggers are dropped and made again from
+    their own stored SQL in the same transaction, so no other connection ever sees the
+    schema without them. (On PostgreSQL the trigger indexes each message: dropping it
     would lock the table against every other computer for the whole batch.)"""
     if is_postgres(db):
         yield []
         return
-    (trigger_sql,) = db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [_INSERT_TRIGGER]
-    ).fetchone()
-    db.execute(f"DROP TRIGGER {_INSERT_TRIGGER}")
+    triggers = [
+        db.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [name]
+        ).fetchone()[0]
+        for name in _INSERT_TRIGGERS
+    ]
+    for name in _INSERT_TRIGGERS:
+        db.execute(f"DROP TRIGGER {name}")
     ids: list[int] = []
     yield ids
     for start in range(0, len(ids), 500):
@@ -105,10 +109,15 @@ def _indexing_once(db: Database) -> Iterator[list[int]]:
             f"FROM message_recall_rows WHERE id IN ({marks})",
             chunk,
         )
-    db.execute(trigger_sql)
+    for trigger_sql in triggers:
+        db.execute(trigger_sql)
 
 
-_INSERT_TRIGGER = "messages_fts_insert"
+# The pair that re-indexes a window around each inserted message: the BEFORE one takes
+# the window's rows out (as the view shows them before the insert), the AFTER one puts
+# them back. Both go: with only the first, each new message would take its conversation's
+# earlier ones out of an index they are not in yet.
+_INSERT_TRIGGERS = ("messages_fts_insert_before", "messages_fts_insert")
 
 
 def store_imported_batch(

@@ -728,3 +728,118 @@ def m016_idempotent_recall_window(db: Database) -> None:
     re-indexing one window at once both inserted the same row. Here nothing changes:
     SQLite's writers take the write lock one at a time, so its delete-then-insert is
     never interleaved. Recorded on both stores, so their histories keep one list of names."""
+
+
+# m017: the ids of the recallable messages within two places before and after the
+# position ``{at}`` in conversation ``{row}.conversation_id``, and ``{row}.id``: the
+# window of m004, with the position apart from the id because a BEFORE INSERT trigger
+# sees -1 for an id SQLite has not chosen yet (it will be past every other id).
+_WINDOW_AT = """
+    SELECT {row}.id
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = {row}.conversation_id AND id < {at}
+        ORDER BY id DESC LIMIT 2)
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = {row}.conversation_id AND id > {at}
+        ORDER BY id LIMIT 2)
+"""
+_NEW_POSITION = "(CASE WHEN new.id < 0 THEN 9223372036854775807 ELSE new.id END)"
+
+
+def _unindex_window(row: str, at: str) -> str:
+    """Take the window's rows out of ``messages_fts`` as the view shows them now: an
+    external-content index deletes a row by being told the words it indexed."""
+    window = _WINDOW_AT.format(row=row, at=at)
+    return f"""
+        INSERT INTO messages_fts (messages_fts, rowid, content, context)
+            SELECT 'delete', id, content, context FROM message_recall_rows
+            WHERE id IN ({window});
+    """
+
+
+def _index_window(row: str) -> str:
+    window = _WINDOW_AT.format(row=row, at=f"{row}.id")
+    return f"""
+        INSERT INTO messages_fts (rowid, content, context)
+            SELECT id, content, context FROM message_recall_rows WHERE id IN ({window});
+    """
+
+
+_RECALL_CHANGES = """
+    WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
+        OR old.content != new.content OR old.hidden != new.hidden
+"""
+
+
+@migrations()
+def m017_recall_index_without_its_copy(db: Database) -> None:
+    """``messages_fts`` indexes what ``message_recall_rows`` shows and keeps no copy of
+    it (issue 39 G11): its ``messages_fts_content`` held each message's text and its
+    four neighbours' again, 5.0 GB of a 7.4 GB profile. It becomes an external-content
+    table over the view; the words it indexes, and so every ranking, are the same.
+
+    FTS5 deletes an external-content row by the words it indexed, which the view shows
+    only until the change: each trigger now comes in two, a BEFORE trigger taking the
+    window of rows the change touches out of the index while the view still shows their
+    old text, and the AFTER trigger of m010 putting them back as they now read. The index
+    is rebuilt from the view here (the old copy's pages are free for the profile to reuse;
+    the file shrinks only by a VACUUM).
+    """
+    for trigger in ("messages_fts_insert", "messages_fts_update", "messages_fts_delete"):
+        db.execute(f"DROP TRIGGER {trigger}")
+    db.execute("DROP TABLE messages_fts")
+    db.execute(
+        """
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            content, context,
+            content='message_recall_rows', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        )"""
+    )
+    db.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
+    db.execute(
+        f"""
+        CREATE TRIGGER messages_fts_insert_before BEFORE INSERT ON messages BEGIN
+            {_unindex_window("new", _NEW_POSITION)}
+        END"""
+    )
+    db.execute(
+        f"""
+        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            {_index_window("new")}
+        END"""
+    )
+    db.execute(
+        f"""
+        CREATE TRIGGER messages_fts_update_before
+        BEFORE UPDATE OF content, status, hidden ON messages {_RECALL_CHANGES}
+        BEGIN
+            {_unindex_window("old", "old.id")}
+        END"""
+    )
+    db.execute(
+        f"""
+        CREATE TRIGGER messages_fts_update
+        AFTER UPDATE OF content, status, hidden ON messages {_RECALL_CHANGES}
+        BEGIN
+            DELETE FROM message_embeddings
+            WHERE message_id = new.id
+                AND (old.content != new.content OR old.hidden != new.hidden);
+            {_index_window("new")}
+        END"""
+    )
+    db.execute(
+        f"""
+        CREATE TRIGGER messages_fts_delete_before BEFORE DELETE ON messages BEGIN
+            {_unindex_window("old", "old.id")}
+        END"""
+    )
+    db.execute(
+        f"""
+        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            DELETE FROM message_embeddings WHERE message_id = old.id;
+            {_index_window("old")}
+        END"""
+    )

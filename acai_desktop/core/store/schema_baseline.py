@@ -23,6 +23,8 @@ BASELINE = Baseline(
         "m013_projects",
         "m014_chat_attachments",
         "m015_messages_as_sent",
+        "m016_idempotent_recall_window",
+        "m017_recall_index_without_its_copy",
     ),
     statements=(
         """CREATE TABLE conversations (
@@ -127,70 +129,11 @@ BASELINE = Baseline(
         )""",
         """CREATE INDEX memories_by_created ON memories(created_at)""",
         """CREATE INDEX messages_by_date ON messages(created_at)""",
-        """CREATE VIRTUAL TABLE messages_fts USING fts5(
-            content, context,
-            tokenize='porter unicode61 remove_diacritics 2'
-        )""",
         """CREATE TABLE message_embeddings (
             message_id INTEGER PRIMARY KEY,
             embedding BLOB NOT NULL,
             embedding_model TEXT NOT NULL
         )""",
-        """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-            
-        DELETE FROM messages_fts WHERE rowid IN (
-    SELECT new.id
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = new.conversation_id AND id < new.id
-        ORDER BY id DESC LIMIT 2)
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = new.conversation_id AND id > new.id
-        ORDER BY id LIMIT 2)
-);
-        INSERT INTO messages_fts (rowid, content, context)
-            SELECT id, content, context FROM message_recall_rows WHERE id IN (
-    SELECT new.id
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = new.conversation_id AND id < new.id
-        ORDER BY id DESC LIMIT 2)
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = new.conversation_id AND id > new.id
-        ORDER BY id LIMIT 2)
-);
-    
-        END""",
-        """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-            DELETE FROM message_embeddings WHERE message_id = old.id;
-            
-        DELETE FROM messages_fts WHERE rowid IN (
-    SELECT old.id
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = old.conversation_id AND id < old.id
-        ORDER BY id DESC LIMIT 2)
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = old.conversation_id AND id > old.id
-        ORDER BY id LIMIT 2)
-);
-        INSERT INTO messages_fts (rowid, content, context)
-            SELECT id, content, context FROM message_recall_rows WHERE id IN (
-    SELECT old.id
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = old.conversation_id AND id < old.id
-        ORDER BY id DESC LIMIT 2)
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = old.conversation_id AND id > old.id
-        ORDER BY id LIMIT 2)
-);
-    
-        END""",
         """CREATE TABLE "answer_sources" (
             message_id INTEGER NOT NULL REFERENCES messages(id),
             memory_id INTEGER REFERENCES memories(id),
@@ -323,39 +266,6 @@ BASELINE = Baseline(
                     WHERE conversation_id = r.conversation_id AND id > r.id
                     ORDER BY id LIMIT 2))), '') AS context
         FROM recallable_messages AS r""",
-        """CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status, hidden ON messages
-        WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
-            OR old.content != new.content OR old.hidden != new.hidden
-        BEGIN
-            DELETE FROM message_embeddings
-            WHERE message_id = new.id
-                AND (old.content != new.content OR old.hidden != new.hidden);
-            
-        DELETE FROM messages_fts WHERE rowid IN (
-    SELECT new.id
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = new.conversation_id AND id < new.id
-        ORDER BY id DESC LIMIT 2)
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = new.conversation_id AND id > new.id
-        ORDER BY id LIMIT 2)
-);
-        INSERT INTO messages_fts (rowid, content, context)
-            SELECT id, content, context FROM message_recall_rows WHERE id IN (
-    SELECT new.id
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = new.conversation_id AND id < new.id
-        ORDER BY id DESC LIMIT 2)
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = new.conversation_id AND id > new.id
-        ORDER BY id LIMIT 2)
-);
-    
-        END""",
         """CREATE TABLE profile_instructions (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             respond TEXT NOT NULL DEFAULT '',
@@ -373,5 +283,123 @@ BASELINE = Baseline(
         """CREATE INDEX conversations_by_project ON conversations(project_id)""",
         """CREATE INDEX memories_by_project ON memories(project_id)""",
         """CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment = 1""",
+        """CREATE VIRTUAL TABLE messages_fts USING fts5(
+            content, context,
+            content='message_recall_rows', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        )""",
+        """CREATE TRIGGER messages_fts_insert_before BEFORE INSERT ON messages BEGIN
+            
+        INSERT INTO messages_fts (messages_fts, rowid, content, context)
+            SELECT 'delete', id, content, context FROM message_recall_rows
+            WHERE id IN (
+    SELECT new.id
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = new.conversation_id AND id < (CASE WHEN new.id < 0 THEN 9223372036854775807 ELSE new.id END)
+        ORDER BY id DESC LIMIT 2)
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = new.conversation_id AND id > (CASE WHEN new.id < 0 THEN 9223372036854775807 ELSE new.id END)
+        ORDER BY id LIMIT 2)
+);
+    
+        END""",
+        """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            
+        INSERT INTO messages_fts (rowid, content, context)
+            SELECT id, content, context FROM message_recall_rows WHERE id IN (
+    SELECT new.id
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = new.conversation_id AND id < new.id
+        ORDER BY id DESC LIMIT 2)
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = new.conversation_id AND id > new.id
+        ORDER BY id LIMIT 2)
+);
+    
+        END""",
+        """CREATE TRIGGER messages_fts_update_before
+        BEFORE UPDATE OF content, status, hidden ON messages 
+    WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
+        OR old.content != new.content OR old.hidden != new.hidden
+
+        BEGIN
+            
+        INSERT INTO messages_fts (messages_fts, rowid, content, context)
+            SELECT 'delete', id, content, context FROM message_recall_rows
+            WHERE id IN (
+    SELECT old.id
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = old.conversation_id AND id < old.id
+        ORDER BY id DESC LIMIT 2)
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = old.conversation_id AND id > old.id
+        ORDER BY id LIMIT 2)
+);
+    
+        END""",
+        """CREATE TRIGGER messages_fts_update
+        AFTER UPDATE OF content, status, hidden ON messages 
+    WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
+        OR old.content != new.content OR old.hidden != new.hidden
+
+        BEGIN
+            DELETE FROM message_embeddings
+            WHERE message_id = new.id
+                AND (old.content != new.content OR old.hidden != new.hidden);
+            
+        INSERT INTO messages_fts (rowid, content, context)
+            SELECT id, content, context FROM message_recall_rows WHERE id IN (
+    SELECT new.id
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = new.conversation_id AND id < new.id
+        ORDER BY id DESC LIMIT 2)
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = new.conversation_id AND id > new.id
+        ORDER BY id LIMIT 2)
+);
+    
+        END""",
+        """CREATE TRIGGER messages_fts_delete_before BEFORE DELETE ON messages BEGIN
+            
+        INSERT INTO messages_fts (messages_fts, rowid, content, context)
+            SELECT 'delete', id, content, context FROM message_recall_rows
+            WHERE id IN (
+    SELECT old.id
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = old.conversation_id AND id < old.id
+        ORDER BY id DESC LIMIT 2)
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = old.conversation_id AND id > old.id
+        ORDER BY id LIMIT 2)
+);
+    
+        END""",
+        """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            DELETE FROM message_embeddings WHERE message_id = old.id;
+            
+        INSERT INTO messages_fts (rowid, content, context)
+            SELECT id, content, context FROM message_recall_rows WHERE id IN (
+    SELECT old.id
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = old.conversation_id AND id < old.id
+        ORDER BY id DESC LIMIT 2)
+    UNION SELECT id FROM (
+        SELECT id FROM recallable_messages
+        WHERE conversation_id = old.conversation_id AND id > old.id
+        ORDER BY id LIMIT 2)
+);
+    
+        END""",
     ),
 )

@@ -511,6 +511,12 @@ def m016_idempotent_recall_window(db) -> None:
     db.connection.execute(_IDEMPOTENT_RECALL_WINDOW)
 
 
+@migration
+def m017_recall_index_without_its_copy(db) -> None:
+    """SQLite's m017: its full-text index stops keeping a copy of the text. Here nothing
+    changes: ``message_recall`` is the rows' text, which its tsvector column indexes."""
+
+
 def pending(db) -> list[str]:
     """The names of the migrations not yet applied (empty for an up-to-date database)."""
     exists = db.connection.execute("SELECT to_regclass('acai_migrations')").fetchone()[0]
