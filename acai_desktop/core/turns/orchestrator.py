@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from acai_desktop.core import events as ev
 from acai_desktop.core import unsaved_answers
 from acai_desktop.core.answer_repeats import copied_answer, without_exchange
 from acai_desktop.core.answer_text import AnswerText, cut_note
@@ -120,13 +119,11 @@ class Orchestrator:
     async def _answer(
         self, turn: Turn, *, recall: list[int], as_of: datetime | None = None
     ) -> TurnResult:
-        # The user waits from here on: background work on a one-request-at-a-time model
-        # server steps aside until the turn ends (see JobRunner), whatever ends it.
-        self.turns.events.emit(ev.TurnStarted(turn.answer.id))
+        self.turns.answering(turn)
         try:
             result = await self._answer_turn(turn, as_of)
         finally:
-            self.turns.events.emit(ev.TurnEnded(turn.answer.id))
+            self.turns.answered(turn)
             # Whatever became of the answer, its words are recallable from now on.
             await asyncio.shield(self.turns.recall_later(recall))
         result.job_ids = list(turn.job_ids)

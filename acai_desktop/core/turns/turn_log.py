@@ -190,6 +190,15 @@ class TurnLog:
             raise InvalidInputError(f"Answer {answer.id} has no question to retry.")
         return earlier[-1]
 
+    def answering(self, turn: Turn) -> None:
+        """The user waits for ``turn``'s answer from now: background work on a
+        one-request-at-a-time model server steps aside (see JobRunner)."""
+        self.events.emit(ev.TurnStarted(turn.answer.id))
+
+    def answered(self, turn: Turn) -> None:
+        """``turn``'s answer ended, whatever ended it."""
+        self.events.emit(ev.TurnEnded(turn.answer.id))
+
     def _announce(self, jobs: Sequence) -> None:
         if self.announce_jobs:
             for job in jobs:
