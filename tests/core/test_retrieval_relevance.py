@@ -364,3 +364,51 @@ def test_a_message_of_the_day_the_question_names_passes_on_less_evidence(tmp_pat
     assert [hit.message.content for hit in that_week if hit.relevant] == [gift]
     assert gift in [hit.message.content for hit in years_later]
     assert not [hit.message.content for hit in years_later if hit.relevant]
+
+
+def test_a_memory_naming_a_brand_the_question_names_is_judged_by_its_words(tmp_path):
+    """A memory passes as naming someone the question names only when someone of that
+    name speaks in the history ("Caroline"): "Instagram" or "Canon" is a word like any
+    other (LongMemEval's off-topic questions let such memories through)."""
+    chat_lines = [
+        ("Caroline", "I went to a support group meeting last night, it was powerful."),
+        ("Melanie", "That is wonderful, I am proud of you for going."),
+        ("Caroline", "I am also painting a lot again, mostly sunsets."),
+    ] * 3
+    facts = [
+        "Caroline adopted a rescue greyhound last spring",
+        "The user posts photos of their sourdough loaves on Instagram",
+        "The user works night shifts at the harbour",
+        "The user prefers tea without sugar",
+        "The user is learning the cello",
+    ]
+
+    async def go():
+        async with open_memory_services(
+            Profile.at(tmp_path), embedder=shared_embedder(), policy=KEEP_ALL
+        ) as (store, service):
+
+            def fill(db):
+                chat = conversation_sql.create_conversation(db, "Friends", False).id
+                for author, text in chat_lines:
+                    conversation_sql.add_message(db, chat, "user", text, author=author)
+
+            await store.run(fill)
+            await service.episodes.embed_missing()
+            await service.remember_many([MemoryDraft(f, kind=MemoryKind.FACT) for f in facts])
+            retriever = HybridRetriever(
+                store, service.embedder, service.index, messages=service.episodes.index
+            )
+            speaker = await retriever.search("What pets does Caroline have at home?", 10)
+            brand = await retriever.search("Which Instagram filters suit a wedding video?", 10)
+            return speaker, brand
+
+    speaker, brand = run(go())
+
+    def passed(hits) -> list[str]:
+        return [
+            h.memory.content for h in hits if h.relevant and not isinstance(h, RetrievedMessage)
+        ]
+
+    assert passed(speaker) == [facts[0]]
+    assert passed(brand) == []

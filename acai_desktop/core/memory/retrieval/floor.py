@@ -21,8 +21,9 @@ passes the floor when:
   received a piece of jewelry last Saturday from whom?" said that Saturday), while a
   message of that day about nothing asked stays out;
 - or it was said by someone the question names (a recalled message: the name is a word
-  they share), or it names someone the question names (a memory: "Caroline attended a
-  support group" for "When did Caroline go…");
+  they share), or it names someone the question names who speaks in this history (a
+  memory: "Caroline attended a support group" for "When did Caroline go…"; a brand or
+  a place the question names is a word like any other);
 - or it is a recalled message right next to one that passes, in the same chat ("Yes,
   last Friday!" answers the question before it).
 

@@ -264,6 +264,11 @@ def judge_relevance(
             )
     memory_ids = [hit.memory.id for hit in hits if isinstance(hit, RetrievedMemory)]
     authors = episodes.source_authors(db, memory_ids) if names and memory_ids else {}
+    # A memory that holds a name the question names passes as naming someone only when
+    # someone of that name speaks in this history ("Caroline"): a brand, a place or a
+    # product ("Instagram", "Canon") is a word like any other, judged by the bars.
+    by_name = tiers[1].named_by_name
+    names_speakers = by_name is not None and bool(np.any(by_name))
     items = []
     for hit, (tier, position) in zip(hits, placed, strict=True):
         candidates = tiers[tier]
@@ -277,7 +282,7 @@ def judge_relevance(
             coverage = word_weights.coverage(held)
             # A memory about someone the question names ("Caroline attended…"), or
             # learned from what they said.
-            naming = floor.holds_any(held, names) or bool(
+            naming = (names_speakers and floor.holds_any(held, names)) or bool(
                 any(is_named(author, names) for author in authors.get(hit.memory.id, ()))
             )
             # A summary is as long and chatty as the messages it stands for: it shares
