@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from acai_desktop.core.documents.prompt_block import EVIDENCE_PREAMBLE
-from acai_desktop.core.memory import context_builder as cb
+from acai_desktop.core.memory import prompt_lines as cb
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
 
 #: The words inside the prompt's block tags (see context_builder and prompt_block).

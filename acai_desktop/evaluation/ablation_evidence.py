@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from acai_desktop.core.memory.context_builder import BuiltContext, quoted
+from acai_desktop.core.memory.context_builder import BuiltContext
+from acai_desktop.core.memory.prompt_lines import quoted
 
 #: Enough of a turn to recognise it in a prompt (the prompt cuts very long turns).
 RECOGNISED_CHARS = 200

@@ -18,11 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from acai_desktop.core.memory.context_builder import (
+from acai_desktop.core.memory.context_builder import BuiltContext, build_context
+from acai_desktop.core.memory.prompt_lines import (
     MEMORY_BLOCK_TOKENS,
     RECALLED_HEADER,
-    BuiltContext,
-    build_context,
     recalled_line,
 )
 from acai_desktop.core.memory.retrieval import RetrievedMessage

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.context_builder import MEMORY_BLOCK_TOKENS, RECALLED_HEADER
+from acai_desktop.core.memory.prompt_lines import MEMORY_BLOCK_TOKENS, RECALLED_HEADER
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.resources import resource_text

@@ -11,7 +11,7 @@ from acai_desktop.core.answer_filter import (
     PromptFrameFilter,
     prompt_frames,
 )
-from acai_desktop.core.memory.context_builder import PINNED_HEADER, RETRIEVED_HEADER
+from acai_desktop.core.memory.prompt_lines import PINNED_HEADER, RETRIEVED_HEADER
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.resources import resource_text

@@ -12,7 +12,7 @@ from acai_desktop.core.llm.context_window import BUILT_IN_SERVER, ContextWindow,
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL, ProviderName
 from acai_desktop.core.llm.settings import ModelSettings
-from acai_desktop.core.memory.context_builder import history_room
+from acai_desktop.core.memory.prompt_history import history_room
 from acai_desktop.core.memory.tokens import estimate_message_tokens
 from acai_desktop.core.resources import resource_text
 

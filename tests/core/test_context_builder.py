@@ -7,14 +7,14 @@ from acai_desktop.core.custom_instructions import (
     InstructionsScope,
     UsedInstructions,
 )
-from acai_desktop.core.memory.context_builder import (
+from acai_desktop.core.memory.context_builder import build_context
+from acai_desktop.core.memory.prompt_lines import (
     INSTRUCTIONS_HEADER,
     MEMORY_BLOCK_END,
     MEMORY_BLOCK_PREAMBLE,
     MEMORY_BLOCK_START,
     MEMORY_BLOCK_TOKENS,
     PINNED_HEADER,
-    build_context,
     instructions_section,
 )
 from acai_desktop.core.memory.retrieval import RetrievedMemory

@@ -11,7 +11,7 @@ from acai_desktop.core.llm.context_window import BUILT_IN_SERVER, ContextWindow,
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.llm.window_probe import OLLAMA_DEFAULT_TOKENS, ContextWindows
-from acai_desktop.core.memory.context_builder import history_room
+from acai_desktop.core.memory.prompt_history import history_room
 from acai_desktop.core.resources import resource_text
 from acai_desktop.evaluation.scripted_openai import Reply
 from tests.core.conftest import client_for

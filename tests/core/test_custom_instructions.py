@@ -13,7 +13,7 @@ from acai_desktop.core.custom_instructions import (
     InstructionsScope,
 )
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory.context_builder import INSTRUCTIONS_HEADER
+from acai_desktop.core.memory.prompt_lines import INSTRUCTIONS_HEADER
 from acai_desktop.core.resources import resource_text
 from tests.core.conftest import TEST_MODELS
 from tests.support.aio import run

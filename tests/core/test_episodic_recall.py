@@ -202,7 +202,8 @@ def test_an_upgraded_database_indexes_its_messages_and_keeps_answer_sources(tmp_
 
 
 def test_a_recalled_message_goes_into_the_prompt_with_its_chat_and_date():
-    from acai_desktop.core.memory.context_builder import RECALLED_HEADER, build_context
+    from acai_desktop.core.memory.context_builder import build_context
+    from acai_desktop.core.memory.prompt_lines import RECALLED_HEADER
     from acai_desktop.core.records import RecalledMessage
 
     message = RecalledMessage(

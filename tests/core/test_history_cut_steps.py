@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import itertools
 
-from acai_desktop.core.memory.context_builder import (
-    CUT_TO_SHARE,
-    TURN_SHARE,
-    build_context,
-    history_start,
-)
+from acai_desktop.core.memory.context_builder import build_context
+from acai_desktop.core.memory.prompt_history import CUT_TO_SHARE, TURN_SHARE, history_start
 from acai_desktop.core.memory.tokens import estimate_message_tokens
 from tests.core.test_context_builder import hit, memory, message
 

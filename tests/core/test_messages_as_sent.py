@@ -8,7 +8,8 @@ from __future__ import annotations
 import sqlite3
 
 from acai_desktop.core.conversation_export import export_text
-from acai_desktop.core.memory.context_builder import build_context, left_out_of_prompt
+from acai_desktop.core.memory.context_builder import build_context
+from acai_desktop.core.memory.prompt_history import left_out_of_prompt
 from acai_desktop.core.memory.tokens import estimate_message_tokens
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
 from acai_desktop.core.records import MessageStatus

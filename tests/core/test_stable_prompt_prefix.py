@@ -7,12 +7,8 @@ from __future__ import annotations
 import itertools
 
 from acai_desktop.core.answer_filter import strip_delimiters
-from acai_desktop.core.memory.context_builder import (
-    CUT_TO_SHARE,
-    MEMORY_BLOCK_PREAMBLE,
-    MEMORY_BLOCK_START,
-    history_room,
-)
+from acai_desktop.core.memory.prompt_history import CUT_TO_SHARE, history_room
+from acai_desktop.core.memory.prompt_lines import MEMORY_BLOCK_PREAMBLE, MEMORY_BLOCK_START
 from acai_desktop.core.memory.tokens import estimate_message_tokens
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER, asked_text
 from acai_desktop.core.records import MessageStatus

@@ -8,7 +8,7 @@ before the user sends anything, and reading them then saves the user the wait:
   seconds on a laptop CPU): without it the first message of a session reads it all;
 - after an answer, when the next prompt will not start with what the server has read:
   the history overflowed its room and the next turn cuts its oldest messages
-  (context_builder.history_start). Its prompt then starts differently and the server
+  (prompt_history.history_start). Its prompt then starts differently and the server
   reads the whole remaining history again (350-640 tokens in ``bench answers``, 6-16 s
   on the 2-core test machine) before the first word. Read now, while the user reads
   the answer and types, the next turn reads only its message.

@@ -1,7 +1,7 @@
 """SummaryProcessor: fold the oldest part of a long conversation into a summary memory.
 
 The block is what the chat prompt has already left out (``prompt_room``: the tokens the
-prompt's history may take; see ``context_builder.left_out_of_prompt``): the summary then
+prompt's history may take; see ``prompt_history.left_out_of_prompt``): the summary then
 stands for messages the model no longer sees, and folding them changes nothing in the
 prompt's start, which a server that keeps what it read relies on. It is summarised by
 the summary model, stored as a long-term ``summary`` memory whose sources are those
@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from acai_desktop.core.errors import ModelReplyError, NotFoundError
-from acai_desktop.core.memory.context_builder import left_out_of_prompt
+from acai_desktop.core.memory.prompt_history import left_out_of_prompt
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
 from acai_desktop.core.resources import resource_text

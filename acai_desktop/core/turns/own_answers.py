@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from datetime import datetime
 
-from acai_desktop.core.memory.context_builder import bearing_reason
+from acai_desktop.core.memory.prompt_lines import bearing_reason
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory_commands import MOST_LISTED, known_answer, requests_answer
 from acai_desktop.core.processors.plain_statements import memory_requests

@@ -30,10 +30,9 @@ from acai_desktop.core.memory.context_builder import (
     RECALL_SHARE,
     BuiltContext,
     build_context,
-    history_room,
     recall_reach,
-    stable_start,
 )
+from acai_desktop.core.memory.prompt_history import history_room, stable_start
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.planner import Plan
