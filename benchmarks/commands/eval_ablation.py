@@ -117,8 +117,8 @@ def _overrides(args: argparse.Namespace, dataset, stack: contextlib.ExitStack):
 
     if not args.scripted:
         return ModelOverrides(args.provider, args.base_url, args.model)
-    from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer
-    from acai_desktop.evaluation.scripted_profile import keep_away_from_the_keyring
+    from acai_lab.scripted_openai import FakeOpenAIServer
+    from acai_lab.scripted_profile import keep_away_from_the_keyring
     from benchmarks.ablation_oracle import evidence_reader
 
     keep_away_from_the_keyring()

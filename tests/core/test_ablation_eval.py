@@ -31,10 +31,10 @@ from acai_desktop.evaluation.ablation_scoring import (
 )
 from acai_desktop.evaluation.ablation_text import format_ablation
 from acai_desktop.evaluation.locomo import load_dataset
-from acai_desktop.evaluation.scripted_model import fake_model
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from benchmarks.ablation_oracle import DONT_KNOW, evidence_reader, judge_reply
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 FIXTURE = "tests/fixtures/locomo_mini.json"
 DATASET = load_dataset(FIXTURE)
