@@ -115,16 +115,6 @@ class RunSize:
         return self.user_messages + self.answers
 
 
-def parse_configs(text: str) -> tuple[str, ...]:
-    chosen = [part.strip().upper() for part in text.split(",") if part.strip()]
-    unknown = [c for c in chosen if c not in CONFIGS]
-    if not chosen or unknown:
-        raise InvalidInputError(
-            f"--configs takes some of {','.join(CONFIGS)} separated by commas, not {text!r}."
-        )
-    return tuple(c for c in CONFIGS if c in chosen)
-
-
 LEARNERS = ("model", "rules")
 
 

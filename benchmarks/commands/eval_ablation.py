@@ -85,8 +85,20 @@ def _stop_on_ctrl_c(stop: threading.Event) -> None:
     signal.signal(signal.SIGINT, first)
 
 
+def parse_configs(text: str) -> tuple[str, ...]:
+    from acai_desktop.evaluation.ablation_results import CONFIGS
+
+    chosen = [part.strip().upper() for part in text.split(",") if part.strip()]
+    unknown = [c for c in chosen if c not in CONFIGS]
+    if not chosen or unknown:
+        raise InvalidInputError(
+            f"--configs takes some of {','.join(CONFIGS)} separated by commas, not {text!r}."
+        )
+    return tuple(c for c in CONFIGS if c in chosen)
+
+
 def _options(args: argparse.Namespace):
-    from acai_desktop.evaluation.ablation import AblationOptions, parse_configs
+    from acai_desktop.evaluation.ablation import AblationOptions
 
     for name in ("limit", "samples", "context_window", "per_category", "reader_window"):
         value = getattr(args, name)
