@@ -3,18 +3,21 @@
 Run from the repository (a dev install or the repository root on ``sys.path``):
 ``python -m benchmarks bench retrieval …`` and ``python -m benchmarks eval retrieval …``
 (``scripts/bench`` is the same). Neither the wheel nor the frozen bundle carries this
-package; it imports the product (``acai_desktop``), never the other way round (an
-import-linter contract in pyproject.toml).
+package; it imports the product (``acai_desktop``) and the lab (``acai_lab``: the
+scripted model, the window driven offscreen), never the other way round (import-linter
+contracts in pyproject.toml).
 
 - ``bench``: retrieval speed (:mod:`.bench_retrieval` on the :mod:`.chat_corpus`),
   prompt size over a conversation (:mod:`.bench_conversation`), answers
   (:mod:`.bench_answers`), documents (:mod:`.bench_documents`), long use of the real
   window (:mod:`.bench_soak`, :mod:`.ui.soak_driver`), event-loop stalls
   (:mod:`.ui.bench_ui`) and start-up (:mod:`.ui.startup_probe`, :mod:`.startup_outer`);
-- ``eval``: the LoCoMo-format retrieval harness and the evaluations the window's Memory
-  health view runs too (those live in the product, :mod:`acai_desktop.evaluation`), plus
-  the developer-only ones here (:mod:`.eval_policy`, :mod:`.eval_panel_search`, the
-  ablation's oracle :mod:`.ablation_oracle`).
+- ``eval``: the evaluations the window's Memory health view runs too (those live in the
+  product, :mod:`acai_desktop.evaluation`), plus the developer-only ones here: the
+  LoCoMo-format retrieval harness (:mod:`.retrieval_harness`, the ranking ideas of
+  :mod:`.retrieval_variants`, a store on a server by :mod:`.scratch_store`), the grounding
+  check (:mod:`.eval_grounding`), :mod:`.eval_policy`, :mod:`.eval_panel_search` and the
+  ablation's oracle :mod:`.ablation_oracle`.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from acai_desktop.evaluation.ablation_evidence import recognisable
 from acai_desktop.evaluation.ablation_scoring import normalise_answer
 from acai_desktop.evaluation.locomo import Dataset
-from acai_desktop.evaluation.scripted_model import fake_model, last_user_text
-from acai_desktop.evaluation.scripted_openai import Reply
+from acai_lab.scripted_model import fake_model, last_user_text
+from acai_lab.scripted_openai import Reply
 
 DONT_KNOW = "I don't know."
 

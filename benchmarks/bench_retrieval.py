@@ -43,9 +43,9 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import create_conversation
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.store_url import open_store
-from acai_desktop.evaluation.harness import KEEP_EVERYTHING
-from acai_desktop.evaluation.scratch_store import scratch_store
 from benchmarks.chat_corpus import EVENTS, NAMES, memory_texts
+from benchmarks.retrieval_harness import KEEP_EVERYTHING
+from benchmarks.scratch_store import scratch_store
 
 DEFAULT_SIZES = (1000, 10000, 100000)
 INSERT_BATCH = 5000

@@ -38,9 +38,9 @@ from pathlib import Path
 
 from acai_desktop.core.answer_text import was_cut
 from acai_desktop.core.profile import Profile
-from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
-from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
-from acai_desktop.evaluation.scripted_profile import NO_KEYRING, use_scripted_model
+from acai_lab.scripted_model import call_kind, fake_model, markdown_answer
+from acai_lab.scripted_openai import FakeOpenAIServer, Reply
+from acai_lab.scripted_profile import NO_KEYRING, use_scripted_model
 from benchmarks import child_environment, python_command
 from benchmarks.soak_faults import (
     DEFAULT_IMPORT_MEMORIES,

@@ -31,9 +31,9 @@ from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.processors.plain_statements import lasting_statements
 from acai_desktop.core.rules.bearings import BEARINGS, bears_on
 from acai_desktop.core.store.store_url import open_store
-from acai_desktop.evaluation.harness import KEEP_EVERYTHING
 from acai_desktop.evaluation.locomo import Sample
 from benchmarks.eval_policy import Statement
+from benchmarks.retrieval_harness import KEEP_EVERYTHING
 
 #: The kinds of request whose facts are told by their words.
 WORDED = tuple(bearing for bearing in BEARINGS if bearing.fact_terms)

@@ -28,8 +28,8 @@ from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.store.database import Store
-from acai_desktop.evaluation.harness import scored_questions
 from acai_desktop.evaluation.locomo import Sample
+from benchmarks.retrieval_harness import scored_questions
 
 Report = Callable[[str], None]
 

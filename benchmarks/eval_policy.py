@@ -153,8 +153,8 @@ class PolicyReport:
 def scripted_extractor(statements: list[Statement]) -> Callable[[dict], object]:
     """The scripted model: yes to triage, the labelled fact to extraction, "unrelated" to
     reconcile (each statement stands alone)."""
-    from acai_desktop.evaluation.scripted_model import call_kind
-    from acai_desktop.evaluation.scripted_openai import Reply
+    from acai_lab.scripted_model import call_kind
+    from acai_lab.scripted_openai import Reply
 
     facts = {s.text: s for s in statements}
 
@@ -190,12 +190,12 @@ async def evaluate_policy(
     with the bundled model (core.processors.plain_statements), and calls no model."""
     from acai_desktop.core.assistant import open_assistant
     from acai_desktop.core.records import MemoryStatus
-    from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer
-    from acai_desktop.evaluation.scripted_profile import (
+    from acai_desktop.evaluation.temporary_profile import temporary_profile
+    from acai_lab.scripted_openai import FakeOpenAIServer
+    from acai_lab.scripted_profile import (
         keep_away_from_the_keyring,
         use_scripted_model,
     )
-    from acai_desktop.evaluation.temporary_profile import temporary_profile
 
     keep_away_from_the_keyring()
     report = PolicyReport(by_rules=by_rules)

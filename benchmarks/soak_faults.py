@@ -125,7 +125,7 @@ class LongImport:
     _probe: WriteLockProbe | None = None
 
     def start(self, command: list[str], database: Path) -> None:
-        from acai_desktop.evaluation.scripted_profile import NO_KEYRING
+        from acai_lab.scripted_profile import NO_KEYRING
 
         self.started = time.monotonic()
         self._files = [tempfile.TemporaryFile("w+") for _ in range(2)]  # noqa: SIM115 (closed in finish)

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acai_desktop.core.profile import Profile
-from acai_desktop.evaluation.scripted_model import call_kind, fake_model, last_user_text
-from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
-from acai_desktop.evaluation.scripted_profile import NO_KEYRING, use_scripted_model
+from acai_lab.scripted_model import call_kind, fake_model, last_user_text
+from acai_lab.scripted_openai import FakeOpenAIServer, Reply
+from acai_lab.scripted_profile import NO_KEYRING, use_scripted_model
 from benchmarks import child_environment, python_command
 from benchmarks.bench_soak import CITIES, DRINKS, FACTS, JOBS, QUESTIONS, turn_of
 

@@ -79,7 +79,7 @@ async def run_child(data_dir: str, store: str, turns: list[int], message_of) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from acai_desktop.evaluation.scripted_profile import keep_away_from_the_keyring
+    from acai_lab.scripted_profile import keep_away_from_the_keyring
     from benchmarks.store_soak import turn_message
 
     parser = argparse.ArgumentParser(prog="store_soak_child")

@@ -1,5 +1,6 @@
 """The import rules of ARCHITECTURE §2 (the core never imports Qt nor the evaluation; the
-product never imports benchmarks/; the window never imports the store; the store never
+product never imports benchmarks/, and the lab (acai_lab/) only for --self-test; the lab
+never imports benchmarks/; the window never imports the store; the store never
 imports the memory layer (both use the rules below them); command line >
 commands > window > core; no cycle in the model client), kept in one place —
 pyproject.toml's import-linter contracts — and checked by one checker, which is shown to
@@ -19,6 +20,8 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 CONTRACTS = (
     "The core never imports Qt",
     "The product never imports the benchmarks",
+    "The product imports the lab only for --self-test",
+    "The lab never imports the benchmarks",
     "The core never imports the evaluation",
     "The UI never imports the store",
     "Memory layer, store, rules",
@@ -69,6 +72,14 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
             "acai_desktop/commands/gui.py": "from acai_desktop.cli import main\n",
             "acai_desktop/ui/bench_hook.py": "from benchmarks import startup\n",
             "benchmarks/startup.py": "",
+            # The one import of the lab the product may make; any other breaks the rule.
+            "acai_desktop/commands/self_test.py": (
+                "def run():\n    from acai_lab import self_test\n"
+            ),
+            "acai_lab/self_test.py": "",
+            "acai_desktop/ui/refcount_check.py": "from acai_lab import none_refcount\n",
+            "acai_lab/none_refcount.py": "",
+            "acai_lab/soak.py": "from benchmarks import startup\n",
             "acai_desktop/ui/widget.py": "from acai_desktop.core.store import database\n",
             "acai_desktop/core/store/database.py": "",
             "acai_desktop/core/store/conversation_search.py": (

@@ -56,6 +56,13 @@ def test_no_listed_package_is_stale():
         assert directory.is_dir(), f"{package} is listed but {directory} does not exist"
 
 
+def test_the_wheel_ships_only_the_product():
+    """The lab (acai_lab/: the scripted model, the self-test's checks), the benchmarks and
+    the tests stay in the repository; only the frozen bundle adds the lab."""
+    outside = ("acai_lab", "benchmarks", "tests")
+    assert not [p for p in listed_packages() if p.split(".")[0] in outside]
+
+
 def test_resources_are_reachable_through_the_package():
     assert "QMainWindow" in resource_text("themes", "app.qss")
     for icon in ("acai-desktop.svg", "acai-desktop.png"):

@@ -1,9 +1,15 @@
 """``acai-desktop --self-test [--json]``: check the real window end to end, offscreen.
 
-See :mod:`acai_desktop.ui.self_test` for the checks. The profile in ``--data-dir`` (or
-the default one) is only read: the checks run on a copy of its database, with the
-in-process scripted model, so nothing lands in the user's conversations or memories and
-no key is read from the keyring. Exit status 0 when every check passed, 1 otherwise.
+The checks and their scripted model are not the product: they live in the repository's
+``acai_lab`` package (:mod:`acai_lab.self_test`), which the frozen bundle carries (its
+build and its .deb run the check) and a source checkout has on its path, but the wheel
+does not ship. So this command imports it only when it runs, and where it is missing it
+says so (exit 2) instead of failing with a traceback.
+
+The profile in ``--data-dir`` (or the default one) is only read: the checks run on a copy
+of its database, with the in-process scripted model, so nothing lands in the user's
+conversations or memories and no key is read from the keyring. Exit status 0 when every
+check passed, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -13,6 +19,11 @@ import json
 import sys
 
 from acai_desktop.commands.runner import profile_of
+
+LAB_MISSING = (
+    "acai-desktop: --self-test is not part of this installation: it comes with the "
+    "installer (the frozen bundle, the .deb) and with a source checkout (acai_lab)."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,32 +42,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def format_report(report) -> str:
-    head = f"ACAI Desktop self-test (PySide6 {report.to_json()['pyside6']}, "
-    head += f"Python {report.to_json()['python']}, offscreen)"
-    lines = [head]
-    for check in report.checks:
-        lines.append(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
-    failed = sum(1 for check in report.checks if not check.ok)
-    if failed:
-        lines.append(f"self-test FAILED: {failed} of {len(report.checks)} checks failed")
-    else:
-        lines.append(f"self-test passed: all {len(report.checks)} checks")
-    return "\n".join(lines)
-
-
 def run(args: argparse.Namespace) -> int:
-    from acai_desktop.evaluation.scripted_profile import keep_away_from_the_keyring
-    from acai_desktop.ui.headless import use_offscreen_platform
-
-    use_offscreen_platform()  # before the QApplication exists
-    keep_away_from_the_keyring()
-    from acai_desktop.ui.self_test import run_self_test
-
-    report = run_self_test(profile_of(args).data_dir)
-    if args.self_test_json:
-        print(json.dumps(report.to_json(), indent=2))
-    else:
-        print(format_report(report))
+    try:
+        from acai_lab import self_test
+    except ModuleNotFoundError as missing:
+        if missing.name != "acai_lab":
+            raise
+        print(LAB_MISSING, file=sys.stderr)
+        return 2
+    report = self_test.run_offscreen(profile_of(args).data_dir)
+    print(json.dumps(report.to_json(), indent=2) if args.self_test_json else report.as_text())
     sys.stdout.flush()
     return 0 if report.ok else 1

@@ -64,7 +64,7 @@ from acai_desktop.evaluation.ablation_evidence import (
 )
 from acai_desktop.evaluation.ablation_results import CONFIGS, AblationReport, Answered
 from acai_desktop.evaluation.ablation_scoring import answer_f1
-from acai_desktop.evaluation.harness import _store_sessions, asked_at, session_timestamp
+from acai_desktop.evaluation.dataset_sessions import asked_at, session_timestamp, store_sessions
 from acai_desktop.evaluation.locomo import ADVERSARIAL_CATEGORY, Dataset, Question, Sample
 from acai_desktop.evaluation.temporary_profile import temporary_profile
 
@@ -113,16 +113,6 @@ class RunSize:
     def steps(self) -> int:
         """Progress steps: each message learned from, each answer given."""
         return self.user_messages + self.answers
-
-
-def parse_configs(text: str) -> tuple[str, ...]:
-    chosen = [part.strip().upper() for part in text.split(",") if part.strip()]
-    unknown = [c for c in chosen if c not in CONFIGS]
-    if not chosen or unknown:
-        raise InvalidInputError(
-            f"--configs takes some of {','.join(CONFIGS)} separated by commas, not {text!r}."
-        )
-    return tuple(c for c in CONFIGS if c in chosen)
 
 
 LEARNERS = ("model", "rules")
@@ -261,7 +251,7 @@ class _SampleRun:
                 data.store, self.assistant.memories.embedder, EventBus()
             )
             before = await data.store.run(_database_bytes)
-            message_of = await data.store.run(_store_sessions, self.sample, False)
+            message_of = await data.store.run(store_sessions, self.sample, False)
             await memories.episodes.embed_missing()
             grown = await data.store.run(_database_bytes) - before
             self.report.add_storage("C", grown, len(message_of))

@@ -18,6 +18,7 @@ many invented facts the check caught and how many correct ones it cost.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,9 +28,8 @@ from pydantic import BaseModel
 
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind
-from acai_desktop.evaluation.grounding_eval import as_user_fact
-from acai_desktop.evaluation.harness import session_timestamp
-from acai_desktop.evaluation.locomo import Dataset, Sample
+from acai_desktop.evaluation.dataset_sessions import session_timestamp
+from acai_desktop.evaluation.locomo import Dataset, Observation, Sample
 from acai_desktop.evaluation.temporary_profile import temporary_profile
 
 #: A stored fact and a gold fact are the same fact at this WordLlama cosine or above.
@@ -37,6 +37,14 @@ from acai_desktop.evaluation.temporary_profile import temporary_profile
 #: Madrid with her family") score 0.85-0.95; two facts on one subject ("lives in Paris" /
 #: "lives in Berlin") 0.35-0.8. Tested in tests/core/test_extraction_eval.py.
 MATCH_SIMILARITY = 0.8
+
+
+def as_user_fact(observation: Observation) -> str:
+    """LoCoMo speaks of the speaker by name; the processor stores "The user ..."."""
+    name = re.escape(observation.speaker)
+    text = re.sub(rf"\b{name}(?:'s|’s)", "the user's", observation.text)
+    text = re.sub(rf"\b{name}\b", "the user", text)
+    return text[:1].upper() + text[1:]
 
 
 class JudgeReply(BaseModel):

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     if args.import_memories < 0:
         raise InvalidInputError("--import-memories must be 0 or more.")
     if args.child:
-        from acai_desktop.ui.headless import use_offscreen_platform
+        from acai_lab.headless import use_offscreen_platform
 
         use_offscreen_platform()
         from benchmarks.ui.soak_driver import run_soak_child
@@ -154,7 +154,7 @@ def run_on_store(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
-    from acai_desktop.evaluation.scratch_store import scratch_store
+    from benchmarks.scratch_store import scratch_store
     from benchmarks.store_soak import DEFAULT_TURNS, format_report, run_store_soak
 
     turns = DEFAULT_TURNS if args.turns is None else args.turns

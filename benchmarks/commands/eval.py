@@ -2,7 +2,7 @@
 
 ``eval retrieval --dataset FILE`` ingests each sample into a fresh temporary profile
 and scores recall_any@k / recall_all@k of the orchestrator's retrieval (see
-:mod:`acai_desktop.evaluation.harness`). The options after ``--k`` try one idea
+:mod:`benchmarks.retrieval_harness`). The options after ``--k`` try one idea
 at a time against the defaults (the figures are in docs/benchmarks.md).
 """
 
@@ -222,8 +222,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _options(args: argparse.Namespace):
     from acai_desktop.core.memory.retrieval import RetrievalWeights
-    from acai_desktop.evaluation.harness import HarnessOptions
-    from acai_desktop.evaluation.retrieval_variants import RetrievalVariant
+    from benchmarks.retrieval_harness import HarnessOptions
+    from benchmarks.retrieval_variants import RetrievalVariant
 
     # Weights are numbers the app ranks with; a variant is an idea it does not use.
     weights: dict = {}
@@ -368,8 +368,8 @@ def floor_lines(report: dict) -> list[str]:
 
 
 def run_retrieval(args: argparse.Namespace) -> int:
-    from acai_desktop.evaluation.harness import evaluate
     from acai_desktop.evaluation.locomo import load_dataset
+    from benchmarks.retrieval_harness import evaluate
 
     options = _options(args)
     embedder = offline_embedder(args.embedder)
@@ -381,8 +381,8 @@ def run_retrieval(args: argparse.Namespace) -> int:
 
 def run_grounding(args: argparse.Namespace) -> int:
     from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
-    from acai_desktop.evaluation.grounding_eval import evaluate_grounding, format_grounding
     from acai_desktop.evaluation.locomo import load_dataset
+    from benchmarks.eval_grounding import evaluate_grounding, format_grounding
 
     report = asyncio.run(evaluate_grounding(load_dataset(args.dataset), WordLlamaEmbedder()))
     print(json.dumps(report.as_dict()) if args.json else format_grounding(report))

@@ -85,8 +85,20 @@ def _stop_on_ctrl_c(stop: threading.Event) -> None:
     signal.signal(signal.SIGINT, first)
 
 
+def parse_configs(text: str) -> tuple[str, ...]:
+    from acai_desktop.evaluation.ablation_results import CONFIGS
+
+    chosen = [part.strip().upper() for part in text.split(",") if part.strip()]
+    unknown = [c for c in chosen if c not in CONFIGS]
+    if not chosen or unknown:
+        raise InvalidInputError(
+            f"--configs takes some of {','.join(CONFIGS)} separated by commas, not {text!r}."
+        )
+    return tuple(c for c in CONFIGS if c in chosen)
+
+
 def _options(args: argparse.Namespace):
-    from acai_desktop.evaluation.ablation import AblationOptions, parse_configs
+    from acai_desktop.evaluation.ablation import AblationOptions
 
     for name in ("limit", "samples", "context_window", "per_category", "reader_window"):
         value = getattr(args, name)
@@ -117,8 +129,8 @@ def _overrides(args: argparse.Namespace, dataset, stack: contextlib.ExitStack):
 
     if not args.scripted:
         return ModelOverrides(args.provider, args.base_url, args.model)
-    from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer
-    from acai_desktop.evaluation.scripted_profile import keep_away_from_the_keyring
+    from acai_lab.scripted_openai import FakeOpenAIServer
+    from acai_lab.scripted_profile import keep_away_from_the_keyring
     from benchmarks.ablation_oracle import evidence_reader
 
     keep_away_from_the_keyring()

@@ -213,8 +213,8 @@ async def _measure(profile, folder: Path) -> dict:
 
     from acai_desktop.core.events import EventBus
     from acai_desktop.core.memory.service_factory import open_memory_services
-    from acai_desktop.evaluation.harness import KEEP_EVERYTHING
     from acai_desktop.ui.main_window import MainWindow
+    from benchmarks.retrieval_harness import KEEP_EVERYTHING
 
     bus = EventBus()
     async with open_memory_services(profile, policy=KEEP_EVERYTHING, events=bus) as (_, service):

@@ -17,10 +17,10 @@ import traceback
 from acai_desktop.core.answer_text import was_cut
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app_controller import AppController
-from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.none_refcount import paint_while_scrolling, type_in
+from acai_lab.headless import QtMessageCounter, run_in_session, wait_until
+from acai_lab.none_refcount import paint_while_scrolling, type_in
 from benchmarks.bench_soak import (
     CITIES,
     DRINKS,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.records import JobStatus
+from acai_lab.scripted_model import fake_model
 from benchmarks.bench_answers import format_answers_report, measure_answers
 from tests.support.aio import run
-from tests.support.fake_model import fake_model
 
 
 def test_each_turn_is_measured_and_learning_catches_up(tmp_path, fake_openai):

@@ -9,7 +9,8 @@ import pytest
 from acai_desktop.core.llm.client import ClientTimeouts, ModelClient
 from acai_desktop.core.llm.presets import ProviderName, RoleModels
 from acai_desktop.core.llm.settings import ModelSettings
-from tests.support.fake_openai import FakeOpenAIServer
+from acai_lab.scripted_openai import FakeOpenAIServer
+from acai_lab.strict_server import StrictOpenAIServer
 
 #: Small timeouts keep fault tests fast; retries still happen (the SDK's own backoff).
 FAST_TIMEOUTS = ClientTimeouts(connect=1.0, read=2.0, write=2.0, pool=2.0)
@@ -24,8 +25,8 @@ TEST_MODELS = RoleModels(
 
 
 @pytest.fixture
-def fake_openai() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
+def fake_openai() -> Iterator[StrictOpenAIServer]:
+    with StrictOpenAIServer() as server:
         yield server
 
 

@@ -8,7 +8,6 @@ import threading
 
 import pytest
 
-from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.prompt_lines import MEMORY_BLOCK_TOKENS, RECALLED_HEADER
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.model_choice import ModelOverrides
@@ -17,7 +16,6 @@ from acai_desktop.evaluation.ablation import (
     AblationOptions,
     chosen,
     evaluate_ablation,
-    parse_configs,
     run_size,
     sliced,
 )
@@ -31,10 +29,10 @@ from acai_desktop.evaluation.ablation_scoring import (
 )
 from acai_desktop.evaluation.ablation_text import format_ablation
 from acai_desktop.evaluation.locomo import load_dataset
-from acai_desktop.evaluation.scripted_model import fake_model
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from benchmarks.ablation_oracle import DONT_KNOW, evidence_reader, judge_reply
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 FIXTURE = "tests/fixtures/locomo_mini.json"
 DATASET = load_dataset(FIXTURE)
@@ -94,12 +92,6 @@ def test_multi_hop_answers_are_scored_part_by_part_and_open_ones_by_the_first():
 def test_percentiles():
     assert percentiles([10.0] * 19 + [1000.0]) == {"p50": 10.0, "p95": 59.5}
     assert percentiles([]) == {"p50": 0.0, "p95": 0.0}
-
-
-def test_configs_are_parsed_and_bad_ones_refused():
-    assert parse_configs("f, a,D") == ("A", "D", "F")
-    with pytest.raises(InvalidInputError, match="--configs"):
-        parse_configs("A,E")
 
 
 def test_a_limit_keeps_the_questions_whose_evidence_it_keeps():

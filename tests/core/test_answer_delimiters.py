@@ -8,9 +8,9 @@ import pytest
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_filter import DelimiterFilter, strip_delimiters
 from acai_desktop.core.records import MessageStatus
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 TAGS = ("<memories>", "</memories>", "<documents>", "</documents>")
 ECHOED = (

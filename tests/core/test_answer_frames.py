@@ -15,9 +15,9 @@ from acai_desktop.core.memory.prompt_lines import PINNED_HEADER, RETRIEVED_HEADE
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.resources import resource_text
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 SYSTEM = resource_text("prompts", "system.txt").strip()
 FRAMES = prompt_frames(SYSTEM)

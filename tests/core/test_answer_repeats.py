@@ -6,9 +6,9 @@ from __future__ import annotations
 from acai_desktop.core import events as ev
 from acai_desktop.core.answer_repeats import copied_answer, without_exchange
 from acai_desktop.core.records import MessageStatus
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 FIRST = "Noted, you're vegetarian. I'll keep meat out of my suggestions."
 SECOND = "How about a chickpea curry with rice tonight?"

@@ -10,9 +10,9 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.conversation_export import export_text
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.records import MemoryKind, MessageStatus
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 QUESTION = "Which island should I travel to for the holidays?"
 

@@ -15,11 +15,11 @@ from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus, MessageStatus
-from acai_desktop.ui.headless import wait_until
+from acai_lab.headless import wait_until
+from acai_lab.scripted_model import call_kind, fake_model
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import TEST_MODELS
 from tests.support.aio import run
-from tests.support.fake_model import call_kind, fake_model
-from tests.support.fake_openai import Reply
 
 FACT = "I'm allergic to peanuts."
 

@@ -6,10 +6,10 @@ import pytest
 from acai_desktop.core.memory.prompt_lines import BEARING_HEADER
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.rules.bearings import bearings_of, bears_on
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 
 FACTS = [
     "The user is vegetarian.",

@@ -13,10 +13,10 @@ from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store import connection, database
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError, Store
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 
 
 def hold_write_lock(path, seconds: float, locked: threading.Event) -> threading.Thread:

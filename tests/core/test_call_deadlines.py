@@ -16,11 +16,11 @@ import pytest
 from acai_desktop.core.errors import ModelTimeoutError
 from acai_desktop.core.llm.client import ClientTimeouts, ModelClient
 from acai_desktop.core.records import JobStatus, MessageStatus
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 
 HELLO = [{"role": "user", "content": "Hello"}]
 #: Far above every deadline below: if a call ends, the deadline ended it.

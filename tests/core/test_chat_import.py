@@ -23,9 +23,9 @@ from acai_desktop.core.store.conversation_search import search_conversations
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB
 from acai_desktop.core.store.jobs import JobRepository
+from acai_lab.scripted_model import fake_model
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
 from tests.support.memory import count_rows, memory_services
 from tests.support.recall_index import assert_index_is_the_view
 

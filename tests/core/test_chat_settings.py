@@ -20,11 +20,11 @@ from acai_desktop.core.chat_settings import (
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.token_usage import TokenUsage
-from acai_desktop.evaluation.scripted_openai import Reply, prompt_words
+from acai_lab.scripted_model import call_kind, fake_model
+from acai_lab.scripted_openai import Reply, prompt_words
 from tests.core.conftest import TEST_MODELS
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import call_kind, fake_model
 
 OWN_MODEL = "big-model"
 LONG_MESSAGE = "I am planning a long trip through the mountains of Norway next summer. " * 6

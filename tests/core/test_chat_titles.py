@@ -15,12 +15,11 @@ from acai_desktop.core.processors.titles import (
     grounded_title,
 )
 from acai_desktop.core.records import JobStatus, MessageStatus
-from acai_desktop.evaluation.scripted_model import TITLE_PROMPT_MARK
+from acai_lab.scripted_model import TITLE_PROMPT_MARK, fake_model
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import TEST_MODELS
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 
 QUESTION = "Could you help me plan a three day walking trip around the lakes of Cumbria in May?"
 

@@ -13,12 +13,12 @@ from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.llm.window_probe import OLLAMA_DEFAULT_TOKENS, ContextWindows
 from acai_desktop.core.memory.prompt_history import history_room
 from acai_desktop.core.resources import resource_text
-from acai_desktop.evaluation.scripted_openai import Reply
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.closed_ports import closed_ports
-from tests.support.fake_model import fake_model
 
 SYSTEM_PROMPT = resource_text("prompts", "system.txt").strip()
 LLAMA_INFO = {"general.architecture": "llama", "llama.context_length": 131_072}

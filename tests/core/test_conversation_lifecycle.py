@@ -13,9 +13,9 @@ from acai_desktop.core.memory.retrieval.results import RetrievedMemory
 from acai_desktop.core.records import Actor, AnswerSource, JobStatus, MemoryKind, Origin
 from acai_desktop.core.store.conversation_deletion import SOURCE_DELETED_ACTION
 from acai_desktop.core.store.conversations import MAX_TITLE_CHARS
+from acai_lab.scripted_model import fake_model
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
 
 
 def service_of(assistant) -> ConversationService:

@@ -18,10 +18,10 @@ from acai_desktop.core.store import conversations as rows
 from acai_desktop.core.store import documents as documents_sql
 from acai_desktop.core.store.database import connect
 from acai_desktop.core.store.provenance import record_answer_sources
+from acai_lab.scripted_model import fake_model
 from tests.core.test_conversation_lifecycle import heard
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
 
 CONVERSATION_NEWS = (ev.ConversationCreated, ev.ConversationChanged, ev.MessageAdded)
 

@@ -3,10 +3,10 @@
 from acai_desktop.core.processors.critical_info import name_the_subject
 from acai_desktop.core.records import MemoryKind, MemoryStatus
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_lab.scripted_model import call_counts, extraction_inputs, fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import call_counts, extraction_inputs, fake_model
-from tests.support.fake_openai import Reply
 
 
 async def _say(assistant, conversation_id, text, role="user"):

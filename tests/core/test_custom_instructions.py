@@ -15,10 +15,10 @@ from acai_desktop.core.custom_instructions import (
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.prompt_lines import INSTRUCTIONS_HEADER
 from acai_desktop.core.resources import resource_text
+from acai_lab.scripted_model import fake_model
 from tests.core.conftest import TEST_MODELS
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
 
 RESPOND = "Answer in British English, briefly, with bullet points."
 ABOUT = "I am a nurse working night shifts in Leeds."

@@ -7,10 +7,10 @@ import sqlite3
 from acai_desktop.core.memory.retrieval import RetrievedMessage
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store.database import Store
+from acai_lab.scripted_model import fake_model
 from tests.core.test_migrations import build_database_at
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
 
 
 async def _said(assistant, conversation_id: int, text: str):

@@ -1,5 +1,5 @@
-"""``eval grounding`` and ``eval extraction`` on the LoCoMo-format fixture, the extraction
-through the real processor and SDK against the scripted server."""
+"""The extraction evaluation on the LoCoMo-format fixture, through the real processor and
+SDK against the scripted server."""
 
 import json
 
@@ -7,13 +7,13 @@ from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.evaluation.extraction import (
     MATCH_SIMILARITY,
+    as_user_fact,
     evaluate_extraction,
     messages_to_play,
 )
-from acai_desktop.evaluation.grounding_eval import as_user_fact, evaluate_grounding
 from acai_desktop.evaluation.locomo import Observation, load_dataset
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 FIXTURE = "tests/fixtures/locomo_mini.json"
 
@@ -76,14 +76,6 @@ def test_extraction_is_scored_against_the_gold_facts(fake_openai):
     assert grounding["invented_caught"] == 1.0 and grounding["correct_lost"] == 0.0
     assert report["tokens"]["prompt"] > 0
     json.dumps(report)  # --json prints it as it is
-
-
-def test_grounding_eval_judges_cited_turns_and_others():
-    report = run(evaluate_grounding(load_dataset(FIXTURE), WordLlamaEmbedder())).as_dict()
-    supported = report["supported"]
-    assert supported["pairs"] == 6
-    assert supported["refused_rate"] < 0.2  # at most one of the six
-    assert report["unsupported_other_session"]["refused_rate"] >= 0.8
 
 
 def test_progress_prints_a_line_every_tenth_of_the_way_off_a_terminal():

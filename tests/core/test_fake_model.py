@@ -15,12 +15,11 @@ import pytest
 from acai_desktop.core.errors import ModelError
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store.memories import MemoryFilter
-from acai_desktop.evaluation.scripted_model import call_kind
+from acai_lab.scripted_model import UnrecognisedRequest, call_kind, fake_model
+from acai_lab.strict_server import ResponderFailed, StrictOpenAIServer
 from tests.core.conftest import client_for
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import UnrecognisedRequest, fake_model
-from tests.support.fake_openai import FakeOpenAIServer, ResponderFailed
 
 REWORDED_EXTRACTION = "List what the user says about themself, as JSON."
 SCHEMA_FORMAT = {"type": "json_schema", "json_schema": {"name": "Facts", "schema": {}}}
@@ -77,7 +76,7 @@ def test_a_reworded_extraction_prompt_fails_the_test_instead_of_storing_nothing(
             return await assistant.memories.list(MemoryFilter(kinds=[MemoryKind.FACT]))
 
     failure = "UnrecognisedRequest: the fake model has no rule"
-    with pytest.raises(ResponderFailed, match=failure), FakeOpenAIServer() as server:
+    with pytest.raises(ResponderFailed, match=failure), StrictOpenAIServer() as server:
         server.responder = fake_model
         assert run(scenario(server)) == []
     assert server.responder_failures  # every retry of the call was answered with the error
@@ -94,7 +93,7 @@ def test_any_responder_error_fails_the_test():
             with pytest.raises(ModelError):
                 await client.complete([{"role": "user", "content": "Hi"}], role="chat")
 
-    with pytest.raises(ResponderFailed, match="KeyError"), FakeOpenAIServer() as server:
+    with pytest.raises(ResponderFailed, match="KeyError"), StrictOpenAIServer() as server:
         server.responder = broken
         run(scenario(server))
 

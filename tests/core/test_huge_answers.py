@@ -12,9 +12,9 @@ from acai_desktop.core.answer_text import was_cut
 from acai_desktop.core.memory.episodic import EMBEDDED_CHARACTERS
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store.conversations import ConversationRepository
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 from tests.support.memory import memory_services
 
 STREAM_MB = 40

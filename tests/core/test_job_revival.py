@@ -19,9 +19,9 @@ from acai_desktop.core.processors.runner import MAX_RETRY_AFTER_SECONDS, JobRunn
 from acai_desktop.core.records import JobStatus, Message, MessageStatus
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 HELLO = [{"role": "user", "content": "Hello"}]
 BOUND_S = 60

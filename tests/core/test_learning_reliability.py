@@ -15,10 +15,10 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.errors import ModelError
 from acai_desktop.core.records import Job, JobStatus, MemoryKind, MemoryStatus
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_lab.scripted_model import call_counts, fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import call_counts, fake_model
-from tests.support.fake_openai import Reply
 
 
 async def _say(assistant, conversation_id, text):

@@ -28,7 +28,7 @@ from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus, MessageStatus
-from acai_desktop.ui.headless import wait_until
+from acai_lab.headless import wait_until
 from tests.support.aio import run
 from tests.support.server_processes import server_of_a_killed_app, stand_in_python, wait_gone
 

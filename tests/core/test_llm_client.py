@@ -23,9 +23,9 @@ from acai_desktop.core.errors import (
 from acai_desktop.core.llm.client import ClientTimeouts, ModelClient, StreamStats
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 HELLO = [{"role": "user", "content": "Hello"}]
 

@@ -15,9 +15,9 @@ from acai_desktop.core.processors.plain_statements import (
 )
 from acai_desktop.core.records import MemoryKind, MessageStatus
 from acai_desktop.core.rules.bearings import asks_what_is_known
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 MODEL_ANSWER = "The model's own answer."
 

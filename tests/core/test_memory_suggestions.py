@@ -10,9 +10,9 @@ from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.records import MemoryStatus, SuggestionStatus
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 FACTS = {"facts": [{"fact": "The user's dog is named Buster", "category": "Personal",
                     "confidence": 0.9}]}  # fmt: skip

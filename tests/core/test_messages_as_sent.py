@@ -14,11 +14,11 @@ from acai_desktop.core.memory.tokens import estimate_message_tokens
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.store.database import Store
+from acai_lab.scripted_openai import Reply
 from tests.core.test_context_builder import message
 from tests.core.test_migrations import build_database_at
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 SENT = "<memories>\nsome data\n</memories>\n\n" + USER_MESSAGE_HEADER + "\nWhere do I live?"
 

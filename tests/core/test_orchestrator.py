@@ -9,10 +9,10 @@ from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import MessageDelta
 from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_desktop.core.turns.turn_log import MAX_MESSAGE_CHARS
+from acai_lab.scripted_model import call_counts, fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import call_counts, fake_model
-from tests.support.fake_openai import Reply
 
 SEED = [
     "My name is John, and I'm a big fan of sci-fi novels.",

@@ -14,10 +14,10 @@ from acai_desktop.core.memory.retrieval import RetrievedMemory, RetrievedMessage
 from acai_desktop.core.records import MemoryStatus, ProjectScope
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.core.store.projects import DEMOTED, PROMOTED
+from acai_lab.scripted_model import call_kind, fake_model
 from tests.core.conftest import TEST_MODELS
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import call_kind, fake_model
 
 TAUGHT_IN_A = "I am allergic to kiwifruit. I live in Zanzibar."
 LEARNED_IN_A = {"The user is allergic to kiwifruit", "The user lives in Zanzibar"}

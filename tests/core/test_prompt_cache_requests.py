@@ -12,9 +12,9 @@ from acai_desktop.core.llm.local_server import (
     default_threads,
 )
 from acai_desktop.core.llm.presets import ProviderName
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 MESSAGES = [{"role": "user", "content": "Hello?"}]
 

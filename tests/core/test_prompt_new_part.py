@@ -14,9 +14,9 @@ import itertools
 
 from acai_desktop.core.records import MessageStatus
 from acai_desktop.core.resources import resource_text
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 QUESTIONS = (
     "Hi! I'm Sam.",

@@ -9,9 +9,9 @@ import asyncio
 
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.records import MessageStatus
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 LOCAL = {"provider": ProviderName.LLAMACPP, "start_jobs": False}
 QUESTIONS = (

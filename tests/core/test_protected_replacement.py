@@ -7,9 +7,9 @@ user's Use new / Keep old, as with a model's reconcile."""
 from acai_desktop.core import events as ev
 from acai_desktop.core.records import MemoryStatus
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_lab.scripted_model import call_counts, fake_model
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import call_counts, fake_model
 
 LISBON = "The user lives in Lisbon."
 

@@ -8,9 +8,9 @@ import pytest
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.embeddings.provider_embedder import ProviderEmbedder
 from acai_desktop.core.errors import ModelReplyError
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 
 def test_embeds_normalised_rows_and_learns_the_dimension(fake_openai):

@@ -24,9 +24,9 @@ from acai_desktop.core.store.conversations import add_message, create_conversati
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import queue_document, set_status
 from acai_desktop.core.store.jobs import JobRepository, enqueue_job, fail_job
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 OPENAI_STYLE = "sk-proj-Q3vT8xLm2NpR7sKw4YbZ1cDe"
 #: Issue 20, item 8: echoed by a server, it was stored and printed as it was.

@@ -12,10 +12,10 @@ from acai_desktop.core.memory.prompt_lines import MEMORY_BLOCK_PREAMBLE, MEMORY_
 from acai_desktop.core.memory.tokens import estimate_message_tokens
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER, asked_text
 from acai_desktop.core.records import MessageStatus
+from acai_lab.scripted_openai import Reply
 from tests.core.test_history_cut_steps import common_prefix
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_openai import Reply
 
 FACTS = (
     "The user's sister Ana lives in Lisbon",

@@ -15,9 +15,9 @@ from acai_desktop.core.errors import StoreError
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.store.conversations import CONNECTION_LOST_NOTE
 from acai_desktop.core.store_choice import parse_server_url
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
-from tests.support.fake_openai import Reply
 from tests.support.memory import shared_embedder
 from tests.support.postgres_outage import start_server, stop_server
 

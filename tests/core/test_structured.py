@@ -14,9 +14,9 @@ from acai_desktop.core.llm.structured import (
     parse_structured_reply,
     response_format_for,
 )
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 
 class Fact(BaseModel):

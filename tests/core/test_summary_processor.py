@@ -5,10 +5,10 @@ from acai_desktop.core.memory.prompt_history import CUT_TO_SHARE, left_out_of_pr
 from acai_desktop.core.memory.tokens import estimate_message_tokens
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_lab.scripted_model import call_counts, fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import call_counts, fake_model
-from tests.support.fake_openai import Reply
 
 
 async def _fill(assistant, conversation_id, pairs):

@@ -3,10 +3,10 @@ model that reconciles well scores 1.0 / 0.0; one that never sees a contradiction
 both values active, scores 0 and retrieves the old one."""
 
 from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.evaluation.scripted_model import fake_model
 from acai_desktop.evaluation.updates import SCENARIO, evaluate_updates
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
-from tests.support.fake_openai import Reply
 
 
 def overrides_for(server) -> ModelOverrides:

@@ -19,10 +19,10 @@ from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 

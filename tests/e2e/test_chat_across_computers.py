@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests.support.fake_openai import Reply
+from acai_lab.scripted_openai import Reply
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 #: Seconds between two streamed words: an answer takes about two seconds, so the two

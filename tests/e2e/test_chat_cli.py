@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 

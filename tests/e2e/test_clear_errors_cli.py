@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.fake_openai import Reply
+from acai_lab.scripted_openai import Reply
 from tests.support.readonly import read_only
 from tests.support.sqlite_rows import rows
 from tests.support.timeouts import PROGRAM_TIMEOUT_S

@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from acai_lab.scripted_model import fake_model
 from benchmarks.pdf_writer import write_text_pdf
-from tests.support.fake_model import fake_model
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 

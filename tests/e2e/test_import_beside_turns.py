@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 from acai_desktop.core.records import MessageStatus
+from acai_lab.scripted_openai import Reply
 from benchmarks.soak_faults import write_import_file
 from tests.support.aio import run
 from tests.support.assistant import configure_profile, running_assistant
-from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
 
 MEMORIES = 100_000

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.records import JobStatus
+from acai_lab.scripted_model import fake_model
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
 
 EXPORTS = Path(__file__).parents[1] / "fixtures" / "chat_exports"
 #: The window looks for other processes' writes every 2 s.

@@ -19,10 +19,10 @@ from acai_desktop.core.errors import ModelUnreachableError
 from acai_desktop.core.processors.runner import MAX_RETRY_AFTER_SECONDS
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import configure_profile, running_assistant
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 

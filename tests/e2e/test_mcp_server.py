@@ -21,9 +21,9 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile import Profile
+from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import configure_profile, running_assistant
-from tests.support.fake_openai import Reply
 from tests.support.memory import memory_services
 
 EXPORTS = Path(__file__).parents[1] / "fixtures" / "chat_exports"

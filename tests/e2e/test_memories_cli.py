@@ -329,8 +329,8 @@ def test_list_shows_a_page_by_default_and_says_how_many_more(tmp_path):
 def test_suggestions_are_listed_accepted_and_dismissed(tmp_path, fake_openai):
     """With "Ask before remembering" on, a chat turn leaves suggestions, not memories;
     the CLI accepts one (a memory sourced to the message) and dismisses the other."""
+    from acai_lab.scripted_model import fake_model
     from tests.support.assistant import configure_profile
-    from tests.support.fake_model import fake_model
 
     fake_openai.responder = fake_model
     data = tmp_path / "profile"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from urllib.parse import quote, quote_plus
 
+from acai_lab.scripted_openai import Reply
 from tests.e2e.test_clear_errors_cli import acai, assert_clear_refusal, scripted
-from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
 
 #: A custom server's key with characters that URL encoding changes.

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
+from pathlib import Path
 
 from acai_desktop.core.profile import DATABASE_FILE
 from tests.e2e.test_program import run_program
+
+#: The checks live in acai_lab/, in the repository (the frozen bundle carries it, the
+#: wheel does not): the installed program finds it as a source checkout's does.
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 EXPECTED_CHECKS = {
     "profile",
@@ -28,7 +34,11 @@ EXPECTED_CHECKS = {
 
 def self_test(data_dir, *extra: str):
     # No QT_QPA_PLATFORM needed: the self-test is offscreen by itself.
-    result = run_program("--data-dir", str(data_dir), "--self-test", *extra)
+    paths = [str(REPOSITORY), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    result = run_program(
+        "--data-dir", str(data_dir), "--self-test", *extra,
+        env={"PYTHONPATH": os.pathsep.join(paths)},
+    )  # fmt: skip
     assert "Traceback" not in result.stderr, result.stderr
     return result
 

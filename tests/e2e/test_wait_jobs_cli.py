@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.e2e.test_bad_input_cli import acai, scripted
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.sqlite_rows import rows
 
 

@@ -75,10 +75,12 @@ def test_pyqtgraph_data_the_app_never_reads_is_left_out(lean_bundle):
     assert not (pyqtgraph / "icons/peegee").exists()
 
 
-def test_the_benchmarks_stay_out_of_the_bundle(lean_bundle):
+def test_the_benchmarks_stay_out_of_the_bundle_and_the_lab_is_in(lean_bundle):
     """benchmarks/ (bench and the developer evaluations) is not the product: the bundle
-    has the app's modules and the Memory health evaluations, not it."""
+    has the app's modules and the Memory health evaluations, not it. It has the lab its
+    --self-test runs (the wheel does not)."""
     modules = frozen_modules(lean_bundle)
     assert {"acai_desktop.cli", "acai_desktop.evaluation.runs"} <= modules
+    assert {"acai_lab.self_test", "acai_lab.scripted_openai", "acai_lab.none_refcount"} <= modules
     assert not [m for m in modules if m == "benchmarks" or m.startswith("benchmarks.")]
     assert "acai_desktop.commands.bench" not in modules

@@ -10,8 +10,8 @@ from acai_desktop.core.assistant import Assistant, open_assistant
 from acai_desktop.core.llm.settings import save_model_settings
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
+from acai_lab.scripted_openai import FakeOpenAIServer
 from tests.core.conftest import settings_for
-from tests.support.fake_openai import FakeOpenAIServer
 from tests.support.memory import shared_embedder
 
 

@@ -1,9 +1,9 @@
-"""Drive a real AppController on qasync's loop from a test. The product's self-test and soak
-bench drive the window the same way, so the one implementation lives in the product."""
+"""Drive a real AppController on qasync's loop from a test, as the self-test and the soak
+bench do (the one implementation: :mod:`acai_lab.headless`)."""
 
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app_controller import AppController
-from acai_desktop.ui.headless import WAIT_SECONDS, run_in_session, wait_until
+from acai_lab.headless import WAIT_SECONDS, run_in_session, wait_until
 from tests.support.memory import shared_embedder
 
 __all__ = ["WAIT_SECONDS", "gui_session", "run_in_session", "shown_main_window", "wait_until"]

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import FakeOpenAIServer
+from acai_lab.scripted_model import fake_model
+from acai_lab.strict_server import StrictOpenAIServer
 from tests.support.gui import shown_main_window
 
 
@@ -19,8 +19,8 @@ def window(qtbot, qapp):
 
 
 @pytest.fixture
-def fake_openai() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
+def fake_openai() -> Iterator[StrictOpenAIServer]:
+    with StrictOpenAIServer() as server:
         server.responder = fake_model
         yield server
 
@@ -30,7 +30,7 @@ def spare_none_references() -> Iterator[None]:
     """A Qt binding that loses references to None (PySide6 6.12.0 on Python 3.11) would
     abort the whole run with "none_dealloc" long before test_none_refcount reports it;
     spare references, given back after each test, keep the run going to that report."""
-    from acai_desktop.ui.none_refcount import SpareNoneReferences
+    from acai_lab.none_refcount import SpareNoneReferences
 
     with SpareNoneReferences():
         yield

@@ -14,9 +14,9 @@ from acai_desktop.ui.widgets.message_delegate import (
     PREVIOUS_VERSION,
     REGENERATE,
 )
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 

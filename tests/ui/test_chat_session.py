@@ -16,9 +16,9 @@ from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.chat_view import RETRY, SOURCES
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 

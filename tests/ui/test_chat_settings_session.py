@@ -9,14 +9,14 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core.records import MemoryKind
-from acai_desktop.evaluation.scripted_openai import prompt_words
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.token_usage_text import NOT_REPORTED
 from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
+from acai_lab.scripted_model import call_kind, fake_model
+from acai_lab.scripted_openai import prompt_words
 from tests.core.conftest import TEST_MODELS
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import call_kind, fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 from tests.ui.test_chat_session import send
 

@@ -17,15 +17,14 @@ from PySide6.QtWidgets import QToolTip
 
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.evaluation.scripted_model import call_kind
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.chat_view import COPY, COPY_TEXT, SOURCES
 from acai_desktop.ui.widgets.document_dialogs import PassageDialog
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
+from acai_lab.scripted_model import call_kind, fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.gui import gui_session, run_in_session, wait_until
 from tests.support.memory import shared_embedder
 from tests.ui.test_chat_session import click_action, send

@@ -28,9 +28,9 @@ from acai_desktop.ui.widgets.dialogs import (
     DeleteConversationDialog,
     RenameConversationDialog,
 )
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 FACT = "The user prefers green tea in the morning"

@@ -22,9 +22,9 @@ from acai_desktop.ui.widgets.search_dialog import (
     NOTHING_FOUND_TEXT,
     SearchDialog,
 )
+from acai_lab.scripted_model import fake_model
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 TOLD = "My bike is a blue Gazelle that I bought in Utrecht."

@@ -23,9 +23,9 @@ from acai_desktop.ui.widgets.conversation_list import INSTRUCTIONS_TEXT
 from acai_desktop.ui.widgets.history_dialogs import INSTRUCTIONS_HEAD, ProvenanceDialog
 from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+from acai_lab.scripted_model import fake_model
 from tests.core.conftest import TEST_MODELS
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 from tests.ui.test_chat_session import click_action, send
 from tests.ui.test_pinned_chats_session import choose, open_row_menu

@@ -19,7 +19,6 @@ from acai_desktop.core.documents.readers import MAX_FILE_BYTES
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
-from acai_desktop.evaluation.scripted_model import call_kind
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.documents_model import DocumentRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -27,6 +26,7 @@ from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.chat_view import SOURCES
 from acai_desktop.ui.widgets.document_dialogs import DocumentScopeDialog, PassageDialog
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
+from acai_lab.scripted_model import call_kind
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
 from tests.support.memory import shared_embedder

@@ -10,8 +10,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QFileDialog, QInputDialog
 
 from acai_desktop.ui.app_controller import AppController
+from acai_lab.scripted_model import fake_model
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 EXPORTS = Path(__file__).parents[1] / "fixtures" / "chat_exports"

@@ -10,8 +10,8 @@ from PySide6.QtTest import QTest
 
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
+from acai_lab.scripted_model import fake_model
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 FACT = "The user prefers green tea in the morning"

@@ -29,12 +29,12 @@ from acai_desktop.evaluation.updates import messages_said
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.controllers.memory_health import STILL_OPENING
 from acai_desktop.ui.widgets.memory_health_charts import day_x
+from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_openai import Reply
 from tests.core.test_extraction_eval import FIXTURE
 from tests.core.test_extraction_eval import responder as extraction_model
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import Reply
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 
@@ -340,9 +340,7 @@ def test_an_evaluation_that_stops_gracefully_keeps_its_figures(
 def test_the_window_starts_without_loading_the_charting_library():
     """pyqtgraph is loaded when the view opens, never at start-up (a tracked benchmark)."""
     code = (
-        "import sys\n"
-        "from acai_desktop.ui.headless import use_offscreen_platform\n"
-        "use_offscreen_platform()\n"
+        "import sys\n"  # offscreen: QT_QPA_PLATFORM is inherited (tests/conftest.py)
         "from acai_desktop.ui.app import create_application\n"
         "from acai_desktop.ui.app_controller import AppController\n"
         "from acai_desktop.ui.main_window import MainWindow\n"

@@ -88,7 +88,7 @@ def test_the_chip_follows_a_server_that_dies_and_comes_back(
     from PySide6.QtTest import QTest
 
     from acai_desktop.ui.controllers import model_watch
-    from tests.support.fake_model import fake_model
+    from acai_lab.scripted_model import fake_model
 
     monkeypatch.setattr(model_watch, "RECHECK_MS", 200)  # the test needn't wait 15 s
     fake_openai.responder = fake_model

@@ -32,10 +32,10 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryKind, MessageStatus
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.none_refcount import watch_none_refcount, window_paths
+from acai_lab.none_refcount import watch_none_refcount, window_paths
+from acai_lab.scripted_model import fake_model
+from acai_lab.strict_server import StrictOpenAIServer
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
-from tests.support.fake_openai import FakeOpenAIServer
 from tests.support.gui import WAIT_SECONDS, gui_session, run_in_session, wait_until
 from tests.support.memory import shared_embedder
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
@@ -112,7 +112,7 @@ async def seed(profile: Profile) -> None:
 def seeded_profile_dir(tmp_path_factory):
     """Seeded once for the module (2,000 embedded memories); each test copies it."""
     data_dir = tmp_path_factory.mktemp("seeded") / "profile"
-    with FakeOpenAIServer() as server:
+    with StrictOpenAIServer() as server:
         server.responder = fake_model
         asyncio.run(seed(configure_profile(data_dir, server)))
     return data_dir
@@ -191,7 +191,7 @@ def test_the_paths_really_reach_the_long_message_and_every_memory(qapp, profile)
 # threads an earlier test left winding down (a server, an executor) move it meanwhile.
 _LEAKY_WATCH = """
 import ctypes, json, sys
-from acai_desktop.ui.none_refcount import none_is_immortal, watch_none_refcount
+from acai_lab.none_refcount import none_is_immortal, watch_none_refcount
 decref = ctypes.pythonapi.Py_DecRef
 decref.argtypes = [ctypes.py_object]
 decref.restype = None

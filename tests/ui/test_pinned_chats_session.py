@@ -14,9 +14,9 @@ from acai_desktop.core.store.database import Store
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.conversations_model import PINNED_NOTE, ConversationRoles
 from acai_desktop.ui.widgets.conversation_list import PIN_TEXT, UNPIN_TEXT, more_rect
+from acai_lab.scripted_model import fake_model
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 

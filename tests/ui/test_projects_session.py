@@ -34,8 +34,8 @@ from acai_desktop.ui.widgets.memory_panel import (
     PROMOTE_TEXT,
 )
 from acai_desktop.ui.widgets.project_dialogs import DELETE_CONTENTS_TEXT, KEEP_CONTENTS_TEXT
+from acai_lab.scripted_model import fake_model
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 
 TAUGHT = "I am allergic to kiwifruit."

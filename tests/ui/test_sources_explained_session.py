@@ -14,8 +14,8 @@ from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.chat_view import SOURCES
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog, ProvenanceDialog
+from acai_lab.scripted_model import fake_model
 from tests.support.assistant import configure_profile
-from tests.support.fake_model import fake_model
 from tests.support.gui import gui_session, run_in_session, wait_until
 from tests.ui.test_chat_session import click_action, send
 

@@ -29,9 +29,9 @@ from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+from acai_lab.scripted_openai import Reply
 from tests.core.conftest import settings_for
 from tests.support.assistant import configure_profile
-from tests.support.fake_openai import Reply
 from tests.support.gui import gui_session, run_in_session, wait_until
 from tests.support.memory import shared_embedder
 

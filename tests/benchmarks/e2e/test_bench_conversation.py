@@ -4,13 +4,13 @@ import json
 import subprocess
 import sys
 
+from acai_lab.scripted_model import call_counts, facts_in, fake_model
 from benchmarks.bench_conversation import (
     FACTS,
     QUESTIONS,
     SMALL_TALK,
     scripted_messages,
 )
-from tests.support.fake_model import call_counts, facts_in, fake_model
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 

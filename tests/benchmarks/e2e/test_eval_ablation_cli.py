@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from acai_lab.scripted_openai import Reply
 from tests.core.test_ablation_eval import FIXTURE, scripted_reader
 from tests.support.benchmarks import benchmark_environment
-from tests.support.fake_openai import Reply
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 

@@ -1,9 +1,9 @@
 """A scripted OpenAI-compatible HTTP server on 127.0.0.1, for runs that go through the real SDK.
 
 Standard library only: a ``ThreadingHTTPServer`` on a free port in a background thread, so the
-``openai`` SDK's real HTTP stack, SSE parsing, retries and timeouts are exercised. The product
-uses it for ``--self-test`` and ``bench soak`` (it ships in the wheel and the frozen bundle);
-the tests use the same one (``tests.support.fake_openai`` re-exports it).
+``openai`` SDK's real HTTP stack, SSE parsing, retries and timeouts are exercised.
+``--self-test`` and ``bench soak`` use it; the tests use it in a strict form
+(:class:`acai_lab.strict_server.StrictOpenAIServer`).
 
 Endpoints
     ``POST /v1/chat/completions`` (streamed SSE when ``"stream": true``, plain JSON otherwise),

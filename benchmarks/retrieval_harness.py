@@ -1,4 +1,4 @@
-"""The retrieval evaluation harness over LoCoMo-format datasets.
+"""``eval retrieval``: the retrieval evaluation harness over LoCoMo-format datasets.
 
 Each sample goes into a fresh temporary profile through the app's own storage — no
 language model involved. With ``unit="turns"`` each session becomes an ordinary
@@ -24,7 +24,6 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -36,19 +35,18 @@ from acai_desktop.core.memory.retrieval import RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
 from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.records import MemoryKind
-from acai_desktop.core.store import conversations as conversation_sql
-from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import sources_of
 from acai_desktop.core.store.store_url import open_store
+from acai_desktop.evaluation.dataset_sessions import asked_at, store_sessions
 from acai_desktop.evaluation.locomo import (
     ADVERSARIAL_CATEGORY,
     Dataset,
     Question,
     Sample,
 )
-from acai_desktop.evaluation.retrieval_variants import RetrievalVariant, build_retriever
-from acai_desktop.evaluation.scratch_store import scratch_store
+from benchmarks.retrieval_variants import RetrievalVariant, build_retriever
+from benchmarks.scratch_store import scratch_store
 
 DEFAULT_KS = (1, 5, 10, 20)
 UNITS = ("turns", "observations")
@@ -70,7 +68,7 @@ class HarnessOptions:
     # relevant, and count what passes the relevance floor (see FloorTally).
     off_topic: bool = True
     # A PostgreSQL server's URL: each sample's profile in a database of its own there
-    # (evaluation/scratch_store.py); None: a SQLite file, as the app keeps it.
+    # (benchmarks/scratch_store.py); None: a SQLite file, as the app keeps it.
     store: str | None = None
 
 
@@ -244,15 +242,6 @@ class IngestedSample:
         return {dia_id} if dia_id else set()
 
 
-def session_timestamp(date: str) -> str | None:
-    """LoCoMo's "1:56 pm on 8 May, 2023" as an ISO timestamp (None if unreadable)."""
-    try:
-        moment = datetime.strptime(" ".join(date.split()), "%I:%M %p on %d %B, %Y")
-    except ValueError:
-        return None
-    return moment.replace(tzinfo=UTC).isoformat(timespec="microseconds")
-
-
 def observation_drafts(sample: Sample, message_of: dict[str, int]) -> list[MemoryDraft]:
     return [
         MemoryDraft(
@@ -265,34 +254,11 @@ def observation_drafts(sample: Sample, message_of: dict[str, int]) -> list[Memor
     ]
 
 
-def _store_sessions(db: Database, sample: Sample, temporary: bool) -> dict[str, int]:
-    """Each session of the sample as a conversation of its turns (the speaker as the
-    author, the session's date as the date); dia_id -> message id."""
-    message_of = {}
-    with db.atomic():
-        conversation_of: dict[int, int] = {}
-        for turn in sample.turns:
-            if turn.session not in conversation_of:
-                title = f"{sample.sample_id} session {turn.session}"
-                conversation = conversation_sql.create_conversation(db, title, temporary)
-                conversation_of[turn.session] = conversation.id
-            message = conversation_sql.add_message(
-                db,
-                conversation_of[turn.session],
-                "user" if turn.speaker == sample.speaker_a else "assistant",
-                turn.text,
-                author=turn.speaker or None,
-                created_at=session_timestamp(turn.session_date),
-            )
-            message_of[turn.dia_id] = message.id
-    return message_of
-
-
 async def ingest(
     store: Store, service: MemoryService, sample: Sample, options: HarnessOptions
 ) -> IngestedSample:
     observations = options.unit == "observations"
-    message_of = await store.run(_store_sessions, sample, False)
+    message_of = await store.run(store_sessions, sample, False)
     await service.episodes.embed_missing()
     dia_of_message = {message_id: dia_id for dia_id, message_id in message_of.items()}
     if not observations:
@@ -318,16 +284,6 @@ def scored_questions(sample: Sample) -> tuple[list[Question], dict[str, int]]:
         else:
             kept.append(question)
     return kept, excluded
-
-
-def asked_at(question: Question, sample: Sample) -> datetime | None:
-    """When ``question`` is asked: the dataset's question date, else just after the
-    sample's last session (as in the app, where a question comes after what was said)."""
-    if question.asked_at:
-        return datetime.fromisoformat(question.asked_at)
-    stamps = [session_timestamp(turn.session_date) for turn in sample.turns]
-    latest = max((s for s in stamps if s), default=None)
-    return datetime.fromisoformat(latest) if latest else None
 
 
 async def score_sample(

@@ -1,6 +1,6 @@
 """A rule-based fake model for the scripted server: enough sense to drive whole turns.
 
-Used by ``--self-test``, ``bench soak`` and the tests (``tests.support.fake_model``).
+Used by ``--self-test``, ``bench soak`` and the tests.
 
 It recognises each of our prompts by its text (so it works whatever model names a test
 configures) and answers like a well-behaved model would:
@@ -14,7 +14,7 @@ A structured (JSON) request that matches none of these raises ``UnrecognisedRequ
 answering it with prose would read as "no facts", and a reworded prompt would pass every
 test that expects no memories for the wrong reason.
 Each call is recorded by the server, so tests count triage and extraction calls
-(``tests.support.fake_model.call_counts``).
+(:func:`call_counts`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from acai_desktop.core.prompt_quoting import asked_text
-from acai_desktop.evaluation.scripted_openai import Reply
+from acai_lab.scripted_openai import Reply
 
 FACT_PATTERNS = [
     (re.compile(r"\bmy name is (\w+)", re.I), "The user's name is {0}", "Personal"),
@@ -160,3 +160,23 @@ def markdown_answer(length: int, *, lead: str = "") -> str:
     body = lead + "\n\n" if lead else ""
     repeats = max(1, (length - len(body)) // len(MARKDOWN_BLOCK) + 1)
     return (body + MARKDOWN_BLOCK * repeats)[: max(length, len(body))]
+
+
+def call_counts(server) -> dict[str, int]:
+    """How many calls of each kind the fake model has answered so far."""
+    counts = {"triage": 0, "title": 0, "extraction": 0, "reconcile": 0, "summary": 0, "chat": 0}
+    for request in server.chat_requests():
+        counts[call_kind(request.json)] += 1
+    return counts
+
+
+def extraction_inputs(server) -> list[str]:
+    """The user's text of each extraction request the server answered, in order."""
+    inputs = []
+    for request in server.chat_requests():
+        messages = request.json.get("messages", [])
+        system = "\n".join(m["content"] for m in messages if m.get("role") == "system")
+        if '"facts"' in system:
+            users = [m["content"] for m in messages if m.get("role") == "user"]
+            inputs.append(users[-1] if users else "")
+    return inputs

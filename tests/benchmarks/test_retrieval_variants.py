@@ -10,7 +10,7 @@ import pytest
 
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.evaluation.retrieval_variants import (
+from benchmarks.retrieval_variants import (
     RetrievalVariant,
     VariantRetriever,
     build_retriever,

@@ -15,25 +15,17 @@ No model is called: this measures the check alone, on real conversations, in sec
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.processors.critical_info import extraction_prompt
 from acai_desktop.core.processors.grounding import GroundingCheck
-from acai_desktop.evaluation.locomo import Dataset, Observation, Sample, Turn
+from acai_desktop.evaluation.extraction import as_user_fact
+from acai_desktop.evaluation.locomo import Dataset, Sample, Turn
 
 #: The same draw every run, so two runs of a changed check compare like with like.
 SEED = 7
-
-
-def as_user_fact(observation: Observation) -> str:
-    """LoCoMo speaks of the speaker by name; the processor stores "The user ..."."""
-    name = re.escape(observation.speaker)
-    text = re.sub(rf"\b{name}(?:'s|’s)", "the user's", observation.text)
-    text = re.sub(rf"\b{name}\b", "the user", text)
-    return text[:1].upper() + text[1:]
 
 
 @dataclass

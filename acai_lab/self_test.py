@@ -1,6 +1,6 @@
 """``acai-desktop --self-test``: the real window, offscreen, through one whole turn.
 
-On a copy of the profile (see :mod:`acai_desktop.evaluation.profile_snapshot`) and
+On a copy of the profile (see :mod:`acai_lab.profile_snapshot`) and
 with the in-process scripted model, it opens the window as a user's start would, then:
 saves a note from the window and sees it reach the memory panel's model; sends one
 message and sees the answer stream in, with its provenance naming the note; sees the
@@ -25,19 +25,20 @@ from typing import Any
 import PySide6
 
 from acai_desktop.core.profile import Profile
-from acai_desktop.evaluation.profile_snapshot import snapshot_database
-from acai_desktop.evaluation.scripted_model import call_kind, fake_model, markdown_answer
-from acai_desktop.evaluation.scripted_openai import FakeOpenAIServer, Reply
-from acai_desktop.evaluation.scripted_profile import use_scripted_model
 from acai_desktop.ui.app_controller import AppController, model_problem_text
-from acai_desktop.ui.headless import QtMessageCounter, run_in_session, wait_until
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
-from acai_desktop.ui.none_refcount import (
-    SpareNoneReferences,
-    watch_none_refcount,
-    window_paths,
+from acai_lab.headless import (
+    QtMessageCounter,
+    run_in_session,
+    use_offscreen_platform,
+    wait_until,
 )
+from acai_lab.none_refcount import SpareNoneReferences, watch_none_refcount, window_paths
+from acai_lab.profile_snapshot import snapshot_database
+from acai_lab.scripted_model import call_kind, fake_model, markdown_answer
+from acai_lab.scripted_openai import FakeOpenAIServer, Reply
+from acai_lab.scripted_profile import keep_away_from_the_keyring, use_scripted_model
 
 NOTE = "ACAI self-test note: the self-test code word is heliotrope."
 QUESTION = "My name is Ada. What is the self-test code word?"
@@ -80,6 +81,21 @@ class SelfTestReport:
             "pyside6": PySide6.__version__,
             "python": sys.version.split()[0],
         }
+
+    def as_text(self) -> str:
+        facts = self.to_json()
+        lines = [
+            f"ACAI Desktop self-test (PySide6 {facts['pyside6']}, "
+            f"Python {facts['python']}, offscreen)"
+        ]
+        for check in self.checks:
+            lines.append(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name}: {check.detail}")
+        failed = sum(1 for check in self.checks if not check.ok)
+        if failed:
+            lines.append(f"self-test FAILED: {failed} of {len(self.checks)} checks failed")
+        else:
+            lines.append(f"self-test passed: all {len(self.checks)} checks")
+        return "\n".join(lines)
 
 
 def responder(body: dict) -> Reply:
@@ -217,6 +233,14 @@ class SelfTest:
             )
         finally:
             dialog.close()
+
+
+def run_offscreen(data_dir: Path) -> SelfTestReport:
+    """What ``acai-desktop --self-test`` runs: the checks, in a process that has no QApplication
+    yet, offscreen and with no keyring (a scripted run needs no API key)."""
+    use_offscreen_platform()  # before the QApplication exists
+    keep_away_from_the_keyring()
+    return run_self_test(data_dir)
 
 
 def run_self_test(data_dir: Path) -> SelfTestReport:
