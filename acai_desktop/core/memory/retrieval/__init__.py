@@ -13,7 +13,7 @@ Memories (measured on the LoCoMo dev half with observations as facts, see
 ``acai-desktop eval retrieval`` and the table in docs/benchmarks.md): BM25 scaled as s / (s + 5),
 averaged with the raw cosine, then adjusted for importance, recency and pins.
 Messages: see the ``episodic`` weights. The ideas measured and not adopted live in
-:mod:`acai_desktop.evaluation.retrieval_variants`.
+:mod:`benchmarks.retrieval_variants`.
 """
 
 from acai_desktop.core.memory.retrieval.results import (

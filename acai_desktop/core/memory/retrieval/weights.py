@@ -2,7 +2,7 @@
 
 Each knob says in one line why it is there; the figures behind each default are in
 docs/benchmarks.md ("Ranking knobs", "Ranking ideas tried", "Relevance floor"). Ideas
-measured and not adopted live in :mod:`acai_desktop.evaluation`'s retriever variants;
+measured and not adopted live in :mod:`benchmarks.retrieval_variants`;
 the app ranks one way.
 """
 
