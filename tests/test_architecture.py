@@ -1,6 +1,7 @@
 """The import rules of ARCHITECTURE §2 (the core never imports Qt nor the evaluation; the
 product never imports benchmarks/; the window never imports the store; the store never
-imports the memory layer (both use the rules below them); command line >
+imports the memory layer (both use the rules below them); the commands (MCP
+among them) never import the store; command line >
 commands > window > core; no cycle in the model client), kept in one place —
 pyproject.toml's import-linter contracts — and checked by one checker, which is shown to
 fail on planted violations. And no product module serves only the benchmarks."""
@@ -21,6 +22,7 @@ CONTRACTS = (
     "The product never imports the benchmarks",
     "The core never imports the evaluation",
     "The UI never imports the store",
+    "The commands never import the store",
     "Memory layer, store, rules",
     "Learning over the memory layer",
     "Command line, commands, window, core",
@@ -70,6 +72,8 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
             "acai_desktop/ui/bench_hook.py": "from benchmarks import startup\n",
             "benchmarks/startup.py": "",
             "acai_desktop/ui/widget.py": "from acai_desktop.core.store import database\n",
+            "acai_desktop/commands/jobs.py": "from acai_desktop.core.store.jobs import queue\n",
+            "acai_desktop/core/store/jobs.py": "",
             "acai_desktop/core/store/database.py": "",
             "acai_desktop/core/store/conversation_search.py": (
                 "from acai_desktop.core.memory.query import tokenize\n"

@@ -48,8 +48,8 @@ from acai_desktop.core.errors import (
 )
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import BuiltContext
+from acai_desktop.core.memory.front_door import memory_on as memory_service_on
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import open_profile_data
 from acai_desktop.core.records import MemoryKind

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.processors.critical_info import extraction_prompt
-from acai_desktop.core.processors.grounding import GroundingCheck
+from acai_desktop.core.rules.grounding import GroundingCheck
 from acai_desktop.evaluation.locomo import Dataset, Observation, Sample, Turn
 
 #: The same draw every run, so two runs of a changed check compare like with like.

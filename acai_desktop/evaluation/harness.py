@@ -31,10 +31,10 @@ import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.front_door import memory_on as memory_service_on
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.retrieval import RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.connection import Database
