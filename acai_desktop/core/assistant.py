@@ -109,9 +109,7 @@ class Assistant:
     settings: ModelSettings
     events: EventBus
     client: ModelClient | NoModelClient
-    #: The memory's front door (core.memory.front_door), as every other caller has it.
-    memories: Memory
-    #: Its ranking over memories and past messages, which a turn's prompt is built from.
+    memories: Memory  # the front door every caller uses (core.memory.front_door)
     retriever: HybridRetriever
     #: Read, start, rename, delete, search and export conversations (and announce it).
     conversations: ConversationService
@@ -354,17 +352,14 @@ async def _assemble(
     store, client, embedder = data.store, model.client, model.embedder
     # Background learning's model calls: its own server on the built-in model.
     learner = model.learning_client or client
-    asks_first = model.settings.asks_before_remembering()
-    memories = await memory_on(
-        store, embedder, events, reembed=False, asks_first=lambda: asks_first
-    )
+    asks_first = model.settings.asks_before_remembering
+    memories = await memory_on(store, embedder, events, reembed=False, asks_first=asks_first)
     conversations = data.conversations
-    suggestions = memories.suggestions
     critical_info = CriticalInfoProcessor(
         client=learner,
         memories=memories,
         conversations=conversations,
-        suggestions=suggestions if asks_first else None,
+        suggestions=memories.suggestions if asks_first() else None,
         facts_by_rules=model.settings.uses_bundled_model(),
     )
     summary = SummaryProcessor(client=learner, memories=memories, conversations=conversations)
@@ -416,7 +411,6 @@ async def _assemble(
         yield_to_turns=YIELDING_JOBS if yields else (),
         max_concurrent=1 if one_at_a_time else 2,
     )
-    retriever = memories.retriever
     instructions = InstructionsService(store, events)
     # The profile's budget as it stands for its chat model (automatic: from its window).
     profile_budget = (await chat_settings.in_effect(None)).context_budget_tokens
@@ -424,7 +418,7 @@ async def _assemble(
     prompts = PromptAssembly(
         conversations,
         memories,
-        retriever,
+        memories.retriever,
         client,
         budget_tokens=profile_budget,
         documents=documents,
@@ -475,13 +469,13 @@ async def _assemble(
         events=events,
         client=client,
         memories=memories,
-        retriever=retriever,
+        retriever=memories.retriever,
         conversations=conversation_service,
         runner=runner,
         orchestrator=orchestrator,
         critical_info=critical_info,
         summary=summary,
-        suggestions=suggestions,
+        suggestions=memories.suggestions,
         documents=documents,
         attachments=attachments,
         instructions=instructions,
