@@ -22,8 +22,8 @@ from acai_desktop.core.chat_import.budget import LearningBudget
 from acai_desktop.core.chat_import.importer import read_export
 from acai_desktop.core.chat_import.service import ConversationImports
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.front_door import open_memory
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.jobs import JobRepository
 from benchmarks.synthetic_export import TOPICS, write_synthetic_export
@@ -40,7 +40,8 @@ async def measure(directory: Path, conversations: int, per: int) -> dict:
     read_export("chatgpt", export)
     parse_seconds = time.perf_counter() - started
     profile = Profile.at(directory / "profile")
-    async with open_memory_services(profile) as (store, service):
+    async with open_memory(profile) as service:
+        store = service.store
         imports = ConversationImports(store, service, EventBus(), JobRepository(store))
         started = time.perf_counter()
         report = await imports.import_file("chatgpt", export, LearningBudget.parse("all"))

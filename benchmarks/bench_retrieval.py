@@ -17,7 +17,7 @@ It is reported twice: the product and top-k alone
 (``floor_with_embedding_p95_ms``), the like-for-like comparison.
 
 With a PostgreSQL server (``--store postgresql://…``) each size is measured on SQLite
-and then on a database of its own on that server (``evaluation/scratch_store.py``), and
+and then on a database of its own on that server (``benchmarks/scratch_store.py``), and
 each row names its store.
 """
 
@@ -35,9 +35,9 @@ from acai_desktop.core.clock import now_iso
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import recall_reach
+from acai_desktop.core.memory.front_door import memory_on, open_memory
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.service_factory import memory_service_on, open_memory_services
 from acai_desktop.core.planner import plan_message
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store.conversations import create_conversation
@@ -96,10 +96,8 @@ async def fill_with_memories(store: Store, service: MemoryService, size: int) ->
 
 async def build_profile(profile: Profile, size: int, *, embedder: Embedder | None = None) -> None:
     """A profile on disk holding ``size`` active memories, for start-up measurements."""
-    async with open_memory_services(profile, embedder=embedder, policy=KEEP_EVERYTHING) as (
-        store,
-        service,
-    ):
+    async with open_memory(profile, embedder=embedder, policy=KEEP_EVERYTHING) as service:
+        store = service.store
         await fill_with_memories(store, service, size)
 
 
@@ -144,7 +142,7 @@ async def bench_size(
     ):
         store = await open_store(location)
         try:
-            service = await memory_service_on(store, embedder, EventBus(), KEEP_EVERYTHING)
+            service = await memory_on(store, embedder, EventBus(), KEEP_EVERYTHING)
             started = time.perf_counter()
             for start in range(0, memory_count, INSERT_BATCH):
                 batch = texts[start : start + INSERT_BATCH]

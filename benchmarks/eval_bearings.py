@@ -25,9 +25,9 @@ from pathlib import Path
 
 from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.front_door import memory_on
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.processors.plain_statements import lasting_statements
 from acai_desktop.core.rules.bearings import BEARINGS, bears_on
 from acai_desktop.core.store.store_url import open_store
@@ -90,7 +90,7 @@ async def in_conversations(samples: Sequence[Sample]) -> dict:
         with tempfile.TemporaryDirectory(prefix="acai-eval-") as directory:
             store = await open_store(Path(directory) / "acai.sqlite3")
             try:
-                service = await memory_service_on(store, embedder, EventBus(), KEEP_EVERYTHING)
+                service = await memory_on(store, embedder, EventBus(), KEEP_EVERYTHING)
                 items = await service.remember_many([MemoryDraft(f) for f in facts])
                 sessions = {item.id: facts.get(item.content, set()) for item in items}
                 retriever = HybridRetriever(store, embedder, service.index)

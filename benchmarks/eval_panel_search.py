@@ -127,7 +127,7 @@ class PanelSearchReport:
 async def evaluate_panel_search(profiles: list[LabelledProfile], *, k: int = 20):
     """Ask each labelled query as the panel does (see the module docstring)."""
     from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
-    from acai_desktop.core.memory.service_factory import open_memory_services
+    from acai_desktop.core.memory.front_door import open_memory
     from acai_desktop.evaluation.temporary_profile import temporary_profile
 
     report = PanelSearchReport(k)
@@ -135,7 +135,7 @@ async def evaluate_panel_search(profiles: list[LabelledProfile], *, k: int = 20)
     for labelled in profiles:
         async with (
             temporary_profile("acai-eval-panel-search-") as profile,
-            open_memory_services(profile, embedder=embedder) as (_, memories),
+            open_memory(profile, embedder=embedder) as memories,
         ):
             report.results += await _search_profile(memories, labelled, k)
     return report

@@ -30,10 +30,10 @@ import numpy as np
 
 from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.front_door import memory_on
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.retrieval import RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.records import MemoryKind
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import sources_of
@@ -363,7 +363,7 @@ async def _memory_at(location: Path | str, embedder: Embedder | None):
         embedder = WordLlamaEmbedder()
     store = await open_store(location)
     try:
-        yield store, await memory_service_on(store, embedder, EventBus(), KEEP_EVERYTHING)
+        yield store, await memory_on(store, embedder, EventBus(), KEEP_EVERYTHING)
     finally:
         await store.close()
 

@@ -3,7 +3,7 @@ on one PostgreSQL database behave as one memory (issue 27, items 3 and 6).
 
 Each process (:mod:`benchmarks.store_soak_child`) has a data dir of its own, as each
 computer has, and all share one database: a new one created on the server for the run
-and dropped after (``evaluation/scratch_store.py``). They open together (each under its
+and dropped after (``benchmarks/scratch_store.py``). They open together (each under its
 own data dir's profile lock), then send the turns between them at once, turn N by
 process N mod P, against the scripted model server this parent hosts, each one's job
 runner learning in the background from the shared queue. When the queue is empty, each

@@ -1,7 +1,8 @@
 """The import rules of ARCHITECTURE §2 (the core never imports Qt nor the evaluation; the
 product never imports benchmarks/, and the lab (acai_lab/) only for --self-test; the lab
 never imports benchmarks/; the window never imports the store; the store never
-imports the memory layer (both use the rules below them); command line >
+imports the memory layer (both use the rules below them); the commands (MCP
+among them) never import the store; command line >
 commands > window > core; no cycle in the model client), kept in one place —
 pyproject.toml's import-linter contracts — and checked by one checker, which is shown to
 fail on planted violations. And no product module serves only the benchmarks."""
@@ -24,6 +25,7 @@ CONTRACTS = (
     "The lab never imports the benchmarks",
     "The core never imports the evaluation",
     "The UI never imports the store",
+    "The commands never import the store",
     "Memory layer, store, rules",
     "Learning over the memory layer",
     "Command line, commands, window, core",
@@ -81,6 +83,8 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
             "acai_lab/none_refcount.py": "",
             "acai_lab/soak.py": "from benchmarks import startup\n",
             "acai_desktop/ui/widget.py": "from acai_desktop.core.store import database\n",
+            "acai_desktop/commands/jobs.py": "from acai_desktop.core.store.jobs import queue\n",
+            "acai_desktop/core/store/jobs.py": "",
             "acai_desktop/core/store/database.py": "",
             "acai_desktop/core/store/conversation_search.py": (
                 "from acai_desktop.core.memory.query import tokenize\n"

@@ -167,7 +167,7 @@ async def _suggested_by_jobs(assistant: Assistant, result: TurnResult) -> list[S
 async def _forgotten_by_jobs(assistant: Assistant, result: TurnResult) -> list[MemoryItem]:
     """What the user's message asked to forget ("Forget that I have a dog"): memories
     forgotten since it was written (the profile is locked to this command meanwhile)."""
-    from acai_desktop.core.store.memories import MemoryFilter
+    from acai_desktop.core.memory.front_door import MemoryFilter
 
     if not result.job_ids:
         return []

@@ -38,19 +38,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
-    from acai_desktop.core.profile_store import open_profile_store
-    from acai_desktop.core.store.conversations import ConversationRepository
+    from acai_desktop.core.conversation_service import open_conversation_reader
 
-    store = await open_profile_store(profile.ensure())
-    try:
-        conversations = ConversationRepository(store)
+    async with open_conversation_reader(profile) as conversations:
         if args.conversations_action == "list":
             _print_list(await conversations.list(), args.json)
             return 0
         conversation = await conversations.get(_id(args.id))
         messages = await conversations.messages(conversation.id, include_hidden=True)
-    finally:
-        await store.close()
     _write(args.file, export_text(conversation, messages, args.format))
     if args.file != "-":
         print(

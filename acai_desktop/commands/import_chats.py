@@ -52,16 +52,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.chat_import.budget import LearningBudget
-    from acai_desktop.core.chat_import.service import ConversationImports
-    from acai_desktop.core.events import EventBus
-    from acai_desktop.core.memory.service_factory import open_memory_services
-    from acai_desktop.core.store.jobs import JobRepository
+    from acai_desktop.core.chat_import.service import imports_beside_the_window
+    from acai_desktop.core.memory.front_door import open_memory
 
     action = args.import_action
     budget = LearningBudget.parse(args.learn) if action in SOURCES else None
     as_json = getattr(args, "json", False)
-    async with open_memory_services(profile) as (store, service):
-        imports = ConversationImports(store, service, EventBus(), JobRepository(store))
+    async with open_memory(profile) as memory:
+        imports = imports_beside_the_window(memory)
         if budget is not None:
             report = await imports.import_file(action, args.file, budget, _progress_line)
             output, text = report.to_dict(), _report_text(SOURCES[action], report)

@@ -75,11 +75,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 async def run(args: argparse.Namespace, profile: Profile) -> int:
     as_json = getattr(args, "json", False)
     if args.jobs_action == "list":
-        jobs = await _read(profile, lambda repo: repo.list(None if args.all else OPEN_STATUSES))
+        jobs = await _read(profile, lambda queue: queue.list(None if args.all else OPEN_STATUSES))
         _print(jobs, as_json, empty="No jobs waiting or failed.")
         return 0
     ids = _job_ids(args)
-    revived = await _read(profile, lambda repo: repo.retry(ids))
+    revived = await _read(profile, lambda queue: queue.retry(ids))
     if ids is not None and len(revived) < len(ids):
         missing = sorted(set(ids) - {job.id for job in revived})
         listed = ", ".join(str(i) for i in missing)
@@ -116,14 +116,10 @@ def _job_ids(args: argparse.Namespace) -> list[int] | None:
 async def _read(profile: Profile, action):
     # Imported here: every start of the app builds the command line, and the window
     # must not wait for the database layer (or, below, the model client) to import.
-    from acai_desktop.core.profile_store import open_profile_store
-    from acai_desktop.core.store.jobs import JobRepository
+    from acai_desktop.core.job_queue import open_job_queue
 
-    store = await open_profile_store(profile.ensure())
-    try:
-        return await action(JobRepository(store))
-    finally:
-        await store.close()
+    async with open_job_queue(profile) as queue:
+        return await action(queue)
 
 
 async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
@@ -148,7 +144,7 @@ async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
                     flush=True,
                 )
                 announced = True
-            jobs = await _read(profile, lambda repo: _jobs(repo, job_ids))
+            jobs = await _read(profile, lambda queue: queue.read(job_ids))
             if not any(job.status in UNFINISHED for job in jobs) or time.monotonic() >= deadline:
                 return jobs
             await asyncio.sleep(OTHER_PROCESS_POLL_SECONDS)
@@ -158,10 +154,6 @@ async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
             return await assistant.runner.wait_for(job_ids, timeout=left)
         finally:
             await assistant.close()
-
-
-async def _jobs(repository, job_ids: list[int]) -> list[Job]:
-    return [await repository.get(job_id) for job_id in job_ids]
 
 
 def _print(jobs: list[Job], as_json: bool, *, empty: str) -> None:

@@ -46,18 +46,16 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
 async def _serve(profile: Profile) -> None:
     from acai_desktop.commands.mcp_server import build_server
     from acai_desktop.commands.mcp_stdio import guarded_stdio
-    from acai_desktop.core.events import EventBus
-    from acai_desktop.core.memory.service_factory import open_memory_services
+    from acai_desktop.core.memory.front_door import open_memory
     from acai_desktop.core.outside_changes import OutsideChanges
 
     # No re-embedding: when the window embeds with the provider's model, this server
     # (WordLlama) would rewrite every memory's vector, and the window would redo them all
     # at its next start. Memories it has no vector for are still found by their words.
-    async with open_memory_services(profile, reembed=False) as (_store, service):
-        events = EventBus()
-        outside = OutsideChanges(service, events)
+    async with open_memory(profile, reembed=False) as memory:
+        outside = OutsideChanges(memory, memory.events)
         await outside.start()
-        server = build_server(profile, service, events, outside)
+        server = build_server(memory, outside)
         # The SDK's run_stdio_async, with the frame gate (mcp_stdio) in front of its
         # transport; MCPServer has no public handle on its protocol server.
         lowlevel = server._lowlevel_server

@@ -1,5 +1,19 @@
 """The MCP server's tools and resources over the profile's memory (``acai-desktop mcp``
-builds it; kept apart so the SDK loads only when the server runs)."""
+builds it; kept apart so the SDK loads only when the server runs).
+
+A JSON adapter over :class:`~acai_desktop.core.memory.front_door.Memory`, the front door
+the window and the ``memories`` command use too: ``search_memory`` is ``Memory.search``,
+``recall_messages`` ``Memory.recall``, and ``remember`` ``Memory.intake``, which writes
+through the app's rules: the text is validated, the grounding check must find the fact
+in the user's words the client quotes, a fact already remembered is not stored twice,
+and with "Ask before remembering" on it becomes a suggestion the window shows for
+approval. A fact with no words of the user (no ``user_said``) is the client's claim
+only: always a suggestion, never a memory or a user message on its own. Every write
+names the client in the memory's history ("Claude Desktop via MCP").
+
+Text from a client is data, like the user's own messages: stored and shown as plain
+text, quoted into prompts through ``core/prompt_quoting``.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +26,10 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from acai_desktop import __version__
 from acai_desktop.core.errors import AcaiError, NotFoundError
-from acai_desktop.core.events import EventBus
-from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory_clients import MemoryForClients, memory_dict
+from acai_desktop.core.memory.front_door import Memory, MemoryFilter, Via
+from acai_desktop.core.memory.intake import IntakeOutcome
 from acai_desktop.core.outside_changes import OutsideChanges
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.records import MemoryStatus
 from acai_desktop.core.redaction import redact
 
 #: clientInfo names of well-known clients, as their users know them.
@@ -27,6 +40,8 @@ INSTRUCTIONS = (
     "themselves, quoting their own words in user_said. Memory is not truth: it says "
     "what the user once said."
 )
+#: The most results a tool returns at once.
+MAX_RESULTS = 50
 
 
 def client_name(ctx: Any) -> str:
@@ -54,33 +69,52 @@ def told_to_the_client(error_type: type[Exception] = ToolError) -> Iterator[None
         raise error_type(redact(str(error))) from error
 
 
-def build_server(
-    profile: Profile, service: MemoryService, events: EventBus, outside: OutsideChanges
-) -> MCPServer:
+def remember_reply(outcome: IntakeOutcome) -> dict:
+    """``remember``'s reply: its status, and the memory, the suggestion or the reason."""
+    reply: dict = {"status": outcome.status.value}
+    if outcome.memory is not None:
+        reply["memory"] = Memory.to_json(outcome.memory)
+    if outcome.suggestion is not None:
+        reply["suggestion_id"] = outcome.suggestion.id
+    if outcome.reason:
+        reply["reason"] = outcome.reason
+    return reply
+
+
+def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
     server = MCPServer(
         name="acai-desktop", title="ACAI Desktop memory", version=__version__,
         instructions=INSTRUCTIONS,
     )  # fmt: skip
-    by_client: dict[str, MemoryForClients] = {}
 
-    async def access(ctx: Context | None) -> MemoryForClients:
-        await outside.check()  # what the window wrote since the last request
-        name = client_name(ctx) if ctx is not None else "an MCP client"
-        if name not in by_client:
-            by_client[name] = MemoryForClients(profile, service, events, name)
-        return by_client[name]
+    async def caught_up(ctx: Context | None) -> Via:
+        """The client asking, once the memory has what the window wrote since the
+        last request."""
+        await outside.check()
+        return Via(client_name(ctx) if ctx is not None else "an MCP client")
 
     @server.tool(description="Find the user's memories that match a question or topic.")
     async def search_memory(query: str, k: int = 10, ctx: Context = None) -> dict:
         with told_to_the_client():
-            return {"memories": await (await access(ctx)).search(query, k)}
+            await caught_up(ctx)
+            hits = await memory.search(query, _bounded(k))
+        return {
+            "memories": [
+                {**Memory.to_json(hit.memory), "score": hit.score, "reasons": hit.reasons}
+                for hit in hits
+            ]
+        }
 
     @server.tool(description="List the user's current memories, pinned first, a page at a time.")
     async def list_memories(
         limit: int = 20, offset: int = 0, category: str | None = None, ctx: Context = None
     ) -> dict:
+        page = MemoryFilter(category=category, limit=_bounded(limit), offset=max(0, int(offset)))
         with told_to_the_client():
-            return await (await access(ctx)).list(limit, offset, category)
+            await caught_up(ctx)
+            total = await memory.count(MemoryFilter(category=category))
+            items = await memory.list(page)
+        return {"total": total, "memories": [Memory.to_json(item) for item in items]}
 
     @server.tool(
         description="Remember a durable fact about the user. Quote the user's own words it "
@@ -93,8 +127,8 @@ def build_server(
         fact: str, user_said: str | None = None, category: str | None = None, ctx: Context = None
     ) -> dict:
         with told_to_the_client():
-            outcome = await (await access(ctx)).remember(fact, user_said, category)
-        return outcome.to_dict()
+            via = await caught_up(ctx)
+            return remember_reply(await memory.intake(fact, user_said, via, category))
 
     @server.tool(
         description="Find what was said in the user's past conversations (in ACAI Desktop "
@@ -102,7 +136,21 @@ def build_server(
     )
     async def recall_messages(query: str, k: int = 5, ctx: Context = None) -> dict:
         with told_to_the_client():
-            return {"messages": await (await access(ctx)).recall(query, k)}
+            await caught_up(ctx)
+            hits = await memory.recall(query, _bounded(k))
+        return {
+            "messages": [
+                {
+                    "conversation_id": hit.message.conversation_id,
+                    "conversation": hit.message.conversation_title,
+                    "speaker": hit.message.speaker,
+                    "content": hit.message.content,
+                    "created_at": hit.message.created_at,
+                    "score": hit.score,
+                }
+                for hit in hits
+            ]
+        }
 
     @server.resource(
         "acai://memories/pinned",
@@ -112,8 +160,10 @@ def build_server(
     )
     async def pinned_memories() -> str:
         with told_to_the_client(ResourceError):
-            items = await (await access(None)).pinned()
-        return "\n".join(f"- {item.content}" for item in items) or "(no pinned memories)"
+            await caught_up(None)
+            items = await memory.list(MemoryFilter(pinned=True))
+        pinned = [item for item in items if item.status == MemoryStatus.ACTIVE]
+        return "\n".join(f"- {item.content}" for item in pinned) or "(no pinned memories)"
 
     @server.resource(
         "acai://memories/{memory_id}",
@@ -125,7 +175,11 @@ def build_server(
         if not memory_id.isdigit():
             raise ResourceNotFoundError(f"There is no memory {memory_id!r}: ids are numbers.")
         with told_to_the_client(ResourceError):
-            await outside.check()
-            return memory_dict(await service.get(int(memory_id)))
+            await caught_up(None)
+            return Memory.to_json(await memory.get(int(memory_id)))
 
     return server
+
+
+def _bounded(k: int) -> int:
+    return max(1, min(int(k), MAX_RESULTS))

@@ -26,7 +26,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind, MemoryStatus
 
 if TYPE_CHECKING:  # the memory stack loads when a memories command runs, not at start
-    from acai_desktop.core.memory.service import MemoryService
+    from acai_desktop.core.memory.front_door import Memory
 
 DEFAULT_SEARCH_RESULTS = 10
 #: ``memories list`` shows this many unless told otherwise: a large profile would
@@ -119,11 +119,11 @@ STDOUT = "-"
 
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
-    from acai_desktop.core.memory.service_factory import open_memory_services
+    from acai_desktop.core.memory.front_door import open_memory
 
     as_json = getattr(args, "json", False)
-    async with open_memory_services(profile) as (_store, service):
-        output = await ACTIONS[args.memories_action](service, args)
+    async with open_memory(profile) as memory:
+        output = await ACTIONS[args.memories_action](memory, args)
     # An export to standard output keeps it for the export alone: the summary goes to
     # standard error.
     to_stdout = args.memories_action == "export" and args.file == STDOUT
@@ -138,13 +138,13 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
 # -- actions: each returns the JSON-shaped result ---------------------------------
 
 
-async def _detailed(service: MemoryService, item: MemoryItem, *, history: bool = False) -> dict:
-    result = item.to_public_dict()
-    result["sources"] = await service.sources(item.id)
+async def _detailed(memory: Memory, item: MemoryItem, *, history: bool = False) -> dict:
+    result = memory.to_json(item)
+    result["sources"] = await memory.sources(item.id)
     if item.status == MemoryStatus.CONFLICT:  # what `resolve` would replace or keep
         result["conflicts_with"] = item.meta.get("conflicts_with")
     if history:
-        result["history"] = [_event(event) for event in await service.history(item.id)]
+        result["history"] = [_event(event) for event in await memory.history(item.id)]
     return result
 
 
@@ -165,8 +165,8 @@ def _id(text: str) -> int:
         raise InvalidInputError(f"{text!r} is not a memory id (a number).") from None
 
 
-async def _list(service: MemoryService, args: argparse.Namespace) -> dict:
-    from acai_desktop.core.store.memories import MemoryFilter
+async def _list(memory: Memory, args: argparse.Namespace) -> dict:
+    from acai_desktop.core.memory.front_door import MemoryFilter
 
     statuses = MemoryFilter().statuses
     if args.all:
@@ -185,58 +185,49 @@ async def _list(service: MemoryService, args: argparse.Namespace) -> dict:
         limit=None if args.no_limit else args.limit,
         offset=args.offset,
     )
-    memories = [item.to_public_dict() for item in await service.list(where)]
-    total = await service.count(where)
+    memories = [memory.to_json(item) for item in await memory.list(where)]
+    total = await memory.count(where)
     # "total": every memory the filter matches; "more": how many come after these.
     more = max(0, total - args.offset - len(memories))
     return {"memories": memories, "total": total, "more": more, "offset": args.offset}
 
 
-async def _show(service: MemoryService, args: argparse.Namespace) -> dict:
-    return await _detailed(service, await service.get(_id(args.id)), history=True)
+async def _show(memory: Memory, args: argparse.Namespace) -> dict:
+    return await _detailed(memory, await memory.get(_id(args.id)), history=True)
 
 
-async def _add(service: MemoryService, args: argparse.Namespace) -> dict:
-    item = await service.remember(args.text, kind=args.kind, category=args.category, explicit=True)
+async def _add(memory: Memory, args: argparse.Namespace) -> dict:
+    item = await memory.remember(args.text, kind=args.kind, category=args.category, explicit=True)
     if args.pin:
-        item = await service.pin(item.id)
-    return await _detailed(service, item)
+        item = await memory.pin(item.id)
+    return await _detailed(memory, item)
 
 
-async def _edit(service: MemoryService, args: argparse.Namespace) -> dict:
-    return await _detailed(service, await service.edit(_id(args.id), args.text))
+async def _edit(memory: Memory, args: argparse.Namespace) -> dict:
+    return await _detailed(memory, await memory.edit(_id(args.id), args.text))
 
 
 def _simple(method: str):
-    async def act(service: MemoryService, args: argparse.Namespace) -> dict:
-        item = await getattr(service, method)(_id(args.id))
-        return await _detailed(service, item)
+    async def act(memory: Memory, args: argparse.Namespace) -> dict:
+        item = await getattr(memory, method)(_id(args.id))
+        return await _detailed(memory, item)
 
     return act
 
 
-async def _resolve(service: MemoryService, args: argparse.Namespace) -> dict:
-    item = await service.resolve_conflict(_id(args.id), keep=args.keep)
-    return await _detailed(service, item)
+async def _resolve(memory: Memory, args: argparse.Namespace) -> dict:
+    item = await memory.resolve_conflict(_id(args.id), keep=args.keep)
+    return await _detailed(memory, item)
 
 
-async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
+async def _search(memory: Memory, args: argparse.Namespace) -> dict:
     if args.k < 1:
         raise InvalidInputError("-k must be at least 1.")
-    if not args.query.strip():
-        raise InvalidInputError("The search query is empty.")
-    from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
-
-    # The retrieval the assistant uses for its answers, over memories only: recalled
-    # messages (the episodic tier) are not memories to list, edit or pin.
-    retriever = HybridRetriever(
-        service.store, service.embedder, service.index, weights=RetrievalWeights(episodic=0.0)
-    )
-    hits = await retriever.search(args.query, args.k)
+    hits = await memory.search(args.query, args.k)
     return {
         "memories": [
             {
-                **hit.memory.to_public_dict(),
+                **memory.to_json(hit.memory),
                 "rank": hit.rank,
                 "score": hit.score,
                 "reasons": hit.reasons,
@@ -246,28 +237,22 @@ async def _search(service: MemoryService, args: argparse.Namespace) -> dict:
     }
 
 
-async def _export(service: MemoryService, args: argparse.Namespace) -> dict:
+async def _export(memory: Memory, args: argparse.Namespace) -> dict:
     from acai_desktop.core.memory.transfer import export_memories, export_text
 
     if args.file == STDOUT:  # as `conversations export ID -` does
-        text, count = await export_text(service)
+        text, count = await export_text(memory)
         sys.stdout.write(text)
         return {"exported": count, "file": STDOUT}
-    count = await export_memories(service, args.file)
+    count = await export_memories(memory, args.file)
     return {"exported": count, "file": args.file}
 
 
-async def _import(service: MemoryService, args: argparse.Namespace) -> dict:
+async def _import(memory: Memory, args: argparse.Namespace) -> dict:
     from acai_desktop.core.memory.transfer import import_memories
 
-    report = await import_memories(service, args.file)
+    report = await import_memories(memory, args.file)
     return {**report.to_dict(), "file": args.file}
-
-
-def _suggestions_of(service: MemoryService):
-    from acai_desktop.core.memory.suggestions import MemorySuggestions
-
-    return MemorySuggestions(service.store, service, service.events)
 
 
 def _suggestion(suggestion) -> dict:
@@ -284,18 +269,18 @@ def _suggestion(suggestion) -> dict:
     }
 
 
-async def _pending(service: MemoryService, args: argparse.Namespace) -> dict:
-    pending = await _suggestions_of(service).pending()
+async def _pending(memory: Memory, args: argparse.Namespace) -> dict:
+    pending = await memory.suggestions.pending()
     return {"suggestions": [_suggestion(s) for s in pending]}
 
 
-async def _accept(service: MemoryService, args: argparse.Namespace) -> dict:
-    memory = await _suggestions_of(service).accept(_id(args.id), args.text)
-    return await _detailed(service, memory)
+async def _accept(memory: Memory, args: argparse.Namespace) -> dict:
+    accepted = await memory.suggestions.accept(_id(args.id), args.text)
+    return await _detailed(memory, accepted)
 
 
-async def _dismiss(service: MemoryService, args: argparse.Namespace) -> dict:
-    return _suggestion(await _suggestions_of(service).dismiss(_id(args.id)))
+async def _dismiss(memory: Memory, args: argparse.Namespace) -> dict:
+    return _suggestion(await memory.suggestions.dismiss(_id(args.id)))
 
 
 ACTIONS = {

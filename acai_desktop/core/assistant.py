@@ -58,10 +58,9 @@ from acai_desktop.core.memory.context_builder import (
     MEMORY_SHARE,
     RECALL_SHARE,
 )
+from acai_desktop.core.memory.front_door import Memory, memory_on
 from acai_desktop.core.memory.quiet_learning import learning_quietly
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.model_start import (
@@ -110,7 +109,7 @@ class Assistant:
     settings: ModelSettings
     events: EventBus
     client: ModelClient | NoModelClient
-    memories: MemoryService
+    memories: Memory  # the front door every caller uses (core.memory.front_door)
     retriever: HybridRetriever
     #: Read, start, rename, delete, search and export conversations (and announce it).
     conversations: ConversationService
@@ -353,14 +352,14 @@ async def _assemble(
     store, client, embedder = data.store, model.client, model.embedder
     # Background learning's model calls: its own server on the built-in model.
     learner = model.learning_client or client
-    memories = await memory_service_on(store, embedder, events, reembed=False)
+    asks_first = model.settings.asks_before_remembering
+    memories = await memory_on(store, embedder, events, reembed=False, asks_first=asks_first)
     conversations = data.conversations
-    suggestions = MemorySuggestions(store, memories, events)
     critical_info = CriticalInfoProcessor(
         client=learner,
         memories=memories,
         conversations=conversations,
-        suggestions=suggestions if model.settings.asks_before_remembering() else None,
+        suggestions=memories.suggestions if asks_first() else None,
         facts_by_rules=model.settings.uses_bundled_model(),
     )
     summary = SummaryProcessor(client=learner, memories=memories, conversations=conversations)
@@ -412,7 +411,6 @@ async def _assemble(
         yield_to_turns=YIELDING_JOBS if yields else (),
         max_concurrent=1 if one_at_a_time else 2,
     )
-    retriever = HybridRetriever(store, embedder, memories.index, messages=memories.episodes.index)
     instructions = InstructionsService(store, events)
     # The profile's budget as it stands for its chat model (automatic: from its window).
     profile_budget = (await chat_settings.in_effect(None)).context_budget_tokens
@@ -420,7 +418,7 @@ async def _assemble(
     prompts = PromptAssembly(
         conversations,
         memories,
-        retriever,
+        memories.retriever,
         client,
         budget_tokens=profile_budget,
         documents=documents,
@@ -471,13 +469,13 @@ async def _assemble(
         events=events,
         client=client,
         memories=memories,
-        retriever=retriever,
+        retriever=memories.retriever,
         conversations=conversation_service,
         runner=runner,
         orchestrator=orchestrator,
         critical_info=critical_info,
         summary=summary,
-        suggestions=suggestions,
+        suggestions=memories.suggestions,
         documents=documents,
         attachments=attachments,
         instructions=instructions,

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from acai_desktop.core.citations import Citation
@@ -32,6 +34,8 @@ from acai_desktop.core.events import (
     EventBus,
 )
 from acai_desktop.core.memory.service import MemoryService
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile_store import open_profile_store
 from acai_desktop.core.records import (
     AnswerSource,
     Conversation,
@@ -64,23 +68,11 @@ class AnswerSources:
     instructions: UsedInstructions | None = None
 
 
-class ConversationService:
-    def __init__(
-        self,
-        conversations: ConversationRepository,
-        provenance: ProvenanceRepository,
-        memories: MemoryService,
-        events: EventBus,
-        attachments: ChatAttachments | None = None,
-    ) -> None:
-        self._conversations = conversations
-        self._provenance = provenance
-        self._memories = memories
-        self._events = events
-        #: The chats' attached files, which go with their chat.
-        self._attachments = attachments
+class ConversationReader:
+    """The reading half: all the ``conversations`` command needs beside the window."""
 
-    # -- reading ---------------------------------------------------------------------
+    def __init__(self, conversations: ConversationRepository) -> None:
+        self._conversations = conversations
 
     async def get(self, conversation_id: int) -> Conversation:
         return await self._conversations.get(conversation_id)
@@ -114,6 +106,23 @@ class ConversationService:
     async def search(self, query: str, limit: int = SEARCH_LIMIT) -> list[ConversationHit]:
         """The search box: conversations by title, then messages by their words."""
         return await self._conversations.search(query, limit)
+
+
+class ConversationService(ConversationReader):
+    def __init__(
+        self,
+        conversations: ConversationRepository,
+        provenance: ProvenanceRepository,
+        memories: MemoryService,
+        events: EventBus,
+        attachments: ChatAttachments | None = None,
+    ) -> None:
+        super().__init__(conversations)
+        self._provenance = provenance
+        self._memories = memories
+        self._events = events
+        #: The chats' attached files, which go with their chat.
+        self._attachments = attachments
 
     # -- changing --------------------------------------------------------------------
 
@@ -224,3 +233,14 @@ class ConversationService:
         conversation = await self._conversations.set_pinned(conversation_id, pinned)
         self._events.emit(ConversationChanged(conversation))
         return conversation
+
+
+@asynccontextmanager
+async def open_conversation_reader(profile: Profile) -> AsyncIterator[ConversationReader]:
+    """A profile's conversations to read, without its lock: SQLite's WAL (or the
+    server) lets this read while a running window writes. The store is closed on exit."""
+    store = await open_profile_store(profile.ensure())
+    try:
+        yield ConversationReader(ConversationRepository(store))
+    finally:
+        await store.close()

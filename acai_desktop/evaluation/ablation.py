@@ -48,8 +48,8 @@ from acai_desktop.core.errors import (
 )
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import BuiltContext
+from acai_desktop.core.memory.front_door import memory_on
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.service_factory import memory_service_on
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import open_profile_data
 from acai_desktop.core.records import MemoryKind
@@ -247,9 +247,7 @@ class _SampleRun:
     ) -> None:
         data = await open_profile_data(Profile.at(messages_dir))
         try:
-            memories = await memory_service_on(
-                data.store, self.assistant.memories.embedder, EventBus()
-            )
+            memories = await memory_on(data.store, self.assistant.memories.embedder, EventBus())
             before = await data.store.run(_database_bytes)
             message_of = await data.store.run(store_sessions, self.sample, False)
             await memories.episodes.embed_missing()

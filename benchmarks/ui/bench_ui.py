@@ -212,12 +212,12 @@ def run_ui_benchmark() -> dict:
 async def _measure(profile, folder: Path) -> dict:
 
     from acai_desktop.core.events import EventBus
-    from acai_desktop.core.memory.service_factory import open_memory_services
+    from acai_desktop.core.memory.front_door import open_memory
     from acai_desktop.ui.main_window import MainWindow
     from benchmarks.retrieval_harness import KEEP_EVERYTHING
 
     bus = EventBus()
-    async with open_memory_services(profile, policy=KEEP_EVERYTHING, events=bus) as (_, service):
+    async with open_memory(profile, policy=KEEP_EVERYTHING, events=bus) as service:
         window = MainWindow()
         window.resize(1280, 800)
         window.events.attach(bus)

@@ -1,7 +1,7 @@
 """CriticalInfoProcessor through the real SDK against the scripted server."""
 
-from acai_desktop.core.processors.critical_info import name_the_subject
 from acai_desktop.core.records import MemoryKind, MemoryStatus
+from acai_desktop.core.rules.user_subject import name_the_subject
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_lab.scripted_model import call_counts, extraction_inputs, fake_model
 from acai_lab.scripted_openai import Reply

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-from acai_desktop.core.processors.critical_info import extraction_prompt
-from acai_desktop.core.processors.fact_intake import FactIntake, normalised
-from acai_desktop.core.processors.grounding import GroundingCheck
+from acai_desktop.core.memory.intake import normalised
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 
@@ -25,7 +23,7 @@ def test_the_same_words_are_the_same_fact_only_where_a_chat_sees_them(tmp_path, 
                 GARDEN_FACT, conversation_id=chat.id, explicit=True
             )
             everywhere = await assistant.memories.remember(EVERYWHERE_FACT, explicit=True)
-            intake = FactIntake(assistant.memories, GroundingCheck(extraction_prompt()))
+            intake = assistant.memories.fact_intake
             said_again = "the user grows KIWIFRUIT in the orchard!"
             return (
                 in_garden.id,
@@ -48,7 +46,7 @@ def test_the_same_words_are_the_same_fact_only_where_a_chat_sees_them(tmp_path, 
 def test_a_fact_is_grounded_in_the_users_words_and_refused_without_them(tmp_path, fake_openai):
     async def scenario():
         async with running_assistant(tmp_path, fake_openai, start_jobs=False) as assistant:
-            intake = FactIntake(assistant.memories, GroundingCheck(extraction_prompt()))
+            intake = assistant.memories.fact_intake
             return (
                 await intake.grounded("The user lives in Zanzibar", "I live in Zanzibar now."),
                 await intake.grounded("The user lives in Zanzibar", "What's the weather like?"),

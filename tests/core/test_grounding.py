@@ -3,15 +3,15 @@
 
 import pytest
 
-from acai_desktop.core.processors.critical_info import name_the_subject
-from acai_desktop.core.processors.grounding import (
+from acai_desktop.core.resources import resource_text
+from acai_desktop.core.rules.grounding import (
     LEXICAL_SUPPORT,
     SEMANTIC_SUPPORT,
     GroundingCheck,
     Rejection,
     lexical_support,
 )
-from acai_desktop.core.resources import resource_text
+from acai_desktop.core.rules.user_subject import name_the_subject
 from acai_desktop.core.rules.words import language_of
 
 check = GroundingCheck(resource_text("prompts", "extraction.txt")).check

@@ -11,6 +11,7 @@ import pytest
 
 from acai_desktop.core.memory.context_builder import build_context
 from acai_desktop.core.memory.explain import explain
+from acai_desktop.core.memory.front_door import open_memory
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.query import process_query
 from acai_desktop.core.memory.relative_time import relative_periods
@@ -25,7 +26,6 @@ from acai_desktop.core.memory.retrieval.floor import (
     words_bar,
 )
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
 from acai_desktop.core.records import MemoryKind
@@ -104,9 +104,10 @@ def test_word_coverage_weighs_words_by_how_rare_they_are():
 async def _profile(directory, said):
     """A profile whose chats said ``said`` ((title, role, text, when)): the message ids
     by text, and the retriever."""
-    async with open_memory_services(
+    async with open_memory(
         Profile.at(directory), embedder=shared_embedder(), policy=KEEP_ALL
-    ) as (store, service):
+    ) as service:
+        store = service.store
 
         def fill(db):
             ids = {}
@@ -168,9 +169,10 @@ def test_a_question_in_the_first_person_prefers_what_the_user_wrote(tmp_path):
 
 def test_a_question_about_nothing_stored_passes_nothing_and_the_prompt_says_so(tmp_path):
     async def go():
-        async with open_memory_services(
+        async with open_memory(
             Profile.at(tmp_path), embedder=shared_embedder(), policy=KEEP_ALL
-        ) as (store, service):
+        ) as service:
+            store = service.store
             facts = [
                 "My dog's name is Buster",
                 "The user is vegetarian and eats no meat or fish",
@@ -208,9 +210,10 @@ def test_a_reply_next_to_a_relevant_message_passes_with_it(tmp_path):
     said_at = "2023-05-01T10:00:00+00:00"
 
     async def go():
-        async with open_memory_services(
+        async with open_memory(
             Profile.at(tmp_path), embedder=shared_embedder(), policy=KEEP_ALL
-        ) as (store, service):
+        ) as service:
+            store = service.store
 
             def fill(db):
                 chat = conversation_sql.create_conversation(db, "Race", False).id
@@ -384,9 +387,10 @@ def test_a_memory_naming_a_brand_the_question_names_is_judged_by_its_words(tmp_p
     ]
 
     async def go():
-        async with open_memory_services(
+        async with open_memory(
             Profile.at(tmp_path), embedder=shared_embedder(), policy=KEEP_ALL
-        ) as (store, service):
+        ) as service:
+            store = service.store
 
             def fill(db):
                 chat = conversation_sql.create_conversation(db, "Friends", False).id

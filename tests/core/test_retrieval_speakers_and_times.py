@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from acai_desktop.core.memory.front_door import open_memory
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.query import asked_topic, asks_when, process_query
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
-from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.store import conversations as conversation_sql
 from tests.support.aio import run
@@ -86,9 +86,10 @@ async def _memory(directory, location):
         ) as (store, service, _log):
             yield store, service
         return
-    async with open_memory_services(
+    async with open_memory(
         Profile.at(directory), embedder=shared_embedder(), policy=MemoryPolicy(0.0)
-    ) as (store, service):
+    ) as service:
+        store = service.store
         yield store, service
 
 

@@ -4,7 +4,7 @@ rules write of it: every ending the rules put on a verb comes off again."""
 import pytest
 
 from acai_desktop.core.memory.query import topic_stems
-from acai_desktop.core.processors.plain_statements import about_the_user
+from acai_desktop.core.rules.user_subject import about_the_user
 from acai_desktop.core.rules.words import stem
 
 VERBS = [

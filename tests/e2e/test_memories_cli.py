@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.core.memory.service_factory import open_memory_services
+from acai_desktop.core.memory.front_door import open_memory
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import Actor
 from tests.support.aio import run
@@ -197,10 +197,7 @@ def pinned_memory_with_a_conflict(data_dir: str, old: str, new: str) -> tuple[in
     the profile at ``data_dir`` (the way the critical-info processor makes one)."""
 
     async def make() -> tuple[int, int]:
-        async with open_memory_services(Profile.at(data_dir), embedder=shared_embedder()) as (
-            _store,
-            service,
-        ):
+        async with open_memory(Profile.at(data_dir), embedder=shared_embedder()) as service:
             pinned = await service.remember(old)
             await service.pin(pinned.id)
             conflict = await service.propose_change(
@@ -300,7 +297,7 @@ def test_list_shows_a_page_by_default_and_says_how_many_more(tmp_path):
         from acai_desktop.core.memory.service import MemoryDraft
 
         profile = Profile.at(data).ensure()
-        async with open_memory_services(profile, embedder=shared_embedder()) as (_store, service):
+        async with open_memory(profile, embedder=shared_embedder()) as service:
             await service.remember_many(
                 [MemoryDraft(f"The user noted thing {n}") for n in range(130)], explicit=True
             )

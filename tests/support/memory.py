@@ -10,9 +10,9 @@ from typing import Any
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.front_door import memory_on, open_memory
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.memory.service_factory import memory_service_on, open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import MemoryItem
 from acai_desktop.core.store.database import Store
@@ -73,13 +73,14 @@ async def memory_services(
     if store_location is not None:
         store = await open_store(store_location)
         try:
-            yield store, await memory_service_on(store, shared_embedder(), bus, policy), log
+            yield store, await memory_on(store, shared_embedder(), bus, policy), log
         finally:
             await store.close()
         return
-    async with open_memory_services(
+    async with open_memory(
         Profile.at(data_dir), embedder=shared_embedder(), policy=policy, events=bus
-    ) as (store, service):
+    ) as service:
+        store = service.store
         yield store, service, log
 
 

@@ -11,9 +11,9 @@ from PySide6.QtCore import QModelIndex
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.memory.front_door import open_memory
 from acai_desktop.core.memory.listing import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.memory.service_factory import open_memory_services
 from acai_desktop.core.profile import Profile
 from acai_desktop.ui.app import create_application
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
@@ -64,9 +64,9 @@ async def open_model(service: MemoryService, bus: EventBus) -> MemoriesModel:
 def test_pages_counts_queries_and_live_updates(qapp, qtmodeltester, tmp_path):
     async def scenario() -> None:
         bus = EventBus()
-        async with open_memory_services(
+        async with open_memory(
             Profile.at(tmp_path), embedder=shared_embedder(), events=bus
-        ) as (_store, service):
+        ) as service:
             items = await service.remember_many(
                 [MemoryDraft(f"The user noted thing number {n}") for n in range(12)],
                 explicit=True,
@@ -142,9 +142,9 @@ def test_pages_counts_queries_and_live_updates(qapp, qtmodeltester, tmp_path):
 def test_many_live_additions_keep_the_loaded_rows_bounded(qapp, qtmodeltester, tmp_path):
     async def scenario() -> None:
         bus = EventBus()
-        async with open_memory_services(
+        async with open_memory(
             Profile.at(tmp_path), embedder=shared_embedder(), events=bus
-        ) as (_store, service):
+        ) as service:
             await service.remember("The first memory", explicit=True)
             model = await open_model(service, bus)
             qtmodeltester.check(model, force_py=True)

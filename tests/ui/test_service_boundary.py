@@ -1,4 +1,7 @@
-"""The UI reaches the core through services only: never the store or a repository.
+"""The UI and the command line (the MCP server among its commands) reach the core
+through services only: never the store or a repository. (That neither imports the store
+is an import-linter contract, tests/test_architecture.py; this test covers what an
+import can't show: a repository reached through the assistant.)
 
 ``Assistant`` keeps its storage in ``_``-prefixed fields (the core's own); the UI may use
 none of them, nor ``store``/``jobs``/``provenance``/``data`` under any name, and what it
@@ -12,17 +15,21 @@ import dataclasses
 import typing
 from pathlib import Path
 
+import acai_desktop.commands
 import acai_desktop.ui
 from acai_desktop.core.assistant import Assistant
 from acai_desktop.core.conversation_service import ConversationService
 
 UI = Path(acai_desktop.ui.__file__).parent
+COMMANDS = Path(acai_desktop.commands.__file__).parent
 STORAGE_NAMES = {"store", "jobs", "provenance", "data"}
 SERVICE_API = {name for name in dir(ConversationService) if not name.startswith("_")}
 
 
-def _ui_sources() -> list[tuple[Path, ast.AST]]:
-    return [(path, ast.parse(path.read_text(), str(path))) for path in sorted(UI.rglob("*.py"))]
+def _sources() -> list[tuple[Path, ast.AST]]:
+    """The window's modules and the commands'."""
+    paths = sorted(UI.rglob("*.py")) + sorted(COMMANDS.rglob("*.py"))
+    return [(path, ast.parse(path.read_text(), str(path))) for path in paths]
 
 
 def _ends_with_assistant(node: ast.AST) -> bool:
@@ -43,9 +50,9 @@ def _where(path: Path, node: ast.AST) -> str:
     return f"{path.relative_to(UI.parent)}:{node.lineno}"
 
 
-def test_the_ui_uses_no_storage_attribute_of_the_assistant():
+def test_the_ui_and_the_commands_use_no_storage_attribute_of_the_assistant():
     reached = []
-    for path, tree in _ui_sources():
+    for path, tree in _sources():
         for node in ast.walk(tree):
             if not isinstance(node, ast.Attribute) or not _ends_with_assistant(node.value):
                 continue
@@ -54,9 +61,9 @@ def test_the_ui_uses_no_storage_attribute_of_the_assistant():
     assert reached == []
 
 
-def test_the_ui_calls_only_the_conversation_service_on_conversations():
+def test_the_ui_and_the_commands_call_only_the_conversation_service_on_conversations():
     reached = []
-    for path, tree in _ui_sources():
+    for path, tree in _sources():
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Attribute)

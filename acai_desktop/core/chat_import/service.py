@@ -117,3 +117,11 @@ class ConversationImports:
     def _wake(self) -> None:
         if self._wake_runner is not None:
             self._wake_runner()
+
+
+def imports_beside_the_window(memories: MemoryService) -> ConversationImports:
+    """The ``import`` command's imports, over a memory opened without the profile's
+    lock: the learning they queue runs in the window (or at its next start)."""
+    return ConversationImports(
+        memories.store, memories, memories.events, JobRepository(memories.store)
+    )

@@ -25,21 +25,14 @@ from pydantic.json_schema import SkipJsonSchema
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.memory.front_door import Memory
+from acai_desktop.core.memory.intake import extraction_prompt, normalised, suggestion_draft
 from acai_desktop.core.memory.query import topic_stems
 from acai_desktop.core.memory.replacements import replace_by_rule
-from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
-from acai_desktop.core.processors.fact_intake import FactIntake, normalised
-from acai_desktop.core.processors.grounding import (
-    GROUNDED,
-    MAX_FACT_CHARS,
-    GroundingCheck,
-    Verdict,
-)
 from acai_desktop.core.processors.plain_statements import (
     STATEMENT_CONFIDENCE,
-    about_the_user,
     forget_requests,
     lasting_statements,
     requested_facts,
@@ -52,9 +45,10 @@ from acai_desktop.core.records import (
     Message,
     Origin,
     Suggestion,
-    SuggestionDraft,
 )
 from acai_desktop.core.resources import resource_text
+from acai_desktop.core.rules.grounding import GROUNDED, MAX_FACT_CHARS, Verdict
+from acai_desktop.core.rules.user_subject import about_the_user, name_the_subject
 from acai_desktop.core.store.conversations import ConversationRepository
 
 log = logging.getLogger(__name__)
@@ -180,24 +174,6 @@ class CallCounts:
     rejected: Counter[str] = field(default_factory=Counter)
 
 
-def extraction_prompt() -> str:
-    """The extraction call's instructions (its worked example is what the grounding
-    check recognises when a model copies it)."""
-    return resource_text("prompts", "extraction.txt").strip()
-
-
-def name_the_subject(fact: str) -> str:
-    """A fact must say whose it is: "has a PhD" becomes "The user has a PhD", and the
-    user's own first person ("I'm a nurse", "My dog ...") becomes "The user ..."."""
-    fact = " ".join(fact.split()).strip()
-    turned = about_the_user(fact)
-    if turned is not None:
-        return turned
-    if fact and fact[0].islower():
-        return f"The user {fact}"
-    return fact
-
-
 def _fact_write_key(write_key: str | None, content: str) -> str | None:
     """The key of one fact's write in a keyed run (a job): run again, it writes nothing."""
     return f"critical_info:{write_key}:{normalised(content)}" if write_key else None
@@ -208,7 +184,7 @@ class CriticalInfoProcessor:
         self,
         *,
         client,
-        memories: MemoryService,
+        memories: Memory,
         conversations: ConversationRepository,
         #: Given ("Ask before remembering" is on), new facts wait there for the user.
         suggestions: MemorySuggestions | None = None,
@@ -224,9 +200,10 @@ class CriticalInfoProcessor:
         self.counts = CallCounts()
         self._triage_prompt = resource_text("prompts", "triage.txt").strip()
         self._extraction_prompt = extraction_prompt()
-        # Above the intake's related similarity a reconcile call decides whether a fact
-        # replaces one on its subject; below it the fact is simply new.
-        self.intake = FactIntake(memories, GroundingCheck(self._extraction_prompt))
+        # The memory's intake rule, step by step (core.memory.intake). Above its related
+        # similarity a reconcile call decides whether a fact replaces one on its
+        # subject; below it the fact is simply new.
+        self.intake = memories.fact_intake
         self._reconcile_prompt = resource_text("prompts", "reconcile.txt").strip()
 
     async def handle(self, job: Job) -> None:
@@ -331,10 +308,9 @@ class CriticalInfoProcessor:
                     key = _fact_write_key(write_key, content)
                     await self._reinforce(known.id, message, fact, key, outcome)
                     continue
-                draft = SuggestionDraft(
-                    message.id, message.conversation_id, content, normalised(content),
-                    fact.category, fact.confidence,
-                )  # fmt: skip
+                draft = suggestion_draft(
+                    content, message.id, message.conversation_id, fact.category, fact.confidence
+                )
                 suggestion = await self.suggestions.propose(draft)
                 if suggestion is not None:  # None: proposed (maybe dismissed) before
                     outcome.suggested.append(suggestion)

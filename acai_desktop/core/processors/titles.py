@@ -38,10 +38,10 @@ from acai_desktop.core.events import ConversationChanged, EventBus
 from acai_desktop.core.llm.chat_model import NoModelClient
 from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.presets import ModelRole
-from acai_desktop.core.processors.grounding import content_words
 from acai_desktop.core.prompt_quoting import quote_untrusted
 from acai_desktop.core.records import Conversation, Job, MessageStatus
 from acai_desktop.core.resources import resource_text
+from acai_desktop.core.rules.grounding import content_words
 from acai_desktop.core.rules.words import stem, word_set
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.jobs import JobSpec
