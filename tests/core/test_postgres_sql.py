@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core.store.postgres.database import redacted, translate
-from acai_desktop.core.store.postgres.full_text import _idf, bm25_rank, prefix_query, web_query
+from acai_desktop.core.store.postgres.full_text import statistics, terms_of
 
 
 def test_parameters_become_psycopg_placeholders_but_not_inside_quoted_text():
@@ -47,11 +47,11 @@ def test_insert_or_ignore_and_or_replace_become_on_conflict():
         translate("INSERT OR REPLACE INTO unknown (a) VALUES (?)")
 
 
-def test_fts5_match_expressions_become_websearch_text():
-    assert web_query('"tea" OR "coffee"') == '"tea" or "coffee"'
-    assert web_query('"tea" AND "green"') == '"tea" "green"'
-    assert web_query("gamma") == "gamma"
-    assert prefix_query(["run", "a"]) == "('run':A | 'run':*A) & 'a':A"
+def test_fts5_match_expressions_become_terms_and_a_tsquery_operator():
+    assert terms_of('"tea" OR "coffee"') == (["tea", "coffee"], " | ")
+    assert terms_of('"tea" AND "green"') == (["tea", "green"], " & ")
+    assert terms_of('"say ""and"""') == (['say "and"'], " | ")
+    assert terms_of("gamma") == (["gamma"], " | ")
 
 
 def test_a_password_never_shows_in_a_store_address():
@@ -77,11 +77,11 @@ class _OneRow:
 def test_bm25_reads_the_table_size_and_the_word_counts_in_one_snapshot():
     # Apart, another process's rows committed between the two reads made a word's count
     # exceed the table's size (the two-process store soak failed "math domain error").
-    db = _OneRow((10, 40.0, 3, ["teapot"], 2, ["kiln"]))
-    sql, params = bm25_rank(db, "memories_fts", '"teapot" OR "kiln"')
+    db = _OneRow(('[["teapot"], ["kiln"]]', '{"teapot": 3, "kiln": 12}', 10, 40))
+    found = statistics(db, "memories_fts", ["teapot", "kiln"])
     assert len(db.statements) == 1
-    assert sql.count("ts_") == 0 and len(params) == 8  # both words scored
-    assert _idf(3, 5) > 0  # a count above the total can't raise, whatever its source
+    assert found.term_documents(0) == 3 and found.average_length == 4.0
+    assert found.idf("kiln") > 0  # a count above the total can't raise, whatever its source
 
 
 def test_a_deadlock_or_serialisation_failure_is_busy_and_worth_trying_again():

@@ -511,6 +511,233 @@ def m016_idempotent_recall_window(db) -> None:
     db.connection.execute(_IDEMPOTENT_RECALL_WINDOW)
 
 
+# FTS5's words on PostgreSQL (issue 41 item 2): the text split as FTS5's unicode61
+# tokenizer splits it (letters and digits of any script by ICU's classes, case folded,
+# Latin accents removed: remove_diacritics 2), each word of 3 to 64 bytes stemmed by
+# Porter's algorithm as FTS5's porter stems it (Snowball's "porter", plus FTS5's
+# "-logi" -> "-log"). No stop words: FTS5 has none. A word longer than a tsvector
+# lexeme may be (2046 bytes) is left out, as to_tsvector leaves it out.
+_FTS5_WORDS = r"""
+CREATE TEXT SEARCH DICTIONARY acai_porter (TEMPLATE = snowball, Language = porter);
+CREATE FUNCTION acai_fts_fold(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT lower(normalize(regexp_replace(normalize($1, NFKD),
+          '([A-Za-z])[\u0300-\u036f]+', '\1', 'g'), NFC) COLLATE "und-x-icu") $$;
+-- PL/pgSQL: its plan is kept for the session (a SQL function's body with a FROM is
+-- planned again by every statement that calls it).
+CREATE FUNCTION acai_fts_words(text) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    RETURN (SELECT coalesce(array_agg(CASE WHEN octet_length(w) BETWEEN 3 AND 64 THEN
+                regexp_replace(coalesce((ts_lexize('acai_porter', w))[1], w),
+                               '^(.*[aeiouy][^aeiouy].*)logi$', '\1log')
+                ELSE w END ORDER BY n), '{}')
+            FROM regexp_split_to_table(acai_fts_fold($1) COLLATE "und-x-icu", '[^[:alnum:]]+')
+                WITH ORDINALITY AS s(w, n)
+            WHERE w <> '' AND octet_length(w) <= 2046);
+END $$;
+CREATE FUNCTION acai_fts_quote(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT '''' || replace(replace($1, '\', '\\'), '''', '''''') || '''' $$;
+-- A row's two columns as one tsvector: the first's words weighted A, the second's B,
+-- positions running on across both (FTS5's bm25() weighs each column's hits). PL/pgSQL,
+-- so each column is split once (a SQL function's subquery was re-run per word).
+CREATE FUNCTION acai_fts_vector(first text, second text) RETURNS tsvector
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    first_words text[] := acai_fts_words(first);
+    words text[] := first_words || acai_fts_words(second);
+BEGIN
+    RETURN (SELECT coalesce(string_agg(acai_fts_quote(w.word) || ':' || least(w.n, 16383)
+                || CASE WHEN w.n <= cardinality(first_words) THEN 'A' ELSE 'B' END, ' '), '')
+            FROM unnest(words) WITH ORDINALITY AS w(word, n))::tsvector;
+END $$;
+-- A row's length as FTS5's bm25() counts it: its words in every column (counted, not
+-- stemmed).
+CREATE FUNCTION acai_fts_length(text, text) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT regexp_count(acai_fts_fold($1 || ' ' || $2) COLLATE "und-x-icu", '[[:alnum:]]+') $$;
+-- FTS5 quoted terms as a tsquery: each term the phrase of its words, the terms joined
+-- by ``joiner`` (' | ' or ' & '); ``weight``: '' or 'A' (the first column only).
+CREATE FUNCTION acai_fts_query(terms text[], joiner text, weight text DEFAULT '')
+RETURNS tsquery LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT coalesce(string_agg(p.phrase, joiner ORDER BY p.i), '')::tsquery FROM (
+       SELECT t.i, '(' || string_agg(acai_fts_quote(w.word) || CASE WHEN weight = '' THEN ''
+                  ELSE ':' || weight END, ' <-> ' ORDER BY w.n) || ')' AS phrase
+       FROM unnest(terms) WITH ORDINALITY AS t(term, i),
+            unnest(acai_fts_words(t.term)) WITH ORDINALITY AS w(word, n)
+       GROUP BY t.i) AS p $$;
+-- The conversation search's match: every term in the first column as its words or,
+-- longer than one letter, as the start of a word (FTS5's "term" OR "term"*).
+CREATE FUNCTION acai_fts_prefix_query(terms text[]) RETURNS tsquery
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT coalesce(string_agg('(' || acai_fts_query(ARRAY[t.term], '', 'A')::text
+              || CASE WHEN length(t.term) > 1
+                      THEN ' | ' || acai_fts_quote(acai_fts_fold(t.term)) || ':*A' ELSE '' END
+              || ')', ' & '), '')::tsquery
+   FROM unnest(terms) AS t(term) WHERE acai_fts_fold(t.term) <> '' $$;
+"""
+
+# What FTS5 keeps beside its index and bm25() reads: a table's row count and total
+# length (word ''), and how many rows hold each word. The triggers below append
+# changes to full_text_changes (an insert locks no row another computer's write could
+# wait for); whichever write crosses a mark every few thousand changes folds them into
+# full_text_totals, one folder at a time (a try-lock: a write never waits for another's
+# fold). A reader adds the changes not yet folded.
+_FULL_TEXT_FOLD_LOCK = 0x41434146  # "ACAF"
+_FOLD_EVERY = 4096
+_FULL_TEXT_STATISTICS = f"""
+CREATE TABLE full_text_totals (
+    full_text text NOT NULL,
+    word text NOT NULL,
+    documents bigint NOT NULL,
+    tokens bigint NOT NULL,
+    PRIMARY KEY (full_text, word)
+);
+CREATE TABLE full_text_changes (
+    id bigint GENERATED ALWAYS AS IDENTITY,
+    full_text text NOT NULL,
+    word text NOT NULL,
+    documents bigint NOT NULL,
+    tokens bigint NOT NULL
+);
+CREATE INDEX full_text_changes_by_word ON full_text_changes(full_text, word);
+
+CREATE FUNCTION acai_fold_full_text_changes() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    folded bigint;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock({_FULL_TEXT_FOLD_LOCK}) THEN
+        RETURN 0;
+    END IF;
+    WITH moved AS (DELETE FROM full_text_changes RETURNING full_text, word, documents, tokens)
+    INSERT INTO full_text_totals AS t (full_text, word, documents, tokens)
+        SELECT full_text, word, sum(documents), sum(tokens) FROM moved
+        GROUP BY full_text, word ORDER BY full_text, word
+    ON CONFLICT (full_text, word) DO UPDATE
+        SET documents = t.documents + EXCLUDED.documents, tokens = t.tokens + EXCLUDED.tokens;
+    GET DIAGNOSTICS folded = ROW_COUNT;
+    DELETE FROM full_text_totals WHERE documents = 0 AND word <> '';
+    RETURN folded;
+END $$;
+
+-- BM25's statistics of ``terms`` in ``full_text_table``: each term's words (JSON), how
+-- many rows hold each word (JSON), the table's rows and words. The folded totals plus
+-- the changes not folded yet, in one statement (one snapshot: the row count and a
+-- word's count always agree). PL/pgSQL, so its plan is kept for the session.
+CREATE FUNCTION acai_full_text_statistics(
+    full_text_table text, terms text[], OUT words_json text, OUT counts_json text,
+    OUT row_count bigint, OUT token_count bigint) LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    WITH asked AS MATERIALIZED (
+        SELECT t.i, acai_fts_words(t.term) AS words
+        FROM unnest(terms) WITH ORDINALITY AS t(term, i)
+    ), counted AS (
+        SELECT c.word, sum(c.documents)::bigint AS documents, sum(c.tokens)::bigint AS tokens
+        FROM (
+            SELECT f.word, f.documents, f.tokens FROM full_text_totals AS f
+            WHERE f.full_text = full_text_table
+                AND f.word = ANY(ARRAY(SELECT unnest(a.words) FROM asked AS a UNION SELECT ''))
+            UNION ALL
+            SELECT f.word, f.documents, f.tokens FROM full_text_changes AS f
+            WHERE f.full_text = full_text_table
+                AND f.word = ANY(ARRAY(SELECT unnest(a.words) FROM asked AS a UNION SELECT ''))
+        ) AS c GROUP BY c.word
+    )
+    SELECT (SELECT coalesce(json_agg(a.words ORDER BY a.i), '[]') FROM asked AS a)::text,
+           (SELECT coalesce(json_object_agg(c.word, c.documents), '{{}}') FROM counted AS c)::text,
+           coalesce((SELECT c.documents FROM counted AS c WHERE c.word = ''), 0),
+           coalesce((SELECT c.tokens FROM counted AS c WHERE c.word = ''), 0)
+    INTO words_json, counts_json, row_count, token_count;
+END $$;
+
+CREATE FUNCTION acai_count_full_text() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    added tsvector := '';
+    removed tsvector := '';
+    documents bigint := 0;
+    tokens bigint := 0;
+    written bigint;
+    last bigint;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN
+        removed := OLD.search_vector;
+        documents := -1;
+        tokens := -OLD.search_length;
+    END IF;
+    IF TG_OP <> 'DELETE' THEN
+        added := NEW.search_vector;
+        documents := documents + 1;
+        tokens := tokens + NEW.search_length;
+    END IF;
+    IF TG_OP = 'UPDATE' AND added = removed AND tokens = 0 THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO full_text_changes (full_text, word, documents, tokens)
+        SELECT TG_TABLE_NAME, c.word, sum(c.change), 0 FROM (
+            SELECT lexeme, 1 FROM unnest(added)
+            UNION ALL SELECT lexeme, -1 FROM unnest(removed)) AS c(word, change)
+        GROUP BY c.word HAVING sum(c.change) <> 0
+        UNION ALL SELECT TG_TABLE_NAME, '', documents, tokens
+        WHERE documents <> 0 OR tokens <> 0;
+    GET DIAGNOSTICS written = ROW_COUNT;
+    IF written > 0 THEN
+        last := currval(pg_get_serial_sequence('full_text_changes', 'id'));
+        IF last / {_FOLD_EVERY} > (last - written) / {_FOLD_EVERY} THEN
+            PERFORM acai_fold_full_text_changes();
+        END IF;
+    END IF;
+    RETURN NULL;
+END $$;
+"""
+
+#: PostgreSQL's table of each FTS5 table, the SQL of its two indexed columns, and the
+#: columns an update must touch to change them.
+_FULL_TEXT_COLUMNS = (
+    ("memories", "content", "coalesce(category, '')", "content, category"),
+    ("message_recall", "content", "context", "content, context"),
+    ("chunks", "content", "heading", "content, heading"),
+)
+
+
+def _fts5_words_in(table: str, first: str, second: str, columns: str) -> str:
+    """SQL: ``table``'s full-text column rebuilt with FTS5's words, its length beside
+    it, its statistics counted, and kept from then on."""
+    return f"""
+    ALTER TABLE {table} DROP COLUMN search_vector;
+    ALTER TABLE {table}
+        ADD COLUMN search_vector tsvector
+            GENERATED ALWAYS AS (acai_fts_vector({first}, {second})) STORED,
+        ADD COLUMN search_length integer
+            GENERATED ALWAYS AS (acai_fts_length({first}, {second})) STORED;
+    CREATE INDEX {table}_search ON {table} USING gin (search_vector);
+    INSERT INTO full_text_totals (full_text, word, documents, tokens)
+        SELECT '{table}', '', count(*), coalesce(sum(search_length), 0) FROM {table};
+    INSERT INTO full_text_totals (full_text, word, documents, tokens)
+        SELECT '{table}', e.lexeme, count(*), 0 FROM {table} AS t, unnest(t.search_vector) AS e
+        GROUP BY e.lexeme;
+    CREATE TRIGGER {table}_full_text_insert AFTER INSERT ON {table}
+        FOR EACH ROW EXECUTE FUNCTION acai_count_full_text();
+    CREATE TRIGGER {table}_full_text_update AFTER UPDATE OF {columns} ON {table}
+        FOR EACH ROW EXECUTE FUNCTION acai_count_full_text();
+    CREATE TRIGGER {table}_full_text_delete AFTER DELETE ON {table}
+        FOR EACH ROW EXECUTE FUNCTION acai_count_full_text();
+    """
+
+
+@migration
+def m018_fts5_words_and_kept_statistics(db) -> None:
+    """PostgreSQL only: the full-text columns hold FTS5's words (unicode61, porter),
+    and BM25's statistics (row count, total length, rows per word) are kept as rows
+    change instead of counted by every search."""
+    db.connection.execute(_FTS5_WORDS)
+    db.connection.execute(_FULL_TEXT_STATISTICS)
+    for table, first, second, columns in _FULL_TEXT_COLUMNS:
+        db.connection.execute(_fts5_words_in(table, first, second, columns))
+
+
+#: Migrations with no SQLite counterpart: what only PostgreSQL needs.
+POSTGRESQL_ONLY = ("m018_fts5_words_and_kept_statistics",)
+
+
 def pending(db) -> list[str]:
     """The names of the migrations not yet applied (empty for an up-to-date database)."""
     exists = db.connection.execute("SELECT to_regclass('acai_migrations')").fetchone()[0]
