@@ -10,6 +10,7 @@ import threading
 import psycopg
 import pytest
 
+from acai_desktop.core.store.full_text_upkeep import FULL_TEXT_TABLES, merge_step
 from acai_desktop.core.store.postgres import full_text
 from acai_desktop.core.store.postgres import migrations as pg
 from acai_desktop.core.store.postgres.database import PostgresDatabase
@@ -153,6 +154,7 @@ def test_bm25_scores_are_fts5s(pg_db):
         ("the kiln broke", None),
         ("a long story about a trip, tea, a cat and a kiln and much else besides", "Travel"),
         ("nothing to see", "Tea"),
+        *[(f"the walk number {n} along the river", "Outdoors") for n in range(8)],
     ]
     sqlite = sqlite3.connect(":memory:")
     sqlite.execute(
@@ -165,13 +167,14 @@ def test_bm25_scores_are_fts5s(pg_db):
             "INSERT INTO memories_fts (rowid, content, category) VALUES (?, ?, ?)",
             [memory, content, category],
         )
-    match = '"tea" OR "kiln"'
+    # Two rare words and "the", in more than half of the rows (FTS5's IDF floor).
+    match = '"tea" OR "kiln" OR "the"'
     expected = sqlite.execute(
         "SELECT rowid, bm25(memories_fts, 1.0, 0.4) AS score FROM memories_fts "
         "WHERE memories_fts MATCH ? ORDER BY score, rowid",
         [match],
     ).fetchall()
-    found = full_text.scored_memory_hits(pg_db, match, 10)
+    found = full_text.scored_memory_hits(pg_db, match, 20)
     assert [row[0] for row in found] == [row[0] for row in expected]
     assert [row[1] for row in found] == pytest.approx([row[1] for row in expected], rel=1e-9)
 
@@ -248,3 +251,15 @@ def test_a_database_from_before_m018_upgrades_in_place(postgres_url):
         assert [hit[0] for hit in hits] == [ids["memories"][0]]
     finally:
         db.close()
+
+
+def test_the_upkeep_after_start_folds_the_changes_and_merges_the_indexes_pending_entries(pg_db):
+    fill(pg_db)
+    assert pg_db.execute("SELECT count(*) FROM full_text_changes").fetchone()[0] > 0
+    for table in FULL_TEXT_TABLES:
+        assert merge_step(pg_db, table) is False  # nothing for the caller to repeat
+    assert pg_db.execute("SELECT count(*) FROM full_text_changes").fetchone()[0] == 0
+    for table in TABLES:
+        assert kept(pg_db, table) == counted(pg_db, table), table
+        pending = pg_db.execute("SELECT gin_clean_pending_list(?::regclass)", [f"{table}_search"])
+        assert pending.fetchone()[0] == 0

@@ -26,12 +26,9 @@ def merge_step(db: Database, table: str, pages: int = MERGE_PAGES) -> bool:
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
     if is_postgres(db):
-        # A GIN index has no segments (vacuum keeps it); what waits is the statistics'
-        # changes not folded yet, which every search adds up (migration m018), and the
-        # old versions of the totals' rows that many folds leave: after an import a
-        # word's lookup walked a chain of them (2.3 ms, before autovacuum came by).
-        db.execute("SELECT acai_fold_full_text_changes()")
-        db.execute("VACUUM (ANALYZE) full_text_totals, full_text_changes")
+        from acai_desktop.core.store.postgres import full_text
+
+        full_text.tidy(db, table)
         return False
     before = db.conn.total_changes
     with db.atomic():

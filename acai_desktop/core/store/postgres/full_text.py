@@ -16,8 +16,6 @@ becomes the phrase of its words (``acai_fts_query``), as FTS5 reads a quoted ter
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,8 +28,6 @@ TABLES = {
     "chunks_fts": ("chunks", 0.5),
 }
 _QUOTED = re.compile(r'"((?:[^"]|"")*)"')
-#: FTS5's floor for a word in more than half of the rows (its IDF would be <= 0).
-_IDF_FLOOR = 1e-6
 
 
 def _table(fts_table: str) -> tuple[str, float]:
@@ -66,25 +62,24 @@ class Statistics:
         words = self.words[position]
         return min((self.documents.get(word, 0) for word in words), default=0)
 
-    def idf(self, word: str) -> float:
-        """The word's IDF exactly as FTS5's bm25() computes it."""
-        holding = min(self.documents.get(word, 0), self.rows)
-        idf = math.log((self.rows - holding + 0.5) / (holding + 0.5))
-        return idf if idf > 0 else _IDF_FLOOR
-
-    @property
-    def average_length(self) -> float:
-        return max(self.tokens / self.rows, 1.0) if self.rows else 1.0
-
 
 def statistics(db, table: str, terms: Sequence[str]) -> Statistics:
     """BM25's statistics of ``terms`` in the full-text ``table`` (kept by the triggers
     of migration m018, so reading them costs a few index lookups whatever the size)."""
     target, _ = _table(table)
-    words, documents, rows, tokens = db.execute(
-        "SELECT * FROM acai_full_text_statistics(?, ?::text[])", [target, list(terms)]
-    ).fetchone()
-    return Statistics(json.loads(words), json.loads(documents), int(rows), int(tokens))
+    rows = db.execute(
+        "SELECT * FROM acai_full_text_counts(?, ?::text[])", [target, list(terms)]
+    ).fetchall()
+    words: list[list[str]] = [[] for _ in terms]
+    documents: dict[str, int] = {}
+    total = tokens = 0
+    for term, _place, word, count, length in rows:
+        if term == 0:
+            total, tokens = count, length
+            continue
+        words[term - 1].append(word)
+        documents[word] = count
+    return Statistics(words, documents, total, tokens)
 
 
 def document_counts(db, terms: Sequence[str], cap: int, table: str) -> list[int]:
@@ -110,42 +105,40 @@ def scores(db, table: str, match: str, second_weight: float | None = None) -> tu
     the rows of ``table`` that ``match`` matches. The caller may add ``AND …``
     conditions on ``t`` and an order."""
     terms, joiner = terms_of(match)
-    return _scored(db, table, terms, second_weight, "acai_fts_query(?::text[], ?)", [terms, joiner])
+    return _scored(table, terms, second_weight, "acai_fts_query(?::text[], ?)", [terms, joiner])
 
 
 # A query word's column-weighted count in row ``t`` (its entry ``e``: a word in the
 # second column counts the second parameter), and FTS5's bm25() of the row: per word,
 # IDF x count saturated by k1 = 1.2 and scaled by the row's length against the table's
-# average (b = 0.75). The row's vector is cut down to the query's words first (two
-# ts_delete calls in C cost less than unnesting every word of a message and its
-# neighbours), then unnested.
+# average (b = 0.75), with the words, IDFs and average of ``b`` (acai_bm25_words). The
+# row's vector is cut down to the query's words first (two ts_delete calls in C cost
+# less than unnesting every word of a message and its neighbours), then unnested.
 _HITS = (
     "(cardinality(array_positions(e.weights, 'A')) "
     "+ ?::float8 * cardinality(array_positions(e.weights, 'B')))"
 )
 _BM25 = (
-    f"(SELECT coalesce(sum(q.idf * {_HITS} * 2.2 / ({_HITS} "
-    "+ 1.2 * (0.25 + 0.75 * t.search_length / ?::float8))), 0) "
+    f"(SELECT coalesce(sum(b.idfs[array_position(b.words, e.lexeme)] * {_HITS} * 2.2 "
+    f"/ ({_HITS} + 1.2 * (0.25 + 0.75 * t.search_length / b.average))), 0) "
     "FROM unnest(ts_delete(t.search_vector, "
-    "tsvector_to_array(ts_delete(t.search_vector, ?::text[])))) AS e "
-    "JOIN unnest(?::text[], ?::float8[]) AS q(word, idf) ON q.word = e.lexeme)"
+    "tsvector_to_array(ts_delete(t.search_vector, b.words)))) AS e)"
 )
 
 
 def _scored(
-    db, table: str, terms: list[str], second_weight: float | None, query: str, query_params: list
+    table: str, terms: list[str], second_weight: float | None, query: str, query_params: list
 ) -> tuple[str, list]:
     """``(SQL, params)`` of the rows of ``table`` whose vector matches the tsquery
     ``query`` (SQL, with ``query_params``), scored with FTS5's bm25() for ``terms``
-    (``_BM25``; a word in the second column counts ``second_weight``)."""
+    (``_BM25``; a word in the second column counts ``second_weight``). One statement:
+    the statistics are read with the rows."""
     target, default_weight = _table(table)
     second = float(default_weight if second_weight is None else second_weight)
-    found = statistics(db, table, terms)
-    words = list(dict.fromkeys(word for term_words in found.words for word in term_words))
-    idfs = [found.idf(word) for word in words]
     return (
-        f"SELECT t.id, -{_BM25} AS score FROM {target} AS t WHERE t.search_vector @@ {query}",
-        [second, second, found.average_length, words, words, idfs, *query_params],
+        f"SELECT t.id, -{_BM25} AS score FROM {target} AS t, "
+        "acai_bm25_words(?, ?::text[]) AS b WHERE t.search_vector @@ " + query,
+        [second, second, target, list(terms), *query_params],
     )
 
 
@@ -188,9 +181,7 @@ def conversation_message_rows(db, terms: Sequence[str], limit: int) -> list[tupl
     ``conversation_search.match_expression`` asks of FTS5, best BM25 first (the
     message's own words: ``bm25(messages_fts, 1.0, 0.0)``)."""
     terms = list(terms)
-    sql, params = _scored(
-        db, "messages_fts", terms, 0.0, "acai_fts_prefix_query(?::text[])", [terms]
-    )
+    sql, params = _scored("messages_fts", terms, 0.0, "acai_fts_prefix_query(?::text[])", [terms])
     return db.execute(
         f"""
         SELECT m.id, m.conversation_id, c.title, m.content, m.created_at, m.role
@@ -217,3 +208,18 @@ def chunk_hits(
         params += list(excluded)
     sql += " ORDER BY score, t.id LIMIT ?"
     return [(r[0], -float(r[1])) for r in db.execute(sql, [*params, limit])]
+
+
+def tidy(db, table: str) -> None:
+    """PostgreSQL's side of :func:`~acai_desktop.core.store.full_text_upkeep.merge_step`
+    (the upkeep after start), for ``table``: vacuumed, which merges its GIN index's
+    pending entries (an index takes inserts into a pending list that every search reads
+    through: 1.6 of a 3 ms memories query after 5,000 inserts) and drops the dead rows
+    that a recall window's updates leave (a search found 419 entries for 174 rows); the
+    statistics' changes folded, and the old versions of their rows that many folds
+    leave vacuumed too (a word's lookup walked a chain of them: 2.3 ms). Autovacuum
+    does the same in time; this is for the search right after an import."""
+    target, _ = _table(table)
+    db.execute(f"VACUUM (ANALYZE) {target}")
+    db.execute("SELECT acai_fold_full_text_changes()")
+    db.execute("VACUUM (ANALYZE) full_text_totals, full_text_changes")

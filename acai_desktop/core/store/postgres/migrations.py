@@ -519,17 +519,23 @@ def m016_idempotent_recall_window(db) -> None:
 # lexeme may be (2046 bytes) is left out, as to_tsvector leaves it out.
 _FTS5_WORDS = r"""
 CREATE TEXT SEARCH DICTIONARY acai_porter (TEMPLATE = snowball, Language = porter);
+-- ASCII text (most of it) needs neither Unicode step: lower() of ASCII is the same.
 CREATE FUNCTION acai_fts_fold(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
-$$ SELECT lower(normalize(regexp_replace(normalize($1, NFKD),
-          '([A-Za-z])[\u0300-\u036f]+', '\1', 'g'), NFC) COLLATE "und-x-icu") $$;
+$$ SELECT CASE WHEN octet_length($1) = length($1) THEN lower($1 COLLATE "C") COLLATE "und-x-icu"
+          ELSE lower(normalize(regexp_replace(normalize($1, NFKD),
+                 '([A-Za-z])[\u0300-\u036f]+', '\1', 'g'), NFC) COLLATE "und-x-icu") END $$;
+-- FTS5's porter rule that Snowball's lacks: "-logi" -> "-log" after a stem with a
+-- vowel followed by a consonant ("technologi" -> "technolog").
+CREATE FUNCTION acai_fts5_porter_logi(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT CASE WHEN $1 LIKE '%logi'
+          THEN regexp_replace($1, '^(.*[aeiouy][^aeiouy].*)logi$', '\1log') ELSE $1 END $$;
 -- PL/pgSQL: its plan is kept for the session (a SQL function's body with a FROM is
 -- planned again by every statement that calls it).
 CREATE FUNCTION acai_fts_words(text) RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
     RETURN (SELECT coalesce(array_agg(CASE WHEN octet_length(w) BETWEEN 3 AND 64 THEN
-                regexp_replace(coalesce((ts_lexize('acai_porter', w))[1], w),
-                               '^(.*[aeiouy][^aeiouy].*)logi$', '\1log')
+                acai_fts5_porter_logi(coalesce((ts_lexize('acai_porter', w))[1], w))
                 ELSE w END ORDER BY n), '{}')
             FROM regexp_split_to_table(acai_fts_fold($1) COLLATE "und-x-icu", '[^[:alnum:]]+')
                 WITH ORDINALITY AS s(w, n)
@@ -619,34 +625,59 @@ BEGIN
     RETURN folded;
 END $$;
 
--- BM25's statistics of ``terms`` in ``full_text_table``: each term's words (JSON), how
--- many rows hold each word (JSON), the table's rows and words. The folded totals plus
--- the changes not folded yet, in one statement (one snapshot: the row count and a
--- word's count always agree). PL/pgSQL, so its plan is kept for the session.
-CREATE FUNCTION acai_full_text_statistics(
-    full_text_table text, terms text[], OUT words_json text, OUT counts_json text,
-    OUT row_count bigint, OUT token_count bigint) LANGUAGE plpgsql STABLE AS $$
+-- BM25's statistics of ``terms`` in ``full_text_table``: each term's words in order
+-- (term 1, 2, …; place 1, 2, …) with how many rows hold the word, and first (term 0,
+-- word '') the table's rows and words in all. The folded totals plus the changes not
+-- folded yet, in one statement (one snapshot: the row count and a word's count always
+-- agree). PL/pgSQL, so its plan is kept for the session.
+CREATE FUNCTION acai_full_text_counts(full_text_table text, terms text[])
+RETURNS TABLE (term bigint, place bigint, word text, documents bigint, tokens bigint)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
 BEGIN
+    RETURN QUERY
     WITH asked AS MATERIALIZED (
-        SELECT t.i, acai_fts_words(t.term) AS words
-        FROM unnest(terms) WITH ORDINALITY AS t(term, i)
+        SELECT 0::bigint AS i, 0::bigint AS n, ''::text AS word
+        UNION ALL
+        SELECT t.i, w.n, w.word FROM unnest(terms) WITH ORDINALITY AS t(term, i),
+            unnest(acai_fts_words(t.term)) WITH ORDINALITY AS w(word, n)
     ), counted AS (
         SELECT c.word, sum(c.documents)::bigint AS documents, sum(c.tokens)::bigint AS tokens
         FROM (
             SELECT f.word, f.documents, f.tokens FROM full_text_totals AS f
             WHERE f.full_text = full_text_table
-                AND f.word = ANY(ARRAY(SELECT unnest(a.words) FROM asked AS a UNION SELECT ''))
+                AND f.word = ANY(ARRAY(SELECT a.word FROM asked AS a))
             UNION ALL
             SELECT f.word, f.documents, f.tokens FROM full_text_changes AS f
             WHERE f.full_text = full_text_table
-                AND f.word = ANY(ARRAY(SELECT unnest(a.words) FROM asked AS a UNION SELECT ''))
+                AND f.word = ANY(ARRAY(SELECT a.word FROM asked AS a))
         ) AS c GROUP BY c.word
     )
-    SELECT (SELECT coalesce(json_agg(a.words ORDER BY a.i), '[]') FROM asked AS a)::text,
-           (SELECT coalesce(json_object_agg(c.word, c.documents), '{{}}') FROM counted AS c)::text,
-           coalesce((SELECT c.documents FROM counted AS c WHERE c.word = ''), 0),
-           coalesce((SELECT c.tokens FROM counted AS c WHERE c.word = ''), 0)
-    INTO words_json, counts_json, row_count, token_count;
+    SELECT a.i, a.n, a.word, coalesce(c.documents, 0)::bigint, coalesce(c.tokens, 0)::bigint
+    FROM asked AS a LEFT JOIN counted AS c ON c.word = a.word ORDER BY a.i, a.n;
+END $$;
+
+-- What FTS5's bm25() needs of ``terms``: their distinct words, each word's IDF as FTS5
+-- computes it (log((N - n + 0.5) / (n + 0.5)), 1e-6 where that is not above 0), and the
+-- table's average row length (at least 1).
+CREATE FUNCTION acai_bm25_words(full_text_table text, terms text[],
+    OUT words text[], OUT idfs float8[], OUT average float8)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    WITH counts AS MATERIALIZED (
+        SELECT * FROM acai_full_text_counts(full_text_table, terms)
+    ), whole AS (
+        SELECT c.documents AS total, c.tokens FROM counts AS c WHERE c.term = 0
+    ), distinct_words AS (
+        SELECT DISTINCT c.word, least(c.documents, w.total) AS holding, w.total
+        FROM counts AS c, whole AS w WHERE c.term > 0
+    )
+    SELECT coalesce(array_agg(d.word ORDER BY d.word), '{{}}'),
+           coalesce(array_agg(greatest(ln((d.total - d.holding + 0.5) / (d.holding + 0.5)),
+                                       1e-6) ORDER BY d.word), '{{}}'),
+           (SELECT greatest(w.tokens::float8 / greatest(w.total, 1), 1.0) FROM whole AS w)
+    INTO words, idfs, average
+    FROM distinct_words AS d;
 END $$;
 
 CREATE FUNCTION acai_count_full_text() RETURNS trigger LANGUAGE plpgsql AS $$
