@@ -77,7 +77,8 @@ class _Rows:
 def test_bm25_reads_the_table_size_and_the_word_counts_in_one_snapshot():
     # Apart, another process's rows committed between the two reads made a word's count
     # exceed the table's size (the two-process store soak failed "math domain error").
-    db = _Rows([(0, 0, "", 10, 40), (1, 1, "teapot", 3, 0), (2, 1, "kiln", 12, 0)])
+    rows = [(0, 0, "", 10, 40), (1, 1, "teapot", 3, 0), (2, 1, "kiln", 12, 0)]
+    db = _Rows([("memories", *row) for row in rows])
     found = statistics(db, "memories_fts", ["teapot", "kiln"])
     assert len(db.statements) == 1
     assert found.words == [["teapot"], ["kiln"]] and found.rows == 10 and found.tokens == 40

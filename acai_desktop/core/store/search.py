@@ -94,7 +94,7 @@ def document_counts_in(
         if table not in FULL_TEXT_TABLES:
             raise ValueError(f"not a full-text table: {table!r}")
     if is_postgres(db):
-        return {table: document_counts(db, terms, cap, table) for table in tables}
+        return pg_full_text().document_counts_in(db, terms, cap, tables)
     counts, arguments = [], []
     for table in tables:
         count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"

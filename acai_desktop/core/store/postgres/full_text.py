@@ -66,26 +66,44 @@ class Statistics:
 def statistics(db, table: str, terms: Sequence[str]) -> Statistics:
     """BM25's statistics of ``terms`` in the full-text ``table`` (kept by the triggers
     of migration m018, so reading them costs a few index lookups whatever the size)."""
-    target, _ = _table(table)
+    return statistics_in(db, terms, [table])[table]
+
+
+def statistics_in(db, terms: Sequence[str], tables: Sequence[str]) -> dict[str, Statistics]:
+    """:func:`statistics` of ``terms`` in each of ``tables``, in one statement."""
+    targets = {_table(table)[0]: table for table in tables}
     rows = db.execute(
-        "SELECT * FROM acai_full_text_counts(?, ?::text[])", [target, list(terms)]
+        "SELECT f.target, c.* FROM unnest(?::text[]) AS f(target), "
+        "acai_full_text_counts(f.target, ?::text[]) AS c",
+        [list(targets), list(terms)],
     ).fetchall()
-    words: list[list[str]] = [[] for _ in terms]
-    documents: dict[str, int] = {}
-    total = tokens = 0
-    for term, _place, word, count, length in rows:
+    words: dict[str, list[list[str]]] = {table: [[] for _ in terms] for table in tables}
+    documents: dict[str, dict[str, int]] = {table: {} for table in tables}
+    totals: dict[str, tuple[int, int]] = {table: (0, 0) for table in tables}
+    for target, term, _place, word, count, length in rows:
+        table = targets[target]
         if term == 0:
-            total, tokens = count, length
-            continue
-        words[term - 1].append(word)
-        documents[word] = count
-    return Statistics(words, documents, total, tokens)
+            totals[table] = (count, length)
+        else:
+            words[table][term - 1].append(word)
+            documents[table][word] = count
+    return {table: Statistics(words[table], documents[table], *totals[table]) for table in tables}
 
 
 def document_counts(db, terms: Sequence[str], cap: int, table: str) -> list[int]:
     """See :func:`acai_desktop.core.store.search.document_counts`."""
-    found = statistics(db, table, terms)
-    return [min(found.term_documents(i), cap + 1) for i in range(len(terms))]
+    return document_counts_in(db, terms, cap, [table])[table]
+
+
+def document_counts_in(
+    db, terms: Sequence[str], cap: int, tables: Sequence[str]
+) -> dict[str, list[int]]:
+    """See :func:`acai_desktop.core.store.search.document_counts_in`."""
+    found = statistics_in(db, terms, tables)
+    return {
+        table: [min(found[table].term_documents(i), cap + 1) for i in range(len(terms))]
+        for table in tables
+    }
 
 
 def match_count(db, match: str, cap: int, table: str) -> int:
@@ -108,21 +126,21 @@ def scores(db, table: str, match: str, second_weight: float | None = None) -> tu
     return _scored(table, terms, second_weight, "acai_fts_query(?::text[], ?)", [terms, joiner])
 
 
-# A query word's column-weighted count in row ``t`` (its entry ``e``: a word in the
-# second column counts the second parameter), and FTS5's bm25() of the row: per word,
-# IDF x count saturated by k1 = 1.2 and scaled by the row's length against the table's
-# average (b = 0.75), with the words, IDFs and average of ``b`` (acai_bm25_words). The
-# row's vector is cut down to the query's words first (two ts_delete calls in C cost
-# less than unnesting every word of a message and its neighbours), then unnested.
+# A query word's column-weighted count in row ``t`` (its entry ``e``: its positions up
+# to 8191 are in the first column, the rest in the second, which counts the second
+# parameter), and FTS5's bm25() of the row: per word, IDF x count saturated by k1 = 1.2
+# and scaled by the row's length against the table's average (b = 0.75), with the
+# words, IDFs and average of ``b`` (acai_bm25_words). The row's vector is first cut
+# down to the query's words (marked with weight C, then filtered: two passes in C, half
+# the cost of unnesting every word of a message and its neighbours), then unnested.
 _HITS = (
-    "(cardinality(array_positions(e.weights, 'A')) "
-    "+ ?::float8 * cardinality(array_positions(e.weights, 'B')))"
+    "(width_bucket(8191, e.positions) "
+    "+ ?::float8 * (cardinality(e.positions) - width_bucket(8191, e.positions)))"
 )
 _BM25 = (
     f"(SELECT coalesce(sum(b.idfs[array_position(b.words, e.lexeme)] * {_HITS} * 2.2 "
     f"/ ({_HITS} + 1.2 * (0.25 + 0.75 * t.search_length / b.average))), 0) "
-    "FROM unnest(ts_delete(t.search_vector, "
-    "tsvector_to_array(ts_delete(t.search_vector, b.words)))) AS e)"
+    "FROM unnest(ts_filter(setweight(t.search_vector, 'C', b.words), '{c}')) AS e)"
 )
 
 

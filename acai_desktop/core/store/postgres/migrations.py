@@ -543,18 +543,25 @@ BEGIN
 END $$;
 CREATE FUNCTION acai_fts_quote(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
 $$ SELECT '''' || replace(replace($1, '\', '\\'), '''', '''''') || '''' $$;
--- A row's two columns as one tsvector: the first's words weighted A, the second's B,
--- positions running on across both (FTS5's bm25() weighs each column's hits). PL/pgSQL,
--- so each column is split once (a SQL function's subquery was re-run per word).
+-- A row's two columns as one tsvector: the first's words weighted A at positions 1 to
+-- 8191, the second's weighted B from 8192 on, so a word's count in each column is read
+-- from its positions alone (FTS5's bm25() weighs each column's hits; the search marks
+-- the query's words with weight C to cut the vector down to them) and no phrase spans
+-- the two columns, as in FTS5. A word past the 8191st of a column shares the last
+-- position (PostgreSQL keeps one entry per position). PL/pgSQL, so each column is
+-- split once (a SQL function's subquery was run again per word).
 CREATE FUNCTION acai_fts_vector(first text, second text) RETURNS tsvector
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 DECLARE
     first_words text[] := acai_fts_words(first);
-    words text[] := first_words || acai_fts_words(second);
+    second_words text[] := acai_fts_words(second);
 BEGIN
-    RETURN (SELECT coalesce(string_agg(acai_fts_quote(w.word) || ':' || least(w.n, 16383)
-                || CASE WHEN w.n <= cardinality(first_words) THEN 'A' ELSE 'B' END, ' '), '')
-            FROM unnest(words) WITH ORDINALITY AS w(word, n))::tsvector;
+    RETURN (SELECT coalesce(string_agg(acai_fts_quote(w.word) || ':' || w.place, ' '), '')
+            FROM (SELECT x.word, least(x.n, 8191) || 'A' AS place
+                  FROM unnest(first_words) WITH ORDINALITY AS x(word, n)
+                  UNION ALL
+                  SELECT x.word, least(8191 + x.n, 16383) || 'B'
+                  FROM unnest(second_words) WITH ORDINALITY AS x(word, n)) AS w)::tsvector;
 END $$;
 -- A row's length as FTS5's bm25() counts it: its words in every column (counted, not
 -- stemmed).
