@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core.store.postgres.database import redacted, translate
-from acai_desktop.core.store.postgres.full_text import statistics, terms_of
+from acai_desktop.core.store.postgres.full_text import statistics_in, terms_of
 
 
 def test_parameters_become_psycopg_placeholders_but_not_inside_quoted_text():
@@ -79,7 +79,7 @@ def test_bm25_reads_the_table_size_and_the_word_counts_in_one_snapshot():
     # exceed the table's size (the two-process store soak failed "math domain error").
     rows = [(0, 0, "", 10, 40), (1, 1, "teapot", 3, 0), (2, 1, "kiln", 12, 0)]
     db = _Rows([("memories", *row) for row in rows])
-    found = statistics(db, "memories_fts", ["teapot", "kiln"])
+    found = statistics_in(db, ["teapot", "kiln"], ["memories_fts"])["memories_fts"]
     assert len(db.statements) == 1
     assert found.words == [["teapot"], ["kiln"]] and found.rows == 10 and found.tokens == 40
     assert found.term_documents(0) == 3

@@ -2,12 +2,12 @@
 from SQLite's FTS5 (docs/architecture.md, "Two stores").
 
 Each FTS5 table of SQLite has a ``tsvector`` column here holding FTS5's words (unicode61
-split, porter stems; ``acai_fts_words``, migration m018): the content weighted ``A``,
-the second column (category, context, heading) ``B``, with the row's word count beside
-it (``search_length``). A score is FTS5's ``bm25()`` (``_BM25``) over the rows the
-GIN index matches, from statistics the triggers keep (:func:`statistics`), never counted
-by the search; it is returned with SQLite's sign conventions, so the callers need no
-branch of their own.
+split, porter stems; ``acai_fts_words``, migration m018): the content weighted ``A`` at
+positions 1-8191, the second column (category, context, heading) ``B`` from 8192 on,
+with the row's word count beside it (``search_length``). A score is FTS5's ``bm25()``
+(``_BM25``) over the rows the GIN index matches, from statistics the triggers keep
+(:func:`statistics_in`), never counted by the search; it is returned with SQLite's sign
+conventions, so the callers need no branch of their own.
 
 The match expressions retrieval builds (``memory/query.fts_match_expression``: quoted
 terms joined by ``OR`` or ``AND``) are read as their terms and conjunction; each term
@@ -63,14 +63,10 @@ class Statistics:
         return min((self.documents.get(word, 0) for word in words), default=0)
 
 
-def statistics(db, table: str, terms: Sequence[str]) -> Statistics:
-    """BM25's statistics of ``terms`` in the full-text ``table`` (kept by the triggers
-    of migration m018, so reading them costs a few index lookups whatever the size)."""
-    return statistics_in(db, terms, [table])[table]
-
-
 def statistics_in(db, terms: Sequence[str], tables: Sequence[str]) -> dict[str, Statistics]:
-    """:func:`statistics` of ``terms`` in each of ``tables``, in one statement."""
+    """BM25's statistics of ``terms`` in each full-text table of ``tables``, in one
+    statement (kept by the triggers of migration m018, so reading them costs a few index
+    lookups whatever the size)."""
     targets = {_table(table)[0]: table for table in tables}
     rows = db.execute(
         "SELECT f.target, c.* FROM unnest(?::text[]) AS f(target), "
@@ -118,7 +114,7 @@ def match_count(db, match: str, cap: int, table: str) -> int:
     ).fetchone()[0]
 
 
-def scores(db, table: str, match: str, second_weight: float | None = None) -> tuple[str, list]:
+def scores(table: str, match: str, second_weight: float | None = None) -> tuple[str, list]:
     """``(SQL, params)``: ``SELECT t.id, score`` (lower is better, as FTS5's bm25()) of
     the rows of ``table`` that ``match`` matches. The caller may add ``AND …``
     conditions on ``t`` and an order."""
@@ -177,18 +173,18 @@ def scored_memory_hits(db, match: str, limit: int) -> list[tuple[int, float]]:
     """The best ``limit`` memories' ids and BM25 scores, lower is better, as FTS5's
     ``bm25()`` gives them (the rest of :func:`acai_desktop.core.store.search.lexical_hits`
     is the same on both stores)."""
-    sql, params = scores(db, "memories_fts", match)
+    sql, params = scores("memories_fts", match)
     return db.execute(f"{sql} ORDER BY score, t.id LIMIT ?", [*params, limit]).fetchall()
 
 
-def message_scores(db, match: str, context_weight: float) -> tuple[str, list]:
+def message_scores(match: str, context_weight: float) -> tuple[str, list]:
     """``(SQL, params)``: (id, score: lower is better) of the recallable messages that
     match, a word in a message's neighbours weighing ``context_weight``."""
-    return scores(db, "messages_fts", match, context_weight)
+    return scores("messages_fts", match, context_weight)
 
 
 def message_bm25(db, match: str, wanted: set[int], context_weight: float) -> dict[int, float]:
-    sql, params = message_scores(db, match, context_weight)
+    sql, params = message_scores(match, context_weight)
     rows = db.execute(sql, params).fetchall()
     return {rowid: -score for rowid, score in rows if rowid in wanted}
 
@@ -216,7 +212,7 @@ def chunk_hits(
     db, match: str, limit: int, document_ids: Sequence[int] | None, excluded: Sequence[int] = ()
 ) -> list[tuple[int, float]]:
     """See :func:`acai_desktop.core.store.documents.chunk_hits`."""
-    sql, params = scores(db, "chunks_fts", match)
+    sql, params = scores("chunks_fts", match)
     sql += " AND t.ordinal >= 0"
     if document_ids is not None:
         sql += f" AND t.document_id IN ({', '.join('?' for _ in document_ids)})"
