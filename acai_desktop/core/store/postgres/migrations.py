@@ -709,11 +709,13 @@ BEGIN
     IF TG_OP = 'UPDATE' AND added = removed AND tokens = 0 THEN
         RETURN NULL;
     END IF;
+    -- The words only one side holds (set differences of the lexemes, in C).
     INSERT INTO full_text_changes (full_text, word, documents, tokens)
-        SELECT TG_TABLE_NAME, c.word, sum(c.change), 0 FROM (
-            SELECT lexeme, 1 FROM unnest(added)
-            UNION ALL SELECT lexeme, -1 FROM unnest(removed)) AS c(word, change)
-        GROUP BY c.word HAVING sum(c.change) <> 0
+        SELECT TG_TABLE_NAME, word, 1, 0
+        FROM unnest(tsvector_to_array(ts_delete(added, tsvector_to_array(removed)))) AS word
+        UNION ALL
+        SELECT TG_TABLE_NAME, word, -1, 0
+        FROM unnest(tsvector_to_array(ts_delete(removed, tsvector_to_array(added)))) AS word
         UNION ALL SELECT TG_TABLE_NAME, '', documents, tokens
         WHERE documents <> 0 OR tokens <> 0;
     GET DIAGNOSTICS written = ROW_COUNT;
