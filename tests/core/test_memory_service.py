@@ -31,7 +31,10 @@ async def stored_embedding(store, memory_id):
 
 async def fts_ids(store, word):
     if store.dialect == "postgresql":
-        sql = "SELECT id FROM memories WHERE search_vector @@ to_tsquery('english', ?) ORDER BY id"
+        sql = (
+            "SELECT id FROM memories WHERE search_vector @@ acai_fts_query(ARRAY[?], '|') "
+            "ORDER BY id"
+        )
     else:
         sql = "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rowid"
     rows = await store.run(lambda db: db.execute(sql, [word]).fetchall())

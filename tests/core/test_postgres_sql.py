@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core.store.postgres.database import redacted, translate
-from acai_desktop.core.store.postgres.full_text import _idf, bm25_rank, prefix_query, web_query
+from acai_desktop.core.store.postgres.full_text import statistics_in, terms_of
 
 
 def test_parameters_become_psycopg_placeholders_but_not_inside_quoted_text():
@@ -47,11 +47,11 @@ def test_insert_or_ignore_and_or_replace_become_on_conflict():
         translate("INSERT OR REPLACE INTO unknown (a) VALUES (?)")
 
 
-def test_fts5_match_expressions_become_websearch_text():
-    assert web_query('"tea" OR "coffee"') == '"tea" or "coffee"'
-    assert web_query('"tea" AND "green"') == '"tea" "green"'
-    assert web_query("gamma") == "gamma"
-    assert prefix_query(["run", "a"]) == "('run':A | 'run':*A) & 'a':A"
+def test_fts5_match_expressions_become_terms_and_a_tsquery_operator():
+    assert terms_of('"tea" OR "coffee"') == (["tea", "coffee"], " | ")
+    assert terms_of('"tea" AND "green"') == (["tea", "green"], " & ")
+    assert terms_of('"say ""and"""') == (['say "and"'], " | ")
+    assert terms_of("gamma") == (["gamma"], " | ")
 
 
 def test_a_password_never_shows_in_a_store_address():
@@ -60,28 +60,29 @@ def test_a_password_never_shows_in_a_store_address():
     )
 
 
-class _OneRow:
-    """A connection that answers every statement with one row and counts them."""
+class _Rows:
+    """A connection that answers every statement with the same rows and counts them."""
 
-    def __init__(self, row: tuple) -> None:
-        self.row, self.statements = row, []
+    def __init__(self, rows: list[tuple]) -> None:
+        self.rows, self.statements = rows, []
 
     def execute(self, sql: str, params=()):
         self.statements.append(sql)
         return self
 
-    def fetchone(self) -> tuple:
-        return self.row
+    def fetchall(self) -> list[tuple]:
+        return self.rows
 
 
 def test_bm25_reads_the_table_size_and_the_word_counts_in_one_snapshot():
     # Apart, another process's rows committed between the two reads made a word's count
     # exceed the table's size (the two-process store soak failed "math domain error").
-    db = _OneRow((10, 40.0, 3, ["teapot"], 2, ["kiln"]))
-    sql, params = bm25_rank(db, "memories_fts", '"teapot" OR "kiln"')
+    rows = [(0, 0, "", 10, 40), (1, 1, "teapot", 3, 0), (2, 1, "kiln", 12, 0)]
+    db = _Rows([("memories", *row) for row in rows])
+    found = statistics_in(db, ["teapot", "kiln"], ["memories_fts"])["memories_fts"]
     assert len(db.statements) == 1
-    assert sql.count("ts_") == 0 and len(params) == 8  # both words scored
-    assert _idf(3, 5) > 0  # a count above the total can't raise, whatever its source
+    assert found.words == [["teapot"], ["kiln"]] and found.rows == 10 and found.tokens == 40
+    assert found.term_documents(0) == 3
 
 
 def test_a_deadlock_or_serialisation_failure_is_busy_and_worth_trying_again():

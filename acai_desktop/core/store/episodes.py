@@ -53,7 +53,7 @@ def message_hits(
     if is_postgres(db):
         from acai_desktop.core.store.postgres import full_text
 
-        hits, hit_params = full_text.message_scores(db, match, context_weight)
+        hits, hit_params = full_text.message_scores(match, context_weight)
         hits += " ORDER BY score, t.id LIMIT ?"
         hit_params.append(int(limit))
     else:
@@ -295,7 +295,7 @@ def event_age(
     if is_postgres(db):
         from acai_desktop.core.store.postgres import full_text
 
-        hits, hit_params = full_text.message_scores(db, match, 0.0)
+        hits, hit_params = full_text.message_scores(match, 0.0)
         row = db.execute(
             f"""
             SELECT max(julianday(?) - julianday(m.created_at), 0)

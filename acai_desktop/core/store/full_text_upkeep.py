@@ -26,7 +26,10 @@ def merge_step(db: Database, table: str, pages: int = MERGE_PAGES) -> bool:
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
     if is_postgres(db):
-        return False  # a GIN index has no segments; PostgreSQL's vacuum keeps it
+        from acai_desktop.core.store.postgres import full_text
+
+        full_text.tidy(db, table)
+        return False
     before = db.conn.total_changes
     with db.atomic():
         db.execute(f"INSERT INTO {table}({table}, rank) VALUES('merge', ?)", [-pages])

@@ -94,7 +94,7 @@ def document_counts_in(
         if table not in FULL_TEXT_TABLES:
             raise ValueError(f"not a full-text table: {table!r}")
     if is_postgres(db):
-        return {table: document_counts(db, terms, cap, table) for table in tables}
+        return pg_full_text().document_counts_in(db, terms, cap, tables)
     counts, arguments = [], []
     for table in tables:
         count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
@@ -218,7 +218,7 @@ def best_matches_clause(db: Database) -> str:
     (its two parameters, see :func:`match_parameter`), for a query of ``memories``."""
     if is_postgres(db):
         return (
-            "id IN (SELECT t.id FROM memories AS t, websearch_to_tsquery('english', ?) AS q "
+            "id IN (SELECT t.id FROM memories AS t, CAST(? AS tsquery) AS q "
             f"WHERE t.search_vector @@ q ORDER BY {pg_full_text().rank('memories_fts')} DESC "
             "LIMIT ?)"
         )
@@ -253,7 +253,7 @@ def known_facts(db: Database) -> list[MemoryItem]:
 
 def match_parameter(db: Database, match: str) -> str:
     """``match`` (an FTS5 expression of quoted terms) as this store's search takes it."""
-    return pg_full_text().web_query(match) if is_postgres(db) else match
+    return pg_full_text().tsquery_text(db, match) if is_postgres(db) else match
 
 
 def ids_written_after(db: Database, at: str) -> tuple[list[int], list[int]]:
