@@ -18,19 +18,23 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
-from pydantic.json_schema import SkipJsonSchema
+from pydantic import BaseModel
 
-from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.memory.forget_requests import forget_on_request
 from acai_desktop.core.memory.front_door import Memory
 from acai_desktop.core.memory.intake import extraction_prompt, normalised, suggestion_draft
 from acai_desktop.core.memory.query import topic_stems
 from acai_desktop.core.memory.replacements import replace_by_rule
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.planner import is_acknowledgement
+from acai_desktop.core.processors.fact_replies import (
+    ExtractedFact,
+    ExtractionReply,
+    RelationReply,
+    TriageReply,
+)
 from acai_desktop.core.processors.plain_statements import (
     STATEMENT_CONFIDENCE,
     forget_requests,
@@ -47,104 +51,15 @@ from acai_desktop.core.records import (
     Suggestion,
 )
 from acai_desktop.core.resources import resource_text
-from acai_desktop.core.rules.grounding import GROUNDED, MAX_FACT_CHARS, Verdict
-from acai_desktop.core.rules.user_subject import about_the_user, name_the_subject
+from acai_desktop.core.rules.grounding import GROUNDED, Verdict
+from acai_desktop.core.rules.user_subject import name_the_subject
 from acai_desktop.core.store.conversations import ConversationRepository
 
 log = logging.getLogger(__name__)
 
 ACTOR = Actor.CRITICAL_INFO_PROCESSOR
-CATEGORIES = (
-    "Personal",
-    "Professional",
-    "Preference",
-    "Plan",
-    "Location",
-    "Relationship",
-    "Health",
-    "Other",
-)
 #: Messages longer than this are cut before triage/extraction (the start carries the news).
 MAX_MESSAGE_CHARS_FOR_EXTRACTION = 4000
-#: "Forget that I have a dog": the memories nearest in meaning that are read, and the
-#: most that one request forgets (more match: the request is too loose to act on).
-FORGET_CANDIDATES = 50
-MAX_FORGOTTEN_ON_REQUEST = 3
-MAX_FACTS_PER_MESSAGE = 12
-
-
-class TriageReply(BaseModel):
-    durable_fact: bool
-
-
-class ExtractedFact(BaseModel):
-    # The schema asks for a short standalone sentence; a longer one is still read, so the
-    # grounding check can refuse it by name ("too_long") instead of a validation error.
-    fact: str = Field(
-        min_length=3,
-        max_length=20_000,
-        description="One short standalone sentence about the user, with a subject and a "
-        "verb, starting with 'The user'; only what the message says.",
-        json_schema_extra={"maxLength": MAX_FACT_CHARS},
-    )
-    category: str = "Other"
-    confidence: float = Field(ge=0.0, le=1.0)
-
-    @field_validator("category", mode="before")
-    @classmethod
-    def known_category(cls, value: object) -> str:
-        for category in CATEGORIES:
-            if str(value or "").strip().lower() == category.lower():
-                return category
-        return "Other"
-
-    @field_validator("confidence", mode="before")
-    @classmethod
-    def on_a_zero_to_one_scale(cls, value: object) -> object:
-        """Small models often answer on a 1-10 (or 0-100) scale; 0.9 is what they mean."""
-        if isinstance(value, bool):
-            return value
-        try:
-            number = float(value)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            return value  # pydantic says what is wrong with it
-        if 1.0 < number <= 10.0:
-            return number / 10.0
-        if 10.0 < number <= 100.0:
-            return number / 100.0
-        return number
-
-
-class ExtractionReply(BaseModel):
-    facts: list[ExtractedFact] = Field(default_factory=list, max_length=MAX_FACTS_PER_MESSAGE)
-    #: Why each item that was not a usable fact was left out (never sent as schema).
-    dropped: SkipJsonSchema[list[str]] = Field(default_factory=list, exclude=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def keep_the_valid_facts(cls, data: object) -> object:
-        """One broken item must not cost the others: keep every valid fact, and say why
-        each of the others was dropped."""
-        if not isinstance(data, dict) or not isinstance(data.get("facts"), list):
-            return data  # the wrong shape as a whole: validation says so
-        facts, dropped = [], []
-        for position, item in enumerate(data["facts"]):
-            try:
-                facts.append(ExtractedFact.model_validate(item))
-            except ValidationError as error:
-                problems = "; ".join(
-                    f"{'.'.join(str(p) for p in e['loc']) or 'item'}: {e['msg']}"
-                    for e in error.errors(include_input=False, include_url=False)[:2]
-                )
-                dropped.append(f"facts[{position}]: {problems}")
-        if len(facts) > MAX_FACTS_PER_MESSAGE:
-            dropped.append(f"{len(facts) - MAX_FACTS_PER_MESSAGE} facts over the limit")
-            facts = facts[:MAX_FACTS_PER_MESSAGE]
-        return {**data, "facts": facts, "dropped": dropped}
-
-
-class RelationReply(BaseModel):
-    relation: Literal["duplicate", "refinement", "contradiction", "unrelated"]
 
 
 @dataclass
@@ -243,7 +158,9 @@ class CriticalInfoProcessor:
         asked_to_forget = forget_requests(text)
         forget = [topic_stems(what) for what in asked_to_forget]
         for what, wanted in zip(asked_to_forget, forget, strict=True):
-            await self._forget_on_request(what, wanted, conversation.project_id, outcome)
+            outcome.forgotten += await forget_on_request(
+                self.memories, what, wanted, conversation.project_id
+            )
         # "Remember that my passport expires in May": the user has said yes already, so
         # what they ask to keep is stored (not suggested), whatever it sounds like.
         requested = [
@@ -479,49 +396,6 @@ class CriticalInfoProcessor:
             conversation_id=message.conversation_id,
             write_key=key,
         )
-
-    async def _forget_on_request(
-        self,
-        what: str,
-        wanted: frozenset[str],
-        project_id: int | None,
-        outcome: CriticalInfoOutcome,
-    ) -> None:
-        """Forget, for the user, the memories this chat sees that hold every word of
-        what they asked to forget (``wanted``: its stems) — at most
-        :data:`MAX_FORGOTTEN_ON_REQUEST`; more is too loose a request to act on. Undo
-        (or ``memories restore``) brings a memory back. Stems on both sides come from
-        one rule (``rules.words.stem``), which undoes the verb endings the built-in rules
-        write ("I live" / "The user lives"). The news is announced whatever came of it."""
-        if not wanted:
-            return
-        near = await self.memories.similar(
-            about_the_user(what) or what,
-            k=FORGET_CANDIDATES,
-            kinds=[MemoryKind.FACT, MemoryKind.NOTE],
-            include_temporary=True,
-        )
-        chosen = [
-            memory
-            for memory, _ in near
-            if memory.status.is_current
-            and memory.project_id in (None, project_id)
-            and wanted <= topic_stems(memory.content)
-        ]
-        matching = len(chosen)
-        if matching > MAX_FORGOTTEN_ON_REQUEST:
-            log.info("asked to forget %r: %d memories match, none forgotten", what, matching)
-            chosen = []  # too loose a request: the user picks in the panel instead
-        forgotten = []
-        for memory in chosen:
-            try:
-                forgotten.append(await self.memories.forget(memory.id, actor=Actor.USER))
-            except (InvalidInputError, NotFoundError) as error:
-                log.info("memory %d changed before it could be forgotten: %s", memory.id, error)
-        outcome.forgotten += forgotten
-        # Said whatever came of it: a request that forgot nothing must not look as if
-        # it had worked (the window offers the panel's search then).
-        self.memories.events.emit(ev.ForgottenOnRequest(tuple(forgotten), what, matching))
 
     async def _relation(self, existing: MemoryItem, content: str, similarity: float) -> str:
         # Only the same words are the same fact without asking. Near-identical wording is
