@@ -215,9 +215,9 @@ def _applied_migrations(connection) -> list[str] | None:
 
 
 def _known_migrations() -> list[str]:
-    from acai_desktop.core.store.postgres.migrations import names
+    from acai_desktop.core.store.migrations import migrations
 
-    return names()
+    return migrations.recorded_names(postgres=True)
 
 
 def is_connection_lost(error: BaseException) -> bool:

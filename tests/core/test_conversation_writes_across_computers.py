@@ -17,7 +17,7 @@ from acai_desktop.core.store.conversations import (
     create_conversation,
     update_message,
 )
-from acai_desktop.core.store.postgres import migrations
+from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.postgres.database import PostgresDatabase
 
 WAIT_S = 30.0
@@ -25,7 +25,7 @@ WAIT_S = 30.0
 
 def _computer(url: str) -> PostgresDatabase:
     db = PostgresDatabase(url)
-    migrations.migrate(db)
+    migrations.apply(db)
     return db
 
 

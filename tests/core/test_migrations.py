@@ -60,7 +60,7 @@ def build_database_at(path: Path, last: str) -> None:
 
 def test_the_migration_list_starts_with_m001():
     assert ALL_NAMES[0] == "m001_initial"
-    assert ALL_NAMES[-1] == "m017_recall_index_without_its_copy"
+    assert ALL_NAMES[16] == "m017_recall_index_without_its_copy"  # the last released
     assert "m012_chat_settings_and_token_usage" in ALL_NAMES
     assert all(name[0] == "m" and name[1:4].isdigit() for name in ALL_NAMES)
     assert sorted(ALL_NAMES) == ALL_NAMES

@@ -11,9 +11,10 @@ import psycopg
 import pytest
 
 from acai_desktop.core.store.full_text_upkeep import FULL_TEXT_TABLES, merge_step
+from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.postgres import full_text
-from acai_desktop.core.store.postgres import migrations as pg
 from acai_desktop.core.store.postgres.database import PostgresDatabase
+from tests.support.released_postgres import postgres_database_at
 
 TEXTS = [
     "Caroline’s café is well-known; she was running generously at 3.5 km",
@@ -39,7 +40,7 @@ def fts5_words(text: str) -> list[str]:
 @pytest.fixture
 def pg_db(postgres_url):
     db = PostgresDatabase(postgres_url)
-    pg.migrate(db)
+    migrations.apply(db)
     yield db
     db.close()
 
@@ -218,28 +219,12 @@ def test_a_write_never_waits_for_another_computers_fold(postgres_url, pg_db):
     assert kept(pg_db, "memories") == counted(pg_db, "memories")
 
 
-def migrate_up_to(db, last: str) -> None:
-    """Apply the migrations up to ``last`` as :func:`pg.migrate` applies them."""
-    with db.connection.transaction():
-        db.connection.execute(
-            "CREATE TABLE acai_migrations (name text PRIMARY KEY, applied_at text NOT NULL)"
-        )
-        for name, function in pg._migrations:
-            function(db)
-            db.connection.execute(
-                "INSERT INTO acai_migrations (name, applied_at) VALUES (%s, %s)", [name, NOW]
-            )
-            if name == last:
-                break
-    db.refresh_schema()
-
-
 def test_a_database_from_before_m018_upgrades_in_place(postgres_url):
     db = PostgresDatabase(postgres_url)
     try:
-        migrate_up_to(db, "m016_idempotent_recall_window")
+        postgres_database_at(db, "m016_idempotent_recall_window")
         ids = fill(db)
-        assert pg.migrate(db) == [
+        assert migrations.apply(db)[:2] == [
             "m017_recall_index_without_its_copy",
             "m018_fts5_words_and_kept_statistics",
         ]

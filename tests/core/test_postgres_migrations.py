@@ -1,48 +1,30 @@
-"""PostgreSQL's migrations keep step with SQLite's (docs/architecture.md, "Two stores")."""
+"""PostgreSQL runs the one migration history (docs/architecture.md, "Two stores"): a new
+database is made from the description once, under the lock, whoever opens it first."""
 
 from __future__ import annotations
 
 import psycopg
 
-from acai_desktop.core.store.migrations import migrations as sqlite_migrations
-from acai_desktop.core.store.postgres import migrations as pg
+from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.postgres.database import PostgresDatabase
 from tests.support.aio import run
-
-
-def sqlite_names() -> list[str]:
-    return [migration.name for migration in sqlite_migrations._migrations]
-
-
-def test_every_sqlite_migration_after_the_baseline_has_a_postgresql_one_of_the_same_name():
-    names = sqlite_names()
-    assert pg.BASELINE_COVERS_UP_TO in names
-    after_baseline = names[names.index(pg.BASELINE_COVERS_UP_TO) + 1 :]
-    missing = [name for name in after_baseline if name not in pg.names()]
-    assert not missing, (
-        f"SQLite migrations without a PostgreSQL counterpart in "
-        f"core/store/postgres/migrations.py: {missing}"
-    )
-    # ... and in the same order, after the baseline.
-    both = [name for name in pg.names() if name not in pg.POSTGRESQL_ONLY]
-    assert both == [pg.BASELINE, *after_baseline]
 
 
 def test_a_new_database_gets_every_migration_once_and_a_second_open_applies_none(postgres_url):
     db = PostgresDatabase(postgres_url)
     try:
-        assert pg.migrate(db) == pg.names()
-        assert pg.pending(db) == []
-        assert pg.migrate(db) == []
+        assert migrations.apply(db) == migrations.names
+        assert migrations.pending(db) == []
+        assert migrations.apply(db) == []
         tables = set(db.table_names())
     finally:
         db.close()
     assert {"conversations", "messages", "memories", "memory_events", "jobs"} <= tables
 
 
-def test_the_baseline_has_every_sqlite_table_and_column(postgres_url, tmp_path):
-    """Equal to SQLite's schema at the baseline's migration: the same tables with the
-    same columns (PostgreSQL adds its full-text columns and tables)."""
+def test_it_has_every_sqlite_table_and_column(postgres_url, tmp_path):
+    """The same tables with the same columns as SQLite's (PostgreSQL adds its full-text
+    columns and tables)."""
     from acai_desktop.core.store.database import connect
 
     sqlite_db = connect(tmp_path / "acai.sqlite3")
@@ -55,7 +37,7 @@ def test_the_baseline_has_every_sqlite_table_and_column(postgres_url, tmp_path):
     sqlite_db.close()
     db = PostgresDatabase(postgres_url)
     try:
-        pg.migrate(db)
+        migrations.apply(db)
         pg_columns = set(
             db.connection.execute(
                 "SELECT table_name, column_name FROM information_schema.columns "
@@ -80,4 +62,4 @@ def test_two_computers_opening_a_new_database_at_once_migrate_it_once(postgres_u
     run(scenario())
     with psycopg.connect(postgres_url) as connection:
         rows = connection.execute("SELECT name FROM acai_migrations ORDER BY name").fetchall()
-    assert [row[0] for row in rows] == sorted(pg.names())
+    assert [row[0] for row in rows] == sorted(migrations.recorded_names(postgres=True))

@@ -120,7 +120,7 @@ def test_a_profile_from_m016_is_reindexed_without_the_copy_and_still_found(tmp_p
     connection.close()
     db = connect(path)  # the app's open: migrates to m017
     try:
-        assert [m.name for m in migrations.applied(db)][-1] == "m017_recall_index_without_its_copy"
+        assert "m017_recall_index_without_its_copy" in [m.name for m in migrations.applied(db)]
         assert "messages_fts_content" not in db.table_names()
         assert_index_is_the_view(db)
         assert _found(db, "backend") == [1, 2, 3]  # the first turn, and by its neighbours

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from acai_desktop.core.server_check import ProblemKind, check_server, is_connection_lost
-from acai_desktop.core.store.postgres.migrations import names
+from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.store_url import open_store
 from acai_desktop.core.store_choice import ServerAddress, parse_server_url
 from tests.support.closed_ports import closed_ports
@@ -85,7 +85,7 @@ def test_a_database_this_version_made_is_no_problem(postgres_url):
 def test_an_older_schema_says_how_far_behind(postgres_url):
     asyncio.run(_made_by_this_version(postgres_url))
     # As a later version of the app sees this database: one migration more than it has.
-    later_version = [*names(), "m099_next"]
+    later_version = [*migrations.recorded_names(postgres=True), "m099_next"]
     problem = check_server(_address_of(postgres_url), None, known_migrations=later_version)
     assert problem.kind is ProblemKind.OLDER_SCHEMA
     assert "older ACAI Desktop (1 update behind: m099_next)" in problem.text

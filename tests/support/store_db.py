@@ -10,11 +10,11 @@ def store_db(location: Path | str):
     from acai_desktop.core.store.store_url import is_server_url
 
     if is_server_url(location):
+        from acai_desktop.core.store.migrations import migrations
         from acai_desktop.core.store.postgres.database import PostgresDatabase
-        from acai_desktop.core.store.postgres.migrations import migrate
 
         db = PostgresDatabase(str(location))
-        migrate(db)
+        migrations.apply(db)
         return db
     from acai_desktop.core.store.database import connect
 

@@ -124,7 +124,7 @@ def test_an_older_schema_waits_for_the_user_to_update_it(
     import asyncio
 
     from acai_desktop.core import server_check
-    from acai_desktop.core.store.postgres.migrations import names
+    from acai_desktop.core.store.migrations import migrations
     from acai_desktop.core.store.store_url import open_store
 
     async def made_by_this_version() -> None:
@@ -132,7 +132,11 @@ def test_an_older_schema_waits_for_the_user_to_update_it(
 
     asyncio.run(made_by_this_version())
     # As a later ACAI sees this database: one migration behind.
-    monkeypatch.setattr(server_check, "_known_migrations", lambda: [*names(), "m099_next"])
+    monkeypatch.setattr(
+        server_check,
+        "_known_migrations",
+        lambda: [*migrations.recorded_names(postgres=True), "m099_next"],
+    )
     local = configure_profile(tmp_path / "profile", fake_openai)
     session = gui_session(local.__class__.at(local.data_dir, server=parse_server_url(postgres_url)))
 

@@ -1,17 +1,37 @@
-"""The database schema, as named migrations applied in order on open.
+"""The one migration history of both engines: named migrations, applied in order.
 
-Never edit a released migration: add ``m00N_...`` below it. Each one runs in a
-transaction together with the record that it ran (``migration_runner.py``, which makes a
-fresh database from ``schema_baseline.py`` in one step, then runs the migrations after it).
+Never edit a released migration: add ``m0NN_...`` below the last, written once over
+both engines (``_run`` and the neutral columns of ``schema_model.py``; a real
+difference named by its part of the schema), and change ``schema.py`` to match
+(``tests/core/test_schema.py`` fails until the two agree on both engines).
+
+m001 … m011 are SQLite's alone: PostgreSQL databases began at ``baseline_m011``, their
+schema (``migration_runner.py``). A migration names the engine types of its day (a
+flag is an INTEGER in m014); ``schema.py`` names what a column means.
 """
 
 from __future__ import annotations
 
 from acai_desktop.core.store.connection import Database
+from acai_desktop.core.store.dialect import dialect_of, is_postgres
 from acai_desktop.core.store.migration_runner import Migrations
-from acai_desktop.core.store.schema_baseline import BASELINE
+from acai_desktop.core.store.schema import create_schema
+from acai_desktop.core.store.schema_model import INTEGER, TEXT, Column, Index, Table, add_column
 
-migrations = Migrations("acai_desktop", BASELINE)
+migrations = Migrations("acai_desktop", create_schema)
+
+
+def _run(db, *statements: str) -> None:
+    """DDL on either engine (no parameters: PostgreSQL's runs as it is written)."""
+    for statement in statements:
+        if is_postgres(db):
+            db.connection.execute(statement)
+        else:
+            db.execute(statement)
+
+
+def _add(db, table: str, column: Column) -> None:
+    _run(db, add_column(table, column, dialect_of(db)))
 
 
 @migrations()
@@ -646,7 +666,7 @@ def m011_chat_titles_pins_and_instructions(db: Database) -> None:
 
 
 @migrations()
-def m012_chat_settings_and_token_usage(db: Database) -> None:
+def m012_chat_settings_and_token_usage(db) -> None:
     """A chat's own model settings, and what each answer cost in tokens.
 
     * ``conversations.model_settings``: the chat's own model, temperature and context
@@ -656,12 +676,12 @@ def m012_chat_settings_and_token_usage(db: Database) -> None:
       of the turn's memories, recalled messages and passages as the prompt budget
       counted them (see core.token_usage). NULL for answers written before.
     """
-    db.execute("ALTER TABLE conversations ADD COLUMN model_settings TEXT")
-    db.execute("ALTER TABLE messages ADD COLUMN usage TEXT")
+    _add(db, "conversations", Column("model_settings", TEXT))
+    _add(db, "messages", Column("usage", TEXT))
 
 
 @migrations()
-def m013_projects(db: Database) -> None:
+def m013_projects(db) -> None:
     """Projects: a project groups chats, documents and memories (issue 26).
 
     * ``projects``: a name, the project's custom instructions (JSON, as a chat's
@@ -673,26 +693,30 @@ def m013_projects(db: Database) -> None:
       (``memory_writes``); the user promotes it to everywhere, or demotes it back.
     Existing rows stay outside any project: every chat and memory works as before.
     """
-    db.execute(
-        """
-        CREATE TABLE projects (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL,
-            instructions TEXT,
-            default_model TEXT,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL
-        )"""
+    projects = Table(
+        "projects",
+        (
+            Column("id", INTEGER, identity=True),
+            Column("name", TEXT, required=True),
+            Column("instructions", TEXT),
+            Column("default_model", TEXT),
+            Column("created_at", TEXT, required=True),
+            Column("updated_at", TEXT, required=True),
+        ),
     )
-    db.execute("ALTER TABLE conversations ADD COLUMN project_id INTEGER REFERENCES projects(id)")
-    db.execute("ALTER TABLE memories ADD COLUMN project_id INTEGER REFERENCES projects(id)")
-    db.execute("ALTER TABLE documents ADD COLUMN project_id INTEGER REFERENCES projects(id)")
-    db.execute("CREATE INDEX conversations_by_project ON conversations(project_id)")
-    db.execute("CREATE INDEX memories_by_project ON memories(project_id)")
+    engine = dialect_of(db)
+    _run(db, projects.ddl(engine))
+    for table in ("conversations", "memories", "documents"):
+        _add(db, table, Column("project_id", INTEGER, references="projects(id)"))
+    _run(
+        db,
+        Index("conversations_by_project", "conversations", "project_id").ddl(),
+        Index("memories_by_project", "memories", "project_id").ddl(),
+    )
 
 
 @migrations()
-def m014_chat_attachments(db: Database) -> None:
+def m014_chat_attachments(db) -> None:
     """Files attached in a chat's composer: documents that belong to one chat.
 
     * ``documents.attachment``: 1 for a file attached in the composer (its ``path`` is the
@@ -702,32 +726,39 @@ def m014_chat_attachments(db: Database) -> None:
       library, and for an attachment held by a new chat until its first message is sent.
       An attachment is evidence for its own chat only, and goes with the chat.
     """
-    db.execute("ALTER TABLE documents ADD COLUMN attachment INTEGER NOT NULL DEFAULT 0")
-    db.execute(
-        "ALTER TABLE documents ADD COLUMN conversation_id INTEGER "
-        "REFERENCES conversations(id) ON DELETE CASCADE"
+    _add(db, "documents", Column("attachment", INTEGER, required=True, default=0))
+    _add(
+        db,
+        "documents",
+        Column("conversation_id", INTEGER, references="conversations(id)", on_delete="CASCADE"),
     )
-    db.execute(
-        "CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment = 1"
+    _run(
+        db,
+        Index(
+            "documents_by_conversation", "documents", "conversation_id", where="attachment = 1"
+        ).ddl(),
     )
 
 
 @migrations()
-def m015_messages_as_sent(db: Database) -> None:
+def m015_messages_as_sent(db) -> None:
     """``messages.sent_content``: a user message as its prompt carried it (the turn's
     data, then the user's words under their header). The next turns' history sends it
     so, word for word, and their prompts start with the whole previous prompt and its
     answer: a server's prompt cache reads only what is new (issue 22). NULL for
     messages sent before (and imported ones): their history sends their words."""
-    db.execute("ALTER TABLE messages ADD COLUMN sent_content TEXT")
+    _add(db, "messages", Column("sent_content", TEXT))
 
 
 @migrations()
-def m016_idempotent_recall_window(db: Database) -> None:
+def m016_idempotent_recall_window(db) -> None:
     """PostgreSQL's recall-window refresh became an upsert (issue 39 G1): two computers
-    re-indexing one window at once both inserted the same row. Here nothing changes:
-    SQLite's writers take the write lock one at a time, so its delete-then-insert is
-    never interleaved. Recorded on both stores, so their histories keep one list of names."""
+    re-indexing one window at once both inserted the same row. SQLite's writers take the
+    write lock one at a time, so its delete-then-insert is never interleaved."""
+    if is_postgres(db):
+        from acai_desktop.core.store.postgres.schema_parts import REFRESH_RECALL_WINDOW
+
+        _run(db, REFRESH_RECALL_WINDOW)
 
 
 # m017: the ids of the recallable messages within two places before and after the
@@ -774,7 +805,7 @@ _RECALL_CHANGES = """
 
 
 @migrations()
-def m017_recall_index_without_its_copy(db: Database) -> None:
+def m017_recall_index_without_its_copy(db) -> None:
     """``messages_fts`` indexes what ``message_recall_rows`` shows and keeps no copy of
     it (issue 39 G11): its ``messages_fts_content`` held each message's text and its
     four neighbours' again, 5.0 GB of a 7.4 GB profile. It becomes an external-content
@@ -785,8 +816,11 @@ def m017_recall_index_without_its_copy(db: Database) -> None:
     window of rows the change touches out of the index while the view still shows their
     old text, and the AFTER trigger of m010 putting them back as they now read. The index
     is rebuilt from the view here (the old copy's pages are free for the profile to reuse;
-    the file shrinks only by a VACUUM).
+    the file shrinks only by a VACUUM). PostgreSQL's ``message_recall`` is the rows' text,
+    which its tsvector column indexes: nothing changes there.
     """
+    if is_postgres(db):
+        return
     for trigger in ("messages_fts_insert", "messages_fts_update", "messages_fts_delete"):
         db.execute(f"DROP TRIGGER {trigger}")
     db.execute("DROP TABLE messages_fts")
@@ -843,3 +877,34 @@ def m017_recall_index_without_its_copy(db: Database) -> None:
             {_index_window("old")}
         END"""
     )
+
+
+@migrations()
+def m018_fts5_words_and_kept_statistics(db) -> None:
+    """PostgreSQL's full-text columns hold FTS5's words (unicode61, porter), and BM25's
+    statistics (row count, total length, rows per word) are kept as rows change
+    instead of counted by every search (issue 41 item 2). SQLite's FTS5 has both."""
+    if not is_postgres(db):
+        return
+    from acai_desktop.core.store.postgres import schema_parts as parts
+
+    _run(db, parts.FTS5_WORDS, parts.FULL_TEXT_STATISTICS)
+    for table, first, second, columns in parts.FULL_TEXT_COLUMNS:
+        _run(db, parts.fts5_words_in(table, first, second, columns, replacing=True))
+
+
+@migrations()
+def m019_recall_view_of_every_message_column(db) -> None:
+    """PostgreSQL expands a view's ``SELECT m.*`` when the view is made: its
+    ``recallable_messages``, made at the baseline, lacked the message columns added
+    after (``usage``, ``sent_content``) that a database made fresh has. Made again, it
+    has them all; a migration adding a message column makes it again too (the schema
+    test fails until it does). SQLite reads ``*`` at every query: nothing changes."""
+    if is_postgres(db):
+        _run(
+            db,
+            "CREATE OR REPLACE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE "
+            "m.role IN ('user', 'assistant') AND m.status IN ('complete', 'stopped') "
+            "AND m.content != '' AND (SELECT c.temporary FROM conversations AS c "
+            "WHERE c.id = m.conversation_id) = 0 AND m.hidden = 0",
+        )

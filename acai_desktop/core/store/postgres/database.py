@@ -5,8 +5,8 @@ The store's functions (``core/store/*.py``) are written against the SQLite store
 ``execute(sql, params)`` with ``?`` parameters, ``atomic()``, ``conn.executemany``, a
 cursor's ``lastrowid`` and ``rowcount``. :class:`PostgresDatabase` offers the same over
 psycopg 3, translating the portable SQL (:func:`translate`); the SQLite functions that
-SQL relies on exist in the schema with SQLite's meaning (``postgres/migrations.py``,
-``_SQLITE_FUNCTIONS``). See docs/architecture.md, "Two stores".
+SQL relies on exist in the schema with SQLite's meaning (``postgres/schema_parts.py``,
+``SQLITE_FUNCTIONS``). See docs/architecture.md, "Two stores".
 
 
 Concurrency is the SQLite store's: every write runs on the writer's thread, one after
@@ -338,11 +338,11 @@ class PostgresStore:
         return store
 
     def _connect(self) -> PostgresDatabase:
-        from acai_desktop.core.store.postgres.migrations import migrate
+        from acai_desktop.core.store.migrations import migrations
 
         db = PostgresDatabase(self.url)
         try:
-            migrate(db)
+            migrations.apply(db)
         except BaseException:
             db.close()
             raise
@@ -394,7 +394,7 @@ class PostgresStore:
         (no polling). First ``""`` once listening, so the caller reads what was written
         before; this store's own writes are left out. Ends with the connection (an
         error): the caller listens again."""
-        from acai_desktop.core.store.postgres.migrations import CHANGES_CHANNEL
+        from acai_desktop.core.store.postgres.schema_parts import CHANGES_CHANNEL
 
         try:
             connection = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
