@@ -15,10 +15,16 @@ from __future__ import annotations
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import dialect_of, is_postgres
 from acai_desktop.core.store.migration_runner import Migrations
-from acai_desktop.core.store.schema import create_schema
-from acai_desktop.core.store.schema_model import INTEGER, TEXT, Column, Index, Table, add_column
 
-migrations = Migrations("acai_desktop", create_schema)
+
+def _create_schema(db) -> None:
+    # Imported when a database is made or migrated, not by every open.
+    from acai_desktop.core.store.schema import create_schema
+
+    create_schema(db)
+
+
+migrations = Migrations("acai_desktop", _create_schema)
 
 
 def _run(db, *statements: str) -> None:
@@ -30,7 +36,9 @@ def _run(db, *statements: str) -> None:
             db.execute(statement)
 
 
-def _add(db, table: str, column: Column) -> None:
+def _add(db, table: str, column) -> None:
+    from acai_desktop.core.store.schema_model import add_column
+
     _run(db, add_column(table, column, dialect_of(db)))
 
 
@@ -676,6 +684,8 @@ def m012_chat_settings_and_token_usage(db) -> None:
       of the turn's memories, recalled messages and passages as the prompt budget
       counted them (see core.token_usage). NULL for answers written before.
     """
+    from acai_desktop.core.store.schema_model import TEXT, Column
+
     _add(db, "conversations", Column("model_settings", TEXT))
     _add(db, "messages", Column("usage", TEXT))
 
@@ -693,6 +703,8 @@ def m013_projects(db) -> None:
       (``memory_writes``); the user promotes it to everywhere, or demotes it back.
     Existing rows stay outside any project: every chat and memory works as before.
     """
+    from acai_desktop.core.store.schema_model import INTEGER, TEXT, Column, Index, Table
+
     projects = Table(
         "projects",
         (
@@ -726,6 +738,8 @@ def m014_chat_attachments(db) -> None:
       library, and for an attachment held by a new chat until its first message is sent.
       An attachment is evidence for its own chat only, and goes with the chat.
     """
+    from acai_desktop.core.store.schema_model import INTEGER, Column, Index
+
     _add(db, "documents", Column("attachment", INTEGER, required=True, default=0))
     _add(
         db,
@@ -747,6 +761,8 @@ def m015_messages_as_sent(db) -> None:
     so, word for word, and their prompts start with the whole previous prompt and its
     answer: a server's prompt cache reads only what is new (issue 22). NULL for
     messages sent before (and imported ones): their history sends their words."""
+    from acai_desktop.core.store.schema_model import TEXT, Column
+
     _add(db, "messages", Column("sent_content", TEXT))
 
 

@@ -1,31 +1,25 @@
 """The words the schema is described in (``schema.py``), and their DDL on each engine.
 
 A column has an engine-neutral type; ``_SQLITE_TYPES`` and ``_POSTGRES_TYPES`` are the
-one place where each becomes an engine's type (and a flag's default its literal). Plain
-dataclasses rendered to DDL text: a fresh profile's schema is made in a few
-milliseconds with nothing imported beyond this module (docs/architecture.md, "Two
-stores", says why not SQLAlchemy's MetaData).
+one place where each becomes an engine's type (and a flag's default its literal).
+Rendered to DDL text: a fresh profile's schema is made in a few milliseconds with
+nothing imported beyond this module (docs/architecture.md, "Two stores", says why not
+SQLAlchemy's MetaData).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
+from acai_desktop.core.store.dialect import POSTGRESQL
 
-from acai_desktop.core.store.dialect import POSTGRESQL, SQLITE
-
-
-class Type(Enum):
-    TEXT = "text"
-    INTEGER = "integer"
-    REAL = "real"
-    BLOB = "blob"
-    FLAG = "flag"  # true or false
-    TIME = "time"  # an instant (ISO 8601 text on SQLite)
-    JSON = "json"  # a JSON document
-
-
-TEXT, INTEGER, REAL, BLOB, FLAG, TIME, JSON = Type
+# The neutral types (plain strings and classes: a fresh profile's open imports this
+# module, and dataclasses or an Enum cost more to make than the whole schema's DDL).
+TEXT = "text"
+INTEGER = "integer"
+REAL = "real"
+BLOB = "blob"
+FLAG = "flag"  # true or false
+TIME = "time"  # an instant (ISO 8601 text on SQLite)
+JSON = "json"  # a JSON document
 
 _SQLITE_TYPES = {
     TEXT: "TEXT",
@@ -52,19 +46,24 @@ _SQLITE_FLAGS = {False: "0", True: "1"}
 _POSTGRES_FLAGS = {False: "0", True: "1"}
 
 
-@dataclass(frozen=True)
 class Column:
-    name: str
-    type: Type
-    required: bool = False  # NOT NULL
-    default: object = None
-    #: The table's id: SQLite's rowid, an identity column on PostgreSQL.
-    identity: bool = False
-    primary_key: bool = False
-    unique: bool = False
-    references: str | None = None  # "table(column)"
-    on_delete: str | None = None  # "CASCADE", "SET NULL"
-    check: str | None = None
+    def __init__(
+        self,
+        name: str,
+        type: str,
+        *,
+        required: bool = False,  # NOT NULL
+        default: object = None,
+        identity: bool = False,  # the table's id: SQLite's rowid, an identity column
+        primary_key: bool = False,
+        unique: bool = False,
+        references: str | None = None,  # "table(column)"
+        on_delete: str | None = None,  # "CASCADE", "SET NULL"
+        check: str | None = None,
+    ) -> None:
+        self.name, self.type, self.required, self.default = name, type, required, default
+        self.identity, self.primary_key, self.unique = identity, primary_key, unique
+        self.references, self.on_delete, self.check = references, on_delete, check
 
     def ddl(self, engine: str) -> str:
         types = _POSTGRES_TYPES if engine == POSTGRESQL else _SQLITE_TYPES
@@ -88,19 +87,18 @@ class Column:
         return " ".join(parts)
 
     def _default(self, engine: str) -> str:
-        if self.type is FLAG:
+        if self.type == FLAG:
             return (_POSTGRES_FLAGS if engine == POSTGRESQL else _SQLITE_FLAGS)[self.default]
         if isinstance(self.default, str):
             return "'" + self.default.replace("'", "''") + "'"
         return repr(self.default)
 
 
-@dataclass(frozen=True)
 class Table:
-    name: str
-    columns: tuple[Column, ...]
-    #: Table constraints as SQL both engines read alike: "PRIMARY KEY (a, b)", "UNIQUE …".
-    constraints: tuple[str, ...] = ()
+    def __init__(self, name: str, columns: tuple[Column, ...], constraints: tuple[str, ...] = ()):
+        self.name, self.columns = name, columns
+        #: Table constraints as SQL both engines read alike: "PRIMARY KEY (a, b)", "UNIQUE …".
+        self.constraints = constraints
 
     def ddl(self, engine: str) -> str:
         lines = [column.ddl(engine) for column in self.columns] + list(self.constraints)
@@ -108,13 +106,12 @@ class Table:
         return f"CREATE TABLE {self.name} (\n    {body}\n)"
 
 
-@dataclass(frozen=True)
 class Index:
-    name: str
-    table: str
-    columns: str
-    unique: bool = False
-    where: str | None = None
+    def __init__(
+        self, name: str, table: str, columns: str, unique: bool = False, where: str | None = None
+    ) -> None:
+        self.name, self.table, self.columns = name, table, columns
+        self.unique, self.where = unique, where
 
     def ddl(self) -> str:
         unique = "UNIQUE " if self.unique else ""
@@ -125,6 +122,3 @@ class Index:
 def add_column(table: str, column: Column, engine: str) -> str:
     """The DDL adding ``column`` to ``table`` on ``engine``."""
     return f"ALTER TABLE {table} ADD COLUMN {column.ddl(engine)}"
-
-
-ENGINES = (SQLITE, POSTGRESQL)
