@@ -21,6 +21,7 @@ people are left-handed?" are not what they seem.
 
 from __future__ import annotations
 
+import functools
 import re
 from enum import StrEnum
 
@@ -40,8 +41,29 @@ def _any_of(alternatives: str) -> str:
     return rf"(?<!\w)(?:{words})(?!\w)"
 
 
-def _words(alternatives: str) -> re.Pattern:
-    return re.compile(_any_of(alternatives), re.I)
+class _Rule:
+    """A regex compiled on first use: the rules take about 35 ms to compile, which the
+    window's start should not pay for the first message's sake."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern, self._flags = pattern, flags
+
+    @functools.cached_property
+    def _compiled(self) -> re.Pattern:
+        return re.compile(self._pattern, self._flags)
+
+    def search(self, text: str) -> re.Match | None:
+        return self._compiled.search(text)
+
+    def findall(self, text: str) -> list:
+        return self._compiled.findall(text)
+
+    def sub(self, replacement: str, text: str) -> str:
+        return self._compiled.sub(replacement, text)
+
+
+def _words(alternatives: str) -> _Rule:
+    return _Rule(_any_of(alternatives), re.I)
 
 
 # Names that mean code whatever surrounds them: languages, tools, formats, concepts.
@@ -68,16 +90,16 @@ _CODE_NAMES = _words(
     vs ?code | intellij | environment variables? | env vars?"""
 )
 # Languages whose names are also ordinary words count only as "in Go", "Rust code"…
-_AMBIGUOUS_LANGUAGES = re.compile(
+_AMBIGUOUS_LANGUAGES = _Rule(
     r"\bin (?:Go|Rust|C|R|Ruby|Swift|Dart|Lua|Elixir|Scala)\b"
     r"|\b(?:go|rust|ruby|swift|c|r|lua|dart|scala) (?:program|code|function|script|library"
     r"|crate|module|app|compiler|struct)s?\b",
     re.I,
 )
 # Code quoted as code: a fence, or inline code with code's punctuation.
-_QUOTED_CODE = re.compile(r"```|`[^`\n]*[(){}\[\]=.;_$<>~%'\"-][^`\n]*`")
+_QUOTED_CODE = _Rule(r"```|`[^`\n]*[(){}\[\]=.;_$<>~%'\"-][^`\n]*`")
 # Code-like text: calls of snake_case, dotted or camelCase names, keywords, exceptions.
-_CODE_TEXT = re.compile(
+_CODE_TEXT = _Rule(
     r"\b[a-z_]\w*_\w*\(|\b\w+\.\w+\(|\b[a-z]+[A-Z]\w*\("
     r"|^\s*(?:def|class|import|from \S+ import|function|const|let|var|public|#include)\b"
     r"|\b(?:def|return|elif|console\.log|printf|println|self\.)\b|[;{}]\s*$|\w+ = \w+\(|=>"
@@ -85,7 +107,7 @@ _CODE_TEXT = re.compile(
     re.M,
 )
 # An error message quoted from a program.
-_ERROR_MESSAGE = re.compile(
+_ERROR_MESSAGE = _Rule(
     r"\b(?:is not (?:a function|defined|iterable|callable)|cannot find (?:symbol|module)"
     r"|cannot read propert|unexpected token|undefined reference|command not found"
     r"|no such file or directory|index out of range|null reference|build fail"
@@ -94,7 +116,7 @@ _ERROR_MESSAGE = re.compile(
 )
 # Asking for a program: "write me a function", "implement an algorithm". A script for
 # a video or a play is writing.
-_CODE_REQUEST = re.compile(
+_CODE_REQUEST = _Rule(
     r"\b(?:write|create|implement|make|build|generate|code|show me|give me)\b.{0,30}?"
     r"\b(?:functions?|methods?|class(?:es)?|programs?|algorithms?|quer(?:y|ies)|snippets?"
     r"|endpoints?|bots?|scrapers?|parsers?|regex|macros?"
@@ -103,7 +125,7 @@ _CODE_REQUEST = re.compile(
     re.I,
 )
 # A program referred to: "this script", "my function".
-_THIS_CODE = re.compile(
+_THIS_CODE = _Rule(
     r"\b(?:this|my|our|the following) (?:script|function|method|class|program|query)\b", re.I
 )
 # Words that are code in company: two of them, or one with code-like text.
@@ -131,7 +153,7 @@ _PUZZLE_WORDS = _words(
     least common multiple | lcm | greatest common divisor | gcd | knights?\b.{0,60}\bknaves? |
     sudoku | square root | cube root | check my reasoning | \d+ choose \d+"""
 )
-_MATH_TEXT = re.compile(
+_MATH_TEXT = _Rule(
     r"\d\s*[-+*/^×÷=]\s*\(?\d|\b[a-z]\s*[-+*/^=]\s*\d|\d\s*[a-z]\b\s*[-+*/^=]|\d\s*%|\b[a-z]\^\d"
     r"|\b(?:sin|cos|tan|log|ln|exp|sqrt)\s*\(|\b(?:sin|cos|tan|ln|sqrt) [a-z0-9]\b|\blog base\b"
     r"|\bx\b",
@@ -139,7 +161,7 @@ _MATH_TEXT = re.compile(
 )
 # A chain to reason along: "all A are B … all B are C", "older than … older than", a
 # kinship riddle, "how many minutes in a week".
-_CHAINS = re.compile(
+_CHAINS = _Rule(
     r"\ball \w+ are \w+.*\ball \w+ are\b"
     r"|\b(\w+er) than\b.*\b\1 than\b"
     r"|(?:\b(?:father|mother|son|daughter|brother|sister|uncle|aunt)s?\b.*){3}\bwho\b"
@@ -159,9 +181,9 @@ _QUANTITY_QUESTION = _words(
     decimal | fractions? | simplify | angles? | perimeter | area | volume | step by step |
     step-by-step | how many ways | divide"""
 )
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,.:]*")
+_NUMBER = _Rule(r"(?<![\w.])\d[\d,.:]*")
 # An "in 2026" or a "1,000-word" is not a quantity to reason with.
-_NOT_A_QUANTITY = re.compile(r"\b(?:1[89]|20)\d\d\b|\d[\d,]*-(?:word|page|minute|second)s?\b")
+_NOT_A_QUANTITY = _Rule(r"\b(?:1[89]|20)\d\d\b|\d[\d,]*-(?:word|page|minute|second)s?\b")
 
 _WRITING_FORMS = _any_of(
     r"""letters? | emails? | essays? | stor(?:y|ies) | poems? | poetry | haikus? |
@@ -177,7 +199,7 @@ _WRITING_FORMS = _any_of(
     (?:meeting )?minutes (?:of|for) | memoir | screenplay | sketch | ad copy | slogans? |
     pitch | summar(?:y|ies) | intro | paragraphs? | cards? | invitations? | announcements?"""
 )
-_WRITING = re.compile(
+_WRITING = _Rule(
     r"\b(?:write|writing|create|rewrite|polish|expand|craft|prepare)\b.*?"
     + _WRITING_FORMS
     + r"|\b(?:turn|make|convert)\b.*\binto\b.*"
@@ -187,14 +209,14 @@ _WRITING = re.compile(
 # Verbs that produce text whatever follows: "draft the agreement", "compose a reply",
 # "write me a …" (code and math were ruled out before); "how do I write a CV?" asks for
 # advice, not for the text.
-_DRAFTING = re.compile(
+_DRAFTING = _Rule(
     r"\b(?:draft|compose|pen)\b"
     r"|(?<!how do i )(?<!how should i )(?<!how can i )(?<!how to )\bwrite\s+(?:me\s+|us\s+)?"
     r"(?:a|an|the|my|some|two|three|four|five|\d+)\b",
     re.I,
 )
 # "I need a speech for…", "A short story please": a text asked for without a verb.
-_TEXT_WANTED = re.compile(
+_TEXT_WANTED = _Rule(
     r"\b(?:need|want|give me|help me with|get me|come up with)\b.{0,20}"
     r"\b(?:a|an|some|my|the)\b.{0,30}"
     + _WRITING_FORMS
@@ -204,7 +226,7 @@ _TEXT_WANTED = re.compile(
     re.I,
 )
 # "Rewrite this paragraph…", "Polish my essay…": editing text is producing it.
-_EDITING = re.compile(
+_EDITING = _Rule(
     r"\b(?:rewrite|polish|proofread|reword|rephrase|edit|improve|tighten)\b.*\b(?:this|my|the)"
     r"\b.*\b(?:paragraph|essay|text|letter|email|intro|draft|bio|speech|story|post)",
     re.I | re.S,
