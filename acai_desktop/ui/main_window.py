@@ -131,8 +131,8 @@ class MainWindow(WindowParts):
             self.new_project_button,
             self.memory_panel.add_note_button,
             self.memory_panel.instructions_box.edit_button,
-            self.memory_panel.edit_button,
-            self.memory_panel.details_button,
+            self.memory_panel.actions_bar.edit_button,
+            self.memory_panel.actions_bar.details_button,
         )
         # The user's work is the message they are about to write: the cursor waits there.
         self.composer.input.setFocus()

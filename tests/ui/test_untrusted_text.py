@@ -172,8 +172,8 @@ def test_html_in_every_stored_imported_and_server_field_is_shown_as_text(
             item.id for item in window.memories_model.items() if item.content == texts["conflict"]
         )
         assert panel.select_memory(conflict_id)
-        assert panel.conflict_label.textFormat() == Qt.TextFormat.PlainText
-        assert f"This contradicts “{texts['pinned'][:40]}" in panel.conflict_label.text()
+        assert panel.conflict_bar.label.textFormat() == Qt.TextFormat.PlainText
+        assert f"This contradicts “{texts['pinned'][:40]}" in panel.conflict_bar.label.text()
 
         # Memory Details of the imported conflict: its meta value is text, not an image;
         # the details of the first memory show its category as typed.
