@@ -228,7 +228,7 @@ def test_dialogs_show_titles_server_answers_and_refusals_as_text(qapp):
     probe = ProviderProbe(ProviderName.OLLAMA, "http://localhost:11434/v1", True, [html])
     settings.show_detection(DetectionReport([probe], False, False, None, ProviderName.OLLAMA))
     settings.saving_failed(f"Not saved: {html}")
-    for label in (settings.detect_result, settings.error_label):
+    for label in (settings.provider_fields.detect_result, settings.error_label):
         assert label.textFormat() == Qt.TextFormat.PlainText
         assert html in label.text()
     for dialog in (delete, settings):
