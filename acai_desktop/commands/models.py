@@ -81,6 +81,13 @@ def _candidate_json(candidate: Candidate) -> dict:
         "strong_at": sorted(str(kind) for kind in caps.strong_at),
         "price_per_million": {"prompt": caps.price_in, "answer": caps.price_out},
         "known": caps.known,
+        "measured": candidate.measured
+        and {
+            "first_token_seconds": round(candidate.measured.first_token_seconds, 3),
+            "tokens_per_second": round(candidate.measured.tokens_per_second, 1),
+            "error_rate": round(candidate.measured.error_rate, 3),
+            "calls": candidate.measured.calls,
+        },
     }
 
 
@@ -118,6 +125,12 @@ def _print_human(candidates: list[Candidate], problems: list[str], route: Route 
         )
         price = f"${caps.price_in:g}/${caps.price_out:g} per M" if caps.price_out else "free"
         guess = "" if caps.known else " (unknown model: guessed)"
+        if (speed := c.measured) is not None:
+            guess += (
+                f"  measured: first words {speed.first_token_seconds:.1f} s, "
+                f"{speed.tokens_per_second:.0f} tokens/s, {speed.error_rate:.0%} errors "
+                f"over {speed.calls} calls"
+            )
         print(
             f"{c.model:<32} {c.provider:<20} {c.where!s:<18} {c.window_tokens:>9,} tokens  "
             f"tier {caps.quality}  {price}{'  ' + can if can else ''}{guess}"

@@ -9,7 +9,8 @@ from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.routing.reachable import reachable_candidates
-from acai_desktop.core.routing.selection import Where, choose_model
+from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
+from acai_desktop.core.routing.selection import Speed, Where, choose_model
 from acai_desktop.core.routing.turn_needs import analyse_turn
 from acai_lab.scripted_openai import FakeOpenAIServer
 from tests.support.aio import run
@@ -39,6 +40,10 @@ def test_the_configured_provider_and_a_server_found_here_are_listed_and_routed(t
             ProviderName.LMSTUDIO: shut[0],
             ProviderName.LLAMACPP: shut[1],
         }
+        coder = speed_key(ollama.base_url, "qwen2.5-coder:7b")
+        SpeedLog(profile.data_dir).record(
+            coder, ok=True, first_token_seconds=0.4, tokens_per_second=25.0
+        )
         overrides = ModelOverrides("custom", configured.base_url, "SmolLM2-135M-Instruct")
         candidates, problems = run(reachable_candidates(profile, overrides, detect=_detect(urls)))
     assert problems == []
@@ -50,6 +55,9 @@ def test_the_configured_provider_and_a_server_found_here_are_listed_and_routed(t
         ("llava:7b", "Ollama"),
     }
     assert {c.where for c in candidates} == {Where.THIS_COMPUTER}
+    measured = {c.model: c.measured for c in candidates}
+    assert measured["qwen2.5-coder:7b"] == Speed(0.4, 25.0, error_rate=0.0, calls=1)
+    assert measured["llava:7b"] is None
     code = choose_model(analyse_turn("Write a Python function to sort a list."), candidates)
     assert code.chosen.model == "qwen2.5-coder:7b"
 

@@ -12,7 +12,7 @@ pay for a model on the user's own hardware, whatever its name).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from acai_desktop.core.llm.context_window import window_from_table
@@ -25,7 +25,8 @@ from acai_desktop.core.llm.presets import (
 )
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.routing.known_models import capabilities_of
-from acai_desktop.core.routing.selection import Candidate, Where, where_it_runs
+from acai_desktop.core.routing.model_speed import speed_key
+from acai_desktop.core.routing.selection import Candidate, Speed, Where, where_it_runs
 
 #: A window assumed for a model no table knows: the smallest common one.
 ASSUMED_WINDOW = 8_192
@@ -43,9 +44,12 @@ class Offer:
     models: tuple[str, ...]
 
 
-def candidates_from(offers: Iterable[Offer]) -> list[Candidate]:
+def candidates_from(
+    offers: Iterable[Offer], measured: Callable[[str], Speed | None] = lambda key: None
+) -> list[Candidate]:
     """Each chat model of ``offers`` once (the first provider offering it at an address
-    keeps it), with what is known of it."""
+    keeps it), with what is known of it and its speed as ``measured`` here (by its
+    ``model_speed.speed_key``)."""
     seen: set[tuple[str | None, str]] = set()
     candidates = []
     for offer in offers:
@@ -65,6 +69,7 @@ def candidates_from(offers: Iterable[Offer]) -> list[Candidate]:
                     where,
                     window.tokens if window else ASSUMED_WINDOW,
                     capabilities,
+                    measured(speed_key(offer.base_url, model)),
                 )
             )
     return candidates

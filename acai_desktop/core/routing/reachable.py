@@ -13,6 +13,7 @@ from acai_desktop.core.model_choice import ModelOverrides, resolve_settings
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.routing.catalogue import candidates_from, offers_found
+from acai_desktop.core.routing.model_speed import SpeedLog
 from acai_desktop.core.routing.selection import Candidate
 from acai_desktop.core.secrets import SecretStore
 
@@ -48,7 +49,8 @@ async def reachable_candidates(
         else:
             openai_models = listed
     offers = offers_found(settings, configured, found, openai_models)
-    return candidates_from(offers), problems
+    speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
+    return candidates_from(offers, speeds.speed), problems
 
 
 async def _listed(base_url: str | None, api_key: str | None, label: str) -> list[str] | str:

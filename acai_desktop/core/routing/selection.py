@@ -122,13 +122,18 @@ class Considered:
 
 @dataclass(frozen=True)
 class Route:
-    """The decision: the model chosen (None: none can do the turn), why, and every
-    candidate with what ruled it out."""
+    """The decision: the models that can do the turn, best first by the policy (the
+    first answers; the next takes over if it fails), and every candidate with what
+    ruled it out."""
 
-    chosen: Candidate | None
+    ranked: tuple[Candidate, ...]
     kind: TurnKind
     policy: Policy
     considered: tuple[Considered, ...]
+
+    @property
+    def chosen(self) -> Candidate | None:
+        return self.ranked[0] if self.ranked else None
 
     @property
     def reason(self) -> str:
@@ -159,8 +164,8 @@ def choose_model(
         reason = _ruled_out(needs, candidate, policy, private, cost, cost_ceiling, answer_tokens)
         considered.append(Considered(candidate, reason, cost, seconds))
     able = [c for c in considered if c.ruled_out is None]
-    chosen = _pick(able, policy, needs.text_kind) if able else None
-    return Route(chosen, needs.kind, policy, tuple(considered))
+    ranked = _ranked(able, policy, needs.text_kind) if able else []
+    return Route(tuple(ranked), needs.kind, policy, tuple(considered))
 
 
 def _ruled_out(
@@ -196,9 +201,12 @@ def _skill(considered: Considered, kind: TurnKind) -> int:
     return caps.quality + (1 if kind in caps.strong_at else 0)
 
 
-def _pick(able: list[Considered], policy: Policy, kind: TurnKind) -> Candidate:
-    def by(*keys):
-        return min(able, key=lambda c: tuple(key(c) for key in keys)).candidate
+def _ranked(able: list[Considered], policy: Policy, kind: TurnKind) -> list[Candidate]:
+    def skill(c: Considered) -> int:
+        return _skill(c, kind)
+
+    def order(*keys):
+        return [c.candidate for c in sorted(able, key=lambda c: tuple(k(c) for k in keys))]
 
     def cost(c: Considered) -> float:
         return c.expected_cost
@@ -207,14 +215,21 @@ def _pick(able: list[Considered], policy: Policy, kind: TurnKind) -> Candidate:
         return c.expected_seconds
 
     def unskilled(c: Considered) -> int:
-        return -_skill(c, kind)
+        return -skill(c)
 
     if policy is Policy.CHEAPEST:
-        return by(cost, unskilled, seconds)
+        return order(cost, unskilled, seconds)
     if policy is Policy.FASTEST:
-        return by(seconds, unskilled)
+        return order(seconds, unskilled)
     if policy is Policy.BALANCED:
-        best = max(_skill(c, kind) for c in able)
-        able = [c for c in able if _skill(c, kind) >= best - 1]
-        return by(cost, seconds)
-    return by(unskilled, seconds)  # best quality, and the best on this computer
+        # The models within a tier of the best, cheapest first; then the others, best
+        # first (a fallback that must step down takes the best of what is left).
+        best = max(skill(c) for c in able)
+
+        def in_reach_by_cost(c: Considered) -> tuple:
+            if skill(c) >= best - 1:
+                return (0, 0)
+            return (1, -skill(c))
+
+        return order(in_reach_by_cost, cost, seconds)
+    return order(unskilled, seconds)  # best quality, and the best on this computer
