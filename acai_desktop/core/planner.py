@@ -1,7 +1,7 @@
 """A heuristic planner: what kind of task a message is, how hard, and the steps.
 
 It runs before every turn (microseconds, no model call); its output is stored with the
-user's message (``messages.plan``) and steers retrieval depth and the answer budget.
+answer it planned (``messages.plan``) and steers retrieval depth and the answer budget.
 """
 
 from __future__ import annotations
