@@ -8,8 +8,8 @@ from acai_desktop.core.llm.detection import DetectionReport, detect_providers
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.profile import Profile
-from acai_desktop.core.routing.reachable import reachable_candidates
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
+from acai_desktop.core.routing.reachable import reachable_candidates
 from acai_desktop.core.routing.selection import Speed, Where, choose_model
 from acai_desktop.core.routing.turn_needs import analyse_turn
 from acai_lab.scripted_openai import FakeOpenAIServer
