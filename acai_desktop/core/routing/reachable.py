@@ -22,11 +22,15 @@ LISTING_TIMEOUT_SECONDS = 5.0
 
 
 async def reachable_candidates(
-    profile: Profile, overrides: ModelOverrides, *, detect: Detect = detect_providers
+    profile: Profile,
+    overrides: ModelOverrides,
+    *,
+    detect: Detect = detect_providers,
+    choose_first: bool = True,
 ) -> tuple[list[Candidate], list[str]]:
     """The chat models the user can reach, and what could not be asked (plain sentences,
-    keys redacted)."""
-    settings = await resolve_settings(profile, overrides, detect=detect)
+    keys redacted). ``choose_first``: as ``model_choice.resolve_settings``'s."""
+    settings = await resolve_settings(profile, overrides, detect=detect, choose_first=choose_first)
     secrets = SecretStore(profile.data_dir)
     keys = await asyncio.to_thread(
         lambda: {name: secrets.get_api_key(name) for name in (settings.provider, "openai")}

@@ -40,6 +40,7 @@ from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.widgets.budget_field import BudgetField
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
 from acai_desktop.ui.widgets.instructions_widgets import InstructionsFields
+from acai_desktop.ui.widgets.models_list import ModelsList
 from acai_desktop.ui.widgets.provider_fields import ProviderFields
 from acai_desktop.ui.widgets.settings_fields import (
     EMBEDDING_SOURCES,
@@ -137,6 +138,8 @@ class SettingsDialog(QDialog):
         self.enter_sends_box.setToolTip("Off: Enter starts a new line and Ctrl+Enter sends")
         self.enter_sends_box.setChecked(preferences.enter_sends)
 
+        self.models_list = ModelsList()
+
         self.error_label = error_label()
         self.buttons, self.save_button = save_cancel_buttons("Save and connect")
 
@@ -146,6 +149,10 @@ class SettingsDialog(QDialog):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.provider_fields.add_rows(form)
+        models_title = QLabel("YOUR MODELS")
+        models_title.setObjectName("SectionLabel")
+        form.addRow(models_title)
+        form.addRow(self.models_list)
         memory_title = QLabel("MEMORY")
         memory_title.setObjectName("SectionLabel")
         form.addRow(memory_title)
