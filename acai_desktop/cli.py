@@ -29,6 +29,7 @@ BROKEN_PIPE_STATUS = 141
 # benchmarks and developer evaluations are ``python -m benchmarks`` (not in the product).
 COMMAND_MODULES = (
     "gui", "memories", "docs", "conversations", "import_chats", "mcp", "chat", "jobs",
+    "models",
 )  # fmt: skip
 #: The command each module registers, where its name differs from the module's.
 COMMAND_NAMES = {"import_chats": "import"}

@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from acai_desktop.core.llm.fast_model_copy import fast_copy
-from acai_desktop.core.llm.local_server import LocalModelServer, bundled_model_path, default_threads
+from acai_desktop.core.llm.local_model_files import bundled_model_path
+from acai_desktop.core.llm.local_server import LocalModelServer, default_threads
 
 #: The text scored for perplexity: the project's own user guide (plain English prose).
 SCORED_TEXT = Path(__file__).resolve().parent.parent / "docs" / "user-guide.md"

@@ -173,7 +173,7 @@ def main(output_dir: Path, every_panel: bool = False) -> int:
 
     def grab_first_start() -> None:
         from acai_desktop.core.llm.detection import DetectionReport, ProviderProbe
-        from acai_desktop.core.llm.local_server import bundled_model_path
+        from acai_desktop.core.llm.local_model_files import bundled_model_path
         from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
 
         ollama = ProviderProbe(

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 from dataclasses import dataclass, field
 
-from acai_desktop.core.answer_filter import prompt_frames
 from acai_desktop.core.chat_import.service import ConversationImports
 from acai_desktop.core.chat_settings import EffectiveSettings
 from acai_desktop.core.chat_settings_service import ChatSettingsService
@@ -47,33 +45,25 @@ from acai_desktop.core.llm.model_status import (
     probe_model,
     status_of_error,
 )
-from acai_desktop.core.llm.prompt_warmer import PromptWarmer
 from acai_desktop.core.llm.settings import (
     ModelSettings,
 )
 from acai_desktop.core.llm.window_probe import ContextWindows
-from acai_desktop.core.memory.context_builder import (
-    BUILT_IN_MEMORY_SHARE,
-    BUILT_IN_RECALL_SHARE,
-    MEMORY_SHARE,
-    RECALL_SHARE,
-)
 from acai_desktop.core.memory.front_door import Memory, memory_on
-from acai_desktop.core.memory.quiet_learning import learning_quietly
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.model_choice import ModelOverrides
 from acai_desktop.core.model_start import (
     StartedModel,
-    model_answers,
     no_model,
     start_model,
 )
 from acai_desktop.core.outside_changes import OutsideChanges
 from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
+from acai_desktop.core.processors.profile_jobs import MODEL_FREE_JOBS, profile_job_runner
 from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.processors.summary import SummaryProcessor
-from acai_desktop.core.processors.titles import TITLE_JOB, TitleProcessor
+from acai_desktop.core.processors.titles import TitleProcessor
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
@@ -82,24 +72,12 @@ from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.server_check import is_store_lost
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.documents import INDEX_JOB
-from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB
 from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
-from acai_desktop.core.turns.answer_stream import AnswerStream
+from acai_desktop.core.turns.assembly import profile_orchestrator
 from acai_desktop.core.turns.orchestrator import Orchestrator
-from acai_desktop.core.turns.prompt_assembly import PromptAssembly
-from acai_desktop.core.turns.turn_log import TurnLog
 
 log = logging.getLogger(__name__)
-#: Background jobs that need no model: they run even when the model can't be started.
-MODEL_FREE_JOBS = frozenset({INDEX_JOB})
-#: Background jobs that ask the chat's model server (learning from the conversation).
-LEARNING_JOBS = frozenset({"critical_info", "summary", LEARN_IMPORTED_JOB})
-#: Background jobs that ask the model and give way to the user's turns on a server that
-#: answers one request at a time: the learning, and naming a new chat. On the built-in
-#: model they ask a server of their own instead (core.llm.learning_server).
-YIELDING_JOBS = LEARNING_JOBS | {TITLE_JOB}
 
 
 @dataclass
@@ -385,77 +363,30 @@ async def _assemble(
     attachments = ChatAttachments(documents, profile.attachments_dir)
     jobs = JobRepository(store)
     one_at_a_time = model.settings.serves_one_request_at_a_time()
-    # Learning gives way to turns only where it shares the chat's server. On its own
-    # server (the built-in model) a running job is not cancelled and redone when a turn
-    # starts: its request just waits while the server is suspended and carries on
-    # where it stood (llama.cpp can't take back a read it began, so a redo would read
-    # the whole prompt again), and jobs need not wait after a turn or while the user
-    # types, because nothing they do reaches the chat's server.
-    yields = one_at_a_time and model.learning_client is None
-    runner = JobRunner(
+    runner = profile_job_runner(
         jobs,
-        {
-            "critical_info": critical_info.handle,
-            "summary": summary.handle,
-            INDEX_JOB: documents.handle,
-            # Told by its progress (the status bar), not memory by memory.
-            LEARN_IMPORTED_JOB: learning_quietly(critical_info.handle),
-            TITLE_JOB: titles.handle,
-        },
         events,
-        probe=functools.partial(model_answers, learner),
-        # One request at a time on the server: the user's answer goes first, and one job
-        # at a time (llama.cpp's server cuts a streamed reply short when another request
-        # arrives: two jobs would keep cutting each other's replies; the learning server
-        # is such a server too).
-        yield_to_turns=YIELDING_JOBS if yields else (),
-        max_concurrent=1 if one_at_a_time else 2,
+        critical_info=critical_info,
+        summary=summary,
+        titles=titles,
+        index_document=documents.handle,
+        learner=learner,
+        one_at_a_time=one_at_a_time,
+        own_learning_server=model.learning_client is not None,
     )
     instructions = InstructionsService(store, events)
-    # The profile's budget as it stands for its chat model (automatic: from its window).
-    profile_budget = (await chat_settings.in_effect(None)).context_budget_tokens
-    built_in = model.settings.uses_bundled_model()
-    prompts = PromptAssembly(
+    orchestrator = await profile_orchestrator(
         conversations,
+        data.provenance,
         memories,
-        memories.retriever,
         client,
-        budget_tokens=profile_budget,
+        events,
+        settings=model.settings,
+        has_model=model.problem is None,
         documents=documents,
+        attachments=attachments,
         instructions=instructions,
         chat_settings=chat_settings,
-        # A server on this machine keeps what it last read: the next prompt's known
-        # start is read while the user reads and types (core.llm.prompt_warmer).
-        warmer=(
-            PromptWarmer(client, events)
-            if one_at_a_time and isinstance(client, ModelClient)
-            else None
-        ),
-        **_prompt_shares(built_in),
-    )
-    orchestrator = Orchestrator(
-        TurnLog(
-            conversations,
-            memories.episodes,
-            events,
-            attachments=attachments,
-            chat_settings=chat_settings,
-            # Without a model no job runs, so none is announced as queued either.
-            announce_jobs=model.problem is None,
-        ),
-        prompts,
-        AnswerStream(
-            conversations,
-            data.provenance,
-            memories,
-            client,
-            events,
-            prompt_frames=prompt_frames(prompts.system_prompt),
-            answer_max_tokens=model.settings.resolved_answer_max_tokens(),
-        ),
-        max_answer_bytes=round(model.settings.max_answer_mb * 1_000_000),
-        asks_again_on_copy=built_in,
-        answers_memory_commands=built_in,
     )
     conversation_service = ConversationService(
         conversations, data.provenance, memories, events, attachments
@@ -500,11 +431,3 @@ async def _assemble(
         _jobs=jobs,
         _data=data,
     )
-
-
-def _prompt_shares(built_in: bool) -> dict[str, float]:
-    """The shares of the prompt budget a turn's recalled messages and memories take: the
-    built-in model reads prompts slowly, and gets smaller ones (context_builder)."""
-    if built_in:
-        return {"recall_share": BUILT_IN_RECALL_SHARE, "memory_share": BUILT_IN_MEMORY_SHARE}
-    return {"recall_share": RECALL_SHARE, "memory_share": MEMORY_SHARE}

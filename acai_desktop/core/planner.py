@@ -1,14 +1,16 @@
 """A heuristic planner: what kind of task a message is, how hard, and the steps.
 
 It runs before every turn (microseconds, no model call); its output is stored with the
-user's message (``messages.plan``) and steers retrieval depth and the answer budget.
+answer it planned (``messages.plan``) and steers retrieval depth and the answer budget.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from enum import StrEnum
+
+from acai_desktop.core.routing.turn_needs import TurnNeeds, analyse_turn
 
 
 class TaskType(StrEnum):
@@ -66,16 +68,20 @@ _IMPERATIVE = re.compile(
 class Plan:
     task_type: TaskType
     complexity: Complexity
-    steps: list[str] = field(default_factory=list)
+    steps: list[str]
     #: How many long-term memories and recalled messages of each tier to retrieve for
     #: this turn at the relevance floor's usual bar (more come in on strong evidence, as
     #: deep as the budget reaches: context_builder.recall_reach).
-    retrieval_k: int = 8
+    retrieval_k: int
+    #: What the turn asks of the answering model (its kind, size, whether it needs a
+    #: model that sees): stored with the message for the model router (``core/routing``).
+    needs: TurnNeeds
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["task_type"] = self.task_type.value
         data["complexity"] = self.complexity.value
+        data["needs"] = self.needs.to_dict()
         return data
 
 
@@ -90,8 +96,9 @@ def is_acknowledgement(text: str) -> bool:
 
 def plan_message(text: str) -> Plan:
     words = len(text.split())
+    needs = analyse_turn(text)
     if is_acknowledgement(text) or not text.strip():
-        return Plan(TaskType.SMALL_TALK, Complexity.LOW, ["reply briefly"], retrieval_k=3)
+        return Plan(TaskType.SMALL_TALK, Complexity.LOW, ["reply briefly"], 3, needs)
     # A statement about oneself wins over topic words: "I prefer Python" is news about
     # the user, not a coding task.
     if _SELF.search(text) and "?" not in text:
@@ -131,4 +138,4 @@ def plan_message(text: str) -> Plan:
     retrieval_k = {Complexity.LOW: 6, Complexity.MEDIUM: 8, Complexity.HIGH: 12}[complexity]
     if task is TaskType.RECALL:
         retrieval_k += 4
-    return Plan(task, complexity, list(steps), retrieval_k=retrieval_k)
+    return Plan(task, complexity, list(steps), retrieval_k, needs)

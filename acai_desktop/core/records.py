@@ -167,9 +167,10 @@ class Message:
     #: An answer's: its tokens as the server reported them, and memory's part (None:
     #: written before they were recorded, or not finished).
     usage: TokenUsage | None = None
-    #: A user message as its prompt carried it (the turn's data, then the user's words);
-    #: None before its first prompt, and for messages from before it was kept. The
-    #: history of later prompts sends this (see core.memory.context_builder).
+    #: An answer's: its question as the answer's prompt carried it (the turn's data,
+    #: then the user's words); the history of later prompts sends this (see
+    #: core.memory.prompt_history). Profiles from before issue 41 kept it on the user's
+    #: message itself. None: no prompt was built, or from before it was kept.
     sent_content: str | None = None
 
     @property

@@ -21,6 +21,9 @@ import logging
 import re
 import threading
 from collections.abc import Iterable
+from typing import TypeVar
+
+ErrorT = TypeVar("ErrorT", bound=BaseException)
 
 REDACTED = "[redacted]"
 #: A configured key shorter than this is not searched for literally: redacting every
@@ -107,6 +110,13 @@ def redact(text: str | None, secrets: Iterable[str | None] = ()) -> str | None:
     return _LONG_TOKEN.sub(
         lambda m: REDACTED if _is_random_looking(m.group(0)) else m.group(0), text
     )
+
+
+def redacted_error(error: ErrorT) -> ErrorT:
+    """``error`` with the keys, and anything that looks like one, cut from its text: a
+    server's error body may echo the key, and this text is stored, logged, shown."""
+    error.args = (redact(str(error)), *error.args[1:])
+    return error
 
 
 def redact_known(text: str | None, secrets: Iterable[str | None] = ()) -> str | None:

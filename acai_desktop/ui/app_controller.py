@@ -21,7 +21,6 @@ the Qt models. The controllers exist only with the window: built right after it,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import importlib
 import logging
@@ -48,8 +47,10 @@ from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
 from acai_desktop.ui.controllers.model_watch import ModelWatch
 from acai_desktop.ui.controllers.projects import ProjectsController
 from acai_desktop.ui.controllers.settings import SettingsController
+from acai_desktop.ui.first_model_question import ask_for_a_first_model
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences
+from acai_desktop.ui.status_text import progress_in_status_bar
 from acai_desktop.ui.store_wait import StoreWait
 from acai_desktop.ui.tasks import TaskTracker
 from acai_desktop.ui.theme import ThemeController
@@ -73,7 +74,6 @@ PROFILE_DATA_MODULE = "acai_desktop.core.profile_data"
 ASSISTANT_MODULE = "acai_desktop.core.assistant"
 OPEN_TASK = "open"
 __all__ = ["STILL_OPENING", "AppController", "model_problem_text"]
-LOOKING_FOR_MODELS = "Looking for models on this computer…"
 log = logging.getLogger(__name__)
 
 
@@ -120,8 +120,6 @@ class AppController:
         #: How the first start looks for models (None: this machine's servers and
         #: environment; tests point it at scripted servers and closed ports).
         self.detect = detect
-        #: The user asked for Settings instead of picking a model at the first start.
-        self._settings_after_open = False
         self.quit_after_ms = quit_after_ms
         #: The waits between attempts to reach the memory's server (None: the default).
         self.store_backoff = store_backoff
@@ -218,27 +216,6 @@ class AppController:
             quit_waiter.cancel()
         return task.result() if task.done() else None
 
-    @contextlib.contextmanager
-    def _progress_in_status_bar(self):
-        """Progress lines (an old profile's database being updated: a minute for a
-        large one) in the status bar, from whichever thread says them."""
-        from acai_desktop.core.progress import progress_log
-
-        window, loop = self.window, asyncio.get_running_loop()
-
-        class StatusBar(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                text = record.getMessage()
-                loop.call_soon_threadsafe(window.show_status, text)
-
-        handler = StatusBar(logging.INFO)
-        progress_log.addHandler(handler)
-        progress_log.setLevel(logging.INFO)
-        try:
-            yield
-        finally:
-            progress_log.removeHandler(handler)
-
     async def _open(self) -> AcaiError | None:
         """Open the profile's database and show its data, then build the assistant on it;
         an error that leaves nothing to show (the database can't be opened) is returned.
@@ -253,7 +230,7 @@ class AppController:
         while True:  # with the memory on a server: once it can be used (store_wait.py)
             await self.store_wait.until_ready(lambda: self.profile)
             try:
-                with self._progress_in_status_bar():
+                with progress_in_status_bar(self.window.show_status):
                     data = await open_profile_data(
                         self.profile, update_schema=self.store_wait.schema_update_allowed
                     )
@@ -276,7 +253,9 @@ class AppController:
 
         if self.offline_embedder is None:
             self.offline_embedder = new_offline_embedder()
-        await self._ask_first_model()
+        settings_wanted = await ask_for_a_first_model(
+            self.window, self.profile, self.overrides, self.detect
+        )
         try:
             assistant = await open_assistant(
                 self.profile,
@@ -312,8 +291,7 @@ class AppController:
         self.window.memory_panel.suggestions.set_suggestions(await assistant.suggestions.pending())
         await self.documents.load(assistant)
         await self.attachments.load(assistant)
-        if self._settings_after_open:
-            self._settings_after_open = False
+        if settings_wanted:
             self.settings.open_dialog()
         return None
 
@@ -334,44 +312,6 @@ class AppController:
         self.profile = dataclasses.replace(self.profile, server=server)
         self.store_wait.new_store()
         self.store_lost()
-
-    async def _ask_first_model(self) -> None:
-        """A first start (no model settings saved, none on the command line): show what
-        this computer offers, each option for what it is, and save the user's pick.
-        Put off, nothing is saved and the window opens without a model."""
-        from acai_desktop.core.errors import ModelSettingsError
-        from acai_desktop.core.llm.detection import detect_providers
-        from acai_desktop.core.llm.settings import load_model_settings, save_model_settings
-
-        if self.overrides is not None and self.overrides.provider:
-            return
-        try:
-            if load_model_settings(self.profile.settings_path) is not None:
-                return
-        except ModelSettingsError:
-            return  # damaged settings: the banner says so, Settings mends them
-        self.window.show_status(LOOKING_FOR_MODELS)
-        report = await (self.detect or detect_providers)()
-        dialog = self.window.dialogs.first_start(report.options())
-        finished = asyncio.Event()
-        dialog.finished.connect(finished.set)
-        dialog.settings_requested.connect(self._on_first_start_settings_requested)
-        try:
-            await finished.wait()
-            option = dialog.chosen()
-        finally:
-            dialog.deleteLater()
-        if option is None:
-            return
-        try:
-            await asyncio.to_thread(
-                save_model_settings, self.profile.settings_path, option.settings
-            )
-        except OSError as error:
-            self.window.show_status(f"Your choice of model was not saved: {error}", 20_000)
-
-    def _on_first_start_settings_requested(self) -> None:
-        self._settings_after_open = True
 
     async def shutdown(self) -> None:
         self.window.hide()

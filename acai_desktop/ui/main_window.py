@@ -20,9 +20,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractButton,
     QApplication,
-    QLabel,
     QSplitter,
     QWidget,
 )
@@ -36,13 +34,11 @@ from acai_desktop.ui.models.conversations_model import (
 )
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.models.messages_model import MessagesModel
-from acai_desktop.ui.tab_order import TabArea, next_stop, tab_chain
+from acai_desktop.ui.side_panels import SIDE_PANEL_WIDTH, SIDEBAR_WIDTH, SidePanels
+from acai_desktop.ui.tab_order import next_stop, tab_chain, window_tab_areas
 from acai_desktop.ui.theme import app_icon
-from acai_desktop.ui.untrusted import plain_label, tooltip_text
-from acai_desktop.ui.widgets.job_status import JobStatus
-from acai_desktop.ui.widgets.memory_panel import EMPTY_TEXT as MEMORY_EMPTY_TEXT
-from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
-from acai_desktop.ui.widgets.undo_offer import UNDO_SECONDS, UndoOffer
+from acai_desktop.ui.untrusted import tooltip_text
+from acai_desktop.ui.widgets.undo_offer import UNDO_SECONDS
 from acai_desktop.ui.window_dialogs import WindowDialogs
 from acai_desktop.ui.window_panes import (
     NO_MODEL_TEXT,
@@ -52,6 +48,7 @@ from acai_desktop.ui.window_panes import (
     build_shortcuts,
     build_side_panel,
     build_sidebar,
+    build_status_bar,
     show_side_tab,
 )
 from acai_desktop.ui.window_parts import WindowParts
@@ -67,19 +64,7 @@ TEMPORARY_EMPTY_TEXT = (
     "ACAI still uses what it knows about you, but learns nothing from this chat: "
     "no memory is written from it, and it is deleted when you close ACAI."
 )
-__all__ = ["MEMORY_EMPTY_TEXT", "MEMORY_EMPTY_TITLE", "MainWindow"]
 CONNECTING_TEXT = "Connecting…"
-#: The narrowest the chat may get while a side panel shows beside it; below that the
-#: side panels fold by themselves (the memory panel first) and come back with room.
-CHAT_MIN_WIDTH = 480
-#: The side panels' widths as the window opens them (the splitter's first sizes).
-SIDEBAR_WIDTH, SIDE_PANEL_WIDTH = 250, 330
-CONVERSATIONS, MEMORY = "conversations", "memory"
-
-
-def _label(text: str, object_name: str) -> QLabel:
-    # Plain: the header shows a conversation's title, the banner a server's error body.
-    return plain_label(text, object_name)
 
 
 class MainWindow(WindowParts):
@@ -99,11 +84,6 @@ class MainWindow(WindowParts):
         self.setMinimumSize(640, 480)
         self.resize(DEFAULT_SIZE)
         self._quit_announced = False
-        #: The model state's words in a header with room for them.
-        #: The side panels the user wants (the saved choice); the width may fold them.
-        self._wanted_panels = {CONVERSATIONS: True, MEMORY: True}
-        #: The panel the user opened last: the one kept when only one fits.
-        self._last_opened: str | None = None
         #: Opens the dialogs (one settings and one note dialog at a time).
         self.dialogs = WindowDialogs(self)
 
@@ -133,17 +113,11 @@ class MainWindow(WindowParts):
         self.setCentralWidget(self.splitter)
 
         build_shortcuts(self)
+        self.side_panels = SidePanels(
+            self.sidebar, self.side_tabs, self.conversations_action, self.memory_action
+        )
 
-        self.undo = UndoOffer(self)
-        self.undo_button = self.undo.button
-        self.statusBar().addPermanentWidget(self.undo_button)
-        self.job_status = JobStatus(self)
-        self.jobs_label = self.job_status.running_label
-        self.failed_jobs_label = self.job_status.failed_label
-        self.retry_jobs_button = self.job_status.retry_button
-        for widget in (self.jobs_label, self.failed_jobs_label, self.retry_jobs_button):
-            self.statusBar().addPermanentWidget(widget)
-        self.statusBar().showMessage("Ready")
+        build_status_bar(self)
         self._connect_signals()
         # A dialog gives the focus back to the button that opened it.
         self.focus_return = FocusReturn(self, self.composer.input)
@@ -157,77 +131,15 @@ class MainWindow(WindowParts):
             self.new_project_button,
             self.memory_panel.add_note_button,
             self.memory_panel.instructions_box.edit_button,
-            self.memory_panel.edit_button,
-            self.memory_panel.details_button,
+            self.memory_panel.actions_bar.edit_button,
+            self.memory_panel.actions_bar.details_button,
         )
         # The user's work is the message they are about to write: the cursor waits there.
         self.composer.input.setFocus()
 
-    def _tab_areas(self) -> list[TabArea]:
-        """The one Tab order (docs/user-guide.md, Keyboard): the sidebar, the chat, the
-        composer, the side panel, the status bar."""
-        memory, documents = self.memory_panel, self.documents_panel
-        composer = self.composer
-        return [
-            TabArea(
-                self.sidebar,
-                lambda: [
-                    self.new_chat_button,
-                    self.temporary_chat_button,
-                    self.search_button,
-                    self.new_project_button,
-                    self.conversation_list,
-                    self.memory_health_button,
-                    self.settings_button,
-                ],
-            ),
-            TabArea(
-                self.chat_pane,
-                lambda: [
-                    self.conversations_toggle,
-                    self.chat_settings_button,
-                    self.memory_toggle,
-                    self.banner_settings_button,
-                    self.reconnect_button,
-                    self.store_settings_button,
-                    self.store_retry_button,
-                    self.chat_view,
-                    *self.suggestion_buttons,
-                ],
-            ),
-            TabArea(
-                composer,
-                lambda: [
-                    composer.input,
-                    composer.cancel_edit_button,
-                    composer.attach_button,
-                    composer.stop_button,
-                    composer.send_button,
-                ],
-            ),
-            TabArea(
-                self.side_tabs,
-                lambda: [
-                    self.side_tabs.tabBar(),
-                    memory.add_note_button,
-                    memory.instructions_box.edit_button,
-                    memory.search,
-                    memory.filter_box,
-                    memory.project_box,
-                    memory.list,
-                    *memory.suggestions.findChildren(QAbstractButton),
-                    memory.use_new_button,
-                    memory.keep_old_button,
-                    *memory.actions_bar.findChildren(QAbstractButton),
-                    *documents.focus_chain(),
-                ],
-            ),
-            TabArea(self.statusBar(), lambda: []),
-        ]
-
     def focusNextPrevChild(self, next: bool) -> bool:
-        """Tab and Shift+Tab anywhere in the window follow :meth:`_tab_areas`."""
-        target = next_stop(tab_chain(self._tab_areas()), QApplication.focusWidget(), next)
+        """Tab and Shift+Tab anywhere in the window follow :func:`window_tab_areas`."""
+        target = next_stop(tab_chain(window_tab_areas(self)), QApplication.focusWidget(), next)
         if target is None:
             return super().focusNextPrevChild(next)
         reason = Qt.FocusReason.TabFocusReason if next else Qt.FocusReason.BacktabFocusReason
@@ -313,47 +225,17 @@ class MainWindow(WindowParts):
 
     @Slot(bool)
     def _on_panel_action_toggled(self, shown: bool) -> None:
-        panel = CONVERSATIONS if self.sender() is self.conversations_action else MEMORY
-        self._wanted_panels[panel] = shown
-        if shown:
-            self._last_opened = panel
-        self._fit_panels()
-        self.panels_changed.emit(self._wanted_panels[CONVERSATIONS], self._wanted_panels[MEMORY])
+        self.side_panels.toggled(self.sender(), shown, self.width())
+        self.panels_changed.emit(*self.side_panels.wanted())
 
     def set_panels(self, conversations: bool, memory: bool) -> None:
         """Show or hide the side panels (as saved), without announcing a change."""
-        self._wanted_panels = {CONVERSATIONS: conversations, MEMORY: memory}
-        self._fit_panels()
-
-    def panels_that_fit(self, width: int) -> dict[str, bool]:
-        """Which wanted side panels show in a window ``width`` wide: those that fit, at
-        their usual width, beside a chat of CHAT_MIN_WIDTH; the memory panel folds first.
-        The panel the user has just opened (since the last resize) shows anyway: the
-        other one folds for it."""
-        minimum = {CONVERSATIONS: SIDEBAR_WIDTH, MEMORY: SIDE_PANEL_WIDTH}
-        shown = dict(self._wanted_panels)
-        for panel in (MEMORY, CONVERSATIONS):
-            needed = CHAT_MIN_WIDTH + sum(minimum[p] for p, on in shown.items() if on)
-            if needed > width and panel != self._last_opened:
-                shown[panel] = False
-        return shown
-
-    def _fit_panels(self) -> None:
-        """Show the side panels that fit the window's width; the toggles say what shows."""
-        shown = self.panels_that_fit(self.width())
-        for action, panel in ((self.conversations_action, CONVERSATIONS),
-                              (self.memory_action, MEMORY)):  # fmt: skip
-            action.blockSignals(True)
-            action.setChecked(shown[panel])
-            action.blockSignals(False)
-        self.sidebar.setVisible(shown[CONVERSATIONS])
-        self.side_tabs.setVisible(shown[MEMORY])
+        self.side_panels.want(conversations, memory, self.width())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width():
-            self._last_opened = None  # a panel opened by hand lasts until the next resize
-            self._fit_panels()
+            self.side_panels.resized(self.width())
 
     @Slot()
     def _on_documents_action_triggered(self) -> None:

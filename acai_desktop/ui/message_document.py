@@ -35,10 +35,8 @@ from PySide6.QtGui import (
     QTextFrameFormat,
     QTextLength,
     QTextOption,
-    QTextTable,
 )
 
-from acai_desktop.ui.citation_chips import CITE_SCHEME
 from acai_desktop.ui.fonts import fixed_width_font
 from acai_desktop.ui.long_message import budget_note, folded_part, is_long
 from acai_desktop.ui.markdown_blocks import (
@@ -49,6 +47,14 @@ from acai_desktop.ui.markdown_blocks import (
     split_stable,
     tail_block,
 )
+from acai_desktop.ui.markdown_look import dress_markdown, small_point_size
+from acai_desktop.ui.message_links import (
+    COPY_SCHEME,
+    LONG_CODE_SCHEME,
+    MORE_SCHEME,
+    TABLE_SCHEME,
+    WHOLE_ANSWER_SCHEME,
+)
 from acai_desktop.ui.syntax import CodeFormats, highlight
 from acai_desktop.ui.theme import Theme
 
@@ -56,17 +62,7 @@ MARKDOWN_FEATURES = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
     | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
 )
-#: Links the chat handles itself: "acai-copy:N" copies code block N.
-COPY_SCHEME = "acai-copy"
 COPY_LABEL = "Copy"
-#: "acai-code:OFFSET" copies the long code whose fence is at OFFSET in the answer;
-#: "acai-table:OFFSET" shows the large table whose header is there as a table;
-#: "acai-answer:whole" shows the whole of an answer too long for the chat.
-LONG_CODE_SCHEME = "acai-code"
-TABLE_SCHEME = "acai-table"
-WHOLE_ANSWER_SCHEME = "acai-answer"
-#: "acai-more:unfold" / "acai-more:fold" show a user's long message whole or folded.
-MORE_SCHEME = "acai-more"
 SHOW_MORE_LABEL = "Show more"
 SHOW_LESS_LABEL = "Show less"
 SHOW_ALL_LABEL = "Show all of it"
@@ -256,7 +252,7 @@ class MessageDocument(QTextDocument):
         # don't read on it).
         note = QTextCharFormat()
         note.setFont(self.defaultFont())
-        note.setFontPointSize(max(self.defaultFont().pointSizeF() - 1.5, 7.0))
+        note.setFontPointSize(small_point_size(self.defaultFont()))
         note.setFontItalic(True)
         note.setForeground(self.theme.color("bubble_user_ink"))
         return note
@@ -336,7 +332,7 @@ class MessageDocument(QTextDocument):
     def _label_format(self) -> QTextCharFormat:
         label = QTextCharFormat()
         label.setFont(self.defaultFont())
-        label.setFontPointSize(max(self.defaultFont().pointSizeF() - 1.5, 7.0))
+        label.setFontPointSize(small_point_size(self.defaultFont()))
         label.setForeground(self.theme.color("code_header_ink"))
         return label
 
@@ -376,7 +372,8 @@ class MessageDocument(QTextDocument):
         parsed = QTextDocument()
         parsed.setDefaultFont(self.defaultFont())
         parsed.setMarkdown(source, MARKDOWN_FEATURES)
-        self._dress(parsed)
+        if dress_markdown(parsed, self.theme):
+            self._has_frames = True  # a table uses the whole width
         cursor = self._start_block()
         first = cursor.blockNumber()
         cursor.insertFragment(QTextDocumentFragment(parsed))
@@ -385,74 +382,6 @@ class MessageDocument(QTextDocument):
         merged = self.findBlockByNumber(first)
         if merged.length() > 1:
             QTextCursor(merged).setBlockFormat(parsed.begin().blockFormat())
-
-    def _dress(self, parsed: QTextDocument) -> None:
-        """The theme's look for what Qt's Markdown reader made; images become links."""
-        theme = self.theme
-        images: list[tuple[int, int, str, str]] = []
-        block = parsed.begin()
-        while block.isValid():
-            block_format = block.blockFormat()
-            quote = block_format.intProperty(QTextFormat.Property.BlockQuoteLevel) > 0
-            code = block_format.hasProperty(QTextFormat.Property.BlockCodeFence) or (
-                block_format.hasProperty(QTextFormat.Property.BlockCodeLanguage)
-            )
-            if code:
-                block_format.setBackground(theme.color("code_bg"))
-                QTextCursor(block).setBlockFormat(block_format)
-            fragments = block.begin()
-            while not fragments.atEnd():
-                fragment = fragments.fragment()
-                fmt = fragment.charFormat()
-                change = QTextCharFormat()
-                if fmt.isImageFormat():
-                    image = fmt.toImageFormat()
-                    alt = image.stringProperty(QTextFormat.Property.ImageAltText)
-                    images.append((fragment.position(), fragment.length(), alt, image.name()))
-                elif fmt.isAnchor() and fmt.anchorHref().startswith(f"{CITE_SCHEME}:"):
-                    # A citation chip: a small tinted link (see ui.citation_chips).
-                    change.setForeground(theme.color("link"))
-                    change.setBackground(theme.color("inline_code_bg"))
-                    change.setFontWeight(QFont.Weight.DemiBold)
-                    change.setFontPointSize(max(self.defaultFont().pointSizeF() - 1.5, 7.0))
-                elif fmt.isAnchor():
-                    change.setForeground(theme.color("link"))
-                elif fmt.fontFixedPitch() and not code:
-                    change.setBackground(theme.color("inline_code_bg"))
-                elif quote:
-                    change.setForeground(theme.color("quote_ink"))
-                if change.properties():
-                    cursor = QTextCursor(parsed)
-                    cursor.setPosition(fragment.position())
-                    cursor.setPosition(
-                        fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor
-                    )
-                    cursor.mergeCharFormat(change)
-                fragments += 1
-            block = block.next()
-        for position, length, alt, url in reversed(images):
-            cursor = QTextCursor(parsed)
-            cursor.setPosition(position)
-            cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
-            link = QTextCharFormat()
-            link.setAnchor(True)
-            link.setAnchorHref(url)
-            link.setForeground(theme.color("link"))
-            link.setFontUnderline(True)
-            cursor.insertText(f"[image: {alt or url}]", link)
-        for frame in parsed.rootFrame().childFrames():
-            if isinstance(frame, QTextTable):
-                self._has_frames = True
-                fmt = frame.format().toTableFormat()
-                fmt.setBorder(1)
-                fmt.setBorderBrush(theme.color("table_border"))
-                fmt.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
-                fmt.setBorderCollapse(True)
-                fmt.setCellPadding(5)
-                fmt.setCellSpacing(0)
-                fmt.setTopMargin(4)
-                fmt.setBottomMargin(4)
-                frame.setFormat(fmt)
 
     def _copy_tab(self) -> QTextOption.Tab:
         width = max(self.textWidth(), 120) - 2 * CODE_PADDING - 2

@@ -14,10 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QAbstractButton, QWidget
+
+if TYPE_CHECKING:
+    from acai_desktop.ui.window_parts import WindowParts
 
 
 @dataclass(frozen=True)
@@ -95,3 +99,66 @@ def next_stop(chain: Sequence[QWidget], current: QWidget | None, forward: bool) 
         return chain[0] if forward else chain[-1]
     step = 1 if forward else -1
     return chain[(position + step) % len(chain)]
+
+
+def window_tab_areas(window: WindowParts) -> list[TabArea]:
+    """The one Tab order (docs/user-guide.md, Keyboard): the sidebar, the chat, the
+    composer, the side panel, the status bar."""
+    memory, documents = window.memory_panel, window.documents_panel
+    composer = window.composer
+    return [
+        TabArea(
+            window.sidebar,
+            lambda: [
+                window.new_chat_button,
+                window.temporary_chat_button,
+                window.search_button,
+                window.new_project_button,
+                window.conversation_list,
+                window.memory_health_button,
+                window.settings_button,
+            ],
+        ),
+        TabArea(
+            window.chat_pane,
+            lambda: [
+                window.conversations_toggle,
+                window.chat_settings_button,
+                window.memory_toggle,
+                window.banner_settings_button,
+                window.reconnect_button,
+                window.store_settings_button,
+                window.store_retry_button,
+                window.chat_view,
+                *window.suggestion_buttons,
+            ],
+        ),
+        TabArea(
+            composer,
+            lambda: [
+                composer.input,
+                composer.cancel_edit_button,
+                composer.attach_button,
+                composer.stop_button,
+                composer.send_button,
+            ],
+        ),
+        TabArea(
+            window.side_tabs,
+            lambda: [
+                window.side_tabs.tabBar(),
+                memory.add_note_button,
+                memory.instructions_box.edit_button,
+                memory.search,
+                memory.filter_box,
+                memory.project_box,
+                memory.list,
+                *memory.suggestions.findChildren(QAbstractButton),
+                memory.conflict_bar.use_new_button,
+                memory.conflict_bar.keep_old_button,
+                *memory.actions_bar.findChildren(QAbstractButton),
+                *documents.focus_chain(),
+            ],
+        ),
+        TabArea(window.statusBar(), lambda: []),
+    ]

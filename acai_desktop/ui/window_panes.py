@@ -34,7 +34,9 @@ from acai_desktop.ui.widgets.elided_label import ElidedLabel
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.file_drop import FileDropFilter
 from acai_desktop.ui.widgets.header_row import HeaderRow
+from acai_desktop.ui.widgets.job_status import JobStatus
 from acai_desktop.ui.widgets.memory_panel import MemoryPanel
+from acai_desktop.ui.widgets.undo_offer import UndoOffer
 
 if TYPE_CHECKING:
     from acai_desktop.ui.window_parts import WindowParts
@@ -341,6 +343,20 @@ def show_side_tab(window: WindowParts, tab: int) -> None:
         window.memory_action.setChecked(True)
     window.side_tabs.setCurrentIndex(tab)
     window.side_tabs.currentWidget().setFocus()
+
+
+def build_status_bar(window: WindowParts) -> None:
+    """The status bar: messages on the left; Undo and the background jobs on the right."""
+    window.undo = UndoOffer(window)
+    window.undo_button = window.undo.button
+    window.statusBar().addPermanentWidget(window.undo_button)
+    window.job_status = JobStatus(window)
+    window.jobs_label = window.job_status.running_label
+    window.failed_jobs_label = window.job_status.failed_label
+    window.retry_jobs_button = window.job_status.retry_button
+    for widget in (window.jobs_label, window.failed_jobs_label, window.retry_jobs_button):
+        window.statusBar().addPermanentWidget(widget)
+    window.statusBar().showMessage("Ready")
 
 
 def build_shortcuts(window: WindowParts) -> None:

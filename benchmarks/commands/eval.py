@@ -18,6 +18,7 @@ from acai_desktop.commands.runner import profile_of
 from acai_desktop.core.errors import InvalidInputError
 from benchmarks.commands.embedders import add_embedder_argument, offline_embedder
 from benchmarks.commands.eval_ablation import add_ablation_parser
+from benchmarks.commands.eval_router import add_router_parser
 
 
 def parse_positive_list(text: str, what: str) -> tuple[int, ...]:
@@ -218,6 +219,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     documents_floor.set_defaults(handler=run_documents_floor)
 
     add_ablation_parser(actions, common)
+    add_router_parser(actions, common)
 
 
 def _options(args: argparse.Namespace):

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from acai_desktop.core.llm.client import ClientTimeouts, ModelClient
+from acai_desktop.core.llm.call_limits import ClientTimeouts
+from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.presets import ProviderName, RoleModels
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_lab.scripted_openai import FakeOpenAIServer

@@ -53,8 +53,7 @@ def test_what_a_turn_recalls_stays_small_for_the_built_in_model():
     """It reads a 1,200-token prompt in about 5 s (`bench local-model`): a question that
     finds 40 relevant messages and memories still sends it about 600 tokens of them,
     while a provider's model gets half its budget."""
-    from acai_desktop.core.assistant import _prompt_shares
-    from acai_desktop.core.memory.context_builder import build_context
+    from acai_desktop.core.memory.context_builder import build_context, prompt_shares
     from acai_desktop.core.memory.retrieval import RetrievedMemory, RetrievedMessage
     from acai_desktop.core.records import MemoryItem, MemoryKind, Origin, RecalledMessage
 
@@ -90,7 +89,7 @@ def test_what_a_turn_recalls_stays_small_for_the_built_in_model():
             user_message=QUESTION,
             budget_tokens=3000,
             retrieved=found,
-            **_prompt_shares(built_in),
+            **prompt_shares(built_in),
         ).memory_tokens
 
     assert recalled_tokens(True) <= 0.25 * 3000 + 60  # and the best memory, always

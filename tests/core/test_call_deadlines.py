@@ -14,7 +14,8 @@ import asyncio
 import pytest
 
 from acai_desktop.core.errors import ModelTimeoutError
-from acai_desktop.core.llm.client import ClientTimeouts, ModelClient
+from acai_desktop.core.llm.call_limits import ClientTimeouts
+from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_lab.scripted_model import fake_model
 from acai_lab.scripted_openai import Reply

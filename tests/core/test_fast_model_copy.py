@@ -15,7 +15,8 @@ import pytest
 
 from acai_desktop.core.llm import fast_model_copy
 from acai_desktop.core.llm.fast_model_copy import COPY_FORMAT, copy_path, fast_copy
-from acai_desktop.core.llm.local_server import LocalModelServer, bundled_model_path
+from acai_desktop.core.llm.local_model_files import bundled_model_path
+from acai_desktop.core.llm.local_server import LocalModelServer
 
 #: llama.cpp's number for LLAMA_FTYPE_MOSTLY_Q8_0 (``general.file_type``).
 Q8_0_FILE_TYPE = "7"

@@ -15,7 +15,8 @@ from datetime import UTC, datetime, timedelta
 
 from acai_desktop.core.events import AnswerFinished, EventBus
 from acai_desktop.core.model_start import model_answers
-from acai_desktop.core.processors.runner import MAX_RETRY_AFTER_SECONDS, JobRunner
+from acai_desktop.core.processors.job_failures import MAX_RETRY_AFTER_SECONDS
+from acai_desktop.core.processors.runner import JobRunner
 from acai_desktop.core.records import JobStatus, Message, MessageStatus
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository

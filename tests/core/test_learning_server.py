@@ -19,13 +19,14 @@ import pytest
 
 from acai_desktop.core import events as ev
 from acai_desktop.core import model_start as model_start_module
-from acai_desktop.core.assistant import YIELDING_JOBS, open_assistant
+from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.learning_server import PauseDuringTurns, learning_server_like
 from acai_desktop.core.llm.local_server import LocalModelServer, can_suspend
 from acai_desktop.core.llm.presets import ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.processors.profile_jobs import YIELDING_JOBS
 from acai_desktop.core.profile import Profile
 from acai_desktop.core.records import JobStatus, MessageStatus
 from acai_lab.headless import wait_until

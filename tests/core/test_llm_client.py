@@ -20,8 +20,10 @@ from acai_desktop.core.errors import (
     ModelUnauthorizedError,
     ModelUnreachableError,
 )
-from acai_desktop.core.llm.client import ClientTimeouts, ModelClient, StreamStats
+from acai_desktop.core.llm.call_limits import ClientTimeouts
+from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.llm.replies import StreamStats
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for

@@ -16,9 +16,10 @@ import pytest
 from pydantic import BaseModel
 
 from acai_desktop.core.errors import LocalModelUnavailableError
-from acai_desktop.core.llm import local_server
+from acai_desktop.core.llm import local_model_files
 from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.local_server import LocalModelServer, bundled_model_path
+from acai_desktop.core.llm.local_model_files import bundled_model_path
+from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL, StructuredMode
 from acai_desktop.core.llm.settings import ModelSettings
 from tests.support.aio import run
@@ -186,7 +187,9 @@ def test_a_missing_model_file_or_extra_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(LocalModelUnavailableError, match="does not exist"):
         run(start(LocalModelServer(tmp_path / "nope.gguf")))
     monkeypatch.setattr(
-        local_server, "LOCAL_EXTRA_MODULES", (*local_server.LOCAL_EXTRA_MODULES, "no_such_mod")
+        local_model_files,
+        "LOCAL_EXTRA_MODULES",
+        (*local_model_files.LOCAL_EXTRA_MODULES, "no_such_mod"),
     )
     with pytest.raises(LocalModelUnavailableError, match=r"no_such_mod[\s\S]*\[local\]"):
         run(start(LocalModelServer()))

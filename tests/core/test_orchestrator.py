@@ -83,7 +83,7 @@ def test_streaming_emits_one_event_per_chunk_and_saves_the_answer(tmp_path, fake
     assert deltas[-1].status == MessageStatus.COMPLETE
     assert [(m.role, m.status) for m in stored] == [("user", "complete"), ("assistant", "complete")]
     assert stored[1].content == "Hello there, nice to meet you!"
-    assert stored[0].plan["task_type"] == "small_talk"
+    assert stored[1].plan["task_type"] == "small_talk"  # the plan the answer was made by
 
 
 def test_stop_keeps_the_partial_answer_and_closes_the_stream(tmp_path, fake_openai):

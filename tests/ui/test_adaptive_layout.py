@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QAbstractButton, QLabel
 
-from acai_desktop.ui.main_window import CHAT_MIN_WIDTH
+from acai_desktop.ui.side_panels import CHAT_MIN_WIDTH
 
 
 def resize(window, qtbot, width: int) -> None:

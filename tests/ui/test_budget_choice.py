@@ -142,9 +142,9 @@ def test_settings_show_automatic_with_its_figure_and_save_either_choice(qtbot):
     assert dialog.settings().context_budget_tokens == 6000
     dialog.budget.set_value(None)
     # Another chat model: its window is asked for once saved.
-    dialog.model_fields[ModelRole.CHAT].setText("qwen2.5:14b")
+    dialog.provider_fields.model_fields[ModelRole.CHAT].setText("qwen2.5:14b")
     assert dialog.budget.note.text() == UNKNOWN_AUTOMATIC
-    dialog.model_fields[ModelRole.CHAT].setText(settings.model_for("chat"))
+    dialog.provider_fields.model_fields[ModelRole.CHAT].setText(settings.model_for("chat"))
     assert dialog.budget.note.text().startswith(AUTOMATIC_TEXT)
     explicit = SettingsDialog(ModelSettings.for_preset("ollama", context_budget_tokens=3000))
     qtbot.addWidget(explicit)

@@ -71,11 +71,11 @@ def test_use_new_and_keep_old_from_the_panel(qapp, tmp_path, fake_openai):
         assert panel.actions_bar.isVisible() and not panel.conflict_bar.isVisible()
         assert panel.select_memory(lisbon)
         assert panel.conflict_bar.isVisible()
-        assert f"contradicts “{PAIRS[0][0]}”" in panel.conflict_label.text()
-        assert not panel.pin_button.isEnabled()
+        assert f"contradicts “{PAIRS[0][0]}”" in panel.conflict_bar.label.text()
+        assert not panel.actions_bar.pin_button.isEnabled()
 
         # Details of a conflict show the memory it contradicts.
-        QTest.mouseClick(panel.details_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.actions_bar.details_button, Qt.MouseButton.LeftButton)
         details = await wait_until(lambda: window.findChild(MemoryDetailsDialog))
         await wait_until(lambda: "CONFLICTS WITH" in details.browser.toPlainText())
         text = details.browser.toPlainText()
@@ -85,7 +85,7 @@ def test_use_new_and_keep_old_from_the_panel(qapp, tmp_path, fake_openai):
 
         # Use new: the conflict becomes an active, pinned, user-approved memory and
         # the old one leaves the panel (superseded, kept in the database).
-        QTest.mouseClick(panel.use_new_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.conflict_bar.use_new_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: row(berlin) is None)
         await wait_until(lambda: row(lisbon).data(MemoryRoles.STATUS) == "active")
         assert row(lisbon).data(MemoryRoles.PINNED)
@@ -96,7 +96,7 @@ def test_use_new_and_keep_old_from_the_panel(qapp, tmp_path, fake_openai):
 
         # Keep old: the conflict is forgotten, with Undo, and the old one stays pinned.
         assert panel.select_memory(max_)
-        QTest.mouseClick(panel.keep_old_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.conflict_bar.keep_old_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: row(max_) is None)
         assert db_row(profile, max_)[0] == "forgotten"
         assert db_row(profile, tom) == ("active", 1, 0, None)

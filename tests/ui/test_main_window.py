@@ -5,10 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-from acai_desktop.ui.main_window import (
-    MEMORY_EMPTY_TITLE,
-    TRANSCRIPT_EMPTY_TITLE,
-)
+from acai_desktop.ui.widgets.memory_panel import EMPTY_TITLE as MEMORY_EMPTY_TITLE
+from acai_desktop.ui.window_panes import TRANSCRIPT_EMPTY_TITLE
 
 
 def visible_texts(widget) -> set[str]:

@@ -75,18 +75,18 @@ def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_op
         assert window.conversation_title.text() == "Getting to know you"
 
         assert panel.select_memory(lyon)
-        assert panel.actions_bar.isVisible() and panel.pin_button.text() == "Pin"
-        QTest.mouseClick(panel.pin_button, Qt.MouseButton.LeftButton)
+        assert panel.actions_bar.isVisible() and panel.actions_bar.pin_button.text() == "Pin"
+        QTest.mouseClick(panel.actions_bar.pin_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: memory_row(session, lyon).data(MemoryRoles.PINNED))
         assert db_row(profile, lyon)[1] == 1
-        assert panel.pin_button.text() == "Unpin"
-        QTest.mouseClick(panel.pin_button, Qt.MouseButton.LeftButton)
+        assert panel.actions_bar.pin_button.text() == "Unpin"
+        QTest.mouseClick(panel.actions_bar.pin_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: not memory_row(session, lyon).data(MemoryRoles.PINNED))
         assert db_row(profile, lyon)[1] == 0
 
         # Forget leaves the list at once; Undo in the status bar brings it back.
         assert panel.select_memory(peanuts)
-        QTest.mouseClick(panel.forget_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.actions_bar.forget_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: memory_row(session, peanuts) is None)
         assert db_row(profile, peanuts)[0] == "forgotten"
         assert window.undo_button.isVisible()
@@ -98,7 +98,7 @@ def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_op
 
         # Edit through the dialog (opened with open(), not exec()).
         assert panel.select_memory(chess)
-        QTest.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.actions_bar.edit_button, Qt.MouseButton.LeftButton)
         dialog = await wait_until(lambda: window.findChild(MemoryEditDialog))
         assert dialog.isVisible() and dialog.editor.toPlainText() == FACTS[2]
         dialog.editor.setPlainText("The user plays chess every Sunday")
@@ -113,7 +113,7 @@ def test_pin_forget_undo_edit_and_details_from_the_panel(qapp, tmp_path, fake_op
         assert db_row(profile, chess)[2:] == ("The user plays chess every Sunday", 1)
 
         # Details: the history and the message it came from.
-        QTest.mouseClick(panel.details_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.actions_bar.details_button, Qt.MouseButton.LeftButton)
         details = await wait_until(lambda: window.findChild(MemoryDetailsDialog))
         await wait_until(lambda: "HISTORY" in details.browser.toPlainText())
         text = details.browser.toPlainText()
@@ -230,7 +230,7 @@ def test_delete_key_forgets_the_selected_memory_with_undo_and_ctrl_enter_saves_a
 
         # Ctrl+Enter in the edit dialog saves, from inside the text box.
         assert panel.select_memory(lyon)
-        QTest.mouseClick(panel.edit_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.actions_bar.edit_button, Qt.MouseButton.LeftButton)
         dialog = await wait_until(lambda: window.findChild(MemoryEditDialog))
         dialog.activateWindow()
         dialog.editor.setFocus()

@@ -138,7 +138,7 @@ def test_a_temporary_memory_says_what_temporary_means(qapp, tmp_path, fake_opena
         assert rows[vegetarian.id].data(Qt.ItemDataRole.ToolTipRole) == "The user is vegetarian"
 
         assert panel.select_memory(tired.id)
-        click(panel.details_button)
+        click(panel.actions_bar.details_button)
         details = await wait_until(lambda: window.findChild(MemoryDetailsDialog))
         await wait_until(lambda: "HISTORY" in details.browser.toPlainText())
         assert "becomes long-term if you mention it twice more" in details.browser.toPlainText()

@@ -27,12 +27,9 @@ from acai_desktop.ui.widgets.conversation_list import (
 )
 from acai_desktop.ui.widgets.documents_panel import EVERY_CHAT_TEXT, KEEP_TO_PROJECT_TEXT
 from acai_desktop.ui.widgets.instructions_widgets import ChatInstructionsDialog
+from acai_desktop.ui.widgets.memory_actions import DEMOTE_TEXT, PROMOTE_TEXT
 from acai_desktop.ui.widgets.memory_card import badges_of
-from acai_desktop.ui.widgets.memory_panel import (
-    DEMOTE_TEXT,
-    EVERYWHERE_TEXT,
-    PROMOTE_TEXT,
-)
+from acai_desktop.ui.widgets.memory_panel import EVERYWHERE_TEXT
 from acai_desktop.ui.widgets.project_dialogs import DELETE_CONTENTS_TEXT, KEEP_CONTENTS_TEXT
 from acai_lab.scripted_model import fake_model
 from tests.support.assistant import configure_profile
@@ -114,16 +111,17 @@ def test_a_project_from_the_sidebar_to_the_memory_panel(qapp, tmp_path, fake_ope
 
         # Promote from the panel, then demote: each change is the memory's history.
         assert panel.select_memory(memory_id)
-        assert panel.scope_button.isVisible() and panel.scope_button.text() == PROMOTE_TEXT
-        QTest.mouseClick(panel.scope_button, Qt.MouseButton.LeftButton)
+        scope_button = panel.actions_bar.scope_button
+        assert scope_button.isVisible() and scope_button.text() == PROMOTE_TEXT
+        QTest.mouseClick(scope_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: memories.row_of(memory_id) is None)  # no longer Garden's
         assert (await assistant.memories.get(memory_id)).project_id is None
         panel.project_box.setCurrentIndex(0)  # every project
         await wait_until(lambda: memories.row_of(memory_id) is not None)
         assert memories.index(memories.row_of(memory_id)).data(MemoryRoles.PROJECT) is None
         assert panel.select_memory(memory_id)
-        assert panel.scope_button.text() == DEMOTE_TEXT
-        QTest.mouseClick(panel.scope_button, Qt.MouseButton.LeftButton)
+        assert scope_button.text() == DEMOTE_TEXT
+        QTest.mouseClick(scope_button, Qt.MouseButton.LeftButton)
         await wait_until(
             lambda: memories.index(memories.row_of(memory_id)).data(MemoryRoles.PROJECT) == "Garden"
         )

@@ -33,7 +33,9 @@ def open_dialog(qtbot, qapp):
 
 
 def choose(dialog: SettingsDialog, provider: ProviderName) -> None:
-    dialog.provider_box.setCurrentIndex(dialog.provider_box.findData(str(provider)))
+    dialog.provider_fields.provider_box.setCurrentIndex(
+        dialog.provider_fields.provider_box.findData(str(provider))
+    )
 
 
 def everything_found() -> DetectionReport:
@@ -57,7 +59,7 @@ def save_button_in_view(dialog: SettingsDialog) -> bool:
 
 def nothing_cut_sideways(dialog: SettingsDialog) -> bool:
     viewport = dialog.scroll.viewport()
-    button = dialog.detect_button
+    button = dialog.provider_fields.detect_button
     right = button.mapTo(viewport, button.rect().topRight()).x()
     return (
         dialog.form_widget.width() >= dialog.form_widget.minimumSizeHint().width()
@@ -70,7 +72,7 @@ def test_it_fits_a_768_screen_after_detect_and_for_every_provider(open_dialog, q
     dialog = open_dialog(ModelSettings.for_preset(ProviderName.CUSTOM, base_url="http://h/v1"))
     dialog.show_detection(everything_found())
     qtbot.wait(10)
-    assert dialog.detect_result.isVisible()
+    assert dialog.provider_fields.detect_result.isVisible()
     assert dialog.height() <= ROOM_ON_A_768_SCREEN
     assert save_button_in_view(dialog)
     assert nothing_cut_sideways(dialog)
@@ -93,16 +95,16 @@ def test_switching_custom_to_local_leaves_no_gap(open_dialog, qtbot):
 
 def test_each_providers_fields_are_kept_while_the_dialog_is_open(open_dialog):
     dialog = open_dialog(ModelSettings.for_preset(ProviderName.CUSTOM, base_url="http://h/v1"))
-    dialog.base_url.setText("http://my-server:9000/v1")
-    dialog.model_fields[ModelRole.CHAT].setText("my-chat")
-    dialog.model_fields[ModelRole.EMBEDDING].setText("my-embedder")
+    dialog.provider_fields.base_url.setText("http://my-server:9000/v1")
+    dialog.provider_fields.model_fields[ModelRole.CHAT].setText("my-chat")
+    dialog.provider_fields.model_fields[ModelRole.EMBEDDING].setText("my-embedder")
     choose(dialog, ProviderName.LOCAL)
-    dialog.local_model.setText("/models/tiny.gguf")
+    dialog.provider_fields.local_model.setText("/models/tiny.gguf")
     choose(dialog, ProviderName.OLLAMA)
     choose(dialog, ProviderName.CUSTOM)
-    assert dialog.base_url.text() == "http://my-server:9000/v1"
-    assert dialog.model_fields[ModelRole.CHAT].text() == "my-chat"
-    assert dialog.model_fields[ModelRole.EMBEDDING].text() == "my-embedder"
+    assert dialog.provider_fields.base_url.text() == "http://my-server:9000/v1"
+    assert dialog.provider_fields.model_fields[ModelRole.CHAT].text() == "my-chat"
+    assert dialog.provider_fields.model_fields[ModelRole.EMBEDDING].text() == "my-embedder"
     choose(dialog, ProviderName.LOCAL)
-    assert dialog.local_model.text() == "/models/tiny.gguf"
+    assert dialog.provider_fields.local_model.text() == "/models/tiny.gguf"
     assert dialog.settings().local_model_path == "/models/tiny.gguf"

@@ -44,7 +44,8 @@ async def open_dialog(window, button) -> SettingsDialog:
 
 
 def choose(dialog: SettingsDialog, provider: ProviderName) -> None:
-    dialog.provider_box.setCurrentIndex(dialog.provider_box.findData(str(provider)))
+    box = dialog.provider_fields.provider_box
+    box.setCurrentIndex(box.findData(str(provider)))
 
 
 def missing_local_profile(tmp_path) -> Profile:
@@ -74,14 +75,15 @@ def test_switching_to_a_custom_server_saves_reconnects_and_uses_its_model(
         window = session.window
         assert window.banner.isVisible()
         dialog = await open_dialog(window, window.banner_settings_button)
-        assert dialog.provider == ProviderName.LOCAL
-        assert dialog.local_row.isVisible() and not dialog.api_key.isVisible()
+        fields = dialog.provider_fields
+        assert fields.provider == ProviderName.LOCAL
+        assert fields.local_row.isVisible() and not fields.api_key.isVisible()
         choose(dialog, ProviderName.CUSTOM)
-        assert not dialog.local_row.isVisible() and dialog.api_key.isVisible()
-        assert dialog.api_key.echoMode() == dialog.api_key.EchoMode.Password
-        dialog.base_url.setText(fake_openai.base_url)
-        dialog.model_fields[ModelRole.CHAT].setText("picked-chat")
-        dialog.api_key.setText("sk-test-123")
+        assert not fields.local_row.isVisible() and fields.api_key.isVisible()
+        assert fields.api_key.echoMode() == fields.api_key.EchoMode.Password
+        fields.base_url.setText(fake_openai.base_url)
+        fields.model_fields[ModelRole.CHAT].setText("picked-chat")
+        fields.api_key.setText("sk-test-123")
         click(dialog.save_button)
         await wait_until(lambda: not shiboken6.isValid(dialog) or not dialog.isVisible())
         await wait_until(lambda: window.model_badge.text() == "picked-chat · custom")
@@ -126,18 +128,19 @@ def test_a_custom_provider_without_an_address_is_refused_in_the_dialog(qapp, tmp
     async def scenario(session: AppController):
         window = session.window
         dialog = await open_dialog(window, window.settings_button)
-        assert dialog.provider == ProviderName.CUSTOM
-        dialog.base_url.clear()
+        fields = dialog.provider_fields
+        assert fields.provider == ProviderName.CUSTOM
+        fields.base_url.clear()
         click(dialog.save_button)
         assert dialog.isVisible()
         assert dialog.error_label.isVisible()
         assert "base URL" in dialog.error_label.text()
         # Other refusals: an address that isn't http(s), a model name left empty.
-        dialog.base_url.setText("localhost:8000")
+        fields.base_url.setText("localhost:8000")
         click(dialog.save_button)
         assert "http://" in dialog.error_label.text()
-        dialog.base_url.setText(fake_openai.base_url)
-        dialog.model_fields[ModelRole.SUMMARY].clear()
+        fields.base_url.setText(fake_openai.base_url)
+        fields.model_fields[ModelRole.SUMMARY].clear()
         click(dialog.save_button)
         assert "Summary" in dialog.error_label.text() and dialog.isVisible()
         dialog.reject()
@@ -157,14 +160,15 @@ def test_credentials_in_the_base_url_are_refused_in_the_dialog(qapp, tmp_path, f
     async def scenario(session: AppController):
         window = session.window
         dialog = await open_dialog(window, window.settings_button)
+        fields = dialog.provider_fields
         for url in (f"http://alice:PASSWORD9@{host}", f"{fake_openai.base_url}?api_key=KEY12345"):
-            dialog.base_url.setText(url)
+            fields.base_url.setText(url)
             click(dialog.save_button)
             assert dialog.isVisible() and dialog.error_label.isVisible()
             assert "API key in Settings" in dialog.error_label.text()
-            click(dialog.detect_button)
+            click(fields.detect_button)
             assert "API key in Settings" in dialog.error_label.text()
-            assert dialog.detect_button.isEnabled()
+            assert fields.detect_button.isEnabled()
         dialog.reject()
 
     run_in_session(gui_session(profile), scenario)
@@ -181,18 +185,19 @@ def test_detect_shows_what_answered_and_fills_the_models_it_lists(qapp, tmp_path
     async def scenario(session: AppController):
         window = session.window
         dialog = await open_dialog(window, window.settings_button)
+        fields = dialog.provider_fields
         choose(dialog, ProviderName.CUSTOM)
-        assert dialog.model_fields[ModelRole.CHAT].text() == "default"
-        dialog.base_url.setText(fake_openai.base_url)
-        click(dialog.detect_button)
-        await wait_until(lambda: dialog.detect_result.isVisible())
-        assert fake_openai.base_url in dialog.detect_result.text()
-        assert "qwen2.5-7b" in dialog.detect_result.text()
-        assert dialog.provider == ProviderName.CUSTOM
-        assert dialog.model_fields[ModelRole.CHAT].text() == "qwen2.5-7b"
-        assert dialog.model_fields[ModelRole.EXTRACTION].text() == "qwen2.5-7b"
-        assert dialog.model_fields[ModelRole.EMBEDDING].text() == "nomic-embed-text-v1"
-        assert dialog.detect_button.isEnabled()
+        assert fields.model_fields[ModelRole.CHAT].text() == "default"
+        fields.base_url.setText(fake_openai.base_url)
+        click(fields.detect_button)
+        await wait_until(lambda: fields.detect_result.isVisible())
+        assert fake_openai.base_url in fields.detect_result.text()
+        assert "qwen2.5-7b" in fields.detect_result.text()
+        assert fields.provider == ProviderName.CUSTOM
+        assert fields.model_fields[ModelRole.CHAT].text() == "qwen2.5-7b"
+        assert fields.model_fields[ModelRole.EXTRACTION].text() == "qwen2.5-7b"
+        assert fields.model_fields[ModelRole.EMBEDDING].text() == "nomic-embed-text-v1"
+        assert fields.detect_button.isEnabled()
         dialog.reject()
 
     run_in_session(gui_session(profile), scenario)
@@ -209,11 +214,12 @@ def test_saving_local_with_a_missing_model_file_shows_why_in_the_banner(
         window = session.window
         assert not window.banner.isVisible()
         dialog = await open_dialog(window, window.settings_button)
+        fields = dialog.provider_fields
         choose(dialog, ProviderName.LOCAL)
-        assert not dialog.base_url.isEnabled()
+        assert not fields.base_url.isEnabled()
         assert not dialog.embedding_box.isEnabled()
-        assert dialog.local_model.placeholderText().startswith("Bundled")
-        dialog.local_model.setText(str(missing))
+        assert fields.local_model.placeholderText().startswith("Bundled")
+        fields.local_model.setText(str(missing))
         click(dialog.save_button)
         await wait_until(lambda: window.banner.isVisible())
         assert "can't be used" in window.banner_label.text()

@@ -135,7 +135,7 @@ def test_came_from_opens_the_chat_at_the_message_highlighted(qapp, tmp_path, fak
 
         memory_id = window.memories_model.item_at(0).id
         assert panel.select_memory(memory_id)
-        QTest.mouseClick(panel.details_button, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(panel.actions_bar.details_button, Qt.MouseButton.LeftButton)
         details = await wait_until(lambda: window.findChild(MemoryDetailsDialog))
         await wait_until(lambda: "open in the chat" in details.browser.toPlainText())
         click_text(details.browser, "open in the chat")

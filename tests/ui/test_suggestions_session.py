@@ -102,17 +102,17 @@ def test_the_setting_follows_the_model_until_the_user_chooses(qapp):
     dialog = SettingsDialog(ModelSettings.for_preset(ProviderName.LOCAL))
     box = dialog.ask_box
     assert box.isChecked()  # the bundled small model
-    dialog.local_model.setText("/models/big.gguf")
+    dialog.provider_fields.local_model.setText("/models/big.gguf")
     assert not box.isChecked()
-    dialog.local_model.setText("")
-    dialog.set_provider(ProviderName.OLLAMA)
+    dialog.provider_fields.local_model.setText("")
+    dialog.provider_fields.set_provider(ProviderName.OLLAMA)
     assert not box.isChecked()
     assert dialog.settings().ask_before_remembering is None  # no choice saved: the default
 
     box.click()  # as the user does (setChecked would not count as a choice)
     assert box.isChecked()
-    dialog.set_provider(ProviderName.LOCAL)
-    dialog.set_provider(ProviderName.OPENAI)
+    dialog.provider_fields.set_provider(ProviderName.LOCAL)
+    dialog.provider_fields.set_provider(ProviderName.OPENAI)
     assert box.isChecked()  # the user's choice stays
     assert dialog.settings().ask_before_remembering is True
     dialog.close()
@@ -121,7 +121,7 @@ def test_the_setting_follows_the_model_until_the_user_chooses(qapp):
         ModelSettings.for_preset(ProviderName.LOCAL, ask_before_remembering=False)
     )
     assert not chosen.ask_box.isChecked()
-    chosen.set_provider(ProviderName.LOCAL)
+    chosen.provider_fields.set_provider(ProviderName.LOCAL)
     assert chosen.settings().ask_before_remembering is False
     chosen.close()
 

@@ -172,8 +172,8 @@ def test_html_in_every_stored_imported_and_server_field_is_shown_as_text(
             item.id for item in window.memories_model.items() if item.content == texts["conflict"]
         )
         assert panel.select_memory(conflict_id)
-        assert panel.conflict_label.textFormat() == Qt.TextFormat.PlainText
-        assert f"This contradicts “{texts['pinned'][:40]}" in panel.conflict_label.text()
+        assert panel.conflict_bar.label.textFormat() == Qt.TextFormat.PlainText
+        assert f"This contradicts “{texts['pinned'][:40]}" in panel.conflict_bar.label.text()
 
         # Memory Details of the imported conflict: its meta value is text, not an image;
         # the details of the first memory show its category as typed.
@@ -228,7 +228,7 @@ def test_dialogs_show_titles_server_answers_and_refusals_as_text(qapp):
     probe = ProviderProbe(ProviderName.OLLAMA, "http://localhost:11434/v1", True, [html])
     settings.show_detection(DetectionReport([probe], False, False, None, ProviderName.OLLAMA))
     settings.saving_failed(f"Not saved: {html}")
-    for label in (settings.detect_result, settings.error_label):
+    for label in (settings.provider_fields.detect_result, settings.error_label):
         assert label.textFormat() == Qt.TextFormat.PlainText
         assert html in label.text()
     for dialog in (delete, settings):

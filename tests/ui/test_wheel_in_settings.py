@@ -60,7 +60,7 @@ def _boxes(dialog: SettingsDialog) -> dict[str, QWidget]:
         "budget": dialog.budget.tokens,
         "budget mode": dialog.budget.mode,
         "embeddings": dialog.embedding_box,
-        "provider": dialog.provider_box,
+        "provider": dialog.provider_fields.provider_box,
         "theme": dialog.theme_box,
         "store": dialog.store_fields.kind_box,
     }

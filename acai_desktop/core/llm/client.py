@@ -7,11 +7,8 @@ calls that are not streamed. A streamed chat retries once at most, because the p
 watching and gets a Retry button. Every failure leaves as a typed ``ModelError`` whose text
 tells the person what happened and what to do.
 
-The read timeout only bounds silence: a proxy sending keep-alive comments, or a reply
-trickling in a byte at a time, never trips it. So every call also has a deadline for the
-whole of it (:class:`CallDeadlines`, from the settings): a chat answer must start within
-one and, from its first words, end within another (what arrived is kept by the caller),
-and a reply that is not streamed — retries included — must be complete within a third.
+Every call also has a deadline for the whole of it, however steadily bytes arrive
+(:mod:`call_limits`).
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -32,6 +28,7 @@ from acai_desktop.core.errors import (
     ModelTimeoutError,
     ModelUnreachableError,
 )
+from acai_desktop.core.llm.call_limits import CallDeadlines, ClientTimeouts
 from acai_desktop.core.llm.call_tally import note_model_answered
 from acai_desktop.core.llm.error_text import (
     ServerInfo,
@@ -43,14 +40,14 @@ from acai_desktop.core.llm.error_text import (
 from acai_desktop.core.llm.presets import ModelRole, ProviderName, StructuredMode, preset
 from acai_desktop.core.llm.replies import Completion, Messages, ResponseFormatRefused, StreamStats
 from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.llm.streamed_reply import read_whole
 from acai_desktop.core.llm.structured import StructuredResult, request_structured
-from acai_desktop.core.redaction import redact, remember_secret
+from acai_desktop.core.redaction import redacted_error, remember_secret
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
-ModelErrorT = TypeVar("ModelErrorT", bound=ModelError)
 
 #: Sent when a server needs no key: the SDK insists on one, and a real key must never
 #: travel to a server that did not ask for it.
@@ -59,40 +56,6 @@ NO_KEY = "not-needed"
 #: What the SDK lets through when a body is not the JSON it expected (a broken proxy, a
 #: server that is not OpenAI-compatible): a reply problem, not a crash.
 _UNREADABLE = (ValueError, TypeError, KeyError, AttributeError)
-
-
-@dataclass(frozen=True)
-class ClientTimeouts:
-    connect: float = 5.0
-    #: Longest silence between two reads of a reply (also bounds a non-streamed answer).
-    read: float = 120.0
-    write: float = 30.0
-    pool: float = 10.0
-
-    def as_openai(self) -> openai.Timeout:
-        return openai.Timeout(
-            connect=self.connect, read=self.read, write=self.write, pool=self.pool
-        )
-
-
-@dataclass(frozen=True)
-class CallDeadlines:
-    """How long a whole call may take, in seconds, however steadily bytes arrive."""
-
-    #: A streamed answer's first words, from the request (see settings' defaults).
-    first_token: float = 120.0
-    #: A streamed answer, from its first words to its end.
-    answer: float = 300.0
-    #: A reply that is not streamed, retries included.
-    reply: float = 300.0
-
-    @classmethod
-    def from_settings(cls, settings: ModelSettings) -> CallDeadlines:
-        return cls(
-            first_token=settings.resolved_first_token_timeout(),
-            answer=settings.resolved_answer_timeout(),
-            reply=settings.reply_timeout_seconds,
-        )
 
 
 def _role(role: ModelRole | str) -> ModelRole:
@@ -238,15 +201,15 @@ class ModelClient:
                         stats.chunks += 1
                         yield delta
         except (openai.OpenAIError, *_UNREADABLE) as error:
-            raise self._redacted(
+            raise redacted_error(
                 ModelReplyError(
-                    f"The answer from {self._where(model)} broke off mid-stream "
+                    f"The answer from {self._server.where(model)} broke off mid-stream "
                     f"({reason_of(error)}). Retry; if it keeps happening, check the model server."
                 )
             ) from error
         if stats.finish_reason is None:
             raise ModelReplyError(
-                f"The answer from {self._where(model)} ended before it was finished "
+                f"The answer from {self._server.where(model)} ended before it was finished "
                 "(the stream stopped without a finish reason). Retry."
             )
         note_model_answered()
@@ -314,10 +277,7 @@ class ModelClient:
         try:
             if self.stream_replies:
                 completion = await self._within_reply_deadline(
-                    self._read_streamed(
-                        model, messages, {**_sampling(max_tokens, temperature), **extra}
-                    ),
-                    model,
+                    self._read_streamed(model, messages, max_tokens, temperature, extra), model
                 )
                 note_model_answered()
                 return completion
@@ -333,13 +293,13 @@ class ModelClient:
             )
         except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
             if response_format and not is_context_length(error):
-                raise self._redacted(ResponseFormatRefused(reason_of(error))) from error
+                raise redacted_error(ResponseFormatRefused(reason_of(error))) from error
             raise self._translate(error, model) from error
         except openai.InternalServerError as error:
             # llama-cpp-python answers an unknown response_format type with HTTP 500 and a
             # validation message naming it, not with 400.
             if response_format and "response_format" in reason_of(error):
-                raise self._redacted(ResponseFormatRefused(reason_of(error))) from error
+                raise redacted_error(ResponseFormatRefused(reason_of(error))) from error
             raise self._translate(error, model) from error
         except openai.OpenAIError as error:
             raise self._translate(error, model) from error
@@ -347,7 +307,7 @@ class ModelClient:
             raise self._unreadable(error, model) from error
         if not isinstance(response, openai.types.chat.ChatCompletion) or not response.choices:
             raise ModelReplyError(
-                f"{self._subject(model)} sent a reply with no answer in it. Retry, or check "
+                f"{self._server.subject(model)} sent a reply with no answer in it. Retry, or check "
                 "that the server really speaks the OpenAI chat API."
             )
         note_model_answered()
@@ -361,7 +321,12 @@ class ModelClient:
         )
 
     async def _read_streamed(
-        self, model: str, messages: Messages, options: dict[str, Any]
+        self,
+        model: str,
+        messages: Messages,
+        max_tokens: int | None,
+        temperature: float | None,
+        extra: dict[str, Any],
     ) -> Completion:
         """One reply asked for as a stream and read whole (see ``stream_replies``)."""
         stream = await self._openai.chat.completions.create(
@@ -369,35 +334,10 @@ class ModelClient:
             messages=list(messages),
             stream=True,
             extra_body=self._server_fields,
-            **options,
+            **_sampling(max_tokens, temperature),
+            **extra,
         )
-        parts: list[str] = []
-        finish_reason = None
-        prompt_tokens = completion_tokens = None
-        async with stream:
-            async for chunk in stream:
-                if chunk.usage is not None:
-                    prompt_tokens = chunk.usage.prompt_tokens
-                    completion_tokens = chunk.usage.completion_tokens
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                finish_reason = choice.finish_reason or finish_reason
-                if choice.delta and choice.delta.content:
-                    parts.append(choice.delta.content)
-        if finish_reason is None:
-            # llama.cpp's server ends a stream early (no finish reason) when another
-            # request waits: a cut reply, not a short one.
-            raise ModelReplyError(
-                f"The reply from {self._where(model)} ended before it was finished "
-                "(the stream stopped without a finish reason)."
-            )
-        return Completion(
-            text="".join(parts),
-            finish_reason=finish_reason,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-        )
+        return await read_whole(stream, self._server.where(model))
 
     async def structured(
         self,
@@ -435,13 +375,14 @@ class ModelClient:
         rows = sorted(response.data, key=lambda item: item.index)
         if len(rows) != len(texts):
             raise ModelReplyError(
-                f"{self._subject(model)} returned {len(rows)} embeddings for {len(texts)} texts."
+                f"{self._server.subject(model)} returned {len(rows)} embeddings "
+                f"for {len(texts)} texts."
             )
         try:
             return np.asarray([row.embedding for row in rows], dtype=np.float32)
         except (TypeError, ValueError) as error:
             raise ModelReplyError(
-                f"{self._subject(model)} returned embeddings of unequal or invalid shape."
+                f"{self._server.subject(model)} returned embeddings of unequal or invalid shape."
             ) from error
 
     async def list_models(self) -> list[str]:
@@ -475,12 +416,6 @@ class ModelClient:
 
     # -- errors -------------------------------------------------------------------
 
-    def _where(self, model: str | None) -> str:
-        return self._server.where(model)
-
-    def _subject(self, model: str | None) -> str:
-        return self._server.subject(model)
-
     async def _within_reply_deadline(self, call: Awaitable[R], model: str | None) -> R:
         """``call``'s result, or ``ModelTimeoutError`` once the reply deadline has passed
         (a reply still trickling in, a connection held open without an answer)."""
@@ -490,40 +425,20 @@ class ModelClient:
         except TimeoutError as error:
             if not limit.expired():
                 raise
-            raise ModelTimeoutError(
-                f"{self._subject(model)} did not finish its reply within "
-                f"{self.deadlines.reply:g} s (it kept the connection open, or sent too slowly). "
-                "Retry later; if it keeps happening, check the model server, or raise "
-                "reply_timeout_seconds in the settings file."
-            ) from error
+            raise self.deadlines.reply_overdue(self._server.subject(model)) from error
 
     def _stream_deadline_passed(self, model: str, stats: StreamStats) -> ModelTimeoutError:
-        if stats.chunks == 0:
-            return ModelTimeoutError(
-                f"{self._subject(model)} did not start its answer within "
-                f"{self.deadlines.first_token:g} s (the connection stayed open, but no words "
-                "came). Retry; if it keeps happening, check the model server, or raise "
-                "first_token_timeout_seconds in the settings file."
-            )
-        return ModelTimeoutError(
-            f"The answer from {self._where(model)} was still coming after "
-            f"{self.deadlines.answer:g} s and was stopped there; the part that arrived is "
-            "kept. Retry, or raise answer_timeout_seconds in the settings file."
+        return self.deadlines.answer_overdue(
+            self._server.subject(model), self._server.where(model), started=stats.chunks > 0
         )
 
-    def _redacted(self, error: ModelErrorT) -> ModelErrorT:
-        """``error`` with the key, and anything that looks like one, cut from its text:
-        a server's error body may echo the key, and this text is stored, logged, shown."""
-        error.args = (redact(str(error)), *error.args[1:])
-        return error
-
     def _unreadable(self, error: Exception, model: str | None) -> ModelReplyError:
-        return self._redacted(unreadable_reply(error, self._subject(model)))
+        return redacted_error(unreadable_reply(error, self._server.subject(model)))
 
     def _translate(self, error: openai.OpenAIError, model: str | None) -> ModelError:
         """The SDK's exception as one of ours, with a message a person can act on (and
         nothing secret in it)."""
-        return self._redacted(translate_error(error, self._server, model))
+        return redacted_error(translate_error(error, self._server, model))
 
 
 def _sampling(max_tokens: int | None, temperature: float | None) -> dict[str, Any]:

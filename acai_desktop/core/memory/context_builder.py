@@ -113,6 +113,14 @@ BUILT_IN_RECALL_SHARE = 0.2
 BUILT_IN_MEMORY_SHARE = 0.05
 
 
+def prompt_shares(built_in: bool) -> dict[str, float]:
+    """The shares of the prompt budget a turn's recalled messages and memories take
+    (``recall_share`` and ``memory_share``), on the built-in model or another."""
+    if built_in:
+        return {"recall_share": BUILT_IN_RECALL_SHARE, "memory_share": BUILT_IN_MEMORY_SHARE}
+    return {"recall_share": RECALL_SHARE, "memory_share": MEMORY_SHARE}
+
+
 @dataclass(frozen=True)
 class UsedMemory:
     """One memory, or one recalled message (``message_id``, and ``memory_id`` None),

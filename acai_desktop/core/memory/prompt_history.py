@@ -77,13 +77,17 @@ def left_out_of_prompt(messages: Sequence[Message], room: int) -> list[Message]:
     has cut, when the history may take ``room`` tokens: folding them into a summary
     leaves the prompt's start as it is."""
     sendable, _folded = _sendable(messages)
-    return [m for m, _cost in sendable[: history_start([c for _m, c in sendable], room)]]
+    return [m for m, _text, _cost in sendable[: history_start([c for *_m, c in sendable], room)]]
 
 
-def _sendable(messages: Sequence[Message]) -> tuple[list[tuple[Message, int]], int]:
-    """The messages whose words go back to the model, oldest first, with their cost, and
-    how many a summary stands for (folded, never sent as raw text)."""
-    sendable: list[tuple[Message, int]] = []
+def _sendable(messages: Sequence[Message]) -> tuple[list[tuple[Message, str, int]], int]:
+    """The messages whose words go back to the model, oldest first, with their text in
+    the history and its cost, and how many a summary stands for (folded, never sent as
+    raw text)."""
+    asked_as = {
+        m.parent_id: m.sent_content for m in messages if m.role == "assistant" and m.sent_content
+    }
+    sendable: list[tuple[Message, str, int]] = []
     folded = 0
     for message in sorted(messages, key=lambda m: m.id):
         if message.folded_into is not None:
@@ -93,20 +97,24 @@ def _sendable(messages: Sequence[Message]) -> tuple[list[tuple[Message, int]], i
             continue
         if not message.content.strip():
             continue
-        sendable.append((message, estimate_message_tokens(history_text(message))))
+        text = history_text(message, asked_as.get(message.id))
+        sendable.append((message, text, estimate_message_tokens(text)))
     return sendable, folded
 
 
-def history_text(message: Message) -> str:
-    """What a past message says in the history: a user message as its own prompt
-    carried it (its turn's data too), an answer as it was written. So each prompt
-    starts with the whole previous prompt and its answer, word for word, and a server's
-    prompt cache reads only the new turn (issue 22); sending the user's bare words
-    instead changed the prompt right after the last-but-one answer. The data costs
-    history room, and :func:`history_start`'s cuts (and the summaries) take it into
-    account like the words."""
-    if message.role == "user" and message.sent_content:
-        return message.sent_content
+def history_text(message: Message, asked_as: str | None = None) -> str:
+    """What a past message says in the history: a user message as the prompt of its
+    answer carried it (``asked_as``, its turn's data too), an answer as it was written.
+    So each prompt starts with the whole previous prompt and its answer, word for word,
+    and a server's prompt cache reads only the new turn (issue 22); sending the user's
+    bare words instead changed the prompt right after the last-but-one answer. The data
+    costs history room, and :func:`history_start`'s cuts (and the summaries) take it
+    into account like the words.
+
+    The answer keeps that form of the question (its ``sent_content``), so the user's
+    row is written once; profiles from before kept it on the user's message."""
+    if message.role == "user":
+        return asked_as or message.sent_content or message.content
     return message.content
 
 
@@ -124,7 +132,7 @@ class HistoryWithin:
 def history_within(recent_messages: Sequence[Message], room: int) -> HistoryWithin:
     """The conversation's sendable messages from :func:`history_start` on."""
     sendable, folded = _sendable(recent_messages)
-    start = history_start([cost for _message, cost in sendable], room)
+    start = history_start([cost for *_sent, cost in sendable], room)
     kept = sendable[start:]
-    history = [{"role": message.role, "content": history_text(message)} for message, _cost in kept]
-    return HistoryWithin(history, sum(cost for _message, cost in kept), start, folded)
+    history = [{"role": message.role, "content": text} for message, text, _cost in kept]
+    return HistoryWithin(history, sum(cost for *_sent, cost in kept), start, folded)

@@ -48,19 +48,15 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import (
     AcaiError,
-    ContextTooLongError,
-    InvalidInputError,
-    ModelRateLimitedError,
-    ModelUnauthorizedError,
-    NotFoundError,
 )
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.llm.call_tally import tallying_model_answers
+from acai_desktop.core.processors.job_failures import failure_of
 from acai_desktop.core.records import Job, JobStatus, MessageStatus
 from acai_desktop.core.store.jobs import JobRepository
 
@@ -73,14 +69,9 @@ ModelProbe = Callable[[], Awaitable[bool]]
 FINISHED = (JobStatus.DONE, JobStatus.FAILED)
 #: How long the runner waits before trying the queue again after a database error.
 QUEUE_RETRY_SECONDS = 5.0
-#: Failures trying again can't cure: the content is refused, or too long for the model.
-PERMANENT_ERRORS = (InvalidInputError, NotFoundError, ContextTooLongError)
 #: How many times the runner's check may queue a failed job again before the model
 #: answers real work (a chat answer, a job's call) again.
 MAX_REVIVALS = 3
-#: The longest wait a server's Retry-After may impose on a job (a 429 asking for a day
-#: must not hide the job for a day); the user's Retry runs it at once anyway.
-MAX_RETRY_AFTER_SECONDS = 600.0
 #: While failed jobs wait for the model, check it this often (doubling up to the maximum).
 PROBE_FIRST_SECONDS = 30.0
 PROBE_MAX_SECONDS = 600.0
@@ -89,10 +80,6 @@ IDLE_POLL_SECONDS = 30.0
 #: After a turn, work that yields to turns waits this long (the user reads the answer and
 #: may ask again at once).
 QUIET_AFTER_TURN_SECONDS = 4.0
-
-
-def is_permanent(error: BaseException) -> bool:
-    return isinstance(error, PERMANENT_ERRORS)
 
 
 class JobRunner:
@@ -417,36 +404,9 @@ class JobRunner:
         return await self.jobs.get(job.id)
 
     async def _record_failure(self, job: Job, error: Exception) -> Job:
-        reason = f"{type(error).__name__}: {error}"
-        if is_permanent(error):
-            log.error("job %d (%s) can't succeed, not retried: %s", job.id, job.kind, reason)
-            return await self.jobs.fail(job.id, reason, None, retryable=False)
-        if isinstance(error, ModelUnauthorizedError):
-            # A refused key (401/403) is refused again a second later: no backoff
-            # rounds, the job fails now and says why. It stays revivable: fixed in
-            # Settings, the next answer (or start) runs it again.
-            log.error("job %d (%s) not retried, the key was refused: %s", job.id, job.kind, reason)
-            return await self.jobs.fail(job.id, f"{reason} (not retried: fix the key)", None)
-        if job.attempts >= self.max_attempts:
-            log.error(
-                "job %d (%s) failed (attempt %d of %d); it runs again at the next start, "
-                "or sooner once the model answers: %s",
-                job.id,
-                job.kind,
-                job.attempts,
-                self.max_attempts,
-                reason,
-            )
-            return await self.jobs.fail(job.id, reason, None)
-        delay = retry_delay(error, self.backoff_seconds * 2 ** (job.attempts - 1))
-        retry_at = (datetime.now(UTC) + timedelta(seconds=delay)).isoformat()
-        log.warning("job %d (%s) failed, retrying in %.1fs: %s", job.id, job.kind, delay, reason)
-        return await self.jobs.fail(job.id, reason, retry_at)
-
-
-def retry_delay(error: BaseException, backoff: float) -> float:
-    """Seconds until the next attempt: the backoff, or longer if the server asked for a
-    wait (429 Retry-After), but never longer than MAX_RETRY_AFTER_SECONDS for that."""
-    if isinstance(error, ModelRateLimitedError) and error.retry_after:
-        return max(backoff, min(error.retry_after, MAX_RETRY_AFTER_SECONDS))
-    return backoff
+        failure = failure_of(
+            job, error, max_attempts=self.max_attempts, backoff_seconds=self.backoff_seconds
+        )
+        return await self.jobs.fail(
+            job.id, failure.reason, failure.retry_at, retryable=failure.retryable
+        )

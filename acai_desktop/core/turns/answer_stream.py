@@ -144,6 +144,11 @@ class AnswerStream:
             or (result.settings.model if result.settings else self.client.model_for("chat")),
             instructions=result.instructions,
             usage=result.usage,
+            # How this answer was asked for is the answer's, not the question's: the
+            # user's row is written once, when it is sent, and each answer version keeps
+            # its own prompt's form of the question (and the plan it was made by).
+            plan=result.plan.to_dict(),
+            sent_content=result.asked_as,
         )
         if evidence:
             await self.provenance.record_evidence(answer.id, evidence)

@@ -142,7 +142,6 @@ class Orchestrator:
                 retriever = self.prompts.retriever
                 own = await own_answer(retriever, conversation, user_message, result, as_of)
                 if own is not None:
-                    await conversations.update_message(user_message.id, plan=plan.to_dict())
                     text.add(own)
                     result.answered_by = APP_MODEL
                     status = MessageStatus.COMPLETE
@@ -155,12 +154,7 @@ class Orchestrator:
                 as_of=as_of,
                 budget_tokens=settings.context_budget_tokens,
             )
-            # The message as this prompt sends it: the next turns' history repeats it
-            # word for word (context_builder.history_text). A regenerated answer's
-            # prompt replaces it: the newest answer, shown, follows that one.
-            await conversations.update_message(
-                user_message.id, plan=plan.to_dict(), sent_content=context.messages[-1]["content"]
-            )
+            result.asked_as = context.messages[-1]["content"]
             result.prompt_tokens = context.tokens
             result.instructions = context.instructions
             result.memories_used = [

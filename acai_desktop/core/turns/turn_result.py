@@ -20,6 +20,10 @@ class TurnResult:
     user_message: Message
     answer: Message
     plan: Plan
+    # The user's message as the prompt carried it (the turn's data, then their words),
+    # kept with the answer: the next turns' history repeats it word for word
+    # (prompt_history.history_text). None: no prompt was built.
+    asked_as: str | None = None
     memories_used: list[AnswerSource] = field(default_factory=list)
     used_contents: dict[int, str] = field(default_factory=dict)  # by memory id
     used_kinds: dict[int, str] = field(default_factory=dict)  # by memory id: fact, note...

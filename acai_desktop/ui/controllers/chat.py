@@ -5,8 +5,9 @@ transcript's Retry and Sources links and the Sources dialog; its model: the mess
 model (fed by the core's news, wired by the window).
 
 The message is validated, and a new chat's conversation started, by the orchestrator's
-``send``: the new conversation arrives as ``ConversationCreated`` news, and the
-conversations controller makes it the shown chat (:attr:`CurrentChat.awaiting_new_conversation`).
+``send``: the new conversation arrives as ``ConversationCreated`` news while the turn
+runs, and this controller, which sent the turn, hands it to the conversations controller
+(:meth:`ConversationsController.show_started`) to be shown in the new chat's place.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.citations import Citation
     from acai_desktop.core.documents.model import EvidenceSource
+    from acai_desktop.core.records import Conversation
     from acai_desktop.core.turns.turn_result import TurnResult
     from acai_desktop.ui.controllers.attachments import AttachmentsController
     from acai_desktop.ui.controllers.conversations import ConversationsController
@@ -76,6 +78,22 @@ class ChatController(Controller):
         )
         window.events.message_added.connect(self._on_events_message_added)
         window.events.message_updated.connect(self._on_events_message_updated)
+        # The turn sent from a new chat starts a conversation, the one that chat becomes;
+        # one started by the conversation service is not it. A user who leaves the new
+        # chat before the turn starts its conversation (attachments still indexing) has
+        # chosen another chat: the turn's conversation is then listed, not shown.
+        self._turn_starts_shown_chat = False
+        window.events.conversation_created.connect(self._on_events_conversation_created)
+        chat.shown.connect(self._on_chat_shown)
+
+    def _on_events_conversation_created(self, conversation: Conversation) -> None:
+        if self._turn_starts_shown_chat:
+            self._turn_starts_shown_chat = False
+            self.chat.turn_conversation_id = conversation.id
+            self.conversations.show_started(conversation)
+
+    def _on_chat_shown(self, _conversation_id: int | None) -> None:
+        self._turn_starts_shown_chat = False
 
     def _on_events_message_added(self, message) -> None:
         if message.role == "assistant" and message.status == "streaming":
@@ -101,8 +119,6 @@ class ChatController(Controller):
         if self.services.tasks.get(TURN_TASK) is not None:
             return  # one answer at a time; the composer shows Stop meanwhile
         chat = self.chat
-        if chat.conversation_id is None:
-            chat.awaiting_new_conversation = True
         turn = assistant.orchestrator.send(
             chat.conversation_id,
             text,
@@ -112,6 +128,7 @@ class ChatController(Controller):
             settings=chat.new_chat_settings if chat.conversation_id is None else None,
             project_id=chat.new_chat_project_id,
         )
+        self._turn_starts_shown_chat = chat.conversation_id is None
         self._start(turn)
 
     def retry(self, answer_id: int) -> None:
@@ -187,7 +204,7 @@ class ChatController(Controller):
     def _end_turn(self, refusal: str | None) -> None:
         self.first_words.stop()
         self.attachments.turn_ended(refusal)
-        self.chat.awaiting_new_conversation = False
+        self._turn_starts_shown_chat = False
         self.chat.turn_conversation_id = None
         self.window.set_busy(False)
 

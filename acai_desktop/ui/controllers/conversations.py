@@ -44,7 +44,6 @@ class ConversationsController(Controller):
         conversation_list.delete_requested.connect(self.ask_delete)
         conversation_list.export_requested.connect(self.ask_export)
         conversation_list.pin_requested.connect(self.set_pinned)
-        window.events.conversation_created.connect(self._on_created)
 
     async def load_all(self, data: ProfileData) -> None:
         """The conversation list, the memory panel's first page and the latest chat, from
@@ -110,12 +109,12 @@ class ConversationsController(Controller):
         self.show_new_chat(temporary=True)
         self.window.focus_composer()
 
-    def _on_created(self, conversation: Conversation) -> None:
-        """The turn sent from the new chat started this conversation: it is the chat."""
-        if self.chat.conversation_id is None and self.chat.awaiting_new_conversation:
-            self.chat.turn_conversation_id = conversation.id
-            untitled = TEMPORARY_CONVERSATION_TITLE if conversation.temporary else None
-            self._show(conversation, [], {}, {}, untitled or NEW_CONVERSATION_TITLE)
+    def show_started(self, conversation: Conversation) -> None:
+        """The new chat on screen was just started on disk as ``conversation`` (by its
+        first message, which the chat controller sent): it is shown as that conversation,
+        still empty (its messages arrive as news) and selected in the list."""
+        untitled = TEMPORARY_CONVERSATION_TITLE if conversation.temporary else None
+        self._show(conversation, [], {}, {}, untitled or NEW_CONVERSATION_TITLE)
 
     @in_background(LOAD_TASK)
     async def open(self, assistant: Assistant, conversation_id: int) -> None:

@@ -21,8 +21,6 @@ class CurrentChat(QObject):
         self.new_chat_temporary = False
         #: The project the new chat (conversation_id None) starts in (None: outside any).
         self.new_chat_project_id: int | None = None
-        #: A turn was sent from the new chat: the conversation it starts is this chat.
-        self.awaiting_new_conversation = False
         #: The conversation of the answer being written (None: none, or not on disk yet).
         self.turn_conversation_id: int | None = None
         #: The new chat's own model settings, chosen in its header before it is on disk
@@ -39,6 +37,5 @@ class CurrentChat(QObject):
         self.conversation_id = conversation_id
         self.new_chat_temporary = temporary if conversation_id is None else False
         self.new_chat_project_id = project_id if conversation_id is None else None
-        self.awaiting_new_conversation = False
         self.new_chat_settings = None  # sent with the first message, or left behind
         self.shown.emit(conversation_id)

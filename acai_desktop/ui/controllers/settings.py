@@ -49,6 +49,7 @@ class AppControls(Protocol):
 
 SETTINGS_TASK = "settings"
 DETECT_TASK = "detect"
+LIST_MODELS_TASK = "list-models"
 COPY_TASK = "copy-memory"
 
 
@@ -141,6 +142,7 @@ class SettingsController(Controller):
             dialog.save_requested.connect(self.save)
             dialog.detect_requested.connect(self.detect)
             dialog.store_fields.copy_requested.connect(self.copy_local_memory)
+            dialog.models_list.list_requested.connect(self.list_models)
         if problem:
             dialog.show_error(problem)
         if at_instructions:
@@ -169,6 +171,31 @@ class SettingsController(Controller):
                 dialog.show_detection(report)
 
         self.services.tasks.start(detect(), key=DETECT_TASK)
+
+    def list_models(self) -> None:
+        """The models the saved settings and this computer's servers offer, into the
+        dialog's list (a first start's choice is not made here: no settings, no list)."""
+
+        async def listing() -> None:
+            from acai_desktop.core.model_choice import ModelOverrides
+            from acai_desktop.core.routing.reachable import reachable_candidates
+
+            try:
+                candidates, problems = await reachable_candidates(
+                    self.app.profile, ModelOverrides(), choose_first=False
+                )
+                failure = None
+            except AcaiError as error:  # no model chosen yet, a damaged settings file
+                failure = str(error)
+            dialog = self.window.dialogs.settings
+            if dialog is None or not shiboken6.isValid(dialog):
+                return
+            if failure is not None:
+                dialog.models_list.show_error(failure)
+            else:
+                dialog.models_list.show_models(candidates, problems)
+
+        self.services.tasks.start(listing(), key=LIST_MODELS_TASK)
 
     def save_preferences(self, preferences: UiPreferences) -> None:
         self.app.apply_preferences(preferences)

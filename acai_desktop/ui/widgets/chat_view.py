@@ -51,14 +51,15 @@ from PySide6.QtWidgets import (
 from acai_desktop.core.citations import copied_text
 from acai_desktop.ui.citation_chips import CITE_SCHEME, cited_number
 from acai_desktop.ui.links import REFUSED_TEXT, open_link
-from acai_desktop.ui.markdown_blocks import code_at, table_at
-from acai_desktop.ui.message_document import (
+from acai_desktop.ui.markdown_blocks import code_at
+from acai_desktop.ui.message_document import MessageDocument
+from acai_desktop.ui.message_links import (
     COPY_SCHEME,
     LONG_CODE_SCHEME,
     MORE_SCHEME,
     TABLE_SCHEME,
     WHOLE_ANSWER_SCHEME,
-    MessageDocument,
+    offset_in,
 )
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.plain_text import plain_text_of
@@ -73,6 +74,7 @@ from acai_desktop.ui.widgets.message_delegate import (
     REGENERATE,
     RETRY,
     SOURCES,
+    BubbleLayout,
     MessageDelegate,
 )
 from acai_desktop.ui.widgets.message_reader import MessageReader, chip_tooltip
@@ -250,13 +252,22 @@ class ChatView(QListView):
         if url.scheme() == MORE_SCHEME:
             self.set_unfolded(index.data(MessageRoles.ID), url.path() == "unfold")
             return
-        if url.scheme() in (LONG_CODE_SCHEME, TABLE_SCHEME, WHOLE_ANSWER_SCHEME):
+        if url.scheme() in (TABLE_SCHEME, WHOLE_ANSWER_SCHEME):
+            # Loaded when first opened: the window paints without it.
+            from acai_desktop.ui.widgets.large_answer_dialogs import open_large_part
+
             user = index.data(MessageRoles.ROLE) == "user"
-            self._open_large_part(index.data(MessageRoles.CONTENT) or "", url, user=user)
+            open_large_part(index.data(MessageRoles.CONTENT) or "", url, self, user=user)
+            return
+        if url.scheme() == LONG_CODE_SCHEME:
+            content, offset = index.data(MessageRoles.CONTENT) or "", offset_in(url)
+            if 0 <= offset < len(content):
+                QGuiApplication.clipboard().setText(code_at(content, offset))
+                self.notice_requested.emit(CODE_COPIED_TEXT)
             return
         if url.scheme() == COPY_SCHEME:
             document = self.delegate.documents.get(index.data(MessageRoles.ID))
-            number = int(url.path()) if url.path().isdigit() else -1
+            number = offset_in(url)
             if document is not None and 0 <= number < len(document.code_blocks):
                 QGuiApplication.clipboard().setText(document.code_blocks[number])
                 self.notice_requested.emit(CODE_COPIED_TEXT)
@@ -264,63 +275,44 @@ class ChatView(QListView):
         if not open_link(url):
             self.notice_requested.emit(REFUSED_TEXT)
 
-    def _open_large_part(self, content: str, url: QUrl, *, user: bool = False) -> None:
-        # Loaded when first opened: the window paints without them.
-        from acai_desktop.ui.widgets.large_answer_dialogs import TableDialog, WholeAnswerDialog
-
-        offset = int(url.path()) if url.path().isdigit() else -1
-        if url.scheme() == WHOLE_ANSWER_SCHEME and user:
-            WholeAnswerDialog(content, self, "Your whole message").open()
-        elif url.scheme() == WHOLE_ANSWER_SCHEME:
-            WholeAnswerDialog(content, self).open()
-        elif url.scheme() == TABLE_SCHEME and 0 <= offset < len(content):
-            TableDialog(table_at(content, offset), self).open()
-        elif url.scheme() == LONG_CODE_SCHEME and 0 <= offset < len(content):
-            QGuiApplication.clipboard().setText(code_at(content, offset))
-            self.notice_requested.emit(CODE_COPIED_TEXT)
-
     def action_rect(self, row: int, action: str) -> QRect | None:
         """Where ``action`` is drawn for ``row``, in viewport coordinates (tests use it)."""
-        index = self.model().index(row, 0)
-        layout = self.delegate.bubble_layout(self.visualRect(index), index)
-        for rect, name, _label in layout.actions:
-            if name == action:
-                return rect
-        return None
+        layout = self._row_layout(self.model().index(row, 0))
+        return next((rect for rect, name, _label in layout.actions if name == action), None)
 
     def usage_shown(self, row: int) -> str | None:
         """The token usage line drawn under ``row`` (None: none; tests use it)."""
-        index = self.model().index(row, 0)
-        layout = self.delegate.bubble_layout(self.visualRect(index), index)
+        layout = self._row_layout(self.model().index(row, 0))
         return layout.usage[1] if layout.usage is not None else None
 
-    def action_at(self, pos: QPoint) -> tuple[QModelIndex, str] | None:
+    def _row_layout(self, index: QModelIndex) -> BubbleLayout:
+        # Where the delegate draws each part of the row: hit-tests ask the same layout.
+        return self.delegate.bubble_layout(self.visualRect(index), index)
+
+    def _layout_at(self, pos: QPoint) -> tuple[QModelIndex, BubbleLayout] | None:
         index = self.indexAt(pos)
-        if not index.isValid():
+        return (index, self._row_layout(index)) if index.isValid() else None
+
+    def action_at(self, pos: QPoint) -> tuple[QModelIndex, str] | None:
+        if (hit := self._layout_at(pos)) is None:
             return None
-        layout = self.delegate.bubble_layout(self.visualRect(index), index)
+        index, layout = hit
         for rect, action, _label in layout.actions:
             if rect.adjusted(-4, -3, 8, 3).contains(pos):
                 return index, action
         return None
 
     def _anchor_at(self, pos: QPoint) -> tuple[QModelIndex, str] | None:
-        index = self.indexAt(pos)
-        if not index.isValid():
+        if (hit := self._layout_at(pos)) is None or not hit[1].text.contains(pos):
             return None
-        layout = self.delegate.bubble_layout(self.visualRect(index), index)
-        if not layout.text.contains(pos):
-            return None
+        index, layout = hit
         document = self.delegate.documents.document(index, layout.text_width)
         href = document.documentLayout().anchorAt(QPointF(pos - layout.text.topLeft()))
         return (index, href) if href else None
 
     def _text_index_at(self, pos: QPoint) -> QModelIndex | None:
-        index = self.indexAt(pos)
-        if not index.isValid():
-            return None
-        layout = self.delegate.bubble_layout(self.visualRect(index), index)
-        return index if layout.text.contains(pos) else None
+        hit = self._layout_at(pos)
+        return hit[0] if hit is not None and hit[1].text.contains(pos) else None
 
     def _trigger(self, index: QModelIndex, action: str) -> None:
         message_id = index.data(MessageRoles.ID)

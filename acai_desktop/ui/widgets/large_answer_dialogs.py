@@ -5,6 +5,7 @@ plain text: it is untrusted, nothing in it becomes markup."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QUrl
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialogButtonBox,
@@ -14,6 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.ui.markdown_blocks import table_at
+from acai_desktop.ui.message_links import TABLE_SCHEME, WHOLE_ANSWER_SCHEME, offset_in
 from acai_desktop.ui.models.table_cells_model import TableCellsModel
 from acai_desktop.ui.widgets.dialogs import BaseDialog
 
@@ -51,3 +54,14 @@ class WholeAnswerDialog(BaseDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.layout_.addWidget(buttons)
+
+
+def open_large_part(content: str, url: QUrl, parent: QWidget, *, user: bool) -> None:
+    """Open what a large part's link in message ``content`` names: the table at its
+    offset, or the whole message (``user``: one of the user's, not an answer)."""
+    offset = offset_in(url)
+    if url.scheme() == WHOLE_ANSWER_SCHEME:
+        title = "Your whole message" if user else "The whole answer"
+        WholeAnswerDialog(content, parent, title).open()
+    elif url.scheme() == TABLE_SCHEME and 0 <= offset < len(content):
+        TableDialog(table_at(content, offset), parent).open()

@@ -33,13 +33,13 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.memory.listing import EVERYWHERE, PanelFilter, PanelQuery
-from acai_desktop.core.records import PROMOTED_FROM, Project
+from acai_desktop.core.records import PROMOTED_FROM, MemoryItem, Project
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.theme import Theme
-from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.dialogs import ask_before
 from acai_desktop.ui.widgets.empty_state import EmptyState
 from acai_desktop.ui.widgets.instructions_widgets import InstructionsBox
+from acai_desktop.ui.widgets.memory_actions import ConflictBar, MemoryActionsBar
 from acai_desktop.ui.widgets.memory_card import MemoryCardDelegate
 from acai_desktop.ui.widgets.memory_list import MemoryListView
 from acai_desktop.ui.widgets.suggestions_box import SuggestionsBox
@@ -51,12 +51,9 @@ EMPTY_TEXT = (
 )
 NO_MATCH_TITLE = "No memory matches"
 NO_MATCH_TEXT = "Try other words or another filter."
-CONFLICT_TEXT = "This contradicts a memory you pinned or edited. Which one is right?"
 
 ALL_PROJECTS_TEXT = "All projects"
 EVERYWHERE_TEXT = "Seen everywhere"
-PROMOTE_TEXT = "Use in every chat"
-DEMOTE_TEXT = "Keep to its project"
 
 #: Typing pauses this long before the search runs (in the core, over every memory).
 SEARCH_DELAY_MS = 200
@@ -150,58 +147,9 @@ class MemoryPanel(QWidget):
         for page in (self.empty_state, self.list, self.no_match):
             self.area.addWidget(page)
 
-        self.edit_button = QPushButton("Edit")
-        self.pin_button = QPushButton("Pin")
-        self.forget_button = QPushButton("Forget")
-        self.forget_button.setObjectName("DangerButton")
-        self.details_button = QPushButton("Details")
-        # A project's memory: let every chat see it; a promoted one: back to its project.
-        self.scope_button = QPushButton(PROMOTE_TEXT)
-        self.edit_button.setToolTip("Change the text (a memory you edit is never changed by ACAI)")
-        self.pin_button.setToolTip("Pinned memories are always in context")
-        self.forget_button.setToolTip("Remove from memory (Delete; you can undo)")
-        self.details_button.setToolTip("History and where it came from")
-        self.actions_bar = QWidget()
-        self.actions_bar.setObjectName("MemoryActions")
-        rows = QVBoxLayout(self.actions_bar)
-        rows.setContentsMargins(0, 0, 0, 0)
-        rows.setSpacing(6)
-        actions = QHBoxLayout()
-        actions.setSpacing(6)
-        for button in (self.edit_button, self.pin_button, self.forget_button, self.details_button):
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            actions.addWidget(button)
-        rows.addLayout(actions)
-        # On a line of its own: a fifth button would squeeze the others' words.
-        self.scope_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        rows.addWidget(self.scope_button)
-
+        self.actions_bar = MemoryActionsBar()
         # Only for a selected conflict: the user's decision, beside the usual actions.
-        self.use_new_button = QPushButton("Use new")
-        self.use_new_button.setObjectName("PrimaryButton")
-        self.use_new_button.setToolTip(
-            "Keep this one: it replaces the memory it contradicts (kept in the history) "
-            "and takes over its pin"
-        )
-        self.keep_old_button = QPushButton("Keep old")
-        self.keep_old_button.setToolTip("Keep the memory you had: forget this one (you can undo)")
-        self.conflict_bar = QWidget()
-        self.conflict_bar.setObjectName("ConflictActions")
-        self.conflict_bar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        conflict_layout = QVBoxLayout(self.conflict_bar)
-        conflict_layout.setContentsMargins(10, 8, 10, 8)
-        conflict_layout.setSpacing(6)
-        self.conflict_label = make_plain(QLabel(CONFLICT_TEXT))  # quotes a memory
-        self.conflict_label.setObjectName("ConflictText")
-        self.conflict_label.setWordWrap(True)
-        conflict_layout.addWidget(self.conflict_label)
-        conflict_buttons = QHBoxLayout()
-        conflict_buttons.setSpacing(6)
-        for button in (self.use_new_button, self.keep_old_button):
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            conflict_buttons.addWidget(button)
-        conflict_buttons.addStretch(1)
-        conflict_layout.addLayout(conflict_buttons)
+        self.conflict_bar = ConflictBar()
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 18, 16, 12)
@@ -231,7 +179,7 @@ class MemoryPanel(QWidget):
         self._search_timer.timeout.connect(self._on_search_timer_timeout)
         self.filter_box.currentTextChanged.connect(self._on_filter_box_changed)
         self.project_box.currentIndexChanged.connect(self._on_project_box_changed)
-        self.scope_button.clicked.connect(self._on_scope_button_clicked)
+        self.actions_bar.scope_button.clicked.connect(self._on_scope_button_clicked)
         for signal in (
             self.model.rowsInserted,
             self.model.rowsRemoved,
@@ -248,13 +196,14 @@ class MemoryPanel(QWidget):
         self.model.more_available.connect(self._fetch_more_at_the_end)
         self.list.selectionModel().selectionChanged.connect(self._update_actions)
         self.list.doubleClicked.connect(self._on_list_double_clicked)
-        self.edit_button.clicked.connect(self._on_edit_button_clicked)
-        self.pin_button.clicked.connect(self._on_pin_button_clicked)
-        self.forget_button.clicked.connect(self._on_forget_button_clicked)
+        actions, conflict = self.actions_bar, self.conflict_bar
+        actions.edit_button.clicked.connect(self._on_edit_button_clicked)
+        actions.pin_button.clicked.connect(self._on_pin_button_clicked)
+        actions.forget_button.clicked.connect(self._on_forget_button_clicked)
         self.forget_shortcut.activated.connect(self._on_forget_shortcut_activated)
-        self.details_button.clicked.connect(self._on_details_button_clicked)
-        self.use_new_button.clicked.connect(self._on_use_new_button_clicked)
-        self.keep_old_button.clicked.connect(self._on_keep_old_button_clicked)
+        actions.details_button.clicked.connect(self._on_details_button_clicked)
+        conflict.use_new_button.clicked.connect(self._on_use_new_button_clicked)
+        conflict.keep_old_button.clicked.connect(self._on_keep_old_button_clicked)
         self.add_note_button.clicked.connect(self.add_note_requested)
 
     # -- state ---------------------------------------------------------------------
@@ -355,24 +304,25 @@ class MemoryPanel(QWidget):
         conflict = bool(indexes) and indexes[0].data(MemoryRoles.STATUS) == "conflict"
         self.conflict_bar.setVisible(conflict)
         if conflict:
-            self.conflict_label.setText(self._conflict_text(indexes[0].data(MemoryRoles.ID)))
+            self.conflict_bar.show_conflict(self.model, indexes[0].data(MemoryRoles.ID))
         if indexes:
-            pinned = bool(indexes[0].data(MemoryRoles.PINNED))
-            self.pin_button.setText("Unpin" if pinned else "Pin")
-            self._show_scope_action(indexes[0].data(MemoryRoles.ITEM))
-            self.pin_button.setEnabled(pinned or not conflict)
+            item = indexes[0].data(MemoryRoles.ITEM)
+            project, promoted_from = self._projects_of(item) if item is not None else (None, None)
+            self.actions_bar.show_for(
+                pinned=bool(indexes[0].data(MemoryRoles.PINNED)),
+                conflict=conflict,
+                project=project,
+                promoted_from=promoted_from,
+            )
 
-    def _conflict_text(self, conflict_id: int) -> str:
-        """Name the memory the conflict contradicts when the panel shows it."""
-        row = self.model.row_of(conflict_id)
-        other_id = self.model.item_at(row).meta.get("conflicts_with") if row is not None else None
-        other_row = self.model.row_of(other_id) if other_id is not None else None
-        if other_row is None:
-            return CONFLICT_TEXT
-        other = " ".join(self.model.item_at(other_row).content.split())
-        if len(other) > 80:
-            other = other[:79] + "…"
-        return f"This contradicts “{other}”, which you pinned or edited. Which one is right?"
+    def _projects_of(self, item: MemoryItem) -> tuple[str | None, str | None]:
+        """The project ``item`` is kept to, and the one it was promoted from while that
+        one exists (a project deleted since is no place to go back to)."""
+        if item.project_id is not None:
+            return self.model.project_name(item.project_id), None
+        home = item.meta.get(PROMOTED_FROM)
+        known = self.project_box.findData(home) >= 2 if isinstance(home, int) else False
+        return None, self.model.project_name(home) if known else None
 
     # -- slots ---------------------------------------------------------------------
 
@@ -399,28 +349,6 @@ class MemoryPanel(QWidget):
 
     def _on_project_box_changed(self, _position: int) -> None:
         self.apply_query()
-
-    def _show_scope_action(self, item) -> None:
-        """*Use in every chat* for a project's memory; *Keep to its project* for one
-        promoted from a project that still exists; nothing for the others."""
-        if item is None:
-            self.scope_button.setVisible(False)
-            return
-        if item.project_id is not None:
-            name = self.model.project_name(item.project_id)
-            self.scope_button.setText(PROMOTE_TEXT)
-            self.scope_button.setToolTip(
-                f"Only the chats of {name} see it now; let every chat see it"
-            )
-            self.scope_button.setVisible(True)
-            return
-        home = item.meta.get(PROMOTED_FROM)
-        known = self.project_box.findData(home) >= 2 if isinstance(home, int) else False
-        self.scope_button.setVisible(known)
-        if known:
-            name = self.model.project_name(home)
-            self.scope_button.setText(DEMOTE_TEXT)
-            self.scope_button.setToolTip(f"Every chat sees it now; keep it to {name} again")
 
     def _on_scope_button_clicked(self) -> None:
         indexes = self.list.selectionModel().selectedIndexes()

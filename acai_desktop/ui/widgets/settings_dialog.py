@@ -13,7 +13,6 @@ setting or a log. Opened with ``open()``, never ``exec()``.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -23,12 +22,8 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QPushButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -36,34 +31,20 @@ from PySide6.QtWidgets import (
 
 from acai_desktop.core.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.presets import (
-    PRESETS,
-    ModelRole,
-    ProviderName,
-    RoleModels,
-    preset,
-)
+from acai_desktop.core.llm.presets import ModelRole, ProviderName
 from acai_desktop.core.llm.settings import ModelSettings, refuse_credentials_in
 from acai_desktop.core.prompt_budget import PromptBudget
 from acai_desktop.core.store_choice import ServerAddress
 from acai_desktop.ui.preferences import UiPreferences
 from acai_desktop.ui.theme import THEME_CHOICES
-from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.budget_field import BudgetField
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
-from acai_desktop.ui.widgets.file_dialogs import file_dialog
 from acai_desktop.ui.widgets.instructions_widgets import InstructionsFields
+from acai_desktop.ui.widgets.models_list import ModelsList
+from acai_desktop.ui.widgets.provider_fields import ProviderFields
 from acai_desktop.ui.widgets.settings_fields import (
     EMBEDDING_SOURCES,
-    KEY_FILE_NOTE,
-    KEY_MISSING_PLACEHOLDER,
-    KEY_STORED_PLACEHOLDER,
-    LOCAL_MODEL_PLACEHOLDER,
-    NO_KEY_PLACEHOLDER,
-    ROLE_LABELS,
-    ROLE_TIPS,
     AskBeforeRememberingBox,
-    detection_text,
     hint,
     validation_text,
 )
@@ -91,10 +72,9 @@ SCREEN_MARGIN = 60
 
 
 class SettingsDialog(QDialog):
-    # About 330 lines, over the ~300 the house aims for: it is one form whose fields
-    # depend on each other through the provider (address, key, model file, models,
-    # embeddings); its texts live in settings_fields.py, and splitting the form itself
-    # would spread one set of rules over several classes.
+    # One form, one label column: the provider's rows and their rules are
+    # ProviderFields'; the dialog ties the provider to what else depends on it (the
+    # embeddings, the ask-before-remembering default, the automatic budget).
     #: (ModelSettings, api key typed or "" to keep the stored one)
     save_requested = Signal(object, str)
     #: provider and the address typed for it ("" for none): also probed besides the presets
@@ -135,54 +115,9 @@ class SettingsDialog(QDialog):
         self.resize(560, 0)
         self.original = settings
         self.automatic_budget = automatic_budget
-        self.providers_with_key = set(providers_with_key)
-        #: What was typed for each provider while the dialog is open (address, model
-        #: names, model file): switching away and back keeps it.
-        self._drafts: dict[ProviderName, tuple[str, RoleModels, str]] = {}
-        self._shown_provider = settings.provider
-        self._file_dialog: QFileDialog | None = None
-
-        self.provider_box = ignore_wheel_unless_focused(QComboBox())
-        for name, entry in PRESETS.items():
-            self.provider_box.addItem(entry.label, str(name))
-        self.provider_note = hint()
-        self.base_url = QLineEdit()
-        self.base_url.setPlaceholderText("http://localhost:8000/v1")
-        self.detect_button = QPushButton("Detect")
-        self.detect_button.setToolTip("Look for model servers running on this computer")
-        self.detect_result = hint()
-        self.detect_result.setObjectName("DetectResult")
-        self.detect_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.detect_result.setVisible(False)
-        url_row = QHBoxLayout()
-        url_row.setSpacing(6)
-        url_row.addWidget(self.base_url, 1)
-        url_row.addWidget(self.detect_button)
-
-        self.local_model = QLineEdit()
-        self.local_model.setPlaceholderText(LOCAL_MODEL_PLACEHOLDER)
-        self.local_model.setClearButtonEnabled(True)
-        self.browse_button = QPushButton("Choose…")
-        self.local_row = QWidget()
-        local_layout = QHBoxLayout(self.local_row)
-        local_layout.setContentsMargins(0, 0, 0, 0)
-        local_layout.setSpacing(6)
-        local_layout.addWidget(self.local_model, 1)
-        local_layout.addWidget(self.browse_button)
-
-        self.api_key = QLineEdit()
-        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.api_key.setObjectName("ApiKey")
-        self.key_warning = hint(KEY_FILE_NOTE if key_warning else "")
-        self.key_warning.setObjectName("KeyWarning")
-        self.key_warning.setToolTip(tooltip_text(key_warning))
-        self.key_warning.setVisible(bool(key_warning))
-
-        self.model_fields: dict[ModelRole, QLineEdit] = {}
-        for role in ModelRole:
-            field = QLineEdit()
-            field.setToolTip(ROLE_TIPS[role])
-            self.model_fields[role] = field
+        self.provider_fields = ProviderFields(
+            settings, providers_with_key=providers_with_key, key_warning=key_warning, parent=self
+        )
 
         self.embedding_box = ignore_wheel_unless_focused(QComboBox())
         for value, label in EMBEDDING_SOURCES.items():
@@ -203,6 +138,8 @@ class SettingsDialog(QDialog):
         self.enter_sends_box.setToolTip("Off: Enter starts a new line and Ctrl+Enter sends")
         self.enter_sends_box.setChecked(preferences.enter_sends)
 
+        self.models_list = ModelsList()
+
         self.error_label = error_label()
         self.buttons, self.save_button = save_cancel_buttons("Save and connect")
 
@@ -211,18 +148,11 @@ class SettingsDialog(QDialog):
         form.setVerticalSpacing(8)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        form.addRow("Provider", self.provider_box)
-        form.addRow("", self.provider_note)
-        form.addRow("Base URL", url_row)
-        form.addRow("", self.detect_result)
-        form.addRow("Model file", self.local_row)
-        form.addRow("API key", self.api_key)
-        form.addRow("", self.key_warning)
-        models_title = QLabel("MODELS")
+        self.provider_fields.add_rows(form)
+        models_title = QLabel("YOUR MODELS")
         models_title.setObjectName("SectionLabel")
         form.addRow(models_title)
-        for role, field in self.model_fields.items():
-            form.addRow(ROLE_LABELS[role], field)
+        form.addRow(self.models_list)
         memory_title = QLabel("MEMORY")
         memory_title.setObjectName("SectionLabel")
         form.addRow(memory_title)
@@ -242,18 +172,7 @@ class SettingsDialog(QDialog):
         form.addRow(instructions_title)
         form.addRow(self.instructions_fields)
         self.form = form
-        for label_field in (
-            self.provider_box,
-            self.base_url,
-            self.local_model,
-            self.api_key,
-            self.embedding_box,
-            *self.model_fields.values(),
-        ):
-            label = form.labelForField(label_field)
-            if isinstance(label, QLabel):
-                label_field.setAccessibleName(label.text())
-        self.base_url.setAccessibleName("Base URL")
+        self.embedding_box.setAccessibleName("Embeddings")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(22, 18, 22, 16)
@@ -298,110 +217,52 @@ class SettingsDialog(QDialog):
         self.instructions_fields.respond.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _connect_signals(self) -> None:
-        self.provider_box.currentIndexChanged.connect(self._on_provider_box_changed)
-        self.detect_button.clicked.connect(self._on_detect_button_clicked)
-        self.browse_button.clicked.connect(self._on_browse_button_clicked)
-        self.local_model.textChanged.connect(self._follow_ask_default)
-        self.local_model.textChanged.connect(self._follow_automatic_budget)
-        self.model_fields[ModelRole.CHAT].textChanged.connect(self._follow_automatic_budget)
+        fields = self.provider_fields
+        fields.provider_box.currentIndexChanged.connect(self._on_provider_box_changed)
+        fields.detect_button.clicked.connect(self._on_detect_button_clicked)
+        fields.local_model.textChanged.connect(self._follow_ask_default)
+        fields.local_model.textChanged.connect(self._follow_automatic_budget)
+        fields.model_fields[ModelRole.CHAT].textChanged.connect(self._follow_automatic_budget)
         self.buttons.accepted.connect(self._on_buttons_accepted)
         self.buttons.rejected.connect(self.reject)
 
     # -- values ------------------------------------------------------------------------
 
-    @property
-    def provider(self) -> ProviderName:
-        return ProviderName(self.provider_box.currentData())
-
-    def set_provider(self, name: ProviderName | str) -> None:
-        self.provider_box.setCurrentIndex(self.provider_box.findData(str(ProviderName(name))))
-
     def _load(self, settings: ModelSettings) -> None:
-        self.provider_box.blockSignals(True)
-        self.set_provider(settings.provider)
-        self.provider_box.blockSignals(False)
-        self.base_url.setText(settings.base_url or preset(settings.provider).base_url or "")
-        self._fill_models(settings.models)
-        self.local_model.setText(settings.local_model_path or "")
+        self.provider_fields.load(settings)
         self.embedding_box.setCurrentIndex(self.embedding_box.findData(settings.embedding_source))
         self.budget.set_value(settings.context_budget_tokens)
         self.budget.set_automatic(self.automatic_budget)
         self.ask_box.setChecked(settings.asks_before_remembering())
         self._update_for_provider()
 
-    def _fill_models(self, models: RoleModels) -> None:
-        for role, field in self.model_fields.items():
-            field.setText(models.for_role(role))
-
     def _update_for_provider(self) -> None:
-        name = self.provider
-        entry = preset(name)
-        local = name == ProviderName.LOCAL
-        self.base_url.setEnabled(not local)
-        self.detect_button.setEnabled(not local)
-        if local:
-            self.base_url.setPlaceholderText("The built-in server picks its own address")
-        else:
-            self.base_url.setPlaceholderText(entry.base_url or "http://localhost:8000/v1")
-        self.form.setRowVisible(self.local_row, local)
-        self.form.setRowVisible(self.api_key, not local)
-        self.form.setRowVisible(self.key_warning, not local and bool(self.key_warning.text()))
-        if str(name) in self.providers_with_key:
-            self.api_key.setPlaceholderText(KEY_STORED_PLACEHOLDER)
-        elif entry.needs_api_key:
-            self.api_key.setPlaceholderText(KEY_MISSING_PLACEHOLDER)
-        else:
-            self.api_key.setPlaceholderText(NO_KEY_PLACEHOLDER)
+        self.provider_fields.update_for_provider()
         # The built-in server has no embedding endpoint: WordLlama always.
+        local = self.provider_fields.provider == ProviderName.LOCAL
         self.embedding_box.setEnabled(not local)
         if local:
             self.embedding_box.setCurrentIndex(self.embedding_box.findData("local"))
-        notes = {
-            ProviderName.LOCAL: "Runs a small model on this computer; nothing leaves it.",
-            ProviderName.CUSTOM: "Any server that speaks the OpenAI API.",
-        }
         self._follow_ask_default()
         self._follow_automatic_budget()
-        self.provider_note.setText(notes.get(name, entry.notes))
-        self.provider_note.setVisible(bool(self.provider_note.text()))
-        self.form.setRowVisible(self.provider_note, bool(self.provider_note.text()))
 
     def _follow_ask_default(self) -> None:
-        path = self._local_path() or None
-        chosen = ModelSettings.for_preset(self.provider, local_model_path=path)
+        fields = self.provider_fields
+        path = fields.local_path() or None
+        chosen = ModelSettings.for_preset(fields.provider, local_model_path=path)
         self.ask_box.follow_default(chosen.asks_before_remembering())
 
     def _follow_automatic_budget(self) -> None:
         """Automatic's figure is the running model's: for another model it is worked out
         from that model's window once saved."""
-        same_model = (
-            self.provider == self.original.provider
-            and self.model_fields[ModelRole.CHAT].text().strip()
-            == self.original.model_for(ModelRole.CHAT)
-            and (self._local_path() or None) == self.original.local_model_path
-        )
+        same_model = self.provider_fields.same_chat_model()
         self.budget.set_automatic(self.automatic_budget if same_model else None)
-
-    def _local_path(self) -> str:
-        return self.local_model.text().strip() if self.provider == ProviderName.LOCAL else ""
 
     def settings(self) -> ModelSettings:
         """The settings as entered; InvalidInputError says what is wrong."""
-        name = self.provider
-        models = {role.value: field.text().strip() for role, field in self.model_fields.items()}
-        empty = [ROLE_LABELS[ModelRole(role)] for role, value in models.items() if not value]
-        if empty:
-            raise InvalidInputError(f"Enter a model name for: {', '.join(empty)}.")
-        url = self.base_url.text().strip()
-        if name == ProviderName.LOCAL or url == (preset(name).base_url or ""):
-            url = ""  # None means the preset's address, which follows the preset
-        if url and not url.startswith(("http://", "https://")):
-            raise InvalidInputError("The base URL must start with http:// or https://.")
-        local_path = self._local_path()
+        name = self.provider_fields.provider
         values = {
-            "base_url": url or None,
-            "models": RoleModels(**models),
-            "local_model_path": local_path or None,
+            **self.provider_fields.values(),
             "embedding_source": self.embedding_box.currentData(),
             "context_budget_tokens": self.budget.value(),  # None: automatic
             "ask_before_remembering": self.ask_box.choice(),
@@ -423,62 +284,22 @@ class SettingsDialog(QDialog):
         self.error_label.setVisible(bool(text))
 
     def detection_failed(self, text: str) -> None:
-        self.detect_button.setEnabled(self.provider != ProviderName.LOCAL)
-        self.detect_button.setText("Detect")
+        self.provider_fields.set_looking(False)
         self.show_error(text)
 
     def show_detection(self, report: DetectionReport) -> None:
         """Say what answered and fill the model names from the chosen server's list."""
-        self.detect_button.setEnabled(self.provider != ProviderName.LOCAL)
-        self.detect_button.setText("Detect")
-        self.detect_result.setText(detection_text(report))
-        self.detect_result.setVisible(True)
-        self.form.setRowVisible(self.detect_result, True)
-
-        current = self.provider
-        if any(p.provider == current for p in report.reachable):
-            proposed = dataclasses.replace(report, proposal=current).proposed_settings()
-        elif report.reachable:
-            proposed = report.proposed_settings()
-        else:
-            return
-        if proposed is None:
-            return
-        if proposed.provider != current:
-            self.provider_box.blockSignals(True)
-            self.set_provider(proposed.provider)
-            self.provider_box.blockSignals(False)
-            self._switch_fields_to(proposed.provider)
+        if self.provider_fields.show_detection(report):
             self._update_for_provider()
-        self.base_url.setText(proposed.base_url or preset(proposed.provider).base_url or "")
-        self._fill_models(proposed.models)
         self.fit_height()
 
     # -- slots -------------------------------------------------------------------------
 
     def _on_provider_box_changed(self, index: int) -> None:
-        self._switch_fields_to(self.provider)
+        self.provider_fields.switch_to(self.provider_fields.provider)
         self.show_error(None)
         self._update_for_provider()
         self.fit_height()
-
-    def _switch_fields_to(self, name: ProviderName) -> None:
-        """Keep what was typed for the provider shown so far; show ``name``'s fields as
-        last typed in this dialog, else as saved, else its preset's."""
-        models = RoleModels(
-            **{role.value: field.text() for role, field in self.model_fields.items()}
-        )
-        self._drafts[self._shown_provider] = (self.base_url.text(), models, self.local_model.text())
-        self._shown_provider = name
-        if name in self._drafts:
-            url, models, local_path = self._drafts[name]
-            self.base_url.setText(url)
-            self._fill_models(models)
-            self.local_model.setText(local_path)
-            return
-        source = self.original if name == self.original.provider else ModelSettings.for_preset(name)
-        self.base_url.setText(source.base_url or preset(name).base_url or "")
-        self._fill_models(source.models)
 
     def fit_height(self) -> None:
         """As tall as the form needs (no gaps after rows hide), at most what the screen
@@ -498,27 +319,17 @@ class SettingsDialog(QDialog):
         return max(320, min(MAX_HEIGHT, available - SCREEN_MARGIN))
 
     def _on_detect_button_clicked(self) -> None:
-        url = self.base_url.text().strip()
+        fields = self.provider_fields
+        url = fields.base_url.text().strip()
         try:
-            if url and self.provider != ProviderName.LOCAL:
+            if url and fields.provider != ProviderName.LOCAL:
                 refuse_credentials_in(url)  # never sent, not even to look
         except InvalidInputError as error:
             self.show_error(str(error))
             return
-        self.detect_button.setEnabled(False)
-        self.detect_button.setText("Looking…")
+        fields.set_looking(True)
         self.show_error(None)
-        self.detect_requested.emit(str(self.provider), url)
-
-    def _on_browse_button_clicked(self) -> None:
-        start = self.local_model.text().strip()
-        folder = str(Path(start).expanduser().parent) if start else ""
-        dialog = file_dialog(self, "Choose a GGUF model file", start=folder)
-        dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(self.local_model.setText)
-        self._file_dialog = dialog
-        dialog.open()  # never exec(): a nested loop would stall the asyncio loop
+        self.detect_requested.emit(str(fields.provider), url)
 
     def preferences(self) -> UiPreferences:
         # The dialog shows only some preferences; the rest (the panels) stay as they were.
@@ -551,7 +362,7 @@ class SettingsDialog(QDialog):
         if self.original_instructions is not None and instructions != self.original_instructions:
             self.instructions_save_requested.emit(instructions)
         self.preferences_save_requested.emit(self.preferences())
-        self.save_requested.emit(settings, self.api_key.text().strip())
+        self.save_requested.emit(settings, self.provider_fields.api_key.text().strip())
 
     def saving_failed(self, text: str) -> None:
         self.save_button.setEnabled(True)

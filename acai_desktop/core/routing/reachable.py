@@ -1,0 +1,73 @@
+"""The models the user can reach now: each provider asked what it lists (no model is
+called), turned into the router's candidates (``catalogue.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import openai
+
+from acai_desktop.core.llm.detection import Detect, detect_providers
+from acai_desktop.core.llm.presets import OPENAI_BASE_URL, ProviderName, preset
+from acai_desktop.core.model_choice import ModelOverrides, resolve_settings
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.redaction import redact
+from acai_desktop.core.routing.catalogue import candidates_from, offers_found
+from acai_desktop.core.routing.model_speed import SpeedLog
+from acai_desktop.core.routing.selection import Candidate
+from acai_desktop.core.secrets import SecretStore
+
+#: How long a provider may take to list its models before it counts as unreachable.
+LISTING_TIMEOUT_SECONDS = 5.0
+
+
+async def reachable_candidates(
+    profile: Profile,
+    overrides: ModelOverrides,
+    *,
+    detect: Detect = detect_providers,
+    choose_first: bool = True,
+) -> tuple[list[Candidate], list[str]]:
+    """The chat models the user can reach, and what could not be asked (plain sentences,
+    keys redacted). ``choose_first``: as ``model_choice.resolve_settings``'s."""
+    settings = await resolve_settings(profile, overrides, detect=detect, choose_first=choose_first)
+    secrets = SecretStore(profile.data_dir)
+    keys = await asyncio.to_thread(
+        lambda: {name: secrets.get_api_key(name) for name in (settings.provider, "openai")}
+    )
+    found = await detect()
+    problems: list[str] = []
+    configured = [settings.models.chat]
+    if settings.provider != ProviderName.LOCAL:
+        url = settings.resolved_base_url()
+        listed = await _listed(url, keys[settings.provider], preset(settings.provider).label)
+        if isinstance(listed, str):
+            problems.append(listed)
+        else:
+            configured = listed
+    openai_models = None
+    if settings.provider != ProviderName.OPENAI and keys["openai"]:
+        listed = await _listed(OPENAI_BASE_URL, keys["openai"], "OpenAI")
+        if isinstance(listed, str):
+            problems.append(listed)
+        else:
+            openai_models = listed
+    offers = offers_found(settings, configured, found, openai_models)
+    speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
+    return candidates_from(offers, speeds.speed), problems
+
+
+async def _listed(base_url: str | None, api_key: str | None, label: str) -> list[str] | str:
+    """The models ``base_url`` lists, or why it could not be asked."""
+    try:
+        async with openai.AsyncOpenAI(
+            base_url=base_url,
+            api_key=api_key or "not-needed",
+            timeout=LISTING_TIMEOUT_SECONDS,
+            max_retries=0,
+        ) as client:
+            page = await client.models.list()
+    except (openai.OpenAIError, ValueError, TypeError) as error:
+        detail = redact(str(error), [api_key]) or type(error).__name__
+        return f"{label} at {base_url} did not list its models: {detail}"
+    return [model.id for model in page.data]
