@@ -24,6 +24,19 @@ def replayed_sqlite() -> Database:
     return db
 
 
+def sqlite_statements(db) -> list[str]:
+    """The statements SQLite keeps for ``db``'s schema, normalised and sorted: every
+    table, index, view and trigger, except what SQLite makes by itself (the indexes of
+    UNIQUE constraints, full-text tables' shadow tables) and the migrations' records."""
+    shadow = {row[1] for row in db.execute("PRAGMA table_list") if row[2] == "shadow"}
+    rows = db.execute("SELECT name, tbl_name, sql FROM sqlite_master").fetchall()
+    return sorted(
+        normalised(sql)
+        for name, table, sql in rows
+        if sql is not None and name not in shadow and table != MIGRATIONS_TABLE
+    )
+
+
 def normalised(sql: str) -> str:
     sql = re.sub(r"\s+", " ", sql).strip()
     return re.sub(r"\s*([(),;])\s*", r"\1", sql).replace('"', "")

@@ -4,7 +4,9 @@ in step by triggers, the parent a message gets, NOTIFY of changes, and the SQLit
 functions the shared queries still call.
 
 The present of what PostgreSQL's baseline_m011, m016 and m018 made; migrations m016 and
-m018 (``migrations.py``) run the same text on a database from before them.
+m018 (``migrations.py``) run the same text on a database from before them. Change it by a
+new migration that replaces it (``CREATE OR REPLACE``), and give m016 and m018 the
+released text to keep, in ``migrations.py``: a released migration never changes.
 """
 
 from __future__ import annotations
