@@ -13,7 +13,7 @@ flag is an INTEGER in m014); ``schema.py`` names what a column means.
 from __future__ import annotations
 
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.dialect import dialect_of, is_postgres
+from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.migration_runner import Migrations
 
 
@@ -37,9 +37,9 @@ def _run(db, *statements: str) -> None:
 
 
 def _add(db, table: str, column) -> None:
-    from acai_desktop.core.store.schema_model import add_column
+    from acai_desktop.core.store.schema_model import add_column, engine_of
 
-    _run(db, add_column(table, column, dialect_of(db)))
+    _run(db, add_column(table, column, engine_of(db)))
 
 
 @migrations()
@@ -703,7 +703,7 @@ def m013_projects(db) -> None:
       (``memory_writes``); the user promotes it to everywhere, or demotes it back.
     Existing rows stay outside any project: every chat and memory works as before.
     """
-    from acai_desktop.core.store.schema_model import INTEGER, TEXT, Column, Index, Table
+    from acai_desktop.core.store.schema_model import INTEGER, TEXT, Column, Index, Table, engine_of
 
     projects = Table(
         "projects",
@@ -716,8 +716,7 @@ def m013_projects(db) -> None:
             Column("updated_at", TEXT, required=True),
         ),
     )
-    engine = dialect_of(db)
-    _run(db, projects.ddl(engine))
+    _run(db, projects.ddl(engine_of(db)))
     for table in ("conversations", "memories", "documents"):
         _add(db, table, Column("project_id", INTEGER, references="projects(id)"))
     _run(

@@ -14,7 +14,7 @@ SQLite's ``PRAGMA table_info`` show that order). A new migration changes this fi
 
 from __future__ import annotations
 
-from acai_desktop.core.store.dialect import POSTGRESQL, dialect_of
+from acai_desktop.core.store.dialect import POSTGRESQL
 from acai_desktop.core.store.schema_model import (
     BLOB,
     FLAG,
@@ -26,6 +26,7 @@ from acai_desktop.core.store.schema_model import (
     Column,
     Index,
     Table,
+    engine_of,
 )
 
 
@@ -416,8 +417,10 @@ def schema_statements(engine: str) -> list[str]:
 
 def create_schema(db) -> None:
     """Make the whole schema in ``db``, an empty database, in the caller's transaction."""
-    if dialect_of(db) == POSTGRESQL:
-        db.connection.execute(";\n".join(schema_statements(POSTGRESQL)))
+    engine = engine_of(db)
+    if engine == POSTGRESQL:  # one batch, one round trip to the server
+        statements = (statement.strip().rstrip(";") for statement in schema_statements(engine))
+        db.connection.execute(";\n".join(statements))
     else:
-        for statement in schema_statements(dialect_of(db)):
+        for statement in schema_statements(engine):
             db.execute(statement)

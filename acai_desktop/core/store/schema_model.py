@@ -9,7 +9,7 @@ SQLAlchemy's MetaData).
 
 from __future__ import annotations
 
-from acai_desktop.core.store.dialect import POSTGRESQL
+from acai_desktop.core.store.dialect import POSTGRESQL, SQLITE, is_postgres
 
 # The neutral types (plain strings and classes: a fresh profile's open imports this
 # module, and dataclasses or an Enum cost more to make than the whole schema's DDL).
@@ -117,6 +117,11 @@ class Index:
         unique = "UNIQUE " if self.unique else ""
         where = f" WHERE {self.where}" if self.where else ""
         return f"CREATE {unique}INDEX {self.name} ON {self.table}({self.columns}){where}"
+
+
+def engine_of(db) -> str:
+    """``"postgresql"`` or ``"sqlite"``: the engine of the connection ``db``."""
+    return POSTGRESQL if is_postgres(db) else SQLITE
 
 
 def add_column(table: str, column: Column, engine: str) -> str:
