@@ -25,11 +25,13 @@ async def reachable_candidates(
     profile: Profile,
     overrides: ModelOverrides,
     *,
-    detect: Detect = detect_providers,
+    detect: Detect | None = None,
     choose_first: bool = True,
 ) -> tuple[list[Candidate], list[str]]:
     """The chat models the user can reach, and what could not be asked (plain sentences,
-    keys redacted). ``choose_first``: as ``model_choice.resolve_settings``'s."""
+    keys redacted). ``detect``: how servers on this computer are looked for (None: the
+    real probes); ``choose_first``: as ``model_choice.resolve_settings``'s."""
+    detect = detect or detect_providers
     settings = await resolve_settings(profile, overrides, detect=detect, choose_first=choose_first)
     secrets = SecretStore(profile.data_dir)
     keys = await asyncio.to_thread(

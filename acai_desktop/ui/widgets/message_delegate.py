@@ -117,7 +117,20 @@ def footer_of(
     elif status == "complete" and count == 0 and _answered_here(index):
         # Known to have used nothing: no memory or passage passed the relevance floor.
         notes.append((NOTHING_RELEVANT_NOTE, "faint"))
+    if status != "streaming" and (routed := route_note(index.data(MessageRoles.MESSAGE))):
+        notes.append((routed, "faint"))
     return notes, actions
+
+
+def route_note(message) -> str | None:
+    """Which model answered and why, when the profile routes turns: "code →
+    qwen2.5-coder:7b on this computer", or the fallback that happened."""
+    plan = getattr(message, "plan", None) or {}
+    route = plan.get("route") if isinstance(plan, dict) else None
+    if not isinstance(route, dict):
+        return None
+    note = route.get("fallback") or route.get("reason")
+    return note if isinstance(note, str) else None
 
 
 #: How many attached files' names a message's note lists before "and N more".
