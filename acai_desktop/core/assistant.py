@@ -296,7 +296,7 @@ async def open_assistant(
                 raise
             model = await no_model(profile, overrides, error, offline_embedder)
         router = None
-        if model.problem is None:
+        if model.problem is None:  # it asks nothing of any server until a turn routes
             router = await profile_router(profile, model.settings, model.client, overrides, detect)
         assistant = await _assemble(profile, data, model, events, router)
         if start_jobs:

@@ -111,6 +111,24 @@ def test_a_failing_model_hands_the_turn_to_the_next_and_the_answer_says_so(tmp_p
     assert SpeedLog(tmp_path / "profile").speed(coder_key).error_rate == 1.0
 
 
+def test_a_chats_own_routing_wins_over_settings_both_ways(tmp_path):
+    async def scenario(own, ollama):
+        async with _assistant(tmp_path / "on", own, ollama, "best") as assistant:
+            first = await assistant.orchestrator.send(None, "hello")
+            await assistant.chat_settings.set_for_chat(first.conversation_id, routing="off")
+            kept = await assistant.orchestrator.send(first.conversation_id, CODE_TURN)
+        async with _assistant(tmp_path / "off", own, ollama, None) as assistant:
+            first = await assistant.orchestrator.send(None, "hello")
+            await assistant.chat_settings.set_for_chat(first.conversation_id, routing="best")
+            routed = await assistant.orchestrator.send(first.conversation_id, CODE_TURN)
+        return kept, routed
+
+    with _servers() as (own, ollama):
+        kept, routed = run(scenario(own, ollama))
+    assert kept.answer.model == TINY and kept.route is None
+    assert routed.answer.model == CODER and routed.route["policy"] == "best quality"
+
+
 def test_a_chat_with_its_own_model_and_a_profile_without_a_policy_are_never_rerouted(tmp_path):
     async def scenario(own, ollama):
         async with _assistant(tmp_path / "pinned", own, ollama, "best") as assistant:

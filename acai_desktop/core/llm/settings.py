@@ -127,6 +127,7 @@ class ModelSettings(BaseModel):
             answer_max_tokens=self.resolved_answer_max_tokens(),
             # The app's own server keeps a small automatic budget (core.prompt_budget).
             built_in_server=self.provider == ProviderName.LOCAL,
+            routing=self.routing,
         )
 
     def serves_one_request_at_a_time(self) -> bool:

@@ -1,6 +1,6 @@
 """A profile's turns sent to the model that fits each (issue 42), when the user chose a
-routing policy in Settings (``ModelSettings.routing``); without one, every turn goes to
-the chat's model as before.
+routing policy (Settings' ``ModelSettings.routing``, a project's or a chat's own); without
+one, every turn goes to the chat's model as before.
 
 The router knows the models the user can reach (``reachable.py``, asked again every few
 minutes and after a failure), chooses for each turn (``selection.py``), hands out a
@@ -45,33 +45,37 @@ FindModels = Callable[[], Awaitable[tuple[list[Candidate], list[str]]]]
 class TurnRouter:
     def __init__(
         self,
-        policy: Policy,
         settings: ModelSettings,
         client: ChatModel,
         find: FindModels,
         speeds: SpeedLog,
         *,
-        openai_key: str | None = None,
+        secrets: SecretStore | None = None,
     ) -> None:
-        self.policy = policy
         self.settings = settings
         self.client = client
         self._find = find
         self.speeds = speeds
-        self._openai_key = openai_key
+        #: Where OpenAI's key is read, when a turn first routes (never at start: the
+        #: keyring may answer slowly).
+        self._secrets = secrets
+        self._openai_key: str | None = None
         self._own_url = settings.resolved_base_url()
         self._candidates: list[Candidate] = []
         self._found_at: float | None = None
         self._clients: dict[str, ModelClient] = {}
 
-    async def route(self, needs: TurnNeeds) -> Route:
-        """The models that can do a turn with ``needs``, best first by the policy."""
+    async def route(self, needs: TurnNeeds, policy: Policy) -> Route:
+        """The models that can do a turn with ``needs``, best first by ``policy``."""
         candidates = await self._reachable()
         for_turn = [replace(c, measured=self._speed(c)) for c in candidates]
-        return choose_model(needs, for_turn, self.policy)
+        return choose_model(needs, for_turn, policy)
 
     async def _reachable(self) -> list[Candidate]:
         if self._found_at is None or time.monotonic() - self._found_at > REFRESH_SECONDS:
+            if self._secrets is not None:
+                key = await asyncio.to_thread(self._secrets.get_api_key, str(ProviderName.OPENAI))
+                self._openai_key = key
             try:
                 found, problems = await self._find()
             except AcaiError as error:  # the turn still has the chat's model
@@ -128,17 +132,12 @@ async def profile_router(
     client: ChatModel,
     overrides: ModelOverrides,
     detect: Detect | None,
-) -> TurnRouter | None:
-    """The router of a profile whose model runs with ``settings``; None when it routes
-    nothing (no policy chosen)."""
-    if settings.routing is None:
-        return None
-    secrets = SecretStore(profile.data_dir)
-    openai_key = await asyncio.to_thread(secrets.get_api_key, str(ProviderName.OPENAI))
+) -> TurnRouter:
+    """The router of a profile whose model runs with ``settings``: it asks nothing of
+    any server until a turn is routed (Settings', a project's or a chat's policy)."""
 
     async def find() -> tuple[list[Candidate], list[str]]:
         return await reachable_candidates(profile, overrides, detect=detect, choose_first=False)
 
     speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
-    policy = Policy[settings.routing.upper()]
-    return TurnRouter(policy, settings, client, find, speeds, openai_key=openai_key)
+    return TurnRouter(settings, client, find, speeds, secrets=SecretStore(profile.data_dir))

@@ -1,6 +1,6 @@
 """A turn's answer from the model the router chose for it (issue 42), or from the chat's
-model when the profile routes nothing, the chat has a model of its own (pinned by hand,
-never rerouted) or no reachable model fits the turn.
+model when the chat routes nothing (its routing, else its project's, else Settings'),
+has a model of its own (pinned by hand, never rerouted) or no reachable model fits.
 
 When the chosen model fails before its first words (unreachable, rate-limited, its
 server broken, the prompt too long for it), the next that fits answers, once
@@ -22,7 +22,7 @@ from acai_desktop.core.memory.context_builder import BuiltContext
 from acai_desktop.core.records import Message
 from acai_desktop.core.routing.fallback import FALLS_BACK, Answered, answer_with_fallback
 from acai_desktop.core.routing.router import TurnRouter
-from acai_desktop.core.routing.selection import Candidate, Route
+from acai_desktop.core.routing.selection import Candidate, Policy, Route
 from acai_desktop.core.turns.answer_stream import AnswerStream
 from acai_desktop.core.turns.turn_result import TurnResult
 
@@ -42,11 +42,12 @@ class RoutedAnswers:
         result: TurnResult,
     ) -> None:
         router = self.router
-        if router is None or settings.own_model is not None:
+        policy = settings.routing
+        if router is None or settings.own_model is not None or policy in (None, "off"):
             await self.answers.stream(answer, context, text, settings, stats)
             return
         needs = replace(result.plan.needs, prompt_tokens=context.tokens)
-        route = await router.route(needs)
+        route = await router.route(needs, Policy[policy.upper()])
         if route.chosen is None:
             result.route = route_record(route, None)
             await self.answers.stream(answer, context, text, settings, stats)

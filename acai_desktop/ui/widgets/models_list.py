@@ -31,15 +31,6 @@ WHERE_TEXT = {
     Where.LOCAL_NETWORK: "the local network",
     Where.CLOUD: "the cloud",
 }
-#: The choices of Settings' "Each answer from" box: (settings value, label).
-ROUTING_CHOICES = (
-    (None, "Your chat model, always"),
-    ("best", "The best model for the turn"),
-    ("balanced", "Balanced: good enough for the turn, cheapest"),
-    ("cheapest", "The cheapest that can do the turn"),
-    ("fastest", "The fastest that can do the turn"),
-    ("local_only", "The best on this computer"),
-)
 #: Models shown before the list scrolls.
 VISIBLE_ROWS = 4
 

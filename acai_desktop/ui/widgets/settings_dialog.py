@@ -36,11 +36,12 @@ from acai_desktop.core.llm.settings import ModelSettings, refuse_credentials_in
 from acai_desktop.core.prompt_budget import PromptBudget
 from acai_desktop.core.store_choice import ServerAddress
 from acai_desktop.ui.preferences import UiPreferences
+from acai_desktop.ui.routing_labels import CHAT_MODEL_ALWAYS, POLICY_LABELS
 from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.widgets.budget_field import BudgetField
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
 from acai_desktop.ui.widgets.instructions_widgets import InstructionsFields
-from acai_desktop.ui.widgets.models_list import ROUTING_CHOICES, ModelsList
+from acai_desktop.ui.widgets.models_list import ModelsList
 from acai_desktop.ui.widgets.provider_fields import ProviderFields
 from acai_desktop.ui.widgets.settings_fields import (
     EMBEDDING_SOURCES,
@@ -146,7 +147,7 @@ class SettingsDialog(QDialog):
             "your models that fits the message (code, an image, a long file…) by this "
             "rule. A chat with a model of its own always keeps it."
         )
-        for value, label in ROUTING_CHOICES:
+        for value, label in ((None, CHAT_MODEL_ALWAYS), *POLICY_LABELS.items()):
             self.routing_box.addItem(label, value)
         self.routing_box.setCurrentIndex(max(0, self.routing_box.findData(settings.routing)))
 
