@@ -108,6 +108,8 @@ def test_a_failing_model_hands_the_turn_to_the_next_and_the_answer_says_so(tmp_p
     assert result.route["fallback"] == (
         f"answered by {STRONG} because {CODER} failed: its server failed"
     )
+    assert (result.route["answered_by"], result.route["failed"]) == (STRONG, CODER)
+    assert result.route["reason"] == f"code → {STRONG} on this computer"
     assert SpeedLog(tmp_path / "profile").speed(coder_key).error_rate == 1.0
 
 

@@ -11,6 +11,8 @@ from PySide6.QtTest import QTest
 from acai_desktop.core.llm.detection import detect_providers
 from acai_desktop.core.llm.presets import RoleModels
 from acai_desktop.ui.app_controller import AppController
+from acai_desktop.ui.models.messages_model import MessageRoles
+from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 from acai_desktop.ui.widgets.message_delegate import footer_of
 from acai_lab.scripted_openai import Reply
 from tests.support.assistant import configure_profile
@@ -35,11 +37,20 @@ def test_the_footer_says_which_model_answered_and_why(qapp, tmp_path, fake_opena
         messages = window.messages_model
         await wait_until(lambda: messages.rowCount() == 2 and not window.composer.busy)
         answer = messages.index(1)
-        notes, _ = footer_of(answer)
-        return answer.data(0), [text for text, _ in notes]
+        notes, actions = footer_of(answer)
+        assert ("sources", "Sources") in actions  # no memory fed it, but it was routed
+        session.turns.show_sources(answer.data(MessageRoles.ID))
+        dialog = await wait_until(lambda: window.findChild(ProvenanceDialog))
+        await wait_until(lambda: "MODEL" in dialog.browser.toPlainText())
+        return answer.data(0), [text for text, _ in notes], dialog.browser.toPlainText()
 
     with presets_with_nothing_there() as nothing_there:
         detect = functools.partial(detect_providers, urls=nothing_there, environ={})
-        shown, notes = run_in_session(gui_session(profile, detect=detect), scenario)
+        shown, notes, sources = run_in_session(gui_session(profile, detect=detect), scenario)
     assert "Answer from gpt-4o." in shown
     assert "code → gpt-4o on this computer" in notes
+    # Sources show the whole decision: the policy and each model with its verdict.
+    assert "Policy: best quality" in sources
+    where = "(Custom (OpenAI-compatible URL), this computer)"
+    assert f"→ gpt-4o {where}: answered" in sources
+    assert f"✗ SmolLM2-135M-Instruct {where}: too small for code" in sources

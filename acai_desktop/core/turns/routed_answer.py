@@ -85,7 +85,9 @@ def route_record(route: Route, answered: Answered | None) -> dict:
         "policy": str(route.policy),
         "kind": str(route.kind),
         "reason": reason,
+        "answered_by": answered.by.model if answered else None,
         "fallback": answered.note() if answered and answered.instead_of else None,
+        "failed": answered.instead_of.model if answered and answered.instead_of else None,
         "considered": [
             {
                 "model": c.candidate.model,
