@@ -14,6 +14,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.routing.catalogue import candidates_from, offers_found
 from acai_desktop.core.routing.model_speed import SpeedLog
+from acai_desktop.core.routing.model_table import load_model_table, with_model_table
 from acai_desktop.core.routing.selection import Candidate
 from acai_desktop.core.secrets import SecretStore
 
@@ -56,7 +57,9 @@ async def reachable_candidates(
             openai_models = listed
     offers = offers_found(settings, configured, found, openai_models)
     speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
-    return candidates_from(offers, speeds.speed), problems
+    table, table_problems = await asyncio.to_thread(load_model_table, profile.data_dir)
+    candidates = [with_model_table(c, table) for c in candidates_from(offers, speeds.speed)]
+    return candidates, problems + table_problems
 
 
 async def _listed(base_url: str | None, api_key: str | None, label: str) -> list[str] | str:
