@@ -49,6 +49,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_common_arguments(parser)
     parser.add_argument("message", help="what to say")
     add_model_arguments(parser, "model name for chat, triage, extraction and summary")
+    parser.add_argument(
+        "--policy",
+        choices=("best", "balanced", "cheapest", "fastest", "local_only", "off"),
+        help="for this run, send the message to the model that fits it by this policy (off: "
+        "always the chat's model); default: as chosen in Settings",
+    )
     parser.add_argument("--new", action="store_true", help="start a new conversation")
     parser.add_argument(
         "--wait-jobs",
@@ -69,7 +75,7 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     # otherwise leave an empty conversation behind.
     validate_user_message(args.message)
 
-    overrides = ModelOverrides(args.provider, args.base_url, args.model)
+    overrides = ModelOverrides(args.provider, args.base_url, args.model, args.policy)
     # One turn, then (with --wait-jobs) its learning: never both at once, so learning
     # shares the chat's server instead of waiting at the lowest priority on its own.
     assistant = await open_assistant(profile, overrides, learning_beside_turns=False)
@@ -201,6 +207,10 @@ def _as_json(result: TurnResult, stored: list[MemoryItem], suggested: list[Sugge
             for e in result.evidence_used
         ],
         "prompt_tokens": result.prompt_tokens,
+        "model": result.answer.model,
+        # The router's decision, when turns are routed: its reason, the fallback if the
+        # first model failed, and every candidate with what ruled it out.
+        "route": result.route,
     }
 
 
@@ -237,6 +247,8 @@ def _print_human(
     failed: list[Job],
 ) -> None:
     print(result.answer.content or "(no answer)")
+    if result.route is not None:
+        print(f"\n({result.route['fallback'] or result.route['reason']})")
     if result.answer.error:
         print(f"\n[{result.status}] {result.answer.error}", file=sys.stderr)
     if result.memories_used:

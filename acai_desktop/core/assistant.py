@@ -32,6 +32,7 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.instructions_service import InstructionsService
 from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
 from acai_desktop.core.llm.client import ModelClient
+from acai_desktop.core.llm.detection import Detect
 from acai_desktop.core.llm.learning_server import (
     PauseDuringTurns,
 )
@@ -69,6 +70,7 @@ from acai_desktop.core.profile_data import ProfileData, open_profile_data
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.project_service import ProjectService
 from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.routing.router import TurnRouter, profile_router
 from acai_desktop.core.server_check import is_store_lost
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
@@ -201,6 +203,8 @@ class Assistant:
             steps.append(self.context_windows.aclose)
         if self.orchestrator.prompts.warmer is not None:
             steps.append(self.orchestrator.prompts.warmer.close)
+        if self.orchestrator.routed.router is not None:
+            steps.append(self.orchestrator.routed.router.close)
         if self.learning_pause is not None:
             steps.append(self._end_learning_pause)
         steps += [self.conversations.delete_temporary, self.client.close]
@@ -246,6 +250,7 @@ async def open_assistant(
     offline_embedder: Embedder | None = None,
     choose_first: bool = True,
     learning_beside_turns: bool = True,
+    detect: Detect | None = None,
 ) -> Assistant:
     """Build every service of ``profile``, under the profile's lock.
 
@@ -268,7 +273,9 @@ async def open_assistant(
     window). Pass False where learning is the foreground work (a one-shot ``chat
     --wait-jobs``, ``jobs run``): there a second server would only cost its start, and
     at the lowest priority it waits for spare CPU, which a busy machine never has;
-    learning then shares the chat's server, at its priority."""
+    learning then shares the chat's server, at its priority. ``detect``: how the router
+    looks for model servers on this computer (None: the real probes; tests point it at
+    scripted ones)."""
     overrides = overrides or ModelOverrides()
     events = events or EventBus()
     owns_data = data is None
@@ -288,7 +295,10 @@ async def open_assistant(
             if model_required:
                 raise
             model = await no_model(profile, overrides, error, offline_embedder)
-        assistant = await _assemble(profile, data, model, events)
+        router = None
+        if model.problem is None:  # it asks nothing of any server until a turn routes
+            router = await profile_router(profile, model.settings, model.client, overrides, detect)
+        assistant = await _assemble(profile, data, model, events, router)
         if start_jobs:
             # Under the profile's lock, so the indexing jobs left running died with
             # the app: a second time, the document is not indexed again by itself.
@@ -324,7 +334,11 @@ async def open_assistant(
 
 
 async def _assemble(
-    profile: Profile, data: ProfileData, model: StartedModel, events: EventBus
+    profile: Profile,
+    data: ProfileData,
+    model: StartedModel,
+    events: EventBus,
+    router: TurnRouter | None,
 ) -> Assistant:
     """Every service of the profile over its opened database and the model half."""
     store, client, embedder = data.store, model.client, model.embedder
@@ -387,6 +401,7 @@ async def _assemble(
         attachments=attachments,
         instructions=instructions,
         chat_settings=chat_settings,
+        router=router,
     )
     conversation_service = ConversationService(
         conversations, data.provenance, memories, events, attachments

@@ -37,6 +37,8 @@ from acai_desktop.core.prompt_budget import (
 #: What a chat may ask for: the same bounds as the profile's settings (and the API's).
 MIN_TEMPERATURE, MAX_TEMPERATURE = 0.0, 2.0
 MAX_MODEL_NAME_CHARS = 200
+#: The routing policies by name (core.routing.selection.Policy), and "off": no routing.
+ROUTING_CHOICES = ("best", "balanced", "cheapest", "fastest", "local_only", "off")
 
 
 class SettingScope(StrEnum):
@@ -55,6 +57,9 @@ class ChatSettings:
     temperature: float | None = None
     #: A number of tokens, or AUTOMATIC (0): follow the model's window.
     context_budget_tokens: int | None = None
+    #: How each turn's model is chosen (core.routing): a policy's name, or "off" (the
+    #: chat's model always).
+    routing: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -77,14 +82,20 @@ class ChatSettings:
             data = {}
         try:
             return clean_chat_settings(
-                data.get("model"), data.get("temperature"), data.get("context_budget_tokens")
+                data.get("model"),
+                data.get("temperature"),
+                data.get("context_budget_tokens"),
+                data.get("routing"),
             )
         except InvalidInputError:
             return cls()
 
 
 def clean_chat_settings(
-    model: object = None, temperature: object = None, context_budget_tokens: object = None
+    model: object = None,
+    temperature: object = None,
+    context_budget_tokens: object = None,
+    routing: object = None,
 ) -> ChatSettings:
     """The user's choices as settings; InvalidInputError (one line) for a value that
     can't be used. An empty model name is unset."""
@@ -118,7 +129,11 @@ def clean_chat_settings(
                 f"The context budget must be between {MIN_BUDGET_TOKENS:,} and "
                 f"{MAX_BUDGET_TOKENS:,} tokens."
             )
-    return ChatSettings(name, temperature, context_budget_tokens)
+    if routing is not None and routing not in ROUTING_CHOICES:
+        raise InvalidInputError(
+            f"How each answer's model is chosen must be one of {', '.join(ROUTING_CHOICES)}."
+        )
+    return ChatSettings(name, temperature, context_budget_tokens, routing)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -133,6 +148,8 @@ class ProfileChatDefaults:
     answer_max_tokens: int | None = None
     #: The models run on the app's own server, whose automatic budget stays small.
     built_in_server: bool = False
+    #: Settings' routing policy (None: the chat's model always).
+    routing: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +164,8 @@ class EffectiveSettings:
     scopes: Mapping[str, SettingScope]
     #: The budget, and how it was worked out (for the header's tooltip, the dialogs).
     budget: PromptBudget
+    #: The routing policy's name; None or "off": the chat's model answers every turn.
+    routing: str | None = None
 
     def scope_of(self, name: str) -> SettingScope:
         return self.scopes[name]
@@ -190,6 +209,7 @@ def effective_settings(
         context_budget_tokens=budget.tokens,
         scopes=MappingProxyType(scopes),
         budget=budget,
+        routing=chosen["routing"],  # type: ignore[arg-type]
     )
 
 

@@ -63,10 +63,11 @@ class ChatSettingsService:
         model: str | None = None,
         temperature: float | None = None,
         context_budget_tokens: int | None = None,
+        routing: str | None = None,
     ) -> ChatSettings:
         """Replace the chat's own choices (None: the profile's). Raises
         InvalidInputError, with nothing written, for a value that can't be used."""
-        settings = clean_chat_settings(model, temperature, context_budget_tokens)
+        settings = clean_chat_settings(model, temperature, context_budget_tokens, routing)
         await self._store.run(rows.save_chat_settings, conversation_id, settings)
         return settings
 

@@ -66,6 +66,8 @@ class AnswerSources:
     question: str
     #: The user's custom instructions its prompt carried (None: none).
     instructions: UsedInstructions | None = None
+    #: The router's decision, when the turn was routed (turns/routed_answer.py).
+    route: dict | None = None
 
 
 class ConversationReader:
@@ -197,10 +199,13 @@ class ConversationService(ConversationReader):
             rows.append((source, item))
         evidence = await self._provenance.evidence_of_answer(answer_id)
         try:
-            instructions = (await self._conversations.get_message(answer_id)).instructions
+            answer = await self._conversations.get_message(answer_id)
         except NotFoundError:
-            instructions = None
-        return AnswerSources(rows, evidence, await self._question_of(answer_id), instructions)
+            answer = None
+        instructions = answer.instructions if answer is not None else None
+        route = (answer.plan or {}).get("route") if answer is not None else None
+        question = await self._question_of(answer_id)
+        return AnswerSources(rows, evidence, question, instructions, route)
 
     async def _question_of(self, answer_id: int) -> str:
         try:

@@ -22,6 +22,8 @@ class ModelOverrides:
     provider: str | None = None
     base_url: str | None = None
     model: str | None = None  # one model name for every chat-like role
+    #: The routing policy's name for this run; "off": the chat's model always.
+    routing: str | None = None
 
 
 async def first_start_settings(
@@ -78,6 +80,8 @@ async def resolve_settings(
     changes: dict = {}
     if overrides.base_url:
         changes["base_url"] = overrides.base_url
+    if overrides.routing:
+        changes["routing"] = None if overrides.routing == "off" else overrides.routing
     if overrides.model:
         embedding = settings.models.embedding or preset(settings.provider).models.embedding
         changes["models"] = RoleModels.same(overrides.model, embedding=embedding)

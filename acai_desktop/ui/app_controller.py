@@ -266,6 +266,7 @@ class AppController:
                 offline_embedder=self.offline_embedder,
                 # The window never picks a model for the user: it asked above.
                 choose_first=False,
+                detect=self.detect,
             )
         except AcaiError as error:
             return error

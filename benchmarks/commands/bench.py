@@ -25,6 +25,7 @@ from benchmarks.commands import (
     bench_documents,
     bench_import,
     bench_local_model,
+    bench_router,
     bench_soak,
 )
 from benchmarks.commands.eval import parse_positive_list
@@ -77,6 +78,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     bench_answers.add_parser(actions, common)
     bench_import.add_parser(actions, common)
     bench_local_model.add_parser(actions, common)
+    bench_router.add_parser(actions, common)
 
     ui = actions.add_parser(
         "ui",

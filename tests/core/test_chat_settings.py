@@ -70,6 +70,20 @@ def test_a_value_that_cant_be_used_is_refused_in_one_line(model, temperature, bu
     assert "\n" not in str(refused.value)
 
 
+def test_routing_is_a_layer_like_the_others_and_a_name_it_doesnt_know_is_refused():
+    routed = ProfileChatDefaults("m", None, routing="best")
+    assert effective_settings(routed).routing == "best"
+    assert effective_settings(routed, ChatSettings(routing="off")).routing == "off"
+    plain = ProfileChatDefaults("m", None)
+    assert effective_settings(plain, project=ChatSettings(routing="cheapest")).routing == (
+        "cheapest"
+    )
+    stored = ChatSettings(routing="local_only")
+    assert ChatSettings.from_json(stored.to_json()) == stored
+    with pytest.raises(InvalidInputError, match="best, balanced"):
+        clean_chat_settings(routing="smartest")
+
+
 def test_stored_settings_and_usage_read_back_and_damage_reads_as_unset():
     settings = ChatSettings(" big   model ", 0.35, 4000)
     assert ChatSettings.from_json(settings.to_json()) == ChatSettings("big model", 0.35, 4000)

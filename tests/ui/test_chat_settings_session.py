@@ -233,3 +233,7 @@ def test_the_dialog_flags_only_names_the_server_lacks_and_unticked_is_unset(qtbo
     assert dialog.warning_label.isHidden()
     assert dialog.chosen() == ChatSettings()  # nothing ticked: all from Settings
     assert "3,000 tokens" in dialog.note.text() and "llama3.2" in dialog.note.text()
+    assert "each answer from: your chat model, always" in dialog.note.text()
+    dialog.own_routing.setChecked(True)
+    dialog.routing.setCurrentIndex(dialog.routing.findData("fastest"))
+    assert dialog.chosen() == ChatSettings(routing="fastest")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from acai_desktop.core.llm.settings import load_model_settings
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
@@ -57,3 +58,28 @@ def test_your_models_lists_what_the_provider_offers_and_what_was_measured(
 
     run_in_session(gui_session(profile), scenario)
     assert profile.settings_path.read_bytes() == settings_before  # listing changes nothing
+
+
+def test_each_answer_from_is_saved_with_the_settings_and_kept_when_unchanged(
+    qapp, tmp_path, fake_openai
+):
+    profile = configure_profile(tmp_path / "profile", fake_openai)
+
+    async def scenario(session: AppController):
+        window = session.window
+        QTest.mouseClick(window.settings_button, Qt.MouseButton.LeftButton)
+        dialog = await wait_until(lambda: window.findChild(SettingsDialog))
+        box = dialog.routing_box
+        assert box.currentData() is None  # nothing routes until the user chooses
+        box.setCurrentIndex(box.findData("cheapest"))
+        QTest.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: load_model_settings(profile.settings_path).routing == "cheapest")
+        await session.until_reconnected()
+        QTest.mouseClick(window.settings_button, Qt.MouseButton.LeftButton)
+        again = await wait_until(
+            lambda: (d := window.findChild(SettingsDialog)) and d.isVisible() and d
+        )
+        assert again.routing_box.currentData() == "cheapest"
+        again.reject()
+
+    run_in_session(gui_session(profile), scenario)

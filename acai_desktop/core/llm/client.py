@@ -8,8 +8,7 @@ watching and gets a Retry button. Every failure leaves as a typed ``ModelError``
 tells the person what happened and what to do.
 
 Every call also has a deadline for the whole of it, however steadily bytes arrive
-(:mod:`call_limits`).
-"""
+(:mod:`call_limits`)."""
 
 from __future__ import annotations
 
@@ -153,7 +152,7 @@ class ModelClient:
         model = model or self.model_for(role)
         stats = stats if stats is not None else StreamStats()
         loop = asyncio.get_running_loop()
-        first_words_by = loop.time() + self.deadlines.first_token
+        first_words_by = (asked_at := loop.time()) + self.deadlines.first_token
         finished_by: float | None = None  # set when the first words come
 
         def deadline() -> float:
@@ -198,6 +197,7 @@ class ModelClient:
                     if delta:
                         if finished_by is None:
                             finished_by = loop.time() + self.deadlines.answer
+                            stats.first_token_seconds = loop.time() - asked_at
                         stats.chunks += 1
                         yield delta
         except (openai.OpenAIError, *_UNREADABLE) as error:

@@ -20,6 +20,8 @@ class StreamStats:
     chunks: int = 0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    #: From the request to the first words of the answer (None: no words came).
+    first_token_seconds: float | None = None
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,8 @@ ANSWER_SECONDS = 300.0
 _OLD_FIRST_TOKEN_SECONDS = 180.0
 _OLD_ANSWER_SECONDS = 900.0
 _LOOPBACK = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+#: The router's policies (core.routing.selection.Policy, by name).
+RoutingPolicyName = Literal["best", "balanced", "cheapest", "fastest", "local_only"]
 
 
 class ModelSettings(BaseModel):
@@ -91,6 +93,9 @@ class ModelSettings(BaseModel):
     ask_before_remembering: bool | None = None
     #: The longest answer asked for, in tokens; None: the provider's default.
     answer_max_tokens: int | None = Field(default=None, ge=16)
+    #: How each turn's model is chosen among the models the user can reach
+    #: (core.routing): None, the chat model always; else a policy's name.
+    routing: RoutingPolicyName | None = None
     #: The format these settings were saved in (see SETTINGS_VERSION).
     settings_version: int = SETTINGS_VERSION
 
@@ -122,6 +127,7 @@ class ModelSettings(BaseModel):
             answer_max_tokens=self.resolved_answer_max_tokens(),
             # The app's own server keeps a small automatic budget (core.prompt_budget).
             built_in_server=self.provider == ProviderName.LOCAL,
+            routing=self.routing,
         )
 
     def serves_one_request_at_a_time(self) -> bool:

@@ -70,6 +70,7 @@ def candidates_from(
                     window.tokens if window else ASSUMED_WINDOW,
                     capabilities,
                     measured(speed_key(offer.base_url, model)),
+                    offer.base_url,
                 )
             )
     return candidates

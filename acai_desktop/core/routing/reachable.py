@@ -14,6 +14,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.routing.catalogue import candidates_from, offers_found
 from acai_desktop.core.routing.model_speed import SpeedLog
+from acai_desktop.core.routing.model_table import load_model_table, with_model_table
 from acai_desktop.core.routing.selection import Candidate
 from acai_desktop.core.secrets import SecretStore
 
@@ -25,11 +26,13 @@ async def reachable_candidates(
     profile: Profile,
     overrides: ModelOverrides,
     *,
-    detect: Detect = detect_providers,
+    detect: Detect | None = None,
     choose_first: bool = True,
 ) -> tuple[list[Candidate], list[str]]:
     """The chat models the user can reach, and what could not be asked (plain sentences,
-    keys redacted). ``choose_first``: as ``model_choice.resolve_settings``'s."""
+    keys redacted). ``detect``: how servers on this computer are looked for (None: the
+    real probes); ``choose_first``: as ``model_choice.resolve_settings``'s."""
+    detect = detect or detect_providers
     settings = await resolve_settings(profile, overrides, detect=detect, choose_first=choose_first)
     secrets = SecretStore(profile.data_dir)
     keys = await asyncio.to_thread(
@@ -54,7 +57,9 @@ async def reachable_candidates(
             openai_models = listed
     offers = offers_found(settings, configured, found, openai_models)
     speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
-    return candidates_from(offers, speeds.speed), problems
+    table, table_problems = await asyncio.to_thread(load_model_table, profile.data_dir)
+    candidates = [with_model_table(c, table) for c in candidates_from(offers, speeds.speed)]
+    return candidates, problems + table_problems
 
 
 async def _listed(base_url: str | None, api_key: str | None, label: str) -> list[str] | str:

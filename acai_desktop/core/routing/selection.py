@@ -84,6 +84,8 @@ class Candidate:
     window_tokens: int
     capabilities: Capabilities
     measured: Speed | None = None
+    #: Where its server listens (None: the built-in server).
+    base_url: str | None = None
 
     @property
     def speed(self) -> Speed:

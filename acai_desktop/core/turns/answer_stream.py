@@ -73,22 +73,26 @@ class AnswerStream:
         text: AnswerText,
         settings: EffectiveSettings,
         stats: StreamStats,
+        *,
+        client: ChatModel | None = None,
+        model: str | None = None,
     ) -> None:
         """Read the answer's stream into ``text`` until it ends or is cut at the limit,
-        with the chat's model and temperature; the server's figures land in ``stats``."""
+        with the chat's model and temperature (or the router's ``model``, reached by
+        ``client``); the server's figures land in ``stats``."""
         saves = PartialSaves(self.conversations, answer.id)
         # A model that echoes its prompt must not show the user the prompt's block tags.
         delimiters = DelimiterFilter()
         # Nor the lines of its frame ("The user's message:", a section header, a
         # sentence of the system prompt).
         frames = PromptFrameFilter(self.prompt_frames)
-        stream = self.client.stream_chat(
+        stream = (client or self.client).stream_chat(
             context.messages,
             role="chat",
             max_tokens=self.answer_max_tokens,
             temperature=settings.temperature,
             stats=stats,
-            model=settings.own_model,
+            model=model or settings.own_model,
         )
         async with contextlib.aclosing(stream):  # a cut answer closes the stream at once
             async for chunk in stream:
@@ -147,7 +151,7 @@ class AnswerStream:
             # How this answer was asked for is the answer's, not the question's: the
             # user's row is written once, when it is sent, and each answer version keeps
             # its own prompt's form of the question (and the plan it was made by).
-            plan=result.plan.to_dict(),
+            plan={**result.plan.to_dict(), **({"route": result.route} if result.route else {})},
             sent_content=result.asked_as,
         )
         if evidence:

@@ -15,6 +15,7 @@ from acai_desktop.core.llm.prompt_warmer import PromptWarmer
 from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.memory.context_builder import prompt_shares
 from acai_desktop.core.memory.front_door import Memory
+from acai_desktop.core.routing.router import TurnRouter
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
 from acai_desktop.core.turns.answer_stream import AnswerStream
@@ -36,6 +37,7 @@ async def profile_orchestrator(
     attachments: ChatAttachments,
     instructions: InstructionsService,
     chat_settings: ChatSettingsService,
+    router: TurnRouter | None = None,
 ) -> Orchestrator:
     """The turn of a profile whose model runs with ``settings`` (``has_model`` False:
     the model could not be started, ``client`` refuses every call)."""
@@ -82,4 +84,5 @@ async def profile_orchestrator(
         max_answer_bytes=round(settings.max_answer_mb * 1_000_000),
         asks_again_on_copy=built_in,
         answers_memory_commands=built_in,
+        router=router,
     )

@@ -30,11 +30,13 @@ from acai_desktop.core.llm.replies import StreamStats
 from acai_desktop.core.memory_commands import APP_MODEL
 from acai_desktop.core.planner import plan_message
 from acai_desktop.core.records import AnswerSource, MessageStatus
+from acai_desktop.core.routing.router import TurnRouter
 from acai_desktop.core.server_check import is_store_lost
 from acai_desktop.core.token_usage import TokenUsage
 from acai_desktop.core.turns.answer_stream import AnswerStream
 from acai_desktop.core.turns.own_answers import own_answer
 from acai_desktop.core.turns.prompt_assembly import PromptAssembly
+from acai_desktop.core.turns.routed_answer import RoutedAnswers
 from acai_desktop.core.turns.turn_log import Turn, TurnLog
 from acai_desktop.core.turns.turn_result import TurnResult, evidence_source
 
@@ -51,10 +53,13 @@ class Orchestrator:
         max_answer_bytes: int,
         asks_again_on_copy: bool = False,
         answers_memory_commands: bool = False,
+        router: TurnRouter | None = None,
     ) -> None:
         self.turns = turns
         self.prompts = prompts
         self.answers = answers
+        #: The answer from the model that fits the turn, when the profile routes turns.
+        self.routed = RoutedAnswers(answers, router)
         #: The size limit of one answer's text (UTF-8 bytes); the rest of the stream is
         #: not read, and the answer says where it was cut.
         self.max_answer_bytes = max_answer_bytes
@@ -177,7 +182,7 @@ class Orchestrator:
             result.evidence_used = [
                 evidence_source(answer.id, e, user_message.content) for e in context.evidence
             ]
-            await self.answers.stream(answer, context, text, settings, stats)
+            await self.routed.stream(answer, context, text, settings, stats, result)
             copied = None
             if self.asks_again_on_copy and settings.own_model is None and not text.cut:
                 copied = copied_answer(context.messages, text.text())

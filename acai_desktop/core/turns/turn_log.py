@@ -85,7 +85,10 @@ class TurnLog:
         text = validate_user_message(text)
         if settings is not None:
             settings = clean_chat_settings(
-                settings.model, settings.temperature, settings.context_budget_tokens
+                settings.model,
+                settings.temperature,
+                settings.context_budget_tokens,
+                settings.routing,
             )
         if self.attachments is not None:
             await self.attachments.wait_ready(
@@ -130,6 +133,7 @@ class TurnLog:
                 model=settings.model,
                 temperature=settings.temperature,
                 context_budget_tokens=settings.context_budget_tokens,
+                routing=settings.routing,
             )
         self.events.emit(ev.ConversationCreated(conversation))
         return conversation

@@ -42,6 +42,8 @@ class TurnResult:
     # Who wrote the answer when not the chat's model: the app, from memory
     # (core.memory_commands).
     answered_by: str | None = None
+    # The router's decision, when the profile routes turns (turns/routed_answer.py).
+    route: dict | None = None
 
     @property
     def status(self) -> MessageStatus:

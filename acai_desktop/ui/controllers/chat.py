@@ -243,4 +243,5 @@ class ChatController(Controller):
                 sources.evidence,
                 question=sources.question,
                 instructions=sources.instructions,
+                route=sources.route,
             )

@@ -135,6 +135,7 @@ class ChatHeaderController(Controller):
                 model=settings.model,
                 temperature=settings.temperature,
                 context_budget_tokens=settings.context_budget_tokens,
+                routing=settings.routing,
             )
             self.say(SAVED_TEXT)
         self.refresh()

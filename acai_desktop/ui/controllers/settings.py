@@ -19,6 +19,7 @@ from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.llm.detection import Detect
     from acai_desktop.core.llm.settings import ModelSettings
     from acai_desktop.core.model_choice import ModelOverrides
     from acai_desktop.core.profile import Profile
@@ -37,6 +38,8 @@ class AppControls(Protocol):
     profile: Profile
     overrides: ModelOverrides | None
     profile_data: ProfileData | None
+    #: How servers on this computer are looked for (None: the real probes).
+    detect: Detect | None
 
     def reconnect(self) -> None: ...
 
@@ -182,7 +185,7 @@ class SettingsController(Controller):
 
             try:
                 candidates, problems = await reachable_candidates(
-                    self.app.profile, ModelOverrides(), choose_first=False
+                    self.app.profile, ModelOverrides(), detect=self.app.detect, choose_first=False
                 )
                 failure = None
             except AcaiError as error:  # no model chosen yet, a damaged settings file

@@ -35,12 +35,14 @@ from acai_desktop.core.chat_settings import (
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.llm.presets import has_model
 from acai_desktop.core.prompt_budget import PromptBudget
+from acai_desktop.ui.routing_labels import CHAT_MODEL_ALWAYS, POLICY_LABELS, routing_label
 from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.budget_field import BudgetField
 from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 TITLE = "Model settings for this chat"
 OWN_MODEL, OWN_TEMPERATURE, OWN_BUDGET = "Model", "Temperature", "Context budget"
+OWN_ROUTING = "Each answer from"
 SERVER_DEFAULT = "the server's default"
 DEFAULT_TEMPERATURE = 0.7  # where the spin box starts when the profile sends none
 UNKNOWN_NAME = "The server did not list a model named {name!r}: answers will fail."
@@ -60,7 +62,9 @@ def from_settings_text(
         budget = f"{profile.context_budget_tokens:,} tokens"
     return (
         f"Unticked, a setting comes from Settings: model {profile.model or 'none'}; "
-        f"temperature: {temperature}; context budget: {budget}."
+        f"temperature: {temperature}; context budget: {budget}; each answer from: "
+        f"{routing_label(profile.routing).lower()}. A model of this chat's own answers "
+        "every turn."
     )
 
 
@@ -102,6 +106,11 @@ class ChatSettingsDialog(QDialog):
         self.own_budget = QCheckBox(OWN_BUDGET)
         self.budget = BudgetField(OWN_BUDGET)
         self.budget.set_automatic(automatic)
+        self.own_routing = QCheckBox(OWN_ROUTING)
+        self.routing = ignore_wheel_unless_focused(QComboBox())
+        self.routing.setAccessibleName(OWN_ROUTING)
+        for value, label in (("off", CHAT_MODEL_ALWAYS), *POLICY_LABELS.items()):
+            self.routing.addItem(label, value)
         self.note = plain_label(from_settings_text(profile, from_settings), "DialogNote")
         self.note.setWordWrap(True)
         self.warning_label = plain_label("", "DialogError")
@@ -118,6 +127,7 @@ class ChatSettingsDialog(QDialog):
                 (self.own_model, self.model),
                 (self.own_temperature, self.temperature),
                 (self.own_budget, self.budget),
+                (self.own_routing, self.routing),
             )
         ):
             grid.addWidget(check, row, 0)
@@ -136,6 +146,8 @@ class ChatSettingsDialog(QDialog):
         layout.addWidget(self.buttons)
 
         self.model.setCurrentText(own.model or profile.model or "")
+        shown = own.routing or profile.routing or "off"
+        self.routing.setCurrentIndex(max(0, self.routing.findData(shown)))
         self.temperature.setValue(
             own.temperature
             if own.temperature is not None
@@ -153,6 +165,7 @@ class ChatSettingsDialog(QDialog):
             (self.own_model, own.model, self.model),
             (self.own_temperature, own.temperature, self.temperature),
             (self.own_budget, own.context_budget_tokens, self.budget),
+            (self.own_routing, own.routing, self.routing),
         ):
             check.setChecked(value is not None)
             field.setEnabled(value is not None)
@@ -175,6 +188,7 @@ class ChatSettingsDialog(QDialog):
             self.model.currentText() if self.own_model.isChecked() else None,
             self.temperature.value() if self.own_temperature.isChecked() else None,
             self._own_budget() if self.own_budget.isChecked() else None,
+            self.routing.currentData() if self.own_routing.isChecked() else None,
         )
 
     def _own_budget(self) -> int:

@@ -250,16 +250,21 @@ class ProvenanceDialog(_BrowserDialog):
         *,
         question: str = "",
         instructions: UsedInstructions | None = None,
+        route: dict | None = None,
     ) -> None:
         """``instructions``: the user's custom instructions the prompt carried, listed
         first (the user's own words, escaped). Each source with what it names now: the
         memory (a link that shows it in the memory panel), the recalled message (with
         its chat), or None when that is gone; and the document passages quoted, each a
         link that opens the passage. Each says how strong a match it was and why,
-        against the ``question`` answered."""
+        against the ``question`` answered. ``route``: which model answered and why, with
+        every model considered and what ruled it out (a routed turn's)."""
         e = html.escape
         parts = [STYLE]
         self.evidence = list(evidence)
+        if route:
+            parts.append(f"<p class='head'>{MODEL_HEAD}</p>")
+            parts.append(route_card(route))
         if instructions is not None:
             parts.append(f"<p class='head'>{INSTRUCTIONS_HEAD}</p>")
             parts.append(_instructions_card(instructions))
@@ -302,6 +307,34 @@ class ProvenanceDialog(_BrowserDialog):
 
 
 INSTRUCTIONS_HEAD = "YOUR INSTRUCTIONS"
+MODEL_HEAD = "MODEL"
+
+
+def route_card(route: dict) -> str:
+    """The router's decision as the answer kept it: the reason (and the fallback), the
+    policy, and each model considered with what ruled it out. Names come from servers:
+    escaped."""
+    e = html.escape
+    lines = [f"<b>{e(str(route.get('reason', '')))}</b>"]
+    if route.get("fallback"):
+        lines.append(f"<span class='warn'>{e(str(route['fallback']))}</span>")
+    lines.append(f"<span class='muted'>Policy: {e(str(route.get('policy', '')))}</span>")
+    for considered in route.get("considered") or []:
+        if not isinstance(considered, dict):
+            continue
+        name = e(f"{considered.get('model')} ({considered.get('provider')}, "
+                 f"{considered.get('where')})")  # fmt: skip
+        if ruled_out := considered.get("ruled_out"):
+            lines.append(f"✗ {name}: {e(str(ruled_out))}")
+        elif considered.get("model") == route.get("answered_by"):
+            lines.append(f"→ {name}: answered")
+        elif considered.get("model") == route.get("failed"):
+            lines.append(f"✗ {name}: chosen first, and failed")
+        else:
+            lines.append(f"✓ {name}: could, ranked lower by the policy")
+    return f"<p class='card'>{'<br>'.join(lines)}</p>"
+
+
 INSTRUCTIONS_FROM = {
     InstructionsScope.PROFILE: "from Settings, for every chat",
     InstructionsScope.CHAT: "this chat's own",

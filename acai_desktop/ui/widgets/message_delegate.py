@@ -112,12 +112,27 @@ def footer_of(
         actions.append((REGENERATE, "Regenerate"))
     if status != "streaming" and index.data(MessageRoles.CONTENT):
         actions += [(COPY, "Copy"), (COPY_TEXT, "Copy text")]
-    if status != "streaming" and count:
-        actions.append((SOURCES, f"Sources ({count})"))
+    routed = route_note(index.data(MessageRoles.MESSAGE)) if status != "streaming" else None
+    if status != "streaming" and (count or routed):
+        # A routed answer's Sources say which model answered and why, too.
+        actions.append((SOURCES, f"Sources ({count})" if count else "Sources"))
     elif status == "complete" and count == 0 and _answered_here(index):
         # Known to have used nothing: no memory or passage passed the relevance floor.
         notes.append((NOTHING_RELEVANT_NOTE, "faint"))
+    if routed:
+        notes.append((routed, "faint"))
     return notes, actions
+
+
+def route_note(message) -> str | None:
+    """Which model answered and why, when the profile routes turns: "code →
+    qwen2.5-coder:7b on this computer", or the fallback that happened."""
+    plan = getattr(message, "plan", None) or {}
+    route = plan.get("route") if isinstance(plan, dict) else None
+    if not isinstance(route, dict):
+        return None
+    note = route.get("fallback") or route.get("reason")
+    return note if isinstance(note, str) else None
 
 
 #: How many attached files' names a message's note lists before "and N more".

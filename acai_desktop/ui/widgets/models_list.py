@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -78,6 +79,9 @@ class ModelsList(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.list.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.list.setWordWrap(True)
+        # Long lines wrap to the dialog's width rather than scroll sideways.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.hide()
         buttons = QHBoxLayout()
@@ -103,9 +107,10 @@ class ModelsList(QWidget):
             self.list.addItem(item)
         self.list.setVisible(bool(candidates))
         if candidates:
-            row = self.list.sizeHintForRow(0)
-            shown = min(len(candidates), VISIBLE_ROWS)
-            self.list.setFixedHeight(shown * row + 2 * self.list.frameWidth() + 4)
+            rows = sum(
+                self.list.sizeHintForRow(r) for r in range(min(len(candidates), VISIBLE_ROWS))
+            )
+            self.list.setFixedHeight(rows + 2 * self.list.frameWidth() + 4)
         counts = f"{len(candidates)} model{'s' if len(candidates) != 1 else ''} you can reach."
         self.status.setText(
             " ".join([counts if candidates else "No chat model answered.", *problems])

@@ -36,6 +36,7 @@ from acai_desktop.core.llm.settings import ModelSettings, refuse_credentials_in
 from acai_desktop.core.prompt_budget import PromptBudget
 from acai_desktop.core.store_choice import ServerAddress
 from acai_desktop.ui.preferences import UiPreferences
+from acai_desktop.ui.routing_labels import CHAT_MODEL_ALWAYS, POLICY_LABELS
 from acai_desktop.ui.theme import THEME_CHOICES
 from acai_desktop.ui.widgets.budget_field import BudgetField
 from acai_desktop.ui.widgets.dialogs import error_label, save_cancel_buttons
@@ -139,6 +140,16 @@ class SettingsDialog(QDialog):
         self.enter_sends_box.setChecked(preferences.enter_sends)
 
         self.models_list = ModelsList()
+        self.routing_box = ignore_wheel_unless_focused(QComboBox())
+        self.routing_box.setAccessibleName("Each answer from")
+        self.routing_box.setToolTip(
+            "Which model answers each message: always your chat model, or the one of "
+            "your models that fits the message (code, an image, a long file…) by this "
+            "rule. A chat with a model of its own always keeps it."
+        )
+        for value, label in ((None, CHAT_MODEL_ALWAYS), *POLICY_LABELS.items()):
+            self.routing_box.addItem(label, value)
+        self.routing_box.setCurrentIndex(max(0, self.routing_box.findData(settings.routing)))
 
         self.error_label = error_label()
         self.buttons, self.save_button = save_cancel_buttons("Save and connect")
@@ -152,6 +163,7 @@ class SettingsDialog(QDialog):
         models_title = QLabel("YOUR MODELS")
         models_title.setObjectName("SectionLabel")
         form.addRow(models_title)
+        form.addRow("Each answer from", self.routing_box)
         form.addRow(self.models_list)
         memory_title = QLabel("MEMORY")
         memory_title.setObjectName("SectionLabel")
@@ -266,6 +278,7 @@ class SettingsDialog(QDialog):
             "embedding_source": self.embedding_box.currentData(),
             "context_budget_tokens": self.budget.value(),  # None: automatic
             "ask_before_remembering": self.ask_box.choice(),
+            "routing": self.routing_box.currentData(),
         }
         if name == self.original.provider:
             # Keep what the dialog doesn't show (structured mode, timeouts).

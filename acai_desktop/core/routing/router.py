@@ -1,0 +1,143 @@
+"""A profile's turns sent to the model that fits each (issue 42), when the user chose a
+routing policy (Settings' ``ModelSettings.routing``, a project's or a chat's own); without
+one, every turn goes to the chat's model as before.
+
+The router knows the models the user can reach (``reachable.py``, asked again every few
+minutes and after a failure), chooses for each turn (``selection.py``), hands out a
+client for the chosen model's server (the profile's own client for its own server, one
+more per other server, kept until the assistant closes) and records what each call
+measured (``model_speed.py``), so the next choice knows how fast and how reliable each
+model was here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from acai_desktop.core.errors import AcaiError, ModelError
+from acai_desktop.core.llm.chat_model import ChatModel
+from acai_desktop.core.llm.client import ModelClient
+from acai_desktop.core.llm.detection import Detect
+from acai_desktop.core.llm.presets import OPENAI_BASE_URL, ProviderName
+from acai_desktop.core.llm.replies import StreamStats
+from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.profile import Profile
+from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
+from acai_desktop.core.routing.reachable import reachable_candidates
+from acai_desktop.core.routing.selection import Candidate, Policy, Route, choose_model
+from acai_desktop.core.routing.turn_needs import TurnNeeds
+from acai_desktop.core.secrets import SecretStore
+
+log = logging.getLogger(__name__)
+
+#: How long the list of reachable models is trusted before the servers are asked again.
+REFRESH_SECONDS = 300.0
+
+FindModels = Callable[[], Awaitable[tuple[list[Candidate], list[str]]]]
+
+
+class TurnRouter:
+    def __init__(
+        self,
+        settings: ModelSettings,
+        client: ChatModel,
+        find: FindModels,
+        speeds: SpeedLog,
+        *,
+        secrets: SecretStore | None = None,
+    ) -> None:
+        self.settings = settings
+        self.client = client
+        self._find = find
+        self.speeds = speeds
+        #: Where OpenAI's key is read, when a turn first routes (never at start: the
+        #: keyring may answer slowly).
+        self._secrets = secrets
+        self._openai_key: str | None = None
+        self._own_url = settings.resolved_base_url()
+        self._candidates: list[Candidate] = []
+        self._found_at: float | None = None
+        self._clients: dict[str, ModelClient] = {}
+
+    async def route(self, needs: TurnNeeds, policy: Policy) -> Route:
+        """The models that can do a turn with ``needs``, best first by ``policy``."""
+        candidates = await self._reachable()
+        for_turn = [replace(c, measured=self._speed(c)) for c in candidates]
+        return choose_model(needs, for_turn, policy)
+
+    async def _reachable(self) -> list[Candidate]:
+        if self._found_at is None or time.monotonic() - self._found_at > REFRESH_SECONDS:
+            if self._secrets is not None:
+                key = await asyncio.to_thread(self._secrets.get_api_key, str(ProviderName.OPENAI))
+                self._openai_key = key
+            try:
+                found, problems = await self._find()
+            except AcaiError as error:  # the turn still has the chat's model
+                log.warning("models could not be listed for routing: %s", error)
+                found, problems = [], []
+            for problem in problems:
+                log.info("routing: %s", problem)
+            # The built-in server runs only when it is the profile's own model.
+            self._candidates = [c for c in found if c.base_url is not None or self._own_url is None]
+            self._found_at = time.monotonic()
+        return self._candidates
+
+    def _speed(self, candidate: Candidate):
+        return self.speeds.speed(speed_key(candidate.base_url, candidate.model))
+
+    def client_for(self, candidate: Candidate) -> ChatModel:
+        """The client that reaches ``candidate``'s server."""
+        url = candidate.base_url
+        if url == self._own_url or url is None:
+            return self.client
+        if url not in self._clients:
+            key = self._openai_key if url == OPENAI_BASE_URL else None
+            provider = ProviderName.OPENAI if url == OPENAI_BASE_URL else ProviderName.CUSTOM
+            settings = ModelSettings.for_preset(provider, base_url=url)
+            self._clients[url] = ModelClient(settings, base_url=url, api_key=key)
+        return self._clients[url]
+
+    def answered(self, candidate: Candidate, stats: StreamStats, text: str, seconds: float):
+        """A call that answered: its speed counts in the model's figures."""
+        tokens = stats.completion_tokens or estimate_tokens(text)
+        writing = max(seconds - (stats.first_token_seconds or 0.0), 1e-3)
+        self.speeds.record(
+            speed_key(candidate.base_url, candidate.model),
+            ok=True,
+            first_token_seconds=stats.first_token_seconds,
+            tokens_per_second=tokens / writing,
+        )
+
+    def failed(self, candidate: Candidate, error: ModelError) -> None:
+        """A call that failed: it counts in the model's error rate, and the servers are
+        asked again before the next turn (one may have gone)."""
+        self.speeds.record(speed_key(candidate.base_url, candidate.model), ok=False)
+        self._found_at = None
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.close()
+        self._clients.clear()
+
+
+async def profile_router(
+    profile: Profile,
+    settings: ModelSettings,
+    client: ChatModel,
+    overrides: ModelOverrides,
+    detect: Detect | None,
+) -> TurnRouter:
+    """The router of a profile whose model runs with ``settings``: it asks nothing of
+    any server until a turn is routed (Settings', a project's or a chat's policy)."""
+
+    async def find() -> tuple[list[Candidate], list[str]]:
+        return await reachable_candidates(profile, overrides, detect=detect, choose_first=False)
+
+    speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
+    return TurnRouter(settings, client, find, speeds, secrets=SecretStore(profile.data_dir))

@@ -1,0 +1,150 @@
+"""Turns sent to the model that fits them (issue 42, items 3 and 5), over real HTTP: the
+profile's own server offers a tiny model and a strong one, and a server found on this
+computer ("Ollama") a coder."""
+
+from __future__ import annotations
+
+import dataclasses
+from contextlib import asynccontextmanager, contextmanager
+
+from acai_desktop.core.assistant import open_assistant
+from acai_desktop.core.llm.detection import DetectionReport, detect_providers
+from acai_desktop.core.llm.presets import ProviderName, RoleModels
+from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
+from acai_lab.scripted_openai import FakeOpenAIServer, Reply
+from tests.support.aio import run
+from tests.support.assistant import configure_profile
+from tests.support.closed_ports import closed_urls
+from tests.support.memory import shared_embedder
+
+TINY, STRONG, CODER = "SmolLM2-135M-Instruct", "gpt-4o", "qwen2.5-coder:7b"
+CODE_TURN = "Write a Python function that reverses a list."
+
+
+def _naming_its_model(request: dict) -> Reply:
+    return Reply(text=f"Answer from {request['model']}.")
+
+
+def _models_asked(server: FakeOpenAIServer) -> list[str]:
+    return [r.json["model"] for r in server.chat_requests() if r.json.get("stream")]
+
+
+@asynccontextmanager
+async def _assistant(tmp_path, own, ollama, routing):
+    """A profile on ``own`` (chat model: the tiny one) that finds ``ollama`` here."""
+    profile = configure_profile(
+        tmp_path / "profile", own, models=RoleModels.same(TINY), routing=routing
+    )
+    with closed_urls(2) as shut:
+        urls = {
+            ProviderName.OLLAMA: ollama.base_url,
+            ProviderName.LMSTUDIO: shut[0],
+            ProviderName.LLAMACPP: shut[1],
+        }
+
+        async def detect() -> DetectionReport:
+            found = await detect_providers(0.5, urls=urls, environ={})
+            return dataclasses.replace(found, bundled_model=None)
+
+        assistant = await open_assistant(
+            profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder(),
+            detect=detect,
+        )  # fmt: skip
+        try:
+            yield assistant
+        finally:
+            await assistant.close()
+
+
+@contextmanager
+def _servers():
+    with FakeOpenAIServer() as own, FakeOpenAIServer() as ollama:
+        own.models, ollama.models = [TINY, STRONG], [CODER]
+        own.responder = ollama.responder = _naming_its_model
+        yield own, ollama
+
+
+async def _turns(tmp_path, own, ollama, routing, *texts):
+    async with _assistant(tmp_path, own, ollama, routing) as assistant:
+        results = []
+        for text in texts:
+            conversation = results[-1].conversation_id if results else None
+            results.append(await assistant.orchestrator.send(conversation, text))
+        stored = await assistant.conversations.messages(results[0].conversation_id)
+        return results, stored
+
+
+def test_each_turn_goes_to_the_model_that_fits_it_and_says_why(tmp_path):
+    with _servers() as (own, ollama):
+        (code, chat), stored = run(_turns(tmp_path, own, ollama, "best", CODE_TURN, "hi!"))
+        asked_here, asked_own = _models_asked(ollama), _models_asked(own)
+        coder_key, strong_key = speed_key(ollama.base_url, CODER), speed_key(own.base_url, STRONG)
+    # Code: the coder found on this computer (the tiny model is too small for it).
+    assert code.answer.content == f"Answer from {CODER}." and code.answer.model == CODER
+    assert asked_here == [CODER]
+    route = code.route
+    assert (
+        route["reason"] == f"code → {CODER} on this computer" and route["policy"] == "best quality"
+    )
+    ruled = {c["model"]: c["ruled_out"] for c in route["considered"]}
+    assert ruled == {TINY: "too small for code", STRONG: None, CODER: None}
+    # Chat: the strongest, on the profile's own server, through its own client.
+    assert chat.answer.model == STRONG and asked_own == [STRONG]
+    # The decision is kept with the answer; the speeds with the profile.
+    answers = [m for m in stored if m.role == "assistant"]
+    assert answers[0].plan["route"]["reason"] == route["reason"]
+    speeds = SpeedLog(tmp_path / "profile")
+    assert speeds.speed(coder_key).calls == 1
+    assert speeds.speed(strong_key).error_rate == 0
+
+
+def test_a_failing_model_hands_the_turn_to_the_next_and_the_answer_says_so(tmp_path):
+    with _servers() as (own, ollama):
+        ollama.failing_completions = 503
+        ((result,), _) = run(_turns(tmp_path, own, ollama, "best", CODE_TURN))
+        coder_key = speed_key(ollama.base_url, CODER)
+    assert result.answer.content == f"Answer from {STRONG}." and result.answer.model == STRONG
+    assert result.route["fallback"] == (
+        f"answered by {STRONG} because {CODER} failed: its server failed"
+    )
+    assert (result.route["answered_by"], result.route["failed"]) == (STRONG, CODER)
+    assert result.route["reason"] == f"code → {STRONG} on this computer"
+    assert SpeedLog(tmp_path / "profile").speed(coder_key).error_rate == 1.0
+
+
+def test_a_chats_own_routing_wins_over_settings_both_ways(tmp_path):
+    async def scenario(own, ollama):
+        async with _assistant(tmp_path / "on", own, ollama, "best") as assistant:
+            first = await assistant.orchestrator.send(None, "hello")
+            await assistant.chat_settings.set_for_chat(first.conversation_id, routing="off")
+            kept = await assistant.orchestrator.send(first.conversation_id, CODE_TURN)
+        async with _assistant(tmp_path / "off", own, ollama, None) as assistant:
+            first = await assistant.orchestrator.send(None, "hello")
+            await assistant.chat_settings.set_for_chat(first.conversation_id, routing="best")
+            routed = await assistant.orchestrator.send(first.conversation_id, CODE_TURN)
+        return kept, routed
+
+    with _servers() as (own, ollama):
+        kept, routed = run(scenario(own, ollama))
+    assert kept.answer.model == TINY and kept.route is None
+    assert routed.answer.model == CODER and routed.route["policy"] == "best quality"
+
+
+def test_a_chat_with_its_own_model_and_a_profile_without_a_policy_are_never_rerouted(tmp_path):
+    async def scenario(own, ollama):
+        async with _assistant(tmp_path / "pinned", own, ollama, "best") as assistant:
+            first = await assistant.orchestrator.send(None, "hello")
+            await assistant.chat_settings.set_for_chat(first.conversation_id, model=TINY)
+            pinned = await assistant.orchestrator.send(first.conversation_id, CODE_TURN)
+        async with _assistant(tmp_path / "off", own, ollama, None) as assistant:
+            unrouted = await assistant.orchestrator.send(None, CODE_TURN)
+        return pinned, unrouted
+
+    with _servers() as (own, ollama):
+        pinned, unrouted = run(scenario(own, ollama))
+        asked_here = _models_asked(ollama)
+    assert pinned.answer.model == TINY and pinned.route is None
+    assert unrouted.answer.model == TINY and unrouted.route is None
+    assert "route" not in (unrouted.answer.plan or {})
+    assert asked_here == []
