@@ -4,10 +4,10 @@ configured provider and a model server found on this computer, both scripted."""
 import dataclasses
 from pathlib import Path
 
-from acai_desktop.core.llm.detection import DetectionReport, detect_providers
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.detection import DetectionReport, detect_providers
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_desktop.core.routing.reachable import reachable_candidates
 from acai_desktop.core.routing.selection import Speed, Where, choose_model

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.llm.settings import load_model_settings
+from acai_desktop.core.models.settings import load_model_settings
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog

@@ -14,7 +14,7 @@ import logging
 import statistics
 from pathlib import Path
 
-from acai_desktop.core.atomic_files import write_json_atomically
+from acai_desktop.core.files.atomic import write_json_atomically
 from acai_desktop.core.routing.selection import Speed
 
 log = logging.getLogger(__name__)

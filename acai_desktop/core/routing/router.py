@@ -19,20 +19,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from acai_desktop.core.errors import AcaiError, ModelError
-from acai_desktop.core.llm.chat_model import ChatModel
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.detection import Detect
-from acai_desktop.core.llm.presets import OPENAI_BASE_URL, ProviderName
-from acai_desktop.core.llm.replies import StreamStats
-from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.api_keys import SecretStore
+from acai_desktop.core.models.chat_model import ChatModel
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.detection import Detect
+from acai_desktop.core.models.presets import OPENAI_BASE_URL, ProviderName
+from acai_desktop.core.models.replies import StreamStats
+from acai_desktop.core.models.settings import ModelSettings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_desktop.core.routing.reachable import reachable_candidates
 from acai_desktop.core.routing.selection import Candidate, Policy, Route, choose_model
 from acai_desktop.core.routing.turn_needs import TurnNeeds
-from acai_desktop.core.secrets import SecretStore
 
 log = logging.getLogger(__name__)
 
