@@ -278,23 +278,24 @@ class ModelClient:
         With a ``response_format``, a 400/422 that is not about the context length raises
         ``ResponseFormatRefused`` so structured output can fall back to a plainer mode."""
         model = model or self.model_for(role)
-        extra = {"response_format": response_format} if response_format else {}
+        request = {
+            "model": model,
+            "messages": list(messages),
+            "extra_body": self._server_fields,
+            **_sampling(max_tokens, temperature),
+            **({"response_format": response_format} if response_format else {}),
+        }
         try:
             if self.stream_replies:
+                # Asked for as a stream and read whole (see ``stream_replies``).
+                opening = self._openai.chat.completions.create(**request, stream=True)
                 completion = await self._within_reply_deadline(
-                    self._read_streamed(model, messages, max_tokens, temperature, extra), model
+                    read_whole(opening, self._server.where(model)), model
                 )
                 note_model_answered()
                 return completion
             response = await self._within_reply_deadline(
-                self._openai.chat.completions.create(
-                    model=model,
-                    messages=list(messages),
-                    extra_body=self._server_fields,
-                    **_sampling(max_tokens, temperature),
-                    **extra,
-                ),
-                model,
+                self._openai.chat.completions.create(**request), model
             )
         except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
             if response_format and not is_context_length(error):
@@ -324,25 +325,6 @@ class ModelClient:
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
         )
-
-    async def _read_streamed(
-        self,
-        model: str,
-        messages: Messages,
-        max_tokens: int | None,
-        temperature: float | None,
-        extra: dict[str, Any],
-    ) -> Completion:
-        """One reply asked for as a stream and read whole (see ``stream_replies``)."""
-        stream = await self._openai.chat.completions.create(
-            model=model,
-            messages=list(messages),
-            stream=True,
-            extra_body=self._server_fields,
-            **_sampling(max_tokens, temperature),
-            **extra,
-        )
-        return await read_whole(stream, self._server.where(model))
 
     async def structured(
         self,

@@ -7,15 +7,17 @@ server for every reply as a stream, and this module puts the pieces back togethe
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from acai_desktop.core.errors import ModelReplyError
 from acai_desktop.core.models.replies import Completion
 
 
-async def read_whole(stream: Any, where: str) -> Completion:
-    """The reply ``stream`` (an SDK stream of chat chunks, closed here) carried, from the
-    server and model ``where`` names."""
+async def read_whole(opening: Awaitable[Any], where: str) -> Completion:
+    """The reply carried by the stream ``opening`` gives (the SDK's request for a stream
+    of chat chunks; the stream is closed here), from the server and model ``where`` names."""
+    stream = await opening
     parts: list[str] = []
     finish_reason = None
     prompt_tokens = completion_tokens = None
