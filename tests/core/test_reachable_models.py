@@ -41,9 +41,9 @@ def test_the_configured_provider_and_a_server_found_here_are_listed_and_routed(t
             ProviderName.LLAMACPP: shut[1],
         }
         coder = speed_key(ollama.base_url, "qwen2.5-coder:7b")
-        SpeedLog(profile.data_dir).record(
-            coder, ok=True, first_token_seconds=0.4, tokens_per_second=25.0
-        )
+        speeds = SpeedLog(profile.data_dir)
+        speeds.record(coder, ok=True, first_token_seconds=0.4, tokens_per_second=25.0)
+        speeds.save()
         overrides = ModelOverrides("custom", configured.base_url, "SmolLM2-135M-Instruct")
         candidates, problems = run(reachable_candidates(profile, overrides, detect=_detect(urls)))
     assert problems == []

@@ -25,12 +25,14 @@ def test_your_models_lists_what_the_provider_offers_and_what_was_measured(
 ):
     fake_openai.models = ["gpt-4o-mini", "SmolLM2-135M-Instruct", "text-embedding-3-small"]
     profile = configure_profile(tmp_path / "profile", fake_openai)
-    SpeedLog(profile.data_dir).record(
+    speeds = SpeedLog(profile.data_dir)
+    speeds.record(
         speed_key(fake_openai.base_url, "gpt-4o-mini"),
         ok=True,
         first_token_seconds=0.4,
         tokens_per_second=42.0,
     )
+    speeds.save()
     settings_before = profile.settings_path.read_bytes()
 
     async def scenario(session: AppController):

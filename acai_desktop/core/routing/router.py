@@ -64,6 +64,10 @@ class TurnRouter:
         self._candidates: list[Candidate] = []
         self._found_at: float | None = None
         self._clients: dict[str, ModelClient] = {}
+        #: The speeds' file is written off the loop, one write at a time (the last
+        #: figures win).
+        self._saving: asyncio.Task | None = None
+        self._save_again = False
 
     async def route(self, needs: TurnNeeds, policy: Policy) -> Route:
         """The models that can do a turn with ``needs``, best first by ``policy``."""
@@ -113,14 +117,31 @@ class TurnRouter:
             first_token_seconds=stats.first_token_seconds,
             tokens_per_second=tokens / writing,
         )
+        self._save_soon()
 
     def failed(self, candidate: Candidate, error: ModelError) -> None:
         """A call that failed: it counts in the model's error rate, and the servers are
         asked again before the next turn (one may have gone)."""
         self.speeds.record(speed_key(candidate.base_url, candidate.model), ok=False)
         self._found_at = None
+        self._save_soon()
+
+    def _save_soon(self) -> None:
+        if self._saving is not None and not self._saving.done():
+            self._save_again = True
+            return
+        self._saving = asyncio.get_running_loop().create_task(self._save(), name="model speeds")
+
+    async def _save(self) -> None:
+        while True:
+            self._save_again = False
+            await asyncio.to_thread(self.speeds.save, self.speeds.snapshot())
+            if not self._save_again:
+                return
 
     async def close(self) -> None:
+        if self._saving is not None:
+            await self._saving
         for client in self._clients.values():
             await client.close()
         self._clients.clear()
