@@ -19,8 +19,8 @@ from acai_desktop.commands import self_test
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.commands.terminal import plain_text_streams
 from acai_desktop.core.errors import AcaiError
-from acai_desktop.core.llm.local_server_process import SERVE_LOCAL_MODEL_FLAG
-from acai_desktop.core.progress import PROGRESS_LOGGER
+from acai_desktop.core.models.local_server_process import SERVE_LOCAL_MODEL_FLAG
+from acai_desktop.core.profile.upgrade_progress import PROGRESS_LOGGER
 from acai_desktop.core.redaction import install_log_redaction, redact
 
 #: 128 + SIGPIPE: what a shell reports for a writer whose reader went away.
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == [SERVE_LOCAL_MODEL_FLAG]:
         # The frozen app started as its own local model server (LocalModelServer.launcher).
-        from acai_desktop.core.llm import local_server_process
+        from acai_desktop.core.models import local_server_process
 
         local_server_process.main(argv[1:])
         return 0

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from acai_desktop.core.prompt_quoting import asked_text
+from acai_desktop.core.rules.prompt_quoting import asked_text
 from acai_lab.scripted_openai import Reply
 
 FACT_PATTERNS = [
@@ -44,7 +44,7 @@ class UnrecognisedRequest(Exception):
 
 def _structured(body: dict, system: str) -> bool:
     # JSON schema mode sends a response_format; the plainer modes spell the schema out in
-    # the system message (core.llm.structured.instructions_for).
+    # the system message (core.models.structured.instructions_for).
     return bool(body.get("response_format")) or "JSON schema" in system
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 
-from acai_desktop.core.llm.presets import ProviderName, RoleModels
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.presets import ProviderName, RoleModels
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 
 SCRIPTED_MODELS = RoleModels(
     chat="scripted-chat",

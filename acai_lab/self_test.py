@@ -24,7 +24,7 @@ from typing import Any
 
 import PySide6
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController, model_problem_text
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles

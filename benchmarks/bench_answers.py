@@ -24,9 +24,9 @@ from pathlib import Path
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import JobStatus
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.jobs import JobStatus
 
 #: What a new user tells a new assistant: facts worth learning, questions about them.
 MESSAGES = (

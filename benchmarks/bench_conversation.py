@@ -4,10 +4,10 @@ Two measurements against whatever model is configured (the bundled Local model b
 default), on a fresh temporary profile:
 
 1. *Processor calls*: a scripted 50-message user conversation (facts, questions and
-   small talk mixed as in real chats) goes through the CriticalInfoProcessor; we count
+   small talk mixed as in real chats) goes through the FactLearner; we count
    messages stopped by the local gate, triage calls, extraction calls and reconcile calls.
 2. *Prompt size*: a scripted 200-turn conversation is written turn by turn with the
-   SummaryProcessor running after each turn, as the job runner would; at turn 200 the
+   SummaryLearner running after each turn, as the job runner would; at turn 200 the
    orchestrator's own context builder assembles the prompt, and its token count is
    compared with sending the whole history.
 
@@ -24,11 +24,11 @@ from pathlib import Path
 
 from acai_desktop.core.assistant import Assistant, open_assistant
 from acai_desktop.core.memory.tokens import estimate_message_tokens
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.planner import plan_message
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_desktop.core.turns.planner import plan_message
 
 FACTS = [
     "My name is Maya and I work as a data engineer in Lyon.",

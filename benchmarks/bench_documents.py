@@ -33,9 +33,9 @@ import numpy as np
 from acai_desktop.core import events as ev
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.query import process_query
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.store.database import Store
 from benchmarks.documents_corpus import Fact, manual_pages
 from benchmarks.pdf_writer import write_text_pdf

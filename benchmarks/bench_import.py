@@ -18,13 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from acai_desktop.core.chat_import.budget import LearningBudget
-from acai_desktop.core.chat_import.importer import read_export
-from acai_desktop.core.chat_import.service import ConversationImports
+from acai_desktop.core.conversations.chat_import.budget import LearningBudget
+from acai_desktop.core.conversations.chat_import.importer import read_export
+from acai_desktop.core.conversations.chat_import.service import ConversationImports
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.front_door import open_memory
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.store.jobs import JobRepository
 from benchmarks.synthetic_export import TOPICS, write_synthetic_export
 

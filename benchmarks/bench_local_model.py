@@ -1,6 +1,6 @@
 """``bench local-model``: the packaged built-in model against the copy the app serves.
 
-The app serves the bundled SmolLM2 as a Q8_0 copy (core/llm/fast_model_copy.py). This
+The app serves the bundled SmolLM2 as a Q8_0 copy (core/models/fast_model_copy.py). This
 measures both files the way the server uses them (llama.cpp through llama-cpp-python, the
 server's thread count, no logits kept but the last): seconds to read a prompt of
 ``prompt_tokens`` tokens (each of ``repeats`` times from an empty context), answer tokens
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from acai_desktop.core.llm.fast_model_copy import fast_copy
-from acai_desktop.core.llm.local_model_files import bundled_model_path
-from acai_desktop.core.llm.local_server import LocalModelServer, default_threads
+from acai_desktop.core.models.fast_model_copy import fast_copy
+from acai_desktop.core.models.local_model_files import bundled_model_path
+from acai_desktop.core.models.local_server import LocalModelServer, default_threads
 
 #: The text scored for perplexity: the project's own user guide (plain English prose).
 SCORED_TEXT = Path(__file__).resolve().parent.parent / "docs" / "user-guide.md"

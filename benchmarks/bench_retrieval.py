@@ -32,17 +32,17 @@ from pathlib import Path
 import numpy as np
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import recall_reach
 from acai_desktop.core.memory.front_door import memory_on, open_memory
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.planner import plan_message
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.store.conversations import create_conversation
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.store_url import open_store
+from acai_desktop.core.turns.planner import plan_message
 from benchmarks.chat_corpus import EVENTS, NAMES, memory_texts
 from benchmarks.retrieval_harness import KEEP_EVERYTHING
 from benchmarks.scratch_store import scratch_store
@@ -133,7 +133,7 @@ async def bench_size(
     turns = memory_texts(size // 2, seed=29)
     questions = benchmark_queries(queries)
     if embedder is None:
-        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+        from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
     with (

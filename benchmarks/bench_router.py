@@ -25,10 +25,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from acai_desktop.core.errors import ModelError
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.replies import StreamStats
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.replies import StreamStats
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.routing.fallback import answer_with_fallback
 from acai_desktop.core.routing.known_models import capabilities_of
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key

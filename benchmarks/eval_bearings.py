@@ -4,7 +4,7 @@ and which reach one they should not.
 
 1. The labelled user statements (``data/policy_statements.jsonl``): for each kind of
    request, the long-term labelled facts that bear on it, and the facts the rules take
-   from those statements (the built-in model's path, core.processors.plain_statements),
+   from those statements (the built-in model's path, core.learning.plain_statements),
    listed to be read; and how many facts of the statements labelled temporary or nothing
    would bear on a request (goal: none). Only the kinds whose facts are told by their
    words: a question about the user ("What do you know about me?") takes every active
@@ -23,12 +23,12 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.learning.plain_statements import lasting_statements
 from acai_desktop.core.memory.front_door import memory_on
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.processors.plain_statements import lasting_statements
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.rules.bearings import BEARINGS, bears_on
 from acai_desktop.core.store.store_url import open_store
 from acai_desktop.evaluation.locomo import Sample

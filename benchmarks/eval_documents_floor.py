@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.store.database import Store
 from acai_desktop.evaluation.locomo import Sample
 from benchmarks.retrieval_harness import scored_questions

@@ -18,8 +18,8 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.processors.critical_info import extraction_prompt
+from acai_desktop.core.learning.fact_learner import extraction_prompt
+from acai_desktop.core.models.embeddings.base import Embedder
 from acai_desktop.core.rules.grounding import GroundingCheck
 from acai_desktop.evaluation.extraction import as_user_fact
 from acai_desktop.evaluation.locomo import Dataset, Sample, Turn

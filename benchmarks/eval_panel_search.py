@@ -126,8 +126,8 @@ class PanelSearchReport:
 
 async def evaluate_panel_search(profiles: list[LabelledProfile], *, k: int = 20):
     """Ask each labelled query as the panel does (see the module docstring)."""
-    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
     from acai_desktop.core.memory.front_door import open_memory
+    from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
     from acai_desktop.evaluation.temporary_profile import temporary_profile
 
     report = PanelSearchReport(k)

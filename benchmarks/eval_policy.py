@@ -17,7 +17,7 @@ how well a model picks facts. Outcomes: ``long_term`` (stored active), ``tempora
 stored).
 
 With ``--facts-by rules`` the processor picks the facts from each statement itself, as
-it does with the bundled model (core.processors.plain_statements), and no model is
+it does with the bundled model (core.learning.plain_statements), and no model is
 called: the figures then measure that path from the user's words to the memory.
 
 Goals: at least 95% of the long-term statements kept long-term; at most 10% of the
@@ -187,9 +187,9 @@ async def evaluate_policy(
 ) -> PolicyReport:
     """Play each statement through the real processor (see the module docstring).
     ``by_rules``: the processor picks the facts from the statement itself, as it does
-    with the bundled model (core.processors.plain_statements), and calls no model."""
+    with the bundled model (core.learning.plain_statements), and calls no model."""
     from acai_desktop.core.assistant import open_assistant
-    from acai_desktop.core.records import MemoryStatus
+    from acai_desktop.core.records.memories import MemoryStatus
     from acai_desktop.evaluation.temporary_profile import temporary_profile
     from acai_lab.scripted_openai import FakeOpenAIServer
     from acai_lab.scripted_profile import (

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import clip_for_embedding, normalise_rows
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.models.embeddings.base import clip_for_embedding, normalise_rows
 
 DIMENSIONS = 384
 LAYERS = 6

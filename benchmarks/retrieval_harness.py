@@ -28,13 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.front_door import memory_on
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.retrieval import RetrievalWeights, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import sources_of
 from acai_desktop.core.store.store_url import open_store
@@ -358,7 +358,7 @@ def new_result(dataset: Dataset, options: HarnessOptions) -> EvaluationResult:
 async def _memory_at(location: Path | str, embedder: Embedder | None):
     """``(store, service)`` over the store at ``location``, keeping everything."""
     if embedder is None:
-        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+        from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
     store = await open_store(location)

@@ -24,7 +24,6 @@ from datetime import date
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.query import ProcessedQuery, fts_match_expression, process_query
 from acai_desktop.core.memory.retrieval import (
     HybridRetriever,
@@ -41,6 +40,7 @@ from acai_desktop.core.memory.retrieval.candidates import (
 from acai_desktop.core.memory.retrieval.fusion import Evidence
 from acai_desktop.core.memory.retrieval.ranking import RankRequest
 from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.models.embeddings.base import Embedder
 from acai_desktop.core.rules.words import tokenize
 from acai_desktop.core.store.database import Store
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_lab.scripted_model import call_kind, fake_model, last_user_text
 from acai_lab.scripted_openai import FakeOpenAIServer, Reply
 from acai_lab.scripted_profile import NO_KEYRING, use_scripted_model

@@ -22,7 +22,7 @@ import time
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 #: The whole queue, both processes' turns: generous, the parent watches for silence.
 IDLE_WAIT_SECONDS = 3600

@@ -22,10 +22,10 @@ from PySide6.QtGui import QColor, QPainter
 
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.documents.model import DocumentScope, EvidenceSource, ScopeMode
-from acai_desktop.core.llm.presets import RoleModels
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.presets import RoleModels
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app import create_application
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.document_dialogs import PassageDialog

@@ -26,10 +26,10 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
 
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.llm.presets import RoleModels
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.presets import RoleModels
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app import create_application
 from acai_desktop.ui.app_controller import AppController
 
@@ -172,8 +172,8 @@ def main(output_dir: Path, every_panel: bool = False) -> int:
         next_width()
 
     def grab_first_start() -> None:
-        from acai_desktop.core.llm.detection import DetectionReport, ProviderProbe
-        from acai_desktop.core.llm.local_model_files import bundled_model_path
+        from acai_desktop.core.models.detection import DetectionReport, ProviderProbe
+        from acai_desktop.core.models.local_model_files import bundled_model_path
         from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
 
         ollama = ProviderProbe(

@@ -27,7 +27,7 @@ CONTRACTS = (
     "The UI never imports the store",
     "The commands never import the store",
     "Memory layer, store, rules",
-    "Learning over the memory layer",
+    "Learning, memory, rules",
     "Command line, commands, window, core",
     "Model client, structured output, reply types",
 )
@@ -90,15 +90,20 @@ def test_the_contracts_break_on_planted_violations(tmp_path):
                 "from acai_desktop.core.memory.query import tokenize\n"
             ),
             "acai_desktop/core/memory/query.py": "",
-            "acai_desktop/core/memory/topics.py": "from acai_desktop.core.processors import jobs\n",
-            "acai_desktop/core/processors/jobs.py": "",
-            "acai_desktop/core/rules/words.py": "",
+            "acai_desktop/core/memory/topics.py": "from acai_desktop.core.learning import jobs\n",
+            "acai_desktop/core/learning/jobs.py": "",
+            # A rule that calls into learning: breaks only learning > memory > rules.
+            "acai_desktop/core/rules/words.py": "from acai_desktop.core.learning import jobs\n",
             "acai_desktop/core/model.py": "from PySide6.QtCore import QObject\n",
             "acai_desktop/core/runtime.py": "from acai_desktop.evaluation import harness\n",
             "acai_desktop/evaluation/harness.py": "",
-            "acai_desktop/core/llm/client.py": "from acai_desktop.core.llm import structured\n",
-            "acai_desktop/core/llm/structured.py": "from acai_desktop.core.llm import client\n",
-            "acai_desktop/core/llm/replies.py": "",
+            "acai_desktop/core/models/client.py": (
+                "from acai_desktop.core.models import structured\n"
+            ),
+            "acai_desktop/core/models/structured.py": (
+                "from acai_desktop.core.models import client\n"
+            ),
+            "acai_desktop/core/models/replies.py": "",
         },
     )
     result = lint_imports(tmp_path, tmp_path)

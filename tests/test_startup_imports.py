@@ -50,7 +50,7 @@ ON_DEMAND = (
     "acai_desktop.ui.widgets.settings_dialog",
     "acai_desktop.ui.widgets.first_start_dialog",
     "acai_desktop.ui.widgets.memory_health",
-    "acai_desktop.core.chat_import.budget",  # File > Import
+    "acai_desktop.core.conversations.chat_import.budget",  # File > Import
 )
 
 
@@ -72,15 +72,15 @@ STORE_LIBRARIES = ("numpy", "sqlite_utils", "click", "dateutil", "pluggy")
 
 def test_opening_a_profile_imports_no_store_library(tmp_path):
     """What the window shows first (the profile's conversations, the memory panel's first
-    page) comes from ``core.profile_data``, opened before anything is on screen: a fresh
+    page) comes from ``core.profile.data``, opened before anything is on screen: a fresh
     profile (its schema made) and an existing one, opened again. numpy was a third of
     loading it once; sqlite-utils, with click, dateutil and pluggy, a seventh of the
     whole start (issue 22)."""
     probe = (
         "import asyncio, json, sys\n"
         "import acai_desktop.cli, acai_desktop.ui.app\n"
-        "from acai_desktop.core.profile import Profile\n"
-        "from acai_desktop.core.profile_data import open_profile_data\n"
+        "from acai_desktop.core.profile.paths import Profile\n"
+        "from acai_desktop.core.profile.data import open_profile_data\n"
         "async def open_twice(profile):\n"
         "    for _ in range(2):\n"
         "        data = await open_profile_data(profile)\n"

@@ -44,8 +44,8 @@ def options_of_every_action() -> argparse.ArgumentParser:
 
 def add_model_arguments(parser: argparse.ArgumentParser, model_help: str) -> None:
     """--provider / --base-url / --model: this run's model, over the saved settings
-    (they become ``core.model_choice.ModelOverrides``)."""
-    from acai_desktop.core.llm.presets import ProviderName
+    (they become ``core.models.choice.ModelOverrides``)."""
+    from acai_desktop.core.models.presets import ProviderName
 
     parser.add_argument("--provider", choices=[p.value for p in ProviderName])
     parser.add_argument("--base-url", help="OpenAI-compatible address, e.g. http://host:port/v1")

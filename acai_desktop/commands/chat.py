@@ -17,16 +17,10 @@ from acai_desktop.commands.arguments import add_common_arguments, add_model_argu
 from acai_desktop.commands.jobs import KIND_NAMES
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.clock import local_time_text
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import (
-    MESSAGE_TIER,
-    AnswerSource,
-    Job,
-    JobStatus,
-    MemoryItem,
-    MemoryStatus,
-    Suggestion,
-)
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.conversations import MESSAGE_TIER, AnswerSource
+from acai_desktop.core.records.jobs import Job, JobStatus
+from acai_desktop.core.records.memories import MemoryItem, MemoryStatus, Suggestion
 
 if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not with --help
     from acai_desktop.core.assistant import Assistant
@@ -68,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.assistant import open_assistant
-    from acai_desktop.core.model_choice import ModelOverrides
+    from acai_desktop.core.models.choice import ModelOverrides
     from acai_desktop.core.turns.turn_log import validate_user_message
 
     # Refused before anything is opened or written: an empty message with --new would

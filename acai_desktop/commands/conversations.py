@@ -12,9 +12,9 @@ import sys
 
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.commands.runner import command_handler
-from acai_desktop.core.conversation_export import FORMATS, export_text, write_export
+from acai_desktop.core.conversations.export import FORMATS, export_text, write_export
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -38,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
-    from acai_desktop.core.conversation_service import open_conversation_reader
+    from acai_desktop.core.conversations.service import open_conversation_reader
 
     async with open_conversation_reader(profile) as conversations:
         if args.conversations_action == "list":

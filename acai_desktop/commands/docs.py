@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 if TYPE_CHECKING:
     from acai_desktop.core.documents.service import AddReport, DocumentService

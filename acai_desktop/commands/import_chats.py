@@ -18,7 +18,7 @@ import sys
 
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.commands.runner import command_handler
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 SOURCES = {"chatgpt": "ChatGPT", "claude": "Claude"}
 
@@ -51,8 +51,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
-    from acai_desktop.core.chat_import.budget import LearningBudget
-    from acai_desktop.core.chat_import.service import imports_beside_the_window
+    from acai_desktop.core.conversations.chat_import.budget import LearningBudget
+    from acai_desktop.core.conversations.chat_import.service import imports_beside_the_window
     from acai_desktop.core.memory.front_door import open_memory
 
     action = args.import_action

@@ -22,8 +22,8 @@ from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.clock import local_time_text
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.jobs import Job, JobStatus
 
 #: How long ``retry --wait`` waits for the jobs it queued.
 WAIT_SECONDS = 600
@@ -116,7 +116,7 @@ def _job_ids(args: argparse.Namespace) -> list[int] | None:
 async def _read(profile: Profile, action):
     # Imported here: every start of the app builds the command line, and the window
     # must not wait for the database layer (or, below, the model client) to import.
-    from acai_desktop.core.job_queue import open_job_queue
+    from acai_desktop.core.learning.job_queue import open_job_queue
 
     async with open_job_queue(profile) as queue:
         return await action(queue)
@@ -127,7 +127,7 @@ async def _run_now(profile: Profile, job_ids: list[int]) -> list[Job]:
     chat) holds the profile, it runs the queue: wait for it to finish them, and take
     over if it closes first."""
     from acai_desktop.core.assistant import open_assistant
-    from acai_desktop.core.profile_lock import ProfileInUseError
+    from acai_desktop.core.profile.lock import ProfileInUseError
 
     deadline = time.monotonic() + WAIT_SECONDS
     announced = False

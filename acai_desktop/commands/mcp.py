@@ -21,7 +21,7 @@ import argparse
 
 from acai_desktop.commands.arguments import add_common_arguments
 from acai_desktop.commands.runner import command_handler
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -47,7 +47,7 @@ async def _serve(profile: Profile) -> None:
     from acai_desktop.commands.mcp_server import build_server
     from acai_desktop.commands.mcp_stdio import guarded_stdio
     from acai_desktop.core.memory.front_door import open_memory
-    from acai_desktop.core.outside_changes import OutsideChanges
+    from acai_desktop.core.profile.outside_changes import OutsideChanges
 
     # No re-embedding: when the window embeds with the provider's model, this server
     # (WordLlama) would rewrite every memory's vector, and the window would redo them all

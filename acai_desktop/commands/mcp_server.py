@@ -28,8 +28,8 @@ from acai_desktop import __version__
 from acai_desktop.core.errors import AcaiError, NotFoundError
 from acai_desktop.core.memory.front_door import Memory, MemoryFilter, Via
 from acai_desktop.core.memory.intake import IntakeOutcome
-from acai_desktop.core.outside_changes import OutsideChanges
-from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.profile.outside_changes import OutsideChanges
+from acai_desktop.core.records.memories import MemoryStatus
 from acai_desktop.core.redaction import redact
 
 #: clientInfo names of well-known clients, as their users know them.

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind, MemoryStatus
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import MemoryEvent, MemoryItem, MemoryKind, MemoryStatus
 
 if TYPE_CHECKING:  # the memory stack loads when a memories command runs, not at start
     from acai_desktop.core.memory.front_door import Memory

@@ -14,7 +14,7 @@ import json
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
 from acai_desktop.commands.runner import command_handler
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.routing.selection import Candidate, Policy, Route
 
 
@@ -48,7 +48,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
-    from acai_desktop.core.model_choice import ModelOverrides
+    from acai_desktop.core.models.choice import ModelOverrides
     from acai_desktop.core.routing.reachable import reachable_candidates
     from acai_desktop.core.routing.selection import choose_model
     from acai_desktop.core.routing.turn_needs import analyse_turn

@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 CommandWork = Callable[[argparse.Namespace, Profile], Coroutine[Any, Any, int]]
 
@@ -23,7 +23,7 @@ CommandWork = Callable[[argparse.Namespace, Profile], Coroutine[Any, Any, int]]
 def profile_of(args: argparse.Namespace) -> Profile:
     """``--data-dir``, or the platform's default profile (a handler called without the
     parser, as a test may, has no ``data_dir`` at all), with its store: ``--store``, else
-    the one saved in Settings (core/store_choice.py)."""
+    the one saved in Settings (core/profile/store_choice.py)."""
     return Profile.with_store(getattr(args, "data_dir", None), getattr(args, "store", None))
 
 

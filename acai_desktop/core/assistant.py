@@ -17,27 +17,36 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 
-from acai_desktop.core.chat_import.service import ConversationImports
-from acai_desktop.core.chat_settings import EffectiveSettings
-from acai_desktop.core.chat_settings_service import ChatSettingsService
-from acai_desktop.core.conversation_service import ConversationService
+from acai_desktop.core.conversations.chat_import.service import ConversationImports
+from acai_desktop.core.conversations.chat_settings import EffectiveSettings
+from acai_desktop.core.conversations.chat_settings_service import ChatSettingsService
+from acai_desktop.core.conversations.instructions_service import InstructionsService
+from acai_desktop.core.conversations.service import ConversationService
+from acai_desktop.core.conversations.title_job import TitleProcessor
 from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
     AcaiError,
     ModelError,
 )
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.instructions_service import InstructionsService
-from acai_desktop.core.llm.chat_model import NoModelClient, NoModelError
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.detection import Detect
-from acai_desktop.core.llm.learning_server import (
+from acai_desktop.core.learning.fact_learner import FactLearner
+from acai_desktop.core.learning.job_runner import JobRunner
+from acai_desktop.core.learning.profile_jobs import MODEL_FREE_JOBS, profile_job_runner
+from acai_desktop.core.learning.summary_learner import SummaryLearner
+from acai_desktop.core.memory.front_door import Memory, memory_on
+from acai_desktop.core.memory.retrieval import HybridRetriever
+from acai_desktop.core.memory.suggestions import MemorySuggestions
+from acai_desktop.core.models.chat_model import NoModelClient, NoModelError
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.detection import Detect
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.models.learning_server import (
     PauseDuringTurns,
 )
-from acai_desktop.core.llm.local_server import LocalModelServer
-from acai_desktop.core.llm.model_status import (
+from acai_desktop.core.models.local_server import LocalModelServer
+from acai_desktop.core.models.model_status import (
     ANY_NAME_SERVES,
     PICK_IN_CHAT,
     ModelState,
@@ -46,32 +55,23 @@ from acai_desktop.core.llm.model_status import (
     probe_model,
     status_of_error,
 )
-from acai_desktop.core.llm.settings import (
+from acai_desktop.core.models.settings import (
     ModelSettings,
 )
-from acai_desktop.core.llm.window_probe import ContextWindows
-from acai_desktop.core.memory.front_door import Memory, memory_on
-from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory.suggestions import MemorySuggestions
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.model_start import (
+from acai_desktop.core.models.start import (
     StartedModel,
     no_model,
     start_model,
 )
-from acai_desktop.core.outside_changes import OutsideChanges
-from acai_desktop.core.processors.critical_info import CriticalInfoProcessor
-from acai_desktop.core.processors.profile_jobs import MODEL_FREE_JOBS, profile_job_runner
-from acai_desktop.core.processors.runner import JobRunner
-from acai_desktop.core.processors.summary import SummaryProcessor
-from acai_desktop.core.processors.titles import TitleProcessor
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.profile_data import ProfileData, open_profile_data
-from acai_desktop.core.profile_lock import ProfileLock
-from acai_desktop.core.project_service import ProjectService
-from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.models.window_probe import ContextWindows
+from acai_desktop.core.profile.data import ProfileData, open_profile_data
+from acai_desktop.core.profile.lock import ProfileLock
+from acai_desktop.core.profile.outside_changes import OutsideChanges
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.profile.server_check import is_store_lost
+from acai_desktop.core.projects.service import ProjectService
+from acai_desktop.core.records.jobs import Job, JobStatus
 from acai_desktop.core.routing.router import TurnRouter, profile_router
-from acai_desktop.core.server_check import is_store_lost
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
@@ -95,8 +95,8 @@ class Assistant:
     conversations: ConversationService
     runner: JobRunner
     orchestrator: Orchestrator
-    critical_info: CriticalInfoProcessor
-    summary: SummaryProcessor
+    critical_info: FactLearner
+    summary: SummaryLearner
     suggestions: MemorySuggestions
     #: The user's documents: add, list, remove, re-index, search, per-chat scope.
     documents: DocumentService
@@ -347,14 +347,14 @@ async def _assemble(
     asks_first = model.settings.asks_before_remembering
     memories = await memory_on(store, embedder, events, reembed=False, asks_first=asks_first)
     conversations = data.conversations
-    critical_info = CriticalInfoProcessor(
+    critical_info = FactLearner(
         client=learner,
         memories=memories,
         conversations=conversations,
         suggestions=memories.suggestions if asks_first() else None,
         facts_by_rules=model.settings.uses_bundled_model(),
     )
-    summary = SummaryProcessor(client=learner, memories=memories, conversations=conversations)
+    summary = SummaryLearner(client=learner, memories=memories, conversations=conversations)
     windows = ContextWindows(
         model.settings.provider,
         client if isinstance(client, ModelClient) else None,

@@ -40,7 +40,7 @@ class NewerDatabaseError(StoreError):
 
 class StoreUnavailableError(StoreError):
     """The PostgreSQL server holding the memory can't be used now; ``problem`` (a
-    ``core.server_check.ServerProblem``) says why, what to do, and whether it may clear
+    ``core.profile.server_check.ServerProblem``) says why, what to do, and whether it may clear
     by itself (the window then keeps trying)."""
 
     def __init__(self, problem) -> None:

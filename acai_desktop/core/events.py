@@ -19,18 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from acai_desktop.core.citations import Citation
-from acai_desktop.core.custom_instructions import UsedInstructions
+from acai_desktop.core.conversations.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import Document, EvidenceSource
-from acai_desktop.core.records import (
+from acai_desktop.core.records.conversations import (
     AnswerSource,
     Conversation,
-    Job,
-    MemoryItem,
     Message,
     MessageStatus,
-    Suggestion,
 )
+from acai_desktop.core.records.jobs import Job
+from acai_desktop.core.records.memories import MemoryItem, Suggestion
+from acai_desktop.core.turns.citations import Citation
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +116,7 @@ class AnswerFinished:
     evidence: tuple[EvidenceSource, ...] = ()
     #: The user's custom instructions its prompt carried (None: none).
     instructions: UsedInstructions | None = None
-    #: Its numbered sources, which its ``[n]`` markers may cite (core.citations).
+    #: Its numbered sources, which its ``[n]`` markers may cite (core.turns.citations).
     citations: tuple[Citation, ...] = ()
 
     @property

@@ -39,7 +39,6 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import (
     InvalidInputError,
     ModelError,
@@ -50,9 +49,10 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import BuiltContext
 from acai_desktop.core.memory.front_door import memory_on
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.profile_data import open_profile_data
-from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.profile.data import open_profile_data
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.core.store.episodes import recalled_messages
 from acai_desktop.core.store.memories import MemoryFilter, sources_of
 from acai_desktop.core.turns.prompt_assembly import PromptAssembly

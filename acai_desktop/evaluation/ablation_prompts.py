@@ -26,8 +26,8 @@ from acai_desktop.core.memory.prompt_lines import (
 )
 from acai_desktop.core.memory.retrieval import RetrievedMessage
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.planner import Plan, plan_message
-from acai_desktop.core.records import RecalledMessage
+from acai_desktop.core.records.conversations import RecalledMessage
+from acai_desktop.core.turns.planner import Plan, plan_message
 from acai_desktop.core.turns.prompt_assembly import PromptAssembly
 
 #: Added to the system message of every prompt, in every configuration: LoCoMo's gold

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel
 
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.evaluation.dataset_sessions import session_timestamp
 from acai_desktop.evaluation.locomo import Dataset, Observation, Sample
 from acai_desktop.evaluation.temporary_profile import temporary_profile

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 if TYPE_CHECKING:
-    from acai_desktop.core.model_choice import ModelOverrides
+    from acai_desktop.core.models.choice import ModelOverrides
 
 
 class Progress(Protocol):
@@ -49,7 +49,7 @@ class EvaluationRequest:
     stop: threading.Event = field(default_factory=threading.Event, compare=False)
 
     def model_overrides(self) -> ModelOverrides:
-        from acai_desktop.core.model_choice import ModelOverrides
+        from acai_desktop.core.models.choice import ModelOverrides
 
         return self.overrides or ModelOverrides()
 

@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import load_model_settings, save_model_settings
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.secrets import SecretStore
+from acai_desktop.core.models.api_keys import SecretStore
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import load_model_settings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 
 
 def copy_model(source: Profile, target: Profile) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.evaluation.temporary_profile import temporary_profile
 
 
@@ -99,7 +99,7 @@ async def evaluate_updates(
     saved model (settings and key) the temporary profile uses, before ``overrides``."""
     from acai_desktop.core.assistant import open_assistant
     from acai_desktop.core.memory.retrieval import RetrievedMemory
-    from acai_desktop.core.records import MemoryKind, MemoryStatus
+    from acai_desktop.core.records.memories import MemoryKind, MemoryStatus
     from acai_desktop.core.store.memories import MemoryFilter
 
     report = UpdatesReport()

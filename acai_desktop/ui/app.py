@@ -19,7 +19,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from acai_desktop import __version__
-from acai_desktop.core.profile import APP_NAME, Profile
+from acai_desktop.core.profile.paths import APP_NAME, Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.garbage import MainThreadGarbageCollector
 from acai_desktop.ui.main_window import WINDOW_TITLE

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.background_import import import_in_background
 from acai_desktop.ui.controllers.attachments import AttachmentsController
 from acai_desktop.ui.controllers.base import STILL_OPENING, TURN_TASK, Services
@@ -59,18 +59,18 @@ from acai_desktop.ui.widgets.file_dialogs import FOLDERS
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.embeddings.base import Embedder
-    from acai_desktop.core.llm.chat_model import NoModelError
-    from acai_desktop.core.llm.detection import Detect
-    from acai_desktop.core.model_choice import ModelOverrides
-    from acai_desktop.core.profile_data import ProfileData
-    from acai_desktop.core.reconnect import Backoff
-    from acai_desktop.core.store_choice import ServerAddress
+    from acai_desktop.core.models.chat_model import NoModelError
+    from acai_desktop.core.models.choice import ModelOverrides
+    from acai_desktop.core.models.detection import Detect
+    from acai_desktop.core.models.embeddings.base import Embedder
+    from acai_desktop.core.profile.data import ProfileData
+    from acai_desktop.core.profile.reconnect import Backoff
+    from acai_desktop.core.profile.store_choice import ServerAddress
 
 #: Imported on a worker thread after the window shows, so neither the first paint nor
 #: the event loop waits for them: the store (sqlite3 alone), then the assistant's
 #: modules (the model client, openai, pydantic models, the keyring).
-PROFILE_DATA_MODULE = "acai_desktop.core.profile_data"
+PROFILE_DATA_MODULE = "acai_desktop.core.profile.data"
 ASSISTANT_MODULE = "acai_desktop.core.assistant"
 OPEN_TASK = "open"
 __all__ = ["STILL_OPENING", "AppController", "model_problem_text"]
@@ -225,7 +225,7 @@ class AppController:
         the job runner) load behind them."""
         await asyncio.to_thread(importlib.import_module, PROFILE_DATA_MODULE)
         from acai_desktop.core.errors import StoreUnavailableError
-        from acai_desktop.core.profile_data import open_profile_data
+        from acai_desktop.core.profile.data import open_profile_data
 
         while True:  # with the memory on a server: once it can be used (store_wait.py)
             await self.store_wait.until_ready(lambda: self.profile)
@@ -249,7 +249,7 @@ class AppController:
         # Quitting does not wait for it; when the process ends with the run, it stops.
         await import_in_background(ASSISTANT_MODULE, abandon=self.process_ends)
         from acai_desktop.core.assistant import open_assistant
-        from acai_desktop.core.model_start import new_offline_embedder
+        from acai_desktop.core.models.start import new_offline_embedder
 
         if self.offline_embedder is None:
             self.offline_embedder = new_offline_embedder()
@@ -273,7 +273,7 @@ class AppController:
         self.services.assistant, self.profile_data = assistant, None  # it owns it now
         self.window.set_prompt_budget(assistant.orchestrator.prompts.budget_tokens)
         problem = assistant.model_problem
-        from acai_desktop.core.llm.model_status import status_of_error
+        from acai_desktop.core.models.model_status import status_of_error
 
         if problem is not None:
             self.window.show_model_status(None, status_of_error(problem))

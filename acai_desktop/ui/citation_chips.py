@@ -1,7 +1,7 @@
 """An answer's citations as chips: ``[1]`` links after the paragraph that used a source.
 
 The answer's ``[n]`` markers are placed by the core's one rule
-(:func:`acai_desktop.core.citations.place_citations`): each paragraph's real numbers
+(:func:`acai_desktop.core.turns.citations.place_citations`): each paragraph's real numbers
 come back at its end as Markdown links to ``acai-cite:N``, which the chat view opens
 (the passage, or the chat at the recalled message); invented numbers are gone. The
 link's text is the bracketed number, escaped so Markdown reads it as text. A chip's
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QUrl
 
-from acai_desktop.core.citations import Citation, place_citations
+from acai_desktop.core.turns.citations import Citation, place_citations
 from acai_desktop.ui.untrusted import tooltip_text
 
 #: "acai-cite:N" opens the answer's source number N.

@@ -9,9 +9,9 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from acai_desktop.core.llm.detection import Detect
-    from acai_desktop.core.model_choice import ModelOverrides
-    from acai_desktop.core.profile import Profile
+    from acai_desktop.core.models.choice import ModelOverrides
+    from acai_desktop.core.models.detection import Detect
+    from acai_desktop.core.profile.paths import Profile
     from acai_desktop.ui.main_window import MainWindow
 
 LOOKING_FOR_MODELS = "Looking for models on this computer…"
@@ -29,8 +29,8 @@ async def ask_for_a_first_model(
     ``detect``: how to look for models (None: this machine's servers and environment)."""
     # Here, not at the top: the window's modules import no model client (start-up).
     from acai_desktop.core.errors import ModelSettingsError
-    from acai_desktop.core.llm.detection import detect_providers
-    from acai_desktop.core.llm.settings import load_model_settings, save_model_settings
+    from acai_desktop.core.models.detection import detect_providers
+    from acai_desktop.core.models.settings import load_model_settings, save_model_settings
 
     if overrides is not None and overrides.provider:
         return False

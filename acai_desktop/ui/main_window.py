@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.records import Conversation, Job, Message
+from acai_desktop.core.records.conversations import Conversation, Message
+from acai_desktop.core.records.jobs import Job
 from acai_desktop.ui.event_bridge import EventBridge
 from acai_desktop.ui.focus_return import FocusReturn
 from acai_desktop.ui.models.conversations_model import (
@@ -54,8 +55,8 @@ from acai_desktop.ui.window_panes import (
 from acai_desktop.ui.window_parts import WindowParts
 
 if TYPE_CHECKING:  # loaded with the assistant: not needed to paint
-    from acai_desktop.core.citations import Citation
-    from acai_desktop.core.llm.model_status import ModelStatus
+    from acai_desktop.core.models.model_status import ModelStatus
+    from acai_desktop.core.turns.citations import Citation
 
 WINDOW_TITLE = "ACAI Desktop"
 DEFAULT_SIZE = QSize(1280, 800)

@@ -14,7 +14,7 @@ import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from acai_desktop.core.atomic_files import write_json_atomically
+from acai_desktop.core.files.atomic import write_json_atomically
 from acai_desktop.ui.theme import THEME_CHOICES
 
 log = logging.getLogger(__name__)

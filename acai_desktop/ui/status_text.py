@@ -18,7 +18,7 @@ def short(text: str, limit: int = 48) -> str:
 def progress_in_status_bar(show_status: Callable[[str], None]) -> Iterator[None]:
     """Progress lines (an old profile's database being updated: a minute for a large
     one) in the status bar, from whichever thread says them."""
-    from acai_desktop.core.progress import progress_log
+    from acai_desktop.core.profile.upgrade_progress import progress_log
 
     loop = asyncio.get_running_loop()
 

@@ -2,9 +2,9 @@
 docs/architecture.md "Choosing the store, failing honestly").
 
 Before the profile opens, :meth:`StoreWait.until_ready` checks the server
-(:func:`~acai_desktop.core.server_check.check_server`). While it can't be used, the
+(:func:`~acai_desktop.core.profile.server_check.check_server`). While it can't be used, the
 store banner says why and what to do, and the wait lasts until the next attempt — on a
-:class:`~acai_desktop.core.reconnect.Backoff` timer for a server that did not answer —
+:class:`~acai_desktop.core.profile.reconnect.Backoff` timer for a server that did not answer —
 or until the user acts (the banner's button, a new choice in Settings). The window stays
 usable meanwhile: what is typed stays in the composer. Never the local file instead.
 """
@@ -16,11 +16,11 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from acai_desktop.core.reconnect import Backoff
+from acai_desktop.core.profile.reconnect import Backoff
 
 if TYPE_CHECKING:
-    from acai_desktop.core.profile import Profile
-    from acai_desktop.core.server_check import ServerProblem
+    from acai_desktop.core.profile.paths import Profile
+    from acai_desktop.core.profile.server_check import ServerProblem
     from acai_desktop.ui.main_window import MainWindow
 
 STORE_WAITING = "Waiting for the PostgreSQL server that holds your memory…"
@@ -45,8 +45,8 @@ class StoreWait:
     async def until_ready(self, profile: Callable[[], Profile]) -> None:
         """Return once ``profile()``'s store can be opened (at once for this computer's).
         ``profile`` is asked again after each wait: Settings may have chosen another."""
-        from acai_desktop.core.server_check import ProblemKind, check_server
-        from acai_desktop.core.store_choice import server_password
+        from acai_desktop.core.profile.server_check import ProblemKind, check_server
+        from acai_desktop.core.profile.store_choice import server_password
 
         while (server := profile().server) is not None:
             password = await asyncio.to_thread(server_password, profile())
@@ -61,7 +61,7 @@ class StoreWait:
 
     async def wait(self, problem: ServerProblem) -> None:
         """Show ``problem`` and wait for the next attempt or for the user."""
-        from acai_desktop.core.server_check import ProblemKind
+        from acai_desktop.core.profile.server_check import ProblemKind
 
         self.problem = problem
         older = problem.kind is ProblemKind.OLDER_SCHEMA
@@ -83,7 +83,7 @@ class StoreWait:
     def retry(self) -> None:
         """The banner's button (for an older schema: the user agrees to update it), or a
         new store chosen: check again now."""
-        from acai_desktop.core.server_check import ProblemKind
+        from acai_desktop.core.profile.server_check import ProblemKind
 
         if self.problem is not None and self.problem.kind is ProblemKind.OLDER_SCHEMA:
             self.schema_update_allowed = True

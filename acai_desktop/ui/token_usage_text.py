@@ -8,7 +8,7 @@ them) against the prompt the server reported.
 
 from __future__ import annotations
 
-from acai_desktop.core.token_usage import TokenUsage
+from acai_desktop.core.turns.token_usage import TokenUsage
 
 NOT_REPORTED = "Tokens: not reported by the server"
 

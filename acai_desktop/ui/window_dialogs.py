@@ -20,7 +20,7 @@ from acai_desktop.ui.models.conversations_model import UNTITLED
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QFileDialog
 
-    from acai_desktop.core.records import ConversationHit
+    from acai_desktop.core.records.conversations import ConversationHit
     from acai_desktop.ui.theme import Theme
     from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
 

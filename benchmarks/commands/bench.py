@@ -204,7 +204,7 @@ def format_conversation_report(report: dict) -> str:
 
 
 def run_conversation(args: argparse.Namespace) -> int:
-    from acai_desktop.core.model_choice import ModelOverrides
+    from acai_desktop.core.models.choice import ModelOverrides
     from benchmarks.bench_conversation import run_conversation_benchmark
 
     if args.messages <= 0 or args.turns <= 1:
@@ -303,8 +303,8 @@ def measure_startup(data_dir: Path, *, runs: int, settle: float) -> dict:
 def _prepare_profile(data_dir: Path, memories: int) -> None:
     """Settings that open without a model server being asked anything at start, and
     ``memories`` memories with real embeddings."""
-    from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-    from acai_desktop.core.profile import Profile
+    from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+    from acai_desktop.core.profile.paths import Profile
     from benchmarks.bench_retrieval import build_profile
 
     profile = Profile.at(data_dir).ensure()

@@ -48,7 +48,7 @@ def add_parser(actions: argparse._SubParsersAction, common: argparse.ArgumentPar
 
 
 def run(args: argparse.Namespace) -> int:
-    from acai_desktop.core.model_choice import ModelOverrides
+    from acai_desktop.core.models.choice import ModelOverrides
     from benchmarks.bench_answers import (
         format_answers_report,
         measure_answers,

@@ -382,7 +382,7 @@ def run_retrieval(args: argparse.Namespace) -> int:
 
 
 def run_grounding(args: argparse.Namespace) -> int:
-    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+    from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
     from acai_desktop.evaluation.locomo import load_dataset
     from benchmarks.eval_grounding import evaluate_grounding, format_grounding
 
@@ -392,7 +392,7 @@ def run_grounding(args: argparse.Namespace) -> int:
 
 
 def run_extraction(args: argparse.Namespace) -> int:
-    from acai_desktop.core.model_choice import ModelOverrides
+    from acai_desktop.core.models.choice import ModelOverrides
     from acai_desktop.evaluation.extraction import (
         evaluate_extraction,
         format_extraction,
@@ -436,7 +436,7 @@ def run_extraction(args: argparse.Namespace) -> int:
 
 
 def run_updates(args: argparse.Namespace) -> int:
-    from acai_desktop.core.model_choice import ModelOverrides
+    from acai_desktop.core.models.choice import ModelOverrides
     from acai_desktop.evaluation.updates import (
         SCENARIO,
         SMALL_TALK,

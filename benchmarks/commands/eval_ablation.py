@@ -125,7 +125,7 @@ def _options(args: argparse.Namespace):
 
 
 def _overrides(args: argparse.Namespace, dataset, stack: contextlib.ExitStack):
-    from acai_desktop.core.model_choice import ModelOverrides
+    from acai_desktop.core.models.choice import ModelOverrides
 
     if not args.scripted:
         return ModelOverrides(args.provider, args.base_url, args.model)
@@ -137,7 +137,7 @@ def _overrides(args: argparse.Namespace, dataset, stack: contextlib.ExitStack):
     server = stack.enter_context(FakeOpenAIServer())
     server.responder = evidence_reader(dataset)
     if args.reader_window is not None:
-        # As vLLM reports it: the app's window probe reads it (core/llm/window_probe.py).
+        # As vLLM reports it: the app's window probe reads it (core/models/window_probe.py).
         server.models = [*server.models, "scripted-reader"]
         server.model_details = {"scripted-reader": {"max_model_len": args.reader_window}}
     return ModelOverrides("custom", server.base_url, "scripted-reader")

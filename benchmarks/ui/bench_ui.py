@@ -84,7 +84,7 @@ class _Processor(threading.Thread):
         self.batches = 0
 
     def run(self) -> None:
-        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+        from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
         db = sqlite3.connect(self.folder / "bench.sqlite3")
@@ -179,7 +179,7 @@ def idle_lateness(seconds: float = 3.0) -> list[float]:
 def run_ui_benchmark() -> dict:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from acai_desktop.core.profile import Profile
+    from acai_desktop.core.profile.paths import Profile
     from acai_desktop.ui.app import create_application
     from acai_desktop.ui.garbage import MainThreadGarbageCollector
     from benchmarks.bench_retrieval import build_profile
@@ -246,7 +246,7 @@ async def _stream_under_load(window, service, folder: Path) -> dict:
     from PySide6.QtCore import QElapsedTimer, Qt, QTimer
 
     from acai_desktop.core.events import MessageDelta
-    from acai_desktop.core.records import Message, MessageStatus
+    from acai_desktop.core.records.conversations import Message, MessageStatus
 
     model = window.memories_model
     earlier = [
@@ -417,7 +417,7 @@ async def _large_answer(window, number: int, name: str, content: str) -> dict:
     from PySide6.QtCore import QTimer
 
     from acai_desktop.core.events import MessageDelta
-    from acai_desktop.core.records import Message, MessageStatus
+    from acai_desktop.core.records.conversations import Message, MessageStatus
 
     conversation, answer_id = 100 + 2 * number, 1000 + 2 * number
     question = Message(
@@ -488,7 +488,7 @@ async def _large_answer(window, number: int, name: str, content: str) -> dict:
 
 async def _store_fact(service, number: int):
     """A fact as the critical-info processor stores it."""
-    from acai_desktop.core.records import Actor, Origin
+    from acai_desktop.core.records.memories import Actor, Origin
 
     return await service.remember(
         f"The user mentioned a new fact, number {number}",

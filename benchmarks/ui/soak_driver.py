@@ -14,8 +14,8 @@ import os
 import sys
 import traceback
 
-from acai_desktop.core.answer_text import was_cut
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.turns.answer_text import was_cut
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles

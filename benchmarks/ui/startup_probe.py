@@ -128,7 +128,7 @@ def probe_app(data_dir: str, started_at: float, settle_s: float) -> dict:
     from acai_desktop import cli
 
     cli.build_parser()
-    from acai_desktop.core.profile import Profile
+    from acai_desktop.core.profile.paths import Profile
     from acai_desktop.ui.app import run_gui
     from acai_desktop.ui.app_controller import AppController
     from acai_desktop.ui.main_window import MainWindow

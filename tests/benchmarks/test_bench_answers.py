@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.records import JobStatus
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.records.jobs import JobStatus
 from acai_lab.scripted_model import fake_model
 from benchmarks.bench_answers import format_answers_report, measure_answers
 from tests.support.aio import run

@@ -1,6 +1,6 @@
 """``eval grounding``: the grounding check on the LoCoMo-format fixture's gold facts."""
 
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.evaluation.locomo import load_dataset
 from benchmarks.eval_grounding import evaluate_grounding
 from tests.support.aio import run

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from acai_desktop.core.llm.call_limits import ClientTimeouts
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.presets import ProviderName, RoleModels
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models.call_limits import ClientTimeouts
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.presets import ProviderName, RoleModels
+from acai_desktop.core.models.settings import ModelSettings
 from acai_lab.scripted_openai import FakeOpenAIServer
 from acai_lab.strict_server import StrictOpenAIServer
 

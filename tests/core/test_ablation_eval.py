@@ -10,7 +10,7 @@ import pytest
 
 from acai_desktop.core.memory.prompt_lines import MEMORY_BLOCK_TOKENS, RECALLED_HEADER
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.models.choice import ModelOverrides
 from acai_desktop.core.resources import resource_text
 from acai_desktop.evaluation.ablation import (
     AblationOptions,
@@ -276,7 +276,7 @@ def test_a_model_error_counts_as_a_wrong_answer_and_is_reported(fake_openai):
 
 
 def test_the_whole_conversation_takes_the_whole_window_not_a_recall_share():
-    from acai_desktop.core.records import RecalledMessage
+    from acai_desktop.core.records.conversations import RecalledMessage
     from acai_desktop.evaluation.ablation_prompts import whole_conversation
 
     words = "word " * 75  # about 100 tokens a turn: 30 of them pass half of the window
@@ -292,7 +292,7 @@ def test_the_whole_conversation_takes_the_whole_window_not_a_recall_share():
 def test_the_offline_embedder_given_is_the_one_retrieval_embeds_with(fake_openai):
     """``--embedder``: C's messages and questions are embedded by the embedder the options
     name (one instance, loaded once for every sample), not a fresh default one."""
-    from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+    from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 
     class Counting(WordLlamaEmbedder):
         embedded = 0

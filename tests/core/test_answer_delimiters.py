@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.answer_filter import DelimiterFilter, strip_delimiters
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.turns.answer_filter import DelimiterFilter, strip_delimiters
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

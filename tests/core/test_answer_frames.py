@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.answer_filter import (
+from acai_desktop.core.memory.prompt_lines import PINNED_HEADER, RETRIEVED_HEADER
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.resources import resource_text
+from acai_desktop.core.rules.prompt_quoting import USER_MESSAGE_HEADER
+from acai_desktop.core.turns.answer_filter import (
     DelimiterFilter,
     PromptFrameFilter,
     prompt_frames,
 )
-from acai_desktop.core.memory.prompt_lines import PINNED_HEADER, RETRIEVED_HEADER
-from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
-from acai_desktop.core.records import MessageStatus
-from acai_desktop.core.resources import resource_text
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

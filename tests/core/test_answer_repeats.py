@@ -4,8 +4,8 @@ that exchange in the prompt; what the model writes then stands (issue 40, item 4
 from __future__ import annotations
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.answer_repeats import copied_answer, without_exchange
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.turns.answer_repeats import copied_answer, without_exchange
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

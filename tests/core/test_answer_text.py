@@ -1,6 +1,6 @@
 """An answer's text while it streams: capped on a character boundary, joined sparingly."""
 
-from acai_desktop.core.answer_text import AnswerText, cut_note, was_cut
+from acai_desktop.core.turns.answer_text import AnswerText, cut_note, was_cut
 
 
 def test_an_answer_is_cut_at_its_limit_on_a_character_boundary():

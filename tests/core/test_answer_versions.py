@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.conversation_export import export_text
+from acai_desktop.core.conversations.export import export_text
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.records import MemoryKind, MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.records.memories import MemoryKind
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

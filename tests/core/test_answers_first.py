@@ -9,12 +9,13 @@ import json
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import JobStatus, MessageStatus
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_lab.headless import wait_until
 from acai_lab.scripted_model import call_kind, fake_model
 from acai_lab.scripted_openai import Reply

@@ -11,12 +11,12 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.errors import ModelSettingsError, StoreError
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.llm.chat_model import NoModelError
-from acai_desktop.core.llm.settings import load_model_settings
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.profile_data import open_profile_data
-from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.core.models.chat_model import NoModelError
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.settings import load_model_settings
+from acai_desktop.core.profile.data import open_profile_data
+from acai_desktop.core.profile.lock import ProfileLock
+from acai_desktop.core.profile.paths import Profile
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
 

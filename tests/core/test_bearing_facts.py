@@ -4,7 +4,7 @@ with it: "I'm vegetarian" for "What should I cook tonight?" (core.rules.bearings
 import pytest
 
 from acai_desktop.core.memory.prompt_lines import BEARING_HEADER
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.rules.bearings import bearings_of, bears_on
 from acai_lab.scripted_model import fake_model
 from acai_lab.scripted_openai import Reply

@@ -1,19 +1,19 @@
 """The built-in model's prompt budget fits the server it runs on. A bigger budget was
 measured slower (`bench answers`): the small model's attention over a long prompt costs
 every turn more than the rarer history cuts save, so its automatic budget stays small
-(core.prompt_budget), whatever the window."""
+(core.models.prompt_budget), whatever the window."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from acai_desktop.core.chat_settings import effective_settings
-from acai_desktop.core.llm.context_window import BUILT_IN_SERVER, ContextWindow, WindowSource
-from acai_desktop.core.llm.local_server import LocalModelServer
-from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL, ProviderName
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.conversations.chat_settings import effective_settings
 from acai_desktop.core.memory.prompt_history import history_room
 from acai_desktop.core.memory.tokens import estimate_message_tokens
+from acai_desktop.core.models.context_window import BUILT_IN_SERVER, ContextWindow, WindowSource
+from acai_desktop.core.models.local_server import LocalModelServer
+from acai_desktop.core.models.presets import BUNDLED_LOCAL_MODEL, ProviderName
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.resources import resource_text
 
 #: A short question, as most messages are.
@@ -55,7 +55,8 @@ def test_what_a_turn_recalls_stays_small_for_the_built_in_model():
     while a provider's model gets half its budget."""
     from acai_desktop.core.memory.context_builder import build_context, prompt_shares
     from acai_desktop.core.memory.retrieval import RetrievedMemory, RetrievedMessage
-    from acai_desktop.core.records import MemoryItem, MemoryKind, Origin, RecalledMessage
+    from acai_desktop.core.records.conversations import RecalledMessage
+    from acai_desktop.core.records.memories import MemoryItem, MemoryKind, Origin
 
     words = "word " * 30
     found = [

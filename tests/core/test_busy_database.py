@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store import connection, database
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError, Store

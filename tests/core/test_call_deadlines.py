@@ -14,9 +14,10 @@ import asyncio
 import pytest
 
 from acai_desktop.core.errors import ModelTimeoutError
-from acai_desktop.core.llm.call_limits import ClientTimeouts
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.records import JobStatus, MessageStatus
+from acai_desktop.core.models.call_limits import ClientTimeouts
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_lab.scripted_model import fake_model
 from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.core.chat_import.budget import LearningBudget
-from acai_desktop.core.chat_import.claude import parse_claude_export
-from acai_desktop.core.chat_import.importer import import_conversations, read_export
-from acai_desktop.core.chat_import.model import ImportFileError
-from acai_desktop.core.chat_import.service import ConversationImports
+from acai_desktop.core.conversations.chat_import.budget import LearningBudget
+from acai_desktop.core.conversations.chat_import.claude import parse_claude_export
+from acai_desktop.core.conversations.chat_import.importer import import_conversations, read_export
+from acai_desktop.core.conversations.chat_import.model import ImportFileError
+from acai_desktop.core.conversations.chat_import.service import ConversationImports
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import EventBus, MemoryAdded
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMessage

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from acai_desktop.core.chat_settings import (
+from acai_desktop.core.conversations.chat_settings import (
     ChatSettings,
     ProfileChatDefaults,
     SettingScope,
@@ -18,8 +18,8 @@ from acai_desktop.core.chat_settings import (
     effective_settings,
 )
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.records import MemoryKind
-from acai_desktop.core.token_usage import TokenUsage
+from acai_desktop.core.records.memories import MemoryKind
+from acai_desktop.core.turns.token_usage import TokenUsage
 from acai_lab.scripted_model import call_kind, fake_model
 from acai_lab.scripted_openai import Reply, prompt_words
 from tests.core.conftest import TEST_MODELS

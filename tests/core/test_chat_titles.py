@@ -7,14 +7,15 @@ import asyncio
 import threading
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.conversation_titles import first_words_title, title_from_words
-from acai_desktop.core.processors.titles import (
+from acai_desktop.core.conversations.title_job import (
     TITLE_JOB,
     TitleProcessor,
     clean_model_title,
     grounded_title,
 )
-from acai_desktop.core.records import JobStatus, MessageStatus
+from acai_desktop.core.conversations.titles import first_words_title, title_from_words
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_lab.scripted_model import TITLE_PROMPT_MARK, fake_model
 from acai_lab.scripted_openai import Reply
 from tests.core.conftest import TEST_MODELS

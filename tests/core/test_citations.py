@@ -7,22 +7,22 @@ from __future__ import annotations
 
 import re
 
-from acai_desktop.core.citations import (
-    citations_of,
-    copied_text,
-    number_sources,
-    place_citations,
-)
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.memory.context_builder import build_context
 from acai_desktop.core.memory.retrieval import RetrievedMessage
-from acai_desktop.core.records import AnswerSource, RecalledMessage
+from acai_desktop.core.records.conversations import AnswerSource, RecalledMessage
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.conversation_deletion import delete_conversation
 from acai_desktop.core.store.database import connect
 from acai_desktop.core.store.documents import record_evidence
 from acai_desktop.core.store.provenance import citations_in_conversation, record_answer_sources
+from acai_desktop.core.turns.citations import (
+    citations_of,
+    copied_text,
+    number_sources,
+    place_citations,
+)
 from tests.core.test_context_builder import hit, memory
 from tests.core.test_documents_prompt import hit as passage_hit
 

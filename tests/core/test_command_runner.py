@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from acai_desktop.commands.runner import command_handler, profile_of
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 
 def test_the_work_runs_on_the_profile_named_by_data_dir(tmp_path):

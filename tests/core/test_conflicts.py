@@ -9,7 +9,7 @@ import pytest
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError, NotFoundError, ProtectedMemoryError
-from acai_desktop.core.records import Actor, MemoryStatus
+from acai_desktop.core.records.memories import Actor, MemoryStatus
 from acai_desktop.core.store.memories import MemoryFilter
 from tests.core.test_memory_service import fts_ids, fts_integrity
 from tests.support.aio import run

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acai_desktop.core.custom_instructions import (
+from acai_desktop.core.conversations.custom_instructions import (
     CustomInstructions,
     InstructionsScope,
     UsedInstructions,
@@ -19,8 +19,9 @@ from acai_desktop.core.memory.prompt_lines import (
 )
 from acai_desktop.core.memory.retrieval import RetrievedMemory
 from acai_desktop.core.memory.tokens import estimate_message_tokens, estimate_tokens
-from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER, asked_text
-from acai_desktop.core.records import MemoryItem, MemoryKind, Message, MessageStatus, Origin
+from acai_desktop.core.records.conversations import Message, MessageStatus
+from acai_desktop.core.records.memories import MemoryItem, MemoryKind, Origin
+from acai_desktop.core.rules.prompt_quoting import USER_MESSAGE_HEADER, asked_text
 
 SYSTEM = "You are a helpful assistant."
 
@@ -374,7 +375,7 @@ def test_retrieved_memories_fill_their_share_best_first_and_no_more():
 
 def test_memories_take_no_room_from_recalled_messages():
     from acai_desktop.core.memory.retrieval import RetrievedMessage
-    from acai_desktop.core.records import RecalledMessage
+    from acai_desktop.core.records.conversations import RecalledMessage
 
     words = "word " * 38
     said = [

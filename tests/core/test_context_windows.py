@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import asyncio
 
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.context_window import BUILT_IN_SERVER, ContextWindow, WindowSource
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings
-from acai_desktop.core.llm.window_probe import OLLAMA_DEFAULT_TOKENS, ContextWindows
 from acai_desktop.core.memory.prompt_history import history_room
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.context_window import BUILT_IN_SERVER, ContextWindow, WindowSource
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings
+from acai_desktop.core.models.window_probe import OLLAMA_DEFAULT_TOKENS, ContextWindows
 from acai_desktop.core.resources import resource_text
 from acai_lab.scripted_model import fake_model
 from acai_lab.scripted_openai import Reply

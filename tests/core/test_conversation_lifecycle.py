@@ -6,11 +6,13 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.conversation_export import as_json
-from acai_desktop.core.conversation_service import ConversationService
+from acai_desktop.core.conversations.export import as_json
+from acai_desktop.core.conversations.service import ConversationService
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.memory.retrieval.results import RetrievedMemory
-from acai_desktop.core.records import Actor, AnswerSource, JobStatus, MemoryKind, Origin
+from acai_desktop.core.records.conversations import AnswerSource
+from acai_desktop.core.records.jobs import JobStatus
+from acai_desktop.core.records.memories import Actor, MemoryKind, Origin
 from acai_desktop.core.store.conversation_deletion import SOURCE_DELETED_ACTION
 from acai_desktop.core.store.conversations import MAX_TITLE_CHARS
 from acai_lab.scripted_model import fake_model

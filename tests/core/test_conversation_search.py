@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store.conversation_deletion import delete_conversation
 from acai_desktop.core.store.conversation_search import match_expression, snippet
 from acai_desktop.core.store.conversations import ConversationRepository, rename_conversation

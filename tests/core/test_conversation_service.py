@@ -13,7 +13,7 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.documents.chunking import Chunk
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.records import AnswerSource, MessageStatus
+from acai_desktop.core.records.conversations import AnswerSource, MessageStatus
 from acai_desktop.core.store import conversations as rows
 from acai_desktop.core.store import documents as documents_sql
 from acai_desktop.core.store.database import connect

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store.conversations import (
     add_turn,
     create_conversation,

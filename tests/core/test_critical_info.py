@@ -1,6 +1,6 @@
-"""CriticalInfoProcessor through the real SDK against the scripted server."""
+"""FactLearner through the real SDK against the scripted server."""
 
-from acai_desktop.core.records import MemoryKind, MemoryStatus
+from acai_desktop.core.records.memories import MemoryKind, MemoryStatus
 from acai_desktop.core.rules.user_subject import name_the_subject
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_lab.scripted_model import call_counts, extraction_inputs, fake_model

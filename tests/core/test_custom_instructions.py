@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.custom_instructions import (
+from acai_desktop.core.conversations.custom_instructions import (
     MAX_INSTRUCTION_CHARS,
     CustomInstructions,
     InstructionsScope,

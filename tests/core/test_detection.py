@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from acai_desktop.core.llm.detection import PROBED_PROVIDERS, detect_providers
-from acai_desktop.core.llm.local_model_files import bundled_model_path
-from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.models.detection import PROBED_PROVIDERS, detect_providers
+from acai_desktop.core.models.local_model_files import bundled_model_path
+from acai_desktop.core.models.presets import ProviderName
 from tests.support.aio import run
 from tests.support.closed_ports import presets_with_nothing_there
 

@@ -17,10 +17,10 @@ from acai_desktop.core.documents.chunking import (
 )
 from acai_desktop.core.documents.model import DocumentStatus
 from acai_desktop.core.documents.readers import Section
-from acai_desktop.core.embeddings.base import MAX_EMBED_CHARACTERS, clip_for_embedding
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.models.embeddings.base import MAX_EMBED_CHARACTERS, clip_for_embedding
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from tests.core.test_documents_service import documents_at
 from tests.support.aio import run
 

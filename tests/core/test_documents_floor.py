@@ -7,9 +7,9 @@ from pathlib import Path
 
 from acai_desktop.core.documents.model import DocumentScope, Passage, RetrievedPassage, ScopeMode
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import build_context
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.store.database import Store
 from benchmarks.documents_corpus import manual_pages
 from tests.support.aio import run

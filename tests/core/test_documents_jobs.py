@@ -8,7 +8,7 @@ import asyncio
 import sqlite3
 
 from acai_desktop.core.documents.model import DocumentStatus
-from acai_desktop.core.records import JobStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store import jobs as job_sql
 from tests.core.test_documents_service import documents_at, handbook

@@ -17,10 +17,10 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.documents.model import DocumentScope, DocumentStatus, ScopeMode
 from acai_desktop.core.documents.readers import read_document
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.processors.runner import JobRunner
+from acai_desktop.core.learning.job_runner import JobRunner
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import INDEX_JOB
 from acai_desktop.core.store.jobs import JobRepository

@@ -11,7 +11,7 @@ from acai_desktop.core.documents.prompt_block import (
     EVIDENCE_BLOCK_START,
     EVIDENCE_PREAMBLE,
 )
-from acai_desktop.core.prompt_quoting import asked_text
+from acai_desktop.core.rules.prompt_quoting import asked_text
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_lab.scripted_model import call_kind, extraction_inputs, fake_model
 from tests.support.aio import run

@@ -11,8 +11,8 @@ import pytest
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.documents.sign_codes import SignCodes
 from acai_desktop.core.documents.vectors import ChunkVectors, CosineSpread
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.events import EventBus
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store.database import Store
 from benchmarks.documents_corpus import manual_pages

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from acai_desktop.core.memory.retrieval import RetrievedMessage
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store.database import Store
 from acai_lab.scripted_model import fake_model
 from tests.core.test_migrations import build_database_at
@@ -204,7 +204,7 @@ def test_an_upgraded_database_indexes_its_messages_and_keeps_answer_sources(tmp_
 def test_a_recalled_message_goes_into_the_prompt_with_its_chat_and_date():
     from acai_desktop.core.memory.context_builder import build_context
     from acai_desktop.core.memory.prompt_lines import RECALLED_HEADER
-    from acai_desktop.core.records import RecalledMessage
+    from acai_desktop.core.records.conversations import RecalledMessage
 
     message = RecalledMessage(
         id=7,

@@ -3,8 +3,8 @@ SDK against the scripted server."""
 
 import json
 
-from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
-from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.evaluation.extraction import (
     MATCH_SIMILARITY,
     as_user_fact,

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from acai_desktop.core.errors import ModelError
-from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_lab.scripted_model import UnrecognisedRequest, call_kind, fake_model
 from acai_lab.strict_server import ResponderFailed, StrictOpenAIServer

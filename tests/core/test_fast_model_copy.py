@@ -1,4 +1,4 @@
-"""The built-in model is served from a Q8_0 copy made once (core/llm/fast_model_copy.py).
+"""The built-in model is served from a Q8_0 copy made once (core/models/fast_model_copy.py).
 
 The test marked ``local_model`` converts the real bundled GGUF with llama.cpp's
 quantiser; the others use a stand-in converter (a Python one-liner) to check what
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.core.llm import fast_model_copy
-from acai_desktop.core.llm.fast_model_copy import COPY_FORMAT, copy_path, fast_copy
-from acai_desktop.core.llm.local_model_files import bundled_model_path
-from acai_desktop.core.llm.local_server import LocalModelServer
+from acai_desktop.core.models import fast_model_copy
+from acai_desktop.core.models.fast_model_copy import COPY_FORMAT, copy_path, fast_copy
+from acai_desktop.core.models.local_model_files import bundled_model_path
+from acai_desktop.core.models.local_server import LocalModelServer
 
 #: llama.cpp's number for LLAMA_FTYPE_MOSTLY_Q8_0 (``general.file_type``).
 Q8_0_FILE_TYPE = "7"

@@ -13,10 +13,10 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from acai_desktop.core.llm.detection import Detect, detect_providers
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.model_choice import ModelOverrides, resolve_settings
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides, resolve_settings
+from acai_desktop.core.models.detection import Detect, detect_providers
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.profile.paths import Profile
 from tests.support.aio import run
 from tests.support.closed_ports import presets_with_nothing_there
 

@@ -7,11 +7,11 @@ import functools
 import pytest
 
 from acai_desktop.core.errors import LocalModelFileMissingError, ModelNotChosenError
-from acai_desktop.core.llm.chat_model import next_step
-from acai_desktop.core.llm.detection import detect_providers
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.model_choice import ModelOverrides, resolve_settings
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.chat_model import next_step
+from acai_desktop.core.models.choice import ModelOverrides, resolve_settings
+from acai_desktop.core.models.detection import detect_providers
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.profile.paths import Profile
 from tests.support.aio import run
 from tests.support.closed_ports import presets_with_nothing_there
 

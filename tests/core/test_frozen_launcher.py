@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from acai_desktop.cli import main
-from acai_desktop.core.llm.local_server import SERVE_LOCAL_MODEL_FLAG, LocalModelServer
+from acai_desktop.core.models.local_server import SERVE_LOCAL_MODEL_FLAG, LocalModelServer
 
 
 def test_installed_app_uses_python_dash_m():
@@ -14,7 +14,7 @@ def test_installed_app_uses_python_dash_m():
     assert server.launcher() == [
         "/usr/bin/python3",
         "-m",
-        "acai_desktop.core.llm.local_server_process",
+        "acai_desktop.core.models.local_server_process",
     ]
 
 

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from acai_desktop.core.chat_import.budget import LearningBudget
-from acai_desktop.core.chat_import.model import ImportFileError
-from acai_desktop.core.chat_import.service import ConversationImports
+from acai_desktop.core.conversations.chat_import.budget import LearningBudget
+from acai_desktop.core.conversations.chat_import.model import ImportFileError
+from acai_desktop.core.conversations.chat_import.service import ConversationImports
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.transfer import import_memories
@@ -88,7 +88,7 @@ def test_a_memories_file_of_hostile_json_is_refused_and_changes_nothing(tmp_path
 def test_an_export_over_the_size_limit_is_refused_before_it_is_read(tmp_path, source):
     """Issue 39, G11: a 2 GB export needed 4.5 GB of memory. A sparse 1.6 GB file (no
     disk used) is refused at once, the limit named, before a byte is read."""
-    from acai_desktop.core.chat_import.importer import read_export
+    from acai_desktop.core.conversations.chat_import.importer import read_export
     from acai_desktop.core.memory.export_format import read_document
 
     huge = tmp_path / "conversations.json"

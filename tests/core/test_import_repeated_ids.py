@@ -10,8 +10,8 @@ import json
 import random
 from datetime import UTC, datetime
 
-from acai_desktop.core.chat_import.budget import LearningBudget
-from acai_desktop.core.chat_import.importer import import_conversations, read_export
+from acai_desktop.core.conversations.chat_import.budget import LearningBudget
+from acai_desktop.core.conversations.chat_import.importer import import_conversations, read_export
 from acai_desktop.core.events import EventBus
 from benchmarks.synthetic_export import synthetic_conversation
 from tests.support.aio import run

@@ -6,7 +6,7 @@ import pytest
 
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.policy import MemoryPolicy
-from acai_desktop.core.records import MemoryItem, MemoryKind, MemoryStatus, Origin
+from acai_desktop.core.records.memories import MemoryItem, MemoryKind, MemoryStatus, Origin
 from acai_desktop.core.rules.importance import content_prior, score_importance
 
 POLICY = MemoryPolicy()

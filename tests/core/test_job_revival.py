@@ -14,10 +14,11 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from acai_desktop.core.events import AnswerFinished, EventBus
-from acai_desktop.core.model_start import model_answers
-from acai_desktop.core.processors.job_failures import MAX_RETRY_AFTER_SECONDS
-from acai_desktop.core.processors.runner import JobRunner
-from acai_desktop.core.records import JobStatus, Message, MessageStatus
+from acai_desktop.core.learning.job_failures import MAX_RETRY_AFTER_SECONDS
+from acai_desktop.core.learning.job_runner import JobRunner
+from acai_desktop.core.models.start import model_answers
+from acai_desktop.core.records.conversations import Message, MessageStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
 from acai_lab.scripted_openai import Reply
@@ -91,7 +92,7 @@ def test_a_server_that_lists_models_but_fails_completions_uses_up_no_revival(
             await client.close()
             await store.close()
 
-    with caplog.at_level(logging.ERROR, logger="acai_desktop.core.processors.runner"):
+    with caplog.at_level(logging.ERROR, logger="acai_desktop.core.learning.job_runner"):
         failed, still, done = run(scenario())
     assert failed.status == JobStatus.FAILED and "HTTP 500" in failed.last_error
     # /v1/models answered all along; the checks were real completions, which failed.

@@ -5,8 +5,8 @@ import asyncio
 
 from acai_desktop.core.errors import InvalidInputError, ModelUnreachableError, StoreError
 from acai_desktop.core.events import AnswerFinished, EventBus, JobStatusChanged
-from acai_desktop.core.processors.runner import JobRunner
-from acai_desktop.core.records import JobStatus
+from acai_desktop.core.learning.job_runner import JobRunner
+from acai_desktop.core.records.jobs import JobStatus
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.jobs import JobRepository, JobSpec
 from acai_desktop.core.store.store_url import open_store
@@ -223,7 +223,7 @@ def test_a_failed_outcome_write_does_not_stall_the_conversation(store_location):
 
 
 def test_the_loop_survives_a_queue_error(store_location, monkeypatch):
-    monkeypatch.setattr("acai_desktop.core.processors.runner.QUEUE_RETRY_SECONDS", 0.01)
+    monkeypatch.setattr("acai_desktop.core.learning.job_runner.QUEUE_RETRY_SECONDS", 0.01)
 
     async def scenario():
         store = await open_store(store_location)

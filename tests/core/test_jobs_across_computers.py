@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from acai_desktop.core.records import JobStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.store_url import open_store
 from tests.support.aio import run

@@ -13,7 +13,8 @@ import pytest
 
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import ModelError
-from acai_desktop.core.records import Job, JobStatus, MemoryKind, MemoryStatus
+from acai_desktop.core.records.jobs import Job, JobStatus
+from acai_desktop.core.records.memories import MemoryKind, MemoryStatus
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_lab.scripted_model import call_counts, fake_model
 from acai_lab.scripted_openai import Reply

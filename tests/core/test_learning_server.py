@@ -1,5 +1,5 @@
 """Background learning on the built-in model runs on a server of its own, at the lowest
-priority, suspended while a turn is answered (core/llm/learning_server.py).
+priority, suspended while a turn is answered (core/models/learning_server.py).
 
 The tests marked ``local_model`` start the real llama-cpp-python servers with the bundled
 SmolLM2-135M GGUF. None of them measures time: they check what happened, and in which
@@ -18,17 +18,18 @@ from pathlib import Path
 import pytest
 
 from acai_desktop.core import events as ev
-from acai_desktop.core import model_start as model_start_module
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.llm.learning_server import PauseDuringTurns, learning_server_like
-from acai_desktop.core.llm.local_server import LocalModelServer, can_suspend
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.processors.profile_jobs import YIELDING_JOBS
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import JobStatus, MessageStatus
+from acai_desktop.core.learning.profile_jobs import YIELDING_JOBS
+from acai_desktop.core.models import start as model_start_module
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.learning_server import PauseDuringTurns, learning_server_like
+from acai_desktop.core.models.local_server import LocalModelServer, can_suspend
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_lab.headless import wait_until
 from tests.support.aio import run
 from tests.support.server_processes import server_of_a_killed_app, stand_in_python, wait_gone

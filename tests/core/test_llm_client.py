@@ -20,11 +20,11 @@ from acai_desktop.core.errors import (
     ModelUnauthorizedError,
     ModelUnreachableError,
 )
-from acai_desktop.core.llm.call_limits import ClientTimeouts
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.replies import StreamStats
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models.call_limits import ClientTimeouts
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.replies import StreamStats
+from acai_desktop.core.models.settings import ModelSettings
 from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run

@@ -7,19 +7,19 @@ import json
 import pytest
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.presets import (
+from acai_desktop.core.models.presets import (
     OPENAI_BASE_URL,
     PRESETS,
     ModelRole,
     ProviderName,
     StructuredMode,
 )
-from acai_desktop.core.llm.settings import (
+from acai_desktop.core.models.settings import (
     ModelSettings,
     load_model_settings,
     save_model_settings,
 )
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 
 
 def test_every_preset_has_a_model_for_every_role():
@@ -85,7 +85,7 @@ def test_answer_deadlines_follow_where_the_model_runs_unless_set():
     """Issue 39: 180 s to the first words and 900 s for an answer were longer than anyone
     waits. Now: 120 s for a model on this computer (it may load first), 60 s for one in
     the cloud, 300 s for the answer; a number the user set is kept."""
-    from acai_desktop.core.llm.call_limits import CallDeadlines
+    from acai_desktop.core.models.call_limits import CallDeadlines
 
     cloud = ModelSettings.for_preset("openai")
     local = ModelSettings.for_preset("ollama")

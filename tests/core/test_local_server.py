@@ -16,12 +16,12 @@ import pytest
 from pydantic import BaseModel
 
 from acai_desktop.core.errors import LocalModelUnavailableError
-from acai_desktop.core.llm import local_model_files
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.local_model_files import bundled_model_path
-from acai_desktop.core.llm.local_server import LocalModelServer
-from acai_desktop.core.llm.presets import BUNDLED_LOCAL_MODEL, StructuredMode
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models import local_model_files
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.local_model_files import bundled_model_path
+from acai_desktop.core.models.local_server import LocalModelServer
+from acai_desktop.core.models.presets import BUNDLED_LOCAL_MODEL, StructuredMode
+from acai_desktop.core.models.settings import ModelSettings
 from tests.support.aio import run
 from tests.support.server_processes import (
     server_of_a_killed_app,
@@ -207,7 +207,7 @@ def test_the_prompt_cache_counts_the_logits_each_state_carries(monkeypatch):
     from llama_cpp.llama import LlamaState
     from llama_cpp.llama_cache import LlamaRAMCache
 
-    from acai_desktop.core.llm.local_server_process import count_whole_states
+    from acai_desktop.core.models.local_server_process import count_whole_states
 
     monkeypatch.setattr(LlamaRAMCache, "cache_size", LlamaRAMCache.cache_size)  # undone after
 

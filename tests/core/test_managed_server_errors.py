@@ -5,7 +5,7 @@ import socket
 import pytest
 
 from acai_desktop.core.errors import LocalModelUnavailableError, ModelUnreachableError
-from acai_desktop.core.llm.local_server import LocalModelServer
+from acai_desktop.core.models.local_server import LocalModelServer
 from tests.core.conftest import client_for
 from tests.support.aio import run
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from acai_desktop.core.records import Actor, MemoryStatus
+from acai_desktop.core.records.memories import Actor, MemoryStatus
 from acai_desktop.core.store.memory_writes import update_memory
 from tests.support.aio import run
 from tests.support.memory import memory_services

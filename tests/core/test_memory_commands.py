@@ -6,15 +6,16 @@ call; the answer is saved, announced and sourced like any other."""
 from __future__ import annotations
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.memory_commands import APP_MODEL, NOTHING_KNOWN, said_back
-from acai_desktop.core.processors.plain_statements import (
+from acai_desktop.core.learning.plain_statements import (
     MemoryRequest,
     forget_requests,
     memory_requests,
     requested_facts,
 )
-from acai_desktop.core.records import MemoryKind, MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.core.rules.bearings import asks_what_is_known
+from acai_desktop.core.turns.memory_commands import APP_MODEL, NOTHING_KNOWN, said_back
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

@@ -11,10 +11,10 @@ import sqlite3
 import psycopg
 import pytest
 
-from acai_desktop.core import memory_copy
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.memory_copy import copy_local_memory
-from acai_desktop.core.store_choice import ServerAddress, parse_server_url
+from acai_desktop.core.profile import memory_copy
+from acai_desktop.core.profile.memory_copy import copy_local_memory
+from acai_desktop.core.profile.store_choice import ServerAddress, parse_server_url
 from tests.support.memory import memory_services
 from tests.support.old_profile import old_profile
 

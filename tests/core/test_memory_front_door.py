@@ -8,7 +8,7 @@ from __future__ import annotations
 from acai_desktop.core.memory.front_door import Memory, Via, open_memory
 from acai_desktop.core.memory.intake import IntakeStatus
 from acai_desktop.core.memory.retrieval import RetrievedMemory, RetrievedMessage
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from tests.support.aio import run
 from tests.support.assistant import running_assistant
 from tests.support.memory import shared_embedder

@@ -8,7 +8,7 @@ from acai_desktop.core.errors import ProtectedMemoryError
 from acai_desktop.core.memory.listing import EVERYWHERE, PanelFilter, PanelQuery, panel_key
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.records import Actor
+from acai_desktop.core.records.memories import Actor
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.core.store.projects import create_project, set_memory_project
 from tests.support.aio import run

@@ -14,7 +14,7 @@ from acai_desktop.core.errors import InvalidInputError, NotFoundError, Protected
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.validation import MAX_MEMORY_CHARS
-from acai_desktop.core.records import Actor, MemoryKind, MemoryStatus, Origin
+from acai_desktop.core.records.memories import Actor, MemoryKind, MemoryStatus, Origin
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.memories import MemoryFilter, decode_embedding
 from tests.support.aio import run

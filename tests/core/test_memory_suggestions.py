@@ -6,9 +6,9 @@ from contextlib import asynccontextmanager
 import pytest
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings
-from acai_desktop.core.records import MemoryStatus, SuggestionStatus
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings
+from acai_desktop.core.records.memories import MemoryStatus, SuggestionStatus
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run

@@ -4,7 +4,7 @@ showed again."""
 
 from __future__ import annotations
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store.conversations import (
     add_turn,
     create_conversation,

@@ -9,13 +9,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from acai_desktop.core.conversation_export import export_text
+from acai_desktop.core.conversations.export import export_text
 from acai_desktop.core.memory.context_builder import build_context
 from acai_desktop.core.memory.prompt_history import left_out_of_prompt
 from acai_desktop.core.memory.tokens import estimate_message_tokens
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.rules.prompt_quoting import USER_MESSAGE_HEADER
 from acai_desktop.core.store.database import Store
 from acai_lab.scripted_openai import Reply
 from tests.core.test_context_builder import message

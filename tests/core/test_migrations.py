@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.custom_instructions import CustomInstructions
-from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.conversations.custom_instructions import CustomInstructions
+from acai_desktop.core.records.memories import MemoryStatus
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.migrations import migrations

@@ -1,5 +1,5 @@
 """A SQLite profile that a newer ACAI Desktop migrated is refused, not written (issue 39
-G9), as a PostgreSQL server's is (core/server_check.py): a real profile file whose
+G9), as a PostgreSQL server's is (core/profile/server_check.py): a real profile file whose
 migrations record one this version doesn't know."""
 
 from __future__ import annotations

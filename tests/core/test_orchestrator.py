@@ -7,7 +7,8 @@ import pytest
 from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import MessageDelta
-from acai_desktop.core.records import JobStatus, MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_desktop.core.turns.turn_log import MAX_MESSAGE_CHARS
 from acai_lab.scripted_model import call_counts, fake_model
 from acai_lab.scripted_openai import Reply

@@ -9,13 +9,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.chat_import.budget import LearningBudget
-from acai_desktop.core.chat_import.importer import import_conversations, read_export
+from acai_desktop.core.conversations.chat_import.budget import LearningBudget
+from acai_desktop.core.conversations.chat_import.importer import import_conversations, read_export
 from acai_desktop.core.errors import StoreUnavailableError
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.outside_changes import OutsideChanges
-from acai_desktop.core.records import SuggestionDraft
-from acai_desktop.core.server_check import ProblemKind, ServerProblem
+from acai_desktop.core.profile.outside_changes import OutsideChanges
+from acai_desktop.core.profile.server_check import ProblemKind, ServerProblem
+from acai_desktop.core.records.memories import SuggestionDraft
 from acai_desktop.core.store.suggestions import propose_suggestion
 from tests.support.aio import run
 from tests.support.memory import memory_services
@@ -137,7 +137,7 @@ def test_the_listening_connection_is_closed_on_the_loop_when_the_server_goes():
 
 
 def test_many_memories_written_outside_are_told_as_one_bulk_change(tmp_path, monkeypatch):
-    from acai_desktop.core import outside_changes
+    from acai_desktop.core.profile import outside_changes
 
     monkeypatch.setattr(outside_changes, "BULK_CHANGES", 3)
     facts = [f"The user has visited city number {n}" for n in range(5)]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from acai_desktop.core.processors.plain_statements import (
+from acai_desktop.core.learning.plain_statements import (
     forget_requests,
     lasting_statements,
     requested_facts,

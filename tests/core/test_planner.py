@@ -1,6 +1,6 @@
 import pytest
 
-from acai_desktop.core.planner import Complexity, TaskType, is_acknowledgement, plan_message
+from acai_desktop.core.turns.planner import Complexity, TaskType, is_acknowledgement, plan_message
 
 
 @pytest.mark.parametrize("text", ["okay", "Thanks!", "got it.", "OK thanks", "  hi  "])

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.profile_data import open_profile_data
-from acai_desktop.core.profile_lock import LOCK_FILE, ProfileInUseError
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.profile.data import open_profile_data
+from acai_desktop.core.profile.lock import LOCK_FILE, ProfileInUseError
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.profile.store_choice import parse_server_url
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store.conversations import add_turn, create_conversation, update_message
-from acai_desktop.core.store_choice import parse_server_url
 from tests.support.aio import run
 
 

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from acai_desktop.core.chat_settings import SettingScope
-from acai_desktop.core.custom_instructions import InstructionsScope
+from acai_desktop.core.conversations.chat_settings import SettingScope
+from acai_desktop.core.conversations.custom_instructions import InstructionsScope
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.retrieval import RetrievedMemory, RetrievedMessage
-from acai_desktop.core.records import MemoryStatus, ProjectScope
+from acai_desktop.core.records.memories import MemoryStatus
+from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.core.store.projects import DEMOTED, PROMOTED
 from acai_lab.scripted_model import call_kind, fake_model

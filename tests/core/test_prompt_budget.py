@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from acai_desktop.core.chat_settings import (
+from acai_desktop.core.conversations.chat_settings import (
     AUTOMATIC,
     ChatSettings,
     ProfileChatDefaults,
@@ -17,21 +17,21 @@ from acai_desktop.core.chat_settings import (
     effective_settings,
 )
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.context_window import (
+from acai_desktop.core.models.context_window import (
     BUILT_IN_SERVER,
     ContextWindow,
     WindowSource,
     short_tokens,
     window_from_table,
 )
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import (
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.prompt_budget import AUTOMATIC_CAP_TOKENS, resolve_budget
+from acai_desktop.core.models.settings import (
     SETTINGS_VERSION,
     ModelSettings,
     load_model_settings,
     save_model_settings,
 )
-from acai_desktop.core.prompt_budget import AUTOMATIC_CAP_TOKENS, resolve_budget
 
 
 def window(tokens: int, model: str = "llama3.1", **kw) -> ContextWindow:

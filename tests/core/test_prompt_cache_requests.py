@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from acai_desktop.core.llm.local_server import (
+from acai_desktop.core.models.local_server import (
     PROMPT_CACHE_BYTES,
     LocalModelServer,
     default_threads,
 )
-from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.models.presets import ProviderName
 from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run

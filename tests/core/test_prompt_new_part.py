@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.resources import resource_text
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

@@ -5,7 +5,7 @@ a protected old memory stays as it is and the new fact waits as a ``conflict`` f
 user's Use new / Keep old, as with a model's reconcile."""
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.records.memories import MemoryStatus
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_lab.scripted_model import call_counts, fake_model
 from tests.support.aio import run

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from acai_desktop.core.embeddings.base import Embedder
-from acai_desktop.core.embeddings.provider_embedder import ProviderEmbedder
 from acai_desktop.core.errors import ModelReplyError
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.models.embeddings.provider_embedder import ProviderEmbedder
 from acai_lab.scripted_openai import Reply
 from tests.core.conftest import client_for
 from tests.support.aio import run
@@ -75,7 +75,7 @@ def test_a_wrong_number_of_rows_is_refused(fake_openai):
 
 
 def test_a_text_longer_than_the_ceiling_is_sent_cut_to_it(fake_openai):
-    from acai_desktop.core.embeddings.base import MAX_EMBED_CHARACTERS
+    from acai_desktop.core.models.embeddings.base import MAX_EMBED_CHARACTERS
 
     async def scenario():
         async with client_for(fake_openai) as client:

@@ -4,10 +4,10 @@ configured provider and a model server found on this computer, both scripted."""
 import dataclasses
 from pathlib import Path
 
-from acai_desktop.core.llm.detection import DetectionReport, detect_providers
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.detection import DetectionReport, detect_providers
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_desktop.core.routing.reachable import reachable_candidates
 from acai_desktop.core.routing.selection import Speed, Where, choose_model
@@ -41,9 +41,9 @@ def test_the_configured_provider_and_a_server_found_here_are_listed_and_routed(t
             ProviderName.LLAMACPP: shut[1],
         }
         coder = speed_key(ollama.base_url, "qwen2.5-coder:7b")
-        SpeedLog(profile.data_dir).record(
-            coder, ok=True, first_token_seconds=0.4, tokens_per_second=25.0
-        )
+        speeds = SpeedLog(profile.data_dir)
+        speeds.record(coder, ok=True, first_token_seconds=0.4, tokens_per_second=25.0)
+        speeds.save()
         overrides = ModelOverrides("custom", configured.base_url, "SmolLM2-135M-Instruct")
         candidates, problems = run(reachable_candidates(profile, overrides, detect=_detect(urls)))
     assert problems == []

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import sqlite3
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversation_deletion import delete_conversation
 from acai_desktop.core.store.conversations import (

@@ -3,7 +3,7 @@ start again once it answered (issue 27 item 4: no busy loop)."""
 
 import pytest
 
-from acai_desktop.core.reconnect import Backoff
+from acai_desktop.core.profile.reconnect import Backoff
 
 
 def test_each_wait_doubles_up_to_the_ceiling_and_resets():

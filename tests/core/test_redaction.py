@@ -10,16 +10,16 @@ import pytest
 from acai_desktop.core.documents.model import DocumentStatus
 from acai_desktop.core.errors import ModelUnauthorizedError
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.llm.error_text import key_hint
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.processors.runner import JobRunner
+from acai_desktop.core.learning.job_runner import JobRunner
+from acai_desktop.core.models.api_keys import SecretStore
+from acai_desktop.core.models.error_text import key_hint
+from acai_desktop.core.models.presets import ProviderName
 from acai_desktop.core.redaction import (
     REDACTED,
     RedactingFilter,
     install_log_redaction,
     redact,
 )
-from acai_desktop.core.secrets import SecretStore
 from acai_desktop.core.store.conversations import add_message, create_conversation, update_message
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import queue_document, set_status
@@ -255,7 +255,7 @@ def test_a_jobs_error_echoing_keys_is_stored_without_them(tmp_path, fake_openai)
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.addFilter(RedactingFilter())
-    runner_log = logging.getLogger("acai_desktop.core.processors.runner")
+    runner_log = logging.getLogger("acai_desktop.core.learning.job_runner")
     runner_log.addHandler(handler)
     try:
         failed = run(scenario())

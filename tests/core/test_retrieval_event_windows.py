@@ -14,7 +14,7 @@ from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.query import content_terms, process_query
 from acai_desktop.core.memory.relative_time import EventAnchor, event_anchors
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.store import conversations as conversation_sql
 from tests.support.aio import run
 from tests.support.memory import memory_services, shared_embedder

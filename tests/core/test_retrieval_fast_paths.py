@@ -10,7 +10,7 @@ import pytest
 from acai_desktop.core.memory.retrieval.candidates import ScoredCandidates
 from acai_desktop.core.memory.retrieval.ranking import _contender_bar, _ranking_keys
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.records import MEMORY_COLUMNS, MemoryItem
+from acai_desktop.core.records.memories import MEMORY_COLUMNS, MemoryItem
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id
 from tests.support.aio import run
 from tests.support.memory import memory_services
@@ -83,7 +83,12 @@ def test_records_read_for_a_search_are_those_of_the_plain_row_reader(tmp_path):
 
 
 def test_a_records_enums_and_meta_are_what_the_plain_conversions_give():
-    from acai_desktop.core.records import MEMORY_CONVERTERS, MemoryKind, MemoryStatus, Origin
+    from acai_desktop.core.records.memories import (
+        MEMORY_CONVERTERS,
+        MemoryKind,
+        MemoryStatus,
+        Origin,
+    )
 
     convert = dict(zip(MEMORY_COLUMNS, MEMORY_CONVERTERS, strict=True))
     for column, enum_type in (("kind", MemoryKind), ("origin", Origin), ("status", MemoryStatus)):

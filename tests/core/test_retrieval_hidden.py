@@ -16,7 +16,7 @@ from acai_desktop.core.clock import parse_utc
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.retrieval.ranking import rank as rank_on_database
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.records import ProjectScope
+from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.store import projects
 from tests.support.aio import run
 from tests.support.memory import memory_services

@@ -26,9 +26,9 @@ from acai_desktop.core.memory.retrieval.floor import (
     words_bar,
 )
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
-from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import MemoryKind
+from acai_desktop.core.rules.prompt_quoting import USER_MESSAGE_HEADER
 from acai_desktop.core.store import conversations as conversation_sql
 from tests.support.aio import run
 from tests.support.memory import shared_embedder

@@ -19,7 +19,7 @@ from acai_desktop.core.memory.front_door import open_memory
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.query import asked_topic, asks_when, process_query
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievalWeights
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.store import conversations as conversation_sql
 from tests.support.aio import run
 from tests.support.memory import memory_services, shared_embedder

@@ -4,9 +4,9 @@ steer the next choice."""
 import pytest
 
 from acai_desktop.core.errors import ModelError, ModelUnauthorizedError
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.routing.fallback import NoModelFitsError, answer_with_fallback
 from acai_desktop.core.routing.known_models import capabilities_of
 from acai_desktop.core.routing.selection import Candidate, Policy, Where, choose_model

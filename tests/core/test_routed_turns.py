@@ -8,9 +8,9 @@ import dataclasses
 from contextlib import asynccontextmanager, contextmanager
 
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.llm.detection import DetectionReport, detect_providers
-from acai_desktop.core.llm.presets import ProviderName, RoleModels
-from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.detection import DetectionReport, detect_providers
+from acai_desktop.core.models.presets import ProviderName, RoleModels
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_lab.scripted_openai import FakeOpenAIServer, Reply
 from tests.support.aio import run

@@ -8,7 +8,7 @@ import keyring.errors
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
 
-from acai_desktop.core.secrets import SERVICE, SecretStore
+from acai_desktop.core.models.api_keys import SERVICE, SecretStore
 
 
 class MemoryKeyring(KeyringBackend):

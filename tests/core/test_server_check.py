@@ -9,10 +9,10 @@ import dataclasses
 import psycopg
 import pytest
 
-from acai_desktop.core.server_check import ProblemKind, check_server, is_connection_lost
+from acai_desktop.core.profile.server_check import ProblemKind, check_server, is_connection_lost
+from acai_desktop.core.profile.store_choice import ServerAddress, parse_server_url
 from acai_desktop.core.store.migrations import migrations
 from acai_desktop.core.store.store_url import open_store
-from acai_desktop.core.store_choice import ServerAddress, parse_server_url
 from tests.support.closed_ports import closed_ports
 from tests.support.postgres_logins import login_with_password
 
@@ -119,7 +119,7 @@ def test_a_lost_connection_is_told_from_a_bad_statement(postgres_url):
 
 def test_a_store_error_from_a_lost_connection_means_reconnect(postgres_url):
     from acai_desktop.core.errors import StoreError, StoreUnavailableError
-    from acai_desktop.core.server_check import ServerProblem, is_store_lost
+    from acai_desktop.core.profile.server_check import ServerProblem, is_store_lost
 
     with psycopg.connect(postgres_url, autocommit=True) as connection:
         with psycopg.connect(postgres_url, autocommit=True) as killer:

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from acai_desktop.core.chat_import.importer import read_export
-from acai_desktop.core.chat_import.model import ImportFileError
+from acai_desktop.core.conversations.chat_import.importer import read_export
+from acai_desktop.core.conversations.chat_import.model import ImportFileError
 from acai_desktop.core.documents.model import DocumentReadError, DocumentStatus
 from tests.core.test_documents_service import documents_at
 from tests.support.aio import run

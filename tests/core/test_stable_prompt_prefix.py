@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import itertools
 
-from acai_desktop.core.answer_filter import strip_delimiters
 from acai_desktop.core.memory.prompt_history import CUT_TO_SHARE, history_room
 from acai_desktop.core.memory.prompt_lines import MEMORY_BLOCK_PREAMBLE, MEMORY_BLOCK_START
 from acai_desktop.core.memory.tokens import estimate_message_tokens
-from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER, asked_text
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.rules.prompt_quoting import USER_MESSAGE_HEADER, asked_text
+from acai_desktop.core.turns.answer_filter import strip_delimiters
 from acai_lab.scripted_openai import Reply
 from tests.core.test_history_cut_steps import common_prefix
 from tests.support.aio import run

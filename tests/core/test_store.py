@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from acai_desktop.core.errors import StoreError
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MEMORY_COLUMNS, Actor
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import MEMORY_COLUMNS, Actor
 from acai_desktop.core.store.database import Store, translate_sqlite_error
 from acai_desktop.core.store.memories import MemoryRepository
 from acai_desktop.core.store.memory_writes import insert_memory

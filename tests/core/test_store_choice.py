@@ -8,8 +8,8 @@ import keyring.backend
 import pytest
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.secrets import SecretStore
-from acai_desktop.core.store_choice import (
+from acai_desktop.core.models.api_keys import SecretStore
+from acai_desktop.core.profile.store_choice import (
     ServerAddress,
     load_store_choice,
     parse_server_url,

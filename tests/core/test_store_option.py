@@ -8,7 +8,7 @@ import json
 import psycopg
 
 from acai_desktop import cli
-from acai_desktop.core.store_choice import parse_server_url, save_store_choice
+from acai_desktop.core.profile.store_choice import parse_server_url, save_store_choice
 from tests.support.closed_ports import closed_ports
 
 

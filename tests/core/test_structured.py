@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from acai_desktop.core.errors import ModelServerError
-from acai_desktop.core.llm.presets import StructuredMode
-from acai_desktop.core.llm.structured import (
+from acai_desktop.core.models.presets import StructuredMode
+from acai_desktop.core.models.structured import (
     MAX_REPLY_CHARS,
     parse_structured_reply,
     response_format_for,
@@ -128,7 +128,7 @@ def test_local_preset_starts_with_the_schema_inside_json_mode(fake_openai):
 )
 def test_bad_replies_become_no_result_with_a_logged_reason(fake_openai, caplog, reply, reason):
     fake_openai.script(reply)
-    with caplog.at_level(logging.WARNING, logger="acai_desktop.core.llm.structured"):
+    with caplog.at_level(logging.WARNING, logger="acai_desktop.core.models.structured"):
         result, _ = ask(fake_openai)
     assert result.value is None
     assert reason in result.reason

@@ -1,9 +1,9 @@
-"""SummaryProcessor: folding the messages the prompt has left out into a summary memory,
+"""SummaryLearner: folding the messages the prompt has left out into a summary memory,
 through the real SDK."""
 
 from acai_desktop.core.memory.prompt_history import CUT_TO_SHARE, left_out_of_prompt
 from acai_desktop.core.memory.tokens import estimate_message_tokens
-from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_lab.scripted_model import call_counts, fake_model
 from acai_lab.scripted_openai import Reply

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.models.choice import ModelOverrides
 from tests.support.aio import run
 from tests.support.assistant import configure_profile, running_assistant
 

@@ -10,9 +10,9 @@ import keyring
 import keyring.backends.fail
 import pytest
 
-from acai_desktop.core.llm.settings import load_model_settings, save_model_settings
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.secrets import SecretStore
+from acai_desktop.core.models.api_keys import SecretStore
+from acai_desktop.core.models.settings import load_model_settings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.evaluation.temporary_profile import temporary_profile
 from tests.core.conftest import settings_for
 from tests.support.aio import run

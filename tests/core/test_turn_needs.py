@@ -2,13 +2,13 @@
 
 import pytest
 
-from acai_desktop.core.planner import plan_message
 from acai_desktop.core.routing.turn_kinds import TurnKind, text_kind
 from acai_desktop.core.routing.turn_needs import (
     LONG_CONTEXT_TOKENS,
     AttachedFile,
     analyse_turn,
 )
+from acai_desktop.core.turns.planner import plan_message
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 model that reconciles well scores 1.0 / 0.0; one that never sees a contradiction keeps
 both values active, scores 0 and retrieves the old one."""
 
-from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.models.choice import ModelOverrides
 from acai_desktop.evaluation.updates import SCENARIO, evaluate_updates
 from acai_lab.scripted_model import fake_model
 from acai_lab.scripted_openai import Reply

@@ -12,7 +12,7 @@ from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.transfer import export_memories, import_memories
 from acai_desktop.core.memory.vector_index import RankingFacts, VectorIndex
-from acai_desktop.core.records import Actor, MemoryItem
+from acai_desktop.core.records.memories import Actor, MemoryItem
 from acai_desktop.core.store import search as sql
 from tests.support.aio import run
 from tests.support.memory import memory_services

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.core.profile.lock import ProfileLock
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import Store
 from tests.support.aio import run

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_lab.scripted_openai import Reply
 from benchmarks.soak_faults import write_import_file
 from tests.support.aio import run

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.records import JobStatus
+from acai_desktop.core.records.jobs import JobStatus
 from acai_lab.scripted_model import fake_model
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

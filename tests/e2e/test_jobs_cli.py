@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from acai_desktop.core.errors import ModelUnreachableError
-from acai_desktop.core.processors.job_failures import MAX_RETRY_AFTER_SECONDS
+from acai_desktop.core.learning.job_failures import MAX_RETRY_AFTER_SECONDS
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
 from acai_lab.scripted_model import fake_model

@@ -15,7 +15,7 @@ import sys
 import threading
 
 from acai_desktop.commands.mcp_stdio import MAX_FRAME_BYTES
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
 INITIALIZE = {

@@ -15,12 +15,12 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.chat_import.budget import LearningBudget
-from acai_desktop.core.chat_import.importer import import_conversations, read_export
+from acai_desktop.core.conversations.chat_import.budget import LearningBudget
+from acai_desktop.core.conversations.chat_import.importer import import_conversations, read_export
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import configure_profile, running_assistant

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from acai_desktop.core.memory.front_door import open_memory
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import Actor
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import Actor
 from tests.support.aio import run
 from tests.support.memory import shared_embedder
 from tests.support.readonly import read_only

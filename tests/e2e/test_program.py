@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import acai_desktop
-from acai_desktop.core.profile import DATABASE_FILE
+from acai_desktop.core.profile.paths import DATABASE_FILE
 
 PROGRAM = str(Path(sys.executable).with_name("acai-desktop"))
 # Generous: a slow CI machine loads Qt and numpy in a few seconds; this is a hang guard.

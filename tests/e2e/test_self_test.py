@@ -8,7 +8,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from acai_desktop.core.profile import DATABASE_FILE
+from acai_desktop.core.profile.paths import DATABASE_FILE
 from tests.e2e.test_program import run_program
 
 #: The checks live in acai_lab/, in the repository (the frozen bundle carries it, the

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.core.embeddings.wordllama_embedder import CONFIG, DIMENSIONS
+from acai_desktop.core.models.embeddings.wordllama_embedder import CONFIG, DIMENSIONS
 
 pytestmark = pytest.mark.e2e
 

@@ -7,9 +7,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from acai_desktop.core.assistant import Assistant, open_assistant
-from acai_desktop.core.llm.settings import save_model_settings
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.settings import save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_lab.scripted_openai import FakeOpenAIServer
 from tests.core.conftest import settings_for
 from tests.support.memory import shared_embedder

@@ -7,8 +7,8 @@ import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from acai_desktop.core.llm.detection import PROBED_PROVIDERS
-from acai_desktop.core.llm.presets import ProviderName
+from acai_desktop.core.models.detection import PROBED_PROVIDERS
+from acai_desktop.core.models.presets import ProviderName
 
 
 @contextmanager

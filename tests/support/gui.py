@@ -1,7 +1,7 @@
 """Drive a real AppController on qasync's loop from a test, as the self-test and the soak
 bench do (the one implementation: :mod:`acai_lab.headless`)."""
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_lab.headless import WAIT_SECONDS, run_in_session, wait_until
 from tests.support.memory import shared_embedder

@@ -13,8 +13,8 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.front_door import memory_on, open_memory
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import MemoryItem
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.store_url import open_store
 
@@ -25,7 +25,7 @@ def shared_embedder():
     """One WordLlama per test session: loading it costs half a second, using it nothing."""
     global _EMBEDDER
     if _EMBEDDER is None:
-        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+        from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         _EMBEDDER = WordLlamaEmbedder()
     return _EMBEDDER

@@ -10,7 +10,7 @@ import time
 import psycopg
 from psycopg import sql
 
-from acai_desktop.core.store_choice import ServerAddress
+from acai_desktop.core.profile.store_choice import ServerAddress
 from tests.support.postgres_cluster import PostgresCluster
 
 _numbers = itertools.count(1)

@@ -55,7 +55,7 @@ def server_of_a_killed_app(
         f"""
         import asyncio
         from pathlib import Path
-        from acai_desktop.core.llm.local_server import LocalModelServer
+        from acai_desktop.core.models.local_server import LocalModelServer
 
         async def main():
             server = LocalModelServer(

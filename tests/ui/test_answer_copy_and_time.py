@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QGuiApplication, QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.records.conversations import Message, MessageStatus
 from acai_desktop.ui.plain_text import plain_text_of
 from tests.support.gui import shown_main_window
 

@@ -138,7 +138,7 @@ def test_cancel_leaves_editing_and_sending_adds_a_new_message(qtbot, qapp):
 
 
 def test_showing_another_chat_ends_an_edit(qtbot, qapp):
-    from acai_desktop.core.records import Message, MessageStatus
+    from acai_desktop.core.records.conversations import Message, MessageStatus
     from tests.support.gui import shown_main_window
 
     window = shown_main_window(qtbot, qapp, size=(1000, 700))

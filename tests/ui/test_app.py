@@ -11,9 +11,9 @@ import shiboken6
 from PySide6.QtCore import QTimer
 
 from acai_desktop.core.errors import StoreError
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.profile_data import open_profile_data
-from acai_desktop.core.profile_lock import ProfileLock
+from acai_desktop.core.profile.data import open_profile_data
+from acai_desktop.core.profile.lock import ProfileLock
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app import create_application, run_gui
 from acai_desktop.ui.app_controller import AppController
 from tests.support.assistant import configure_profile

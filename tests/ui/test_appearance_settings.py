@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 
-from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
+from acai_desktop.core.models.settings import (
+    ModelSettings,
+    load_model_settings,
+    save_model_settings,
+)
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 

@@ -16,11 +16,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.chat_settings import AUTOMATIC, ChatSettings, ProfileChatDefaults
-from acai_desktop.core.llm.context_window import ContextWindow, WindowSource
-from acai_desktop.core.llm.presets import ModelRole, ProviderName
-from acai_desktop.core.llm.settings import ModelSettings
-from acai_desktop.core.prompt_budget import resolve_budget
+from acai_desktop.core.conversations.chat_settings import (
+    AUTOMATIC,
+    ChatSettings,
+    ProfileChatDefaults,
+)
+from acai_desktop.core.models.context_window import ContextWindow, WindowSource
+from acai_desktop.core.models.presets import ModelRole, ProviderName
+from acai_desktop.core.models.prompt_budget import resolve_budget
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.budget_field import UNKNOWN_AUTOMATIC
 from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog

@@ -10,7 +10,7 @@ import threading
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from acai_desktop.core.records import MemoryKind
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.token_usage_text import NOT_REPORTED
@@ -221,7 +221,7 @@ def test_a_server_that_reports_no_usage_gets_no_invented_figures(qapp, tmp_path,
 
 
 def test_the_dialog_flags_only_names_the_server_lacks_and_unticked_is_unset(qtbot):
-    from acai_desktop.core.chat_settings import ChatSettings, ProfileChatDefaults
+    from acai_desktop.core.conversations.chat_settings import ChatSettings, ProfileChatDefaults
 
     profile = ProfileChatDefaults("llama3.2", 3000)
     dialog = ChatSettingsDialog(profile, ChatSettings(model="llama3.2"), ["llama3.2:latest"])

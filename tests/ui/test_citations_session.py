@@ -16,7 +16,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QToolTip
 
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.model_choice import ModelOverrides
+from acai_desktop.core.models.choice import ModelOverrides
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.chat_view import COPY, COPY_TEXT, SOURCES

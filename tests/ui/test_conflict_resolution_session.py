@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import Actor
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.memories import Actor
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.records import ConversationHit
+from acai_desktop.core.records.conversations import ConversationHit
 from acai_desktop.core.store import conversations as conversation_sql
 from acai_desktop.core.store.database import Store
 from acai_desktop.ui.app_controller import AppController

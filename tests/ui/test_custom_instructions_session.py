@@ -9,13 +9,13 @@ import asyncio
 import pytest
 from PySide6.QtCore import Qt
 
-from acai_desktop.core.custom_instructions import (
+from acai_desktop.core.conversations.custom_instructions import (
     ABOUT_LABEL,
     MAX_INSTRUCTION_CHARS,
     RESPOND_LABEL,
     CustomInstructions,
 )
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.chat_view import SOURCES

@@ -16,9 +16,9 @@ from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.documents.model import ScopeMode
 from acai_desktop.core.documents.prompt_block import EVIDENCE_BLOCK_START, EVIDENCE_PREAMBLE
 from acai_desktop.core.documents.readers import MAX_FILE_BYTES
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.documents_model import DocumentRoles
 from acai_desktop.ui.models.messages_model import MessageRoles

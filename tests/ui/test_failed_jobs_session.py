@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.clock import local_time_text, now_iso
-from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.records.jobs import Job, JobStatus
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.main_window import MainWindow
 from acai_desktop.ui.models.memories_model import MemoryRoles

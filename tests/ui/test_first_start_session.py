@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.llm.detection import BUILT_IN_TITLE, detect_providers
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.detection import BUILT_IN_TITLE, detect_providers
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.first_start_dialog import FirstStartDialog
 from tests.support.closed_ports import presets_with_nothing_there

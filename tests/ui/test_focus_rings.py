@@ -12,14 +12,8 @@ from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from acai_desktop.core.records import (
-    Conversation,
-    MemoryItem,
-    MemoryKind,
-    Message,
-    MessageStatus,
-    Origin,
-)
+from acai_desktop.core.records.conversations import Conversation, Message, MessageStatus
+from acai_desktop.core.records.memories import MemoryItem, MemoryKind, Origin
 from acai_desktop.ui.main_window import MainWindow
 from acai_desktop.ui.theme import apply_theme, load_theme
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QLabel, QToolTip, QWidget
 
-from acai_desktop.core.llm.model_status import ModelState, ModelStatus
+from acai_desktop.core.models.model_status import ModelState, ModelStatus
 from acai_desktop.ui.window_panes import TITLE_KEEPS, TITLE_ROOM
 from tests.support.gui import shown_main_window
 
@@ -65,7 +65,7 @@ def test_a_long_title_is_cut_before_the_model_name(qtbot, qapp):
 
 @pytest.mark.parametrize("panel", ["chats", "memory"])
 def test_at_640_px_with_a_panel_open_nothing_is_cut_or_drawn_over(qtbot, qapp, panel):
-    from acai_desktop.core.records import Message, MessageStatus
+    from acai_desktop.core.records.conversations import Message, MessageStatus
 
     window = shown_main_window(qtbot, qapp, size=(640, 800))
     at = "2026-01-01T00:00:00+00:00"

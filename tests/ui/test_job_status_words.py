@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.records.jobs import Job, JobStatus
 from acai_desktop.ui.widgets.job_status import JobStatus as JobStatusWidgets
 
 QUEUED = Job(7, "critical_info", {"message_id": 1}, JobStatus.PENDING, 0, "t", "t", 1)

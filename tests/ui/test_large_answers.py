@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextTable
 
-from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.records.conversations import Message, MessageStatus
 from acai_desktop.ui.markdown_blocks import (
     TABLE_MAX_CELLS,
     split_blocks,

@@ -30,7 +30,7 @@ def test_hidden_panels_are_remembered_between_runs(qapp, tmp_path, fake_openai):
 
 
 def test_the_settings_dialog_keeps_the_panels_it_does_not_show(qapp):
-    from acai_desktop.core.llm.settings import ModelSettings
+    from acai_desktop.core.models.settings import ModelSettings
     from acai_desktop.ui.preferences import UiPreferences
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.records.conversations import Message, MessageStatus
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.message_document import MORE_SCHEME
 from tests.support.assistant import configure_profile

@@ -163,7 +163,7 @@ def test_quit_shortcut_closes_the_window(window, qtbot):
 
 
 def test_tab_reaches_the_chat_between_its_header_and_the_composer(window, qtbot):
-    from acai_desktop.core.records import Message, MessageStatus
+    from acai_desktop.core.records.conversations import Message, MessageStatus
 
     at = "2026-01-01T00:00:00+00:00"
     window.show_conversation(1, "Chat", [Message(1, 1, "user", "hi", MessageStatus.COMPLETE, at)])

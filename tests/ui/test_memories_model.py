@@ -14,7 +14,7 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.front_door import open_memory
 from acai_desktop.core.memory.listing import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft, MemoryService
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app import create_application
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from tests.support.gui import wait_until

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
 
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.evaluation.runs import (
     EVALUATIONS,
     Evaluation,

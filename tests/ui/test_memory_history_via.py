@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acai_desktop.core.records import Actor, MemoryEvent, MemoryItem, MemoryKind, Origin
+from acai_desktop.core.records.memories import Actor, MemoryEvent, MemoryItem, MemoryKind, Origin
 from acai_desktop.ui.widgets.history_dialogs import MemoryDetailsDialog
 
 AT = "2026-12-01T10:00:00+00:00"

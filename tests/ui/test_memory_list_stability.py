@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from acai_desktop.core.records import (
+from acai_desktop.core.records.memories import (
     MemoryItem,
     MemoryKind,
     Origin,

@@ -10,11 +10,11 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel
 
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.listing import DEFAULT_PAGE_SIZE, PanelQuery
 from acai_desktop.core.memory.panel_search import PanelSearchWeights
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
@@ -409,7 +409,7 @@ def test_the_memory_search_finds_a_topic_most_relevant_first(qapp, tmp_path, fak
 def test_an_import_beside_the_window_reaches_the_panel_as_one_reload(
     qapp, tmp_path, fake_openai, monkeypatch
 ):
-    from acai_desktop.core import outside_changes
+    from acai_desktop.core.profile import outside_changes
     from tests.support.memory import memory_services
 
     monkeypatch.setattr(outside_changes, "BULK_CHANGES", 3)

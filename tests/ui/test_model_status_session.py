@@ -7,9 +7,9 @@ import keyring
 import keyring.backends.fail
 import pytest
 
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
 from tests.support.assistant import configure_profile
 from tests.support.closed_ports import closed_urls

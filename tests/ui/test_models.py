@@ -5,15 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from acai_desktop.core.events import MessageDelta
-from acai_desktop.core.records import (
-    Conversation,
-    MemoryItem,
-    MemoryKind,
-    MemoryStatus,
-    Message,
-    MessageStatus,
-    Origin,
-)
+from acai_desktop.core.records.conversations import Conversation, Message, MessageStatus
+from acai_desktop.core.records.memories import MemoryItem, MemoryKind, MemoryStatus, Origin
 from acai_desktop.ui.models.conversations_model import ConversationRoles, ConversationsModel
 from acai_desktop.ui.models.messages_model import MessageRoles, MessagesModel
 
@@ -167,7 +160,7 @@ def test_event_bridge_relays_core_events_until_detached(qtbot):
 def test_an_answer_known_to_use_nothing_says_nothing_relevant_was_remembered(qtbot):
     from dataclasses import replace
 
-    from acai_desktop.core.token_usage import TokenUsage
+    from acai_desktop.core.turns.token_usage import TokenUsage
     from acai_desktop.ui.widgets.message_delegate import NOTHING_RELEVANT_NOTE, SOURCES, footer_of
 
     model = MessagesModel()
@@ -217,7 +210,7 @@ def test_every_list_model_shares_one_base(qapp):
 
 
 def test_conversations_model_groups_chats_under_their_projects(qtmodeltester):
-    from acai_desktop.core.records import Project
+    from acai_desktop.core.records.projects import Project
     from acai_desktop.ui.models.conversations_model import OUTSIDE_PROJECTS
 
     def conversation(id, updated, project_id=None, pinned=False):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.llm.settings import load_model_settings
+from acai_desktop.core.models.settings import load_model_settings
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
@@ -25,12 +25,14 @@ def test_your_models_lists_what_the_provider_offers_and_what_was_measured(
 ):
     fake_openai.models = ["gpt-4o-mini", "SmolLM2-135M-Instruct", "text-embedding-3-small"]
     profile = configure_profile(tmp_path / "profile", fake_openai)
-    SpeedLog(profile.data_dir).record(
+    speeds = SpeedLog(profile.data_dir)
+    speeds.record(
         speed_key(fake_openai.base_url, "gpt-4o-mini"),
         ok=True,
         first_token_seconds=0.4,
         tokens_per_second=42.0,
     )
+    speeds.save()
     settings_before = profile.settings_path.read_bytes()
 
     async def scenario(session: AppController):

@@ -27,9 +27,10 @@ import pytest
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.memory.listing import PanelQuery
 from acai_desktop.core.memory.service import MemoryDraft
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.records import MemoryKind, MessageStatus
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.records.conversations import MessageStatus
+from acai_desktop.core.records.memories import MemoryKind
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_lab.none_refcount import watch_none_refcount, window_paths

@@ -22,7 +22,10 @@ def test_the_window_s_package_installs_the_cheaper_check():
 
 
 def test_it_answers_as_pyside_without_inspect(monkeypatch):
-    import acai_desktop.core.records
+    import acai_desktop.core.records.conversations
+    import acai_desktop.core.records.jobs
+    import acai_desktop.core.records.memories
+    import acai_desktop.core.records.projects
     import acai_desktop.ui.theme  # noqa: F401
 
     feature = sys.modules[pyside_import_check.FEATURE_MODULE]

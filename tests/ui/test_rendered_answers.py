@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QPoint, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence, QTextFormat
 
 from acai_desktop.core.events import MessageDelta
-from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.records.conversations import Message, MessageStatus
 from acai_desktop.ui.fonts import has_equal_advances
 from acai_desktop.ui.markdown_blocks import split_blocks, split_stable
 from acai_desktop.ui.message_document import MessageDocument

@@ -8,8 +8,8 @@ import functools
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.llm.detection import detect_providers
-from acai_desktop.core.llm.presets import RoleModels
+from acai_desktop.core.models.detection import detect_providers
+from acai_desktop.core.models.presets import RoleModels
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog

@@ -18,7 +18,7 @@ from pathlib import Path
 import acai_desktop.commands
 import acai_desktop.ui
 from acai_desktop.core.assistant import Assistant
-from acai_desktop.core.conversation_service import ConversationService
+from acai_desktop.core.conversations.service import ConversationService
 
 UI = Path(acai_desktop.ui.__file__).parent
 COMMANDS = Path(acai_desktop.commands.__file__).parent

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from acai_desktop.core.llm.detection import DetectionReport, ProviderProbe
-from acai_desktop.core.llm.presets import ModelRole, ProviderName
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models.detection import DetectionReport, ProviderProbe
+from acai_desktop.core.models.presets import ModelRole, ProviderName
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.ui.theme import apply_theme
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 

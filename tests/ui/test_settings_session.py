@@ -15,10 +15,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.llm.presets import ModelRole, ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, load_model_settings, save_model_settings
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.presets import ModelRole, ProviderName
+from acai_desktop.core.models.settings import (
+    ModelSettings,
+    load_model_settings,
+    save_model_settings,
+)
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.records import Conversation
+from acai_desktop.core.records.conversations import Conversation
 from acai_desktop.ui.models.conversations_model import ConversationRoles, ConversationsModel
 from acai_desktop.ui.widgets.conversation_list import ConversationList, more_rect
 

@@ -4,8 +4,8 @@ back (issue 27 item 4). Real widgets, the real throwaway server."""
 
 from __future__ import annotations
 
-from acai_desktop.core.reconnect import Backoff
-from acai_desktop.core.store_choice import parse_server_url
+from acai_desktop.core.profile.reconnect import Backoff
+from acai_desktop.core.profile.store_choice import parse_server_url
 from acai_desktop.ui.controllers.base import STILL_OPENING
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -123,7 +123,7 @@ def test_an_older_schema_waits_for_the_user_to_update_it(
 ):
     import asyncio
 
-    from acai_desktop.core import server_check
+    from acai_desktop.core.profile import server_check
     from acai_desktop.core.store.migrations import migrations
     from acai_desktop.core.store.store_url import open_store
 

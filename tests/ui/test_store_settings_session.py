@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from acai_desktop.core.secrets import SecretStore
-from acai_desktop.core.store_choice import load_store_choice
+from acai_desktop.core.models.api_keys import SecretStore
+from acai_desktop.core.profile.store_choice import load_store_choice
 from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 from acai_desktop.ui.widgets.store_fields import A_SERVER
 from tests.support.assistant import configure_profile

@@ -95,8 +95,8 @@ def test_waiting_suggestions_are_shown_at_start(qapp, tmp_path, fake_openai):
 
 
 def test_the_setting_follows_the_model_until_the_user_chooses(qapp):
-    from acai_desktop.core.llm.presets import ProviderName
-    from acai_desktop.core.llm.settings import ModelSettings
+    from acai_desktop.core.models.presets import ProviderName
+    from acai_desktop.core.models.settings import ModelSettings
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(ModelSettings.for_preset(ProviderName.LOCAL))
@@ -131,7 +131,7 @@ def test_accepting_a_new_home_against_a_pinned_one_asks_instead_of_replacing(
 ):
     """Remember on "The user moved to Porto." with "The user lives in Lisbon." pinned:
     Lisbon stays pinned, the new fact is a conflict, and the status bar says so."""
-    from acai_desktop.core.records import SuggestionDraft
+    from acai_desktop.core.records.memories import SuggestionDraft
 
     profile = configure_profile(tmp_path / "profile", fake_openai, ask_before_remembering=True)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
-from acai_desktop.core.processors.profile_jobs import YIELDING_JOBS
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.learning.profile_jobs import YIELDING_JOBS
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
 from tests.core.conftest import TEST_MODELS
 from tests.support.gui import gui_session, run_in_session

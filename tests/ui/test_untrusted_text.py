@@ -18,12 +18,12 @@ from PySide6.QtGui import Qt as QtGuiNamespace  # where PySide6 puts Qt::mightBe
 from PySide6.QtWidgets import QApplication, QLabel, QListView, QToolTip
 
 from acai_desktop.core.assistant import open_assistant
-from acai_desktop.core.llm.detection import DetectionReport, ProviderProbe
-from acai_desktop.core.llm.presets import ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, save_model_settings
 from acai_desktop.core.memory.transfer import import_memories
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.detection import DetectionReport, ProviderProbe
+from acai_desktop.core.models.presets import ProviderName
+from acai_desktop.core.models.settings import ModelSettings, save_model_settings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
 from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.dialogs import DeleteConversationDialog

@@ -29,10 +29,10 @@ from acai_desktop.core.documents.chunking import Chunk, iter_chunks
 from acai_desktop.core.documents.model import Document, DocumentReadError, DocumentStatus
 from acai_desktop.core.documents.readers import ReadDocument, file_sha256, read_document
 from acai_desktop.core.documents.vectors import ChunkVectors
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.records import Job
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.records.jobs import Job
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store.database import Store
 

@@ -5,7 +5,7 @@ A document is untrusted text: a web page or a PDF can say "Ignore your instructi
 with anything that looks like the block's delimiters neutralised, inside a block whose
 preamble says it is quoted material to use as evidence and never an instruction.
 The line gives its source's number and names it ("[1]", "handbook.pdf", p. 12, the
-section), so the answer can cite it as ``[1]`` (see core.citations) and the user can
+section), so the answer can cite it as ``[1]`` (see core.turns.citations) and the user can
 check it.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from acai_desktop.core.documents.model import Passage
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.prompt_quoting import quote_untrusted
+from acai_desktop.core.rules.prompt_quoting import quote_untrusted
 
 EVIDENCE_BLOCK_START = "<documents>"
 EVIDENCE_BLOCK_END = "</documents>"
@@ -42,7 +42,7 @@ BLOCK_TOKENS = sum(estimate_tokens(part) + 1 for part in _FRAMING)
 
 
 def quoted_passage(text: str) -> str:
-    # Every block's delimiters, not only this block's: see core.prompt_quoting.
+    # Every block's delimiters, not only this block's: see core.rules.prompt_quoting.
     return quote_untrusted(text)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from acai_desktop.core.documents.html_text import html_to_text
 from acai_desktop.core.documents.model import DocumentReadError
 from acai_desktop.core.documents.pdf_text import PageProgress, check_pdf, pdf_pages
-from acai_desktop.core.regular_files import NotRegularFileError, open_regular, why_not_regular
+from acai_desktop.core.files.regular import NotRegularFileError, open_regular, why_not_regular
 
 #: The largest file accepted (50 MB); larger ones are refused before being read.
 MAX_FILE_BYTES = 50 * 1024 * 1024

@@ -18,7 +18,6 @@ import numpy as np
 
 from acai_desktop.core.documents.model import DocumentScope, RetrievedPassage, ScopeMode
 from acai_desktop.core.documents.vectors import ChunkVectors
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.query import process_query
 from acai_desktop.core.memory.retrieval import floor
 from acai_desktop.core.memory.retrieval.candidates import SemanticCandidates
@@ -26,6 +25,7 @@ from acai_desktop.core.memory.retrieval.fusion import Evidence, fuse
 from acai_desktop.core.memory.retrieval.lexical import lexical_match
 from acai_desktop.core.memory.retrieval.results import LEXICAL, SEMANTIC
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
+from acai_desktop.core.models.embeddings.base import Embedder
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store import search as sql_search
 from acai_desktop.core.store.connection import Database

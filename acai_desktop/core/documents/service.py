@@ -38,10 +38,10 @@ from acai_desktop.core.documents.readers import (
 )
 from acai_desktop.core.documents.search import DocumentSearch
 from acai_desktop.core.documents.vectors import ChunkVectors
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.records import Job
-from acai_desktop.core.regular_files import NotRegularFileError, open_regular
+from acai_desktop.core.files.regular import NotRegularFileError, open_regular
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.records.jobs import Job
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store import jobs as job_sql
 from acai_desktop.core.store import projects

@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.profile_lock import ProfileLock
-from acai_desktop.core.profile_store import open_profile_store
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.profile.lock import ProfileLock
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.profile.store_opening import open_profile_store
 
 
 @asynccontextmanager
@@ -27,7 +27,7 @@ async def open_document_service(
     profile: Profile, *, embedder: Embedder | None = None, events: EventBus | None = None
 ) -> AsyncIterator[DocumentService]:
     if embedder is None:
-        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+        from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
     lock = ProfileLock(profile.ensure().data_dir).try_acquire()

@@ -17,7 +17,7 @@ model on a laptop CPU seconds to minutes before the first word. In order:
    what that means (nothing relevant was remembered). A note saying so in each turn was
    39 of the built-in model's tokens read again at every message (issue 22). The
    passages and the recalled messages are numbered for citing, ``[1]``, ``[2]``… (the
-   passages first; the rule is :mod:`acai_desktop.core.citations`). A memory that an
+   passages first; the rule is :mod:`acai_desktop.core.turns.citations`). A memory that an
    earlier user message still in the history quotes is not quoted again
    (:func:`.prompt_lines.quoted_in`). Everything that
    depends on the question comes after the history. The summaries come there too, not before the
@@ -29,7 +29,8 @@ templates accept one system message only, at the start, and some refuse two user
 messages in a row. :func:`asked_text` gives back the user's own words.
 
 Budget (``budget_tokens``): the system message and the user's words always go in (the
-custom instructions are bounded, see ``core.custom_instructions``). The history has the
+custom instructions are bounded, see ``core.conversations.custom_instructions``). The history has
+the
 budget less ``TURN_SHARE`` of it (:mod:`.prompt_history`); the
 turn's data fills what the history left, by priority: pinned memories, the lasting facts
 that bear on the request (``bearing``), document passages (within ``evidence_share``),
@@ -54,8 +55,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from acai_desktop.core.citations import recalled_number
-from acai_desktop.core.custom_instructions import UsedInstructions
+from acai_desktop.core.conversations.custom_instructions import UsedInstructions
 from acai_desktop.core.documents import prompt_block
 from acai_desktop.core.documents.model import RetrievedPassage
 from acai_desktop.core.memory.prompt_history import history_room, history_within
@@ -76,8 +76,10 @@ from acai_desktop.core.memory.prompt_lines import (
 )
 from acai_desktop.core.memory.retrieval import PINNED, Retrieved, RetrievedMessage
 from acai_desktop.core.memory.tokens import estimate_message_tokens, estimate_tokens
-from acai_desktop.core.prompt_quoting import USER_MESSAGE_HEADER
-from acai_desktop.core.records import MemoryItem, Message, RecalledMessage
+from acai_desktop.core.records.conversations import Message, RecalledMessage
+from acai_desktop.core.records.memories import MemoryItem
+from acai_desktop.core.rules.prompt_quoting import USER_MESSAGE_HEADER
+from acai_desktop.core.turns.citations import recalled_number
 
 #: The share of the budget that retrieved memories and recalled messages may take. The
 #: ranking is read deep and everything that passes the relevance floor is packed, best
@@ -171,7 +173,7 @@ class BuiltContext:
     # The user's custom instructions in the prompt (None: there were none).
     instructions: UsedInstructions | None = None
     # What the turn's memories, recalled messages, summaries and passages took of
-    # ``tokens``, framing included (memory's share of the prompt, see core.token_usage).
+    # ``tokens``, framing included (memory's share of the prompt, see core.turns.token_usage).
     memory_tokens: int = 0
 
 
@@ -331,7 +333,7 @@ def build_context(
             key = (True, hit.message.id)
             if key in placed:
                 continue
-            # Numbered after the passages, in the order placed (core.citations).
+            # Numbered after the passages, in the order placed (core.turns.citations).
             number = recalled_number(len(evidence_lines), len(placed) + 1, memories_placed())
             line = recalled_line(hit.message, number)
             cost = place(

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.vector_index import VectorIndex
+from acai_desktop.core.models.embeddings.base import Embedder
 from acai_desktop.core.store import episodes
 from acai_desktop.core.store.database import Store
 

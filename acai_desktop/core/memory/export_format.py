@@ -73,10 +73,10 @@ from pydantic import (
 )
 
 from acai_desktop.core.errors import InvalidInputError
+from acai_desktop.core.files.text import read_utf8
+from acai_desktop.core.files.untrusted_json import JsonLimitError, parse_json
 from acai_desktop.core.memory.validation import clean_category, clean_memory_text
-from acai_desktop.core.records import Actor, MemoryKind, MemoryStatus, Origin
-from acai_desktop.core.text_files import read_utf8
-from acai_desktop.core.untrusted_json import JsonLimitError, parse_json
+from acai_desktop.core.records.memories import Actor, MemoryKind, MemoryStatus, Origin
 
 FORMAT = "acai-desktop-memories"
 VERSION = 1

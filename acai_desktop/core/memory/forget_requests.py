@@ -10,7 +10,7 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
 from acai_desktop.core.memory.front_door import Memory
 from acai_desktop.core.memory.query import topic_stems
-from acai_desktop.core.records import Actor, MemoryItem, MemoryKind
+from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind
 from acai_desktop.core.rules.user_subject import about_the_user
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.intake import FactIntake, IntakeOutcome, Via, extraction_prompt
@@ -37,9 +36,11 @@ from acai_desktop.core.memory.retrieval import (
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.profile import Profile
-from acai_desktop.core.profile_store import open_profile_store
-from acai_desktop.core.records import MemoryItem, ProjectScope
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.profile.paths import Profile
+from acai_desktop.core.profile.store_opening import open_profile_store
+from acai_desktop.core.records.memories import MemoryItem
+from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.rules.grounding import GroundingCheck
 from acai_desktop.core.store.interface import MemoryStore as Store
 from acai_desktop.core.store.memories import MemoryFilter
@@ -150,7 +151,7 @@ async def open_memory(
     before remembering" is read from the settings at each fact: the window may change
     it while this runs beside it."""
     if embedder is None:
-        from acai_desktop.core.embeddings.wordllama_embedder import WordLlamaEmbedder
+        from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
     store = await open_profile_store(profile.ensure())
@@ -168,7 +169,7 @@ async def open_memory(
 
 
 def _asks_first(profile: Profile) -> bool:
-    from acai_desktop.core.llm.settings import load_model_settings
+    from acai_desktop.core.models.settings import load_model_settings
 
     settings = load_model_settings(profile.settings_path)
     return settings is not None and settings.asks_before_remembering()

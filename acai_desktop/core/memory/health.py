@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from acai_desktop.core.records import MemoryKind, MemoryStatus
+from acai_desktop.core.records.memories import MemoryKind, MemoryStatus
 from acai_desktop.core.store import memory_health as sql
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store

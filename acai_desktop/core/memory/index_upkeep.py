@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.events import EmbeddingProgress, EventBus
 from acai_desktop.core.memory.episodic import EpisodicIndex
 from acai_desktop.core.memory.vector_index import RankingFacts, VectorIndex
-from acai_desktop.core.records import MemoryItem, MemoryStatus
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
 from acai_desktop.core.store import memories, search
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store

@@ -1,5 +1,5 @@
 """How a fact comes into the memory, one rule for every way in: the learner's
-(core.processors.critical_info) and other AI tools' ``remember`` (the MCP server).
+(core.learning.fact_learner) and other AI tools' ``remember`` (the MCP server).
 
 ground -> the same fact already? -> "Ask before remembering" on? a suggestion : a memory.
 
@@ -24,7 +24,13 @@ from enum import StrEnum
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.memory.validation import clean_category, clean_memory_text
-from acai_desktop.core.records import MemoryItem, MemoryKind, Origin, Suggestion, SuggestionDraft
+from acai_desktop.core.records.memories import (
+    MemoryItem,
+    MemoryKind,
+    Origin,
+    Suggestion,
+    SuggestionDraft,
+)
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.rules.grounding import GroundingCheck, Verdict
 from acai_desktop.core.rules.user_subject import name_the_subject

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from acai_desktop.core.records import MemoryItem, MemoryStatus
+from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
 
 if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
     from acai_desktop.core.store.connection import Database

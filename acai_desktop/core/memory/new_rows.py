@@ -17,7 +17,7 @@ import numpy as np
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.validation import clean_category, clean_confidence, clean_memory_text
-from acai_desktop.core.records import Actor, MemoryItem, MemoryKind, MemoryStatus, Origin
+from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind, MemoryStatus, Origin
 from acai_desktop.core.rules.importance import score_importance
 from acai_desktop.core.store.memory_changes import RowFor
 

@@ -28,12 +28,12 @@ import numpy as np
 
 from acai_desktop.core.memory.query import STOP_WORDS, fts_match_expression
 from acai_desktop.core.memory.topics import search_words, topics_of
-from acai_desktop.core.records import MemoryStatus
+from acai_desktop.core.records.memories import MemoryStatus
 from acai_desktop.core.store.search import best_matches_clause, match_parameter
 
 if TYPE_CHECKING:
-    from acai_desktop.core.embeddings.base import Embedder
     from acai_desktop.core.memory.vector_index import VectorIndex
+    from acai_desktop.core.models.embeddings.base import Embedder
     from acai_desktop.core.store.connection import Database
     from acai_desktop.core.store.database import Store
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.records import MemoryItem, MemoryStatus
+from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from acai_desktop.core.custom_instructions import UsedInstructions
+from acai_desktop.core.conversations.custom_instructions import UsedInstructions
 from acai_desktop.core.memory.prompt_lines import system_message_text
 from acai_desktop.core.memory.tokens import estimate_message_tokens
-from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.records.conversations import Message, MessageStatus
 
 #: The share of the budget kept for the turn's own part (the user's new message and the
 #: memories, recalled messages and passages found for it): the history never takes it.
@@ -59,7 +59,7 @@ def stable_start(
     message and the history of ``recent_messages`` (the conversation so far, unfolded),
     as :func:`build_context` will send them for a message of usual length. A server that
     reads it while the user reads and types reads only the new message when it comes
-    (see core.llm.prompt_warmer)."""
+    (see core.models.prompt_warmer)."""
     system_text = system_message_text(system_prompt, instructions)
     within = history_within(recent_messages, history_room(system_text, budget_tokens))
     return [{"role": "system", "content": system_text}, *within.history]

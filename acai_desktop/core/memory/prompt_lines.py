@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from acai_desktop.core.custom_instructions import UsedInstructions
+from acai_desktop.core.conversations.custom_instructions import UsedInstructions
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.prompt_quoting import quote_untrusted
-from acai_desktop.core.records import MemoryItem, RecalledMessage
+from acai_desktop.core.records.conversations import RecalledMessage
+from acai_desktop.core.records.memories import MemoryItem
+from acai_desktop.core.rules.prompt_quoting import quote_untrusted
 
 SUMMARY = "summary"
 INSTRUCTIONS_HEADER = (
@@ -109,7 +110,7 @@ def quoted_in(history: Sequence[dict]) -> frozenset[str]:
 
 def recalled_line(message: RecalledMessage, number: int) -> str:
     """A recalled message as the prompt quotes it, with its citation ``number`` (see
-    core.citations). A past message is quoted data like a memory: its text, the chat's
+    core.turns.citations). A past message is quoted data like a memory: its text, the chat's
     title and the author's name are all untrusted."""
     text = quoted(message.content)
     if len(text) > RECALLED_MAX_CHARS:

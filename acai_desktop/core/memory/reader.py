@@ -7,14 +7,14 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.health import MemoryHealth, read_memory_health
 from acai_desktop.core.memory.listing import PanelPages
 from acai_desktop.core.memory.panel_search import rank_for_panel
 from acai_desktop.core.memory.similar import similar_memories
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import MemoryEvent, MemoryItem, MemoryKind
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.records.memories import MemoryEvent, MemoryItem, MemoryKind
 from acai_desktop.core.store import memories as reads
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memories import MemoryFilter, MemoryRepository

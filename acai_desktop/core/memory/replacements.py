@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from acai_desktop.core.memory.query import fts_match_expression
-from acai_desktop.core.records import Actor, MemoryItem
+from acai_desktop.core.records.memories import Actor, MemoryItem
 from acai_desktop.core.rules.slots import slot_of
 from acai_desktop.core.rules.words import tokenize
 from acai_desktop.core.store import search as sql

@@ -23,7 +23,6 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.errors import InvalidInputError, ProtectedMemoryError
 from acai_desktop.core.events import (
     EventBus,
@@ -44,12 +43,8 @@ from acai_desktop.core.memory.validation import (
     clean_memory_text,
 )
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import (
-    Actor,
-    MemoryItem,
-    MemoryKind,
-    Origin,
-)
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind, Origin
 from acai_desktop.core.store import memory_changes as writes
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memory_changes import MemoryChange

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.records.memories import MemoryItem
 from acai_desktop.core.store import memories
 from acai_desktop.core.store.database import Store
 

@@ -9,7 +9,7 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.replacements import replace_by_rule
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.records import (
+from acai_desktop.core.records.memories import (
     Actor,
     MemoryItem,
     MemoryKind,

@@ -31,7 +31,7 @@ from acai_desktop.core.memory.export_format import (
     parse_document,
     read_document,
 )
-from acai_desktop.core.records import Actor, MemoryItem, Origin
+from acai_desktop.core.records.memories import Actor, MemoryItem, Origin
 from acai_desktop.core.rules.importance import score_importance
 from acai_desktop.core.store import memories as reads
 from acai_desktop.core.store import memory_writes as writes

@@ -41,7 +41,7 @@ from itertools import repeat
 
 import numpy as np
 
-from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.records.memories import MemoryItem
 
 
 def best_positions(scores: np.ndarray, count: int) -> np.ndarray:

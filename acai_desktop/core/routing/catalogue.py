@@ -2,7 +2,7 @@
 known of each (issue 42, item 1).
 
 The providers are the one in the settings, the model servers found on this computer
-(Ollama, LM Studio, llama.cpp: ``core/llm/detection.py``'s probes), OpenAI when a key is
+(Ollama, LM Studio, llama.cpp: ``core/models/detection.py``'s probes), OpenAI when a key is
 kept for it, and the built-in model when it is installed. Each offers the models its
 ``/v1/models`` lists; a model's window comes from the known windows' table
 (``context_window``), its capabilities, tier and price from ``known_models`` (nothing to
@@ -15,15 +15,15 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from acai_desktop.core.llm.context_window import window_from_table
-from acai_desktop.core.llm.detection import DetectionReport
-from acai_desktop.core.llm.presets import (
+from acai_desktop.core.models.context_window import window_from_table
+from acai_desktop.core.models.detection import DetectionReport
+from acai_desktop.core.models.presets import (
     BUNDLED_LOCAL_MODEL,
     OPENAI_BASE_URL,
     ProviderName,
     preset,
 )
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.routing.known_models import capabilities_of
 from acai_desktop.core.routing.model_speed import speed_key
 from acai_desktop.core.routing.selection import Candidate, Speed, Where, where_it_runs

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from acai_desktop.core.llm.context_window import normalised_name
+from acai_desktop.core.models.context_window import normalised_name
 from acai_desktop.core.routing.turn_kinds import TurnKind
 
 CODE, REASONING, WRITING = TurnKind.CODE, TurnKind.REASONING, TurnKind.WRITING

@@ -14,7 +14,7 @@ import logging
 import statistics
 from pathlib import Path
 
-from acai_desktop.core.atomic_files import write_json_atomically
+from acai_desktop.core.files.atomic import write_json_atomically
 from acai_desktop.core.routing.selection import Speed
 
 log = logging.getLogger(__name__)
@@ -54,13 +54,21 @@ class SpeedLog:
         first_token_seconds: float | None = None,
         tokens_per_second: float | None = None,
     ) -> None:
-        """One call's outcome; a failure counts in the error rate only."""
+        """One call's outcome (kept in memory until :meth:`save`); a failure counts in
+        the error rate only."""
         calls = self._calls.setdefault(key, [])
         calls.append([first_token_seconds, tokens_per_second, ok])
         del calls[:-KEEP_CALLS]
+
+    def snapshot(self) -> dict:
+        """What :meth:`save` writes, copied (taken where the calls are recorded)."""
+        return {"version": 1, "calls": {key: list(calls) for key, calls in self._calls.items()}}
+
+    def save(self, snapshot: dict | None = None) -> None:
+        """Write the figures (blocking: off the event loop)."""
         try:
-            write_json_atomically(self.path, {"version": 1, "calls": self._calls})
-        except OSError as error:  # a full disk costs the figure, never the answer
+            write_json_atomically(self.path, snapshot or self.snapshot())
+        except OSError as error:  # a full disk costs the figures, never the answer
             log.warning("model speeds not saved: %s", error)
 
     def speed(self, key: str) -> Speed | None:

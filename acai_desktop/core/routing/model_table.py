@@ -21,7 +21,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from acai_desktop.core.llm.context_window import normalised_name
+from acai_desktop.core.models.context_window import normalised_name
 from acai_desktop.core.routing.selection import Candidate
 from acai_desktop.core.routing.turn_kinds import TurnKind
 

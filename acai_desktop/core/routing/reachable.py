@@ -7,16 +7,16 @@ import asyncio
 
 import openai
 
-from acai_desktop.core.llm.detection import Detect, detect_providers
-from acai_desktop.core.llm.presets import OPENAI_BASE_URL, ProviderName, preset
-from acai_desktop.core.model_choice import ModelOverrides, resolve_settings
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.api_keys import SecretStore
+from acai_desktop.core.models.choice import ModelOverrides, resolve_settings
+from acai_desktop.core.models.detection import Detect, detect_providers
+from acai_desktop.core.models.presets import OPENAI_BASE_URL, ProviderName, preset
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.routing.catalogue import candidates_from, offers_found
 from acai_desktop.core.routing.model_speed import SpeedLog
 from acai_desktop.core.routing.model_table import load_model_table, with_model_table
 from acai_desktop.core.routing.selection import Candidate
-from acai_desktop.core.secrets import SecretStore
 
 #: How long a provider may take to list its models before it counts as unreachable.
 LISTING_TIMEOUT_SECONDS = 5.0

@@ -19,20 +19,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from acai_desktop.core.errors import AcaiError, ModelError
-from acai_desktop.core.llm.chat_model import ChatModel
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.detection import Detect
-from acai_desktop.core.llm.presets import OPENAI_BASE_URL, ProviderName
-from acai_desktop.core.llm.replies import StreamStats
-from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.profile import Profile
+from acai_desktop.core.models.api_keys import SecretStore
+from acai_desktop.core.models.chat_model import ChatModel
+from acai_desktop.core.models.choice import ModelOverrides
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.detection import Detect
+from acai_desktop.core.models.presets import OPENAI_BASE_URL, ProviderName
+from acai_desktop.core.models.replies import StreamStats
+from acai_desktop.core.models.settings import ModelSettings
+from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_desktop.core.routing.reachable import reachable_candidates
 from acai_desktop.core.routing.selection import Candidate, Policy, Route, choose_model
 from acai_desktop.core.routing.turn_needs import TurnNeeds
-from acai_desktop.core.secrets import SecretStore
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,10 @@ class TurnRouter:
         self._candidates: list[Candidate] = []
         self._found_at: float | None = None
         self._clients: dict[str, ModelClient] = {}
+        #: The speeds' file is written off the loop, one write at a time (the last
+        #: figures win).
+        self._saving: asyncio.Task | None = None
+        self._save_again = False
 
     async def route(self, needs: TurnNeeds, policy: Policy) -> Route:
         """The models that can do a turn with ``needs``, best first by ``policy``."""
@@ -113,14 +117,31 @@ class TurnRouter:
             first_token_seconds=stats.first_token_seconds,
             tokens_per_second=tokens / writing,
         )
+        self._save_soon()
 
     def failed(self, candidate: Candidate, error: ModelError) -> None:
         """A call that failed: it counts in the model's error rate, and the servers are
         asked again before the next turn (one may have gone)."""
         self.speeds.record(speed_key(candidate.base_url, candidate.model), ok=False)
         self._found_at = None
+        self._save_soon()
+
+    def _save_soon(self) -> None:
+        if self._saving is not None and not self._saving.done():
+            self._save_again = True
+            return
+        self._saving = asyncio.get_running_loop().create_task(self._save(), name="model speeds")
+
+    async def _save(self) -> None:
+        while True:
+            self._save_again = False
+            await asyncio.to_thread(self.speeds.save, self.speeds.snapshot())
+            if not self._save_again:
+                return
 
     async def close(self) -> None:
+        if self._saving is not None:
+            await self._saving
         for client in self._clients.values():
             await client.close()
         self._clients.clear()

@@ -1,9 +1,9 @@
 """A chat's own model settings on disk: ``conversations.model_settings`` (JSON; NULL:
-the profile's). See m012 and core.chat_settings."""
+the profile's). See m012 and core.conversations.chat_settings."""
 
 from __future__ import annotations
 
-from acai_desktop.core.chat_settings import ChatSettings
+from acai_desktop.core.conversations.chat_settings import ChatSettings
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation
 

@@ -1,6 +1,6 @@
 """Deleting a conversation: its messages go, every memory learned from it stays.
 
-:class:`~acai_desktop.core.conversation_service.ConversationService` runs
+:class:`~acai_desktop.core.conversations.service.ConversationService` runs
 :func:`delete_conversation` and publishes what it did.
 """
 
@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.documents.model import Document
-from acai_desktop.core.records import Actor, Conversation, MemoryItem
+from acai_desktop.core.records.conversations import Conversation
+from acai_desktop.core.records.memories import Actor, MemoryItem
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversation_locks import lock_conversation
 from acai_desktop.core.store.conversations import fetch_conversation

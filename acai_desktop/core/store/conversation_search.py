@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from acai_desktop.core.records import ConversationHit
+from acai_desktop.core.records.conversations import ConversationHit
 from acai_desktop.core.rules.words import MAX_QUERY_TERMS, normalise, tokenize
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres

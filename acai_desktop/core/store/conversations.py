@@ -14,17 +14,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS as MAX_TITLE_CHARS
-from acai_desktop.core.conversation_titles import clean_title, title_from_words
+from acai_desktop.core.conversations.titles import MAX_TITLE_CHARS as MAX_TITLE_CHARS
+from acai_desktop.core.conversations.titles import clean_title, title_from_words
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.records import (
+from acai_desktop.core.records.conversations import (
     Conversation,
     ConversationHit,
-    Job,
     Message,
     MessageStatus,
     RecalledMessage,
 )
+from acai_desktop.core.records.jobs import Job
 from acai_desktop.core.redaction import redact, redact_known
 from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.connection import Database
@@ -447,7 +447,7 @@ WRITER_GONE_NOTE = (
     "The app writing this answer closed, or lost its connection to the database, "
     "before it was finished."
 )
-#: This process lost the database while writing the answer (core/unsaved_answers.py).
+#: This process lost the database while writing the answer (core/turns/unsaved_answers.py).
 CONNECTION_LOST_NOTE = (
     "The connection to the database was lost while this answer was being written."
 )

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 from acai_desktop.core.errors import NewerDatabaseError, StoreError
-from acai_desktop.core.progress import progress_log
+from acai_desktop.core.profile.upgrade_progress import progress_log
 from acai_desktop.core.store.connection import Database, is_busy
 from acai_desktop.core.store.dialect import SQLITE
 from acai_desktop.core.store.migrations import migrations

@@ -18,7 +18,7 @@ from acai_desktop.core.documents.model import (
     ScopeMode,
 )
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.records import Job
+from acai_desktop.core.records.jobs import Job
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.dialect import is_postgres

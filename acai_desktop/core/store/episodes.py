@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from acai_desktop.core.records import RecalledMessage
+from acai_desktop.core.records.conversations import RecalledMessage
 from acai_desktop.core.store.connection import Database, contents_by_id
 from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors

@@ -1,4 +1,4 @@
-"""SQL for conversations imported from other assistants (see ``core/chat_import``).
+"""SQL for conversations imported from other assistants (see ``core/conversations/chat_import``).
 
 Each imported conversation and message keeps its ``source_id`` (unique), so an export
 imported again adds only what is new. A batch of conversations is written in one
@@ -20,9 +20,9 @@ import json
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from acai_desktop.core.chat_import.model import ImportedConversation, ImportedMessage
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.records import Conversation
+from acai_desktop.core.conversations.chat_import.model import ImportedConversation, ImportedMessage
+from acai_desktop.core.records.conversations import Conversation
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation
 from acai_desktop.core.store.dialect import is_postgres

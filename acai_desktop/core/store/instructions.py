@@ -4,7 +4,7 @@ chat's override (``conversations.instructions``, NULL: the profile's). See m011.
 from __future__ import annotations
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.custom_instructions import (
+from acai_desktop.core.conversations.custom_instructions import (
     CustomInstructions,
     InstructionsScope,
     UsedInstructions,

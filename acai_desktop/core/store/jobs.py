@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.records.jobs import Job, JobStatus
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.connection import Database

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.records import (
+from acai_desktop.core.records.memories import (
     MEMORY_COLUMNS,
     MEMORY_CONVERTERS,
     MemoryEvent,

@@ -22,7 +22,7 @@ import numpy as np
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError, ProtectedMemoryError
-from acai_desktop.core.records import Actor, MemoryItem, MemoryStatus, Origin
+from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryStatus, Origin
 from acai_desktop.core.rules.importance import score_importance
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.memories import (

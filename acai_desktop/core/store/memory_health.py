@@ -8,7 +8,7 @@ into the view's dataclasses and says what each figure means.
 
 from __future__ import annotations
 
-from acai_desktop.core.records import CURRENT_MEMORY_STATUSES, MemoryStatus
+from acai_desktop.core.records.memories import CURRENT_MEMORY_STATUSES, MemoryStatus
 from acai_desktop.core.store.connection import Database
 
 #: Upper bounds of the use-count buckets (the last one is open: "10 or more").

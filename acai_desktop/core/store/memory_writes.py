@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.records import (
+from acai_desktop.core.records.memories import (
     MEMORY_COLUMNS,
     MEMORY_ENUM_COLUMNS,
     MEMORY_FLAG_COLUMNS,

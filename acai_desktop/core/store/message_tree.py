@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.records.conversations import Message, MessageStatus
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversation_locks import lock_conversation
 from acai_desktop.core.store.conversations import (

@@ -678,11 +678,11 @@ def m012_chat_settings_and_token_usage(db) -> None:
     """A chat's own model settings, and what each answer cost in tokens.
 
     * ``conversations.model_settings``: the chat's own model, temperature and context
-      budget as JSON (NULL, or a key left out: the profile's; see core.chat_settings).
+      budget as JSON (NULL, or a key left out: the profile's; see core.conversations.chat_settings).
     * ``messages.usage``: an answer's token usage as JSON: the prompt and completion
       tokens as the server reported them (null when it reported none) and the tokens
       of the turn's memories, recalled messages and passages as the prompt budget
-      counted them (see core.token_usage). NULL for answers written before.
+      counted them (see core.turns.token_usage). NULL for answers written before.
     """
     from acai_desktop.core.store.schema_model import TEXT, Column
 

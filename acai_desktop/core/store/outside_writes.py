@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from acai_desktop.core.records import Conversation, MemoryItem, Suggestion
+from acai_desktop.core.records.conversations import Conversation
+from acai_desktop.core.records.memories import MemoryItem, Suggestion
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import CONVERSATION_COLUMNS
 from acai_desktop.core.store.dialect import is_postgres
@@ -45,7 +46,7 @@ def _max(db: Database, table: str) -> int:
 def current_cursors(db: Database) -> Cursors:
     return Cursors(
         # PostgreSQL has no data version: its listener says when to read (see
-        # core/outside_changes.py), so each read looks.
+        # core/profile/outside_changes.py), so each read looks.
         data_version=-1 if is_postgres(db) else db.execute("PRAGMA data_version").fetchone()[0],
         memory_event=_max(db, "memory_events"),
         memory=_max(db, "memories"),

@@ -7,17 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.custom_instructions import CustomInstructions
+from acai_desktop.core.conversations.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import NotFoundError
-from acai_desktop.core.project_names import clean_project_name
-from acai_desktop.core.records import (
-    PROMOTED_FROM,
-    Actor,
-    Conversation,
-    MemoryItem,
-    MemoryStatus,
-    Project,
-)
+from acai_desktop.core.projects.names import clean_project_name
+from acai_desktop.core.records.conversations import Conversation
+from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryStatus
+from acai_desktop.core.records.projects import PROMOTED_FROM, Project
 from acai_desktop.core.store import documents
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation

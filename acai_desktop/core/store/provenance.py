@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from acai_desktop.core.citations import Citation, citations_of
 from acai_desktop.core.documents.model import EvidenceSource
-from acai_desktop.core.records import AnswerSource, RecalledMessage
+from acai_desktop.core.records.conversations import AnswerSource, RecalledMessage
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import evidence_of_answer, record_evidence
+from acai_desktop.core.turns.citations import Citation, citations_of
 
 
 def record_answer_sources(db: Database, message_id: int, sources: Sequence[AnswerSource]) -> None:
@@ -55,7 +55,7 @@ def citations_in_conversation(
     db: Database, conversation_id: int
 ) -> dict[int, tuple[Citation, ...]]:
     """The numbered sources of each answer of a conversation (every version and branch),
-    by answer id, derived from its provenance (see core.citations): three queries,
+    by answer id, derived from its provenance (see core.turns.citations): three queries,
     however long the chat. Answers without any are left out."""
     answers = "SELECT id FROM messages WHERE conversation_id = ? AND role = 'assistant'"
     evidence: dict[int, list[EvidenceSource]] = {}

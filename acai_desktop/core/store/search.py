@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from acai_desktop.core.records import MemoryItem
+from acai_desktop.core.records.memories import MemoryItem
 from acai_desktop.core.store.connection import Database, contents_by_id
 from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
@@ -240,7 +240,7 @@ def most_important_facts(db: Database, limit: int) -> list[MemoryItem]:
 
 def known_facts(db: Database) -> list[MemoryItem]:
     """Every active fact and note, pinned first, then most important: what the app lists
-    for "What do you know about me?" with the built-in model (core.memory_commands)."""
+    for "What do you know about me?" with the built-in model (core.turns.memory_commands)."""
     return [
         memory_from_row(row)
         for row in db.execute(

@@ -6,7 +6,7 @@ started it and has not finished": a computer that starts must tell another live
 computer's work (leave it) from a dead one's (put it back). While a process works on a
 row it holds a session advisory lock keyed ``(namespace, row id)``; the server releases
 it when the process's session ends, however it ends. SQLite needs none of this: one
-process holds the profile (core/profile_lock.py), so its start owns every row.
+process holds the profile (core/profile/lock.py), so its start owns every row.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
-from acai_desktop.core.records import Suggestion, SuggestionDraft, SuggestionStatus
+from acai_desktop.core.records.memories import Suggestion, SuggestionDraft, SuggestionStatus
 from acai_desktop.core.store.connection import Database
 
 _COLUMNS = (

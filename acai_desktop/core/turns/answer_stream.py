@@ -16,23 +16,23 @@ import logging
 import time
 
 from acai_desktop.core import events as ev
-from acai_desktop.core import unsaved_answers
-from acai_desktop.core.answer_filter import DelimiterFilter, PromptFrameFilter
-from acai_desktop.core.answer_text import AnswerText
-from acai_desktop.core.chat_settings import EffectiveSettings
-from acai_desktop.core.citations import citations_of
+from acai_desktop.core.conversations.chat_settings import EffectiveSettings
 from acai_desktop.core.errors import AcaiError, StoreError
 from acai_desktop.core.events import EventBus, MessageDelta
-from acai_desktop.core.llm.chat_model import ChatModel
-from acai_desktop.core.llm.replies import StreamStats
 from acai_desktop.core.memory.context_builder import BuiltContext
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.records import Message, MessageStatus
-from acai_desktop.core.server_check import is_store_lost
+from acai_desktop.core.models.chat_model import ChatModel
+from acai_desktop.core.models.replies import StreamStats
+from acai_desktop.core.profile.server_check import is_store_lost
+from acai_desktop.core.records.conversations import Message, MessageStatus
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.core.turns import unsaved_answers
+from acai_desktop.core.turns.answer_filter import DelimiterFilter, PromptFrameFilter
+from acai_desktop.core.turns.answer_text import AnswerText
+from acai_desktop.core.turns.citations import citations_of
 from acai_desktop.core.turns.turn_log import message_delta
 from acai_desktop.core.turns.turn_result import TurnResult
 

@@ -3,21 +3,21 @@ orchestrator that runs them, each set for the model the profile runs with."""
 
 from __future__ import annotations
 
-from acai_desktop.core.answer_filter import prompt_frames
-from acai_desktop.core.chat_settings_service import ChatSettingsService
+from acai_desktop.core.conversations.chat_settings_service import ChatSettingsService
+from acai_desktop.core.conversations.instructions_service import InstructionsService
 from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.events import EventBus
-from acai_desktop.core.instructions_service import InstructionsService
-from acai_desktop.core.llm.chat_model import NoModelClient
-from acai_desktop.core.llm.client import ModelClient
-from acai_desktop.core.llm.prompt_warmer import PromptWarmer
-from acai_desktop.core.llm.settings import ModelSettings
 from acai_desktop.core.memory.context_builder import prompt_shares
 from acai_desktop.core.memory.front_door import Memory
+from acai_desktop.core.models.chat_model import NoModelClient
+from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.prompt_warmer import PromptWarmer
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.routing.router import TurnRouter
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
+from acai_desktop.core.turns.answer_filter import prompt_frames
 from acai_desktop.core.turns.answer_stream import AnswerStream
 from acai_desktop.core.turns.orchestrator import Orchestrator
 from acai_desktop.core.turns.prompt_assembly import PromptAssembly
@@ -53,7 +53,7 @@ async def profile_orchestrator(
         instructions=instructions,
         chat_settings=chat_settings,
         # A server on this machine keeps what it last read: the next prompt's known
-        # start is read while the user reads and types (core.llm.prompt_warmer).
+        # start is read while the user reads and types (core.models.prompt_warmer).
         warmer=(
             PromptWarmer(client, events)
             if settings.serves_one_request_at_a_time() and isinstance(client, ModelClient)

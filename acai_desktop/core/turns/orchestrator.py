@@ -20,23 +20,23 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from acai_desktop.core import unsaved_answers
-from acai_desktop.core.answer_repeats import copied_answer, without_exchange
-from acai_desktop.core.answer_text import AnswerText, cut_note
-from acai_desktop.core.chat_settings import ChatSettings
 from acai_desktop.core.clock import parse_utc
+from acai_desktop.core.conversations.chat_settings import ChatSettings
 from acai_desktop.core.errors import AcaiError
-from acai_desktop.core.llm.replies import StreamStats
-from acai_desktop.core.memory_commands import APP_MODEL
-from acai_desktop.core.planner import plan_message
-from acai_desktop.core.records import AnswerSource, MessageStatus
+from acai_desktop.core.models.replies import StreamStats
+from acai_desktop.core.profile.server_check import is_store_lost
+from acai_desktop.core.records.conversations import AnswerSource, MessageStatus
 from acai_desktop.core.routing.router import TurnRouter
-from acai_desktop.core.server_check import is_store_lost
-from acai_desktop.core.token_usage import TokenUsage
+from acai_desktop.core.turns import unsaved_answers
+from acai_desktop.core.turns.answer_repeats import copied_answer, without_exchange
 from acai_desktop.core.turns.answer_stream import AnswerStream
+from acai_desktop.core.turns.answer_text import AnswerText, cut_note
+from acai_desktop.core.turns.memory_commands import APP_MODEL
 from acai_desktop.core.turns.own_answers import own_answer
+from acai_desktop.core.turns.planner import plan_message
 from acai_desktop.core.turns.prompt_assembly import PromptAssembly
 from acai_desktop.core.turns.routed_answer import RoutedAnswers
+from acai_desktop.core.turns.token_usage import TokenUsage
 from acai_desktop.core.turns.turn_log import Turn, TurnLog
 from acai_desktop.core.turns.turn_result import TurnResult, evidence_source
 
@@ -64,7 +64,7 @@ class Orchestrator:
         #: not read, and the answer says where it was cut.
         self.max_answer_bytes = max_answer_bytes
         #: The built-in model copies its earlier answers from the history: an answer that
-        #: is one again, for another message, is asked once more (core.answer_repeats).
+        #: is one again, for another message, is asked once more (core.turns.answer_repeats).
         self.asks_again_on_copy = asks_again_on_copy
         #: The built-in model's memory commands are answered by the app, not the model
         #: (core.turns.own_answers).

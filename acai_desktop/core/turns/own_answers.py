@@ -1,18 +1,19 @@
 """The app's own answers, for the built-in model: a memory command ("What do you know
 about me?", "Remember that …", "Forget that …") is answered from memory, not by the
-model (core.memory_commands)."""
+model (core.turns.memory_commands)."""
 
 from __future__ import annotations
 
 import functools
 from datetime import datetime
 
+from acai_desktop.core.learning.plain_statements import memory_requests
 from acai_desktop.core.memory.prompt_lines import bearing_reason
 from acai_desktop.core.memory.retrieval import HybridRetriever
-from acai_desktop.core.memory_commands import MOST_LISTED, known_answer, requests_answer
-from acai_desktop.core.processors.plain_statements import memory_requests
-from acai_desktop.core.records import AnswerSource, Conversation, Message, ProjectScope
+from acai_desktop.core.records.conversations import AnswerSource, Conversation, Message
+from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.rules.bearings import ABOUT_YOU, asks_what_is_known
+from acai_desktop.core.turns.memory_commands import MOST_LISTED, known_answer, requests_answer
 from acai_desktop.core.turns.prompt_assembly import known_at
 from acai_desktop.core.turns.turn_result import TurnResult
 

@@ -4,7 +4,7 @@ It reads what the turn needs (the chat's settings and path, its summaries, pinne
 bearing facts, the ranking of memories and past messages, document passages, custom
 instructions) and hands them to the context builder, which packs them within the
 chat's budget. It also has a local server read the next prompt's known start while
-the user reads and types (core.llm.prompt_warmer).
+the user reads and types (core.models.prompt_warmer).
 """
 
 from __future__ import annotations
@@ -12,19 +12,17 @@ from __future__ import annotations
 import functools
 from datetime import datetime
 
-from acai_desktop.core.chat_settings import (
+from acai_desktop.core.clock import parse_utc
+from acai_desktop.core.conversations.chat_settings import (
     EffectiveSettings,
     ProfileChatDefaults,
     effective_settings,
 )
-from acai_desktop.core.chat_settings_service import ChatSettingsService
-from acai_desktop.core.clock import parse_utc
+from acai_desktop.core.conversations.chat_settings_service import ChatSettingsService
+from acai_desktop.core.conversations.instructions_service import InstructionsService
 from acai_desktop.core.documents.model import RetrievedPassage
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.instructions_service import InstructionsService
-from acai_desktop.core.llm.chat_model import ChatModel
-from acai_desktop.core.llm.prompt_warmer import PromptWarmer, same_start
 from acai_desktop.core.memory.context_builder import (
     MEMORY_SHARE,
     RECALL_SHARE,
@@ -35,19 +33,15 @@ from acai_desktop.core.memory.context_builder import (
 from acai_desktop.core.memory.prompt_history import history_room, stable_start
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
-from acai_desktop.core.planner import Plan
-from acai_desktop.core.records import (
-    Conversation,
-    MemoryItem,
-    MemoryKind,
-    MemoryStatus,
-    Message,
-    MessageStatus,
-    ProjectScope,
-)
+from acai_desktop.core.models.chat_model import ChatModel
+from acai_desktop.core.models.prompt_warmer import PromptWarmer, same_start
+from acai_desktop.core.records.conversations import Conversation, Message, MessageStatus
+from acai_desktop.core.records.memories import MemoryItem, MemoryKind, MemoryStatus
+from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.memories import MemoryFilter
+from acai_desktop.core.turns.planner import Plan
 
 
 class PromptAssembly:

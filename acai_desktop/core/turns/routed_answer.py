@@ -14,16 +14,16 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 
-from acai_desktop.core.answer_text import AnswerText
-from acai_desktop.core.chat_settings import EffectiveSettings
+from acai_desktop.core.conversations.chat_settings import EffectiveSettings
 from acai_desktop.core.errors import ModelReplyError
-from acai_desktop.core.llm.replies import StreamStats
 from acai_desktop.core.memory.context_builder import BuiltContext
-from acai_desktop.core.records import Message
+from acai_desktop.core.models.replies import StreamStats
+from acai_desktop.core.records.conversations import Message
 from acai_desktop.core.routing.fallback import FALLS_BACK, Answered, answer_with_fallback
 from acai_desktop.core.routing.router import TurnRouter
 from acai_desktop.core.routing.selection import Candidate, Policy, Route
 from acai_desktop.core.turns.answer_stream import AnswerStream
+from acai_desktop.core.turns.answer_text import AnswerText
 from acai_desktop.core.turns.turn_result import TurnResult
 
 

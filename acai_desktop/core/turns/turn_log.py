@@ -16,20 +16,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from acai_desktop.core import events as ev
-from acai_desktop.core.chat_settings import ChatSettings, clean_chat_settings
-from acai_desktop.core.chat_settings_service import ChatSettingsService
+from acai_desktop.core.conversations.chat_settings import ChatSettings, clean_chat_settings
+from acai_desktop.core.conversations.chat_settings_service import ChatSettingsService
+from acai_desktop.core.conversations.title_job import title_job
+from acai_desktop.core.conversations.transcript import recall_follows, transcript_changed
 from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.memory.episodic import EpisodicIndex
-from acai_desktop.core.processors.titles import title_job
-from acai_desktop.core.records import Conversation, Message, MessageStatus
-from acai_desktop.core.server_check import is_store_lost
+from acai_desktop.core.profile.server_check import is_store_lost
+from acai_desktop.core.records.conversations import Conversation, Message, MessageStatus
 from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.jobs import JobSpec
 from acai_desktop.core.store.message_tree import add_answer_version, add_branch
-from acai_desktop.core.transcript import recall_follows, transcript_changed
 
 log = logging.getLogger(__name__)
 

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from acai_desktop.core.chat_settings import EffectiveSettings
-from acai_desktop.core.custom_instructions import UsedInstructions
+from acai_desktop.core.conversations.chat_settings import EffectiveSettings
+from acai_desktop.core.conversations.custom_instructions import UsedInstructions
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.memory.context_builder import UsedEvidence
 from acai_desktop.core.memory.explain import matching_sentences
-from acai_desktop.core.planner import Plan
-from acai_desktop.core.records import AnswerSource, Message, MessageStatus, RecalledMessage
-from acai_desktop.core.token_usage import TokenUsage
+from acai_desktop.core.records.conversations import (
+    AnswerSource,
+    Message,
+    MessageStatus,
+    RecalledMessage,
+)
+from acai_desktop.core.turns.planner import Plan
+from acai_desktop.core.turns.token_usage import TokenUsage
 
 
 @dataclass
@@ -40,7 +45,7 @@ class TurnResult:
     # What the answer cost, as the server reported it (None: the stream never ended).
     usage: TokenUsage | None = None
     # Who wrote the answer when not the chat's model: the app, from memory
-    # (core.memory_commands).
+    # (core.turns.memory_commands).
     answered_by: str | None = None
     # The router's decision, when the profile routes turns (turns/routed_answer.py).
     route: dict | None = None

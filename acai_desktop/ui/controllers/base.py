@@ -39,7 +39,7 @@ class Services:
     def refused(self, error: AcaiError, prefix: str = "") -> None:
         """Say a refusal from the core; one that means the memory's server went away
         also starts reconnecting (the window's banner then says so and keeps trying)."""
-        from acai_desktop.core.server_check import is_store_lost
+        from acai_desktop.core.profile.server_check import is_store_lost
 
         self.say(f"{prefix}{error}", 10_000)
         if is_store_lost(error) and self.on_store_lost is not None:

@@ -24,9 +24,9 @@ from acai_desktop.ui.first_words import FirstWordsCountdown
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.citations import Citation
     from acai_desktop.core.documents.model import EvidenceSource
-    from acai_desktop.core.records import Conversation
+    from acai_desktop.core.records.conversations import Conversation
+    from acai_desktop.core.turns.citations import Citation
     from acai_desktop.core.turns.turn_result import TurnResult
     from acai_desktop.ui.controllers.attachments import AttachmentsController
     from acai_desktop.ui.controllers.conversations import ConversationsController

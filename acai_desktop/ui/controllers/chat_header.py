@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acai_desktop.core.chat_settings import (
+from acai_desktop.core.conversations.chat_settings import (
     ChatSettings,
     EffectiveSettings,
     SettingScope,
@@ -21,7 +21,7 @@ from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.llm.model_status import ModelStatus
+    from acai_desktop.core.models.model_status import ModelStatus
     from acai_desktop.ui.controllers.current_chat import CurrentChat
     from acai_desktop.ui.main_window import MainWindow
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from acai_desktop.core.records import Conversation, Message
+from acai_desktop.core.records.conversations import Conversation, Message
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.citations import Citation
-    from acai_desktop.core.profile_data import ProfileData
+    from acai_desktop.core.profile.data import ProfileData
+    from acai_desktop.core.turns.citations import Citation
     from acai_desktop.ui.controllers.current_chat import CurrentChat
     from acai_desktop.ui.main_window import MainWindow
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from acai_desktop.core.chat_settings import ChatSettings
+from acai_desktop.core.conversations.chat_settings import ChatSettings
 
 
 class CurrentChat(QObject):

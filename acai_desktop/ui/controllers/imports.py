@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
 from acai_desktop.core.errors import AcaiError
-from acai_desktop.core.records import Job, JobStatus
+from acai_desktop.core.records.jobs import Job, JobStatus
 from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
 
 if TYPE_CHECKING:
@@ -85,7 +85,9 @@ class ImportsController(Controller):
 
     @in_background("import-conversations")
     async def import_file(self, assistant: Assistant, source: str, path: str, budget: str) -> None:
-        from acai_desktop.core.chat_import.budget import LearningBudget  # not needed to paint
+        from acai_desktop.core.conversations.chat_import.budget import (
+            LearningBudget,  # not needed to paint
+        )
 
         label = SOURCES[source]
         self.say(f"Reading the {label} export…")
@@ -132,7 +134,7 @@ class ImportsController(Controller):
     def _on_events_job_status_changed(self, job: Job) -> None:
         # Here, not at the top: the import service pulls in numpy, which
         # the window loads after it paints (a job event comes once the assistant is up).
-        from acai_desktop.core.chat_import.service import LEARN_IMPORTED_JOB
+        from acai_desktop.core.conversations.chat_import.service import LEARN_IMPORTED_JOB
 
         if job.kind != LEARN_IMPORTED_JOB or job.status not in (JobStatus.DONE, JobStatus.FAILED):
             return

@@ -26,8 +26,8 @@ from acai_desktop.ui.controllers.base import Controller, Services
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.model_choice import ModelOverrides
-    from acai_desktop.core.profile import Profile
+    from acai_desktop.core.models.choice import ModelOverrides
+    from acai_desktop.core.profile.paths import Profile
     from acai_desktop.evaluation.runs import Evaluation, EvaluationRequest
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog

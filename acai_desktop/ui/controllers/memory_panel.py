@@ -12,7 +12,7 @@ import shiboken6
 
 from acai_desktop.core.errors import AcaiError, InvalidInputError, NotFoundError
 from acai_desktop.core.memory.query import content_terms
-from acai_desktop.core.records import MemoryItem, MemoryKind, MemoryStatus, Origin
+from acai_desktop.core.records.memories import MemoryItem, MemoryKind, MemoryStatus, Origin
 from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
 
 if TYPE_CHECKING:

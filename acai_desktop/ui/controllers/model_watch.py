@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer
 
-from acai_desktop.core.records import MessageStatus
+from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.ui.controllers.base import Controller, Services
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from acai_desktop.core.assistant import Assistant
     from acai_desktop.core.events import AnswerFinished
-    from acai_desktop.core.llm.model_status import ModelStatus
+    from acai_desktop.core.models.model_status import ModelStatus
     from acai_desktop.ui.main_window import MainWindow
 
 #: The probe of the model (a newer one wins).
@@ -63,7 +63,7 @@ class ModelWatch(Controller):
         if assistant is None or assistant.model_problem is not None:
             return  # the start's own status stands until the next start
         if not quietly:
-            from acai_desktop.core.llm.model_status import ModelState, ModelStatus
+            from acai_desktop.core.models.model_status import ModelState, ModelStatus
 
             checking = ModelStatus(ModelState.CHECKING)
             self.window.show_model_status(assistant.model_name, checking)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from acai_desktop.core.custom_instructions import CustomInstructions
+from acai_desktop.core.conversations.custom_instructions import CustomInstructions
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
 from acai_desktop.ui.widgets.project_dialogs import ProjectDialog, ask_delete_project
 

@@ -12,19 +12,19 @@ from typing import TYPE_CHECKING, Protocol
 
 import shiboken6
 
-from acai_desktop.core.custom_instructions import CustomInstructions
+from acai_desktop.core.conversations.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
-    from acai_desktop.core.llm.detection import Detect
-    from acai_desktop.core.llm.settings import ModelSettings
-    from acai_desktop.core.model_choice import ModelOverrides
-    from acai_desktop.core.profile import Profile
-    from acai_desktop.core.profile_data import ProfileData
-    from acai_desktop.core.store_choice import ServerAddress
+    from acai_desktop.core.models.choice import ModelOverrides
+    from acai_desktop.core.models.detection import Detect
+    from acai_desktop.core.models.settings import ModelSettings
+    from acai_desktop.core.profile.data import ProfileData
+    from acai_desktop.core.profile.paths import Profile
+    from acai_desktop.core.profile.store_choice import ServerAddress
     from acai_desktop.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ class SettingsController(Controller):
 
     def current_settings(self) -> ModelSettings:
         """What the assistant runs with, else what is saved, else the defaults."""
-        from acai_desktop.core.llm.settings import ModelSettings, load_model_settings
+        from acai_desktop.core.models.settings import ModelSettings, load_model_settings
 
         assistant = self.services.assistant
         if assistant is not None and assistant.model_problem is None:
@@ -102,9 +102,9 @@ class SettingsController(Controller):
         self.services.tasks.start(self._open_dialog(at_instructions=True), name="settings-open")
 
     async def _open_dialog(self, *, at_instructions: bool = False) -> None:
-        from acai_desktop.core.llm.presets import ProviderName
-        from acai_desktop.core.llm.settings import ModelSettings
-        from acai_desktop.core.secrets import SecretStore
+        from acai_desktop.core.models.api_keys import SecretStore
+        from acai_desktop.core.models.presets import ProviderName
+        from acai_desktop.core.models.settings import ModelSettings
 
         problem = None
         try:
@@ -152,13 +152,13 @@ class SettingsController(Controller):
             dialog.show_instructions()
 
     def detect(self, provider: str, url: str) -> None:
-        from acai_desktop.core.llm.presets import ProviderName
+        from acai_desktop.core.models.presets import ProviderName
 
         # The address typed in the dialog is probed too (a custom server, another port).
         urls = {provider: url} if url and provider != ProviderName.LOCAL else None
 
         async def detect() -> None:
-            from acai_desktop.core.llm.detection import detect_providers
+            from acai_desktop.core.models.detection import detect_providers
 
             try:
                 report = await detect_providers(urls=urls)
@@ -180,7 +180,7 @@ class SettingsController(Controller):
         dialog's list (a first start's choice is not made here: no settings, no list)."""
 
         async def listing() -> None:
-            from acai_desktop.core.model_choice import ModelOverrides
+            from acai_desktop.core.models.choice import ModelOverrides
             from acai_desktop.core.routing.reachable import reachable_candidates
 
             try:
@@ -222,8 +222,8 @@ class SettingsController(Controller):
         self.services.tasks.start(self._save(settings, api_key), key=SETTINGS_TASK)
 
     async def _save(self, settings: ModelSettings, api_key: str) -> None:
-        from acai_desktop.core.llm.settings import save_model_settings
-        from acai_desktop.core.secrets import SecretStore
+        from acai_desktop.core.models.api_keys import SecretStore
+        from acai_desktop.core.models.settings import save_model_settings
 
         app, dialog = self.app, self.window.dialogs.settings
         secrets = SecretStore(app.profile.data_dir)
@@ -235,7 +235,7 @@ class SettingsController(Controller):
             if api_key:
                 secrets.set_api_key(str(settings.provider), api_key)
             if store is not None:
-                from acai_desktop.core.store_choice import save_store
+                from acai_desktop.core.profile.store_choice import save_store
 
                 save_store(app.profile, *store)
 
@@ -275,8 +275,8 @@ class SettingsController(Controller):
     async def _copy(self, server: ServerAddress, password: str) -> None:
         """Copy this computer's memory to ``server``, the dialog showing how far it is
         and, at the end, the counts; a failure says why (run it again to finish)."""
-        from acai_desktop.core.memory_copy import copy_local_memory
-        from acai_desktop.core.store_choice import server_password
+        from acai_desktop.core.profile.memory_copy import copy_local_memory
+        from acai_desktop.core.profile.store_choice import server_password
 
         profile = replace(self.app.profile, server=server)
         loop = asyncio.get_running_loop()

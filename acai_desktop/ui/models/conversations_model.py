@@ -22,7 +22,8 @@ from enum import IntEnum
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from acai_desktop.core.records import Conversation, Project
+from acai_desktop.core.records.conversations import Conversation
+from acai_desktop.core.records.projects import Project
 from acai_desktop.ui.models.record_list_model import RecordListModel
 
 UNTITLED = "New conversation"

@@ -32,7 +32,8 @@ from acai_desktop.core.memory.listing import (
     PanelQuery,
 )
 from acai_desktop.core.memory.policy import MemoryPolicy
-from acai_desktop.core.records import MemoryItem, MemoryStatus, Project
+from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
+from acai_desktop.core.records.projects import Project
 from acai_desktop.ui.models.record_list_model import Index, RecordListModel
 from acai_desktop.ui.tasks import TaskTracker
 

@@ -15,9 +15,9 @@ from enum import IntEnum
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
 
-from acai_desktop.core.citations import Citation
 from acai_desktop.core.clock import parse_iso
-from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.records.conversations import Message, MessageStatus
+from acai_desktop.core.turns.citations import Citation
 from acai_desktop.ui.models.record_list_model import RecordListModel
 
 #: How long streamed chunks are gathered before the view hears of them (30-60 ms keeps
@@ -34,7 +34,7 @@ class MessageRoles(IntEnum):
     CREATED_AT = Qt.ItemDataRole.UserRole + 6
     SOURCES_COUNT = Qt.ItemDataRole.UserRole + 7  # memories + passages that fed it; None: unknown
     MESSAGE = Qt.ItemDataRole.UserRole + 8  # the Message record
-    CITATIONS = Qt.ItemDataRole.UserRole + 9  # its numbered sources (core.citations.Citation)
+    CITATIONS = Qt.ItemDataRole.UserRole + 9  # its numbered sources (core.turns.citations.Citation)
     ATTACHMENTS = Qt.ItemDataRole.UserRole + 10  # a user message's: the files sent with it
 
 

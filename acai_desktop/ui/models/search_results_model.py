@@ -9,7 +9,7 @@ from enum import IntEnum
 
 from PySide6.QtCore import Qt
 
-from acai_desktop.core.records import ConversationHit
+from acai_desktop.core.records.conversations import ConversationHit
 from acai_desktop.ui.models.record_list_model import RecordListModel
 
 UNTITLED = "New conversation"

@@ -2,7 +2,7 @@
 number of tokens, with a line saying what it comes to now ("Automatic: 16,000 tokens
 (half of llama3.1's 128k window, capped)"). Settings and a chat's ⚙ dialog both use it.
 
-The rule behind the line is the core's (``core.prompt_budget``): this only shows it.
+The rule behind the line is the core's (``core.models.prompt_budget``): this only shows it.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QSpinBox, QVBoxLayout, QWidget
 
-from acai_desktop.core.prompt_budget import (
+from acai_desktop.core.models.prompt_budget import (
     MAX_BUDGET_TOKENS,
     MIN_BUDGET_TOKENS,
     UNKNOWN_WINDOW_TOKENS,

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.chat_settings import (
+from acai_desktop.core.conversations.chat_settings import (
     AUTOMATIC,
     MAX_TEMPERATURE,
     MIN_TEMPERATURE,
@@ -33,8 +33,8 @@ from acai_desktop.core.chat_settings import (
     clean_chat_settings,
 )
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.presets import has_model
-from acai_desktop.core.prompt_budget import PromptBudget
+from acai_desktop.core.models.presets import has_model
+from acai_desktop.core.models.prompt_budget import PromptBudget
 from acai_desktop.ui.routing_labels import CHAT_MODEL_ALWAYS, POLICY_LABELS, routing_label
 from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.budget_field import BudgetField

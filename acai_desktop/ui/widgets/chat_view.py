@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.citations import copied_text
+from acai_desktop.core.turns.citations import copied_text
 from acai_desktop.ui.citation_chips import CITE_SCHEME, cited_number
 from acai_desktop.ui.links import REFUSED_TEXT, open_link
 from acai_desktop.ui.markdown_blocks import code_at
@@ -88,7 +88,7 @@ ANSWER_TEXT_COPIED_TEXT = "Answer copied as plain text."
 
 def copied_markdown(index: QModelIndex) -> str:
     """A message as *Copy* gives it: an answer's citations as ``[n]`` after their
-    paragraphs and its cited sources listed under it (core.citations.copied_text)."""
+    paragraphs and its cited sources listed under it (core.turns.citations.copied_text)."""
     content = index.data(MessageRoles.CONTENT) or ""
     return copied_text(content, index.data(MessageRoles.CITATIONS) or ())
 
@@ -99,7 +99,7 @@ class ChatView(QListView):
     edit_requested = Signal(int)  # user message id (edit and send again)
     version_requested = Signal(int)  # the message to show at its fork (‹ › arrows)
     notice_requested = Signal(str)  # a short note for the status bar
-    #: A citation chip was clicked: open its source (a core.citations.Citation).
+    #: A citation chip was clicked: open its source (a core.turns.citations.Citation).
     citation_requested = Signal(object)
     #: The message an answer's provenance pointed at (drawn with a border), or None.
     highlighted_message_id: int | None = None

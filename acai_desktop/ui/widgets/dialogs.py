@@ -25,9 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.records import (
-    MemoryItem,
-)
+from acai_desktop.core.records.memories import MemoryItem
 from acai_desktop.ui.untrusted import make_plain, plain_label
 
 
@@ -177,7 +175,7 @@ class RenameConversationDialog(BaseDialog):
     def __init__(self, conversation_id: int, title: str, parent: QWidget | None = None) -> None:
         # The core's title rule, imported when used: the store module is not needed
         # to paint the window.
-        from acai_desktop.core.conversation_titles import MAX_TITLE_CHARS
+        from acai_desktop.core.conversations.titles import MAX_TITLE_CHARS
 
         super().__init__("Rename conversation", parent)
         self.conversation_id = conversation_id
@@ -195,7 +193,7 @@ class RenameConversationDialog(BaseDialog):
         self.editor.returnPressed.connect(self._on_buttons_accepted)
 
     def _on_buttons_accepted(self) -> None:
-        from acai_desktop.core.conversation_titles import clean_title
+        from acai_desktop.core.conversations.titles import clean_title
 
         try:
             title = clean_title(self.editor.text())  # the core's rule, checked here first

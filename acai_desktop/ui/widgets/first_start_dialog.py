@@ -1,6 +1,6 @@
 """The first start's question: which model answers? Each option says what it is.
 
-Detection's findings come as :class:`~acai_desktop.core.llm.detection.ModelOption`
+Detection's findings come as :class:`~acai_desktop.core.models.detection.ModelOption`
 rows (a server already running, OpenAI with the environment's key, the built-in demo
 model); the dialog shows each with its description and saves nothing itself: the session
 reads :meth:`FirstStartDialog.chosen` once the user pressed *Use this model*. *Choose in

@@ -13,8 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.citations import number_sources
-from acai_desktop.core.custom_instructions import (
+from acai_desktop.core.conversations.custom_instructions import (
     ABOUT_LABEL,
     RESPOND_LABEL,
     InstructionsScope,
@@ -22,13 +21,9 @@ from acai_desktop.core.custom_instructions import (
 )
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.memory.explain import STRONG_SCORE, Explanation, explain
-from acai_desktop.core.records import (
-    AnswerSource,
-    MemoryEvent,
-    MemoryItem,
-    Message,
-    RecalledMessage,
-)
+from acai_desktop.core.records.conversations import AnswerSource, Message, RecalledMessage
+from acai_desktop.core.records.memories import MemoryEvent, MemoryItem
+from acai_desktop.core.turns.citations import number_sources
 from acai_desktop.ui.models.memories_model import TEMPORARY_EXPLANATION
 from acai_desktop.ui.widgets.dialogs import BaseDialog
 

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.custom_instructions import (
+from acai_desktop.core.conversations.custom_instructions import (
     ABOUT_LABEL,
     MAX_INSTRUCTION_CHARS,
     RESPOND_LABEL,

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QPushButton
 
 from acai_desktop.core.clock import local_time_text
-from acai_desktop.core.records import Job
+from acai_desktop.core.records.jobs import Job
 from acai_desktop.ui.untrusted import plain_label
 
 JOB_LABELS = {

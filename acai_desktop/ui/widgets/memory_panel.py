@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.memory.listing import EVERYWHERE, PanelFilter, PanelQuery
-from acai_desktop.core.records import PROMOTED_FROM, MemoryItem, Project
+from acai_desktop.core.records.memories import MemoryItem
+from acai_desktop.core.records.projects import PROMOTED_FROM, Project
 from acai_desktop.ui.models.memories_model import MemoriesModel, MemoryRoles
 from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.widgets.dialogs import ask_before

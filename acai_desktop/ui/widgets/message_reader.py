@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.citations import Citation
-from acai_desktop.core.records import Message, MessageStatus
+from acai_desktop.core.records.conversations import Message, MessageStatus
+from acai_desktop.core.turns.citations import Citation
 from acai_desktop.ui.citation_chips import chip_tooltips, cited_number, with_chips
 from acai_desktop.ui.message_document import MessageDocument
 from acai_desktop.ui.theme import Theme

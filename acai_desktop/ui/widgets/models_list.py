@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.llm.context_window import short_tokens
+from acai_desktop.core.models.context_window import short_tokens
 from acai_desktop.core.routing.selection import Candidate, Where
 from acai_desktop.ui.untrusted import plain_label
 

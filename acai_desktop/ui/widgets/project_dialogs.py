@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFormLayout, QLineEdit, QMessageBox, QWidget
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.project_names import MAX_PROJECT_NAME_CHARS, clean_project_name
+from acai_desktop.core.projects.names import MAX_PROJECT_NAME_CHARS, clean_project_name
 from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.dialogs import BaseDialog, error_label, save_cancel_buttons
 

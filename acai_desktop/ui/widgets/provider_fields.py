@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.presets import PRESETS, ModelRole, ProviderName, RoleModels, preset
-from acai_desktop.core.llm.settings import ModelSettings
+from acai_desktop.core.models.presets import PRESETS, ModelRole, ProviderName, RoleModels, preset
+from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.ui.untrusted import tooltip_text
 from acai_desktop.ui.widgets.file_dialogs import file_dialog
 from acai_desktop.ui.widgets.settings_fields import (
@@ -43,7 +43,7 @@ from acai_desktop.ui.widgets.settings_fields import (
 from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
-    from acai_desktop.core.llm.detection import DetectionReport
+    from acai_desktop.core.models.detection import DetectionReport
 
 PROVIDER_NOTES = {
     ProviderName.LOCAL: "Runs a small model on this computer; nothing leaves it.",

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.records import ConversationHit
+from acai_desktop.core.records.conversations import ConversationHit
 from acai_desktop.ui.models.search_results_model import SearchResultsModel, SearchRoles
 from acai_desktop.ui.untrusted import PlainToolTipDelegate, plain_label
 

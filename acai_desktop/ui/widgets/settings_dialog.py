@@ -29,12 +29,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.custom_instructions import CustomInstructions
+from acai_desktop.core.conversations.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import InvalidInputError
-from acai_desktop.core.llm.presets import ModelRole, ProviderName
-from acai_desktop.core.llm.settings import ModelSettings, refuse_credentials_in
-from acai_desktop.core.prompt_budget import PromptBudget
-from acai_desktop.core.store_choice import ServerAddress
+from acai_desktop.core.models.presets import ModelRole, ProviderName
+from acai_desktop.core.models.prompt_budget import PromptBudget
+from acai_desktop.core.models.settings import ModelSettings, refuse_credentials_in
+from acai_desktop.core.profile.store_choice import ServerAddress
 from acai_desktop.ui.preferences import UiPreferences
 from acai_desktop.ui.routing_labels import CHAT_MODEL_ALWAYS, POLICY_LABELS
 from acai_desktop.ui.theme import THEME_CHOICES
@@ -63,7 +63,7 @@ UNSHOWN_SETTINGS = {
 }
 
 if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
-    from acai_desktop.core.llm.detection import DetectionReport
+    from acai_desktop.core.models.detection import DetectionReport
 
 #: The tallest the dialog opens: it fits a 1366×768 screen with a panel and a title
 #: bar; the form scrolls inside it (heading and buttons stay in view).

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
 )
 
-from acai_desktop.core.llm.presets import (
+from acai_desktop.core.models.presets import (
     BUNDLED_LOCAL_MODEL,
     ModelRole,
     preset,
@@ -20,7 +20,7 @@ from acai_desktop.core.llm.presets import (
 from acai_desktop.ui.untrusted import plain_label
 
 if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
-    from acai_desktop.core.llm.detection import DetectionReport
+    from acai_desktop.core.models.detection import DetectionReport
 
 
 ROLE_LABELS = {

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from acai_desktop.core.store_choice import DEFAULT_PORT, ServerAddress
+from acai_desktop.core.profile.store_choice import DEFAULT_PORT, ServerAddress
 from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 

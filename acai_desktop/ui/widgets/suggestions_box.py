@@ -14,7 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from acai_desktop.core.records import Suggestion
+from acai_desktop.core.records.memories import Suggestion
 from acai_desktop.ui.untrusted import make_plain
 
 #: More than this many rows would push the memory list out of sight; the rest wait.

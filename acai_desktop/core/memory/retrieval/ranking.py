@@ -32,7 +32,8 @@ from acai_desktop.core.memory.retrieval.results import (
 )
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex
-from acai_desktop.core.records import MemoryKind, MemoryStatus, ProjectScope
+from acai_desktop.core.records.memories import MemoryKind, MemoryStatus
+from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.store import episodes, projects
 from acai_desktop.core.store import search as sql
 from acai_desktop.core.store.connection import Database

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from acai_desktop.core.records import MESSAGE_TIER, MemoryItem, RecalledMessage
+from acai_desktop.core.records.conversations import MESSAGE_TIER, RecalledMessage
+from acai_desktop.core.records.memories import MemoryItem
 
 # Why an item was retrieved (``reasons``; the answer's sources keep them).
 LEXICAL = "lexical"

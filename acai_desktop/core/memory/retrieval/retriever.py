@@ -25,7 +25,6 @@ from datetime import UTC, date, datetime
 
 import numpy as np
 
-from acai_desktop.core.embeddings.base import Embedder
 from acai_desktop.core.memory.query import (
     ProcessedQuery,
     asked_topic,
@@ -46,7 +45,9 @@ from acai_desktop.core.memory.retrieval.ranking import rank as rank_on_database
 from acai_desktop.core.memory.retrieval.results import Retrieved
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.memory.vector_index import VectorIndex, best_positions
-from acai_desktop.core.records import MemoryItem, ProjectScope
+from acai_desktop.core.models.embeddings.base import Embedder
+from acai_desktop.core.records.memories import MemoryItem
+from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.rules.bearings import bearings_of, bears_on
 from acai_desktop.core.rules.words import normalise
 from acai_desktop.core.store import search as sql

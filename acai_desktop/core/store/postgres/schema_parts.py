@@ -410,7 +410,7 @@ CREATE TRIGGER messages_parent_default BEFORE INSERT ON messages
 # database when its transaction commits, and only then (docs/architecture.md, "Events
 # across computers"). Once per statement, with the table's name: PostgreSQL folds
 # equal notices of one transaction into one, and the listener reads what changed by
-# its id cursors (core/outside_changes.py).
+# its id cursors (core/profile/outside_changes.py).
 CHANGES_CHANNEL = "acai_changes"
 _NOTIFIED_TABLES = ("memory_events", "memory_suggestions", "conversations", "jobs")
 _NOTIFY_ON_CHANGES = f"""

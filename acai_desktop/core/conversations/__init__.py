@@ -1,0 +1,1 @@
+"""Conversations: chats, their settings and instructions, titles, export."""

@@ -1,0 +1,1 @@
+"""Files the user hands the app, and files the app writes whole."""

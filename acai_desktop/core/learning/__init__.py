@@ -1,0 +1,1 @@
+"""Background learning (facts, summaries) and the persistent jobs that run it."""

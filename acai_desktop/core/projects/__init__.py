@@ -1,0 +1,1 @@
+"""Projects: chats, documents and memories grouped, and their names' rule."""
