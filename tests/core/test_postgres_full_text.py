@@ -239,10 +239,8 @@ def test_a_database_from_before_m018_upgrades_in_place(postgres_url):
     try:
         migrate_up_to(db, "m016_idempotent_recall_window")
         ids = fill(db)
-        assert pg.migrate(db) == [
-            "m017_recall_index_without_its_copy",
-            "m018_fts5_words_and_kept_statistics",
-        ]
+        after_m016 = pg.names()[pg.names().index("m017_recall_index_without_its_copy") :]
+        assert pg.migrate(db) == after_m016
         for table in TABLES:
             assert kept(db, table) == counted(db, table), table
         vector = db.execute(

@@ -356,7 +356,7 @@ def _stale_documents(db, embedding_model: str) -> list[Document]:
     ids = [
         row[0]
         for row in db.execute(
-            "SELECT DISTINCT document_id FROM chunks WHERE embedding_model IS NOT ? "
+            "SELECT DISTINCT document_id FROM chunks WHERE embedding_model IS DISTINCT FROM ? "
             "AND ordinal >= 0",
             [embedding_model],
         )
@@ -378,7 +378,7 @@ def _stop_queued(db, document_ids: list[int] | None) -> list[Document]:
         for document_id in document_ids:
             removed = db.execute(
                 "DELETE FROM jobs WHERE kind = ? AND status = 'pending' "
-                "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
+                f"AND CAST({db.dialect.json_text('payload', 'document_id')} AS INTEGER) = ?",
                 [sql.INDEX_JOB, document_id],
             ).rowcount
             if removed:

@@ -28,6 +28,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from acai_desktop.core.store.dialect import SQLITE_DIALECT
+
 log = logging.getLogger(__name__)
 
 #: How long a write transaction keeps trying to begin while another program holds the
@@ -68,6 +70,9 @@ def begin_patiently(conn: sqlite3.Connection) -> None:
 
 class Database:
     """One SQLite connection as the store's functions use it (see the module's docstring)."""
+
+    #: What differs from PostgreSQL, per operation (store/dialect.py).
+    dialect = SQLITE_DIALECT
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn

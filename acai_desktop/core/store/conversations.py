@@ -341,8 +341,9 @@ def list_messages_with_sources(
         "AS sources_count, "
         # The versions at this message's place: its siblings under the same parent (the
         # (conversation_id, parent_id) index), so the transcript stays one query.
-        "(SELECT group_concat(v.id) FROM messages v WHERE v.conversation_id = "
-        "messages.conversation_id AND v.parent_id IS messages.parent_id) AS version_ids "
+        f"(SELECT {db.dialect.joined('v.id')} FROM messages v WHERE v.conversation_id = "
+        "messages.conversation_id AND v.parent_id IS NOT DISTINCT FROM messages.parent_id) "
+        "AS version_ids "
         "FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id",
         [conversation_id],
     )

@@ -74,7 +74,7 @@ def attachments_of(db: Database, conversation_id: int | None) -> list[Document]:
     return _documents(
         db.execute(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment = 1 "
-            "AND conversation_id IS ? ORDER BY id",
+            "AND conversation_id IS NOT DISTINCT FROM ? ORDER BY id",
             [conversation_id],
         )
     )
@@ -113,7 +113,8 @@ def evidence_documents(db: Database, conversation_id: int) -> tuple[list[int] | 
         others = [
             row[0]
             for row in db.execute(
-                "SELECT id FROM documents WHERE attachment = 1 AND conversation_id IS NOT ?",
+                "SELECT id FROM documents WHERE attachment = 1 "
+                "AND conversation_id IS DISTINCT FROM ?",
                 [conversation_id],
             )
         ]
@@ -155,7 +156,7 @@ def queue_document(
             if open_job is not None:
                 if force:
                     db.execute(
-                        "UPDATE jobs SET payload = json_set(payload, '$.force', json('true')) "
+                        f"UPDATE jobs SET payload = {db.dialect.json_set_true('payload', 'force')} "
                         "WHERE id = ?",
                         [open_job],
                     )
@@ -166,8 +167,7 @@ def queue_document(
             )
             # Its failed indexing jobs are superseded by the new one (no stale Retry).
             db.execute(
-                "DELETE FROM jobs WHERE kind = ? AND status = 'failed' "
-                "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
+                f"DELETE FROM jobs WHERE kind = ? AND status = 'failed' AND {_document_id(db)} = ?",
                 [INDEX_JOB, document_id],
             )
         payload = {"document_id": document_id, **({"force": True} if force else {})}
@@ -175,11 +175,16 @@ def queue_document(
     return fetch_document(db, document_id), job_id
 
 
+def _document_id(db: Database) -> str:
+    """An indexing job's document id (from its JSON payload), in SQL."""
+    return f"CAST({db.dialect.json_text('payload', 'document_id')} AS INTEGER)"
+
+
 def open_index_job(db: Database, document_id: int) -> int | None:
     """The id of the document's indexing job that is waiting or running, if any."""
     row = db.execute(
         "SELECT id FROM jobs WHERE kind = ? AND status IN ('pending', 'running') "
-        "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ? ORDER BY id LIMIT 1",
+        f"AND {_document_id(db)} = ? ORDER BY id LIMIT 1",
         [INDEX_JOB, document_id],
     ).fetchone()
     return row[0] if row else None
@@ -211,7 +216,7 @@ def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
     requeued, given_up, failed = [], [], []
     with db.atomic():
         running = db.execute(
-            "SELECT id, CAST(json_extract(payload, '$.document_id') AS INTEGER), "
+            f"SELECT id, {_document_id(db)}, "
             "interruptions + 1 FROM jobs WHERE kind = ? AND status = 'running'",
             [INDEX_JOB],
         ).fetchall()
@@ -227,8 +232,8 @@ def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
                 failed.append(fetch_job(db, job_id))
             else:
                 db.execute(
-                    "UPDATE jobs SET status = 'pending', interruptions = ?, "
-                    "attempts = max(attempts - 1, 0), updated_at = ? WHERE id = ?",
+                    "UPDATE jobs SET status = 'pending', interruptions = ?, attempts = "
+                    f"{db.dialect.later('attempts - 1', '0')}, updated_at = ? WHERE id = ?",
                     [interruptions, at, job_id],
                 )
                 status, error, into = "queued", None, requeued
@@ -352,7 +357,7 @@ def is_indexed_as(db: Database, document_id: int, sha256: str, embedding_model: 
         return False
     other = db.execute(
         "SELECT 1 FROM chunks WHERE document_id = ? AND ordinal >= 0 "
-        "AND embedding_model IS NOT ? LIMIT 1",
+        "AND embedding_model IS DISTINCT FROM ? LIMIT 1",
         [document_id, embedding_model],
     ).fetchone()
     return other is None
@@ -374,8 +379,7 @@ def delete_document(db: Database, document_id: int) -> Document:
     with db.atomic():
         document = fetch_document(db, document_id)
         db.execute(
-            "DELETE FROM jobs WHERE kind = ? AND status != 'running' "
-            "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
+            f"DELETE FROM jobs WHERE kind = ? AND status != 'running' AND {_document_id(db)} = ?",
             [INDEX_JOB, document_id],
         )
         db.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])

@@ -65,7 +65,7 @@ def message_hits(
     rows = db.execute(
         f"""
         SELECT h.id, -h.score, m.conversation_id, coalesce(m.author, ''),
-               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
+               {db.dialect.days_since("?", "m.created_at")}, {_NEIGHBOURS}
         FROM ({hits}) AS h
         JOIN messages AS m ON m.id = h.id
         ORDER BY h.score, h.id
@@ -109,7 +109,7 @@ def messages_in_periods(
     rows = db.execute(
         f"""
         SELECT m.id, m.conversation_id, coalesce(m.author, ''),
-               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
+               {db.dialect.days_since("?", "m.created_at")}, {_NEIGHBOURS}
         FROM recallable_messages AS m WHERE {within}
         ORDER BY m.created_at, m.id LIMIT ?
         """,
@@ -189,8 +189,9 @@ def save_message_embeddings(
             if still is None:
                 continue
             db.execute(
-                "INSERT OR REPLACE INTO message_embeddings (message_id, embedding, "
-                "embedding_model) VALUES (?, ?, ?)",
+                "INSERT INTO message_embeddings (message_id, embedding, embedding_model) "
+                "VALUES (?, ?, ?) ON CONFLICT (message_id) DO UPDATE SET "
+                "embedding = excluded.embedding, embedding_model = excluded.embedding_model",
                 [int(message_id), np.asarray(vector, dtype=np.float32).tobytes(), model],
             )
             stored.append(int(message_id))
@@ -209,7 +210,7 @@ def message_facts(
     return db.execute(
         f"""
         SELECT m.id, m.conversation_id, coalesce(m.author, ''),
-               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
+               {db.dialect.days_since("?", "m.created_at")}, {_NEIGHBOURS}
         FROM recallable_messages AS m WHERE m.id IN ({marks}) ORDER BY m.id
         """,
         [now, *(int(i) for i in ids)],
@@ -298,7 +299,7 @@ def event_age(
         hits, hit_params = full_text.message_scores(match, 0.0)
         row = db.execute(
             f"""
-            SELECT max(julianday(?) - julianday(m.created_at), 0)
+            SELECT {db.dialect.days_since("?", "m.created_at")}
             FROM ({hits}) AS h JOIN recallable_messages AS m ON m.id = h.id
             WHERE TRUE {where}
             ORDER BY h.score, h.id LIMIT 1
@@ -308,7 +309,7 @@ def event_age(
         return None if row is None else float(row[0])
     row = db.execute(
         f"""
-        SELECT max(julianday(?) - julianday(m.created_at), 0)
+        SELECT {db.dialect.days_since("?", "m.created_at")}
         FROM messages_fts JOIN recallable_messages AS m ON m.id = messages_fts.rowid
         WHERE messages_fts MATCH ? {where}
         ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT 1

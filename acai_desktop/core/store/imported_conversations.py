@@ -195,7 +195,7 @@ def _store_conversation(
         jobs,
     )
     db.execute(
-        "UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+        f"UPDATE conversations SET updated_at = {db.dialect.later('updated_at', '?')} WHERE id = ?",
         [conversation.updated_at, conversation_id],
     )
     stored.jobs += len(jobs)

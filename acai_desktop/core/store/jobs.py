@@ -196,8 +196,8 @@ def fail_job(
 def requeue_jobs(db: Database, job_ids: Collection[int] | None = None) -> int:
     """Put running jobs back to pending; the interrupted attempt does not count."""
     sql = (
-        "UPDATE jobs SET status = 'pending', attempts = max(attempts - 1, 0), updated_at = ? "
-        "WHERE status = 'running'"
+        f"UPDATE jobs SET status = 'pending', attempts = {db.dialect.later('attempts - 1', '0')}, "
+        "updated_at = ? WHERE status = 'running'"
     )
     params: list = [now_iso()]
     if job_ids is None and is_postgres(db):
@@ -307,7 +307,7 @@ def pause_job_kind(db: Database, kind: str) -> None:
     process claims through :func:`claim_next_job`, which skips them)."""
     with db.atomic():
         db.execute(
-            "INSERT OR IGNORE INTO paused_job_kinds (kind, paused_at) VALUES (?, ?)",
+            "INSERT INTO paused_job_kinds (kind, paused_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [kind, now_iso()],
         )
 

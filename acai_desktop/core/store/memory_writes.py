@@ -111,7 +111,7 @@ def write_memory_event(
 
 def add_sources(db: Database, memory_id: int, message_ids: Iterable[int]) -> None:
     db.conn.executemany(
-        "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
+        "INSERT INTO memory_sources (memory_id, message_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
         ((memory_id, message_id) for message_id in message_ids),
     )
 
@@ -213,7 +213,8 @@ def insert_memories(
     )
     if sources is not None:
         db.conn.executemany(
-            "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
+            "INSERT INTO memory_sources (memory_id, message_id) VALUES (?, ?) "
+            "ON CONFLICT DO NOTHING",
             (
                 (memory_id, message_id)
                 for memory_id, message_ids in zip(ids, sources, strict=True)

@@ -89,7 +89,8 @@ def _select_path_to(db: Database, message: Message) -> None:
 
 def _select_only(db: Database, conversation_id: int, parent_id: int | None, chosen) -> None:
     db.execute(
-        "UPDATE messages SET selected = (id IS ?) WHERE conversation_id = ? AND parent_id IS ?",
+        "UPDATE messages SET selected = CASE WHEN id IS NOT DISTINCT FROM ? THEN 1 ELSE 0 END "
+        "WHERE conversation_id = ? AND parent_id IS NOT DISTINCT FROM ?",
         [chosen, conversation_id, parent_id],
     )
 

@@ -18,10 +18,11 @@ import numpy as np
 
 from acai_desktop.core.records import MemoryItem
 from acai_desktop.core.store.connection import Database, contents_by_id
-from acai_desktop.core.store.dialect import is_postgres
+from acai_desktop.core.store.dialect import JULIAN_EPOCH_MS, is_postgres
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
 
 __all__ = [
+    "JULIAN_EPOCH_MS",
     "active_ranking_facts",
     "candidate_rows",
     "document_counts",
@@ -40,19 +41,19 @@ BM25_WEIGHTS = (1.0, 0.4)
 # The full-text tables a term may be counted in (their names go into the SQL text).
 FULL_TEXT_TABLES = ("memories_fts", "messages_fts", "chunks_fts")
 
-# The Unix epoch in SQLite's Julian-day milliseconds (julianday('1970-01-01') * 86400000).
-JULIAN_EPOCH_MS = 210866760000000
-
+# The current time, as both engines read a time.
+_NOW = "'now'"
 # The later of updated_at and last_used_at, from which recency is measured.
-_TOUCHED = "max(m.updated_at, coalesce(m.last_used_at, ''))"
+_TOUCHED = "CASE WHEN m.last_used_at > m.updated_at THEN m.last_used_at ELSE m.updated_at END"
 
-# Fusion inputs of a memory, in this column order: id, importance, pinned, age in days
-# (since the later of updated_at and last_used_at), conversation id (-1 for none).
-_FEATURES = (
-    "m.id, m.importance, m.pinned, "
-    f"max(julianday('now') - julianday({_TOUCHED}), 0), "
-    "coalesce(m.conversation_id, -1)"
-)
+
+def _features(db: Database) -> str:
+    """Fusion inputs of a memory, in this column order: id, importance, pinned, age in
+    days (since the later of updated_at and last_used_at), conversation id (-1 for none)."""
+    return (
+        "m.id, m.importance, m.pinned, "
+        f"{db.dialect.days_since(_NOW, _TOUCHED)}, coalesce(m.conversation_id, -1)"
+    )
 
 
 def pg_full_text():
@@ -161,18 +162,19 @@ def lexical_hits(
 
 
 def candidate_rows(db: Database, ids: Sequence[int]) -> list[tuple]:
-    """``(*features, embedding blob)`` (see ``_FEATURES``) of the active memories among
-    ``ids``, in id order.
+    """``(*features, embedding blob)`` (see :func:`_features`) of the active memories
+    among ``ids``, in id order.
 
-    The unary ``+`` on status keeps SQLite from choosing the (status, kind) index,
-    which would walk every active memory instead of looking up a few ids.
+    Status is kept out of index choice: SQLite would choose the (status, kind) index
+    and walk every active memory instead of looking up a few ids.
     """
     if not len(ids):
         return []
     marks = ",".join("?" * len(ids))
     return db.execute(
-        f"SELECT {_FEATURES}, m.embedding FROM memories AS m "
-        f"WHERE +m.status = 'active' AND m.id IN ({marks}) ORDER BY m.id",
+        f"SELECT {_features(db)}, m.embedding FROM memories AS m "
+        f"WHERE {db.dialect.unindexed('m.status')} = 'active' AND m.id IN ({marks}) "
+        "ORDER BY m.id",
         [int(i) for i in ids],
     ).fetchall()
 
@@ -189,7 +191,7 @@ def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
     recovered exactly from julianday(), which counts whole milliseconds)."""
     rows = db.execute(
         f"SELECT m.id, m.importance, m.pinned, "
-        f"round(julianday({_TOUCHED}) * 86400000.0) - {JULIAN_EPOCH_MS}, "
+        f"{db.dialect.epoch_ms(_TOUCHED)}, "
         "coalesce(m.conversation_id, -1) "
         "FROM memories AS m WHERE m.status = 'active'"
     ).fetchall()

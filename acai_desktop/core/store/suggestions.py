@@ -25,8 +25,9 @@ def propose_suggestion(db: Database, draft: SuggestionDraft) -> Suggestion | Non
     if next(iter(waiting), None) is not None:
         return None
     cursor = db.execute(
-        "INSERT OR IGNORE INTO memory_suggestions (message_id, conversation_id, content, "
-        "normalised, category, confidence, created_at, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO memory_suggestions (message_id, conversation_id, content, normalised, "
+        "category, confidence, created_at, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
         [draft.message_id, draft.conversation_id, draft.content, draft.normalised,
          draft.category, draft.confidence, now_iso(), draft.via],
     )  # fmt: skip

@@ -780,8 +780,34 @@ def m018_fts5_words_and_kept_statistics(db) -> None:
         db.connection.execute(_fts5_words_in(table, first, second, columns))
 
 
+@migration
+def m019_postgres_without_sqlite_functions(db) -> None:
+    """PostgreSQL only: SQLite's functions re-created by the baseline go; the store's SQL
+    names the operations that differ (store/dialect.py) instead of calling them."""
+    db.connection.execute(
+        """
+        DROP AGGREGATE group_concat(anyelement);
+        DROP AGGREGATE group_concat(text, text);
+        DROP FUNCTION acai_concat_step(text, anyelement);
+        DROP FUNCTION acai_concat_step(text, text, text);
+        DROP FUNCTION julianday(text);
+        DROP FUNCTION max(anycompatible, anycompatible);
+        DROP FUNCTION min(anycompatible, anycompatible);
+        DROP FUNCTION instr(text, text);
+        DROP FUNCTION json_extract(text, text);
+        DROP FUNCTION json(text);
+        DROP FUNCTION json_set(text, text, text);
+        DROP FUNCTION date(text);
+        DROP FUNCTION date(text, text);
+        """
+    )
+
+
 #: Migrations with no SQLite counterpart: what only PostgreSQL needs.
-POSTGRESQL_ONLY = ("m018_fts5_words_and_kept_statistics",)
+POSTGRESQL_ONLY = (
+    "m018_fts5_words_and_kept_statistics",
+    "m019_postgres_without_sqlite_functions",
+)
 
 
 def pending(db) -> list[str]:
