@@ -26,11 +26,12 @@ def _document_with_chunks(db, texts: list[str]) -> int:
 
 def _answer(db) -> int:
     db.execute(
-        "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (1, '', 'x', 'x')"
+        "INSERT INTO conversations (id, title, created_at, updated_at) "
+        "VALUES (1, '', '2026-12-07', '2026-12-07')"
     )
     return db.execute(
         "INSERT INTO messages (conversation_id, role, content, created_at) "
-        "VALUES (1, 'assistant', 'answer', 'x')"
+        "VALUES (1, 'assistant', 'answer', '2026-12-07')"
     ).lastrowid
 
 
@@ -86,7 +87,7 @@ def test_a_document_path_is_queued_once_with_one_indexing_job(store_location):
     with pytest.raises((sqlite3.IntegrityError, psycopg.IntegrityError)):
         db.execute(
             "INSERT INTO documents (path, name, kind, added_at) "
-            "VALUES ('/x/a.md', 'a', 'text', 'x')"
+            "VALUES ('/x/a.md', 'a', 'text', '2026-12-07')"
         )
 
 

@@ -48,7 +48,7 @@ class PanelFilter(StrEnum):
 #: What each filter keeps: (column, value), or None for everything visible.
 FILTER_CONDITIONS: dict[PanelFilter, tuple[str, object] | None] = {
     PanelFilter.ALL: None,
-    PanelFilter.PINNED: ("pinned", 1),
+    PanelFilter.PINNED: ("pinned", True),
     PanelFilter.CONFLICTS: ("status", MemoryStatus.CONFLICT.value),
     PanelFilter.TEMPORARY: ("status", MemoryStatus.TEMPORARY.value),
     PanelFilter.FACTS: ("kind", "fact"),

@@ -135,8 +135,8 @@ def temporary_message_hits(db: Database, terms: Sequence[str], limit: int) -> li
         """
         SELECT m.id, m.conversation_id, c.title, m.content, m.created_at, m.role
         FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id
-        WHERE c.temporary = 1 AND m.role IN ('user', 'assistant')
-            AND m.status IN ('complete', 'stopped') AND m.content != '' AND m.hidden = 0
+        WHERE c.temporary AND m.role IN ('user', 'assistant')
+            AND m.status IN ('complete', 'stopped') AND m.content != '' AND NOT m.hidden
         ORDER BY m.id DESC LIMIT ?
         """,
         [TEMPORARY_SCAN_LIMIT],

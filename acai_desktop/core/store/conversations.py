@@ -84,7 +84,7 @@ def create_conversation(
         cursor = db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, temporary, project_id) "
             "VALUES (?, ?, ?, ?, ?)",
-            [title, at, at, int(temporary), project_id],
+            [title, at, at, bool(temporary), project_id],
         )
     return fetch_conversation(db, cursor.lastrowid)
 
@@ -92,7 +92,7 @@ def create_conversation(
 def latest_conversation(db: Database) -> Conversation | None:
     rows = _rows(
         db.execute(
-            f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE temporary = 0 "
+            f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE NOT temporary "
             "ORDER BY updated_at DESC, id DESC LIMIT 1"
         )
     )
@@ -148,7 +148,7 @@ def _insert_message(
         # A new conversation takes its title from the first thing the user said: a
         # stand-in (title_auto) that the title job may replace with a model's title.
         db.execute(
-            "UPDATE conversations SET title = ?, title_auto = 1 WHERE id = ? AND title = ''",
+            "UPDATE conversations SET title = ?, title_auto = TRUE WHERE id = ? AND title = ''",
             [title_from_words(content), conversation_id],
         )
     return cursor.lastrowid
@@ -298,7 +298,7 @@ def list_messages(
     if not include_folded:
         sql += " AND folded_into IS NULL"
     if not include_hidden:
-        sql += " AND hidden = 0"
+        sql += " AND NOT hidden"
     cursor = db.execute(sql + " ORDER BY id", [conversation_id])
     messages = [Message.from_row(row) for row in _rows(cursor)]
     versions = versions_by_message(db, conversation_id)
@@ -344,7 +344,7 @@ def list_messages_with_sources(
         f"(SELECT {db.dialect.joined('v.id')} FROM messages v WHERE v.conversation_id = "
         "messages.conversation_id AND v.parent_id IS NOT DISTINCT FROM messages.parent_id) "
         "AS version_ids "
-        "FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id",
+        "FROM messages WHERE conversation_id = ? AND NOT hidden ORDER BY id",
         [conversation_id],
     )
     messages, counts = [], {}
@@ -397,7 +397,7 @@ def rename_conversation(db: Database, conversation_id: int, title: str) -> Conve
         fetch_conversation(db, conversation_id)
         # The user's title wins over the automatic one, now and later (title_auto = 0).
         db.execute(
-            "UPDATE conversations SET title = ?, title_auto = 0 WHERE id = ?",
+            "UPDATE conversations SET title = ?, title_auto = FALSE WHERE id = ?",
             [title, conversation_id],
         )
     return fetch_conversation(db, conversation_id)
@@ -408,7 +408,7 @@ def set_pinned(db: Database, conversation_id: int, pinned: bool) -> Conversation
     with db.atomic():
         fetch_conversation(db, conversation_id)
         db.execute(
-            "UPDATE conversations SET pinned = ? WHERE id = ?", [int(pinned), conversation_id]
+            "UPDATE conversations SET pinned = ? WHERE id = ?", [bool(pinned), conversation_id]
         )
     return fetch_conversation(db, conversation_id)
 
@@ -419,7 +419,7 @@ def set_automatic_title(db: Database, conversation_id: int, title: str) -> Conve
     left alone (renamed, already titled, or deleted)."""
     with db.atomic():
         changed = db.execute(
-            "UPDATE conversations SET title = ?, title_auto = 0 WHERE id = ? AND title_auto = 1",
+            "UPDATE conversations SET title = ?, title_auto = FALSE WHERE id = ? AND title_auto",
             [title, conversation_id],
         ).rowcount
     return fetch_conversation(db, conversation_id) if changed else None

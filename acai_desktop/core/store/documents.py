@@ -65,7 +65,7 @@ def document_at(db: Database, path: str) -> Document | None:
 def list_documents(db: Database) -> list[Document]:
     """The user's library (the Documents tab): every document but the chats' attachments."""
     return _documents(
-        db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment = 0 ORDER BY id")
+        db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE NOT attachment ORDER BY id")
     )
 
 
@@ -73,7 +73,7 @@ def attachments_of(db: Database, conversation_id: int | None) -> list[Document]:
     """The files attached in a chat (None: those held by a new chat), in order."""
     return _documents(
         db.execute(
-            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment = 1 "
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment "
             "AND conversation_id IS NOT DISTINCT FROM ? ORDER BY id",
             [conversation_id],
         )
@@ -82,7 +82,7 @@ def attachments_of(db: Database, conversation_id: int | None) -> list[Document]:
 
 def attachment_paths(db: Database) -> set[str]:
     """Where every attachment's copy is (to find copies no document owns any more)."""
-    return {row[0] for row in db.execute("SELECT path FROM documents WHERE attachment = 1")}
+    return {row[0] for row in db.execute("SELECT path FROM documents WHERE attachment")}
 
 
 def bind_attachments(db: Database, document_ids: Sequence[int], conversation_id: int) -> None:
@@ -90,7 +90,7 @@ def bind_attachments(db: Database, document_ids: Sequence[int], conversation_id:
     with db.atomic():
         _require_conversation(db, conversation_id)
         db.conn.executemany(
-            "UPDATE documents SET conversation_id = ? WHERE id = ? AND attachment = 1 "
+            "UPDATE documents SET conversation_id = ? WHERE id = ? AND attachment "
             "AND conversation_id IS NULL",
             [(conversation_id, document_id) for document_id in document_ids],
         )
@@ -105,7 +105,7 @@ def evidence_documents(db: Database, conversation_id: int) -> tuple[list[int] | 
     own = [
         row[0]
         for row in db.execute(
-            "SELECT id FROM documents WHERE attachment = 1 AND conversation_id = ?",
+            "SELECT id FROM documents WHERE attachment AND conversation_id = ?",
             [conversation_id],
         )
     ]
@@ -113,8 +113,7 @@ def evidence_documents(db: Database, conversation_id: int) -> tuple[list[int] | 
         others = [
             row[0]
             for row in db.execute(
-                "SELECT id FROM documents WHERE attachment = 1 "
-                "AND conversation_id IS DISTINCT FROM ?",
+                "SELECT id FROM documents WHERE attachment AND conversation_id IS DISTINCT FROM ?",
                 [conversation_id],
             )
         ]
@@ -148,7 +147,7 @@ def queue_document(
             document_id = db.execute(
                 "INSERT INTO documents (path, name, size, kind, status, added_at, "
                 "attachment, conversation_id) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
-                [path, name, size, kind, at, int(attachment), conversation_id],
+                [path, name, size, kind, at, bool(attachment), conversation_id],
             ).lastrowid
         else:
             document_id = existing.id
@@ -225,7 +224,7 @@ def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
             if interruptions >= MAX_INTERRUPTIONS:
                 db.execute(
                     "UPDATE jobs SET status = 'failed', interruptions = ?, last_error = ?, "
-                    "retryable = 0, run_after = NULL, updated_at = ? WHERE id = ?",
+                    "retryable = FALSE, run_after = NULL, updated_at = ? WHERE id = ?",
                     [interruptions, JOB_STOPPED_THE_APP_TWICE, at, job_id],
                 )
                 status, error, into = "error", STOPPED_THE_APP_TWICE, given_up

@@ -152,7 +152,7 @@ def _store_conversation(
     if conversation_id is None:
         conversation_id = db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, temporary, "
-            "source_id) VALUES (?, ?, ?, 0, ?)",
+            "source_id) VALUES (?, ?, ?, FALSE, ?)",
             [conversation.title, conversation.created_at, conversation.updated_at,
              conversation.source_id],
         ).lastrowid  # fmt: skip
@@ -166,7 +166,7 @@ def _store_conversation(
     # continued since the last export): set here, the insert trigger that would find
     # it (migration m010) does not run for every message.
     (parent_id,) = db.execute(
-        "SELECT max(id) FROM messages WHERE conversation_id = ? AND hidden = 0",
+        "SELECT max(id) FROM messages WHERE conversation_id = ? AND NOT hidden",
         [conversation_id],
     ).fetchone()
     for message, source_id in new:
@@ -243,7 +243,7 @@ def conversation_from(db: Database, source_id: str, title: str) -> Conversation:
             row = (
                 db.execute(
                     "INSERT INTO conversations (title, created_at, updated_at, temporary, "
-                    "source_id) VALUES (?, ?, ?, 0, ?)",
+                    "source_id) VALUES (?, ?, ?, FALSE, ?)",
                     [title, at, at, source_id],
                 ).lastrowid,
             )

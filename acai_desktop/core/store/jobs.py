@@ -187,7 +187,7 @@ def fail_job(
         db.execute(
             "UPDATE jobs SET status = ?, last_error = ?, run_after = ?, retryable = ?, "
             "updated_at = ? WHERE id = ?",
-            [str(status), redact(error), retry_at, int(retryable), now_iso(), job_id],
+            [str(status), redact(error), retry_at, bool(retryable), now_iso(), job_id],
         )
     _release(db, [job_id])
     return fetch_job(db, job_id)
@@ -244,7 +244,7 @@ def revive_failed_jobs(
     sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'failed'"
     params: list = []
     if automatic:
-        sql += " AND retryable = 1"
+        sql += " AND retryable"
     if max_revivals is not None:
         sql += " AND revivals < ?"
         params.append(max_revivals)
@@ -288,7 +288,7 @@ def retry_jobs(db: Database, job_ids: Collection[int] | None = None) -> list[Job
 def count_revivable(db: Database, max_revivals: int) -> int:
     """Failed jobs that an automatic revival capped at ``max_revivals`` would queue again."""
     return db.execute(
-        "SELECT count(*) FROM jobs WHERE status = 'failed' AND retryable = 1 AND revivals < ?",
+        "SELECT count(*) FROM jobs WHERE status = 'failed' AND retryable AND revivals < ?",
         [max_revivals],
     ).fetchone()[0]
 

@@ -124,7 +124,7 @@ def _filter_clause(db: Database, where: MemoryFilter) -> tuple[str, list]:
         params.append(where.category)
     if where.pinned is not None:
         clauses.append("pinned = ?")
-        params.append(int(where.pinned))
+        params.append(bool(where.pinned))
     if where.conversation_id is not None:
         clauses.append("conversation_id = ?")
         params.append(where.conversation_id)

@@ -51,7 +51,7 @@ def _prepare(values: dict) -> dict:
             prepared[column] = json.dumps(prepared[column] or {}, ensure_ascii=False)
     for column in MEMORY_FLAG_COLUMNS:
         if column in prepared:
-            prepared[column] = int(bool(prepared[column]))
+            prepared[column] = bool(prepared[column])
     for column in MEMORY_ENUM_COLUMNS:
         if column in prepared and prepared[column] is not None:
             prepared[column] = str(prepared[column])

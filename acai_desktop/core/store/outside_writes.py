@@ -82,7 +82,7 @@ def read_outside_writes(
     ]
     rows = db.execute(
         f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id > ? AND id <= ? "
-        "AND temporary = 0 ORDER BY id",
+        "AND NOT temporary ORDER BY id",
         [cursors.conversation, now.conversation],
     )
     names = [d[0] for d in rows.description]

@@ -209,7 +209,7 @@ def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
 def pinned_memories(db: Database) -> list[MemoryItem]:
     """Every active pinned memory, oldest first (a stable order keeps prompts stable)."""
     rows = db.execute(
-        f"SELECT {SELECT_COLUMNS} FROM memories WHERE status = 'active' AND pinned = 1 "
+        f"SELECT {SELECT_COLUMNS} FROM memories WHERE status = 'active' AND pinned "
         "ORDER BY created_at, id"
     ).fetchall()
     return [memory_from_row(row) for row in rows]

@@ -23,7 +23,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -49,6 +49,41 @@ class _NumberLoader(Loader):
     def load(self, data: Any) -> int | float:
         number = Decimal(bytes(data).decode())
         return int(number) if number == number.to_integral_value() else float(number)
+
+
+class _FlagLoader(Loader):
+    """``boolean`` as SQLite's flags read: 1 or 0 (a flag prints and compares the same
+    from both stores)."""
+
+    def load(self, data: Any) -> int:
+        return 1 if bytes(data) == b"t" else 0
+
+
+class _TimeLoader(Loader):
+    """``timestamptz`` as SQLite's times read: the ISO text ``clock.now_iso`` writes
+    (``2026-12-07T10:11:12.345678+00:00``). The session runs in UTC, so the server
+    writes ``2026-12-07 10:11:12.345678+00`` (fraction cut short or left out when 0)."""
+
+    def load(self, data: Any) -> str:
+        text = bytes(data).decode()
+        if len(text) >= 22 and text[10] == " " and text.endswith("+00"):
+            clock = text[11:-3]
+            fraction = clock[9:] if len(clock) > 8 else ""
+            return f"{text[:10]}T{clock[:8]}.{fraction.ljust(6, '0')}+00:00"
+        # Another shape (a year past 9999, an offset with minutes): Python reads it.
+        moment = datetime.fromisoformat(text)
+        return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def read_as_sqlite(connection: psycopg.Connection) -> None:
+    """Make ``connection`` read rows as SQLite's store gives them: whole numbers as
+    ints, flags 0/1, times as ISO text in UTC."""
+    connection.adapters.register_loader("numeric", _NumberLoader)
+    connection.adapters.register_loader("bool", _FlagLoader)
+    connection.adapters.register_loader("timestamptz", _TimeLoader)
+    # Times are read back in UTC, as SQLite stores them; the day of a time on this
+    # computer's clock uses its offset (dialect.local_day).
+    connection.execute("SET TIME ZONE 'UTC'")
 
 
 def _placeholder(match: re.Match) -> str:
@@ -135,10 +170,7 @@ class PostgresDatabase:
 
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.connection = psycopg.connect(url, autocommit=True)
-        self.connection.adapters.register_loader("numeric", _NumberLoader)
-        # Stored times are ISO text in UTC, as SQLite's julianday() reads them; SQLite's
-        # 'localtime' is this computer's offset (the schema's date()).
-        self.connection.execute("SET TIME ZONE 'UTC'")
+        read_as_sqlite(self.connection)
         self.connection.execute(
             "SELECT set_config('acai.utc_offset', %s, false)", [_local_utc_offset()]
         )
@@ -288,6 +320,9 @@ class PostgresStore:
         db = PostgresDatabase(self.url)
         try:
             migrate(db)
+            # Again, whoever migrated: another computer may have made the tables between
+            # this connection's first look and its migrate (lastrowid needs them).
+            db.refresh_schema()
         except BaseException:
             db.close()
             raise
