@@ -31,7 +31,6 @@ from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversation_locks import lock_conversation
 from acai_desktop.core.store.conversation_search import search_conversations
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 MESSAGE_COLUMNS = (
@@ -463,7 +462,7 @@ def recover_interrupted_answers(db: Database, lost: Mapping[int, str] | None = N
     cut_off = session_locks.unheld(db, WRITING_ANSWERS, [row[0] for row in streaming])
     if not cut_off:
         return 0
-    note = WRITER_GONE_NOTE if is_postgres(db) else APP_CLOSED_NOTE
+    note = WRITER_GONE_NOTE if db.dialect.shared else APP_CLOSED_NOTE
     stopped = 0
     with db.atomic():
         for answer_id, text in (lost or {}).items():

@@ -11,14 +11,16 @@ the operation itself (ids for a bulk insert, the size of the database). Nothing
 rewrites SQL at run time; PostgreSQL's connection changes only the placeholder style
 (``postgres/database.py``, :func:`~acai_desktop.core.store.postgres.database.placeholders`).
 
-Full-text search, the job claim, advisory locks and NOTIFY are whole operations of
-their own on PostgreSQL (``postgres/full_text.py``, ``jobs.py``, ``session_locks.py``,
-``conversation_locks.py``), each behind its store function's ``is_postgres`` test.
+Full-text search is an operation of its own per engine, with the same functions:
+``db.dialect.full_text`` is FTS5 (``fts5.py``) or PostgreSQL's (``postgres/full_text.py``).
+NOTIFY needs no call: PostgreSQL's triggers send it (``postgres/migrations.py``).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 SQLITE = "sqlite"
@@ -31,6 +33,16 @@ class SqliteDialect:
     """SQLite's spelling of each operation (the default)."""
 
     name = SQLITE
+    #: Whether several computers write the database at once (PostgreSQL); on SQLite one
+    #: process holds the profile (core/profile_lock.py) and its start owns every row.
+    shared = False
+
+    @functools.cached_property
+    def full_text(self):
+        """The full-text operation: FTS5 (``store/fts5.py``)."""
+        from acai_desktop.core.store import fts5
+
+        return fts5
 
     def days_since(self, now: str, then: str) -> str:
         """Days from the time ``then`` to the time ``now`` (SQL expressions, neither NULL;
@@ -78,6 +90,27 @@ class SqliteDialect:
         ends (SQLite: nothing; its write lock already covers the database)."""
         return ""
 
+    def data_version(self, db) -> int | None:
+        """A number that changes when another connection commits (None: the store has
+        none; its listener says when to look, core/outside_changes.py)."""
+        return db.execute("PRAGMA data_version").fetchone()[0]
+
+    def lock_for_transaction(self, db, namespace: int, key: int | None = None) -> None:
+        """Wait until no other transaction holds the lock ``(namespace[, key])`` and
+        keep it until the caller's transaction ends (SQLite: its write lock, taken
+        when the transaction began, already keeps every other writer out)."""
+
+    def hold(self, db, namespace: int, row_id: int) -> None:
+        """This process works on ``row_id`` until :meth:`release` or its end, however
+        it ends (SQLite: nothing to say; no other process shares the database)."""
+
+    def release(self, db, namespace: int, row_ids: Collection[int]) -> None:
+        """This process is done with ``row_ids`` (those it holds; the others are left)."""
+
+    def unheld(self, db, namespace: int, row_ids: Collection[int]) -> list[int]:
+        """The rows among ``row_ids`` no live process works on (all of them on SQLite)."""
+        return list(row_ids)
+
     def reserve_ids(self, db, table: str, count: int) -> list[int]:
         """``count`` new ids of ``table`` for rows the caller inserts with explicit ids
         (one ``executemany``): from ``max(id) + 1`` on, as SQLite would assign them,
@@ -106,10 +139,25 @@ class SqliteDialect:
         return size(str(path)), size(f"{path}-wal")
 
 
+#: This session's hold on (namespace, id), as pg_locks shows a two-key advisory lock.
+_HELD_HERE = (
+    "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = ? "
+    "AND objid::bigint = ? AND objsubid = 2 AND pid = pg_backend_pid()"
+)
+
+
 class PostgresDialect(SqliteDialect):
     """PostgreSQL's spelling, where it differs."""
 
     name = POSTGRESQL
+    shared = True
+
+    @functools.cached_property
+    def full_text(self):
+        """FTS5's words and BM25 over kept statistics (``postgres/full_text.py``)."""
+        from acai_desktop.core.store.postgres import full_text
+
+        return full_text
 
     def days_since(self, now: str, then: str) -> str:
         return (
@@ -149,6 +197,42 @@ class PostgresDialect(SqliteDialect):
     def for_update(self, db) -> str:
         return " FOR UPDATE" if db.in_write_transaction() else ""
 
+    def data_version(self, db) -> int | None:
+        return None
+
+    def lock_for_transaction(self, db, namespace: int, key: int | None = None) -> None:
+        assert db.in_write_transaction(), "a transaction's lock is taken inside one"
+        if key is None:
+            db.execute("SELECT pg_advisory_xact_lock(?)", [namespace])
+        else:
+            db.execute("SELECT pg_advisory_xact_lock(?, ?)", [namespace, int(key)])
+
+    # A session advisory lock keyed (namespace, row id): the server releases it when the
+    # process's session ends, however it ends, so a start tells another live computer's
+    # work (leave it) from a dead one's (put it back).
+    def hold(self, db, namespace: int, row_id: int) -> None:
+        """Once: holding it again does not stack."""
+        db.execute(
+            f"SELECT pg_advisory_lock(?, ?) WHERE NOT EXISTS ({_HELD_HERE})",
+            [namespace, int(row_id), namespace, int(row_id)],
+        )
+
+    def release(self, db, namespace: int, row_ids: Collection[int]) -> None:
+        for row_id in row_ids:
+            db.execute(
+                f"SELECT pg_advisory_unlock(?, ?) FROM ({_HELD_HERE} LIMIT 1) AS held",
+                [namespace, int(row_id), namespace, int(row_id)],
+            )
+
+    def unheld(self, db, namespace: int, row_ids: Collection[int]) -> list[int]:
+        free = []
+        for row_id in row_ids:
+            taken = db.execute("SELECT pg_try_advisory_lock(?, ?)", [namespace, int(row_id)])
+            if taken.fetchone()[0]:
+                free.append(row_id)
+                db.execute("SELECT pg_advisory_unlock(?, ?)", [namespace, int(row_id)])
+        return free
+
     def reserve_ids(self, db, table: str, count: int) -> list[int]:
         """From the table's identity sequence, so two computers inserting at once never
         pick the same ids."""
@@ -168,17 +252,3 @@ class PostgresDialect(SqliteDialect):
 
 SQLITE_DIALECT = SqliteDialect()
 POSTGRES_DIALECT = PostgresDialect()
-
-
-def dialect_of(db: object) -> SqliteDialect:
-    """``db``'s dialect (SQLite's for a connection that names none)."""
-    return getattr(db, "dialect", SQLITE_DIALECT)
-
-
-def is_postgres(db: object) -> bool:
-    return dialect_of(db).name == POSTGRESQL
-
-
-def reserve_ids(db, table: str, count: int) -> list[int]:
-    """See :meth:`SqliteDialect.reserve_ids`."""
-    return dialect_of(db).reserve_ids(db, table, count)

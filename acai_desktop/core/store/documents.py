@@ -21,7 +21,6 @@ from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records import Job
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 if TYPE_CHECKING:
@@ -433,23 +432,7 @@ def chunk_hits(
     ``document_ids`` when given, never in ``excluded``."""
     if document_ids is not None and not len(document_ids):
         return []
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        return full_text.chunk_hits(db, match, limit, document_ids, excluded)
-    sql = (
-        "SELECT c.id, -bm25(chunks_fts, 1.0, 0.5) FROM chunks_fts "
-        "JOIN chunks AS c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.ordinal >= 0"
-    )
-    params: list = [match]
-    if document_ids is not None:
-        sql += f" AND c.document_id IN ({', '.join('?' for _ in document_ids)})"
-        params += list(document_ids)
-    if excluded:
-        sql += f" AND c.document_id NOT IN ({', '.join('?' for _ in excluded)})"
-        params += list(excluded)
-    sql += " ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?"
-    return [(r[0], float(r[1])) for r in db.execute(sql, [*params, limit])]
+    return db.dialect.full_text.chunk_hits(db, match, limit, document_ids, excluded)
 
 
 def passages_by_id(db: Database, chunk_ids: Sequence[int]) -> dict[int, Passage]:

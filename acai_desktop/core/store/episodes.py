@@ -15,7 +15,6 @@ import numpy as np
 
 from acai_desktop.core.records import RecalledMessage
 from acai_desktop.core.store.connection import Database, contents_by_id
-from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors
 
 MESSAGES_FTS = "messages_fts"
@@ -50,18 +49,7 @@ def message_hits(
     ``context_weight``. The join to ``messages`` runs on the few rows FTS5 kept.
     Ages count from ``now`` (an ISO timestamp, or SQLite's "now").
     """
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        hits, hit_params = full_text.message_scores(match, context_weight)
-        hits += " ORDER BY score, t.id LIMIT ?"
-        hit_params.append(int(limit))
-    else:
-        hits = (
-            "SELECT rowid AS id, bm25(messages_fts, 1.0, ?) AS score FROM messages_fts "
-            "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?"
-        )
-        hit_params = [float(context_weight), match, int(limit)]
+    hits, hit_params = db.dialect.full_text.best_message_scores(match, context_weight, limit)
     rows = db.execute(
         f"""
         SELECT h.id, -h.score, m.conversation_id, coalesce(m.author, ''),
@@ -130,15 +118,7 @@ def message_bm25(
     wanted = {int(i) for i in ids}
     if not wanted:
         return {}
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        return full_text.message_bm25(db, match, wanted, context_weight)
-    rows = db.execute(
-        "SELECT rowid, -bm25(messages_fts, 1.0, ?) FROM messages_fts WHERE messages_fts MATCH ?",
-        [float(context_weight), match],
-    ).fetchall()
-    return {rowid: score for rowid, score in rows if rowid in wanted}
+    return db.dialect.full_text.message_bm25(db, match, wanted, context_weight)
 
 
 def recallable_embeddings(
@@ -293,27 +273,14 @@ def event_age(
     marks = ",".join("?" * len(excluded))
     where = f"""{"AND m.role = 'user'" if by_user else ""}
               {f"AND m.id NOT IN ({marks})" if excluded else ""}"""
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        hits, hit_params = full_text.message_scores(match, 0.0)
-        row = db.execute(
-            f"""
-            SELECT {db.dialect.days_since("?", "m.created_at")}
-            FROM ({hits}) AS h JOIN recallable_messages AS m ON m.id = h.id
-            WHERE TRUE {where}
-            ORDER BY h.score, h.id LIMIT 1
-            """,
-            [now, *hit_params, *excluded],
-        ).fetchone()
-        return None if row is None else float(row[0])
+    hits, hit_params = db.dialect.full_text.message_scores(match, 0.0)
     row = db.execute(
         f"""
         SELECT {db.dialect.days_since("?", "m.created_at")}
-        FROM messages_fts JOIN recallable_messages AS m ON m.id = messages_fts.rowid
-        WHERE messages_fts MATCH ? {where}
-        ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT 1
+        FROM ({hits}) AS h JOIN recallable_messages AS m ON m.id = h.id
+        WHERE TRUE {where}
+        ORDER BY h.score, h.id LIMIT 1
         """,
-        [now, match, *excluded],
+        [now, *hit_params, *excluded],
     ).fetchone()
     return None if row is None else float(row[0])

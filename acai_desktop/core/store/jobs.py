@@ -26,7 +26,6 @@ from acai_desktop.core.redaction import redact
 from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.dialect import is_postgres
 
 JOB_COLUMNS = (
     "id, kind, payload, conversation_id, status, attempts, last_error, run_after, "
@@ -100,11 +99,10 @@ def claim_next_job(
         sql += f" AND (conversation_id IS NULL OR conversation_id NOT IN ({marks}))"
         params.extend(busy_conversations)
     sql += " ORDER BY id LIMIT 1"
-    if is_postgres(db):
+    if db.dialect.shared:
         sql = _across_computers(db, sql)
     with db.atomic():
-        if is_postgres(db):
-            db.execute("SELECT pg_advisory_xact_lock(?)", [_CLAIM_LOCK])
+        db.dialect.lock_for_transaction(db, _CLAIM_LOCK)
         found = _jobs(db.execute(sql, params))
         if not found:
             return None
@@ -200,7 +198,7 @@ def requeue_jobs(db: Database, job_ids: Collection[int] | None = None) -> int:
         "updated_at = ? WHERE status = 'running'"
     )
     params: list = [now_iso()]
-    if job_ids is None and is_postgres(db):
+    if job_ids is None and db.dialect.shared:
         # At a start: only what no live process still runs (another computer's jobs
         # are its own).
         running = db.execute("SELECT id FROM jobs WHERE status = 'running'").fetchall()

@@ -24,7 +24,6 @@ from acai_desktop.core.records import (
     MemoryStatus,
 )
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.dialect import reserve_ids
 from acai_desktop.core.store.memories import (
     encode_embedding,
     fetch_memory,
@@ -204,7 +203,7 @@ def insert_memories(
     columns = list(prepared[0])
     if any(list(row) != columns for row in prepared):
         raise ValueError("insert_memories: every row must set the same columns")
-    ids = reserve_ids(db, "memories", len(prepared))
+    ids = db.dialect.reserve_ids(db, "memories", len(prepared))
     names = ", ".join(["id", *columns, "created_at", "updated_at"])
     marks = ", ".join("?" for _ in range(len(columns) + 3))
     db.conn.executemany(

@@ -18,7 +18,7 @@ import numpy as np
 
 from acai_desktop.core.records import MemoryItem
 from acai_desktop.core.store.connection import Database, contents_by_id
-from acai_desktop.core.store.dialect import JULIAN_EPOCH_MS, is_postgres
+from acai_desktop.core.store.dialect import JULIAN_EPOCH_MS
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
 
 __all__ = [
@@ -33,10 +33,6 @@ __all__ = [
     "memory_contents",
     "pinned_memories",
 ]
-
-# bm25() weights of memories_fts's columns (content, category): a category word
-# ("food") should count, but less than the same word in the memory's text.
-BM25_WEIGHTS = (1.0, 0.4)
 
 # The full-text tables a term may be counted in (their names go into the SQL text).
 FULL_TEXT_TABLES = ("memories_fts", "messages_fts", "chunks_fts")
@@ -56,14 +52,6 @@ def _features(db: Database) -> str:
     )
 
 
-def pg_full_text():
-    """PostgreSQL's branch of the full-text functions (imported only on that store:
-    SQLite users never load psycopg)."""
-    from acai_desktop.core.store.postgres import full_text
-
-    return full_text
-
-
 def document_counts(
     db: Database, terms: Sequence[str], cap: int, table: str = "memories_fts"
 ) -> list[int]:
@@ -74,14 +62,7 @@ def document_counts(
         return []
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
-    if is_postgres(db):
-        return pg_full_text().document_counts(db, terms, cap, table)
-    count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
-    arguments: list = []
-    for term in terms:
-        arguments += ['"' + term.replace('"', '""') + '"', cap + 1]
-    row = db.execute("SELECT " + ", ".join([count] * len(terms)), arguments).fetchone()
-    return list(row)
+    return db.dialect.full_text.document_counts_in(db, terms, cap, [table])[table]
 
 
 def document_counts_in(
@@ -94,19 +75,7 @@ def document_counts_in(
     for table in tables:
         if table not in FULL_TEXT_TABLES:
             raise ValueError(f"not a full-text table: {table!r}")
-    if is_postgres(db):
-        return pg_full_text().document_counts_in(db, terms, cap, tables)
-    counts, arguments = [], []
-    for table in tables:
-        count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
-        for term in terms:
-            counts.append(count)
-            arguments += ['"' + term.replace('"', '""') + '"', cap + 1]
-    row = list(db.execute("SELECT " + ", ".join(counts), arguments).fetchone())
-    return {
-        table: row[position * len(terms) : (position + 1) * len(terms)]
-        for position, table in enumerate(tables)
-    }
+    return db.dialect.full_text.document_counts_in(db, terms, cap, tables)
 
 
 def match_count(db: Database, match: str, cap: int, table: str = "memories_fts") -> int:
@@ -114,12 +83,7 @@ def match_count(db: Database, match: str, cap: int, table: str = "memories_fts")
     counted up to ``cap + 1`` (no BM25: the rows are not scored)."""
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
-    if is_postgres(db):
-        return pg_full_text().match_count(db, match, cap, table)
-    return db.execute(
-        f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-        [match, cap + 1],
-    ).fetchone()[0]
+    return db.dialect.full_text.match_count(db, match, cap, table)
 
 
 def lexical_hits(
@@ -136,18 +100,7 @@ def lexical_hits(
     joining every hit to ``memories`` cost as much as the scoring (its rows are wide,
     with the embedding, so each lookup reads a page).
     """
-    if is_postgres(db):
-        hits = pg_full_text().scored_memory_hits(db, match, limit * 2)
-    else:
-        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        hits = db.execute(
-            f"""
-            SELECT rowid, bm25(memories_fts, {weights}) AS score
-            FROM memories_fts WHERE memories_fts MATCH ?
-            ORDER BY score LIMIT ?
-            """,
-            [match, limit * 2],
-        ).fetchall()
+    hits = db.dialect.full_text.scored_memory_hits(db, match, limit * 2)
     in_index = [indexed(rowid) for rowid, _ in hits]
     others = [rowid for (rowid, _), known in zip(hits, in_index, strict=True) if not known]
     rows = {row[0]: row for row in candidate_rows(db, others)} if others else {}
@@ -218,13 +171,7 @@ def pinned_memories(db: Database) -> list[MemoryItem]:
 def best_matches_clause(db: Database) -> str:
     """``id IN (…)``: the ids of the best memories for a match expression and a limit
     (its two parameters, see :func:`match_parameter`), for a query of ``memories``."""
-    if is_postgres(db):
-        return (
-            "id IN (SELECT t.id FROM memories AS t, CAST(? AS tsquery) AS q "
-            f"WHERE t.search_vector @@ q ORDER BY {pg_full_text().rank('memories_fts')} DESC "
-            "LIMIT ?)"
-        )
-    return "id IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?)"
+    return db.dialect.full_text.best_memories_clause()
 
 
 def most_important_facts(db: Database, limit: int) -> list[MemoryItem]:
@@ -255,7 +202,7 @@ def known_facts(db: Database) -> list[MemoryItem]:
 
 def match_parameter(db: Database, match: str) -> str:
     """``match`` (an FTS5 expression of quoted terms) as this store's search takes it."""
-    return pg_full_text().tsquery_text(db, match) if is_postgres(db) else match
+    return db.dialect.full_text.match_parameter(db, match)
 
 
 def ids_written_after(db: Database, at: str) -> tuple[list[int], list[int]]:
