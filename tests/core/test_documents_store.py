@@ -31,8 +31,8 @@ def _answer(db) -> int:
     )
     return db.execute(
         "INSERT INTO messages (conversation_id, role, content, created_at) "
-        "VALUES (1, 'assistant', 'answer', '2026-12-07')"
-    ).lastrowid
+        "VALUES (1, 'assistant', 'answer', '2026-12-07') RETURNING id"
+    ).fetchone()[0]
 
 
 def test_replacing_chunks_keeps_the_full_text_index_in_step(store_location):

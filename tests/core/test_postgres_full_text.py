@@ -70,36 +70,37 @@ def kept(db, table: str) -> dict[str, tuple[int, int]]:
 def add_memory(db, content: str, category: str | None = None) -> int:
     return db.execute(
         "INSERT INTO memories (kind, content, category, origin, created_at, updated_at) "
-        "VALUES ('fact', ?, ?, 'user', ?, ?)",
+        "VALUES ('fact', ?, ?, 'user', ?, ?) RETURNING id",
         [content, category, NOW, NOW],
-    ).lastrowid
+    ).fetchone()[0]
 
 
 def add_message(db, conversation: int, content: str) -> int:
     return db.execute(
         "INSERT INTO messages (conversation_id, role, content, created_at) "
-        "VALUES (?, 'user', ?, ?)",
+        "VALUES (?, 'user', ?, ?) RETURNING id",
         [conversation, content, NOW],
-    ).lastrowid
+    ).fetchone()[0]
 
 
 def fill(db) -> dict[str, list[int]]:
     """Rows in every full-text table: memories, recallable messages, document chunks."""
     memories = [add_memory(db, text, "Food" if i % 2 else None) for i, text in enumerate(TEXTS)]
     conversation = db.execute(
-        "INSERT INTO conversations (created_at, updated_at) VALUES (?, ?)", [NOW, NOW]
-    ).lastrowid
+        "INSERT INTO conversations (created_at, updated_at) VALUES (?, ?) RETURNING id", [NOW, NOW]
+    ).fetchone()[0]
     messages = [add_message(db, conversation, text or "ok") for text in TEXTS]
     document = db.execute(
-        "INSERT INTO documents (path, name, kind, added_at) VALUES (?, 'a.md', 'md', ?)",
+        "INSERT INTO documents (path, name, kind, added_at) VALUES (?, 'a.md', 'md', ?) "
+        "RETURNING id",
         [f"/{conversation}.md", NOW],
-    ).lastrowid
+    ).fetchone()[0]
     chunks = [
         db.execute(
             "INSERT INTO chunks (document_id, ordinal, heading, content, token_count) "
-            "VALUES (?, ?, 'Recipes', ?, 9)",
+            "VALUES (?, ?, 'Recipes', ?, 9) RETURNING id",
             [document, ordinal, text],
-        ).lastrowid
+        ).fetchone()[0]
         for ordinal, text in enumerate(TEXTS)
     ]
     return {"memories": memories, "messages": messages, "chunks": chunks}
@@ -231,7 +232,6 @@ def migrate_up_to(db, last: str) -> None:
             )
             if name == last:
                 break
-    db.refresh_schema()
 
 
 def test_a_database_from_before_m018_upgrades_in_place(postgres_url):

@@ -70,3 +70,14 @@ def test_postgresql_has_no_sqlite_functions_left(postgres_url):
     finally:
         db.close()
     assert left == []
+
+
+def test_an_insert_gives_its_id_by_returning_it_and_is_committed_at_once(db):
+    at = "2026-12-07T10:11:12.345678+00:00"
+    (project_id,) = db.execute(
+        "INSERT INTO projects (name, created_at, updated_at) VALUES ('p', ?, ?) RETURNING id",
+        [at, at],
+    ).fetchone()
+    assert not db.conn.in_transaction  # outside atomic(): its own transaction, committed
+    row = db.execute("SELECT name, created_at FROM projects WHERE id = ?", [project_id])
+    assert row.fetchone() == ("p", at)  # and a time reads back as it was written

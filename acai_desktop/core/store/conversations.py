@@ -80,12 +80,12 @@ def create_conversation(
             and not db.execute("SELECT 1 FROM projects WHERE id = ?", [project_id]).fetchone()
         ):
             raise NotFoundError(f"No project with id {project_id}.")
-        cursor = db.execute(
+        conversation_id = db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, temporary, project_id) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?) RETURNING id",
             [title, at, at, bool(temporary), project_id],
-        )
-    return fetch_conversation(db, cursor.lastrowid)
+        ).fetchone()[0]
+    return fetch_conversation(db, conversation_id)
 
 
 def latest_conversation(db: Database) -> Conversation | None:
@@ -125,9 +125,9 @@ def _insert_message(
     (default ``at``) and ``author`` are for a recorded dialogue brought in as a
     conversation. Without ``parent_id`` it follows the end of the shown path (a
     trigger, see migration m010)."""
-    cursor = db.execute(
+    (message_id,) = db.execute(
         "INSERT INTO messages (conversation_id, role, content, status, model, tokens, "
-        "created_at, author, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "created_at, author, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         [
             conversation_id,
             role,
@@ -139,9 +139,9 @@ def _insert_message(
             author,
             parent_id,
         ],
-    )
+    ).fetchone()
     if status == MessageStatus.STREAMING:
-        session_locks.hold(db, WRITING_ANSWERS, cursor.lastrowid)
+        session_locks.hold(db, WRITING_ANSWERS, message_id)
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
     if role == "user":
         # A new conversation takes its title from the first thing the user said: a
@@ -150,7 +150,7 @@ def _insert_message(
             "UPDATE conversations SET title = ?, title_auto = TRUE WHERE id = ? AND title = ''",
             [title_from_words(content), conversation_id],
         )
-    return cursor.lastrowid
+    return message_id
 
 
 def add_message(

@@ -145,9 +145,9 @@ def queue_document(
         if existing is None:
             document_id = db.execute(
                 "INSERT INTO documents (path, name, size, kind, status, added_at, "
-                "attachment, conversation_id) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
+                "attachment, conversation_id) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?) RETURNING id",
                 [path, name, size, kind, at, bool(attachment), conversation_id],
-            ).lastrowid
+            ).fetchone()[0]
         else:
             document_id = existing.id
             open_job = open_index_job(db, document_id)

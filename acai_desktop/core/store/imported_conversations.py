@@ -107,10 +107,10 @@ def _store_conversation(
     if conversation_id is None:
         conversation_id = db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, temporary, "
-            "source_id) VALUES (?, ?, ?, FALSE, ?)",
+            "source_id) VALUES (?, ?, ?, FALSE, ?) RETURNING id",
             [conversation.title, conversation.created_at, conversation.updated_at,
              conversation.source_id],
-        ).lastrowid  # fmt: skip
+        ).fetchone()[0]  # fmt: skip
         stored.new_conversations += 1
     new = _new_messages(db, conversation, conversation_id, stored)
     if not new:
@@ -128,10 +128,10 @@ def _store_conversation(
         parent_id = db.execute(
             "INSERT INTO messages (conversation_id, role, content, status, model, "
             "created_at, author, source_id, parent_id) "
-            "VALUES (?, ?, ?, 'complete', ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, 'complete', ?, ?, ?, ?, ?) RETURNING id",
             [conversation_id, message.role, message.content, message.model,
              message.created_at, message.author, source_id, parent_id],
-        ).lastrowid  # fmt: skip
+        ).fetchone()[0]  # fmt: skip
         ids.append(parent_id)
     jobs = [
         (
@@ -198,8 +198,8 @@ def conversation_from(db: Database, source_id: str, title: str) -> Conversation:
             row = (
                 db.execute(
                     "INSERT INTO conversations (title, created_at, updated_at, temporary, "
-                    "source_id) VALUES (?, ?, ?, FALSE, ?)",
+                    "source_id) VALUES (?, ?, ?, FALSE, ?) RETURNING id",
                     [title, at, at, source_id],
-                ).lastrowid,
+                ).fetchone()[0],
             )
     return fetch_conversation(db, row[0])

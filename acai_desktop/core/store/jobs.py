@@ -65,12 +65,11 @@ def insert_job(
 ) -> int:
     """Insert a pending job in the caller's transaction; returns its id."""
     at = at or now_iso()
-    cursor = db.execute(
+    return db.execute(
         "INSERT INTO jobs (kind, payload, conversation_id, status, attempts, created_at, "
-        "updated_at, wait_for_message_id) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)",
+        "updated_at, wait_for_message_id) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING id",
         [spec.kind, json.dumps(spec.payload), spec.conversation_id, at, at, wait_for_message_id],
-    )
-    return cursor.lastrowid
+    ).fetchone()[0]
 
 
 def enqueue_job(db: Database, kind: str, payload: dict, conversation_id: int | None) -> Job:

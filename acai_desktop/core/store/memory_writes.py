@@ -131,8 +131,9 @@ def insert_memory(
     row.setdefault("updated_at", at)
     columns = ", ".join(row)
     marks = ", ".join("?" for _ in row)
-    cursor = db.execute(f"INSERT INTO memories ({columns}) VALUES ({marks})", list(row.values()))
-    memory_id = cursor.lastrowid
+    memory_id = db.execute(
+        f"INSERT INTO memories ({columns}) VALUES ({marks}) RETURNING id", list(row.values())
+    ).fetchone()[0]
     add_sources(db, memory_id, sources)
     item = fetch_memory(db, memory_id)
     write_memory_event(db, memory_id, actor, action, None, history_view(item), at)
@@ -258,11 +259,10 @@ def insert_recorded_memory(
     row = _prepare(values)
     names = ", ".join([*row, "created_at", "updated_at"])
     marks = ", ".join("?" for _ in range(len(row) + 2))
-    cursor = db.execute(
-        f"INSERT INTO memories ({names}) VALUES ({marks})",
+    memory_id = db.execute(
+        f"INSERT INTO memories ({names}) VALUES ({marks}) RETURNING id",
         [*row.values(), created_at, updated_at],
-    )
-    memory_id = cursor.lastrowid
+    ).fetchone()[0]
     add_sources(db, memory_id, sources)
     for event in history:
         write_memory_event(

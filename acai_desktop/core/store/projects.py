@@ -51,11 +51,11 @@ def list_projects(db: Database) -> list[Project]:
 def create_project(db: Database, name: str) -> Project:
     at = now_iso()
     with db.atomic():
-        cursor = db.execute(
-            "INSERT INTO projects (name, created_at, updated_at) VALUES (?, ?, ?)",
+        project_id = db.execute(
+            "INSERT INTO projects (name, created_at, updated_at) VALUES (?, ?, ?) RETURNING id",
             [clean_project_name(name), at, at],
-        )
-    return fetch_project(db, cursor.lastrowid)
+        ).fetchone()[0]
+    return fetch_project(db, project_id)
 
 
 def rename_project(db: Database, project_id: int, name: str) -> Project:

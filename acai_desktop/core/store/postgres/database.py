@@ -3,10 +3,10 @@
 The store's functions (``core/store/*.py``) are written against the SQLite store's
 ``db`` (``core/store/connection.py``, the part of sqlite-utils' ``Database`` they used):
 ``execute(sql, params)`` with ``?`` parameters, ``atomic()``, ``conn.executemany``, a
-cursor's ``lastrowid`` and ``rowcount``. :class:`PostgresDatabase` offers the same over
-psycopg 3. The SQL is what both engines speak, the differences named per operation by
-``db.dialect`` (``store/dialect.py``); only its placeholders change here
-(:func:`placeholders`). See docs/architecture.md, "Two stores".
+cursor's rows and ``rowcount`` (an insert's id comes from its ``RETURNING id``).
+:class:`PostgresDatabase` offers the same over psycopg 3. The SQL is what both engines
+speak, the differences named per operation by ``db.dialect`` (``store/dialect.py``);
+only its placeholders change here (:func:`placeholders`). See docs/architecture.md, "Two stores".
 
 
 Concurrency is the SQLite store's: every write runs on the writer's thread, one after
@@ -37,7 +37,6 @@ from acai_desktop.core.store.dialect import POSTGRES_DIALECT, POSTGRESQL
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-_INSERT_INTO = re.compile(r"^\s*INSERT\s+INTO\s+(\w+)", re.I)
 # A quoted string (its '' escapes included), or a placeholder: ``?`` or ``?NNN``.
 _LITERAL_OR_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?(\d*)|%")
 
@@ -111,11 +110,10 @@ def _local_utc_offset() -> str:
 
 
 class PostgresCursor:
-    """A psycopg cursor with sqlite3's ``lastrowid``."""
+    """A psycopg cursor read as the store functions read sqlite3's (no rows: empty)."""
 
-    def __init__(self, cursor: psycopg.Cursor, lastrowid: int | None = None) -> None:
+    def __init__(self, cursor: psycopg.Cursor) -> None:
         self._cursor = cursor
-        self.lastrowid = lastrowid
 
     @property
     def rowcount(self) -> int:
@@ -178,44 +176,15 @@ class PostgresDatabase:
         if read_only:
             self.connection.execute("SET default_transaction_read_only = on")
         self.conn = _ConnectionFacade(self)
-        self._tables_with_id: frozenset[str] = frozenset()
-        self.refresh_schema()
-
-    def refresh_schema(self) -> None:
-        """Read which tables have an ``id`` key (for ``lastrowid``); again after migrating."""
-        rows = self.connection.execute(
-            "SELECT c.relname, a.attname FROM pg_index i "
-            "JOIN pg_class c ON c.oid = i.indrelid "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema() "
-            "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey) "
-            "WHERE i.indisprimary ORDER BY c.relname, array_position(i.indkey, a.attnum)"
-        ).fetchall()
-        keys: dict[str, list[str]] = {}
-        for table, column in rows:
-            keys.setdefault(table, []).append(column)
-        self._tables_with_id = frozenset(t for t, c in keys.items() if c == ["id"])
 
     def execute(self, sql: str, params: Sequence | None = None) -> PostgresCursor:
-        statement = placeholders(sql)
-        # sqlite3's lastrowid: the id of a row inserted into a table keyed by ``id``.
-        insert = _INSERT_INTO.match(sql)
-        wants_id = (
-            insert is not None
-            and insert.group(1).lower() in self._tables_with_id
-            and "RETURNING" not in sql.upper()
-        )
-        if wants_id:
-            statement += " RETURNING id"
         cursor = self.connection.cursor()
+        statement = placeholders(sql)
         arguments: Sequence | dict = list(params) if params is not None else []
         if arguments and "%(p" in statement:  # numbered parameters (?1)
             arguments = {f"p{i}": value for i, value in enumerate(arguments, 1)}
         cursor.execute(statement, arguments)
-        lastrowid = None
-        if wants_id:
-            found = cursor.fetchall()
-            lastrowid = found[-1][0] if found else None
-        return PostgresCursor(cursor, lastrowid)
+        return PostgresCursor(cursor)
 
     def query(self, sql: str, params: Sequence | None = None) -> Iterator[dict]:
         cursor = self.execute(sql, params)
@@ -320,9 +289,6 @@ class PostgresStore:
         db = PostgresDatabase(self.url)
         try:
             migrate(db)
-            # Again, whoever migrated: another computer may have made the tables between
-            # this connection's first look and its migrate (lastrowid needs them).
-            db.refresh_schema()
         except BaseException:
             db.close()
             raise

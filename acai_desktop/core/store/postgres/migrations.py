@@ -941,5 +941,4 @@ def migrate(db) -> list[str]:
                 "INSERT INTO acai_migrations (name, applied_at) VALUES (%s, %s)",
                 [name, now_iso()],
             )
-    db.refresh_schema()
     return todo
