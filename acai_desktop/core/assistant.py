@@ -80,7 +80,7 @@ from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.project_service import ProjectService
 from acai_desktop.core.records import Job, JobStatus
 from acai_desktop.core.server_check import is_store_lost
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.documents import INDEX_JOB
 from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB

@@ -22,7 +22,7 @@ from acai_desktop.core.profile import Profile
 from acai_desktop.core.profile_lock import ProfileLock
 from acai_desktop.core.profile_store import open_profile_store
 from acai_desktop.core.records import Conversation, Message, Project
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.instructions import profile_instructions
 from acai_desktop.core.store.interface import MemoryStore
 from acai_desktop.core.store.projects import list_projects

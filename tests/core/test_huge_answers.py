@@ -11,7 +11,7 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.answer_text import was_cut
 from acai_desktop.core.memory.episodic import EMBEDDED_CHARACTERS
 from acai_desktop.core.records import MessageStatus
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import running_assistant

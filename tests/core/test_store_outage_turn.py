@@ -13,7 +13,7 @@ import pytest
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.model_choice import ModelOverrides
-from acai_desktop.core.store.conversations import CONNECTION_LOST_NOTE
+from acai_desktop.core.store.interrupted_answers import CONNECTION_LOST_NOTE
 from acai_desktop.core.store_choice import parse_server_url
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run

@@ -53,7 +53,7 @@ from acai_desktop.core.records import (
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.rules.grounding import GROUNDED, Verdict
 from acai_desktop.core.rules.user_subject import name_the_subject
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 
 log = logging.getLogger(__name__)
 

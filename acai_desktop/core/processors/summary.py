@@ -19,7 +19,7 @@ from acai_desktop.core.memory.prompt_history import left_out_of_prompt
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.records import Actor, Job, MemoryItem, MemoryKind, Message, Origin
 from acai_desktop.core.resources import resource_text
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 
 log = logging.getLogger(__name__)
 

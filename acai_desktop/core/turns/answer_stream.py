@@ -30,7 +30,7 @@ from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.records import Message, MessageStatus
 from acai_desktop.core.server_check import is_store_lost
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.provenance import ProvenanceRepository
 from acai_desktop.core.turns.turn_log import message_delta

@@ -46,7 +46,7 @@ from acai_desktop.core.records import (
     ProjectScope,
 )
 from acai_desktop.core.resources import resource_text
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.memories import MemoryFilter
 
 

@@ -25,7 +25,7 @@ from acai_desktop.core.memory.episodic import EpisodicIndex
 from acai_desktop.core.processors.titles import title_job
 from acai_desktop.core.records import Conversation, Message, MessageStatus
 from acai_desktop.core.server_check import is_store_lost
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.jobs import JobSpec
 from acai_desktop.core.store.message_tree import add_answer_version, add_branch
