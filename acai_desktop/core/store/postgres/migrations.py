@@ -780,8 +780,138 @@ def m018_fts5_words_and_kept_statistics(db) -> None:
         db.connection.execute(_fts5_words_in(table, first, second, columns))
 
 
+@migration
+def m019_postgres_without_sqlite_functions(db) -> None:
+    """PostgreSQL only: SQLite's functions re-created by the baseline go; the store's SQL
+    names the operations that differ (store/dialect.py) instead of calling them."""
+    db.connection.execute(
+        """
+        DROP AGGREGATE group_concat(anyelement);
+        DROP AGGREGATE group_concat(text, text);
+        DROP FUNCTION acai_concat_step(text, anyelement);
+        DROP FUNCTION acai_concat_step(text, text, text);
+        DROP FUNCTION julianday(text);
+        DROP FUNCTION max(anycompatible, anycompatible);
+        DROP FUNCTION min(anycompatible, anycompatible);
+        DROP FUNCTION instr(text, text);
+        DROP FUNCTION json_extract(text, text);
+        DROP FUNCTION json(text);
+        DROP FUNCTION json_set(text, text, text);
+        DROP FUNCTION date(text);
+        DROP FUNCTION date(text, text);
+        """
+    )
+
+
+#: The 0/1 flags of SQLite's schema, (table, column, default): boolean here (m020).
+FLAGS = (
+    ("conversations", "temporary", False),
+    ("conversations", "title_auto", False),
+    ("conversations", "pinned", False),
+    ("memories", "pinned", False),
+    ("memories", "user_edited", False),
+    ("messages", "hidden", False),
+    ("messages", "selected", True),
+    ("documents", "attachment", False),
+    ("jobs", "retryable", True),
+)
+#: The times of SQLite's schema (ISO text, UTC), (table, column): timestamptz here (m020).
+TIMES = (
+    ("conversations", "created_at"),
+    ("conversations", "updated_at"),
+    ("memories", "created_at"),
+    ("memories", "updated_at"),
+    ("memories", "last_used_at"),
+    ("messages", "created_at"),
+    ("memory_events", "at"),
+    ("memory_write_keys", "at"),
+    ("memory_suggestions", "created_at"),
+    ("memory_suggestions", "decided_at"),
+    ("jobs", "created_at"),
+    ("jobs", "updated_at"),
+    ("jobs", "run_after"),
+    ("paused_job_kinds", "paused_at"),
+    ("documents", "added_at"),
+    ("documents", "indexed_at"),
+    ("projects", "created_at"),
+    ("projects", "updated_at"),
+    ("profile_instructions", "updated_at"),
+)
+# The views over messages, again over the new types (the recallable messages keep
+# their columns: those of messages at m011).
+_RECALL_VIEWS = """
+CREATE VIEW recallable_messages AS SELECT {columns} FROM messages AS m WHERE
+    m.role IN ('user', 'assistant') AND m.status IN ('complete', 'stopped')
+    AND m.content != ''
+    AND NOT (SELECT c.temporary FROM conversations AS c WHERE c.id = m.conversation_id)
+    AND NOT m.hidden;
+
+CREATE VIEW message_recall_rows AS
+SELECT r.id, r.content, coalesce((
+    SELECT string_agg(around.content, ' ') FROM (
+        (SELECT content FROM recallable_messages
+         WHERE conversation_id = r.conversation_id AND id < r.id ORDER BY id DESC LIMIT 2)
+        UNION ALL
+        (SELECT content FROM recallable_messages
+         WHERE conversation_id = r.conversation_id AND id > r.id ORDER BY id LIMIT 2)
+    ) AS around), '') AS context
+FROM recallable_messages AS r;
+
+CREATE OR REPLACE FUNCTION acai_message_parent_default() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.parent_id IS NULL THEN
+        NEW.parent_id := (SELECT max(p.id) FROM messages AS p
+            WHERE p.conversation_id = NEW.conversation_id AND p.id < NEW.id
+                AND NOT p.hidden);
+    END IF;
+    RETURN NEW;
+END $$;
+
+CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment;
+CREATE TRIGGER messages_recall_update AFTER UPDATE OF content, status, hidden ON messages
+    FOR EACH ROW EXECUTE FUNCTION acai_messages_recall();
+"""
+
+
+@migration
+def m020_postgres_booleans_and_times(db) -> None:
+    """PostgreSQL only: the 0/1 flags become boolean and the ISO-text times timestamptz
+    (the connection reads them back as SQLite gives them: postgres/database.py)."""
+    columns = [
+        row[0]
+        for row in db.connection.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name = 'recallable_messages' "
+            "ORDER BY ordinal_position"
+        )
+    ]
+    db.connection.execute(
+        "DROP VIEW message_recall_rows; DROP VIEW recallable_messages; "
+        "DROP INDEX documents_by_conversation; DROP TRIGGER messages_recall_update ON messages"
+    )
+    for table, column, default in FLAGS:
+        db.connection.execute(
+            f"ALTER TABLE {table} ALTER COLUMN {column} DROP DEFAULT, "
+            f"ALTER COLUMN {column} TYPE boolean USING {column} <> 0, "
+            f"ALTER COLUMN {column} SET DEFAULT {str(default).upper()}"
+        )
+    for table, column in TIMES:
+        db.connection.execute(
+            f"ALTER TABLE {table} ALTER COLUMN {column} TYPE timestamptz "
+            f"USING CAST(NULLIF({column}, '') AS timestamptz)"
+        )
+    db.connection.execute(
+        _RECALL_VIEWS.format(columns=", ".join(f"m.{column}" for column in columns))
+    )
+
+
 #: Migrations with no SQLite counterpart: what only PostgreSQL needs.
-POSTGRESQL_ONLY = ("m018_fts5_words_and_kept_statistics",)
+POSTGRESQL_ONLY = (
+    "m018_fts5_words_and_kept_statistics",
+    "m019_postgres_without_sqlite_functions",
+    "m020_postgres_booleans_and_times",
+)
 
 
 def pending(db) -> list[str]:
@@ -811,5 +941,4 @@ def migrate(db) -> list[str]:
                 "INSERT INTO acai_migrations (name, applied_at) VALUES (%s, %s)",
                 [name, now_iso()],
             )
-    db.refresh_schema()
     return todo
