@@ -193,7 +193,7 @@ def verify_turns(database: Path, turns: list[int]) -> dict:
             # The transcript as shown: a retried answer that had text is kept as a hidden
             # version beside the new one (docs/architecture.md, versions and branches).
             "SELECT id, conversation_id, role, content, status, error FROM messages "
-            "WHERE hidden = 0 ORDER BY id"
+            "WHERE NOT hidden ORDER BY id"
         ).fetchall()
         learned = db.execute(
             "SELECT json_extract(payload, '$.message_id') FROM jobs WHERE kind = 'critical_info'"

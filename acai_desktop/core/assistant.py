@@ -72,7 +72,7 @@ from acai_desktop.core.profile.server_check import is_store_lost
 from acai_desktop.core.projects.service import ProjectService
 from acai_desktop.core.records.jobs import Job, JobStatus
 from acai_desktop.core.routing.router import TurnRouter, profile_router
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository

@@ -11,7 +11,7 @@ import pytest
 
 from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store import connection, database
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError, Store
 from acai_lab.scripted_model import fake_model
 from acai_lab.scripted_openai import Reply

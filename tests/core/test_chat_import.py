@@ -19,8 +19,8 @@ from acai_desktop.core.conversations.chat_import.service import ConversationImpo
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.events import EventBus, MemoryAdded
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMessage
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.conversation_search import search_conversations
-from acai_desktop.core.store.conversations import ConversationRepository
 from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB
 from acai_desktop.core.store.jobs import JobRepository
 from acai_lab.scripted_model import fake_model

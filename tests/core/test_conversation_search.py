@@ -8,8 +8,9 @@ import pytest
 
 from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.store.conversation_deletion import delete_conversation
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.conversation_search import match_expression, snippet
-from acai_desktop.core.store.conversations import ConversationRepository, rename_conversation
+from acai_desktop.core.store.conversations import rename_conversation
 from acai_desktop.core.store.store_url import open_store
 from tests.support.aio import run
 

@@ -14,6 +14,7 @@ from acai_desktop.core.documents.chunking import Chunk
 from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.records.conversations import AnswerSource, MessageStatus
+from acai_desktop.core.store import chunks as chunk_sql
 from acai_desktop.core.store import conversations as rows
 from acai_desktop.core.store import documents as documents_sql
 from acai_desktop.core.store.database import connect
@@ -119,10 +120,10 @@ def test_messages_come_with_their_source_counts_in_one_query(tmp_path):
     record_answer_sources(db, used.id, [AnswerSource(used.id, memory_id, 1, 0.9, ["lexical"])])
     document, _ = documents_sql.queue_document(db, "/x/manual.pdf", "manual.pdf", "pdf", 10)
     facts = {"size": 10, "sha256": "ab", "mtime": 1.0, "page_count": 1}
-    documents_sql.store_chunks(
+    chunk_sql.store_chunks(
         db, document.id, [Chunk(0, "blue pump", 2, page=1)], np.ones((1, 4)), "m", facts
     )
-    (chunk_id,) = documents_sql.chunk_ids_of(db, document.id)
+    (chunk_id,) = chunk_sql.chunk_ids_of(db, document.id)
     passage = EvidenceSource(
         used.id, 1, chunk_id, document.id, "manual.pdf", 1, 0.5, ["lexical"], "blue pump"
     )

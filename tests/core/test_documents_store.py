@@ -11,6 +11,7 @@ import pytest
 
 from acai_desktop.core.documents.chunking import Chunk
 from acai_desktop.core.documents.model import DocumentScope, EvidenceSource, ScopeMode
+from acai_desktop.core.store import chunks as chunk_sql
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store.conversation_deletion import delete_conversation
 from tests.support.store_db import store_db
@@ -20,36 +21,37 @@ def _document_with_chunks(db, texts: list[str]) -> int:
     document, _ = sql.queue_document(db, "/x/manual.pdf", "manual.pdf", "pdf", 10)
     chunks = [Chunk(i, text, 3, page=i + 1) for i, text in enumerate(texts)]
     facts = {"size": 10, "sha256": "ab", "mtime": 1.0, "page_count": len(texts)}
-    sql.store_chunks(db, document.id, chunks, np.ones((len(texts), 4)), "m", facts)
+    chunk_sql.store_chunks(db, document.id, chunks, np.ones((len(texts), 4)), "m", facts)
     return document.id
 
 
 def _answer(db) -> int:
     db.execute(
-        "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (1, '', 'x', 'x')"
+        "INSERT INTO conversations (id, title, created_at, updated_at) "
+        "VALUES (1, '', '2026-12-07', '2026-12-07')"
     )
     return db.execute(
         "INSERT INTO messages (conversation_id, role, content, created_at) "
-        "VALUES (1, 'assistant', 'answer', 'x')"
-    ).lastrowid
+        "VALUES (1, 'assistant', 'answer', '2026-12-07') RETURNING id"
+    ).fetchone()[0]
 
 
 def test_replacing_chunks_keeps_the_full_text_index_in_step(store_location):
     db = store_db(store_location)
     document_id = _document_with_chunks(db, ["alpha pump", "beta valve"])
     facts = {"size": 10, "sha256": "cd", "mtime": 2.0, "page_count": 1}
-    sql.store_chunks(
+    chunk_sql.store_chunks(
         db, document_id, [Chunk(0, "gamma fan", 2, page=1)], np.ones((1, 4)), "m", facts
     )
-    assert sql.chunk_hits(db, '"pump"', 10, None) == []
-    assert len(sql.chunk_hits(db, '"gamma"', 10, None)) == 1
+    assert chunk_sql.chunk_hits(db, '"pump"', 10, None) == []
+    assert len(chunk_sql.chunk_hits(db, '"gamma"', 10, None)) == 1
     assert sql.fetch_document(db, document_id).chunk_count == 1
 
 
 def test_an_answers_evidence_outlives_its_document_and_goes_with_its_conversation(store_location):
     db = store_db(store_location)
     document_id = _document_with_chunks(db, ["alpha pump"])
-    (chunk_id,) = sql.chunk_ids_of(db, document_id)
+    (chunk_id,) = chunk_sql.chunk_ids_of(db, document_id)
     answer_id = _answer(db)
     source = EvidenceSource(
         answer_id, 1, chunk_id, document_id, "manual.pdf", 1, 0.5, ["lexical"], "alpha pump"
@@ -86,7 +88,7 @@ def test_a_document_path_is_queued_once_with_one_indexing_job(store_location):
     with pytest.raises((sqlite3.IntegrityError, psycopg.IntegrityError)):
         db.execute(
             "INSERT INTO documents (path, name, kind, added_at) "
-            "VALUES ('/x/a.md', 'a', 'text', 'x')"
+            "VALUES ('/x/a.md', 'a', 'text', '2026-12-07')"
         )
 
 
@@ -94,17 +96,17 @@ def test_staged_chunks_are_invisible_until_published(store_location):
     db = store_db(store_location)
     document_id = _document_with_chunks(db, ["alpha pump"])
     new = [Chunk(i, text, 2) for i, text in enumerate(["gamma fan", "delta belt"])]
-    assert sql.stage_chunks(db, document_id, new, np.ones((2, 4)), "m")
+    assert chunk_sql.stage_chunks(db, document_id, new, np.ones((2, 4)), "m")
     # Search, listing and loading still see the old chunk only.
-    assert [p.content for p in sql.chunks_of(db, document_id)] == ["alpha pump"]
-    assert sql.chunk_hits(db, "gamma", 5, None) == []
-    assert len(sql.chunk_vectors(db, "m")[0]) == 1
+    assert [p.content for p in chunk_sql.chunks_of(db, document_id)] == ["alpha pump"]
+    assert chunk_sql.chunk_hits(db, "gamma", 5, None) == []
+    assert len(chunk_sql.chunk_vectors(db, "m")[0]) == 1
     facts = {"size": 10, "sha256": "ef", "mtime": 3.0, "page_count": 0}
-    document, ids = sql.publish_chunks(db, document_id, facts)
-    assert [p.content for p in sql.chunks_of(db, document_id)] == ["gamma fan", "delta belt"]
+    document, ids = chunk_sql.publish_chunks(db, document_id, facts)
+    assert [p.content for p in chunk_sql.chunks_of(db, document_id)] == ["gamma fan", "delta belt"]
     assert document.chunk_count == 2 and len(ids) == 2 and document.sha256 == "ef"
-    assert [hit[0] for hit in sql.chunk_hits(db, "gamma", 5, None)] == [ids[0]]
+    assert [hit[0] for hit in chunk_sql.chunk_hits(db, "gamma", 5, None)] == [ids[0]]
     # A killed indexing's staged chunks are dropped before the next one.
-    sql.stage_chunks(db, document_id, new[:1], np.ones((1, 4)), "m")
-    sql.drop_staged_chunks(db, document_id)
+    chunk_sql.stage_chunks(db, document_id, new[:1], np.ones((1, 4)), "m")
+    chunk_sql.drop_staged_chunks(db, document_id)
     assert db.execute("SELECT count(*) FROM chunks").fetchone() == (2,)

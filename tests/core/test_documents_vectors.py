@@ -13,7 +13,7 @@ from acai_desktop.core.documents.sign_codes import SignCodes
 from acai_desktop.core.documents.vectors import ChunkVectors, CosineSpread
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
-from acai_desktop.core.store import documents as sql
+from acai_desktop.core.store import chunks as chunk_sql
 from acai_desktop.core.store.database import Store
 from benchmarks.documents_corpus import manual_pages
 from tests.support.aio import run
@@ -183,7 +183,7 @@ def test_the_services_two_stage_index_follows_documents_indexed_again_and_remove
 
     async def exact_from_database(store, service) -> list[tuple[list[int], dict]]:
         """Per query: the exact nearest ids, and every stored chunk's cosine."""
-        ids, _, vectors = await store.run(sql.chunk_vectors, service.embedder.name)
+        ids, _, vectors = await store.run(chunk_sql.chunk_vectors, service.embedder.name)
         return [
             (
                 exact_nearest(vectors, ids, query, NEAREST)[0].tolist(),
@@ -211,7 +211,7 @@ def test_the_services_two_stage_index_follows_documents_indexed_again_and_remove
             removed = [p.chunk_id for p in await service.passages(1)]
             await service.remove(1)
             steps.append((indexed(service), await exact_from_database(store, service)))
-            stored = len((await store.run(sql.chunk_vectors, service.embedder.name))[0])
+            stored = len((await store.run(chunk_sql.chunk_vectors, service.embedder.name))[0])
             return steps, removed, len(service.vectors), stored
         finally:
             await store.close()

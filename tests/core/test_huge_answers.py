@@ -9,7 +9,7 @@ import numpy as np
 from acai_desktop.core import events as ev
 from acai_desktop.core.memory.episodic import EMBEDDED_CHARACTERS
 from acai_desktop.core.records.conversations import MessageStatus
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.turns import answer_text
 from acai_desktop.core.turns.answer_text import was_cut
 from acai_lab.scripted_openai import Reply

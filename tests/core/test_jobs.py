@@ -7,7 +7,7 @@ from acai_desktop.core.errors import InvalidInputError, ModelUnreachableError, S
 from acai_desktop.core.events import AnswerFinished, EventBus, JobStatusChanged
 from acai_desktop.core.learning.job_runner import JobRunner
 from acai_desktop.core.records.jobs import JobStatus
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.jobs import JobRepository, JobSpec
 from acai_desktop.core.store.store_url import open_store
 from tests.support.aio import run

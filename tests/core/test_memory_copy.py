@@ -71,7 +71,7 @@ def test_the_copy_is_complete_idempotent_and_counted(local, postgres_url):
     (next_id,) = _server_rows(
         postgres_url,
         "INSERT INTO conversations (title, created_at, updated_at, temporary) "
-        "VALUES ('new', '2026-12-01', '2026-12-01', 0) RETURNING id",
+        "VALUES ('new', '2026-12-01', '2026-12-01', FALSE) RETURNING id",
     )[0]
     assert next_id == MESSAGES // 20 + 1
 
@@ -105,7 +105,7 @@ def test_a_copy_cut_off_midway_is_finished_by_the_next(local, postgres_url, monk
 def test_a_server_holding_another_memory_is_refused(local, postgres_url, tmp_path):
     asyncio.run(copy_local_memory(local, _server(postgres_url), None))
     with psycopg.connect(postgres_url) as connection:
-        connection.execute("UPDATE conversations SET created_at = 'another day' WHERE id = 2")
+        connection.execute("UPDATE conversations SET created_at = '2001-01-01' WHERE id = 2")
     with pytest.raises(InvalidInputError, match="already holds a different memory"):
         asyncio.run(copy_local_memory(local, _server(postgres_url), None))
 

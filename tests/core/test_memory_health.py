@@ -9,7 +9,7 @@ from pathlib import Path
 
 from acai_desktop.core.memory.health import STALE_AFTER_DAYS, read_memory_health
 from acai_desktop.core.records.conversations import AnswerSource
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
 from acai_desktop.core.store.store_url import is_server_url
 from tests.support.aio import run

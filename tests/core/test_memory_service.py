@@ -15,7 +15,7 @@ from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.memory.service import MemoryDraft
 from acai_desktop.core.memory.validation import MAX_MEMORY_CHARS
 from acai_desktop.core.records.memories import Actor, MemoryKind, MemoryStatus, Origin
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.memories import MemoryFilter, decode_embedding
 from tests.support.aio import run
 from tests.support.memory import count_rows, memory_services, retrieve, shared_embedder

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from acai_desktop.core.store.full_text_upkeep import FULL_TEXT_TABLES, merge_step
-from acai_desktop.core.store.migrations import migrations
+from acai_desktop.core.store.migrations import M020_FLAGS, M020_TIMES, migrations
 from acai_desktop.core.store.postgres import full_text
 from acai_desktop.core.store.postgres.database import PostgresDatabase
 from tests.support.released_postgres import postgres_database_at
@@ -71,36 +71,37 @@ def kept(db, table: str) -> dict[str, tuple[int, int]]:
 def add_memory(db, content: str, category: str | None = None) -> int:
     return db.execute(
         "INSERT INTO memories (kind, content, category, origin, created_at, updated_at) "
-        "VALUES ('fact', ?, ?, 'user', ?, ?)",
+        "VALUES ('fact', ?, ?, 'user', ?, ?) RETURNING id",
         [content, category, NOW, NOW],
-    ).lastrowid
+    ).fetchone()[0]
 
 
 def add_message(db, conversation: int, content: str) -> int:
     return db.execute(
         "INSERT INTO messages (conversation_id, role, content, created_at) "
-        "VALUES (?, 'user', ?, ?)",
+        "VALUES (?, 'user', ?, ?) RETURNING id",
         [conversation, content, NOW],
-    ).lastrowid
+    ).fetchone()[0]
 
 
 def fill(db) -> dict[str, list[int]]:
     """Rows in every full-text table: memories, recallable messages, document chunks."""
     memories = [add_memory(db, text, "Food" if i % 2 else None) for i, text in enumerate(TEXTS)]
     conversation = db.execute(
-        "INSERT INTO conversations (created_at, updated_at) VALUES (?, ?)", [NOW, NOW]
-    ).lastrowid
+        "INSERT INTO conversations (created_at, updated_at) VALUES (?, ?) RETURNING id", [NOW, NOW]
+    ).fetchone()[0]
     messages = [add_message(db, conversation, text or "ok") for text in TEXTS]
     document = db.execute(
-        "INSERT INTO documents (path, name, kind, added_at) VALUES (?, 'a.md', 'md', ?)",
+        "INSERT INTO documents (path, name, kind, added_at) VALUES (?, 'a.md', 'md', ?) "
+        "RETURNING id",
         [f"/{conversation}.md", NOW],
-    ).lastrowid
+    ).fetchone()[0]
     chunks = [
         db.execute(
             "INSERT INTO chunks (document_id, ordinal, heading, content, token_count) "
-            "VALUES (?, ?, 'Recipes', ?, 9)",
+            "VALUES (?, ?, 'Recipes', ?, 9) RETURNING id",
             [document, ordinal, text],
-        ).lastrowid
+        ).fetchone()[0]
         for ordinal, text in enumerate(TEXTS)
     ]
     return {"memories": memories, "messages": messages, "chunks": chunks}
@@ -115,7 +116,7 @@ def change_some(db, ids: dict[str, list[int]]) -> None:
     db.execute("UPDATE memories SET importance = 0.9 WHERE id = ?", [ids["memories"][2]])
     db.execute("DELETE FROM memories WHERE id = ?", [ids["memories"][3]])
     db.execute("UPDATE messages SET content = 'a kiln, a kiln' WHERE id = ?", [ids["messages"][1]])
-    db.execute("UPDATE messages SET hidden = 1 WHERE id = ?", [ids["messages"][2]])
+    db.execute("UPDATE messages SET hidden = TRUE WHERE id = ?", [ids["messages"][2]])
     db.execute("DELETE FROM messages WHERE id = ?", [ids["messages"][4]])
     db.execute("UPDATE chunks SET heading = 'Travel' WHERE id = ?", [ids["chunks"][0]])
     db.execute("DELETE FROM chunks WHERE id = ?", [ids["chunks"][1]])
@@ -226,8 +227,41 @@ def test_a_database_from_before_m018_upgrades_in_place(postgres_url, last):
     try:
         postgres_database_at(db, last)
         ids = fill(db)
+        # Flags 0/1 and times ISO text, as the released schemas kept them ('' for no time).
+        first, second = ids["memories"][:2]
+        used = "2026-12-06T10:11:12.345678+00:00"
+        db.execute(
+            "UPDATE memories SET pinned = 1, user_edited = 1, last_used_at = ? WHERE id = ?",
+            [used, first],
+        )
+        db.execute("UPDATE memories SET last_used_at = '' WHERE id = ?", [second])
+        db.execute("UPDATE conversations SET pinned = 1")
+        memories = "SELECT id, pinned, user_edited, last_used_at FROM memories ORDER BY id"
+        before = db.execute(memories).fetchall()
         assert "m018_fts5_words_and_kept_statistics" in migrations.apply(db)
         assert migrations.pending(db) == []
+        types = dict(
+            ((table, column), kind)
+            for table, column, kind in db.execute(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns "
+                "WHERE table_schema = current_schema()"
+            ).fetchall()
+        )
+        assert {types[table, column] for table, column, _ in M020_FLAGS} == {"boolean"}
+        assert {types[table, column] for table, column in M020_TIMES} == {
+            "timestamp with time zone"
+        }
+        # Read back as SQLite gives them: flags 0/1, times the same ISO text ('' none).
+        assert db.execute(memories).fetchall() == [
+            (row_id, pinned, edited, None if at == "" else at)
+            for row_id, pinned, edited, at in before
+        ]
+        assert (1, used) in [(row[1], row[3]) for row in db.execute(memories).fetchall()]
+        assert db.execute("SELECT DISTINCT pinned, temporary FROM conversations").fetchall() == [
+            (1, 0)
+        ]
+        recallable = db.execute("SELECT count(*) FROM recallable_messages").fetchone()[0]
+        assert recallable == len(ids["messages"])
         for table in TABLES:
             assert kept(db, table) == counted(db, table), table
         vector = db.execute(

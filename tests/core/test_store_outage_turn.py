@@ -14,7 +14,7 @@ from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.errors import StoreError
 from acai_desktop.core.models.choice import ModelOverrides
 from acai_desktop.core.profile.store_choice import parse_server_url
-from acai_desktop.core.store.conversations import CONNECTION_LOST_NOTE
+from acai_desktop.core.store.interrupted_answers import CONNECTION_LOST_NOTE
 from acai_lab.scripted_openai import Reply
 from tests.support.aio import run
 from tests.support.assistant import configure_profile

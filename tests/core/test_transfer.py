@@ -12,7 +12,7 @@ from acai_desktop.core import events as ev
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.transfer import export_memories, import_memories, parse_document
 from acai_desktop.core.records.memories import Actor, MemoryStatus
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.memories import MemoryFilter
 from tests.support.aio import run
 from tests.support.memory import count_rows, memory_services, retrieve

@@ -16,7 +16,7 @@ import pytest
 
 from acai_desktop.core.profile.lock import ProfileLock
 from acai_desktop.core.profile.paths import Profile
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.jobs import JobRepository
 from acai_lab.scripted_model import fake_model

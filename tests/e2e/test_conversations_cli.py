@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from acai_desktop.core.profile.paths import Profile
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import Store
 from tests.support.aio import run
 from tests.support.timeouts import PROGRAM_TIMEOUT_S

@@ -410,7 +410,6 @@ def postgres_database_at(db, last: str) -> None:
             "VALUES (%s, '2026-06-01T00:00:00+00:00')",
             [POSTGRES_BASELINE],
         )
-    db.refresh_schema()
     if last != POSTGRES_BASELINE:
         names = migrations.names
         after = names[names.index(last) + 1 :]

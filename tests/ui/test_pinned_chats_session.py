@@ -83,6 +83,4 @@ def test_a_pinned_chat_stays_first_in_the_sidebar(qapp, tmp_path, fake_openai):
 
     pinned_id = run_in_session(gui_session(profile), scenario)
     with sqlite3.connect(profile.database_path) as db:
-        assert db.execute("select id from conversations where pinned = 1").fetchall() == [
-            (pinned_id,)
-        ]
+        assert db.execute("select id from conversations where pinned").fetchall() == [(pinned_id,)]

@@ -45,7 +45,7 @@ from acai_desktop.core.records.conversations import (
 )
 from acai_desktop.core.records.memories import MemoryItem
 from acai_desktop.core.store.conversation_deletion import DeletedConversation, delete_conversation
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.memory_changes import MemoryChange
 from acai_desktop.core.store.message_tree import select_version
 from acai_desktop.core.store.provenance import ProvenanceRepository

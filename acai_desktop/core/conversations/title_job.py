@@ -44,7 +44,7 @@ from acai_desktop.core.resources import resource_text
 from acai_desktop.core.rules.grounding import content_words
 from acai_desktop.core.rules.prompt_quoting import quote_untrusted
 from acai_desktop.core.rules.words import stem, word_set
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.jobs import JobSpec
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ import logging
 
 from acai_desktop.core.events import TranscriptChanged
 from acai_desktop.core.memory.episodic import EpisodicIndex
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.message_tree import PathChange
 
 log = logging.getLogger(__name__)

@@ -33,6 +33,7 @@ from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.models.embeddings.base import Embedder
 from acai_desktop.core.records.jobs import Job
+from acai_desktop.core.store import chunks as chunk_sql
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store.database import Store
 
@@ -133,7 +134,7 @@ class DocumentIndexer:
             "mtime": read.mtime,
             "page_count": read.page_count,
         }
-        await self.store.run(sql.drop_staged_chunks, document.id)
+        await self.store.run(chunk_sql.drop_staged_chunks, document.id)
         total = sum(len(section.text) for section in read.sections)
         chunks = iter_chunks(read.sections)
         del read  # the sections live on in the chunk iterator, as long as it runs
@@ -142,7 +143,7 @@ class DocumentIndexer:
         while batch := await self._on_worker(_next_batch, chunks):
             vectors = await self._embed([embedding_text(chunk) for chunk in batch])
             staged = await self.store.run(
-                sql.stage_chunks, document.id, batch, vectors, self.embedder.name
+                chunk_sql.stage_chunks, document.id, batch, vectors, self.embedder.name
             )
             if not staged:
                 return None  # removed while it was being indexed
@@ -153,7 +154,7 @@ class DocumentIndexer:
         emit(ev.IndexingProgress(document.id, "embedding", done, done))
         del chunks
         emit(ev.IndexingProgress(document.id, "storing", 0, 1))
-        published = await self.store.run(sql.publish_chunks, document.id, facts)
+        published = await self.store.run(chunk_sql.publish_chunks, document.id, facts)
         if published is None:
             return None  # removed while it was being indexed
         stored, ids = published

@@ -26,7 +26,7 @@ from acai_desktop.core.memory.retrieval.lexical import lexical_match
 from acai_desktop.core.memory.retrieval.results import LEXICAL, SEMANTIC
 from acai_desktop.core.memory.retrieval.weights import RetrievalWeights
 from acai_desktop.core.models.embeddings.base import Embedder
-from acai_desktop.core.store import documents as sql
+from acai_desktop.core.store import chunks as chunk_sql
 from acai_desktop.core.store import search as sql_search
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
@@ -113,7 +113,9 @@ class DocumentSearch:
         # statement, not a second one after the fusion).
         counts: dict[str, list[int]] = {}
         match = lexical_match(db, terms, weights.lexical_budget_documents, CHUNKS_FTS, counts)
-        hits = sql.chunk_hits(db, match, weights.candidates, allowed, excluded) if match else []
+        hits = (
+            chunk_sql.chunk_hits(db, match, weights.candidates, allowed, excluded) if match else []
+        )
         semantic = handoff.result()
         bm25_of = dict(hits)
         lexical_ids = [chunk_id for chunk_id, _ in hits]
@@ -130,7 +132,7 @@ class DocumentSearch:
         score = fuse(weights, Evidence(bm25, bm25 > 0, cosine, in_semantic, semantic))
         order = np.argsort(-score, kind="stable")[:k]
         chosen = [id_list[p] for p in order.tolist()]
-        passages = sql.passages_by_id(db, chosen)
+        passages = chunk_sql.passages_by_id(db, chosen)
         relevant = self._relevant(
             db, terms, semantic, cosine[order], chosen, passages, counts.get(CHUNKS_FTS)
         )

@@ -42,6 +42,7 @@ from acai_desktop.core.events import EventBus
 from acai_desktop.core.files.regular import NotRegularFileError, open_regular
 from acai_desktop.core.models.embeddings.base import Embedder
 from acai_desktop.core.records.jobs import Job
+from acai_desktop.core.store import chunks as chunk_sql
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store import jobs as job_sql
 from acai_desktop.core.store import projects
@@ -75,7 +76,7 @@ class DocumentService:
     async def load(self) -> None:
         """Load the chunks' vectors; documents embedded by another embedder (the user
         switched) are queued for indexing again."""
-        ids, documents, vectors = await self.store.run(sql.chunk_vectors, self.embedder.name)
+        ids, documents, vectors = await self.store.run(chunk_sql.chunk_vectors, self.embedder.name)
         # The sign codes and sums of 100,000 chunks take most of a second: off the loop
         # (nothing else holds this service while it loads).
         await asyncio.to_thread(
@@ -294,10 +295,10 @@ class DocumentService:
 
     async def passages(self, document_id: int) -> list[Passage]:
         """Every chunk of a document in order (to show a passage in its place)."""
-        return await self.store.run(sql.chunks_of, document_id)
+        return await self.store.run(chunk_sql.chunks_of, document_id)
 
     async def passage(self, chunk_id: int) -> Passage | None:
-        return (await self.store.run(sql.passages_by_id, [chunk_id])).get(chunk_id)
+        return (await self.store.run(chunk_sql.passages_by_id, [chunk_id])).get(chunk_id)
 
     # -- scope -----------------------------------------------------------------------
 
@@ -356,7 +357,7 @@ def _stale_documents(db, embedding_model: str) -> list[Document]:
     ids = [
         row[0]
         for row in db.execute(
-            "SELECT DISTINCT document_id FROM chunks WHERE embedding_model IS NOT ? "
+            "SELECT DISTINCT document_id FROM chunks WHERE embedding_model IS DISTINCT FROM ? "
             "AND ordinal >= 0",
             [embedding_model],
         )
@@ -378,7 +379,7 @@ def _stop_queued(db, document_ids: list[int] | None) -> list[Document]:
         for document_id in document_ids:
             removed = db.execute(
                 "DELETE FROM jobs WHERE kind = ? AND status = 'pending' "
-                "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
+                f"AND CAST({db.dialect.json_text('payload', 'document_id')} AS INTEGER) = ?",
                 [sql.INDEX_JOB, document_id],
             ).rowcount
             if removed:

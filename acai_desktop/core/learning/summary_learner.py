@@ -21,7 +21,7 @@ from acai_desktop.core.records.conversations import Message
 from acai_desktop.core.records.jobs import Job
 from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind, Origin
 from acai_desktop.core.resources import resource_text
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 
 log = logging.getLogger(__name__)
 

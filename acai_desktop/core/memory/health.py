@@ -13,7 +13,6 @@ them), from one snapshot of the database:
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -22,7 +21,6 @@ from acai_desktop.core.records.memories import MemoryKind, MemoryStatus
 from acai_desktop.core.store import memory_health as sql
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.dialect import is_postgres
 
 #: A current memory not used for this long counts as stale.
 STALE_AFTER_DAYS = 90
@@ -92,21 +90,6 @@ class MemoryHealth:
         return self.by_kind_and_status.get(MemoryKind(kind), {}).get(MemoryStatus(status), 0)
 
 
-def database_size(path: Path | str) -> DatabaseSize:
-    """The database file and its write-ahead log (0 for one that isn't there)."""
-    if str(path) == ":memory:":
-        return DatabaseSize(0, 0)
-    path = Path(path)
-
-    def size(file: Path) -> int:
-        try:
-            return os.stat(file).st_size
-        except FileNotFoundError:
-            return 0
-
-    return DatabaseSize(size(path), size(path.with_name(path.name + "-wal")))
-
-
 def _days(rows: list[tuple[str, int]]) -> list[DayCount]:
     return [DayCount(date.fromisoformat(day), count) for day, count in rows if day]
 
@@ -125,11 +108,7 @@ def _read(db: Database, path: Path | str, now: datetime, stale_after_days: int) 
         never_used=figures["never_used"],
         unused_long=figures["unused_since"],
         superseded_kept=figures["superseded_kept"],
-        database=(
-            DatabaseSize(sql.server_database_bytes(db), 0)
-            if is_postgres(db)
-            else database_size(path)
-        ),
+        database=DatabaseSize(*db.dialect.database_bytes(db, path)),
         stale_after_days=stale_after_days,
         read_at=now,
     )

@@ -34,7 +34,7 @@ from acai_desktop.core.records.memories import (
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.rules.grounding import GroundingCheck, Verdict
 from acai_desktop.core.rules.user_subject import name_the_subject
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.imported_conversations import conversation_from
 
 # WordLlama cosine between two facts on one subject ("lives in Paris" / "lives in

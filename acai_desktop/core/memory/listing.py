@@ -25,6 +25,7 @@ from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
 if TYPE_CHECKING:  # the window imports this module to paint; the store comes later
     from acai_desktop.core.store.connection import Database
     from acai_desktop.core.store.database import Store
+    from acai_desktop.core.store.dialect import SqliteDialect
 
 #: The memories a user still has (in a fixed order, for the SQL); superseded and
 #: forgotten ones only show in history.
@@ -47,7 +48,7 @@ class PanelFilter(StrEnum):
 #: What each filter keeps: (column, value), or None for everything visible.
 FILTER_CONDITIONS: dict[PanelFilter, tuple[str, object] | None] = {
     PanelFilter.ALL: None,
-    PanelFilter.PINNED: ("pinned", 1),
+    PanelFilter.PINNED: ("pinned", True),
     PanelFilter.CONFLICTS: ("status", MemoryStatus.CONFLICT.value),
     PanelFilter.TEMPORARY: ("status", MemoryStatus.TEMPORARY.value),
     PanelFilter.FACTS: ("kind", "fact"),
@@ -157,29 +158,33 @@ class PanelQuery:
         haystack = _searchable(item.content, item.category)
         return all(word in haystack for word in self.words) or item.id in self.near
 
-    def where(self, *, for_page: bool = False) -> tuple[str, list]:
-        """The same rule as a SQL condition over ``memories`` and its parameters;
-        ``for_page``: phrased for reading a page newest first (see below)."""
+    def where(self, dialect: SqliteDialect, *, for_page: bool = False) -> tuple[str, list]:
+        """The same rule as a SQL condition over ``memories`` in ``dialect`` and its
+        parameters; ``for_page``: phrased for reading a page newest first (see below)."""
         # When most memories qualify (no filter, or a kind: facts are most of a big
         # profile), walking the created_at index newest first and stopping after a page
         # beats the status index plus a sort of them all, so those terms are kept out
-        # of index choice ("+column"). Pinned, conflicts and temporary are few: there
-        # the status index is the better start.
+        # of index choice (dialect.unindexed). Pinned, conflicts and temporary are few:
+        # there the status index is the better start.
         # A count is best served by the status index whatever the filter.
         broad = FILTER_CONDITIONS[self.filter] is None or self.filter in KIND_FILTERS
-        prefix = "+" if broad and for_page else ""
-        clauses = [f"{prefix}status IN ({', '.join('?' for _ in PANEL_STATUSES)})"]
+
+        def column(name: str) -> str:
+            return dialect.unindexed(name) if broad and for_page else name
+
+        clauses = [f"{column('status')} IN ({', '.join('?' for _ in PANEL_STATUSES)})"]
         params: list = [status.value for status in PANEL_STATUSES]
         condition = FILTER_CONDITIONS[self.filter]
         if condition is not None:
-            clauses.append(f"{prefix}{condition[0]} = ?")
+            clauses.append(f"{column(condition[0])} = ?")
             params.append(condition[1])
         if self.project == EVERYWHERE:
             clauses.append("project_id IS NULL")
         elif self.project is not None:
             clauses.append("project_id = ?")
             params.append(self.project)
-        words = [f"instr({FOLD_FUNCTION}(content, category), ?) > 0" for _ in self.words]
+        searchable = f"{FOLD_FUNCTION}(content, category)"
+        words = [dialect.contains(searchable, "?") for _ in self.words]
         params += self.words
         if words and self.near:
             near = f"id IN ({', '.join('?' for _ in self.near)})"
@@ -191,22 +196,15 @@ class PanelQuery:
 
 
 def _register_fold(db: Database) -> None:
-    """SQLite: :func:`_searchable` as the SQL function FOLD_FUNCTION. PostgreSQL has it in
-    its schema (ICU's ``lower``: the same as ``casefold`` for the letters of most
-    languages)."""
-    # Here, not at the top: the window imports this module (the panel's query), and
-    # the store package's modules would load at start (test_startup_imports).
-    from acai_desktop.core.store.dialect import is_postgres
-
-    if is_postgres(db):
-        return
-    db.conn.create_function(FOLD_FUNCTION, 2, _searchable, deterministic=True)
+    """:func:`_searchable` as the SQL function FOLD_FUNCTION (PostgreSQL has it in its
+    schema: ICU's ``lower``, the same as ``casefold`` for the letters of most languages)."""
+    db.dialect.register_functions(db, {FOLD_FUNCTION: (2, _searchable)})
 
 
 def count_panel(db: Database, query: PanelQuery) -> int:
     """How many memories the panel shows under ``query`` (database thread)."""
     _register_fold(db)
-    where, params = query.where()
+    where, params = query.where(db.dialect)
     return db.execute(f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]
 
 
@@ -219,7 +217,7 @@ def panel_page(
     from acai_desktop.core.store.memories import SELECT_COLUMNS, memory_from_row
 
     _register_fold(db)
-    where, params = query.where(for_page=True)
+    where, params = query.where(db.dialect, for_page=True)
     relevance, relevance_params = query.order_sql()
     if after is not None:
         if query.near:

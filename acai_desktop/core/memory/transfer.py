@@ -223,7 +223,8 @@ class ImportPlan:
         """Note the uids of memories added since ``seen_id`` (a rowid range: no scan of
         the whole table, however big the import)."""
         rows = db.execute(
-            "SELECT id, json_extract(meta, '$.uid') FROM memories WHERE id > ?", [self.seen_id]
+            f"SELECT id, {db.dialect.json_text('meta', 'uid')} FROM memories WHERE id > ?",
+            [self.seen_id],
         ).fetchall()
         self.arrived.update(uid for _, uid in rows if uid is not None)
         self.seen_id = max([self.seen_id, *(memory_id for memory_id, _ in rows)])

@@ -21,7 +21,7 @@ from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.profile.store_opening import open_profile_store
 from acai_desktop.core.records.conversations import Conversation, Message
 from acai_desktop.core.records.projects import Project
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.instructions import profile_instructions
 from acai_desktop.core.store.interface import MemoryStore
 from acai_desktop.core.store.projects import list_projects

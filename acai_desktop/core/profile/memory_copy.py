@@ -25,6 +25,7 @@ import asyncio
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from acai_desktop.core.errors import InvalidInputError, StoreError, StoreUnavailableError
@@ -110,9 +111,12 @@ def _copy(
 ) -> CopyReport:
     import psycopg
 
+    from acai_desktop.core.store.postgres.database import read_as_sqlite
+
     local = sqlite3.connect(f"{database_path.as_uri()}?mode=ro", uri=True)
     try:
         with psycopg.connect(server_url, autocommit=True) as server:
+            read_as_sqlite(server)  # its times read as the file's text
             plan = _plan(local, server)
             _refuse_another_memory(local, server, plan)
             total = sum(table.rows for table in plan)
@@ -144,6 +148,8 @@ class _Table:
     #: Links to rows of the same table that may come later (written in a second pass).
     later_links: tuple[str, ...]
     rows: int
+    #: Columns that are SQLite's 0/1 flags and the server's booleans.
+    flags: tuple[str, ...] = ()
 
 
 def _plan(local: sqlite3.Connection, server) -> list[_Table]:
@@ -170,15 +176,15 @@ def _plan(local: sqlite3.Connection, server) -> list[_Table]:
     plan = []
     for name in _parents_first(names, parents):
         local_columns = [row[1] for row in local.execute(f'PRAGMA table_info("{name}")')]
-        server_columns = {
-            column
-            for (column,) in server.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = "
-                "current_schema() AND table_name = %s AND is_generated = 'NEVER'",
+        server_columns = dict(
+            server.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE "
+                "table_schema = current_schema() AND table_name = %s AND is_generated = 'NEVER'",
                 (name,),
-            )
-        }
+            ).fetchall()
+        )
         columns = tuple(c for c in local_columns if c in server_columns)
+        flags = tuple(c for c in columns if server_columns[c] == "boolean")
         key = _primary_key(server, name)
         self_links = [
             row[3]
@@ -192,7 +198,7 @@ def _plan(local: sqlite3.Connection, server) -> list[_Table]:
             and local.execute(f'SELECT 1 FROM "{name}" WHERE "{column}" > id LIMIT 1').fetchone()
         )
         rows = local.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0]
-        plan.append(_Table(name, columns, key, later, rows))
+        plan.append(_Table(name, columns, key, later, rows, flags))
     return plan
 
 
@@ -231,10 +237,19 @@ def _batches(local: sqlite3.Connection, table: _Table) -> Iterable[list[tuple]]:
     order = ", ".join(f'"{c}"' for c in table.key)
     cursor = local.execute(f'SELECT {columns} FROM "{table.name}" ORDER BY {order}')
     later = [table.columns.index(column) for column in table.later_links]
+    flags = [table.columns.index(column) for column in table.flags]
     while batch := cursor.fetchmany(BATCH_ROWS):
-        if later:
+        if later or flags:
             batch = [
-                tuple(None if i in later else value for i, value in enumerate(row)) for row in batch
+                tuple(
+                    None
+                    if i in later
+                    else bool(value)
+                    if i in flags and value is not None
+                    else value
+                    for i, value in enumerate(row)
+                )
+                for row in batch
             ]
         yield batch
 
@@ -286,12 +301,22 @@ def _refuse_another_memory(local: sqlite3.Connection, server, plan: list[_Table]
             f'SELECT id, created_at FROM "{table.name}" WHERE id = ANY(%s)', (list(mine),)
         )
         for row_id, created_at in theirs:
-            if str(created_at) != str(mine[row_id]):
+            if _instant(created_at) != _instant(mine[row_id]):
                 raise InvalidInputError(
                     f"The server's database already holds a different memory (its "
                     f"{table.name} row {row_id} is not this computer's). Copy into an empty "
                     "database, or use the server's memory as it is."
                 )
+
+
+def _instant(time: str) -> datetime | str:
+    """A stored time as the moment it names (the server keeps a timestamp: its text is
+    not the file's), or as it is when it names none."""
+    try:
+        moment = datetime.fromisoformat(time)
+    except ValueError:
+        return time
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _count(local: sqlite3.Connection, server, table: _Table) -> TableCount:

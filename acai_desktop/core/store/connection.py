@@ -28,6 +28,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from acai_desktop.core.store.dialect import SQLITE_DIALECT
+
 log = logging.getLogger(__name__)
 
 #: How long a write transaction keeps trying to begin while another program holds the
@@ -69,6 +71,9 @@ def begin_patiently(conn: sqlite3.Connection) -> None:
 class Database:
     """One SQLite connection as the store's functions use it (see the module's docstring)."""
 
+    #: What differs from PostgreSQL, per operation (store/dialect.py).
+    dialect = SQLITE_DIALECT
+
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         # As sqlite-utils did on every connection: without it a REPLACE deletes the
@@ -90,10 +95,16 @@ class Database:
         if (
             not was_in_transaction
             and conn.in_transaction
-            and cursor.description is None
             and _first_word(sql) not in _TRANSACTION_CONTROL
         ):
-            conn.execute("COMMIT")  # the implicit transaction sqlite3 opened for a write
+            # The implicit transaction sqlite3 opened for a write; a write that returns
+            # rows (RETURNING) hands them over read, as the commit ends the statement.
+            if cursor.description is None:
+                conn.execute("COMMIT")
+            else:
+                returned = FetchedRows(cursor.fetchall(), cursor.description)
+                conn.execute("COMMIT")
+                return returned
         return cursor
 
     def query(self, sql: str, parameters: Parameters | None = None) -> Iterator[dict[str, Any]]:
@@ -141,6 +152,25 @@ class Database:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class FetchedRows:
+    """The rows a statement returned, read already (a cursor's reading methods)."""
+
+    def __init__(self, rows: list, description) -> None:
+        self._rows = rows
+        self.description = description
+        self.rowcount = len(rows)
+
+    def fetchone(self):
+        return self._rows.pop(0) if self._rows else None
+
+    def fetchall(self) -> list:
+        rows, self._rows = self._rows, []
+        return rows
+
+    def __iter__(self) -> Iterator:
+        return iter(self.fetchall())
 
 
 def _first_word(sql: str) -> str:

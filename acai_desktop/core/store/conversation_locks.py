@@ -15,8 +15,6 @@ another such transaction.
 
 from __future__ import annotations
 
-from acai_desktop.core.store.dialect import is_postgres
-
 #: The advisory lock namespace of a conversation's message writes ("CONV").
 WRITING_CONVERSATION = 0x434F4E56
 
@@ -24,8 +22,4 @@ WRITING_CONVERSATION = 0x434F4E56
 def lock_conversation(db, conversation_id: int) -> None:
     """Wait until no other transaction writes ``conversation_id``'s messages, and keep
     it so until the caller's transaction ends (a no-op on SQLite: see the module)."""
-    if is_postgres(db):
-        assert db.in_write_transaction(), "a conversation is locked inside a transaction"
-        db.execute(
-            "SELECT pg_advisory_xact_lock(?, ?)", [WRITING_CONVERSATION, int(conversation_id)]
-        )
+    db.dialect.lock_for_transaction(db, WRITING_CONVERSATION, conversation_id)

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from acai_desktop.core.records.conversations import ConversationHit
 from acai_desktop.core.rules.words import MAX_QUERY_TERMS, normalise, tokenize
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.dialect import is_postgres
 
 #: Characters of a message shown before its first matched word, and in all.
 SNIPPET_BEFORE = 40
@@ -101,31 +100,11 @@ def message_hits(db: Database, terms: Sequence[str], limit: int) -> list[Convers
     match = match_expression(terms)
     if match is None:
         return []
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        rows = full_text.conversation_message_rows(db, terms, limit)
-    else:
-        rows = _fts5_message_rows(db, match, limit)
+    rows = db.dialect.full_text.conversation_message_rows(db, terms, match, limit)
     return [
         ConversationHit(conversation_id, title, message_id, snippet(content, terms), at, role)
         for message_id, conversation_id, title, content, at, role in rows
     ]
-
-
-def _fts5_message_rows(db: Database, match: str, limit: int) -> list[tuple]:
-    return db.execute(
-        """
-        SELECT m.id, m.conversation_id, c.title, m.content, m.created_at, m.role
-        FROM (SELECT rowid AS id, bm25(messages_fts, 1.0, 0.0) AS score
-              FROM messages_fts WHERE messages_fts MATCH ?
-              ORDER BY score LIMIT ?) AS h
-        JOIN messages AS m ON m.id = h.id
-        JOIN conversations AS c ON c.id = m.conversation_id
-        ORDER BY h.score, h.id
-        """,
-        [match, int(limit)],
-    ).fetchall()
 
 
 def temporary_message_hits(db: Database, terms: Sequence[str], limit: int) -> list[ConversationHit]:
@@ -135,8 +114,8 @@ def temporary_message_hits(db: Database, terms: Sequence[str], limit: int) -> li
         """
         SELECT m.id, m.conversation_id, c.title, m.content, m.created_at, m.role
         FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id
-        WHERE c.temporary = 1 AND m.role IN ('user', 'assistant')
-            AND m.status IN ('complete', 'stopped') AND m.content != '' AND m.hidden = 0
+        WHERE c.temporary AND m.role IN ('user', 'assistant')
+            AND m.status IN ('complete', 'stopped') AND m.content != '' AND NOT m.hidden
         ORDER BY m.id DESC LIMIT ?
         """,
         [TEMPORARY_SCAN_LIMIT],

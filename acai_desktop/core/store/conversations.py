@@ -7,10 +7,9 @@ breaks later, the transcript on disk keeps every word already written.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from acai_desktop.core.clock import now_iso
@@ -19,7 +18,6 @@ from acai_desktop.core.conversations.titles import clean_title, title_from_words
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records.conversations import (
     Conversation,
-    ConversationHit,
     Message,
     MessageStatus,
     RecalledMessage,
@@ -29,9 +27,6 @@ from acai_desktop.core.redaction import redact, redact_known
 from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversation_locks import lock_conversation
-from acai_desktop.core.store.conversation_search import search_conversations
-from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
 
 MESSAGE_COLUMNS = (
@@ -81,18 +76,18 @@ def create_conversation(
             and not db.execute("SELECT 1 FROM projects WHERE id = ?", [project_id]).fetchone()
         ):
             raise NotFoundError(f"No project with id {project_id}.")
-        cursor = db.execute(
+        conversation_id = db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, temporary, project_id) "
-            "VALUES (?, ?, ?, ?, ?)",
-            [title, at, at, int(temporary), project_id],
-        )
-    return fetch_conversation(db, cursor.lastrowid)
+            "VALUES (?, ?, ?, ?, ?) RETURNING id",
+            [title, at, at, bool(temporary), project_id],
+        ).fetchone()[0]
+    return fetch_conversation(db, conversation_id)
 
 
 def latest_conversation(db: Database) -> Conversation | None:
     rows = _rows(
         db.execute(
-            f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE temporary = 0 "
+            f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE NOT temporary "
             "ORDER BY updated_at DESC, id DESC LIMIT 1"
         )
     )
@@ -126,9 +121,9 @@ def _insert_message(
     (default ``at``) and ``author`` are for a recorded dialogue brought in as a
     conversation. Without ``parent_id`` it follows the end of the shown path (a
     trigger, see migration m010)."""
-    cursor = db.execute(
+    (message_id,) = db.execute(
         "INSERT INTO messages (conversation_id, role, content, status, model, tokens, "
-        "created_at, author, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "created_at, author, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         [
             conversation_id,
             role,
@@ -140,18 +135,18 @@ def _insert_message(
             author,
             parent_id,
         ],
-    )
+    ).fetchone()
     if status == MessageStatus.STREAMING:
-        session_locks.hold(db, WRITING_ANSWERS, cursor.lastrowid)
+        session_locks.hold(db, WRITING_ANSWERS, message_id)
     db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", [at, conversation_id])
     if role == "user":
         # A new conversation takes its title from the first thing the user said: a
         # stand-in (title_auto) that the title job may replace with a model's title.
         db.execute(
-            "UPDATE conversations SET title = ?, title_auto = 1 WHERE id = ? AND title = ''",
+            "UPDATE conversations SET title = ?, title_auto = TRUE WHERE id = ? AND title = ''",
             [title_from_words(content), conversation_id],
         )
-    return cursor.lastrowid
+    return message_id
 
 
 def add_message(
@@ -298,7 +293,7 @@ def list_messages(
     if not include_folded:
         sql += " AND folded_into IS NULL"
     if not include_hidden:
-        sql += " AND hidden = 0"
+        sql += " AND NOT hidden"
     cursor = db.execute(sql + " ORDER BY id", [conversation_id])
     messages = [Message.from_row(row) for row in _rows(cursor)]
     versions = versions_by_message(db, conversation_id)
@@ -341,9 +336,10 @@ def list_messages_with_sources(
         "AS sources_count, "
         # The versions at this message's place: its siblings under the same parent (the
         # (conversation_id, parent_id) index), so the transcript stays one query.
-        "(SELECT group_concat(v.id) FROM messages v WHERE v.conversation_id = "
-        "messages.conversation_id AND v.parent_id IS messages.parent_id) AS version_ids "
-        "FROM messages WHERE conversation_id = ? AND hidden = 0 ORDER BY id",
+        f"(SELECT {db.dialect.joined('v.id')} FROM messages v WHERE v.conversation_id = "
+        "messages.conversation_id AND v.parent_id IS NOT DISTINCT FROM messages.parent_id) "
+        "AS version_ids "
+        "FROM messages WHERE conversation_id = ? AND NOT hidden ORDER BY id",
         [conversation_id],
     )
     messages, counts = [], {}
@@ -396,7 +392,7 @@ def rename_conversation(db: Database, conversation_id: int, title: str) -> Conve
         fetch_conversation(db, conversation_id)
         # The user's title wins over the automatic one, now and later (title_auto = 0).
         db.execute(
-            "UPDATE conversations SET title = ?, title_auto = 0 WHERE id = ?",
+            "UPDATE conversations SET title = ?, title_auto = FALSE WHERE id = ?",
             [title, conversation_id],
         )
     return fetch_conversation(db, conversation_id)
@@ -407,7 +403,7 @@ def set_pinned(db: Database, conversation_id: int, pinned: bool) -> Conversation
     with db.atomic():
         fetch_conversation(db, conversation_id)
         db.execute(
-            "UPDATE conversations SET pinned = ? WHERE id = ?", [int(pinned), conversation_id]
+            "UPDATE conversations SET pinned = ? WHERE id = ?", [bool(pinned), conversation_id]
         )
     return fetch_conversation(db, conversation_id)
 
@@ -418,7 +414,7 @@ def set_automatic_title(db: Database, conversation_id: int, title: str) -> Conve
     left alone (renamed, already titled, or deleted)."""
     with db.atomic():
         changed = db.execute(
-            "UPDATE conversations SET title = ?, title_auto = 0 WHERE id = ? AND title_auto = 1",
+            "UPDATE conversations SET title = ?, title_auto = FALSE WHERE id = ? AND title_auto",
             [title, conversation_id],
         ).rowcount
     return fetch_conversation(db, conversation_id) if changed else None
@@ -437,129 +433,3 @@ def fetch_recalled_message(db: Database, message_id: int) -> RecalledMessage:
         created_at=message.created_at,
         author=message.author,
     )
-
-
-#: Why an answer a start finds still ``streaming`` stopped. On SQLite only this
-#: profile's one process writes it; on PostgreSQL its writer's session ended, which a
-#: crash and a lost connection alike do.
-APP_CLOSED_NOTE = "The app closed while this answer was being written."
-WRITER_GONE_NOTE = (
-    "The app writing this answer closed, or lost its connection to the database, "
-    "before it was finished."
-)
-#: This process lost the database while writing the answer (core/turns/unsaved_answers.py).
-CONNECTION_LOST_NOTE = (
-    "The connection to the database was lost while this answer was being written."
-)
-
-
-def recover_interrupted_answers(db: Database, lost: Mapping[int, str] | None = None) -> int:
-    """At start-up: an answer still 'streaming' was cut off by a crash; call it stopped.
-    On PostgreSQL only those no live computer is writing (``WRITING_ANSWERS``).
-    ``lost``: answers this process was writing when its connection to the database was
-    lost, with their whole text: saved with it, and with that reason."""
-    streaming = db.execute("SELECT id FROM messages WHERE status = 'streaming'").fetchall()
-    cut_off = session_locks.unheld(db, WRITING_ANSWERS, [row[0] for row in streaming])
-    if not cut_off:
-        return 0
-    note = WRITER_GONE_NOTE if is_postgres(db) else APP_CLOSED_NOTE
-    stopped = 0
-    with db.atomic():
-        for answer_id, text in (lost or {}).items():
-            if answer_id in cut_off:
-                stopped += db.execute(
-                    "UPDATE messages SET status = 'stopped', content = ?, error = ? "
-                    "WHERE id = ? AND status = 'streaming'",
-                    [text, CONNECTION_LOST_NOTE, answer_id],
-                ).rowcount
-        stopped += db.execute(
-            "UPDATE messages SET status = 'stopped', error = coalesce(error, ?) "
-            f"WHERE status = 'streaming' AND id IN ({', '.join('?' for _ in cut_off)})",
-            [note, *cut_off],
-        ).rowcount
-    return stopped
-
-
-class ConversationRepository:
-    """Async facade for the event loop."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    async def create(
-        self, title: str = "", temporary: bool = False, project_id: int | None = None
-    ) -> Conversation:
-        return await self.store.run(create_conversation, title, temporary, project_id)
-
-    async def get(self, conversation_id: int) -> Conversation:
-        return await self.store.run(fetch_conversation, conversation_id)
-
-    async def latest(self) -> Conversation | None:
-        return await self.store.run(latest_conversation)
-
-    async def list(self) -> list[Conversation]:
-        return await self.store.run(list_conversations)
-
-    async def add_message(self, conversation_id: int, role: str, content: str, **kw) -> Message:
-        return await self.store.run(add_message, conversation_id, role, content, **kw)
-
-    async def add_turn(
-        self,
-        conversation_id: int,
-        text: str,
-        jobs_for: Callable[[int], Iterable[JobSpec]] | None = None,
-    ) -> NewTurn:
-        # A database busy for a while (an import in another process) is waited out by
-        # every write transaction (see database.begin_patiently).
-        return await self.store.run(add_turn, conversation_id, text, jobs_for)
-
-    async def update_message(self, message_id: int, **changes) -> Message:
-        return await self.store.run(update_message, message_id, **changes)
-
-    def queue_update(self, message_id: int, **changes) -> asyncio.Future[Message]:
-        """Like :meth:`update_message`, queued on the database thread at once (after every
-        call queued before it): the caller goes on, and awaits the future if it wants."""
-        return self.store.submit(update_message, message_id, **changes)
-
-    async def get_message(self, message_id: int) -> Message:
-        return await self.store.run(fetch_message, message_id)
-
-    async def recalled_message(self, message_id: int) -> RecalledMessage:
-        return await self.store.run(fetch_recalled_message, message_id)
-
-    async def messages(
-        self, conversation_id: int, *, include_folded: bool = True, include_hidden: bool = False
-    ) -> list[Message]:
-        return await self.store.run(
-            list_messages,
-            conversation_id,
-            include_folded=include_folded,
-            include_hidden=include_hidden,
-        )
-
-    async def messages_with_sources(
-        self, conversation_id: int
-    ) -> tuple[list[Message], dict[int, int]]:
-        return await self.store.run(list_messages_with_sources, conversation_id)
-
-    async def fold(self, message_ids: list[int], summary_memory_id: int) -> None:
-        await self.store.run(fold_block, list(message_ids), summary_memory_id)
-
-    async def summary_covering(self, message_ids: list[int]) -> int | None:
-        return await self.store.run(summary_covering, list(message_ids))
-
-    async def recover_interrupted_answers(self, lost: Mapping[int, str] | None = None) -> int:
-        return await self.store.run(recover_interrupted_answers, lost)
-
-    async def rename(self, conversation_id: int, title: str) -> Conversation:
-        return await self.store.run(rename_conversation, conversation_id, title)
-
-    async def set_pinned(self, conversation_id: int, pinned: bool) -> Conversation:
-        return await self.store.run(set_pinned, conversation_id, pinned)
-
-    async def set_automatic_title(self, conversation_id: int, title: str) -> Conversation | None:
-        return await self.store.run(set_automatic_title, conversation_id, title)
-
-    async def search(self, query: str, limit: int = 50) -> list[ConversationHit]:
-        """The search box: conversations by title, then messages by their words."""
-        return await self.store.run(search_conversations, query, limit)

@@ -1,12 +1,12 @@
-"""SQL of the documents feature: documents, their chunks, the conversations' document
-scope and the evidence that fed answers. Runs on the database thread (see Store)."""
+"""SQL of the documents feature: documents, their indexing jobs, the conversations'
+document scope and the evidence that fed answers (a document's chunks: ``chunks.py``).
+Runs on the database thread (see Store)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.documents.model import (
@@ -14,23 +14,13 @@ from acai_desktop.core.documents.model import (
     DocumentScope,
     DocumentStatus,
     EvidenceSource,
-    Passage,
     ScopeMode,
 )
 from acai_desktop.core.errors import NotFoundError
 from acai_desktop.core.records.jobs import Job
 from acai_desktop.core.redaction import redact
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.jobs import JobSpec, fetch_job, insert_job
-
-if TYPE_CHECKING:
-    # numpy loads where vectors are stored or read: the window opens the profile (which
-    # imports this module) before numpy has loaded (see core/store/__init__.py).
-    import numpy as np
-
-#: Chunks' vectors copied into the matrix at a time when loading (see chunk_vectors).
-VECTOR_BLOCK = 4096
 
 #: The background job that reads, chunks, embeds and stores one document.
 INDEX_JOB = "index_document"
@@ -65,7 +55,7 @@ def document_at(db: Database, path: str) -> Document | None:
 def list_documents(db: Database) -> list[Document]:
     """The user's library (the Documents tab): every document but the chats' attachments."""
     return _documents(
-        db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment = 0 ORDER BY id")
+        db.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE NOT attachment ORDER BY id")
     )
 
 
@@ -73,8 +63,8 @@ def attachments_of(db: Database, conversation_id: int | None) -> list[Document]:
     """The files attached in a chat (None: those held by a new chat), in order."""
     return _documents(
         db.execute(
-            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment = 1 "
-            "AND conversation_id IS ? ORDER BY id",
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE attachment "
+            "AND conversation_id IS NOT DISTINCT FROM ? ORDER BY id",
             [conversation_id],
         )
     )
@@ -82,7 +72,7 @@ def attachments_of(db: Database, conversation_id: int | None) -> list[Document]:
 
 def attachment_paths(db: Database) -> set[str]:
     """Where every attachment's copy is (to find copies no document owns any more)."""
-    return {row[0] for row in db.execute("SELECT path FROM documents WHERE attachment = 1")}
+    return {row[0] for row in db.execute("SELECT path FROM documents WHERE attachment")}
 
 
 def bind_attachments(db: Database, document_ids: Sequence[int], conversation_id: int) -> None:
@@ -90,7 +80,7 @@ def bind_attachments(db: Database, document_ids: Sequence[int], conversation_id:
     with db.atomic():
         _require_conversation(db, conversation_id)
         db.conn.executemany(
-            "UPDATE documents SET conversation_id = ? WHERE id = ? AND attachment = 1 "
+            "UPDATE documents SET conversation_id = ? WHERE id = ? AND attachment "
             "AND conversation_id IS NULL",
             [(conversation_id, document_id) for document_id in document_ids],
         )
@@ -105,7 +95,7 @@ def evidence_documents(db: Database, conversation_id: int) -> tuple[list[int] | 
     own = [
         row[0]
         for row in db.execute(
-            "SELECT id FROM documents WHERE attachment = 1 AND conversation_id = ?",
+            "SELECT id FROM documents WHERE attachment AND conversation_id = ?",
             [conversation_id],
         )
     ]
@@ -113,7 +103,7 @@ def evidence_documents(db: Database, conversation_id: int) -> tuple[list[int] | 
         others = [
             row[0]
             for row in db.execute(
-                "SELECT id FROM documents WHERE attachment = 1 AND conversation_id IS NOT ?",
+                "SELECT id FROM documents WHERE attachment AND conversation_id IS DISTINCT FROM ?",
                 [conversation_id],
             )
         ]
@@ -146,16 +136,16 @@ def queue_document(
         if existing is None:
             document_id = db.execute(
                 "INSERT INTO documents (path, name, size, kind, status, added_at, "
-                "attachment, conversation_id) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
-                [path, name, size, kind, at, int(attachment), conversation_id],
-            ).lastrowid
+                "attachment, conversation_id) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?) RETURNING id",
+                [path, name, size, kind, at, bool(attachment), conversation_id],
+            ).fetchone()[0]
         else:
             document_id = existing.id
             open_job = open_index_job(db, document_id)
             if open_job is not None:
                 if force:
                     db.execute(
-                        "UPDATE jobs SET payload = json_set(payload, '$.force', json('true')) "
+                        f"UPDATE jobs SET payload = {db.dialect.json_set_true('payload', 'force')} "
                         "WHERE id = ?",
                         [open_job],
                     )
@@ -166,8 +156,7 @@ def queue_document(
             )
             # Its failed indexing jobs are superseded by the new one (no stale Retry).
             db.execute(
-                "DELETE FROM jobs WHERE kind = ? AND status = 'failed' "
-                "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
+                f"DELETE FROM jobs WHERE kind = ? AND status = 'failed' AND {_document_id(db)} = ?",
                 [INDEX_JOB, document_id],
             )
         payload = {"document_id": document_id, **({"force": True} if force else {})}
@@ -175,11 +164,16 @@ def queue_document(
     return fetch_document(db, document_id), job_id
 
 
+def _document_id(db: Database) -> str:
+    """An indexing job's document id (from its JSON payload), in SQL."""
+    return f"CAST({db.dialect.json_text('payload', 'document_id')} AS INTEGER)"
+
+
 def open_index_job(db: Database, document_id: int) -> int | None:
     """The id of the document's indexing job that is waiting or running, if any."""
     row = db.execute(
         "SELECT id FROM jobs WHERE kind = ? AND status IN ('pending', 'running') "
-        "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ? ORDER BY id LIMIT 1",
+        f"AND {_document_id(db)} = ? ORDER BY id LIMIT 1",
         [INDEX_JOB, document_id],
     ).fetchone()
     return row[0] if row else None
@@ -211,7 +205,7 @@ def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
     requeued, given_up, failed = [], [], []
     with db.atomic():
         running = db.execute(
-            "SELECT id, CAST(json_extract(payload, '$.document_id') AS INTEGER), "
+            f"SELECT id, {_document_id(db)}, "
             "interruptions + 1 FROM jobs WHERE kind = ? AND status = 'running'",
             [INDEX_JOB],
         ).fetchall()
@@ -220,15 +214,15 @@ def recover_indexing_jobs(db: Database) -> RecoveredIndexing:
             if interruptions >= MAX_INTERRUPTIONS:
                 db.execute(
                     "UPDATE jobs SET status = 'failed', interruptions = ?, last_error = ?, "
-                    "retryable = 0, run_after = NULL, updated_at = ? WHERE id = ?",
+                    "retryable = FALSE, run_after = NULL, updated_at = ? WHERE id = ?",
                     [interruptions, JOB_STOPPED_THE_APP_TWICE, at, job_id],
                 )
                 status, error, into = "error", STOPPED_THE_APP_TWICE, given_up
                 failed.append(fetch_job(db, job_id))
             else:
                 db.execute(
-                    "UPDATE jobs SET status = 'pending', interruptions = ?, "
-                    "attempts = max(attempts - 1, 0), updated_at = ? WHERE id = ?",
+                    "UPDATE jobs SET status = 'pending', interruptions = ?, attempts = "
+                    f"{db.dialect.later('attempts - 1', '0')}, updated_at = ? WHERE id = ?",
                     [interruptions, at, job_id],
                 )
                 status, error, into = "queued", None, requeued
@@ -254,96 +248,6 @@ def set_status(
     return fetch_document(db, document_id)
 
 
-def drop_staged_chunks(db: Database, document_id: int) -> None:
-    """Chunks staged by an indexing that did not finish (killed, failed, cancelled)."""
-    with db.atomic():
-        db.execute("DELETE FROM chunks WHERE document_id = ? AND ordinal < 0", [document_id])
-
-
-def stage_chunks(
-    db: Database,
-    document_id: int,
-    chunks: Sequence,
-    vectors: np.ndarray,
-    embedding_model: str,
-) -> bool:
-    """Store a batch of a document's new chunks, staged: their ordinal is ``-1 - n``, so
-    no search, listing or loading sees them until :func:`publish_chunks`. Indexing a
-    large file commits batch by batch (the write lock is held for a batch, not for the
-    file) and keeps only a batch in memory. False if the document was removed."""
-    import numpy as np
-
-    with db.atomic():
-        if not db.execute("SELECT 1 FROM documents WHERE id = ?", [document_id]).fetchone():
-            return False
-        db.conn.executemany(
-            "INSERT INTO chunks (document_id, ordinal, page, heading, content, token_count, "
-            "embedding, embedding_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    document_id,
-                    -1 - chunk.ordinal,
-                    chunk.page,
-                    chunk.heading,
-                    chunk.content,
-                    chunk.token_count,
-                    np.asarray(vector, np.float32).tobytes(),
-                    embedding_model,
-                )
-                for chunk, vector in zip(chunks, vectors, strict=True)
-            ],
-        )
-    return True
-
-
-def publish_chunks(
-    db: Database, document_id: int, facts: dict
-) -> tuple[Document, list[int]] | None:
-    """The staged chunks replace the document's chunks, and it is marked ready, in one
-    transaction (a crash leaves the old chunks or the new ones, never half); returns the
-    document and its chunks' ids in order. ``facts``: size, sha256, mtime, page_count.
-    None if the document was removed meanwhile."""
-    with db.atomic():
-        if not db.execute("SELECT 1 FROM documents WHERE id = ?", [document_id]).fetchone():
-            return None
-        db.execute("DELETE FROM chunks WHERE document_id = ? AND ordinal >= 0", [document_id])
-        count = db.execute(
-            "UPDATE chunks SET ordinal = -1 - ordinal WHERE document_id = ? AND ordinal < 0",
-            [document_id],
-        ).rowcount
-        db.execute(
-            "UPDATE documents SET status = 'ready', error = NULL, chunk_count = ?, size = ?, "
-            "sha256 = ?, mtime = ?, page_count = ?, indexed_at = ? WHERE id = ?",
-            [
-                count,
-                facts["size"],
-                facts["sha256"],
-                facts["mtime"],
-                facts["page_count"],
-                now_iso(),
-                document_id,
-            ],
-        )
-        return fetch_document(db, document_id), chunk_ids_of(db, document_id)
-
-
-def store_chunks(
-    db: Database,
-    document_id: int,
-    chunks: Sequence,
-    vectors: np.ndarray,
-    embedding_model: str,
-    facts: dict,
-) -> tuple[Document, list[int]] | None:
-    """Replace the document's chunks with these at once (small documents and tests):
-    staged and published in one transaction."""
-    with db.atomic():
-        drop_staged_chunks(db, document_id)
-        if not stage_chunks(db, document_id, chunks, vectors, embedding_model):
-            return None
-        return publish_chunks(db, document_id, facts)
-
-
 def is_indexed_as(db: Database, document_id: int, sha256: str, embedding_model: str) -> bool:
     """Whether the document's chunks were made from content with this hash by this
     embedder (then indexing the file again would give the same chunks)."""
@@ -352,7 +256,7 @@ def is_indexed_as(db: Database, document_id: int, sha256: str, embedding_model: 
         return False
     other = db.execute(
         "SELECT 1 FROM chunks WHERE document_id = ? AND ordinal >= 0 "
-        "AND embedding_model IS NOT ? LIMIT 1",
+        "AND embedding_model IS DISTINCT FROM ? LIMIT 1",
         [document_id, embedding_model],
     ).fetchone()
     return other is None
@@ -374,101 +278,12 @@ def delete_document(db: Database, document_id: int) -> Document:
     with db.atomic():
         document = fetch_document(db, document_id)
         db.execute(
-            "DELETE FROM jobs WHERE kind = ? AND status != 'running' "
-            "AND CAST(json_extract(payload, '$.document_id') AS INTEGER) = ?",
+            f"DELETE FROM jobs WHERE kind = ? AND status != 'running' AND {_document_id(db)} = ?",
             [INDEX_JOB, document_id],
         )
         db.execute("DELETE FROM chunks WHERE document_id = ?", [document_id])
         db.execute("DELETE FROM documents WHERE id = ?", [document_id])
     return document
-
-
-def chunk_ids_of(db: Database, document_id: int) -> list[int]:
-    """The document's chunk ids by ordinal (the order their vectors were computed in)."""
-    return [
-        r[0]
-        for r in db.execute(
-            "SELECT id FROM chunks WHERE document_id = ? AND ordinal >= 0 ORDER BY ordinal",
-            [document_id],
-        )
-    ]
-
-
-def chunk_vectors(db: Database, embedding_model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(chunk ids, document ids, vectors) of every chunk embedded by ``embedding_model``."""
-    import numpy as np
-
-    rows = db.execute(
-        "SELECT id, document_id, embedding FROM chunks "
-        "WHERE embedding IS NOT NULL AND embedding_model = ? AND ordinal >= 0",
-        [embedding_model],
-    ).fetchall()
-    if not rows:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0), np.float32)
-    ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-    documents = np.fromiter((r[1] for r in rows), np.int64, len(rows))
-    # Copied into numpy's own memory a block at a time, not viewed in one joined bytes
-    # object: numpy asks Linux for huge pages for a large array (fewer TLB misses:
-    # reading 2,000 rows all over the matrix took a quarter less), and no temporary
-    # doubles the blobs in memory.
-    vectors = np.empty((len(rows), len(rows[0][2]) // 4), np.float32)
-    for start in range(0, len(rows), VECTOR_BLOCK):
-        block = rows[start : start + VECTOR_BLOCK]
-        joined = np.frombuffer(b"".join(r[2] for r in block), np.float32)
-        vectors[start : start + len(block)] = joined.reshape(len(block), -1)
-    return ids, documents, vectors
-
-
-def chunk_hits(
-    db: Database,
-    match: str,
-    limit: int,
-    document_ids: Sequence[int] | None,
-    excluded: Sequence[int] = (),
-) -> list[tuple[int, float]]:
-    """(chunk id, BM25 as a positive score) of the best full-text matches, within
-    ``document_ids`` when given, never in ``excluded``."""
-    if document_ids is not None and not len(document_ids):
-        return []
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        return full_text.chunk_hits(db, match, limit, document_ids, excluded)
-    sql = (
-        "SELECT c.id, -bm25(chunks_fts, 1.0, 0.5) FROM chunks_fts "
-        "JOIN chunks AS c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.ordinal >= 0"
-    )
-    params: list = [match]
-    if document_ids is not None:
-        sql += f" AND c.document_id IN ({', '.join('?' for _ in document_ids)})"
-        params += list(document_ids)
-    if excluded:
-        sql += f" AND c.document_id NOT IN ({', '.join('?' for _ in excluded)})"
-        params += list(excluded)
-    sql += " ORDER BY bm25(chunks_fts, 1.0, 0.5) LIMIT ?"
-    return [(r[0], float(r[1])) for r in db.execute(sql, [*params, limit])]
-
-
-def passages_by_id(db: Database, chunk_ids: Sequence[int]) -> dict[int, Passage]:
-    if not chunk_ids:
-        return {}
-    marks = ", ".join("?" for _ in chunk_ids)
-    rows = db.execute(
-        "SELECT c.id, c.document_id, d.name, c.ordinal, c.page, c.heading, c.content "
-        f"FROM chunks AS c JOIN documents AS d ON d.id = c.document_id WHERE c.id IN ({marks})",
-        list(chunk_ids),
-    )
-    return {row[0]: Passage(*row) for row in rows}
-
-
-def chunks_of(db: Database, document_id: int) -> list[Passage]:
-    rows = db.execute(
-        "SELECT c.id, c.document_id, d.name, c.ordinal, c.page, c.heading, c.content "
-        "FROM chunks AS c JOIN documents AS d ON d.id = c.document_id "
-        "WHERE c.document_id = ? AND c.ordinal >= 0 ORDER BY c.ordinal",
-        [document_id],
-    )
-    return [Passage(*row) for row in rows]
 
 
 def _require_conversation(db: Database, conversation_id: int) -> None:

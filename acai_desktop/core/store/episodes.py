@@ -15,7 +15,6 @@ import numpy as np
 
 from acai_desktop.core.records.conversations import RecalledMessage
 from acai_desktop.core.store.connection import Database, contents_by_id
-from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors
 
 MESSAGES_FTS = "messages_fts"
@@ -50,22 +49,11 @@ def message_hits(
     ``context_weight``. The join to ``messages`` runs on the few rows FTS5 kept.
     Ages count from ``now`` (an ISO timestamp, or SQLite's "now").
     """
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        hits, hit_params = full_text.message_scores(match, context_weight)
-        hits += " ORDER BY score, t.id LIMIT ?"
-        hit_params.append(int(limit))
-    else:
-        hits = (
-            "SELECT rowid AS id, bm25(messages_fts, 1.0, ?) AS score FROM messages_fts "
-            "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?"
-        )
-        hit_params = [float(context_weight), match, int(limit)]
+    hits, hit_params = db.dialect.full_text.best_message_scores(match, context_weight, limit)
     rows = db.execute(
         f"""
         SELECT h.id, -h.score, m.conversation_id, coalesce(m.author, ''),
-               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
+               {db.dialect.days_since("?", "m.created_at")}, {_NEIGHBOURS}
         FROM ({hits}) AS h
         JOIN messages AS m ON m.id = h.id
         ORDER BY h.score, h.id
@@ -109,7 +97,7 @@ def messages_in_periods(
     rows = db.execute(
         f"""
         SELECT m.id, m.conversation_id, coalesce(m.author, ''),
-               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
+               {db.dialect.days_since("?", "m.created_at")}, {_NEIGHBOURS}
         FROM recallable_messages AS m WHERE {within}
         ORDER BY m.created_at, m.id LIMIT ?
         """,
@@ -130,15 +118,7 @@ def message_bm25(
     wanted = {int(i) for i in ids}
     if not wanted:
         return {}
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        return full_text.message_bm25(db, match, wanted, context_weight)
-    rows = db.execute(
-        "SELECT rowid, -bm25(messages_fts, 1.0, ?) FROM messages_fts WHERE messages_fts MATCH ?",
-        [float(context_weight), match],
-    ).fetchall()
-    return {rowid: score for rowid, score in rows if rowid in wanted}
+    return db.dialect.full_text.message_bm25(db, match, wanted, context_weight)
 
 
 def recallable_embeddings(
@@ -189,8 +169,9 @@ def save_message_embeddings(
             if still is None:
                 continue
             db.execute(
-                "INSERT OR REPLACE INTO message_embeddings (message_id, embedding, "
-                "embedding_model) VALUES (?, ?, ?)",
+                "INSERT INTO message_embeddings (message_id, embedding, embedding_model) "
+                "VALUES (?, ?, ?) ON CONFLICT (message_id) DO UPDATE SET "
+                "embedding = excluded.embedding, embedding_model = excluded.embedding_model",
                 [int(message_id), np.asarray(vector, dtype=np.float32).tobytes(), model],
             )
             stored.append(int(message_id))
@@ -209,7 +190,7 @@ def message_facts(
     return db.execute(
         f"""
         SELECT m.id, m.conversation_id, coalesce(m.author, ''),
-               max(julianday(?) - julianday(m.created_at), 0), {_NEIGHBOURS}
+               {db.dialect.days_since("?", "m.created_at")}, {_NEIGHBOURS}
         FROM recallable_messages AS m WHERE m.id IN ({marks}) ORDER BY m.id
         """,
         [now, *(int(i) for i in ids)],
@@ -292,27 +273,14 @@ def event_age(
     marks = ",".join("?" * len(excluded))
     where = f"""{"AND m.role = 'user'" if by_user else ""}
               {f"AND m.id NOT IN ({marks})" if excluded else ""}"""
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        hits, hit_params = full_text.message_scores(match, 0.0)
-        row = db.execute(
-            f"""
-            SELECT max(julianday(?) - julianday(m.created_at), 0)
-            FROM ({hits}) AS h JOIN recallable_messages AS m ON m.id = h.id
-            WHERE TRUE {where}
-            ORDER BY h.score, h.id LIMIT 1
-            """,
-            [now, *hit_params, *excluded],
-        ).fetchone()
-        return None if row is None else float(row[0])
+    hits, hit_params = db.dialect.full_text.message_scores(match, 0.0)
     row = db.execute(
         f"""
-        SELECT max(julianday(?) - julianday(m.created_at), 0)
-        FROM messages_fts JOIN recallable_messages AS m ON m.id = messages_fts.rowid
-        WHERE messages_fts MATCH ? {where}
-        ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT 1
+        SELECT {db.dialect.days_since("?", "m.created_at")}
+        FROM ({hits}) AS h JOIN recallable_messages AS m ON m.id = h.id
+        WHERE TRUE {where}
+        ORDER BY h.score, h.id LIMIT 1
         """,
-        [now, match, *excluded],
+        [now, *hit_params, *excluded],
     ).fetchone()
     return None if row is None else float(row[0])

@@ -13,7 +13,6 @@ them.
 from __future__ import annotations
 
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.dialect import is_postgres
 
 FULL_TEXT_TABLES = ("memories_fts", "messages_fts", "chunks_fts")
 MERGE_PAGES = 256
@@ -21,19 +20,10 @@ MERGE_PAGES = 256
 
 def merge_step(db: Database, table: str, pages: int = MERGE_PAGES) -> bool:
     """One bounded merge of ``table``'s segments into one; False once there was nothing
-    left to merge. (FTS5 tells whether a merge did anything only through the
-    connection's change count: a step that worked counts two or more.)"""
+    left to merge (PostgreSQL: its indexes and statistics tidied, ``postgres/full_text.py``)."""
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
-    if is_postgres(db):
-        from acai_desktop.core.store.postgres import full_text
-
-        full_text.tidy(db, table)
-        return False
-    before = db.conn.total_changes
-    with db.atomic():
-        db.execute(f"INSERT INTO {table}({table}, rank) VALUES('merge', ?)", [-pages])
-    return db.conn.total_changes - before >= 2
+    return db.dialect.full_text.merge_step(db, table, pages)
 
 
 def segment_count(db: Database, table: str) -> int:

@@ -15,9 +15,8 @@ message twice: the repeat is left out. Both are counted in the report.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from acai_desktop.core.clock import now_iso
@@ -25,7 +24,6 @@ from acai_desktop.core.conversations.chat_import.model import ImportedConversati
 from acai_desktop.core.records.conversations import Conversation
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import fetch_conversation
-from acai_desktop.core.store.dialect import is_postgres
 
 #: The job that learns facts from one imported message (the critical-info processor's
 #: work, queued apart from a live chat's so the user can pause it on its own).
@@ -77,49 +75,6 @@ def _conversation_id(db: Database, conversation: ImportedConversation) -> int | 
     return row[0] if row else None
 
 
-@contextlib.contextmanager
-def _indexing_once(db: Database) -> Iterator[list[int]]:
-    """Inside the caller's transaction: messages inserted meanwhile (their ids go in
-    the list) are put in ``messages_fts`` once each, at the end, instead of by the
-    insert triggers, which re-index the two messages before each new one with their
-    neighbours' text (a whole conversation written message by message is indexed three
-    times over: two thirds of an import's time). For new conversations only: no
-    message of theirs was indexed before. The triggers are dropped and made again from
-    their own stored SQL in the same transaction, so no other connection ever sees the
-    schema without them. (On PostgreSQL the trigger indexes each message: dropping it
-    would lock the table against every other computer for the whole batch.)"""
-    if is_postgres(db):
-        yield []
-        return
-    triggers = [
-        db.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [name]
-        ).fetchone()[0]
-        for name in _INSERT_TRIGGERS
-    ]
-    for name in _INSERT_TRIGGERS:
-        db.execute(f"DROP TRIGGER {name}")
-    ids: list[int] = []
-    yield ids
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        db.execute(
-            "INSERT INTO messages_fts (rowid, content, context) SELECT id, content, context "
-            f"FROM message_recall_rows WHERE id IN ({marks})",
-            chunk,
-        )
-    for trigger_sql in triggers:
-        db.execute(trigger_sql)
-
-
-# The pair that re-indexes a window around each inserted message: the BEFORE one takes
-# the window's rows out (as the view shows them before the insert), the AFTER one puts
-# them back. Both go: with only the first, each new message would take its conversation's
-# earlier ones out of an index they are not in yet.
-_INSERT_TRIGGERS = ("messages_fts_insert_before", "messages_fts_insert")
-
-
 def store_imported_batch(
     db: Database, batch: Sequence[ImportedConversation], learn_from: Collection[str]
 ) -> StoredBatch:
@@ -130,7 +85,7 @@ def store_imported_batch(
     stored = StoredBatch()
     with db.atomic():
         known = {c.source_id for c in batch if _conversation_id(db, c) is not None}
-        with _indexing_once(db) as inserted:
+        with db.dialect.full_text.messages_indexed_once(db) as inserted:
             for conversation in batch:
                 if conversation.source_id not in known:
                     inserted += _store_conversation(db, conversation, learn_from, stored)
@@ -152,10 +107,10 @@ def _store_conversation(
     if conversation_id is None:
         conversation_id = db.execute(
             "INSERT INTO conversations (title, created_at, updated_at, temporary, "
-            "source_id) VALUES (?, ?, ?, 0, ?)",
+            "source_id) VALUES (?, ?, ?, FALSE, ?) RETURNING id",
             [conversation.title, conversation.created_at, conversation.updated_at,
              conversation.source_id],
-        ).lastrowid  # fmt: skip
+        ).fetchone()[0]  # fmt: skip
         stored.new_conversations += 1
     new = _new_messages(db, conversation, conversation_id, stored)
     if not new:
@@ -166,17 +121,17 @@ def _store_conversation(
     # continued since the last export): set here, the insert trigger that would find
     # it (migration m010) does not run for every message.
     (parent_id,) = db.execute(
-        "SELECT max(id) FROM messages WHERE conversation_id = ? AND hidden = 0",
+        "SELECT max(id) FROM messages WHERE conversation_id = ? AND NOT hidden",
         [conversation_id],
     ).fetchone()
     for message, source_id in new:
         parent_id = db.execute(
             "INSERT INTO messages (conversation_id, role, content, status, model, "
             "created_at, author, source_id, parent_id) "
-            "VALUES (?, ?, ?, 'complete', ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, 'complete', ?, ?, ?, ?, ?) RETURNING id",
             [conversation_id, message.role, message.content, message.model,
              message.created_at, message.author, source_id, parent_id],
-        ).lastrowid  # fmt: skip
+        ).fetchone()[0]  # fmt: skip
         ids.append(parent_id)
     jobs = [
         (
@@ -195,7 +150,7 @@ def _store_conversation(
         jobs,
     )
     db.execute(
-        "UPDATE conversations SET updated_at = max(updated_at, ?) WHERE id = ?",
+        f"UPDATE conversations SET updated_at = {db.dialect.later('updated_at', '?')} WHERE id = ?",
         [conversation.updated_at, conversation_id],
     )
     stored.jobs += len(jobs)
@@ -243,8 +198,8 @@ def conversation_from(db: Database, source_id: str, title: str) -> Conversation:
             row = (
                 db.execute(
                     "INSERT INTO conversations (title, created_at, updated_at, temporary, "
-                    "source_id) VALUES (?, ?, ?, 0, ?)",
+                    "source_id) VALUES (?, ?, ?, FALSE, ?) RETURNING id",
                     [title, at, at, source_id],
-                ).lastrowid,
+                ).fetchone()[0],
             )
     return fetch_conversation(db, row[0])

@@ -21,7 +21,8 @@ T = TypeVar("T")
 
 @runtime_checkable
 class MemoryStore(Protocol):
-    #: ``"sqlite"`` or ``"postgresql"`` (store/dialect.py).
+    #: ``"sqlite"`` or ``"postgresql"``: the engine's name (its connection's ``db.dialect``
+    #: says how it differs, store/dialect.py).
     dialect: str
     #: Where the store is: a file path, or the server's URL without its password.
     path: Path | str

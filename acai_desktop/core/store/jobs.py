@@ -26,7 +26,6 @@ from acai_desktop.core.redaction import redact
 from acai_desktop.core.store import session_locks
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.dialect import is_postgres
 
 JOB_COLUMNS = (
     "id, kind, payload, conversation_id, status, attempts, last_error, run_after, "
@@ -66,12 +65,11 @@ def insert_job(
 ) -> int:
     """Insert a pending job in the caller's transaction; returns its id."""
     at = at or now_iso()
-    cursor = db.execute(
+    return db.execute(
         "INSERT INTO jobs (kind, payload, conversation_id, status, attempts, created_at, "
-        "updated_at, wait_for_message_id) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)",
+        "updated_at, wait_for_message_id) VALUES (?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING id",
         [spec.kind, json.dumps(spec.payload), spec.conversation_id, at, at, wait_for_message_id],
-    )
-    return cursor.lastrowid
+    ).fetchone()[0]
 
 
 def enqueue_job(db: Database, kind: str, payload: dict, conversation_id: int | None) -> Job:
@@ -100,11 +98,10 @@ def claim_next_job(
         sql += f" AND (conversation_id IS NULL OR conversation_id NOT IN ({marks}))"
         params.extend(busy_conversations)
     sql += " ORDER BY id LIMIT 1"
-    if is_postgres(db):
+    if db.dialect.shared:
         sql = _across_computers(db, sql)
     with db.atomic():
-        if is_postgres(db):
-            db.execute("SELECT pg_advisory_xact_lock(?)", [_CLAIM_LOCK])
+        db.dialect.lock_for_transaction(db, _CLAIM_LOCK)
         found = _jobs(db.execute(sql, params))
         if not found:
             return None
@@ -187,7 +184,7 @@ def fail_job(
         db.execute(
             "UPDATE jobs SET status = ?, last_error = ?, run_after = ?, retryable = ?, "
             "updated_at = ? WHERE id = ?",
-            [str(status), redact(error), retry_at, int(retryable), now_iso(), job_id],
+            [str(status), redact(error), retry_at, bool(retryable), now_iso(), job_id],
         )
     _release(db, [job_id])
     return fetch_job(db, job_id)
@@ -196,11 +193,11 @@ def fail_job(
 def requeue_jobs(db: Database, job_ids: Collection[int] | None = None) -> int:
     """Put running jobs back to pending; the interrupted attempt does not count."""
     sql = (
-        "UPDATE jobs SET status = 'pending', attempts = max(attempts - 1, 0), updated_at = ? "
-        "WHERE status = 'running'"
+        f"UPDATE jobs SET status = 'pending', attempts = {db.dialect.later('attempts - 1', '0')}, "
+        "updated_at = ? WHERE status = 'running'"
     )
     params: list = [now_iso()]
-    if job_ids is None and is_postgres(db):
+    if job_ids is None and db.dialect.shared:
         # At a start: only what no live process still runs (another computer's jobs
         # are its own).
         running = db.execute("SELECT id FROM jobs WHERE status = 'running'").fetchall()
@@ -244,7 +241,7 @@ def revive_failed_jobs(
     sql = f"SELECT {JOB_COLUMNS} FROM jobs WHERE status = 'failed'"
     params: list = []
     if automatic:
-        sql += " AND retryable = 1"
+        sql += " AND retryable"
     if max_revivals is not None:
         sql += " AND revivals < ?"
         params.append(max_revivals)
@@ -288,7 +285,7 @@ def retry_jobs(db: Database, job_ids: Collection[int] | None = None) -> list[Job
 def count_revivable(db: Database, max_revivals: int) -> int:
     """Failed jobs that an automatic revival capped at ``max_revivals`` would queue again."""
     return db.execute(
-        "SELECT count(*) FROM jobs WHERE status = 'failed' AND retryable = 1 AND revivals < ?",
+        "SELECT count(*) FROM jobs WHERE status = 'failed' AND retryable AND revivals < ?",
         [max_revivals],
     ).fetchone()[0]
 
@@ -307,7 +304,7 @@ def pause_job_kind(db: Database, kind: str) -> None:
     process claims through :func:`claim_next_job`, which skips them)."""
     with db.atomic():
         db.execute(
-            "INSERT OR IGNORE INTO paused_job_kinds (kind, paused_at) VALUES (?, ?)",
+            "INSERT INTO paused_job_kinds (kind, paused_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
             [kind, now_iso()],
         )
 

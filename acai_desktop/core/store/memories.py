@@ -22,7 +22,6 @@ from acai_desktop.core.records.memories import (
 )
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.database import Store
-from acai_desktop.core.store.dialect import is_postgres
 
 if TYPE_CHECKING:
     # numpy loads where vectors are encoded or decoded: the window opens the profile
@@ -30,6 +29,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 SELECT_COLUMNS = ", ".join(MEMORY_COLUMNS)
+#: A LIMIT no table reaches, for an OFFSET without a limit (both engines need a LIMIT
+#: before an OFFSET, and read it as a 64-bit integer).
+ALL_ROWS = 2**63 - 1
 # SQLite caps the number of bound parameters; 500 at a time is far below any cap.
 _CHUNK = 500
 
@@ -86,9 +88,7 @@ def fetch_memory(db: Database, memory_id: int) -> MemoryItem:
     pinned memory is left alone) and writes, and another computer's change of the same
     memory waits, then reads the row as this one left it. (On SQLite the one write lock
     does the same.)"""
-    sql = f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ?"
-    if is_postgres(db) and db.in_write_transaction():
-        sql += " FOR UPDATE"
+    sql = f"SELECT {SELECT_COLUMNS} FROM memories WHERE id = ?{db.dialect.for_update(db)}"
     row = db.execute(sql, [memory_id]).fetchone()
     if row is None:
         raise NotFoundError(f"No memory with id {memory_id}.")
@@ -110,7 +110,7 @@ def memories_by_id(db: Database, ids: Iterable[int]) -> dict[int, MemoryItem]:
     return found
 
 
-def _filter_clause(where: MemoryFilter) -> tuple[str, list]:
+def _filter_clause(db: Database, where: MemoryFilter) -> tuple[str, list]:
     """``WHERE ...`` (or "") and its parameters for ``where``."""
     clauses, params = [], []
     if where.kinds:
@@ -124,32 +124,32 @@ def _filter_clause(where: MemoryFilter) -> tuple[str, list]:
         params.append(where.category)
     if where.pinned is not None:
         clauses.append("pinned = ?")
-        params.append(int(where.pinned))
+        params.append(bool(where.pinned))
     if where.conversation_id is not None:
         clauses.append("conversation_id = ?")
         params.append(where.conversation_id)
     if where.text:
-        clauses.append("instr(lower(content), lower(?)) > 0")
+        clauses.append(db.dialect.contains("lower(content)", "lower(?)"))
         params.append(where.text)
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), params
 
 
 def list_memories(db: Database, where: MemoryFilter) -> list[MemoryItem]:
-    condition, params = _filter_clause(where)
+    condition, params = _filter_clause(db, where)
     sql = f"SELECT {SELECT_COLUMNS} FROM memories{condition}"
     sql += " ORDER BY pinned DESC, updated_at DESC, id DESC"
     if where.limit is not None:
         sql += " LIMIT ? OFFSET ?"
         params.extend([where.limit, where.offset])
     elif where.offset:
-        sql += " LIMIT -1 OFFSET ?"
-        params.append(where.offset)
+        sql += " LIMIT ? OFFSET ?"
+        params.extend([ALL_ROWS, where.offset])
     return [memory_from_row(row) for row in db.execute(sql, params).fetchall()]
 
 
 def count_memories(db: Database, where: MemoryFilter) -> int:
     """How many memories ``where`` matches, its limit and offset aside."""
-    condition, params = _filter_clause(where)
+    condition, params = _filter_clause(db, where)
     return db.execute(f"SELECT count(*) FROM memories{condition}", params).fetchone()[0]
 
 
@@ -210,8 +210,8 @@ def memory_ids_by_uid(db: Database) -> dict[str, int]:
     return {
         uid: memory_id
         for memory_id, uid in db.execute(
-            "SELECT id, json_extract(meta, '$.uid') FROM memories "
-            "WHERE json_extract(meta, '$.uid') IS NOT NULL"
+            f"SELECT id, {db.dialect.json_text('meta', 'uid')} FROM memories "
+            f"WHERE {db.dialect.json_text('meta', 'uid')} IS NOT NULL"
         )
     }
 
@@ -281,7 +281,7 @@ def stale_embeddings(db: Database, model: str, dimensions: int) -> list[tuple[in
     """(id, content, status) of memories with no embedding from ``model``, active first."""
     return db.execute(
         "SELECT id, content, status FROM memories "
-        "WHERE embedding IS NULL OR embedding_model IS NOT ? OR length(embedding) != ? "
+        "WHERE embedding IS NULL OR embedding_model IS DISTINCT FROM ? OR length(embedding) != ? "
         "ORDER BY status != 'active', id",
         [model, dimensions * 4],
     ).fetchall()

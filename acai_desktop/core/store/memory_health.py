@@ -29,7 +29,7 @@ def facts_per_day(db: Database) -> list[tuple[str, int]]:
     """(YYYY-MM-DD, facts created that day, in local time), oldest first; every fact
     counts, whatever became of it later (it was learned that day)."""
     rows = db.execute(
-        "SELECT date(created_at, 'localtime') AS day, count(*) FROM memories "
+        f"SELECT {db.dialect.local_day('created_at')} AS day, count(*) FROM memories "
         "WHERE kind = 'fact' GROUP BY day ORDER BY day"
     ).fetchall()
     return [(day, count) for day, count in rows]
@@ -39,7 +39,7 @@ def uses_per_day(db: Database) -> list[tuple[str, int]]:
     """(YYYY-MM-DD, memories put into answers that day, in local time), from the answers'
     provenance (each answer records the memories its prompt held)."""
     rows = db.execute(
-        "SELECT date(m.created_at, 'localtime') AS day, count(*) FROM answer_sources AS s "
+        f"SELECT {db.dialect.local_day('m.created_at')} AS day, count(*) FROM answer_sources AS s "
         "JOIN messages AS m ON m.id = s.message_id WHERE s.memory_id IS NOT NULL "
         "GROUP BY day ORDER BY day"
     ).fetchall()
@@ -110,8 +110,3 @@ def read_all(db: Database, cutoff: str) -> dict:
         return collect()
     finally:
         db.conn.rollback()
-
-
-def server_database_bytes(db: Database) -> int:
-    """PostgreSQL: the size of the profile's database on the server (it has no file here)."""
-    return db.execute("SELECT pg_database_size(current_database())").fetchone()[0]

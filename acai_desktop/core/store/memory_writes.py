@@ -24,7 +24,6 @@ from acai_desktop.core.records.memories import (
     MemoryStatus,
 )
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.dialect import reserve_ids
 from acai_desktop.core.store.memories import (
     encode_embedding,
     fetch_memory,
@@ -51,7 +50,7 @@ def _prepare(values: dict) -> dict:
             prepared[column] = json.dumps(prepared[column] or {}, ensure_ascii=False)
     for column in MEMORY_FLAG_COLUMNS:
         if column in prepared:
-            prepared[column] = int(bool(prepared[column]))
+            prepared[column] = bool(prepared[column])
     for column in MEMORY_ENUM_COLUMNS:
         if column in prepared and prepared[column] is not None:
             prepared[column] = str(prepared[column])
@@ -111,7 +110,7 @@ def write_memory_event(
 
 def add_sources(db: Database, memory_id: int, message_ids: Iterable[int]) -> None:
     db.conn.executemany(
-        "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
+        "INSERT INTO memory_sources (memory_id, message_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
         ((memory_id, message_id) for message_id in message_ids),
     )
 
@@ -132,8 +131,9 @@ def insert_memory(
     row.setdefault("updated_at", at)
     columns = ", ".join(row)
     marks = ", ".join("?" for _ in row)
-    cursor = db.execute(f"INSERT INTO memories ({columns}) VALUES ({marks})", list(row.values()))
-    memory_id = cursor.lastrowid
+    memory_id = db.execute(
+        f"INSERT INTO memories ({columns}) VALUES ({marks}) RETURNING id", list(row.values())
+    ).fetchone()[0]
     add_sources(db, memory_id, sources)
     item = fetch_memory(db, memory_id)
     write_memory_event(db, memory_id, actor, action, None, history_view(item), at)
@@ -204,7 +204,7 @@ def insert_memories(
     columns = list(prepared[0])
     if any(list(row) != columns for row in prepared):
         raise ValueError("insert_memories: every row must set the same columns")
-    ids = reserve_ids(db, "memories", len(prepared))
+    ids = db.dialect.reserve_ids(db, "memories", len(prepared))
     names = ", ".join(["id", *columns, "created_at", "updated_at"])
     marks = ", ".join("?" for _ in range(len(columns) + 3))
     db.conn.executemany(
@@ -213,7 +213,8 @@ def insert_memories(
     )
     if sources is not None:
         db.conn.executemany(
-            "INSERT OR IGNORE INTO memory_sources (memory_id, message_id) VALUES (?, ?)",
+            "INSERT INTO memory_sources (memory_id, message_id) VALUES (?, ?) "
+            "ON CONFLICT DO NOTHING",
             (
                 (memory_id, message_id)
                 for memory_id, message_ids in zip(ids, sources, strict=True)
@@ -258,11 +259,10 @@ def insert_recorded_memory(
     row = _prepare(values)
     names = ", ".join([*row, "created_at", "updated_at"])
     marks = ", ".join("?" for _ in range(len(row) + 2))
-    cursor = db.execute(
-        f"INSERT INTO memories ({names}) VALUES ({marks})",
+    memory_id = db.execute(
+        f"INSERT INTO memories ({names}) VALUES ({marks}) RETURNING id",
         [*row.values(), created_at, updated_at],
-    )
-    memory_id = cursor.lastrowid
+    ).fetchone()[0]
     add_sources(db, memory_id, sources)
     for event in history:
         write_memory_event(

@@ -57,8 +57,8 @@ def refresh_shown_path(db: Database, conversation_id: int) -> PathChange:
         path.add(node)
     hidden = [row[0] for row in rows if row[0] not in path and not row[3]]
     shown = [row[0] for row in rows if row[0] in path and row[3]]
-    db.conn.executemany("UPDATE messages SET hidden = 1 WHERE id = ?", ((i,) for i in hidden))
-    db.conn.executemany("UPDATE messages SET hidden = 0 WHERE id = ?", ((i,) for i in shown))
+    db.conn.executemany("UPDATE messages SET hidden = TRUE WHERE id = ?", ((i,) for i in hidden))
+    db.conn.executemany("UPDATE messages SET hidden = FALSE WHERE id = ?", ((i,) for i in shown))
     return PathChange(conversation_id, hidden, shown)
 
 
@@ -89,7 +89,8 @@ def _select_path_to(db: Database, message: Message) -> None:
 
 def _select_only(db: Database, conversation_id: int, parent_id: int | None, chosen) -> None:
     db.execute(
-        "UPDATE messages SET selected = (id IS ?) WHERE conversation_id = ? AND parent_id IS ?",
+        "UPDATE messages SET selected = (id IS NOT DISTINCT FROM ?) "
+        "WHERE conversation_id = ? AND parent_id IS NOT DISTINCT FROM ?",
         [chosen, conversation_id, parent_id],
     )
 

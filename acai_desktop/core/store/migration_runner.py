@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from acai_desktop.core.clock import now_iso
-from acai_desktop.core.store.dialect import is_postgres
+from acai_desktop.core.store.dialect import POSTGRESQL
 
 MIGRATIONS_TABLE = "_sqlite_migrations"
 # Word for word as sqlite-utils' Migrations.ensure_migrations_table creates them.
@@ -41,6 +41,13 @@ POSTGRES_MIGRATIONS_TABLE = "acai_migrations"
 #: The first record of every PostgreSQL database: the migrations up to this one.
 POSTGRES_BASELINE = "baseline_m011"
 POSTGRES_BASELINE_COVERS_UP_TO = "m011_chat_titles_pins_and_instructions"
+
+
+def is_postgres(db) -> bool:
+    """Whether the connection ``db`` is PostgreSQL's (its dialect says, store/dialect.py)."""
+    return db.dialect.name == POSTGRESQL
+
+
 #: Taken (transaction-scoped) while migrating PostgreSQL; any fixed number that is ours.
 _MIGRATION_LOCK = 0x41434149  # "ACAI"
 
@@ -189,7 +196,6 @@ def _postgres_session(db) -> Iterator[None]:
             "(name text PRIMARY KEY, applied_at text NOT NULL)"
         )
         yield
-    db.refresh_schema()
 
 
 def _is_empty(db) -> bool:

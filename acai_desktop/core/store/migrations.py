@@ -13,8 +13,7 @@ flag is an INTEGER in m014); ``schema.py`` names what a column means.
 from __future__ import annotations
 
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.dialect import is_postgres
-from acai_desktop.core.store.migration_runner import Migrations
+from acai_desktop.core.store.migration_runner import Migrations, is_postgres
 
 
 def _create_schema(db) -> None:
@@ -909,17 +908,123 @@ def m018_fts5_words_and_kept_statistics(db) -> None:
 
 
 @migrations()
-def m019_recall_view_of_every_message_column(db) -> None:
-    """PostgreSQL expands a view's ``SELECT m.*`` when the view is made: its
-    ``recallable_messages``, made at the baseline, lacked the message columns added
-    after (``usage``, ``sent_content``) that a database made fresh has. Made again, it
-    has them all; a migration adding a message column makes it again too (the schema
-    test fails until it does). SQLite reads ``*`` at every query: nothing changes."""
+def m019_postgres_without_sqlite_functions(db) -> None:
+    """PostgreSQL's baseline re-created SQLite's functions for the shared SQL; the store's
+    SQL now names the operations that differ (store/dialect.py) instead of calling them,
+    and they go. SQLite keeps its own functions: nothing changes there."""
     if is_postgres(db):
         _run(
             db,
-            "CREATE OR REPLACE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE "
-            "m.role IN ('user', 'assistant') AND m.status IN ('complete', 'stopped') "
-            "AND m.content != '' AND (SELECT c.temporary FROM conversations AS c "
-            "WHERE c.id = m.conversation_id) = 0 AND m.hidden = 0",
+            "DROP AGGREGATE group_concat(anyelement)",
+            "DROP AGGREGATE group_concat(text, text)",
+            "DROP FUNCTION acai_concat_step(text, anyelement)",
+            "DROP FUNCTION acai_concat_step(text, text, text)",
+            "DROP FUNCTION julianday(text)",
+            "DROP FUNCTION max(anycompatible, anycompatible)",
+            "DROP FUNCTION min(anycompatible, anycompatible)",
+            "DROP FUNCTION instr(text, text)",
+            "DROP FUNCTION json_extract(text, text)",
+            "DROP FUNCTION json(text)",
+            "DROP FUNCTION json_set(text, text, text)",
+            "DROP FUNCTION date(text)",
+            "DROP FUNCTION date(text, text)",
         )
+
+
+# m020: PostgreSQL's 0/1 flags (table, column, default) and ISO-text times (table, column).
+M020_FLAGS = (
+    ("conversations", "temporary", False),
+    ("conversations", "title_auto", False),
+    ("conversations", "pinned", False),
+    ("memories", "pinned", False),
+    ("memories", "user_edited", False),
+    ("messages", "hidden", False),
+    ("messages", "selected", True),
+    ("documents", "attachment", False),
+    ("jobs", "retryable", True),
+)
+M020_TIMES = (
+    ("conversations", "created_at"),
+    ("conversations", "updated_at"),
+    ("memories", "created_at"),
+    ("memories", "updated_at"),
+    ("memories", "last_used_at"),
+    ("messages", "created_at"),
+    ("memory_events", "at"),
+    ("memory_write_keys", "at"),
+    ("memory_suggestions", "created_at"),
+    ("memory_suggestions", "decided_at"),
+    ("jobs", "created_at"),
+    ("jobs", "updated_at"),
+    ("jobs", "run_after"),
+    ("paused_job_kinds", "paused_at"),
+    ("documents", "added_at"),
+    ("documents", "indexed_at"),
+    ("projects", "created_at"),
+    ("projects", "updated_at"),
+    ("profile_instructions", "updated_at"),
+)
+# What uses those columns, made again over the new types. ``recallable_messages`` is
+# made with every message column: PostgreSQL expanded its ``m.*`` at the baseline,
+# so it lacked the columns added after (``usage``, ``sent_content``).
+_OVER_BOOLEANS = """
+CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE
+    m.role IN ('user', 'assistant') AND m.status IN ('complete', 'stopped')
+    AND m.content != ''
+    AND NOT (SELECT c.temporary FROM conversations AS c WHERE c.id = m.conversation_id)
+    AND NOT m.hidden;
+
+CREATE VIEW message_recall_rows AS
+SELECT r.id, r.content, coalesce((
+    SELECT string_agg(around.content, ' ') FROM (
+        (SELECT content FROM recallable_messages
+         WHERE conversation_id = r.conversation_id AND id < r.id ORDER BY id DESC LIMIT 2)
+        UNION ALL
+        (SELECT content FROM recallable_messages
+         WHERE conversation_id = r.conversation_id AND id > r.id ORDER BY id LIMIT 2)
+    ) AS around), '') AS context
+FROM recallable_messages AS r;
+
+CREATE OR REPLACE FUNCTION acai_message_parent_default() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.parent_id IS NULL THEN
+        NEW.parent_id := (SELECT max(p.id) FROM messages AS p
+            WHERE p.conversation_id = NEW.conversation_id AND p.id < NEW.id
+                AND NOT p.hidden);
+    END IF;
+    RETURN NEW;
+END $$;
+
+CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment;
+CREATE TRIGGER messages_recall_update AFTER UPDATE OF content, status, hidden ON messages
+    FOR EACH ROW EXECUTE FUNCTION acai_messages_recall();
+"""
+
+
+@migrations()
+def m020_postgres_booleans_and_times(db) -> None:
+    """PostgreSQL's 0/1 flags become boolean and its ISO-text times timestamptz (its
+    connection reads them back as SQLite gives them: postgres/database.py); what uses
+    them is made again. SQLite's flags and times stay as they are."""
+    if not is_postgres(db):
+        return
+    _run(
+        db,
+        "DROP VIEW message_recall_rows; DROP VIEW recallable_messages; "
+        "DROP INDEX documents_by_conversation; DROP TRIGGER messages_recall_update ON messages",
+    )
+    for table, column, default in M020_FLAGS:
+        _run(
+            db,
+            f"ALTER TABLE {table} ALTER COLUMN {column} DROP DEFAULT, "
+            f"ALTER COLUMN {column} TYPE boolean USING {column} <> 0, "
+            f"ALTER COLUMN {column} SET DEFAULT {str(default).upper()}",
+        )
+    for table, column in M020_TIMES:
+        _run(
+            db,
+            f"ALTER TABLE {table} ALTER COLUMN {column} TYPE timestamptz "
+            f"USING CAST(NULLIF({column}, '') AS timestamptz)",
+        )
+    _run(db, _OVER_BOOLEANS)

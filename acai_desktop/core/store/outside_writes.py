@@ -12,7 +12,6 @@ from acai_desktop.core.records.conversations import Conversation
 from acai_desktop.core.records.memories import MemoryItem, Suggestion
 from acai_desktop.core.store.connection import Database
 from acai_desktop.core.store.conversations import CONVERSATION_COLUMNS
-from acai_desktop.core.store.dialect import is_postgres
 from acai_desktop.core.store.memories import ids_and_vectors, memories_by_id
 from acai_desktop.core.store.suggestions import fetch_suggestion
 
@@ -21,7 +20,7 @@ from acai_desktop.core.store.suggestions import fetch_suggestion
 class Cursors:
     """How far this process has read: the data version and the last id of each table."""
 
-    data_version: int = -1
+    data_version: int | None = -1
     memory_event: int = 0
     memory: int = 0
     suggestion: int = 0
@@ -45,9 +44,7 @@ def _max(db: Database, table: str) -> int:
 
 def current_cursors(db: Database) -> Cursors:
     return Cursors(
-        # PostgreSQL has no data version: its listener says when to read (see
-        # core/profile/outside_changes.py), so each read looks.
-        data_version=-1 if is_postgres(db) else db.execute("PRAGMA data_version").fetchone()[0],
+        data_version=db.dialect.data_version(db),
         memory_event=_max(db, "memory_events"),
         memory=_max(db, "memories"),
         suggestion=_max(db, "memory_suggestions"),
@@ -62,7 +59,12 @@ def read_outside_writes(
     """What was written since ``cursors`` (None when no other connection committed).
     Our own writes since then come back too: publishing them again changes nothing."""
     now = current_cursors(db)
-    if now == cursors if is_postgres(db) else now.data_version == cursors.data_version:
+    # Without a data version (PostgreSQL: its listener says when to read), every
+    # cursor is compared.
+    unchanged = (
+        now == cursors if now.data_version is None else now.data_version == cursors.data_version
+    )
+    if unchanged:
         return cursors, None
     writes = OutsideWrites()
     touched = [
@@ -83,7 +85,7 @@ def read_outside_writes(
     ]
     rows = db.execute(
         f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id > ? AND id <= ? "
-        "AND temporary = 0 ORDER BY id",
+        "AND NOT temporary ORDER BY id",
         [cursors.conversation, now.conversation],
     )
     names = [d[0] for d in rows.description]

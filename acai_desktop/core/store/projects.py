@@ -46,11 +46,11 @@ def list_projects(db: Database) -> list[Project]:
 def create_project(db: Database, name: str) -> Project:
     at = now_iso()
     with db.atomic():
-        cursor = db.execute(
-            "INSERT INTO projects (name, created_at, updated_at) VALUES (?, ?, ?)",
+        project_id = db.execute(
+            "INSERT INTO projects (name, created_at, updated_at) VALUES (?, ?, ?) RETURNING id",
             [clean_project_name(name), at, at],
-        )
-    return fetch_project(db, cursor.lastrowid)
+        ).fetchone()[0]
+    return fetch_project(db, project_id)
 
 
 def rename_project(db: Database, project_id: int, name: str) -> Project:
@@ -154,8 +154,9 @@ def move_conversation(db: Database, conversation_id: int, project_id: int | None
         moved = []
         at = now_iso()
         for (memory_id,) in db.execute(
-            "SELECT id FROM memories WHERE conversation_id = ? AND project_id IS ? "
-            f"AND json_extract(coalesce(meta, '{{}}'), '$.{PROMOTED_FROM}') IS NULL",
+            "SELECT id FROM memories WHERE conversation_id = ? "
+            "AND project_id IS NOT DISTINCT FROM ? "
+            f"AND {db.dialect.json_text('meta', PROMOTED_FROM)} IS NULL",
             [conversation_id, old],
         ).fetchall():
             moved.append(
@@ -272,7 +273,8 @@ def out_of_scope(db: Database, project_id: int | None) -> OutOfScope:
     memories = [
         r[0]
         for r in db.execute(
-            "SELECT id FROM memories WHERE project_id IS NOT NULL AND project_id IS NOT ?",
+            "SELECT id FROM memories "
+            "WHERE project_id IS NOT NULL AND project_id IS DISTINCT FROM ?",
             [project_id],
         )
     ]
@@ -280,7 +282,7 @@ def out_of_scope(db: Database, project_id: int | None) -> OutOfScope:
         r[0]
         for r in db.execute(
             "SELECT m.id FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id "
-            "WHERE c.project_id IS NOT NULL AND c.project_id IS NOT ?",
+            "WHERE c.project_id IS NOT NULL AND c.project_id IS DISTINCT FROM ?",
             [project_id],
         )
     ]
@@ -293,7 +295,8 @@ def documents_out_of_scope(db: Database, project_id: int | None) -> set[int]:
     return {
         r[0]
         for r in db.execute(
-            "SELECT id FROM documents WHERE project_id IS NOT NULL AND project_id IS NOT ?",
+            "SELECT id FROM documents "
+            "WHERE project_id IS NOT NULL AND project_id IS DISTINCT FROM ?",
             [project_id],
         )
     }

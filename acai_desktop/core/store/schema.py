@@ -380,20 +380,9 @@ INDEXES = (
     Index("answer_sources_by_memory", "answer_sources", "memory_id"),
     Index("answer_sources_by_recalled_message", "answer_sources", "recalled_message_id"),
     Index("memory_suggestions_by_status", "memory_suggestions", "status, id"),
-    Index("documents_by_conversation", "documents", "conversation_id", where="attachment = 1"),
+    Index("documents_by_conversation", "documents", "conversation_id", where_flag="attachment"),
     Index("answer_evidence_by_chunk", "answer_evidence", "chunk_id"),
     Index("answer_evidence_by_document", "answer_evidence", "document_id"),
-)
-
-# The messages episodic recall may bring back: the words of a finished turn (or of a
-# stopped answer) on the shown path of an ordinary conversation (a temporary chat
-# writes no memories; a deleted chat's messages are gone with it).
-RECALLABLE_MESSAGES = (
-    "CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE "
-    "m.role IN ('user', 'assistant') AND m.status IN ('complete', 'stopped') "
-    "AND m.content != '' "
-    "AND (SELECT c.temporary FROM conversations AS c WHERE c.id = m.conversation_id) = 0 "
-    "AND m.hidden = 0"
 )
 
 
@@ -406,8 +395,7 @@ def schema_statements(engine: str) -> list[str]:
     return [
         *parts.BEFORE_TABLES,
         *(table.ddl(engine) for table in TABLES),
-        *(index.ddl() for index in INDEXES),
-        RECALLABLE_MESSAGES,
+        *(index.ddl(engine) for index in INDEXES),
         *parts.RECALL,
         *parts.MESSAGE_PARENT_DEFAULT,
         *parts.FULL_TEXT,

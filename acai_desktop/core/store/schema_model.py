@@ -9,7 +9,8 @@ SQLAlchemy's MetaData).
 
 from __future__ import annotations
 
-from acai_desktop.core.store.dialect import POSTGRESQL, SQLITE, is_postgres
+from acai_desktop.core.store.dialect import POSTGRESQL, SQLITE
+from acai_desktop.core.store.migration_runner import is_postgres
 
 # The neutral types (plain strings and classes: a fresh profile's open imports this
 # module, and dataclasses or an Enum cost more to make than the whole schema's DDL).
@@ -30,20 +31,19 @@ _SQLITE_TYPES = {
     TIME: "TEXT",
     JSON: "TEXT",
 }
-# Flags and times keep the types PostgreSQL databases were released with (bigint 0/1,
-# ISO text): the queries read them so. A change of either is a migration that alters
-# the columns, and then a change here (with _POSTGRES_FLAGS).
+# Flags are boolean and times timestamptz on PostgreSQL since m020 (which altered the
+# columns); its connection reads them back as SQLite gives them (postgres/database.py).
 _POSTGRES_TYPES = {
     TEXT: "text",
     INTEGER: "bigint",
     REAL: "double precision",
     BLOB: "bytea",
-    FLAG: "bigint",
-    TIME: "text",
+    FLAG: "boolean",
+    TIME: "timestamptz",
     JSON: "text",
 }
 _SQLITE_FLAGS = {False: "0", True: "1"}
-_POSTGRES_FLAGS = {False: "0", True: "1"}
+_POSTGRES_FLAGS = {False: "FALSE", True: "TRUE"}
 
 
 class Column:
@@ -108,14 +108,23 @@ class Table:
 
 class Index:
     def __init__(
-        self, name: str, table: str, columns: str, unique: bool = False, where: str | None = None
+        self,
+        name: str,
+        table: str,
+        columns: str,
+        unique: bool = False,
+        where: str | None = None,
+        where_flag: str | None = None,  # only the rows where this flag is true
     ) -> None:
         self.name, self.table, self.columns = name, table, columns
-        self.unique, self.where = unique, where
+        self.unique, self.where, self.where_flag = unique, where, where_flag
 
-    def ddl(self) -> str:
+    def ddl(self, engine: str = SQLITE) -> str:
         unique = "UNIQUE " if self.unique else ""
-        where = f" WHERE {self.where}" if self.where else ""
+        where = self.where
+        if self.where_flag:
+            where = self.where_flag if engine == POSTGRESQL else f"{self.where_flag} = 1"
+        where = f" WHERE {where}" if where else ""
         return f"CREATE {unique}INDEX {self.name} ON {self.table}({self.columns}){where}"
 
 

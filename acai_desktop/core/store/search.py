@@ -18,10 +18,11 @@ import numpy as np
 
 from acai_desktop.core.records.memories import MemoryItem
 from acai_desktop.core.store.connection import Database, contents_by_id
-from acai_desktop.core.store.dialect import is_postgres
+from acai_desktop.core.store.dialect import JULIAN_EPOCH_MS
 from acai_desktop.core.store.memories import SELECT_COLUMNS, memories_by_id, memory_from_row
 
 __all__ = [
+    "JULIAN_EPOCH_MS",
     "active_ranking_facts",
     "candidate_rows",
     "document_counts",
@@ -33,34 +34,22 @@ __all__ = [
     "pinned_memories",
 ]
 
-# bm25() weights of memories_fts's columns (content, category): a category word
-# ("food") should count, but less than the same word in the memory's text.
-BM25_WEIGHTS = (1.0, 0.4)
-
 # The full-text tables a term may be counted in (their names go into the SQL text).
 FULL_TEXT_TABLES = ("memories_fts", "messages_fts", "chunks_fts")
 
-# The Unix epoch in SQLite's Julian-day milliseconds (julianday('1970-01-01') * 86400000).
-JULIAN_EPOCH_MS = 210866760000000
-
+# The current time, as both engines read a time.
+_NOW = "'now'"
 # The later of updated_at and last_used_at, from which recency is measured.
-_TOUCHED = "max(m.updated_at, coalesce(m.last_used_at, ''))"
-
-# Fusion inputs of a memory, in this column order: id, importance, pinned, age in days
-# (since the later of updated_at and last_used_at), conversation id (-1 for none).
-_FEATURES = (
-    "m.id, m.importance, m.pinned, "
-    f"max(julianday('now') - julianday({_TOUCHED}), 0), "
-    "coalesce(m.conversation_id, -1)"
-)
+_TOUCHED = "CASE WHEN m.last_used_at > m.updated_at THEN m.last_used_at ELSE m.updated_at END"
 
 
-def pg_full_text():
-    """PostgreSQL's branch of the full-text functions (imported only on that store:
-    SQLite users never load psycopg)."""
-    from acai_desktop.core.store.postgres import full_text
-
-    return full_text
+def _features(db: Database) -> str:
+    """Fusion inputs of a memory, in this column order: id, importance, pinned, age in
+    days (since the later of updated_at and last_used_at), conversation id (-1 for none)."""
+    return (
+        "m.id, m.importance, m.pinned, "
+        f"{db.dialect.days_since(_NOW, _TOUCHED)}, coalesce(m.conversation_id, -1)"
+    )
 
 
 def document_counts(
@@ -73,14 +62,7 @@ def document_counts(
         return []
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
-    if is_postgres(db):
-        return pg_full_text().document_counts(db, terms, cap, table)
-    count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
-    arguments: list = []
-    for term in terms:
-        arguments += ['"' + term.replace('"', '""') + '"', cap + 1]
-    row = db.execute("SELECT " + ", ".join([count] * len(terms)), arguments).fetchone()
-    return list(row)
+    return db.dialect.full_text.document_counts_in(db, terms, cap, [table])[table]
 
 
 def document_counts_in(
@@ -93,19 +75,7 @@ def document_counts_in(
     for table in tables:
         if table not in FULL_TEXT_TABLES:
             raise ValueError(f"not a full-text table: {table!r}")
-    if is_postgres(db):
-        return pg_full_text().document_counts_in(db, terms, cap, tables)
-    counts, arguments = [], []
-    for table in tables:
-        count = f"(SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?))"
-        for term in terms:
-            counts.append(count)
-            arguments += ['"' + term.replace('"', '""') + '"', cap + 1]
-    row = list(db.execute("SELECT " + ", ".join(counts), arguments).fetchone())
-    return {
-        table: row[position * len(terms) : (position + 1) * len(terms)]
-        for position, table in enumerate(tables)
-    }
+    return db.dialect.full_text.document_counts_in(db, terms, cap, tables)
 
 
 def match_count(db: Database, match: str, cap: int, table: str = "memories_fts") -> int:
@@ -113,12 +83,7 @@ def match_count(db: Database, match: str, cap: int, table: str = "memories_fts")
     counted up to ``cap + 1`` (no BM25: the rows are not scored)."""
     if table not in FULL_TEXT_TABLES:
         raise ValueError(f"not a full-text table: {table!r}")
-    if is_postgres(db):
-        return pg_full_text().match_count(db, match, cap, table)
-    return db.execute(
-        f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-        [match, cap + 1],
-    ).fetchone()[0]
+    return db.dialect.full_text.match_count(db, match, cap, table)
 
 
 def lexical_hits(
@@ -135,18 +100,7 @@ def lexical_hits(
     joining every hit to ``memories`` cost as much as the scoring (its rows are wide,
     with the embedding, so each lookup reads a page).
     """
-    if is_postgres(db):
-        hits = pg_full_text().scored_memory_hits(db, match, limit * 2)
-    else:
-        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        hits = db.execute(
-            f"""
-            SELECT rowid, bm25(memories_fts, {weights}) AS score
-            FROM memories_fts WHERE memories_fts MATCH ?
-            ORDER BY score LIMIT ?
-            """,
-            [match, limit * 2],
-        ).fetchall()
+    hits = db.dialect.full_text.scored_memory_hits(db, match, limit * 2)
     in_index = [indexed(rowid) for rowid, _ in hits]
     others = [rowid for (rowid, _), known in zip(hits, in_index, strict=True) if not known]
     rows = {row[0]: row for row in candidate_rows(db, others)} if others else {}
@@ -161,18 +115,19 @@ def lexical_hits(
 
 
 def candidate_rows(db: Database, ids: Sequence[int]) -> list[tuple]:
-    """``(*features, embedding blob)`` (see ``_FEATURES``) of the active memories among
-    ``ids``, in id order.
+    """``(*features, embedding blob)`` (see :func:`_features`) of the active memories
+    among ``ids``, in id order.
 
-    The unary ``+`` on status keeps SQLite from choosing the (status, kind) index,
-    which would walk every active memory instead of looking up a few ids.
+    Status is kept out of index choice: SQLite would choose the (status, kind) index
+    and walk every active memory instead of looking up a few ids.
     """
     if not len(ids):
         return []
     marks = ",".join("?" * len(ids))
     return db.execute(
-        f"SELECT {_FEATURES}, m.embedding FROM memories AS m "
-        f"WHERE +m.status = 'active' AND m.id IN ({marks}) ORDER BY m.id",
+        f"SELECT {_features(db)}, m.embedding FROM memories AS m "
+        f"WHERE {db.dialect.unindexed('m.status')} = 'active' AND m.id IN ({marks}) "
+        "ORDER BY m.id",
         [int(i) for i in ids],
     ).fetchall()
 
@@ -189,7 +144,7 @@ def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
     recovered exactly from julianday(), which counts whole milliseconds)."""
     rows = db.execute(
         f"SELECT m.id, m.importance, m.pinned, "
-        f"round(julianday({_TOUCHED}) * 86400000.0) - {JULIAN_EPOCH_MS}, "
+        f"{db.dialect.epoch_ms(_TOUCHED)}, "
         "coalesce(m.conversation_id, -1) "
         "FROM memories AS m WHERE m.status = 'active'"
     ).fetchall()
@@ -207,7 +162,7 @@ def active_ranking_facts(db: Database) -> tuple[np.ndarray, ...]:
 def pinned_memories(db: Database) -> list[MemoryItem]:
     """Every active pinned memory, oldest first (a stable order keeps prompts stable)."""
     rows = db.execute(
-        f"SELECT {SELECT_COLUMNS} FROM memories WHERE status = 'active' AND pinned = 1 "
+        f"SELECT {SELECT_COLUMNS} FROM memories WHERE status = 'active' AND pinned "
         "ORDER BY created_at, id"
     ).fetchall()
     return [memory_from_row(row) for row in rows]
@@ -216,13 +171,7 @@ def pinned_memories(db: Database) -> list[MemoryItem]:
 def best_matches_clause(db: Database) -> str:
     """``id IN (…)``: the ids of the best memories for a match expression and a limit
     (its two parameters, see :func:`match_parameter`), for a query of ``memories``."""
-    if is_postgres(db):
-        return (
-            "id IN (SELECT t.id FROM memories AS t, CAST(? AS tsquery) AS q "
-            f"WHERE t.search_vector @@ q ORDER BY {pg_full_text().rank('memories_fts')} DESC "
-            "LIMIT ?)"
-        )
-    return "id IN (SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?)"
+    return db.dialect.full_text.best_memories_clause()
 
 
 def most_important_facts(db: Database, limit: int) -> list[MemoryItem]:
@@ -253,7 +202,7 @@ def known_facts(db: Database) -> list[MemoryItem]:
 
 def match_parameter(db: Database, match: str) -> str:
     """``match`` (an FTS5 expression of quoted terms) as this store's search takes it."""
-    return pg_full_text().tsquery_text(db, match) if is_postgres(db) else match
+    return db.dialect.full_text.match_parameter(db, match)
 
 
 def ids_written_after(db: Database, at: str) -> tuple[list[int], list[int]]:

@@ -11,9 +11,16 @@ from __future__ import annotations
 BEFORE_TABLES: tuple[str, ...] = ()
 NOTIFY: tuple[str, ...] = ()  # one process writes at a time; readers look again
 
-# A message and the text of the two recallable messages before and after it in its
-# conversation: what ``messages_fts`` indexes.
+# The messages episodic recall may bring back: the words of a finished turn (or of a
+# stopped answer) on the shown path of an ordinary conversation (a temporary chat
+# writes no memories; a deleted chat's messages are gone with it); and each with the
+# text of the two recallable messages before and after it: what ``messages_fts`` indexes.
 RECALL = (
+    "CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE "
+    "m.role IN ('user', 'assistant') AND m.status IN ('complete', 'stopped') "
+    "AND m.content != '' "
+    "AND (SELECT c.temporary FROM conversations AS c WHERE c.id = m.conversation_id) = 0 "
+    "AND m.hidden = 0",
     """CREATE VIEW message_recall_rows AS
     SELECT r.id, r.content, coalesce((
         SELECT group_concat(content, ' ') FROM (

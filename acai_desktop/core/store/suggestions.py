@@ -25,14 +25,16 @@ def propose_suggestion(db: Database, draft: SuggestionDraft) -> Suggestion | Non
     if next(iter(waiting), None) is not None:
         return None
     cursor = db.execute(
-        "INSERT OR IGNORE INTO memory_suggestions (message_id, conversation_id, content, "
-        "normalised, category, confidence, created_at, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO memory_suggestions (message_id, conversation_id, content, normalised, "
+        "category, confidence, created_at, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING RETURNING id",
         [draft.message_id, draft.conversation_id, draft.content, draft.normalised,
          draft.category, draft.confidence, now_iso(), draft.via],
     )  # fmt: skip
-    if cursor.rowcount == 0:
+    inserted = cursor.fetchone()
+    if inserted is None:  # already suggested
         return None
-    return fetch_suggestion(db, cursor.lastrowid)
+    return fetch_suggestion(db, inserted[0])
 
 
 def fetch_suggestion(db: Database, suggestion_id: int) -> Suggestion:

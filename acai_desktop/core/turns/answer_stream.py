@@ -26,7 +26,7 @@ from acai_desktop.core.models.chat_model import ChatModel
 from acai_desktop.core.models.replies import StreamStats
 from acai_desktop.core.profile.server_check import is_store_lost
 from acai_desktop.core.records.conversations import Message, MessageStatus
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.provenance import ProvenanceRepository
 from acai_desktop.core.turns import unsaved_answers

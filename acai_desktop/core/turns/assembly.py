@@ -15,7 +15,7 @@ from acai_desktop.core.models.client import ModelClient
 from acai_desktop.core.models.prompt_warmer import PromptWarmer
 from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.routing.router import TurnRouter
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
 from acai_desktop.core.turns.answer_filter import prompt_frames
 from acai_desktop.core.turns.answer_stream import AnswerStream

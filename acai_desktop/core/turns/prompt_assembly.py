@@ -39,7 +39,7 @@ from acai_desktop.core.records.conversations import Conversation, Message, Messa
 from acai_desktop.core.records.memories import MemoryItem, MemoryKind, MemoryStatus
 from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.resources import resource_text
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.core.turns.planner import Plan
 

@@ -26,7 +26,7 @@ from acai_desktop.core.events import EventBus, MessageDelta
 from acai_desktop.core.memory.episodic import EpisodicIndex
 from acai_desktop.core.profile.server_check import is_store_lost
 from acai_desktop.core.records.conversations import Conversation, Message, MessageStatus
-from acai_desktop.core.store.conversations import ConversationRepository
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.database import DatabaseBusyError
 from acai_desktop.core.store.jobs import JobSpec
 from acai_desktop.core.store.message_tree import add_answer_version, add_branch

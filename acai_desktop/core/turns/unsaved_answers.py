@@ -5,7 +5,7 @@ The window reconnects by closing the assistant and opening the profile again. Th
 being written when the connection dropped is still ``streaming`` on the server, and its
 last words were never saved: the user saw them, so they are held here by the store's
 address (its URL without the password). The reopened store writes them, stopped, with
-the real reason (``store/conversations.recover_interrupted_answers``); a process that
+the real reason (``store/interrupted_answers.recover_interrupted_answers``); a process that
 ends first takes them with it, and the next start's reason says it may have been either.
 """
 

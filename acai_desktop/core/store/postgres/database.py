@@ -3,10 +3,10 @@
 The store's functions (``core/store/*.py``) are written against the SQLite store's
 ``db`` (``core/store/connection.py``, the part of sqlite-utils' ``Database`` they used):
 ``execute(sql, params)`` with ``?`` parameters, ``atomic()``, ``conn.executemany``, a
-cursor's ``lastrowid`` and ``rowcount``. :class:`PostgresDatabase` offers the same over
-psycopg 3, translating the portable SQL (:func:`translate`); the SQLite functions that
-SQL relies on exist in the schema with SQLite's meaning (``postgres/schema_parts.py``,
-``SQLITE_FUNCTIONS``). See docs/architecture.md, "Two stores".
+cursor's rows and ``rowcount`` (an insert's id comes from its ``RETURNING id``).
+:class:`PostgresDatabase` offers the same over psycopg 3. The SQL is what both engines
+speak, the differences named per operation by ``db.dialect`` (``store/dialect.py``);
+only its placeholders change here (:func:`placeholders`). See docs/architecture.md, "Two stores".
 
 
 Concurrency is the SQLite store's: every write runs on the writer's thread, one after
@@ -23,7 +23,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -32,26 +32,13 @@ from psycopg import pq
 from psycopg.adapt import Loader
 
 from acai_desktop.core.errors import StoreError
-from acai_desktop.core.store.dialect import POSTGRESQL
+from acai_desktop.core.store.dialect import POSTGRES_DIALECT, POSTGRESQL
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-_INSERT = re.compile(r"^\s*INSERT\s+(?:OR\s+(IGNORE|REPLACE)\s+)?INTO\s+(\w+)", re.I)
-_COLUMNS = re.compile(r"^\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+\w+\s*\(([^)]*)\)", re.I)
-# SQLite's ``x IS y`` compares NULL as a value; PostgreSQL spells it IS NOT DISTINCT
-# FROM (and ``IS NOT y`` IS DISTINCT FROM). Parenthesised with a parameter, it is a 0/1
-# value stored in an integer column.
-_IS_VALUE_IN_PARENS = re.compile(r"\((\w+(?:\.\w+)?) IS \?\)")
-_KEYWORDS_AFTER_IS = r"(?!(?:NULL|NOT|TRUE|FALSE|DISTINCT|UNKNOWN)\b)"
-_IS_VALUE = re.compile(rf"\bIS {_KEYWORDS_AFTER_IS}", re.I)
-_IS_NOT_VALUE = re.compile(rf"\bIS NOT {_KEYWORDS_AFTER_IS}", re.I)
-# ``?1``: SQLite's numbered parameter, used more than once in a statement.
-_NUMBERED = re.compile(r"\?(\d+)")
-_LIMIT_ALL = re.compile(r"\bLIMIT -1\b", re.I)
-# SQLite's "not this index" hint, a unary + before a column (``+m.status``), is an
-# error on text in PostgreSQL, whose planner needs no hint.
-_UNARY_PLUS = re.compile(r"(\bWHERE|\bAND|\bOR|\()\s*\+(?=[A-Za-z_])", re.I)
+# A quoted string (its '' escapes included), or a placeholder: ``?`` or ``?NNN``.
+_LITERAL_OR_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?(\d*)|%")
 
 
 class _NumberLoader(Loader):
@@ -63,58 +50,55 @@ class _NumberLoader(Loader):
         return int(number) if number == number.to_integral_value() else float(number)
 
 
-def _split_literals(sql: str) -> list[tuple[bool, str]]:
-    """``sql`` as (is_literal, text) pieces, so rewriting never touches a quoted string."""
-    pieces: list[tuple[bool, str]] = []
-    start = 0
-    for match in re.finditer(r"'(?:[^']|'')*'", sql):
-        pieces.append((False, sql[start : match.start()]))
-        pieces.append((True, match.group(0)))
-        start = match.end()
-    pieces.append((False, sql[start:]))
-    return pieces
+class _FlagLoader(Loader):
+    """``boolean`` as SQLite's flags read: 1 or 0 (a flag prints and compares the same
+    from both stores)."""
+
+    def load(self, data: Any) -> int:
+        return 1 if bytes(data) == b"t" else 0
+
+
+class _TimeLoader(Loader):
+    """``timestamptz`` as SQLite's times read: the ISO text ``clock.now_iso`` writes
+    (``2026-12-07T10:11:12.345678+00:00``). The session runs in UTC, so the server
+    writes ``2026-12-07 10:11:12.345678+00`` (fraction cut short or left out when 0)."""
+
+    def load(self, data: Any) -> str:
+        text = bytes(data).decode()
+        if len(text) >= 22 and text[10] == " " and text.endswith("+00"):
+            clock = text[11:-3]
+            fraction = clock[9:] if len(clock) > 8 else ""
+            return f"{text[:10]}T{clock[:8]}.{fraction.ljust(6, '0')}+00:00"
+        # Another shape (a year past 9999, an offset with minutes): Python reads it.
+        moment = datetime.fromisoformat(text)
+        return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def read_as_sqlite(connection: psycopg.Connection) -> None:
+    """Make ``connection`` read rows as SQLite's store gives them: whole numbers as
+    ints, flags 0/1, times as ISO text in UTC."""
+    connection.adapters.register_loader("numeric", _NumberLoader)
+    connection.adapters.register_loader("bool", _FlagLoader)
+    connection.adapters.register_loader("timestamptz", _TimeLoader)
+    # Times are read back in UTC, as SQLite stores them; the day of a time on this
+    # computer's clock uses its offset (dialect.local_day).
+    connection.execute("SET TIME ZONE 'UTC'")
+
+
+def _placeholder(match: re.Match) -> str:
+    text = match.group(0)
+    if text.startswith("'") or text == "%":
+        return text.replace("%", "%%")  # psycopg reads % as its own, even quoted
+    return f"%(p{match.group(1)})s" if match.group(1) else "%s"
 
 
 @functools.lru_cache(maxsize=2048)
-def translate(sql: str, primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> str:
-    """The store functions' SQL (SQLite's spelling) in PostgreSQL's.
-
-    ``?`` becomes ``%s``, ``?1`` ``%(p1)s`` (and a literal ``%`` ``%%``), ``x IS [NOT] y``
-    IS [NOT] DISTINCT FROM, ``LIMIT -1`` LIMIT ALL, a unary ``+`` hint goes, ``INSERT OR
-    IGNORE`` an ``ON CONFLICT DO NOTHING`` and ``INSERT OR REPLACE`` an upsert on the
-    table's primary key (``primary_keys``).
-    Everything else is passed as it is: the SQL the two stores share is plain.
-    """
-    out = []
-    for is_literal, text in _split_literals(sql):
-        text = text.replace("%", "%%")
-        if not is_literal:
-            text = _IS_VALUE_IN_PARENS.sub(r"(\1 IS NOT DISTINCT FROM ?)::integer", text)
-            text = _IS_NOT_VALUE.sub("IS DISTINCT FROM ", text)
-            text = _IS_VALUE.sub("IS NOT DISTINCT FROM ", text)
-            text = _NUMBERED.sub(r"%(p\1)s", text)
-            text = _LIMIT_ALL.sub("LIMIT ALL", text)
-            text = _UNARY_PLUS.sub(r"\1 ", text)
-            text = text.replace("?", "%s")
-        out.append(text)
-    translated = "".join(out)
-    insert = _INSERT.match(translated)
-    if insert and insert.group(1):
-        action, table = insert.group(1).upper(), insert.group(2)
-        translated = re.sub(r"\s+OR\s+(IGNORE|REPLACE)\s+", " ", translated, count=1, flags=re.I)
-        if action == "IGNORE":
-            translated += " ON CONFLICT DO NOTHING"
-        else:
-            keys = dict(primary_keys).get(table.lower())
-            columns = _COLUMNS.match(translated)
-            if not keys or not columns:
-                raise ValueError(f"INSERT OR REPLACE needs {table}'s key and a column list")
-            names = [name.strip() for name in columns.group(1).split(",")]
-            updates = ", ".join(f"{n} = EXCLUDED.{n}" for n in names if n not in keys)
-            translated += f" ON CONFLICT ({', '.join(keys)}) DO " + (
-                f"UPDATE SET {updates}" if updates else "NOTHING"
-            )
-    return translated
+def placeholders(sql: str) -> str:
+    """The store's SQL with psycopg's placeholders for SQLite's: ``?`` becomes ``%s`` and
+    ``?1`` (a numbered parameter, used more than once) ``%(p1)s`` (never inside a quoted
+    string); a ``%`` is doubled. The only change PostgreSQL's SQL gets: the statement is
+    otherwise what both engines speak (store/dialect.py)."""
+    return _LITERAL_OR_PLACEHOLDER.sub(_placeholder, sql)
 
 
 def _local_utc_offset() -> str:
@@ -126,11 +110,10 @@ def _local_utc_offset() -> str:
 
 
 class PostgresCursor:
-    """A psycopg cursor with sqlite3's ``lastrowid``."""
+    """A psycopg cursor read as the store functions read sqlite3's (no rows: empty)."""
 
-    def __init__(self, cursor: psycopg.Cursor, lastrowid: int | None = None) -> None:
+    def __init__(self, cursor: psycopg.Cursor) -> None:
         self._cursor = cursor
-        self.lastrowid = lastrowid
 
     @property
     def rowcount(self) -> int:
@@ -164,7 +147,7 @@ class _ConnectionFacade:
         if not rows:
             return
         with self._db.connection.cursor() as cursor:
-            cursor.executemany(self._db.translated(sql), rows)
+            cursor.executemany(placeholders(sql), rows)
 
     @property
     def in_transaction(self) -> bool:
@@ -181,14 +164,11 @@ class PostgresDatabase:
     :meth:`atomic` is its own transaction, so no read leaves a transaction (and its
     snapshot) open."""
 
-    dialect = POSTGRESQL
+    dialect = POSTGRES_DIALECT
 
     def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.connection = psycopg.connect(url, autocommit=True)
-        self.connection.adapters.register_loader("numeric", _NumberLoader)
-        # Stored times are ISO text in UTC, as SQLite's julianday() reads them; SQLite's
-        # 'localtime' is this computer's offset (the schema's date()).
-        self.connection.execute("SET TIME ZONE 'UTC'")
+        read_as_sqlite(self.connection)
         self.connection.execute(
             "SELECT set_config('acai.utc_offset', %s, false)", [_local_utc_offset()]
         )
@@ -196,49 +176,15 @@ class PostgresDatabase:
         if read_only:
             self.connection.execute("SET default_transaction_read_only = on")
         self.conn = _ConnectionFacade(self)
-        self._primary_keys: tuple[tuple[str, tuple[str, ...]], ...] = ()
-        self._tables_with_id: frozenset[str] = frozenset()
-        self.refresh_schema()
-
-    def refresh_schema(self) -> None:
-        """Read which tables have an ``id`` (for ``lastrowid``) and their primary keys
-        (for ``INSERT OR REPLACE``); again after migrating."""
-        rows = self.connection.execute(
-            "SELECT c.relname, a.attname FROM pg_index i "
-            "JOIN pg_class c ON c.oid = i.indrelid "
-            "JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema() "
-            "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey) "
-            "WHERE i.indisprimary ORDER BY c.relname, array_position(i.indkey, a.attnum)"
-        ).fetchall()
-        keys: dict[str, list[str]] = {}
-        for table, column in rows:
-            keys.setdefault(table, []).append(column)
-        self._primary_keys = tuple((t, tuple(c)) for t, c in sorted(keys.items()))
-        self._tables_with_id = frozenset(t for t, c in keys.items() if c == ["id"])
-
-    def translated(self, sql: str) -> str:
-        return translate(sql, self._primary_keys)
 
     def execute(self, sql: str, params: Sequence | None = None) -> PostgresCursor:
-        translated = self.translated(sql)
-        insert = _INSERT.match(sql)
-        wants_id = (
-            insert is not None
-            and insert.group(2).lower() in self._tables_with_id
-            and "RETURNING" not in sql.upper()
-        )
-        if wants_id:
-            translated += " RETURNING id"
         cursor = self.connection.cursor()
-        arguments = list(params) if params is not None else None
-        if arguments and "%(p" in translated:  # numbered parameters (?1)
+        statement = placeholders(sql)
+        arguments: Sequence | dict = list(params) if params is not None else []
+        if arguments and "%(p" in statement:  # numbered parameters (?1)
             arguments = {f"p{i}": value for i, value in enumerate(arguments, 1)}
-        cursor.execute(translated, arguments)
-        lastrowid = None
-        if wants_id:
-            found = cursor.fetchall()
-            lastrowid = found[-1][0] if found else None
-        return PostgresCursor(cursor, lastrowid)
+        cursor.execute(statement, arguments)
+        return PostgresCursor(cursor)
 
     def query(self, sql: str, params: Sequence | None = None) -> Iterator[dict]:
         cursor = self.execute(sql, params)

@@ -16,8 +16,9 @@ becomes the phrase of its words (``acai_fts_query``), as FTS5 reads a quoted ter
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 #: SQLite's FTS5 table -> (the PostgreSQL table with its ``search_vector``, weight of B
@@ -84,11 +85,6 @@ def statistics_in(db, terms: Sequence[str], tables: Sequence[str]) -> dict[str, 
             words[table][term - 1].append(word)
             documents[table][word] = count
     return {table: Statistics(words[table], documents[table], *totals[table]) for table in tables}
-
-
-def document_counts(db, terms: Sequence[str], cap: int, table: str) -> list[int]:
-    """See :func:`acai_desktop.core.store.search.document_counts`."""
-    return document_counts_in(db, terms, cap, [table])[table]
 
 
 def document_counts_in(
@@ -163,7 +159,16 @@ def rank(table: str) -> str:
     return f"ts_rank('{{0, 0, {float(weight)}, 1}}'::real[], t.search_vector, q)"
 
 
-def tsquery_text(db, match: str) -> str:
+def best_memories_clause() -> str:
+    """See :func:`acai_desktop.core.store.fts5.best_memories_clause` (ranked by
+    :func:`rank`: cheap, no statistics)."""
+    return (
+        "id IN (SELECT t.id FROM memories AS t, CAST(? AS tsquery) AS q "
+        f"WHERE t.search_vector @@ q ORDER BY {rank('memories_fts')} DESC LIMIT ?)"
+    )
+
+
+def match_parameter(db, match: str) -> str:
     """``match`` as the text of its tsquery (for a query that takes it as ``?``)."""
     terms, joiner = terms_of(match)
     return db.execute("SELECT acai_fts_query(?::text[], ?)::text", [terms, joiner]).fetchone()[0]
@@ -183,13 +188,19 @@ def message_scores(match: str, context_weight: float) -> tuple[str, list]:
     return scores("messages_fts", match, context_weight)
 
 
+def best_message_scores(match: str, context_weight: float, limit: int) -> tuple[str, list]:
+    """As :func:`message_scores`, the best ``limit``."""
+    sql, params = message_scores(match, context_weight)
+    return f"{sql} ORDER BY score, t.id LIMIT ?", [*params, int(limit)]
+
+
 def message_bm25(db, match: str, wanted: set[int], context_weight: float) -> dict[int, float]:
     sql, params = message_scores(match, context_weight)
     rows = db.execute(sql, params).fetchall()
     return {rowid: -score for rowid, score in rows if rowid in wanted}
 
 
-def conversation_message_rows(db, terms: Sequence[str], limit: int) -> list[tuple]:
+def conversation_message_rows(db, terms: Sequence[str], match: str, limit: int) -> list[tuple]:
     """See :func:`acai_desktop.core.store.conversation_search.message_hits`: every term
     in the message itself as a word or (longer than one letter) the start of one, as
     ``conversation_search.match_expression`` asks of FTS5, best BM25 first (the
@@ -224,11 +235,12 @@ def chunk_hits(
     return [(r[0], -float(r[1])) for r in db.execute(sql, [*params, limit])]
 
 
-def tidy(db, table: str) -> None:
+def merge_step(db, table: str, pages: int) -> bool:
     """PostgreSQL's side of :func:`~acai_desktop.core.store.full_text_upkeep.merge_step`
-    (the upkeep after start), for ``table``: vacuumed, which merges its GIN index's
-    pending entries (an index takes inserts into a pending list that every search reads
-    through: 1.6 of a 3 ms memories query after 5,000 inserts) and drops the dead rows
+    (the upkeep after start), for ``table``, done whole (False: nothing to repeat):
+    vacuumed, which merges its GIN index's pending entries (an index takes inserts into
+    a pending list that every search reads through: 1.6 of a 3 ms memories query after
+    5,000 inserts) and drops the dead rows
     that a recall window's updates leave (a search found 419 entries for 174 rows); the
     statistics' changes folded, and the old versions of their rows that many folds
     leave vacuumed too (a word's lookup walked a chain of them: 2.3 ms). Autovacuum
@@ -237,3 +249,12 @@ def tidy(db, table: str) -> None:
     db.execute(f"VACUUM (ANALYZE) {target}")
     db.execute("SELECT acai_fold_full_text_changes()")
     db.execute("VACUUM (ANALYZE) full_text_totals, full_text_changes")
+    return False
+
+
+@contextlib.contextmanager
+def messages_indexed_once(db) -> Iterator[list[int]]:
+    """See :func:`acai_desktop.core.store.fts5.messages_indexed_once`. Here the trigger
+    indexes each message as it is inserted: dropping it would lock the table against
+    every other computer for the whole batch."""
+    yield []

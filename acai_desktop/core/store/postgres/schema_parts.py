@@ -1,9 +1,9 @@
 """PostgreSQL's own parts of the schema (``schema.py`` names them; SQLite's are in
 ``sqlite_schema.py``): FTS5's words and BM25's kept statistics, the recall table kept
-in step by triggers, the parent a message gets, NOTIFY of changes, and the SQLite
-functions the shared queries still call.
+in step by triggers, the parent a message gets, NOTIFY of changes, and the memory
+panel's search text.
 
-The present of what PostgreSQL's baseline_m011, m016 and m018 made; migrations m016 and
+The present of what PostgreSQL's baseline_m011, m016, m018, m019 and m020 made; migrations m016 and
 m018 (``migrations.py``) run the same text on a database from before them. Change it by a
 new migration that replaces it (``CREATE OR REPLACE``), and give m016 and m018 the
 released text to keep, in ``migrations.py``: a released migration never changes.
@@ -11,45 +11,7 @@ released text to keep, in ``migrations.py``: a released migration never changes.
 
 from __future__ import annotations
 
-# SQLite's scalar functions that the shared SQL uses, with SQLite's meaning: a NULL
-# argument gives NULL (two-argument max/min), julianday of '' or NULL is NULL, and
-# 'now' is the transaction's time. SQL functions, so the planner inlines them.
-SQLITE_FUNCTIONS = """
-CREATE FUNCTION julianday(text) RETURNS double precision LANGUAGE sql STABLE AS
-$$ SELECT extract(epoch FROM NULLIF($1, '')::timestamptz)::double precision / 86400.0
-          + 2440587.5 $$;
-CREATE FUNCTION max(anycompatible, anycompatible) RETURNS anycompatible
-LANGUAGE sql IMMUTABLE AS
-$$ SELECT CASE WHEN $1 IS NULL OR $2 IS NULL THEN NULL WHEN $1 >= $2 THEN $1 ELSE $2 END $$;
-CREATE FUNCTION min(anycompatible, anycompatible) RETURNS anycompatible
-LANGUAGE sql IMMUTABLE AS
-$$ SELECT CASE WHEN $1 IS NULL OR $2 IS NULL THEN NULL WHEN $1 <= $2 THEN $1 ELSE $2 END $$;
-CREATE FUNCTION instr(text, text) RETURNS integer LANGUAGE sql IMMUTABLE AS
-$$ SELECT strpos($1, $2) $$;
--- JSON paths of the form '$.a.b'; json_extract gives text (the shared SQL casts it
--- where it compares a number), json_set takes a JSON value (json('true')).
-CREATE FUNCTION json_extract(text, text) RETURNS text LANGUAGE sql IMMUTABLE AS
-$$ SELECT ($1::jsonb) #>> string_to_array(substr($2, 3), '.') $$;
-CREATE FUNCTION json(text) RETURNS text LANGUAGE sql IMMUTABLE AS
-$$ SELECT ($1::jsonb)::text $$;
-CREATE FUNCTION json_set(text, text, text) RETURNS text LANGUAGE sql IMMUTABLE AS
-$$ SELECT jsonb_set($1::jsonb, string_to_array(substr($2, 3), '.'), $3::jsonb)::text $$;
--- A time's day (YYYY-MM-DD); 'localtime': on this computer's clock (its UTC offset now,
--- which each connection sets as acai.utc_offset: the session itself runs in UTC).
-CREATE FUNCTION date(text) RETURNS text LANGUAGE sql STABLE AS
-$$ SELECT (NULLIF($1, '')::timestamptz AT TIME ZONE 'UTC')::date::text $$;
-CREATE FUNCTION date(text, text) RETURNS text LANGUAGE sql STABLE AS
-$$ SELECT CASE WHEN $2 = 'localtime' THEN (NULLIF($1, '')::timestamptz AT TIME ZONE
-           current_setting('acai.utc_offset')::interval)::date::text END $$;
-CREATE FUNCTION acai_concat_step(state text, value text, separator text) RETURNS text
-LANGUAGE sql IMMUTABLE AS
-$$ SELECT CASE WHEN value IS NULL THEN state WHEN state IS NULL THEN value
-               ELSE state || separator || value END $$;
-CREATE AGGREGATE group_concat(text, text) (SFUNC = acai_concat_step, STYPE = text);
-CREATE FUNCTION acai_concat_step(state text, value anyelement) RETURNS text
-LANGUAGE sql IMMUTABLE AS
-$$ SELECT acai_concat_step(state, value::text, ',') $$;
-CREATE AGGREGATE group_concat(anyelement) (SFUNC = acai_concat_step, STYPE = text);
+PANEL_FOLD = """
 -- The memory panel's search text (SQLite registers it from Python: memory/listing.py),
 -- lower-cased by ICU's root locale, as Python's casefold, whatever the database's locale.
 CREATE FUNCTION acai_panel_fold(text, text) RETURNS text LANGUAGE sql IMMUTABLE AS
@@ -314,6 +276,13 @@ def fts5_words_in(table: str, first: str, second: str, columns: str, replacing: 
 # Episodic recall: the recallable messages, each with the text of the two recallable
 # messages before and after it, in ``message_recall`` (SQLite's ``messages_fts``),
 # kept in step by the triggers below as SQLite's are.
+RECALLABLE_MESSAGES = """
+CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE
+    m.role IN ('user', 'assistant') AND m.status IN ('complete', 'stopped')
+    AND m.content != ''
+    AND NOT (SELECT c.temporary FROM conversations AS c WHERE c.id = m.conversation_id)
+    AND NOT m.hidden
+"""
 _RECALL_ROWS = """
 CREATE VIEW message_recall_rows AS
 SELECT r.id, r.content, coalesce((
@@ -397,7 +366,7 @@ BEGIN
     IF NEW.parent_id IS NULL THEN
         NEW.parent_id := (SELECT max(p.id) FROM messages AS p
             WHERE p.conversation_id = NEW.conversation_id AND p.id < NEW.id
-                AND p.hidden = 0);
+                AND NOT p.hidden);
     END IF;
     RETURN NEW;
 END $$;
@@ -426,8 +395,8 @@ END $$;
 )
 
 
-BEFORE_TABLES = (SQLITE_FUNCTIONS, FTS5_WORDS, FULL_TEXT_STATISTICS)
-RECALL = (_RECALL_ROWS, _RECALL_TABLE, REFRESH_RECALL_WINDOW, _RECALL_TRIGGERS)
+BEFORE_TABLES = (PANEL_FOLD, FTS5_WORDS, FULL_TEXT_STATISTICS)
+RECALL = (RECALLABLE_MESSAGES, _RECALL_ROWS, _RECALL_TABLE, REFRESH_RECALL_WINDOW, _RECALL_TRIGGERS)
 MESSAGE_PARENT_DEFAULT = (_PARENT_DEFAULT,)
 FULL_TEXT = tuple(
     fts5_words_in(table, first, second, columns, replacing=False)
