@@ -227,7 +227,7 @@ def translate_postgres_error(error: psycopg.Error, url: str) -> StoreError | Non
         return StoreError(f"Cannot reach the PostgreSQL server at {where}: {error}".strip())
     state = error.sqlstate or ""
     # Class 08, or the server shutting down, crashed or starting up (57P01-57P03): the
-    # window reconnects (core/server_check.is_store_lost).
+    # window reconnects (core/profile/server_check.is_store_lost).
     if state.startswith("08") or state in ("57P01", "57P02", "57P03"):
         return StoreError(f"The connection to the PostgreSQL server at {where} was lost.")
     if state in ("40001", "40P01"):
