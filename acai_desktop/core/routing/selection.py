@@ -140,9 +140,14 @@ class Route:
     @property
     def reason(self) -> str:
         """A few words for the answer's footer: ``code → qwen2.5-coder on this computer``."""
-        if self.chosen is None:
+        return self.reason_for(self.chosen)
+
+    def reason_for(self, answering: Candidate | None) -> str:
+        """The footer's words when ``answering`` wrote the answer (the next after a
+        fallback; None: no model of the user's could do the turn)."""
+        if answering is None:
             return f"{self.kind} → no model can do it"
-        return f"{self.kind} → {self.chosen.model} on {self.chosen.where}"
+        return f"{self.kind} → {answering.model} on {answering.where}"
 
 
 def choose_model(

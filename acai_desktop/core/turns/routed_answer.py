@@ -78,9 +78,9 @@ class RoutedAnswers:
 def route_record(route: Route, answered: Answered | None) -> dict:
     """The decision as the answer keeps it (JSON)."""
     if answered is None:
-        reason = f"{route.kind} → no model of yours fits; the chat's model answered"
+        reason = f"{route.reason_for(None)}; the chat's model answered"
     else:
-        reason = f"{route.kind} → {answered.by.model} on {answered.by.where}"
+        reason = route.reason_for(answered.by)
     return {
         "policy": str(route.policy),
         "kind": str(route.kind),
