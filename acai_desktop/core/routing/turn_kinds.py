@@ -87,7 +87,12 @@ _CODE_NAMES = _words(
     tsx | memory leaks? | maven | gradle | webpack | eslint | heroku | terraform |
     ansible | arduino | raspberry pi | linux command | dijkstra | data structures? |
     multithreading | stdin | stdout | utf-8 | http server | web server | sdk |
-    vs ?code | intellij | environment variables? | env vars?"""
+    vs ?code | intellij | environment variables? | env vars? | tkinter | pyqt | pyside |
+    gtk | electron app | wpf | winforms | javafx | godot | unreal engine | divs? | dom |
+    jquery | tailwind | css grid | flask (?:app|project|route|blueprint)s? | in flask |
+    code examples? | pseudocode | object[- ]oriented |
+    oop | dependency injection | design patterns? | polymorphism | encapsulation |
+    big[- ]o | binary tree | hash table | integer overflow | bitwise"""
 )
 # Languages whose names are also ordinary words count only as "in Go", "Rust code"…
 _AMBIGUOUS_LANGUAGES = _Rule(
@@ -103,7 +108,7 @@ _CODE_TEXT = _Rule(
     r"\b[a-z_]\w*_\w*\(|\b\w+\.\w+\(|\b[a-z]+[A-Z]\w*\("
     r"|^\s*(?:def|class|import|from \S+ import|function|const|let|var|public|#include)\b"
     r"|\b(?:def|return|elif|console\.log|printf|println|self\.)\b|[;{}]\s*$|\w+ = \w+\(|=>"
-    r"|\b[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)\b|\bfor \w+ in \w+",
+    r"|\b[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)\b|\bfor \w+ in \w+(?:\(|\s*:)",
     re.M,
 )
 # An error message quoted from a program.
@@ -136,7 +141,7 @@ _CODE_WORDS = _words(
     crash(?:es|ing)? | install | requirements | keyword | hooks? | components? | cache |
     workflow | one-liner | logs? | tests? | variables? | branch(?:es)? | merge | commit |
     threads? | algorithms? | endpoints? | callbacks? | exceptions? | decorators? |
-    shell | react | flask | pandas | objects?"""
+    shell | react | flask | pandas | objects? | programming | programmers? | coding"""
 )
 
 # A puzzle: the vocabulary of math and logic problems.
@@ -151,10 +156,12 @@ _PUZZLE_WORDS = _words(
     mathematical induction | show (?:your|the) (?:steps|method|working|work) |
     reason it out | without a calculator | compound(?:ed)? (?:interest|annually) |
     least common multiple | lcm | greatest common divisor | gcd | knights?\b.{0,60}\bknaves? |
-    sudoku | square root | cube root | check my reasoning | \d+ choose \d+"""
+    sudoku | square root | cube root | check my reasoning | \d+ choose \d+ | fibonacci |
+    (?:interior|exterior) angles? | hexagon | pentagon | octagon | polygon | hypotenuse |
+    pythagor\w* | circumference | weighs? more | heavier | how many are left"""
 )
 _MATH_TEXT = _Rule(
-    r"\d\s*[-+*/^×÷=]\s*\(?\d|\b[a-z]\s*[-+*/^=]\s*\d|\d\s*[a-z]\b\s*[-+*/^=]|\d\s*%|\b[a-z]\^\d"
+    r"\d\s*[-+*/^×÷=]\s*\(?\d|\b[a-z]\s*[-+*/^=]\s*\d|\d\s*[a-z]\b\s*[-+*/^=]|\d\s*%\s*of\s*\$?\d|\b[a-z]\^\d"
     r"|\b(?:sin|cos|tan|log|ln|exp|sqrt)\s*\(|\b(?:sin|cos|tan|ln|sqrt) [a-z0-9]\b|\blog base\b"
     r"|\bx\b",
     re.I,
@@ -179,9 +186,10 @@ _QUANTITY_QUESTION = _words(
     work out | calculate | compute | estimate | convert | bigger | larger | smaller |
     next number | after how many | per | percent | percentage | ratios? | proportions? |
     decimal | fractions? | simplify | angles? | perimeter | area | volume | step by step |
-    step-by-step | how many ways | divide"""
+    step-by-step | how many ways | divide | chance | odds | likely"""
 )
 _NUMBER = _Rule(r"(?<![\w.])\d[\d,.:]*")
+_ADVICE = _words("should i | should we | do you think | would you recommend")
 # An "in 2026" or a "1,000-word" is not a quantity to reason with.
 _NOT_A_QUANTITY = _Rule(r"\b(?:1[89]|20)\d\d\b|\d[\d,]*-(?:word|page|minute|second)s?\b")
 
@@ -253,11 +261,16 @@ def is_puzzle(text: str) -> bool:
 
 
 def is_calculation(text: str) -> bool:
-    """Numbers to work with: an expression, or a question about quantities."""
+    """Numbers to work with: an expression, or a question about quantities (not a
+    request for advice that mentions some: "a 30% chance of rain: should I…?")."""
     if _MATH_TEXT.search(text):
         return True
     quantities = _NUMBER.findall(_NOT_A_QUANTITY.sub(" ", text))
-    return bool(quantities) and _QUANTITY_QUESTION.search(text) is not None
+    return (
+        bool(quantities)
+        and _QUANTITY_QUESTION.search(text) is not None
+        and _ADVICE.search(text) is None
+    )
 
 
 def _asks_for_a_text(text: str) -> bool:
