@@ -92,7 +92,8 @@ _CODE_NAMES = _words(
     jquery | tailwind | css grid | flask (?:app|project|route|blueprint)s? | in flask |
     code examples? | pseudocode | object[- ]oriented |
     oop | dependency injection | design patterns? | polymorphism | encapsulation |
-    big[- ]o | binary tree | hash table | integer overflow | bitwise"""
+    big[- ]o | binary tree | hash table | integer overflow | bitwise | netlify | vercel |
+    wordpress | static site | github pages"""
 )
 # Languages whose names are also ordinary words count only as "in Go", "Rust code"…
 _AMBIGUOUS_LANGUAGES = _Rule(
@@ -158,7 +159,10 @@ _PUZZLE_WORDS = _words(
     least common multiple | lcm | greatest common divisor | gcd | knights?\b.{0,60}\bknaves? |
     sudoku | square root | cube root | check my reasoning | \d+ choose \d+ | fibonacci |
     (?:interior|exterior) angles? | hexagon | pentagon | octagon | polygon | hypotenuse |
-    pythagor\w* | circumference | weighs? more | heavier | how many are left"""
+    pythagor\w* | circumference | weighs? more | heavier | how many are left |
+    what comes next | next (?:number|letter|term|one) in | complete the (?:sequence|pattern) |
+    \d+ (?:times|plus|minus|divided by|multiplied by|to the power of) \d+ |
+    (?:square|cube|square root) of \d+ | \d+ (?:squared|cubed)"""
 )
 _MATH_TEXT = _Rule(
     r"\d\s*[-+*/^×÷=]\s*\(?\d|\b[a-z]\s*[-+*/^=]\s*\d|\d\s*[a-z]\b\s*[-+*/^=]|\d\s*%\s*of\s*\$?\d|\b[a-z]\^\d"
