@@ -16,7 +16,9 @@ from pathlib import Path
 from acai_desktop.core.documents.readers import read_document
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.tokens import estimate_tokens
+from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.routing.turn_kinds import TurnKind
+from acai_desktop.core.routing.turn_meaning import TurnMeaning, turn_meaning_for
 from acai_desktop.core.routing.turn_needs import AttachedFile, analyse_turn, is_image
 
 KINDS = tuple(kind.value for kind in TurnKind)
@@ -52,15 +54,24 @@ def read_prompts(path: Path) -> list[dict]:
     return prompts
 
 
-def evaluate(path: Path) -> dict:
+def meaning_of_the_app() -> TurnMeaning | None:
+    """The meaning signal the app uses with its default, offline embedder (loaded now,
+    so no turn pays for the load)."""
+    embedder = WordLlamaEmbedder()
+    embedder.embed_sync(["warm"])
+    return turn_meaning_for(embedder)
+
+
+def evaluate(path: Path, meaning: TurnMeaning | None = None) -> dict:
     """Accuracy overall and per kind, the confusion counts (label → predicted → count)
-    and the analysis' time per turn (attachments read beforehand, as the app has them)."""
+    and the analysis' time per turn (attachments read beforehand, as the app has them);
+    ``meaning``: the meaning signal (None: the rules alone)."""
     confusion: dict[str, Counter] = {kind: Counter() for kind in KINDS}
     timings = []
     for item in read_prompts(path):
         files = tuple(attached_file(path.parent / name) for name in item.get("attachments", []))
         started = time.perf_counter()
-        needs = analyse_turn(item["text"], files)
+        needs = analyse_turn(item["text"], files, meaning)
         timings.append((time.perf_counter() - started) * 1000)
         confusion[item["kind"]][needs.kind.value] += 1
     total = sum(sum(row.values()) for row in confusion.values())

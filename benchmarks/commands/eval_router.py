@@ -25,15 +25,20 @@ def add_router_parser(actions: argparse._SubParsersAction, common) -> None:
         type=Path,
         help='JSON lines {"text": …, "kind": …, "attachments": [paths relative to the file]}',
     )
+    router.add_argument(
+        "--rules-only",
+        action="store_true",
+        help="without the meaning signal (as with a provider's embedder)",
+    )
     router.add_argument("--json", action="store_true", help="print one JSON object")
     router.set_defaults(handler=run_router)
 
 
 def run_router(args: argparse.Namespace) -> int:
-    from benchmarks.eval_router import evaluate, format_report
+    from benchmarks.eval_router import evaluate, format_report, meaning_of_the_app
 
     if not args.prompts.is_file():
         raise InvalidInputError(f"{args.prompts} is not a file.")
-    report = evaluate(args.prompts)
+    report = evaluate(args.prompts, None if args.rules_only else meaning_of_the_app())
     print(json.dumps(report) if args.json else format_report(report))
     return 0

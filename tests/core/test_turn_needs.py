@@ -57,3 +57,40 @@ def test_the_plan_stored_with_a_message_says_what_the_turn_needs():
     }
     assert 5 < needs["prompt_tokens"] < 20
     assert plan_message("ok thanks").needs.kind is TurnKind.CHAT
+
+
+def test_the_meaning_signal_names_what_the_rules_miss_and_leaves_chat_alone():
+    from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
+    from acai_desktop.core.routing.turn_meaning import turn_meaning_for
+
+    embedder = WordLlamaEmbedder()
+    meaning = turn_meaning_for(embedder)
+    assert meaning is not None
+    missed = {
+        "Why are tuples immutable?": TurnKind.CODE,
+        "What's the difference between a stack and a queue?": TurnKind.CODE,
+        "What is the remainder when 50 is divided by 6?": TurnKind.REASONING,
+    }
+    assert {text_kind(text) for text in missed} == {TurnKind.CHAT}  # no rule fires
+    # Before the model has loaded, embedding would not be instant: the rules decide.
+    assert analyse_turn("Why are tuples immutable?", meaning=meaning).kind is TurnKind.CHAT
+    embedder.embed_sync(["load"])
+    for text, kind in missed.items():
+        assert analyse_turn(text, meaning=meaning).kind is kind
+    for chat in ("Who wrote The Hobbit?", "What's the capital of Peru?", "I feel tired today."):
+        assert analyse_turn(chat, meaning=meaning).kind is TurnKind.CHAT
+    assert turn_meaning_for(object()) is None  # another embedder: no centroids for it
+
+
+def test_the_shipped_centroids_are_the_development_sets():
+    import json
+
+    from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
+    from acai_desktop.core.resources import resource_text
+    from acai_desktop.core.routing.turn_meaning import CENTROIDS_FILE
+    from benchmarks.turn_kind_centroids import centroids
+
+    shipped = json.loads(resource_text(*CENTROIDS_FILE))
+    assert shipped == centroids(WordLlamaEmbedder()), (
+        "run python -m benchmarks.turn_kind_centroids after changing the router's dev set"
+    )

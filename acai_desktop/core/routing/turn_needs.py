@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from acai_desktop.core.memory.tokens import estimate_tokens
 from acai_desktop.core.routing.turn_kinds import TurnKind, text_kind
+
+if TYPE_CHECKING:  # numpy's, loaded with the embedder, not at start
+    from acai_desktop.core.routing.turn_meaning import TurnMeaning
 
 #: A turn past this many tokens overflows the 8k window many local models have.
 LONG_CONTEXT_TOKENS = 8192
@@ -53,9 +57,14 @@ class TurnNeeds:
         }
 
 
-def analyse_turn(text: str, attachments: tuple[AttachedFile, ...] = ()) -> TurnNeeds:
-    """The kind, size and needs of a turn of ``text`` with ``attachments``."""
+def analyse_turn(
+    text: str, attachments: tuple[AttachedFile, ...] = (), meaning: TurnMeaning | None = None
+) -> TurnNeeds:
+    """The kind, size and needs of a turn of ``text`` with ``attachments``; ``meaning``:
+    the meaning signal, asked when no rule names the words' kind."""
     words_ask = text_kind(text)
+    if words_ask is TurnKind.CHAT and meaning is not None:
+        words_ask = meaning.kind_of(text) or TurnKind.CHAT
     tokens = estimate_tokens(text) + sum(file.tokens for file in attachments)
     needs_vision = any(file.is_image for file in attachments)
     if needs_vision:

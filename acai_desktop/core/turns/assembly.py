@@ -15,6 +15,7 @@ from acai_desktop.core.models.client import ModelClient
 from acai_desktop.core.models.prompt_warmer import PromptWarmer
 from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.routing.router import TurnRouter
+from acai_desktop.core.routing.turn_meaning import turn_meaning_for
 from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
 from acai_desktop.core.turns.answer_filter import prompt_frames
@@ -85,4 +86,5 @@ async def profile_orchestrator(
         asks_again_on_copy=built_in,
         answers_memory_commands=built_in,
         router=router,
+        meaning=turn_meaning_for(memories.embedder),
     )

@@ -19,6 +19,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from acai_desktop.core.clock import parse_utc
 from acai_desktop.core.conversations.chat_settings import ChatSettings
@@ -40,6 +41,9 @@ from acai_desktop.core.turns.token_usage import TokenUsage
 from acai_desktop.core.turns.turn_log import Turn, TurnLog
 from acai_desktop.core.turns.turn_result import TurnResult, evidence_source
 
+if TYPE_CHECKING:  # numpy's, loaded with the embedder, not at start
+    from acai_desktop.core.routing.turn_meaning import TurnMeaning
+
 log = logging.getLogger(__name__)
 
 
@@ -54,12 +58,15 @@ class Orchestrator:
         asks_again_on_copy: bool = False,
         answers_memory_commands: bool = False,
         router: TurnRouter | None = None,
+        meaning: TurnMeaning | None = None,
     ) -> None:
         self.turns = turns
         self.prompts = prompts
         self.answers = answers
         #: The answer from the model that fits the turn, when the profile routes turns.
         self.routed = RoutedAnswers(answers, router)
+        #: The task analysis' meaning signal (routing/turn_meaning.py; None: rules alone).
+        self.meaning = meaning
         #: The size limit of one answer's text (UTF-8 bytes); the rest of the stream is
         #: not read, and the answer says where it was cut.
         self.max_answer_bytes = max_answer_bytes
@@ -136,7 +143,7 @@ class Orchestrator:
 
     async def _answer_turn(self, turn: Turn, as_of: datetime | None) -> TurnResult:
         conversation, user_message, answer = turn.conversation, turn.question, turn.answer
-        plan = plan_message(user_message.content)
+        plan = plan_message(user_message.content, self.meaning)
         result = TurnResult(conversation.id, user_message, answer, plan)
         text = AnswerText(self.max_answer_bytes)
         stats = StreamStats()
