@@ -14,12 +14,15 @@ the rules decide alone. A message embeds in about 0.1 ms.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Protocol
 
 import numpy as np
 
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.routing.turn_kinds import TurnKind
+
+log = logging.getLogger(__name__)
 
 CENTROIDS_FILE = ("routing", "turn_kind_centroids.json")
 #: How much closer than chat's a kind's centroid must be to win. Chat is where a turn
@@ -60,8 +63,13 @@ class TurnMeaning:
 
 
 def turn_meaning_for(embedder: object) -> TurnMeaning | None:
-    """The meaning signal for ``embedder``, if the centroids were made with it."""
-    data = json.loads(resource_text(*CENTROIDS_FILE))
+    """The meaning signal for ``embedder``, if the centroids were made with it (None
+    without them: the rules decide alone)."""
+    try:
+        data = json.loads(resource_text(*CENTROIDS_FILE))
+    except (OSError, ValueError) as error:
+        log.warning("the task analysis' centroids can't be read (%s): rules alone", error)
+        return None
     if getattr(embedder, "name", None) != data["embedder"] or not hasattr(embedder, "embed_sync"):
         return None
     centroids = {
