@@ -1,845 +1,698 @@
-"""The database schema, as named migrations applied in order on open.
-
-Never edit a released migration: add ``m00N_...`` below it. Each one runs in a
-transaction together with the record that it ran (``migration_runner.py``, which makes a
-fresh database from ``schema_baseline.py`` in one step, then runs the migrations after it).
-"""
-
-from __future__ import annotations
-
-from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.migration_runner import Migrations
-from acai_desktop.core.store.schema_baseline import BASELINE
-
-migrations = Migrations("acai_desktop", BASELINE)
-
-
-@migrations()
-def m001_initial(db: Database) -> None:
-    db.execute(
-        """
-        CREATE TABLE conversations (
-            id INTEGER PRIMARY KEY,
-            title TEXT NOT NULL DEFAULT '',
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            temporary INTEGER NOT NULL DEFAULT 0
-        )"""
-    )
-    db.execute(
-        """
-        CREATE TABLE messages (
-            id INTEGER PRIMARY KEY,
-            conversation_id INTEGER NOT NULL REFERENCES conversations(id),
-            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
-            content TEXT NOT NULL,
-            status TEXT NOT NULL DEFAULT 'complete'
-                CHECK (status IN ('complete', 'streaming', 'stopped', 'error')),
-            model TEXT,
-            tokens INTEGER,
-            folded_into INTEGER REFERENCES memories(id),
-            error TEXT,
-            plan TEXT,
-            created_at TEXT NOT NULL
-        )"""
-    )
-    db.execute("CREATE INDEX messages_by_conversation ON messages(conversation_id, id)")
-    db.execute(
-        """
-        CREATE TABLE memories (
-            id INTEGER PRIMARY KEY,
-            kind TEXT NOT NULL CHECK (kind IN ('fact', 'summary', 'note')),
-            content TEXT NOT NULL,
-            category TEXT,
-            confidence REAL NOT NULL DEFAULT 1.0,
-            importance REAL NOT NULL DEFAULT 0.5,
-            pinned INTEGER NOT NULL DEFAULT 0,
-            status TEXT NOT NULL DEFAULT 'active'
-                CHECK (status IN ('active', 'superseded', 'forgotten', 'conflict', 'temporary')),
-            origin TEXT NOT NULL CHECK (origin IN ('user', 'critical_info', 'summary')),
-            user_edited INTEGER NOT NULL DEFAULT 0,
-            superseded_by INTEGER REFERENCES memories(id),
-            conversation_id INTEGER REFERENCES conversations(id),
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            last_used_at TEXT,
-            use_count INTEGER NOT NULL DEFAULT 0,
-            embedding BLOB,
-            embedding_model TEXT,
-            meta TEXT
-        )"""
-    )
-    db.execute("CREATE INDEX memories_by_status ON memories(status, kind)")
-    # External-content FTS5 index over content and category. The porter stemmer makes
-    # "prefer" match "preferred"; triggers keep it in step with every write.
-    db.execute(
-        """
-        CREATE VIRTUAL TABLE memories_fts USING fts5(
-            content, category,
-            content='memories', content_rowid='id',
-            tokenize='porter unicode61 remove_diacritics 2'
-        )"""
-    )
-    db.execute(
-        """
-        CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
-            INSERT INTO memories_fts(rowid, content, category)
-            VALUES (new.id, new.content, coalesce(new.category, ''));
-        END"""
-    )
-    db.execute(
-        """
-        CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
-            INSERT INTO memories_fts(memories_fts, rowid, content, category)
-            VALUES ('delete', old.id, old.content, coalesce(old.category, ''));
-        END"""
-    )
-    db.execute(
-        """
-        CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, category ON memories BEGIN
-            INSERT INTO memories_fts(memories_fts, rowid, content, category)
-            VALUES ('delete', old.id, old.content, coalesce(old.category, ''));
-            INSERT INTO memories_fts(rowid, content, category)
-            VALUES (new.id, new.content, coalesce(new.category, ''));
-        END"""
-    )
-    db.execute(
-        """
-        CREATE TABLE memory_sources (
-            memory_id INTEGER NOT NULL REFERENCES memories(id),
-            message_id INTEGER NOT NULL REFERENCES messages(id),
-            PRIMARY KEY (memory_id, message_id)
-        )"""
-    )
-    db.execute("CREATE INDEX memory_sources_by_message ON memory_sources(message_id)")
-    db.execute(
-        """
-        CREATE TABLE memory_events (
-            id INTEGER PRIMARY KEY,
-            memory_id INTEGER NOT NULL REFERENCES memories(id),
-            at TEXT NOT NULL,
-            actor TEXT NOT NULL CHECK (actor IN
-                ('user', 'summary_processor', 'critical_info_processor', 'system')),
-            action TEXT NOT NULL,
-            before TEXT,
-            after TEXT
-        )"""
-    )
-    db.execute("CREATE INDEX memory_events_by_memory ON memory_events(memory_id, id)")
-    db.execute(
-        """
-        CREATE TABLE answer_sources (
-            message_id INTEGER NOT NULL REFERENCES messages(id),
-            memory_id INTEGER NOT NULL REFERENCES memories(id),
-            rank INTEGER NOT NULL,
-            score REAL NOT NULL,
-            reasons TEXT NOT NULL,
-            PRIMARY KEY (message_id, memory_id)
-        )"""
-    )
-    db.execute("CREATE INDEX answer_sources_by_memory ON answer_sources(memory_id)")
-    db.execute(
-        """
-        CREATE TABLE jobs (
-            id INTEGER PRIMARY KEY,
-            kind TEXT NOT NULL,
-            payload TEXT NOT NULL,
-            conversation_id INTEGER,
-            status TEXT NOT NULL DEFAULT 'pending'
-                CHECK (status IN ('pending', 'running', 'done', 'failed')),
-            attempts INTEGER NOT NULL DEFAULT 0,
-            last_error TEXT,
-            run_after TEXT,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL
-        )"""
-    )
-    db.execute("CREATE INDEX jobs_by_status ON jobs(status, id)")
-    db.execute(
-        """
-        CREATE TABLE settings (
-            key TEXT PRIMARY KEY,
-            value TEXT NOT NULL
-        )"""
-    )
-
-
-@migrations()
-def m002_durable_jobs(db: Database) -> None:
-    """Jobs that never get lost, never run twice, and come back after a failure.
-
-    * ``wait_for_message_id``: a job queued with the user's message waits until that
-      message's answer is no longer ``streaming`` (a crash marks it ``stopped`` at the
-      next start, so the job runs then).
-    * ``revivals``: how many times a failed job was queued again (automatically when the
-      model is reachable again or at start-up, or by the user); automatic ones are capped.
-    * ``retryable``: 0 when the failure can't be cured by trying again (invalid content).
-    * ``memory_write_keys``: each write a job makes is keyed to the job, in the same
-      transaction, so a job that runs again after a crash or failure doesn't write twice.
-    """
-    db.execute("ALTER TABLE jobs ADD COLUMN wait_for_message_id INTEGER")
-    db.execute("ALTER TABLE jobs ADD COLUMN revivals INTEGER NOT NULL DEFAULT 0")
-    db.execute("ALTER TABLE jobs ADD COLUMN retryable INTEGER NOT NULL DEFAULT 1")
-    db.execute(
-        """
-        CREATE TABLE memory_write_keys (
-            key TEXT PRIMARY KEY,
-            memory_id INTEGER NOT NULL REFERENCES memories(id),
-            at TEXT NOT NULL
-        )"""
-    )
-
-
-@migrations()
-def m003_memories_by_created(db: Database) -> None:
-    # The memory panel lists newest first, a page at a time: with this index its first
-    # page of a 100k-memory profile is read in a millisecond instead of sorting them all.
-    db.execute("CREATE INDEX memories_by_created ON memories(created_at)")
-
-
-# Which messages episodic recall may bring back: the words of a finished turn (or of
-# a stopped answer) of an ordinary conversation. A temporary chat writes no memories,
-# so its messages are never indexed; a deleted chat's messages are gone with it.
-_RECALLABLE = """
-    m.role IN ('user', 'assistant') AND m.status IN ('complete', 'stopped')
-    AND m.content != ''
-    AND (SELECT c.temporary FROM conversations AS c WHERE c.id = m.conversation_id) = 0
-"""
-
-# The ids of the recallable messages within two places before and after the message
-# ``{row}`` (new or old) in its conversation, and its own id: the rows whose indexed
-# context changes when that message appears, changes or goes.
-_WINDOW = """
-    SELECT {row}.id
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = {row}.conversation_id AND id < {row}.id
-        ORDER BY id DESC LIMIT 2)
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = {row}.conversation_id AND id > {row}.id
-        ORDER BY id LIMIT 2)
-"""
-
-
-def _refresh_window(row: str) -> str:
-    window = _WINDOW.format(row=row)
-    return f"""
-        DELETE FROM messages_fts WHERE rowid IN ({window});
-        INSERT INTO messages_fts (rowid, content, context)
-            SELECT id, content, context FROM message_recall_rows WHERE id IN ({window});
-    """
-
-
-@migrations()
-def m004_episodic_messages(db: Database) -> None:
-    """Episodic recall: every recallable message in a full-text index with the words of
-    the turns around it, its author, and answers whose provenance names a message.
-
-    ``messages_fts`` holds, per recallable message, its text (``content``) and the text
-    of the two recallable messages before and after it in the same conversation
-    (``context``): a reply such as "Yes, last Friday!" is found by the question it
-    answers (on LoCoMo, BM25 over the turn with that context finds the evidence of 0.81
-    of the questions, the turn alone 0.65). Triggers keep it in step with every insert,
-    change and deletion of a message. It stores its own copy of the text (SQLite 3.40
-    has no contentless delete), a few hundred bytes per message.
-
-    ``message_embeddings`` holds each recallable message's vector (computed by the
-    memory service, which also keeps them in its index); a message's vector goes when
-    the message goes or its text changes.
-
-    ``answer_sources`` could only name a memory (``memory_id`` in its primary key);
-    a row now names a memory or a recalled message (``recalled_message_id``), one per
-    rank of an answer's sources. Existing rows are kept.
-    """
-    db.execute("ALTER TABLE messages ADD COLUMN author TEXT")
-    # "What did I say on 9 November?": recall looks messages up by their date.
-    db.execute("CREATE INDEX messages_by_date ON messages(created_at)")
-    db.execute(
-        f"CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m WHERE {_RECALLABLE}"
-    )
-    db.execute(
-        """
-        CREATE VIEW message_recall_rows AS
-        SELECT r.id, r.content, coalesce((
-            SELECT group_concat(content, ' ') FROM (
-                SELECT content FROM (
-                    SELECT id, content FROM recallable_messages
-                    WHERE conversation_id = r.conversation_id AND id < r.id
-                    ORDER BY id DESC LIMIT 2)
-                UNION ALL
-                SELECT content FROM (
-                    SELECT id, content FROM recallable_messages
-                    WHERE conversation_id = r.conversation_id AND id > r.id
-                    ORDER BY id LIMIT 2))), '') AS context
-        FROM recallable_messages AS r"""
-    )
-    db.execute(
-        """
-        CREATE VIRTUAL TABLE messages_fts USING fts5(
-            content, context,
-            tokenize='porter unicode61 remove_diacritics 2'
-        )"""
-    )
-    db.execute(
-        """
-        CREATE TABLE message_embeddings (
-            message_id INTEGER PRIMARY KEY,
-            embedding BLOB NOT NULL,
-            embedding_model TEXT NOT NULL
-        )"""
-    )
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-            {_refresh_window("new")}
-        END"""
-    )
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
-        WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
-            OR old.content != new.content
-        BEGIN
-            DELETE FROM message_embeddings
-            WHERE message_id = new.id AND old.content != new.content;
-            {_refresh_window("new")}
-        END"""
-    )
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-            DELETE FROM message_embeddings WHERE message_id = old.id;
-            {_refresh_window("old")}
-        END"""
-    )
-    db.execute(
-        "INSERT INTO messages_fts (rowid, content, context) "
-        "SELECT id, content, context FROM message_recall_rows"
-    )
-
-    db.execute(
-        """
-        CREATE TABLE answer_sources_v2 (
-            message_id INTEGER NOT NULL REFERENCES messages(id),
-            memory_id INTEGER REFERENCES memories(id),
-            recalled_message_id INTEGER REFERENCES messages(id),
-            rank INTEGER NOT NULL,
-            score REAL NOT NULL,
-            reasons TEXT NOT NULL,
-            PRIMARY KEY (message_id, rank),
-            CHECK ((memory_id IS NULL) != (recalled_message_id IS NULL))
-        )"""
-    )
-    db.execute(
-        """
-        INSERT INTO answer_sources_v2 (message_id, memory_id, rank, score, reasons)
-        SELECT message_id, memory_id,
-               row_number() OVER (PARTITION BY message_id ORDER BY rank, memory_id),
-               score, reasons
-        FROM answer_sources"""
-    )
-    db.execute("DROP TABLE answer_sources")
-    db.execute("ALTER TABLE answer_sources_v2 RENAME TO answer_sources")
-    db.execute("CREATE INDEX answer_sources_by_memory ON answer_sources(memory_id)")
-    db.execute(
-        "CREATE INDEX answer_sources_by_recalled_message ON answer_sources(recalled_message_id)"
-    )
-
-
-@migrations()
-def m005_drop_settings(db: Database) -> None:
-    """Drop ``settings``: nothing ever read or wrote it (settings live in
-    ``settings.json`` in the data directory, the API key in the keyring)."""
-    db.execute("DROP TABLE IF EXISTS settings")
-
-
-@migrations()
-def m006_memory_suggestions(db: Database) -> None:
-    """Facts waiting for the user's yes ("Ask before remembering"). A dismissed one stays,
-    so the same fact is never proposed again for the same message; a message deleted with
-    its conversation takes its suggestions with it."""
-    db.execute(
-        """
-        CREATE TABLE memory_suggestions (
-            id INTEGER PRIMARY KEY,
-            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-            conversation_id INTEGER,
-            content TEXT NOT NULL,
-            normalised TEXT NOT NULL,
-            category TEXT NOT NULL DEFAULT 'Other',
-            confidence REAL NOT NULL DEFAULT 1.0,
-            status TEXT NOT NULL DEFAULT 'pending'
-                CHECK (status IN ('pending', 'accepted', 'dismissed')),
-            memory_id INTEGER REFERENCES memories(id) ON DELETE SET NULL,
-            created_at TEXT NOT NULL,
-            decided_at TEXT,
-            UNIQUE (message_id, normalised)
-        )"""
-    )
-    db.execute("CREATE INDEX memory_suggestions_by_status ON memory_suggestions(status, id)")
-
-
-@migrations()
-def m007_documents(db: Database) -> None:
-    """Documents as evidence beside memory (the user's files, chunked and indexed).
-
-    * ``documents``: one row per file added, with what re-indexing compares (size,
-      sha256, mtime) and its indexing state (queued, indexing, ready, error + why).
-    * ``chunks``: a document's passages, in order, with the page and heading they came
-      from, their vector, and an external-content FTS5 index (``chunks_fts``) kept in
-      step by triggers, as ``memories_fts`` is.
-    * ``document_scopes`` / ``conversation_documents``: which documents a conversation
-      draws evidence from: all (no row), some (the listed ones) or none.
-    * ``answer_evidence``: the passages that fed an answer. The document's name, the page
-      and a snippet are copied, so the provenance of an old answer still reads after
-      its document is removed (the links then become NULL).
-    """
-    db.execute(
-        """
-        CREATE TABLE documents (
-            id INTEGER PRIMARY KEY,
-            path TEXT NOT NULL UNIQUE,
-            name TEXT NOT NULL,
-            size INTEGER NOT NULL DEFAULT 0,
-            sha256 TEXT,
-            mtime REAL,
-            kind TEXT NOT NULL,
-            status TEXT NOT NULL DEFAULT 'queued'
-                CHECK (status IN ('queued', 'indexing', 'ready', 'error')),
-            error TEXT,
-            chunk_count INTEGER NOT NULL DEFAULT 0,
-            page_count INTEGER NOT NULL DEFAULT 0,
-            added_at TEXT NOT NULL,
-            indexed_at TEXT
-        )"""
-    )
-    db.execute(
-        """
-        CREATE TABLE chunks (
-            id INTEGER PRIMARY KEY,
-            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-            ordinal INTEGER NOT NULL,
-            page INTEGER,
-            heading TEXT NOT NULL DEFAULT '',
-            content TEXT NOT NULL,
-            token_count INTEGER NOT NULL,
-            embedding BLOB,
-            embedding_model TEXT,
-            UNIQUE (document_id, ordinal)
-        )"""
-    )
-    db.execute(
-        """
-        CREATE VIRTUAL TABLE chunks_fts USING fts5(
-            content, heading,
-            content='chunks', content_rowid='id',
-            tokenize='porter unicode61 remove_diacritics 2'
-        )"""
-    )
-    db.execute(
-        """
-        CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
-            INSERT INTO chunks_fts(rowid, content, heading)
-            VALUES (new.id, new.content, new.heading);
-        END"""
-    )
-    db.execute(
-        """
-        CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
-            INSERT INTO chunks_fts(chunks_fts, rowid, content, heading)
-            VALUES ('delete', old.id, old.content, old.heading);
-        END"""
-    )
-    db.execute(
-        """
-        CREATE TRIGGER chunks_fts_update AFTER UPDATE OF content, heading ON chunks BEGIN
-            INSERT INTO chunks_fts(chunks_fts, rowid, content, heading)
-            VALUES ('delete', old.id, old.content, old.heading);
-            INSERT INTO chunks_fts(rowid, content, heading)
-            VALUES (new.id, new.content, new.heading);
-        END"""
-    )
-    db.execute(
-        """
-        CREATE TABLE document_scopes (
-            conversation_id INTEGER PRIMARY KEY
-                REFERENCES conversations(id) ON DELETE CASCADE,
-            mode TEXT NOT NULL CHECK (mode IN ('all', 'some', 'none'))
-        )"""
-    )
-    db.execute(
-        """
-        CREATE TABLE conversation_documents (
-            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-            PRIMARY KEY (conversation_id, document_id)
-        )"""
-    )
-    db.execute(
-        """
-        CREATE TABLE answer_evidence (
-            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-            rank INTEGER NOT NULL,
-            chunk_id INTEGER REFERENCES chunks(id) ON DELETE SET NULL,
-            document_id INTEGER REFERENCES documents(id) ON DELETE SET NULL,
-            document_name TEXT NOT NULL,
-            page INTEGER,
-            score REAL NOT NULL,
-            reasons TEXT NOT NULL,
-            snippet TEXT NOT NULL,
-            PRIMARY KEY (message_id, rank)
-        )"""
-    )
-    db.execute("CREATE INDEX answer_evidence_by_chunk ON answer_evidence(chunk_id)")
-    db.execute("CREATE INDEX answer_evidence_by_document ON answer_evidence(document_id)")
-
-
-@migrations()
-def m008_job_interruptions(db: Database) -> None:
-    """``jobs.interruptions``: how many times a job was found ``running`` at a start, that
-    is, how many times the app died while it ran. A document's indexing job found so a
-    second time is not started a third (it may be what kills the app)."""
-    db.execute("ALTER TABLE jobs ADD COLUMN interruptions INTEGER NOT NULL DEFAULT 0")
-
-
-@migrations()
-def m009_imported_conversations(db: Database) -> None:
-    """Conversations brought in from other assistants, and work they queue.
-
-    * ``conversations.source_id`` / ``messages.source_id``: where an imported row came
-      from (``chatgpt:<id>``, ``claude:<uuid>``), unique, so importing the same export
-      again adds nothing twice (NULL for the app's own rows).
-    * ``paused_job_kinds``: kinds of background job the user paused (learning from
-      imported conversations); a row here keeps them queued, in every process, until
-      the user resumes them.
-    * ``memory_suggestions.via``: who proposed a suggestion from outside the app
-      ("Claude Desktop via MCP"); the memory it becomes carries it into its history.
-    """
-    db.execute("ALTER TABLE conversations ADD COLUMN source_id TEXT")
-    db.execute(
-        "CREATE UNIQUE INDEX conversations_by_source ON conversations(source_id) "
-        "WHERE source_id IS NOT NULL"
-    )
-    db.execute("ALTER TABLE messages ADD COLUMN source_id TEXT")
-    db.execute(
-        "CREATE UNIQUE INDEX messages_by_source ON messages(source_id) WHERE source_id IS NOT NULL"
-    )
-    db.execute(
-        """
-        CREATE TABLE paused_job_kinds (
-            kind TEXT PRIMARY KEY,
-            paused_at TEXT NOT NULL
-        )"""
-    )
-    db.execute("ALTER TABLE memory_suggestions ADD COLUMN via TEXT")
-
-
-# m010: what m004 recalled, minus the messages of a version or branch not shown.
-_RECALLABLE_SHOWN = _RECALLABLE + " AND m.hidden = 0"
-
-
-@migrations()
-def m010_message_versions(db: Database) -> None:
-    """Answer versions and chat branches: the messages of a conversation form a tree.
-
-    - ``parent_id``: the message this one follows (NULL for the first); a regenerated
-      answer is a sibling of the old one (same user message as parent), an edited user
-      message a sibling of the old one (same answer before it).
-    - ``selected``: 1 for the sibling shown at its fork (remembered inside a branch that
-      is itself not shown, so going back there shows what was shown before).
-    - ``hidden``: 1 for a message off the shown path. It is derived from the two above
-      (``store.message_tree.refresh_shown_path``) and kept so that every query of "the
-      conversation's messages" stays one ``hidden = 0`` away from right, and so that
-      episodic recall (its views and triggers, redefined here) indexes only what is shown.
-
-    Existing conversations become one straight path: each message's parent is the one
-    before it. A message inserted without a parent (an import, a tool) follows the end
-    of the shown path, by a trigger.
-    """
-    db.execute("ALTER TABLE messages ADD COLUMN parent_id INTEGER REFERENCES messages(id)")
-    db.execute("ALTER TABLE messages ADD COLUMN selected INTEGER NOT NULL DEFAULT 1")
-    db.execute("ALTER TABLE messages ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0")
-    db.execute(
-        """
-        UPDATE messages SET parent_id = (
-            SELECT max(p.id) FROM messages AS p
-            WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id)"""
-    )
-    db.execute("CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id)")
-    db.execute(
-        """
-        CREATE TRIGGER messages_parent_default AFTER INSERT ON messages
-        WHEN new.parent_id IS NULL BEGIN
-            UPDATE messages SET parent_id = (
-                SELECT max(p.id) FROM messages AS p
-                WHERE p.conversation_id = new.conversation_id AND p.id < new.id
-                    AND p.hidden = 0)
-            WHERE id = new.id;
-        END"""
-    )
-    db.execute("DROP VIEW message_recall_rows")
-    db.execute("DROP VIEW recallable_messages")
-    db.execute(
-        "CREATE VIEW recallable_messages AS SELECT m.* FROM messages AS m "
-        f"WHERE {_RECALLABLE_SHOWN}"
-    )
-    db.execute(
-        """
-        CREATE VIEW message_recall_rows AS
-        SELECT r.id, r.content, coalesce((
-            SELECT group_concat(content, ' ') FROM (
-                SELECT content FROM (
-                    SELECT id, content FROM recallable_messages
-                    WHERE conversation_id = r.conversation_id AND id < r.id
-                    ORDER BY id DESC LIMIT 2)
-                UNION ALL
-                SELECT content FROM (
-                    SELECT id, content FROM recallable_messages
-                    WHERE conversation_id = r.conversation_id AND id > r.id
-                    ORDER BY id LIMIT 2))), '') AS context
-        FROM recallable_messages AS r"""
-    )
-    # Hiding or showing a message changes what is recallable, like a change of status;
-    # its vector goes too (the index is re-embedded when it is shown again).
-    db.execute("DROP TRIGGER messages_fts_update")
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status, hidden ON messages
-        WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
-            OR old.content != new.content OR old.hidden != new.hidden
-        BEGIN
-            DELETE FROM message_embeddings
-            WHERE message_id = new.id
-                AND (old.content != new.content OR old.hidden != new.hidden);
-            {_refresh_window("new")}
-        END"""
-    )
-
-
-@migrations()
-def m011_chat_titles_pins_and_instructions(db: Database) -> None:
-    """Chats named by the model, pinned by the user, and the user's custom instructions.
-
-    * ``conversations.title_auto``: 1 while the title is the stand-in made from the first
-      words of the first message, which the title job may replace with a model's short
-      title; a rename (or that job) sets it to 0, so the user's title always wins.
-      Existing conversations keep the titles they have (0).
-    * ``conversations.pinned``: 1 keeps the chat at the top of the list.
-    * ``profile_instructions``: the profile's custom instructions (one row, id 1);
-      ``conversations.instructions``: a chat's override as JSON (NULL: the profile's);
-      ``messages.instructions``: what an answer's prompt carried, for its *Sources*.
-    """
-    db.execute("ALTER TABLE conversations ADD COLUMN title_auto INTEGER NOT NULL DEFAULT 0")
-    db.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
-    db.execute(
-        """
-        CREATE TABLE profile_instructions (
-            id INTEGER PRIMARY KEY CHECK (id = 1),
-            respond TEXT NOT NULL DEFAULT '',
-            about TEXT NOT NULL DEFAULT '',
-            updated_at TEXT NOT NULL
-        )"""
-    )
-    db.execute("ALTER TABLE conversations ADD COLUMN instructions TEXT")
-    db.execute("ALTER TABLE messages ADD COLUMN instructions TEXT")
-
-
-@migrations()
-def m012_chat_settings_and_token_usage(db: Database) -> None:
-    """A chat's own model settings, and what each answer cost in tokens.
-
-    * ``conversations.model_settings``: the chat's own model, temperature and context
-      budget as JSON (NULL, or a key left out: the profile's; see core.conversations.chat_settings).
-    * ``messages.usage``: an answer's token usage as JSON: the prompt and completion
-      tokens as the server reported them (null when it reported none) and the tokens
-      of the turn's memories, recalled messages and passages as the prompt budget
-      counted them (see core.turns.token_usage). NULL for answers written before.
-    """
-    db.execute("ALTER TABLE conversations ADD COLUMN model_settings TEXT")
-    db.execute("ALTER TABLE messages ADD COLUMN usage TEXT")
-
-
-@migrations()
-def m013_projects(db: Database) -> None:
-    """Projects: a project groups chats, documents and memories (issue 26).
-
-    * ``projects``: a name, the project's custom instructions (JSON, as a chat's
-      override; NULL: the profile's) and its default chat model (NULL: the profile's).
-    * ``conversations.project_id``, ``documents.project_id``: where a chat or a document
-      belongs (NULL: outside any project).
-    * ``memories.project_id``: the project a memory belongs to (NULL: everywhere). A
-      memory learned in a project's chat gets the chat's project when it is written
-      (``memory_writes``); the user promotes it to everywhere, or demotes it back.
-    Existing rows stay outside any project: every chat and memory works as before.
-    """
-    db.execute(
-        """
-        CREATE TABLE projects (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL,
-            instructions TEXT,
-            default_model TEXT,
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL
-        )"""
-    )
-    db.execute("ALTER TABLE conversations ADD COLUMN project_id INTEGER REFERENCES projects(id)")
-    db.execute("ALTER TABLE memories ADD COLUMN project_id INTEGER REFERENCES projects(id)")
-    db.execute("ALTER TABLE documents ADD COLUMN project_id INTEGER REFERENCES projects(id)")
-    db.execute("CREATE INDEX conversations_by_project ON conversations(project_id)")
-    db.execute("CREATE INDEX memories_by_project ON memories(project_id)")
-
-
-@migrations()
-def m014_chat_attachments(db: Database) -> None:
-    """Files attached in a chat's composer: documents that belong to one chat.
-
-    * ``documents.attachment``: 1 for a file attached in the composer (its ``path`` is the
-      app's own copy under the profile's ``attachments`` folder), 0 for the user's
-      library (the Documents tab).
-    * ``documents.conversation_id``: the chat an attachment belongs to; NULL for the
-      library, and for an attachment held by a new chat until its first message is sent.
-      An attachment is evidence for its own chat only, and goes with the chat.
-    """
-    db.execute("ALTER TABLE documents ADD COLUMN attachment INTEGER NOT NULL DEFAULT 0")
-    db.execute(
-        "ALTER TABLE documents ADD COLUMN conversation_id INTEGER "
-        "REFERENCES conversations(id) ON DELETE CASCADE"
-    )
-    db.execute(
-        "CREATE INDEX documents_by_conversation ON documents(conversation_id) WHERE attachment = 1"
-    )
-
-
-@migrations()
-def m015_messages_as_sent(db: Database) -> None:
-    """``messages.sent_content``: a user message as its prompt carried it (the turn's
-    data, then the user's words under their header). The next turns' history sends it
-    so, word for word, and their prompts start with the whole previous prompt and its
-    answer: a server's prompt cache reads only what is new (issue 22). NULL for
-    messages sent before (and imported ones): their history sends their words."""
-    db.execute("ALTER TABLE messages ADD COLUMN sent_content TEXT")
-
-
-@migrations()
-def m016_idempotent_recall_window(db: Database) -> None:
-    """PostgreSQL's recall-window refresh became an upsert (issue 39 G1): two computers
-    re-indexing one window at once both inserted the same row. Here nothing changes:
-    SQLite's writers take the write lock one at a time, so its delete-then-insert is
-    never interleaved. Recorded on both stores, so their histories keep one list of names."""
-
-
-# m017: the ids of the recallable messages within two places before and after the
-# position ``{at}`` in conversation ``{row}.conversation_id``, and ``{row}.id``: the
-# window of m004, with the position apart from the id because a BEFORE INSERT trigger
-# sees -1 for an id SQLite has not chosen yet (it will be past every other id).
-_WINDOW_AT = """
-    SELECT {row}.id
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = {row}.conversation_id AND id < {at}
-        ORDER BY id DESC LIMIT 2)
-    UNION SELECT id FROM (
-        SELECT id FROM recallable_messages
-        WHERE conversation_id = {row}.conversation_id AND id > {at}
-        ORDER BY id LIMIT 2)
-"""
-_NEW_POSITION = "(CASE WHEN new.id < 0 THEN 9223372036854775807 ELSE new.id END)"
-
-
-def _unindex_window(row: str, at: str) -> str:
-    """Take the window's rows out of ``messages_fts`` as the view shows them now: an
-    external-content index deletes a row by being told the words it indexed."""
-    window = _WINDOW_AT.format(row=row, at=at)
-    return f"""
-        INSERT INTO messages_fts (messages_fts, rowid, content, context)
-            SELECT 'delete', id, content, context FROM message_recall_rows
-            WHERE id IN ({window});
-    """
-
-
-def _index_window(row: str) -> str:
-    window = _WINDOW_AT.format(row=row, at=f"{row}.id")
-    return f"""
-        INSERT INTO messages_fts (rowid, content, context)
-            SELECT id, content, context FROM message_recall_rows WHERE id IN ({window});
-    """
-
-
-_RECALL_CHANGES = """
-    WHEN old.status IN ('complete', 'stopped') OR new.status IN ('complete', 'stopped')
-        OR old.content != new.content OR old.hidden != new.hidden
-"""
-
-
-@migrations()
-def m017_recall_index_without_its_copy(db: Database) -> None:
-    """``messages_fts`` indexes what ``message_recall_rows`` shows and keeps no copy of
-    it (issue 39 G11): its ``messages_fts_content`` held each message's text and its
-    four neighbours' again, 5.0 GB of a 7.4 GB profile. It becomes an external-content
-    table over the view; the words it indexes, and so every ranking, are the same.
-
-    FTS5 deletes an external-content row by the words it indexed, which the view shows
-    only until the change: each trigger now comes in two, a BEFORE trigger taking the
-    window of rows the change touches out of the index while the view still shows their
-    old text, and the AFTER trigger of m010 putting them back as they now read. The index
-    is rebuilt from the view here (the old copy's pages are free for the profile to reuse;
-    the file shrinks only by a VACUUM).
-    """
-    for trigger in ("messages_fts_insert", "messages_fts_update", "messages_fts_delete"):
-        db.execute(f"DROP TRIGGER {trigger}")
-    db.execute("DROP TABLE messages_fts")
-    db.execute(
-        """
-        CREATE VIRTUAL TABLE messages_fts USING fts5(
-            content, context,
-            content='message_recall_rows', content_rowid='id',
-            tokenize='porter unicode61 remove_diacritics 2'
-        )"""
-    )
-    db.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_insert_before BEFORE INSERT ON messages BEGIN
-            {_unindex_window("new", _NEW_POSITION)}
-        END"""
-    )
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-            {_index_window("new")}
-        END"""
-    )
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_update_before
-        BEFORE UPDATE OF content, status, hidden ON messages {_RECALL_CHANGES}
-        BEGIN
-            {_unindex_window("old", "old.id")}
-        END"""
-    )
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_update
-        AFTER UPDATE OF content, status, hidden ON messages {_RECALL_CHANGES}
-        BEGIN
-            DELETE FROM message_embeddings
-            WHERE message_id = new.id
-                AND (old.content != new.content OR old.hidden != new.hidden);
-            {_index_window("new")}
-        END"""
-    )
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_delete_before BEFORE DELETE ON messages BEGIN
-            {_unindex_window("old", "old.id")}
-        END"""
-    )
-    db.execute(
-        f"""
-        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-            DELETE FROM message_embeddings WHERE message_id = old.id;
-            {_index_window("old")}
-        END"""
-    )
+"""Synthetic bookkeeping module for the router's long-context turns (generated)."""
+
+import datetime
+import json
+
+def audit_budget_1(rows, limit=443):
+    """Audit each budget up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('budget_id') and row.get('amount', 0) > 799:
+            row['audited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'budgets': len(changed), 'step': 1})
+
+def format_budget_2(rows, limit=265):
+    """Format each budget up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('budget_id') and row.get('amount', 0) > 875:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'budgets': len(changed), 'step': 2})
+
+def merge_supplier_3(rows, limit=99):
+    """Merge each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 823:
+            row['mergeed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 3})
+
+def format_forecast_4(rows, limit=327):
+    """Format each forecast up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('forecast_id') and row.get('amount', 0) > 628:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'forecasts': len(changed), 'step': 4})
+
+def save_customer_5(rows, limit=233):
+    """Save each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 310:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 5})
+
+def save_customer_6(rows, limit=280):
+    """Save each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 829:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 6})
+
+def refresh_order_7(rows, limit=207):
+    """Refresh each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 463:
+            row['refreshed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 7})
+
+def check_supplier_8(rows, limit=324):
+    """Check each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 15:
+            row['checked_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 8})
+
+def save_forecast_9(rows, limit=35):
+    """Save each forecast up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('forecast_id') and row.get('amount', 0) > 36:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'forecasts': len(changed), 'step': 9})
+
+def merge_shipment_10(rows, limit=312):
+    """Merge each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 30:
+            row['mergeed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 10})
+
+def total_budget_11(rows, limit=230):
+    """Total each budget up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('budget_id') and row.get('amount', 0) > 605:
+            row['totaled_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'budgets': len(changed), 'step': 11})
+
+def audit_shipment_12(rows, limit=124):
+    """Audit each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 655:
+            row['audited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 12})
+
+def format_ledger_13(rows, limit=7):
+    """Format each ledger up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('ledger_id') and row.get('amount', 0) > 678:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'ledgers': len(changed), 'step': 13})
+
+def format_invoice_14(rows, limit=340):
+    """Format each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 284:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 14})
+
+def audit_account_15(rows, limit=482):
+    """Audit each account up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('account_id') and row.get('amount', 0) > 860:
+            row['audited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'accounts': len(changed), 'step': 15})
+
+def split_invoice_16(rows, limit=166):
+    """Split each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 776:
+            row['splited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 16})
+
+def audit_shipment_17(rows, limit=152):
+    """Audit each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 30:
+            row['audited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 17})
+
+def refresh_invoice_18(rows, limit=397):
+    """Refresh each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 110:
+            row['refreshed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 18})
+
+def save_account_19(rows, limit=438):
+    """Save each account up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('account_id') and row.get('amount', 0) > 297:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'accounts': len(changed), 'step': 19})
+
+def save_account_20(rows, limit=495):
+    """Save each account up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('account_id') and row.get('amount', 0) > 17:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'accounts': len(changed), 'step': 20})
+
+def merge_order_21(rows, limit=112):
+    """Merge each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 53:
+            row['mergeed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 21})
+
+def archive_budget_22(rows, limit=367):
+    """Archive each budget up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('budget_id') and row.get('amount', 0) > 406:
+            row['archiveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'budgets': len(changed), 'step': 22})
+
+def save_account_23(rows, limit=294):
+    """Save each account up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('account_id') and row.get('amount', 0) > 644:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'accounts': len(changed), 'step': 23})
+
+def split_shipment_24(rows, limit=177):
+    """Split each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 89:
+            row['splited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 24})
+
+def total_ledger_25(rows, limit=12):
+    """Total each ledger up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('ledger_id') and row.get('amount', 0) > 419:
+            row['totaled_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'ledgers': len(changed), 'step': 25})
+
+def check_invoice_26(rows, limit=131):
+    """Check each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 723:
+            row['checked_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 26})
+
+def load_invoice_27(rows, limit=35):
+    """Load each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 476:
+            row['loaded_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 27})
+
+def check_budget_28(rows, limit=354):
+    """Check each budget up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('budget_id') and row.get('amount', 0) > 572:
+            row['checked_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'budgets': len(changed), 'step': 28})
+
+def format_shipment_29(rows, limit=265):
+    """Format each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 195:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 29})
+
+def archive_customer_30(rows, limit=334):
+    """Archive each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 392:
+            row['archiveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 30})
+
+def archive_invoice_31(rows, limit=220):
+    """Archive each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 217:
+            row['archiveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 31})
+
+def split_order_32(rows, limit=447):
+    """Split each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 822:
+            row['splited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 32})
+
+def split_supplier_33(rows, limit=458):
+    """Split each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 20:
+            row['splited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 33})
+
+def check_shipment_34(rows, limit=206):
+    """Check each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 874:
+            row['checked_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 34})
+
+def refresh_supplier_35(rows, limit=56):
+    """Refresh each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 43:
+            row['refreshed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 35})
+
+def merge_customer_36(rows, limit=231):
+    """Merge each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 264:
+            row['mergeed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 36})
+
+def refresh_order_37(rows, limit=173):
+    """Refresh each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 850:
+            row['refreshed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 37})
+
+def archive_ledger_38(rows, limit=42):
+    """Archive each ledger up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('ledger_id') and row.get('amount', 0) > 76:
+            row['archiveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'ledgers': len(changed), 'step': 38})
+
+def merge_invoice_39(rows, limit=303):
+    """Merge each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 651:
+            row['mergeed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 39})
+
+def load_shipment_40(rows, limit=312):
+    """Load each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 377:
+            row['loaded_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 40})
+
+def refresh_report_41(rows, limit=237):
+    """Refresh each report up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('report_id') and row.get('amount', 0) > 130:
+            row['refreshed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'reports': len(changed), 'step': 41})
+
+def format_supplier_42(rows, limit=431):
+    """Format each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 588:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 42})
+
+def archive_customer_43(rows, limit=98):
+    """Archive each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 642:
+            row['archiveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 43})
+
+def split_customer_44(rows, limit=470):
+    """Split each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 233:
+            row['splited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 44})
+
+def merge_supplier_45(rows, limit=376):
+    """Merge each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 194:
+            row['mergeed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 45})
+
+def audit_customer_46(rows, limit=105):
+    """Audit each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 703:
+            row['audited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 46})
+
+def format_account_47(rows, limit=314):
+    """Format each account up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('account_id') and row.get('amount', 0) > 80:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'accounts': len(changed), 'step': 47})
+
+def load_account_48(rows, limit=58):
+    """Load each account up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('account_id') and row.get('amount', 0) > 111:
+            row['loaded_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'accounts': len(changed), 'step': 48})
+
+def audit_order_49(rows, limit=497):
+    """Audit each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 261:
+            row['audited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 49})
+
+def archive_shipment_50(rows, limit=136):
+    """Archive each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 430:
+            row['archiveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 50})
+
+def format_supplier_51(rows, limit=155):
+    """Format each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 532:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 51})
+
+def save_customer_52(rows, limit=69):
+    """Save each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 233:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 52})
+
+def audit_budget_53(rows, limit=339):
+    """Audit each budget up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('budget_id') and row.get('amount', 0) > 872:
+            row['audited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'budgets': len(changed), 'step': 53})
+
+def refresh_supplier_54(rows, limit=42):
+    """Refresh each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 286:
+            row['refreshed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 54})
+
+def merge_shipment_55(rows, limit=388):
+    """Merge each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 16:
+            row['mergeed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 55})
+
+def split_invoice_56(rows, limit=215):
+    """Split each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 456:
+            row['splited_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 56})
+
+def load_shipment_57(rows, limit=28):
+    """Load each shipment up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('shipment_id') and row.get('amount', 0) > 180:
+            row['loaded_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'shipments': len(changed), 'step': 57})
+
+def total_ledger_58(rows, limit=276):
+    """Total each ledger up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('ledger_id') and row.get('amount', 0) > 585:
+            row['totaled_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'ledgers': len(changed), 'step': 58})
+
+def save_customer_59(rows, limit=190):
+    """Save each customer up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('customer_id') and row.get('amount', 0) > 141:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'customers': len(changed), 'step': 59})
+
+def total_budget_60(rows, limit=341):
+    """Total each budget up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('budget_id') and row.get('amount', 0) > 750:
+            row['totaled_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'budgets': len(changed), 'step': 60})
+
+def refresh_forecast_61(rows, limit=489):
+    """Refresh each forecast up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('forecast_id') and row.get('amount', 0) > 143:
+            row['refreshed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'forecasts': len(changed), 'step': 61})
+
+def load_supplier_62(rows, limit=477):
+    """Load each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 18:
+            row['loaded_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 62})
+
+def total_budget_63(rows, limit=363):
+    """Total each budget up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('budget_id') and row.get('amount', 0) > 319:
+            row['totaled_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'budgets': len(changed), 'step': 63})
+
+def load_order_64(rows, limit=311):
+    """Load each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 651:
+            row['loaded_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 64})
+
+def format_invoice_65(rows, limit=39):
+    """Format each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 748:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 65})
+
+def total_ledger_66(rows, limit=74):
+    """Total each ledger up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('ledger_id') and row.get('amount', 0) > 74:
+            row['totaled_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'ledgers': len(changed), 'step': 66})
+
+def format_invoice_67(rows, limit=284):
+    """Format each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 376:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 67})
+
+def check_order_68(rows, limit=411):
+    """Check each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 349:
+            row['checked_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 68})
+
+def save_report_69(rows, limit=355):
+    """Save each report up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('report_id') and row.get('amount', 0) > 484:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'reports': len(changed), 'step': 69})
+
+def archive_invoice_70(rows, limit=488):
+    """Archive each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 809:
+            row['archiveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 70})
+
+def format_order_71(rows, limit=298):
+    """Format each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 14:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 71})
+
+def archive_supplier_72(rows, limit=199):
+    """Archive each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 596:
+            row['archiveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 72})
+
+def refresh_order_73(rows, limit=41):
+    """Refresh each order up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('order_id') and row.get('amount', 0) > 82:
+            row['refreshed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'orders': len(changed), 'step': 73})
+
+def save_invoice_74(rows, limit=136):
+    """Save each invoice up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('invoice_id') and row.get('amount', 0) > 900:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'invoices': len(changed), 'step': 74})
+
+def total_account_75(rows, limit=203):
+    """Total each account up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('account_id') and row.get('amount', 0) > 752:
+            row['totaled_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'accounts': len(changed), 'step': 75})
+
+def format_supplier_76(rows, limit=230):
+    """Format each supplier up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('supplier_id') and row.get('amount', 0) > 473:
+            row['formated_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'suppliers': len(changed), 'step': 76})
+
+def save_forecast_77(rows, limit=270):
+    """Save each forecast up to the limit and return what changed."""
+    changed = []
+    for row in rows[:limit]:
+        if row.get('forecast_id') and row.get('amount', 0) > 768:
+            row['saveed_at'] = datetime.date.today().isoformat()
+            changed.append(row)
+    return json.dumps({'forecasts': len(changed), 'step': 77})
+
