@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from acai_desktop.core.models.context_window import window_from_table
+from acai_desktop.core.models.context_window import BUILT_IN_SERVER, window_from_table
 from acai_desktop.core.models.detection import DetectionReport
 from acai_desktop.core.models.presets import (
     BUNDLED_LOCAL_MODEL,
@@ -30,7 +30,6 @@ from acai_desktop.core.routing.selection import Candidate, Speed, Where, where_i
 
 #: A window assumed for a model no table knows: the smallest common one.
 ASSUMED_WINDOW = 8_192
-BUILT_IN = "the built-in server"
 # Models a server lists that do not chat: embedders, speech, images, moderation.
 _NOT_FOR_CHAT = re.compile(r"embed|whisper|tts|dall-e|moderation|rerank|transcribe", re.I)
 
@@ -86,7 +85,7 @@ def offers_found(
     servers ``found`` on this computer, OpenAI (``openai_models``, when a key is kept
     and it is not the configured provider) and the built-in model when installed."""
     built_in_configured = settings.provider == ProviderName.LOCAL
-    label = BUILT_IN if built_in_configured else preset(settings.provider).label
+    label = BUILT_IN_SERVER if built_in_configured else preset(settings.provider).label
     offers = [Offer(label, settings.resolved_base_url(), tuple(configured_models))]
     for probe in found.reachable:
         if probe.base_url != offers[0].base_url:
@@ -96,5 +95,5 @@ def offers_found(
             Offer(preset(ProviderName.OPENAI).label, OPENAI_BASE_URL, tuple(openai_models))
         )
     if found.bundled_model is not None and found.local_extra_installed and not built_in_configured:
-        offers.append(Offer(BUILT_IN, None, (BUNDLED_LOCAL_MODEL,)))
+        offers.append(Offer(BUILT_IN_SERVER, None, (BUNDLED_LOCAL_MODEL,)))
     return offers
