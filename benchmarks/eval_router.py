@@ -16,9 +16,8 @@ from pathlib import Path
 from acai_desktop.core.documents.readers import read_document
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.tokens import estimate_tokens
-from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 from acai_desktop.core.routing.turn_kinds import TurnKind
-from acai_desktop.core.routing.turn_meaning import TurnMeaning, turn_meaning_for
+from acai_desktop.core.routing.turn_meaning import TurnMeaning
 from acai_desktop.core.routing.turn_needs import AttachedFile, analyse_turn, is_image
 
 KINDS = tuple(kind.value for kind in TurnKind)
@@ -52,14 +51,6 @@ def read_prompts(path: Path) -> list[dict]:
     if not prompts:
         raise InvalidInputError(f"{path.name} holds no prompts.")
     return prompts
-
-
-def meaning_of_the_app() -> TurnMeaning | None:
-    """The meaning signal the app uses with its default, offline embedder (loaded now,
-    so no turn pays for the load)."""
-    embedder = WordLlamaEmbedder()
-    embedder.embed_sync(["warm"])
-    return turn_meaning_for(embedder)
 
 
 def evaluate(path: Path, meaning: TurnMeaning | None = None) -> dict:

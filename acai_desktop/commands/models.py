@@ -51,6 +51,7 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.models.choice import ModelOverrides
     from acai_desktop.core.routing.reachable import reachable_candidates
     from acai_desktop.core.routing.selection import choose_model
+    from acai_desktop.core.routing.turn_meaning import offline_turn_meaning
     from acai_desktop.core.routing.turn_needs import analyse_turn
 
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
@@ -58,7 +59,8 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     route = None
     if args.route is not None:
         policy = Policy[args.policy.upper()]
-        needs = analyse_turn(args.route)
+        # The words read as the window reads them, with the meaning signal.
+        needs = analyse_turn(args.route, meaning=offline_turn_meaning())
         route = choose_model(needs, candidates, policy, private=args.local_only)
     if args.json:
         print(json.dumps(_as_json(candidates, problems, route), ensure_ascii=False, indent=2))

@@ -35,10 +35,11 @@ def add_router_parser(actions: argparse._SubParsersAction, common) -> None:
 
 
 def run_router(args: argparse.Namespace) -> int:
-    from benchmarks.eval_router import evaluate, format_report, meaning_of_the_app
+    from acai_desktop.core.routing.turn_meaning import offline_turn_meaning
+    from benchmarks.eval_router import evaluate, format_report
 
     if not args.prompts.is_file():
         raise InvalidInputError(f"{args.prompts} is not a file.")
-    report = evaluate(args.prompts, None if args.rules_only else meaning_of_the_app())
+    report = evaluate(args.prompts, None if args.rules_only else offline_turn_meaning())
     print(json.dumps(report) if args.json else format_report(report))
     return 0

@@ -77,3 +77,13 @@ def turn_meaning_for(embedder: object) -> TurnMeaning | None:
         for kind, vector in data["centroids"].items()
     }
     return TurnMeaning(embedder, centroids)  # type: ignore[arg-type]
+
+
+def offline_turn_meaning() -> TurnMeaning | None:
+    """The meaning signal with the offline embedder loaded now, as the window's turns have
+    it (the command line and the evaluations: no message waits for the load)."""
+    from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
+
+    embedder = WordLlamaEmbedder()
+    embedder.embed_sync(["load"])
+    return turn_meaning_for(embedder)
