@@ -52,7 +52,6 @@ class TurnRouter:
         *,
         secrets: SecretStore | None = None,
     ) -> None:
-        self.settings = settings
         self.client = client
         self._find = find
         self.speeds = speeds
