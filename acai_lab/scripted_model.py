@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from acai_desktop.core.rules.prompt_quoting import asked_text
-from acai_lab.scripted_openai import Reply
+from acai_lab.scripted_openai import Reply, text_of
 
 FACT_PATTERNS = [
     (re.compile(r"\bmy name is (\w+)", re.I), "The user's name is {0}", "Personal"),
@@ -69,18 +69,18 @@ def _attribute(fact: str) -> str:
 def last_user_text(body: dict) -> str:
     """The user's own words in the last user message (without the turn's data)."""
     users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    return asked_text(users[-1]["content"]) if users else ""
+    return asked_text(text_of(users[-1])) if users else ""
 
 
 def _turn_data(body: dict) -> str:
     """What came with the last user message before the user's own words."""
     users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    content = users[-1]["content"] if users else ""
+    content = text_of(users[-1]) if users else ""
     return content.removesuffix(asked_text(content))
 
 
 def _system_text(body: dict) -> str:
-    return "\n".join(m["content"] for m in body.get("messages", []) if m.get("role") == "system")
+    return "\n".join(text_of(m) for m in body.get("messages", []) if m.get("role") == "system")
 
 
 #: The title prompt's opening words (resources/prompts/title.txt).

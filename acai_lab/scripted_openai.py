@@ -175,9 +175,27 @@ def hashed_embedding(text: str, dimensions: int = EMBEDDING_DIMENSIONS) -> list[
     return (vector / norm if norm else vector).tolist()
 
 
+def text_of(message: dict) -> str:
+    """A message's text: its content, or the text parts of a content list (a user
+    message carrying images: ``[{"type": "text", …}, {"type": "image_url", …}]``)."""
+    content = message.get("content") or ""
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if p.get("type") == "text")
+    return str(content)
+
+
+def image_parts(message: dict) -> list[str]:
+    """The image URLs (``data:…;base64,…``) a message's content parts carry."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [p["image_url"]["url"] for p in content if p.get("type") == "image_url"]
+
+
 def prompt_words(request: dict) -> int:
-    """The prompt's "tokens" as this server reports them: its messages' words."""
-    return sum(len(str(m.get("content", "")).split()) for m in request.get("messages", []))
+    """The prompt's "tokens" as this server reports them: its messages' words (an
+    image's bytes are not words)."""
+    return sum(len(text_of(m).split()) for m in request.get("messages", []))
 
 
 def _usage(request: dict, content: str) -> dict:

@@ -402,6 +402,7 @@ async def _assemble(
         instructions=instructions,
         chat_settings=chat_settings,
         router=router,
+        data_dir=profile.data_dir,
     )
     conversation_service = ConversationService(
         conversations, data.provenance, memories, events, attachments

@@ -91,6 +91,11 @@ class ModelReplyError(ModelError):
     """The reply was broken: a stream dropped or ended early, or the body was not valid."""
 
 
+class ModelCantSeeError(ModelError):
+    """The message carries an image and the model that would answer is known not to see
+    images: refused before any call (the message and its image are kept)."""
+
+
 class LocalModelUnavailableError(ModelError):
     """The managed local model server cannot run (extra not installed, model file missing,
     or the server did not start)."""

@@ -12,13 +12,15 @@ from acai_desktop.core.models.choice import ModelOverrides
 from acai_desktop.core.models.detection import DetectionReport, detect_providers
 from acai_desktop.core.models.presets import ProviderName, RoleModels
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
-from acai_lab.scripted_openai import FakeOpenAIServer, Reply
+from acai_lab.scripted_openai import FakeOpenAIServer, Reply, image_parts
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
 from tests.support.closed_ports import closed_urls
+from tests.support.images import data_url_of, write_png
 from tests.support.memory import shared_embedder
 
 TINY, STRONG, CODER = "SmolLM2-135M-Instruct", "gpt-4o", "qwen2.5-coder:7b"
+VISION = "llava:13b"
 CODE_TURN = "Write a Python function that reverses a list."
 
 
@@ -148,3 +150,65 @@ def test_a_chat_with_its_own_model_and_a_profile_without_a_policy_are_never_rero
     assert unrouted.answer.model == TINY and unrouted.route is None
     assert "route" not in (unrouted.answer.plan or {})
     assert asked_here == []
+
+
+def test_a_turn_with_an_image_goes_to_the_model_that_sees_on_its_server(tmp_path):
+    """The profile's own server runs text-only models (and refuses images, as such a
+    server does); the one found on this computer runs LLaVA."""
+    photo = tmp_path / "photo.png"
+    png = write_png(photo)
+
+    def text_only(request: dict) -> Reply:
+        if any(image_parts(m) for m in request["messages"]):
+            return Reply(status=400, error_message="this model does not take images")
+        return _naming_its_model(request)
+
+    async def scenario(own, ollama):
+        async with _assistant(tmp_path, own, ollama, "best") as assistant:
+            chat = await assistant.conversations.create()
+            image = await assistant.attachments.attach_file(photo, chat.id)
+            seen = await assistant.orchestrator.send(
+                chat.id, "What is this?", attachment_ids=[image.id]
+            )
+            words = await assistant.orchestrator.send(chat.id, "Thanks! Any tips?")
+            return seen, words
+
+    with FakeOpenAIServer() as own, FakeOpenAIServer() as ollama:
+        own.models, ollama.models = [TINY, "qwen2.5:32b"], [VISION]
+        own.responder, ollama.responder = text_only, _naming_its_model
+        seen, words = run(scenario(own, ollama))
+        to_own = [r.json for r in own.chat_requests() if r.json.get("stream")]
+        to_vision = [r.json for r in ollama.chat_requests() if r.json.get("stream")]
+    assert seen.answer.content == f"Answer from {VISION}." and seen.route["kind"] == "vision"
+    ruled = {c["model"]: c["ruled_out"] for c in seen.route["considered"]}
+    assert ruled == {
+        TINY: "it can't see images",
+        "qwen2.5:32b": "it can't see images",
+        VISION: None,
+    }
+    [asked] = to_vision
+    assert image_parts(asked["messages"][-1]) == [data_url_of(png)]
+    # The next turn, words only, is the text models' again, and carries no image.
+    assert words.route["kind"] != "vision" and words.answer.model == "qwen2.5:32b"
+    assert not any(image_parts(m) for r in to_own for m in r["messages"])
+
+
+def test_a_routed_turn_with_an_image_and_no_model_that_sees_is_refused(tmp_path):
+    photo = tmp_path / "photo.png"
+    write_png(photo)
+
+    async def scenario(own, ollama):
+        async with _assistant(tmp_path, own, ollama, "best") as assistant:
+            chat = await assistant.conversations.create()
+            image = await assistant.attachments.attach_file(photo, chat.id)
+            return await assistant.orchestrator.send(
+                chat.id, "What is this?", attachment_ids=[image.id]
+            )
+
+    with FakeOpenAIServer() as own, FakeOpenAIServer() as ollama:
+        own.models, ollama.models = [TINY], [CODER]
+        result = run(scenario(own, ollama))
+        streamed = [r for s in (own, ollama) for r in s.chat_requests() if r.json.get("stream")]
+    assert result.status == "error" and streamed == []
+    assert "none of the models you can reach sees images" in result.answer.error
+    assert result.route["reason"] == "vision → no model can do it; the chat's model answered"

@@ -12,6 +12,11 @@ and search), with two differences (docs/architecture.md, "Attachments"):
   attached, the same file may be attached to two chats, and removing it removes the
   copy only, never the user's file.
 
+An image (a file, or a picture pasted from the clipboard) is an attachment too, of kind
+``image`` (``images.py``): checked and copied the same way, but with nothing to index,
+so it is ready at once and has no passages; the message it was sent with carries it to
+the model (``core/turns/turn_images.py``).
+
 The readers' refusals come at once, when the file is attached (:func:`check_readable`),
 so a file that can't be used never reaches the send. A new chat's attachments are
 *held* (no conversation yet) and bound to the chat its first message starts; held
@@ -29,6 +34,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from acai_desktop.core import events as ev
+from acai_desktop.core.documents.images import (
+    IMAGE_KIND,
+    PASTED_IMAGE_FILE,
+    image_facts,
+    pasted_image_name,
+    read_image,
+)
 from acai_desktop.core.documents.model import (
     AttachmentFailed,
     Document,
@@ -37,11 +49,13 @@ from acai_desktop.core.documents.model import (
 )
 from acai_desktop.core.documents.readers import (
     check_readable,
+    fingerprint,
     name_not_utf8,
     printable_path,
 )
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.errors import NotFoundError
+from acai_desktop.core.routing.turn_needs import is_image
 from acai_desktop.core.store import documents as sql
 
 log = logging.getLogger(__name__)
@@ -82,6 +96,9 @@ class ChatAttachments:
         shown = printable_path(path)
         if shown != str(path):
             raise DocumentReadError(name_not_utf8(shown))
+        if is_image(path):
+            data, _facts = await asyncio.to_thread(read_image, path)
+            return await self._attach_image(data, path.name, path.name, conversation_id)
         kind = await asyncio.to_thread(_attachable, path)
         copy, size = await asyncio.to_thread(self._copy, path)
         return await self._queue(copy, size, path.name, kind, conversation_id)
@@ -92,6 +109,37 @@ class ChatAttachments:
             raise DocumentReadError("The pasted text is empty: there is nothing to attach.")
         copy, size = await asyncio.to_thread(self._write, text)
         return await self._queue(copy, size, pasted_name(text), "text", conversation_id)
+
+    async def attach_image(self, data: bytes, conversation_id: int | None) -> Document:
+        """A pasted image (its bytes, as the clipboard gave them in PNG) becomes an image
+        attachment of the chat; refused at once, saying why, like a file."""
+        facts = image_facts(data, "The pasted image")
+        name = pasted_image_name(facts)
+        return await self._attach_image(data, PASTED_IMAGE_FILE, name, conversation_id)
+
+    async def _attach_image(
+        self, data: bytes, file_name: str, name: str, conversation_id: int | None
+    ) -> Document:
+        """An image is ready at once: nothing to index (a model that sees reads it whole).
+        The bytes checked are the bytes copied, so what is sent is what was checked."""
+        copy, size = await asyncio.to_thread(
+            self._store_file, file_name, lambda copy: copy.write_bytes(data)
+        )
+        try:
+            document = await self.store.run(
+                sql.add_ready_attachment,
+                str(copy),
+                name,
+                IMAGE_KIND,
+                size,
+                fingerprint(data),
+                conversation_id,
+            )
+        except BaseException:
+            await asyncio.to_thread(self._delete_copy, str(copy))
+            raise
+        self.events.emit(ev.DocumentAdded(document))
+        return document
 
     async def _queue(
         self, copy: Path, size: int, name: str, kind: str, conversation_id: int | None

@@ -49,7 +49,7 @@ class Document:
     path: str
     name: str
     size: int
-    kind: str  # text, markdown, pdf, html, code
+    kind: str  # text, markdown, pdf, html, code; image (an attachment, never indexed)
     status: DocumentStatus
     added_at: str
     sha256: str | None = None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acai_desktop.core.documents.html_text import html_to_text
+from acai_desktop.core.documents.images import IMAGE_SUFFIXES
 from acai_desktop.core.documents.model import DocumentReadError
 from acai_desktop.core.documents.pdf_text import PageProgress, check_pdf, pdf_pages
 from acai_desktop.core.files.regular import NotRegularFileError, open_regular, why_not_regular
@@ -88,6 +89,11 @@ def kind_of(path: Path) -> str | None:
 
 def require_kind(path: Path) -> str:
     kind = kind_of(path)
+    if kind is None and path.suffix.lower() in IMAGE_SUFFIXES:
+        raise DocumentReadError(
+            f"{path.name} is an image, which has no text to index: attach it in a chat "
+            "(the paperclip) to ask a model that sees images about it."
+        )
     if kind is None:
         raise DocumentReadError(
             f"{path.name}: files of this type ({path.suffix or 'no extension'}) are not "

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from acai_desktop.core import events as ev
+from acai_desktop.core.documents.images import IMAGE_KIND
 from acai_desktop.core.documents.indexing import DocumentIndexer
 from acai_desktop.core.documents.model import (
     Document,
@@ -243,6 +244,8 @@ class DocumentService:
         for document in documents:
             if document.status in (DocumentStatus.QUEUED, DocumentStatus.INDEXING):
                 continue  # on its way already
+            if document.kind == IMAGE_KIND:
+                continue  # nothing to index: a model that sees reads it whole
             try:
                 if force or await asyncio.to_thread(_file_changed, document):
                     changed.append(document)

@@ -75,17 +75,24 @@ KNOWN_MODELS: dict[str, Capabilities] = {
     # Alibaba
     "qwen25coder": _caps(3, CODE, tools=True),
     "qwen25vl": _caps(3, vision=True),
+    "qwen2vl": _caps(3, vision=True),
+    "qwen3vl": _caps(3, vision=True),
     "qwen2": _caps(3, tools=True),
     "qwen3": _caps(3, REASONING, tools=True),
     "qwq": _caps(4, REASONING),
     # Mistral
     "mistral": _caps(3, tools=True),
+    "mistralsmall31": _caps(3, vision=True, tools=True),
+    "mistralsmall32": _caps(3, vision=True, tools=True),
     "mixtral": _caps(3, tools=True),
     "codestral": _caps(3, CODE),
     "pixtral": _caps(3, vision=True),
     # Microsoft
     "phi4": _caps(3, REASONING),
     "phi3": _caps(2),
+    # Small vision models
+    "minicpmv": _caps(2, vision=True),
+    "moondream": _caps(1, vision=True),
     # DeepSeek
     "deepseekr1": _caps(4, REASONING),
     "deepseekcoder": _caps(3, CODE),

@@ -121,6 +121,19 @@ def chunk_ids_of(db: Database, document_id: int) -> list[int]:
     ]
 
 
+def document_tokens(db: Database, document_ids: Sequence[int]) -> dict[int, int]:
+    """Each document's text, in estimated tokens (its published chunks' counts)."""
+    if not document_ids:
+        return {}
+    marks = ", ".join("?" * len(document_ids))
+    rows = db.execute(
+        f"SELECT document_id, SUM(token_count) FROM chunks WHERE document_id IN ({marks}) "
+        "AND ordinal >= 0 GROUP BY document_id",
+        list(document_ids),
+    )
+    return {document_id: int(tokens) for document_id, tokens in rows}
+
+
 def chunk_vectors(db: Database, embedding_model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(chunk ids, document ids, vectors) of every chunk embedded by ``embedding_model``."""
     import numpy as np

@@ -164,6 +164,28 @@ def queue_document(
     return fetch_document(db, document_id), job_id
 
 
+def add_ready_attachment(
+    db: Database,
+    path: str,
+    name: str,
+    kind: str,
+    size: int,
+    sha256: str,
+    conversation_id: int | None,
+) -> Document:
+    """An attachment with nothing to index (an image, which a model reads whole): ready
+    at once, with no chunks and no indexing job."""
+    at = now_iso()
+    with db.atomic():
+        document_id = db.execute(
+            "INSERT INTO documents (path, name, size, sha256, kind, status, added_at, "
+            "indexed_at, attachment, conversation_id) "
+            "VALUES (?, ?, ?, ?, ?, 'ready', ?, ?, TRUE, ?) RETURNING id",
+            [path, name, size, sha256, kind, at, at, conversation_id],
+        ).fetchone()[0]
+    return fetch_document(db, document_id)
+
+
 def _document_id(db: Database) -> str:
     """An indexing job's document id (from its JSON payload), in SQL."""
     return f"CAST({db.dialect.json_text('payload', 'document_id')} AS INTEGER)"

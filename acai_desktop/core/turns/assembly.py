@@ -3,6 +3,8 @@ orchestrator that runs them, each set for the model the profile runs with."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from acai_desktop.core.conversations.chat_settings_service import ChatSettingsService
 from acai_desktop.core.conversations.instructions_service import InstructionsService
 from acai_desktop.core.documents.attachments import ChatAttachments
@@ -15,6 +17,7 @@ from acai_desktop.core.models.client import ModelClient
 from acai_desktop.core.models.prompt_warmer import PromptWarmer
 from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.routing.router import TurnRouter
+from acai_desktop.core.routing.sight import ModelSight
 from acai_desktop.core.routing.turn_meaning import turn_meaning_for
 from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.provenance import ProvenanceRepository
@@ -22,6 +25,7 @@ from acai_desktop.core.turns.answer_filter import prompt_frames
 from acai_desktop.core.turns.answer_stream import AnswerStream
 from acai_desktop.core.turns.orchestrator import Orchestrator
 from acai_desktop.core.turns.prompt_assembly import PromptAssembly
+from acai_desktop.core.turns.turn_images import TurnImages
 from acai_desktop.core.turns.turn_log import TurnLog
 
 
@@ -39,9 +43,11 @@ async def profile_orchestrator(
     instructions: InstructionsService,
     chat_settings: ChatSettingsService,
     router: TurnRouter | None = None,
+    data_dir: Path | None = None,
 ) -> Orchestrator:
     """The turn of a profile whose model runs with ``settings`` (``has_model`` False:
-    the model could not be started, ``client`` refuses every call)."""
+    the model could not be started, ``client`` refuses every call); ``data_dir``: the
+    profile's folder, where the user's model table says which models see images."""
     built_in = settings.uses_bundled_model()
     prompts = PromptAssembly(
         conversations,
@@ -87,4 +93,6 @@ async def profile_orchestrator(
         answers_memory_commands=built_in,
         router=router,
         meaning=turn_meaning_for(memories.embedder),
+        images=TurnImages(attachments),
+        sight=ModelSight(data_dir),
     )

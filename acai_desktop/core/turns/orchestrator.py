@@ -26,8 +26,9 @@ from acai_desktop.core.conversations.chat_settings import ChatSettings
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.models.replies import StreamStats
 from acai_desktop.core.profile.server_check import is_store_lost
-from acai_desktop.core.records.conversations import AnswerSource, MessageStatus
+from acai_desktop.core.records.conversations import AnswerSource, Message, MessageStatus
 from acai_desktop.core.routing.router import TurnRouter
+from acai_desktop.core.routing.sight import ModelSight
 from acai_desktop.core.turns import unsaved_answers
 from acai_desktop.core.turns.answer_repeats import copied_answer, without_exchange
 from acai_desktop.core.turns.answer_stream import AnswerStream
@@ -38,6 +39,7 @@ from acai_desktop.core.turns.planner import plan_message
 from acai_desktop.core.turns.prompt_assembly import PromptAssembly
 from acai_desktop.core.turns.routed_answer import RoutedAnswers
 from acai_desktop.core.turns.token_usage import TokenUsage
+from acai_desktop.core.turns.turn_images import SentFiles, TurnImages, marked, with_images
 from acai_desktop.core.turns.turn_log import Turn, TurnLog
 from acai_desktop.core.turns.turn_result import TurnResult, evidence_source
 
@@ -59,12 +61,18 @@ class Orchestrator:
         answers_memory_commands: bool = False,
         router: TurnRouter | None = None,
         meaning: TurnMeaning | None = None,
+        images: TurnImages | None = None,
+        sight: ModelSight | None = None,
     ) -> None:
         self.turns = turns
         self.prompts = prompts
         self.answers = answers
-        #: The answer from the model that fits the turn, when the profile routes turns.
-        self.routed = RoutedAnswers(answers, router)
+        #: The answer from the model that fits the turn, when the profile routes turns
+        #: (``sight``: whether the chat's model sees the images a turn carries).
+        self.routed = RoutedAnswers(answers, router, sight or ModelSight())
+        #: The files each message was sent with, its images sent to the model (None:
+        #: chats have no attachments, as in evaluations).
+        self.images = images
         #: The task analysis' meaning signal (routing/turn_meaning.py; None: rules alone).
         self.meaning = meaning
         #: The size limit of one answer's text (UTF-8 bytes); the rest of the stream is
@@ -141,6 +149,17 @@ class Orchestrator:
         result.job_ids = list(turn.job_ids)
         return result
 
+    async def _sent_files(self, question: Message, result: TurnResult) -> SentFiles:
+        """The files ``question`` was sent with; the plan then weighs them (an image
+        makes the turn one for a model that sees)."""
+        if self.images is None:
+            return SentFiles()
+        sent = await self.images.sent_with(self.turns.conversations, question)
+        if sent.documents:
+            files = await self.images.analysed(sent)
+            result.plan = plan_message(question.content, self.meaning, files)
+        return sent
+
     async def _answer_turn(self, turn: Turn, as_of: datetime | None) -> TurnResult:
         conversation, user_message, answer = turn.conversation, turn.question, turn.answer
         plan = plan_message(user_message.content, self.meaning)
@@ -149,6 +168,7 @@ class Orchestrator:
         stats = StreamStats()
         conversations = self.turns.conversations
         try:
+            sent = await self._sent_files(user_message, result)
             settings = result.settings = await self.prompts.settings_for(conversation.id)
             if self.answers_memory_commands and settings.own_model is None:
                 retriever = self.prompts.retriever
@@ -166,6 +186,7 @@ class Orchestrator:
                 as_of=as_of,
                 budget_tokens=settings.context_budget_tokens,
             )
+            context = marked(context, sent.images)
             result.asked_as = context.messages[-1]["content"]
             result.prompt_tokens = context.tokens
             result.instructions = context.instructions
@@ -189,7 +210,8 @@ class Orchestrator:
             result.evidence_used = [
                 evidence_source(answer.id, e, user_message.content) for e in context.evidence
             ]
-            await self.routed.stream(answer, context, text, settings, stats, result)
+            sending = await with_images(context, sent.images)
+            await self.routed.stream(answer, sending, text, settings, stats, result)
             copied = None
             if self.asks_again_on_copy and settings.own_model is None and not text.cut:
                 copied = copied_answer(context.messages, text.text())

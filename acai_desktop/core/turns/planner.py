@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from acai_desktop.core.routing.turn_needs import TurnNeeds, analyse_turn
+from acai_desktop.core.routing.turn_needs import AttachedFile, TurnNeeds, analyse_turn
 
 if TYPE_CHECKING:  # numpy's, loaded with the embedder, not at start
     from acai_desktop.core.routing.turn_meaning import TurnMeaning
@@ -98,10 +98,13 @@ def is_acknowledgement(text: str) -> bool:
     return normalise_for_matching(text) in ACKNOWLEDGEMENTS
 
 
-def plan_message(text: str, meaning: TurnMeaning | None = None) -> Plan:
-    """``meaning``: the task analysis' meaning signal (None: its rules alone)."""
+def plan_message(
+    text: str, meaning: TurnMeaning | None = None, attachments: tuple[AttachedFile, ...] = ()
+) -> Plan:
+    """``meaning``: the task analysis' meaning signal (None: its rules alone);
+    ``attachments``: the files the message was sent with."""
     words = len(text.split())
-    needs = analyse_turn(text, meaning=meaning)
+    needs = analyse_turn(text, attachments, meaning=meaning)
     if is_acknowledgement(text) or not text.strip():
         return Plan(TaskType.SMALL_TALK, Complexity.LOW, ["reply briefly"], 3, needs)
     # A statement about oneself wins over topic words: "I prefer Python" is news about

@@ -6,7 +6,9 @@ When the chosen model fails before its first words (unreachable, rate-limited, i
 server broken, the prompt too long for it), the next that fits answers, once
 (``routing/fallback.py``); once words have come, a failure is the answer's, kept as it is.
 The decision goes with the answer (its plan's ``route``): the footer's few words and,
-for Sources, every candidate with what ruled it out.
+for Sources, every candidate with what ruled it out. A turn with an image that the
+chat's model answers is refused first when that model is known not to see
+(``routing/sight.py``); the router itself rules out models that can't.
 """
 
 from __future__ import annotations
@@ -22,15 +24,18 @@ from acai_desktop.core.records.conversations import Message
 from acai_desktop.core.routing.fallback import FALLS_BACK, Answered, answer_with_fallback
 from acai_desktop.core.routing.router import TurnRouter
 from acai_desktop.core.routing.selection import Candidate, Policy, Route
+from acai_desktop.core.routing.sight import ModelSight
 from acai_desktop.core.turns.answer_stream import AnswerStream
 from acai_desktop.core.turns.answer_text import AnswerText
 from acai_desktop.core.turns.turn_result import TurnResult
 
 
 class RoutedAnswers:
-    def __init__(self, answers: AnswerStream, router: TurnRouter | None) -> None:
+    def __init__(self, answers: AnswerStream, router: TurnRouter | None, sight: ModelSight) -> None:
         self.answers = answers
         self.router = router
+        #: Whether the chat's model sees a turn's images, when the router did not choose.
+        self.sight = sight
 
     async def stream(
         self,
@@ -44,12 +49,14 @@ class RoutedAnswers:
         router = self.router
         policy = settings.routing
         if router is None or settings.own_model is not None or policy in (None, "off"):
+            await self._chat_model_sees(settings, result, routed=False)
             await self.answers.stream(answer, context, text, settings, stats)
             return
         needs = replace(result.plan.needs, prompt_tokens=context.tokens)
         route = await router.route(needs, Policy[policy.upper()])
         if route.chosen is None:
             result.route = route_record(route, None)
+            await self._chat_model_sees(settings, result, routed=True)
             await self.answers.stream(answer, context, text, settings, stats)
             return
         loop = asyncio.get_running_loop()
@@ -73,6 +80,16 @@ class RoutedAnswers:
         answered = await answer_with_fallback(route, call, router.failed)
         result.answered_by = answered.by.model
         result.route = route_record(route, answered)
+
+    async def _chat_model_sees(
+        self, settings: EffectiveSettings, result: TurnResult, *, routed: bool
+    ) -> None:
+        """Refuse, before any call, a turn with an image for a chat's model known not to
+        see images (ModelCantSeeError: which model, what to do)."""
+        if result.plan.needs.needs_vision:
+            model = settings.model or self.answers.client.model_for("chat")
+            pinned = settings.own_model is not None
+            await self.sight.require(model, pinned=pinned, routed=routed)
 
 
 def route_record(route: Route, answered: Answered | None) -> dict:
