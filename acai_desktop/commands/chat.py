@@ -1,8 +1,9 @@
 """``acai-desktop chat MESSAGE``: one turn, headless, in the profile's latest conversation.
 
-Prints the answer, the memories that fed it and, with ``--wait-jobs``, what the
-background processors stored because of it. Nothing is left running on return: the
-job runner, the model client and a Local model server are all stopped.
+``--attach FILE`` sends files with it (documents, images). Prints the answer, the
+memories that fed it and, with ``--wait-jobs``, what the background processors stored
+because of it. Nothing is left running on return: the job runner, the model client and
+a Local model server are all stopped.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from acai_desktop.core.records.memories import MemoryItem, MemoryStatus, Suggest
 
 if TYPE_CHECKING:  # the model client (openai) loads when a chat starts, not with --help
     from acai_desktop.core.assistant import Assistant
+    from acai_desktop.core.documents.model import Document
     from acai_desktop.core.turns.turn_result import TurnResult
 
 #: How long --wait-jobs waits for the turn's processors before giving up.
@@ -51,6 +53,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--new", action="store_true", help="start a new conversation")
     parser.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="send FILE with the message (repeat for more): a document, quoted as the "
+        "chat's own, or an image (PNG, JPEG, WebP, GIF; up to 20 MB) for a model that sees",
+    )
+    parser.add_argument(
         "--wait-jobs",
         action="store_true",
         help="wait for this turn's background processors and print what they stored",
@@ -77,9 +87,11 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
         for warning in assistant.warnings:
             print(f"acai-desktop: warning: {warning}", file=sys.stderr)
         conversation = None if args.new else await assistant.conversations.latest()
-        if conversation is None:
-            conversation = await assistant.conversations.create()
-        result = await assistant.orchestrator.send(conversation.id, args.message)
+        conversation_id = conversation.id if conversation is not None else None
+        attached = await _attach(assistant, args.attach, conversation_id)
+        result = await assistant.orchestrator.send(
+            conversation_id, args.message, attachment_ids=[d.id for d in attached]
+        )
         jobs = await _wait_for_jobs(assistant, result) if args.wait_jobs else []
         stored = await _stored_by_jobs(assistant, result) if args.wait_jobs else []
         suggested = await _suggested_by_jobs(assistant, result) if args.wait_jobs else []
@@ -89,6 +101,7 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     failed = [job for job in jobs if job.status == JobStatus.FAILED]
     if args.json:
         output = _as_json(result, stored, suggested) | {
+            "attached": [{"id": d.id, "name": d.name, "kind": d.kind} for d in attached],
             "forgotten": [{"id": m.id, "content": m.content} for m in forgotten],
             "jobs": [job.to_public_dict() for job in jobs],
         }
@@ -100,6 +113,23 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
             for memory in forgotten:
                 print(f"  #{memory.id} {memory.content}")
     return 0 if result.status == "complete" else 1
+
+
+async def _attach(
+    assistant: Assistant, paths: list[str], conversation_id: int | None
+) -> list[Document]:
+    """The files attached for the message (held by the new chat when it starts one). A
+    refused file stops the command before anything is sent, and those attached before
+    it are removed: a run that said no leaves nothing behind."""
+    attached = []
+    try:
+        for path in paths:
+            attached.append(await assistant.attachments.attach_file(path, conversation_id))
+    except BaseException:
+        for document in attached:
+            await assistant.attachments.remove(document.id)
+        raise
+    return attached
 
 
 async def _wait_for_jobs(assistant: Assistant, result: TurnResult) -> list[Job]:
