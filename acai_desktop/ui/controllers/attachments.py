@@ -1,6 +1,7 @@
 """Attachments: files attached to the shown chat from the composer (the paperclip, a
-paste of files), dropped onto the chat, or a paste too long for a message; their chips
-above the composer; removing one.
+paste of files or of an image), dropped onto the chat, or a paste too long for a
+message; their chips above the composer (an image's with its thumbnail, as under the
+message it was sent with); removing one.
 
 The core does the work (:class:`~acai_desktop.core.documents.attachments.ChatAttachments`):
 a file the readers refuse is refused at once and the composer says why; an accepted
@@ -12,16 +13,25 @@ turn, and the composer says what it waits for).
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
+from acai_desktop.core.documents.images import IMAGE_SUFFIXES
 from acai_desktop.core.documents.model import DocumentReadError, sent_with
 from acai_desktop.ui.controllers.base import Controller, Services, in_background, short
 from acai_desktop.ui.long_message import pasted_note
+from acai_desktop.ui.models.messages_model import MessageImage
+from acai_desktop.ui.thumbnails import Thumbnails, is_image, png_bytes
 from acai_desktop.ui.widgets.attachment_strip import progress_text
 from acai_desktop.ui.widgets.documents_panel import FILE_FILTERS
 from acai_desktop.ui.widgets.file_dialogs import file_dialog
+
+#: The paperclip's choices: the documents' types, images, or any file.
+IMAGE_FILTER = f"Images ({' '.join('*' + suffix for suffix in IMAGE_SUFFIXES)})"
+ATTACH_FILTERS = [IMAGE_FILTER, *FILE_FILTERS]
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
@@ -39,11 +49,14 @@ class AttachmentsController(Controller):
         composer.attach_requested.connect(self.choose_files)
         composer.files_attached.connect(self.attach)
         composer.long_text_pasted.connect(self.attach_text)
+        composer.image_pasted.connect(self.attach_pasted_image)
         window.chat_drop.files_dropped.connect(self.attach)
         self.strip.remove_requested.connect(self.remove)
         chat.shown.connect(self._on_chat_shown)
         #: The shown chat's attachments, as last read (the messages may load after them).
         self._shown: list[Document] = []
+        #: The images' thumbnails, for their chips and the messages that carried them.
+        self.thumbnails = Thumbnails()
         window.messages_model.modelReset.connect(lambda: self._show_on_messages(self._shown))
         events = window.events
         events.document_added.connect(self._on_document_news)
@@ -60,7 +73,8 @@ class AttachmentsController(Controller):
     def choose_files(self) -> QFileDialog:
         dialog = file_dialog(self.window, "Attach files to this chat")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilters(FILE_FILTERS)
+        dialog.setNameFilters(ATTACH_FILTERS)
+        dialog.selectNameFilter(FILE_FILTERS[-1])  # any file: a document or an image
         dialog.filesSelected.connect(self.attach)
         dialog.open()  # never exec(): no nested loop
         return dialog
@@ -87,6 +101,17 @@ class AttachmentsController(Controller):
         """A paste over the prompt budget: attached as a text document of the chat."""
         document = await assistant.attachments.attach_text(text, self.chat.conversation_id)
         self.composer.show_attach_note(pasted_note(text, document.name))
+
+    @in_background("attach-image")
+    async def attach_pasted_image(self, assistant: Assistant, image: QImage) -> None:
+        """An image pasted from the clipboard: attached as a PNG; refused, saying why,
+        as a file is (over the size limit)."""
+        self.composer.show_attach_note("")
+        data = await asyncio.to_thread(png_bytes, image)
+        try:
+            await assistant.attachments.attach_image(data, self.chat.conversation_id)
+        except DocumentReadError as error:
+            self.composer.show_attach_note(f"Not attached — {error}", problem=True)
 
     @in_background("attachment-remove")
     async def remove(self, assistant: Assistant, document_id: int) -> None:
@@ -125,6 +150,8 @@ class AttachmentsController(Controller):
     def _on_document_news(self, document: Document) -> None:
         if self._belongs_here(document):
             self.strip.show_attachment(document)
+            if is_image(document):
+                self.services.run(self._show_thumbnails([document]), "thumbnails")
 
     def _on_indexing_progress(self, document_id: int, stage: str, done: int, total: int) -> None:
         self.strip.show_progress(document_id, progress_text(stage, done, total))
@@ -146,12 +173,33 @@ class AttachmentsController(Controller):
             self._shown = documents
             self.window.documents_panel.set_chat_files([d.name for d in documents])
             self._show_on_messages(documents)
+            await self._show_thumbnails(documents)
+
+    async def _show_thumbnails(self, documents: list[Document]) -> None:
+        """Decode the images' thumbnails not decoded yet, then show them on their chips
+        and under the messages that carried them."""
+        decoded = await self.thumbnails.load(documents)
+        for document in documents:
+            image = self.thumbnails.get(document.id)
+            if image is not None:
+                self.strip.show_thumbnail(document.id, image)
+        if decoded:
+            self._show_on_messages(self._shown)
 
     def _show_on_messages(self, documents: list[Document]) -> None:
-        """Each sent message shows the files it was sent with (under its bubble)."""
+        """Each sent message shows the files it was sent with (under its bubble), its
+        images as thumbnails."""
         messages = self.window.messages_model
         said = [(m.id, m.created_at) for m in messages.messages() if m.role == "user"]
         sent = sent_with(documents, said)
         messages.set_attachments(
-            {message_id: tuple(d.name for d in files) for message_id, files in sent.items()}
+            {message_id: tuple(d.name for d in files) for message_id, files in sent.items()},
+            {
+                message_id: tuple(self._message_image(d) for d in files if is_image(d))
+                for message_id, files in sent.items()
+            },
         )
+
+    def _message_image(self, document: Document) -> MessageImage:
+        thumbnail = self.thumbnails.get(document.id)
+        return MessageImage(document.id, document.name, thumbnail, thumbnail is not None)

@@ -10,10 +10,11 @@ is announced at once.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from enum import IntEnum
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtGui import QImage
 
 from acai_desktop.core.clock import parse_iso
 from acai_desktop.core.records.conversations import Message, MessageStatus
@@ -36,6 +37,19 @@ class MessageRoles(IntEnum):
     MESSAGE = Qt.ItemDataRole.UserRole + 8  # the Message record
     CITATIONS = Qt.ItemDataRole.UserRole + 9  # its numbered sources (core.turns.citations.Citation)
     ATTACHMENTS = Qt.ItemDataRole.UserRole + 10  # a user message's: the files sent with it
+    IMAGES = Qt.ItemDataRole.UserRole + 11  # a user message's: its images (MessageImage)
+
+
+@dataclass(frozen=True)
+class MessageImage:
+    """An image a user message was sent with, as its bubble shows it."""
+
+    document_id: int
+    name: str
+    #: Its thumbnail (None: not decoded yet; a null image: it can't be).
+    thumbnail: QImage | None = field(default=None, compare=False)
+    #: Whether ``thumbnail`` is there (what a change of it compares).
+    decoded: bool = False
 
 
 # Roles that change when an answer finishes (its status and, on failure, the reason).
@@ -69,6 +83,8 @@ class MessagesModel(RecordListModel):
         self._citations: dict[int, tuple[Citation, ...]] = {}
         #: The files each user message was sent with, by message id.
         self._attachments: dict[int, tuple[str, ...]] = {}
+        #: The images among them, with their thumbnails.
+        self._images: dict[int, tuple[MessageImage, ...]] = {}
         #: Rows by message id: a streamed chunk finds its row many times a second.
         self._row_of: dict[int, int] = {}
         self._streamed_rows: set[int] = set()  # rows with chunks not yet announced
@@ -98,6 +114,8 @@ class MessagesModel(RecordListModel):
             return self._citations.get(message.id, ())
         if role == MessageRoles.ATTACHMENTS:
             return self._attachments.get(message.id, ())
+        if role == MessageRoles.IMAGES:
+            return self._images.get(message.id, ())
         if role == Qt.ItemDataRole.ToolTipRole:
             return message_time_tooltip(message)
         return None
@@ -203,16 +221,30 @@ class MessagesModel(RecordListModel):
         self._records[row] = message
         self._changed(row, FINISH_ROLES)
 
-    def set_attachments(self, names_by_message: dict[int, tuple[str, ...]]) -> None:
-        """The files each user message was sent with (the names shown under it). Kept
-        by message id, whatever chat is shown: ids are the profile's."""
+    def set_attachments(
+        self,
+        names_by_message: dict[int, tuple[str, ...]],
+        images_by_message: dict[int, tuple[MessageImage, ...]] | None = None,
+    ) -> None:
+        """The files each user message was sent with (the names shown under it) and
+        its images (their thumbnails). Kept by message id, whatever chat is shown: ids
+        are the profile's."""
+        images_by_message = images_by_message or {}
         for message_id, names in names_by_message.items():
-            if self._attachments.get(message_id, ()) == names:
+            images = images_by_message.get(message_id, ())
+            if (self._attachments.get(message_id, ()), self.images_of(message_id)) == (
+                names,
+                images,
+            ):
                 continue
             self._attachments[message_id] = names
+            self._images[message_id] = images
             row = self._row_of.get(message_id)
             if row is not None:
-                self._changed(row, [MessageRoles.ATTACHMENTS])
+                self._changed(row, [MessageRoles.ATTACHMENTS, MessageRoles.IMAGES])
+
+    def images_of(self, message_id: int) -> tuple[MessageImage, ...]:
+        return self._images.get(message_id, ())
 
     def set_sources_count(self, message_id: int, count: int) -> None:
         row = self._row_of.get(message_id)

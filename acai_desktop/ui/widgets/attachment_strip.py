@@ -1,6 +1,7 @@
 """The chips above the composer: the files attached to the shown chat, each with its
 state (waiting, indexing with its progress, ready, failed with the reason) and a ×
-that removes it. Names and reasons come from the user's files: plain text only.
+that removes it; an image's chip shows its thumbnail instead of a state. Names and
+reasons come from the user's files: plain text only.
 
 The strip only shows and asks (``remove_requested``); the attachments controller
 feeds it from the core's document news.
@@ -8,9 +9,11 @@ feeds it from the core's document news.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QToolButton, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from acai_desktop.core.documents.images import IMAGE_KIND
 from acai_desktop.core.documents.model import Document
 from acai_desktop.ui.models.documents_model import STAGE_LABELS
 from acai_desktop.ui.untrusted import plain_label, tooltip_text
@@ -18,10 +21,17 @@ from acai_desktop.ui.widgets.flow_layout import FlowLayout
 
 #: A chip shows this much of a file's name (the whole name is in its tooltip).
 CHIP_NAME_CHARS = 28
+#: An image chip's thumbnail: at most this tall and wide (logical pixels).
+CHIP_THUMBNAIL = QSize(56, 36)
+#: What an image's chip says while its thumbnail is decoded, or when it can't be.
+IMAGE_STATE = "image"
+NO_PREVIEW = "image (no preview)"
 
 
 def chip_state(document: Document, progress: str = "") -> str:
-    """What a chip says after the name: where its indexing is."""
+    """What a chip says after the name: where its indexing is (an image: none)."""
+    if document.kind == IMAGE_KIND:
+        return IMAGE_STATE
     status = str(document.status)
     if status == "queued":
         return "waiting to be indexed"
@@ -60,9 +70,15 @@ class AttachmentChip(QFrame):
         self.remove_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.remove_button.setAccessibleName(f"Remove the attachment {document.name}")
         self.remove_button.setToolTip("Remove this attachment from the chat")
+        #: An image's thumbnail (hidden for other files), shown once decoded.
+        self.thumbnail = QLabel()
+        self.thumbnail.setObjectName("AttachmentThumbnail")
+        self.thumbnail.setVisible(document.kind == IMAGE_KIND)
+        self.thumbnail.setFixedHeight(CHIP_THUMBNAIL.height())
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 3, 4, 3)
+        layout.setContentsMargins(4 if document.kind == IMAGE_KIND else 10, 3, 4, 3)
         layout.setSpacing(6)
+        layout.addWidget(self.thumbnail)
         layout.addWidget(self.name_label)
         layout.addWidget(self.state_label)
         layout.addWidget(self.remove_button)
@@ -85,6 +101,25 @@ class AttachmentChip(QFrame):
 
     def state_text(self) -> str:
         return self.state_label.text()
+
+    def show_thumbnail(self, image: QImage) -> None:
+        """The image's thumbnail (a null image: it can't be decoded; the chip says so)."""
+        if image.isNull():
+            self.thumbnail.setVisible(False)
+            self.state_label.setText(NO_PREVIEW)
+            return
+        ratio = self.devicePixelRatioF()
+        pixmap = QPixmap.fromImage(
+            image.scaled(
+                CHIP_THUMBNAIL * ratio,
+                Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation,
+            )
+        )
+        pixmap.setDevicePixelRatio(ratio)
+        self.thumbnail.setPixmap(pixmap)
+        self.thumbnail.setVisible(True)
+        self.state_label.setVisible(False)  # the picture says what it is
 
 
 class AttachmentStrip(QWidget):
@@ -124,6 +159,11 @@ class AttachmentStrip(QWidget):
             self._layout.addWidget(chip)
             self.setVisible(True)
         chip.show_document(document, progress)
+
+    def show_thumbnail(self, document_id: int, image: QImage) -> None:
+        chip = self._chips.get(document_id)
+        if chip is not None:
+            chip.show_thumbnail(image)
 
     def show_progress(self, document_id: int, progress: str) -> None:
         chip = self._chips.get(document_id)

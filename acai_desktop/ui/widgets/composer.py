@@ -7,7 +7,8 @@ A draft that takes most of the prompt budget, or passes it, says so before it is
 (see :mod:`acai_desktop.ui.long_message`).
 
 Files are attached with the paperclip, by pasting them, or by dropping them onto the
-chat; a pasted text over the whole prompt budget is attached instead of typed in
+chat; a picture pasted from the clipboard is attached as an image; a pasted text over
+the whole prompt budget is attached instead of typed in
 (:func:`~acai_desktop.ui.long_message.pastes_as_attachment`). The chat's attachments
 show as chips above the input (:mod:`acai_desktop.ui.widgets.attachment_strip`), and a
 note under it says what happened to an attachment (refused, pasted, waited for).
@@ -19,7 +20,7 @@ which branches the chat there) instead of a new message."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, QSize, Qt, Signal
-from PySide6.QtGui import QIcon, QKeyEvent, QKeySequence, QShortcut, QTextCursor
+from PySide6.QtGui import QIcon, QImage, QKeyEvent, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -49,10 +50,11 @@ MAX_INPUT_LINES = 10
 
 
 class ComposerInput(QPlainTextEdit):
-    """The input, which hands pasted files and a paste over the prompt budget to the
-    composer instead of inserting them."""
+    """The input, which hands pasted files, a pasted picture and a paste over the prompt
+    budget to the composer instead of inserting them."""
 
     files_pasted = Signal(list)  # local paths
+    image_pasted = Signal(QImage)
     long_text_pasted = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -65,10 +67,23 @@ class ComposerInput(QPlainTextEdit):
         if paths:
             self.files_pasted.emit(paths)
             return
+        if pasted_picture(source):
+            self.image_pasted.emit(QImage(source.imageData()))
+            return
         if source.hasText() and pastes_as_attachment(source.text(), self.budget_tokens):
             self.long_text_pasted.emit(source.text())
             return
         super().insertFromMimeData(source)
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        # A picture alone is pasteable too (Paste in the context menu, a drop).
+        return pasted_picture(source) or super().canInsertFromMimeData(source)
+
+
+def pasted_picture(source: QMimeData) -> bool:
+    """Whether a paste is a picture: an image and no text. An office suite puts a
+    rendering of copied cells or words beside their text; the text is what is meant."""
+    return source.hasImage() and not (source.hasText() and source.text().strip())
 
 
 class Composer(QWidget):
@@ -78,6 +93,7 @@ class Composer(QWidget):
     attach_requested = Signal()  # the paperclip: choose files to attach
     files_attached = Signal(list)  # local paths pasted into the input
     long_text_pasted = Signal(str)  # a paste over the prompt budget, to attach
+    image_pasted = Signal(QImage)  # a picture pasted from the clipboard, to attach
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,7 +129,9 @@ class Composer(QWidget):
         self.attach_button.setIconSize(QSize(18, 18))
         self.attach_button.setText("Attach")
         self.attach_button.setAccessibleName("Attach a file")
-        self.attach_button.setToolTip("Attach a file to this chat (or drop it onto the chat)")
+        self.attach_button.setToolTip(
+            "Attach a file or an image to this chat (or drop it onto the chat, or paste it)"
+        )
         self.attach_button.setCursor(Qt.CursorShape.PointingHandCursor)
         #: The chat's attached files, as chips with their state.
         self.attachments = AttachmentStrip()
@@ -188,6 +206,7 @@ class Composer(QWidget):
         self.attach_button.clicked.connect(self.attach_requested)
         self.input.files_pasted.connect(self.files_attached)
         self.input.long_text_pasted.connect(self.long_text_pasted)
+        self.input.image_pasted.connect(self.image_pasted)
         for shortcut in self._send_shortcuts:
             shortcut.activated.connect(self._on_send_button_clicked)
 

@@ -41,6 +41,7 @@ from acai_desktop.ui.message_document import MessageDocument
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.theme import Theme, load_theme
 from acai_desktop.ui.token_usage_text import usage_line
+from acai_desktop.ui.widgets.message_images import image_boxes, paint_images
 from acai_desktop.ui.widgets.message_reader import MessageDocuments, MessageReader
 
 SIDE_MARGIN = 28
@@ -70,6 +71,7 @@ class BubbleLayout:
     notes: list[tuple[QRect, str, str]] = field(default_factory=list)  # rect, text, colour
     actions: list[tuple[QRect, str, str]] = field(default_factory=list)  # (rect, action, label)
     usage: tuple[QRect, str] | None = None  # an answer's tokens, under its actions
+    images: list[QRect] = field(default_factory=list)  # a user message's, under its bubble
     height: int = 0
 
 
@@ -247,10 +249,13 @@ class MessageDelegate(QStyledItemDelegate):
         bottom = bubble.bottom()
         if not is_user:
             layout.avatar = QRect(rect.left() + SIDE_MARGIN, top, AVATAR, AVATAR)
+        elif images := index.data(MessageRoles.IMAGES):
+            left_limit = rect.left() + SIDE_MARGIN
+            layout.images, bottom = image_boxes(images, bubble.right(), bottom + 6, left_limit)
         notes, actions = footer_of(index)
         versions = version_controls(index)
         if notes or actions or versions:
-            y = bubble.bottom() + 5
+            y = bottom + 5
             widths = [link.horizontalAdvance(text) + 10 for _, text, _ in versions]
             widths += [small.horizontalAdvance(n) + 14 for n, _ in notes]
             widths += [link.horizontalAdvance(label) + 16 for _, label in actions]
@@ -308,6 +313,7 @@ class MessageDelegate(QStyledItemDelegate):
             message,
             model.sources_count_of(message.id),
             model.citations_of(message.id),
+            model.images_of(message.id),
         )
         cached = self._heights.get(message.id)
         if (
@@ -366,6 +372,9 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setClipRect(context.clip)
             document.documentLayout().draw(painter, context)
             painter.restore()
+        if layout.images:
+            images = index.data(MessageRoles.IMAGES)
+            paint_images(painter, layout.images, images, theme, small_font)
         painter.setFont(small_font)
         if layout.error is not None:
             painter.setPen(theme.color("danger"))
