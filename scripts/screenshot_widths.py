@@ -13,6 +13,10 @@ With ``--every-panel`` it saves instead each width with each side panel open in 
 (chats, memory, documents), in the light and the dark theme, and the memory health
 window at 1024 × 768: ``panels/window-WIDTH-PANEL-THEME.png`` and
 ``panels/memory-health-768.png`` (to look at, not for the docs).
+
+With ``--images`` the chat carries a photo sent with a question (its thumbnail under the
+message) and another waiting in the composer as a chip, beside a draft that asks about
+it: ``images-WIDTH.png`` at each width (the pictures are drawn here, nothing is fetched).
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QPointF, QRectF, QTimer
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QLinearGradient, QPainter, QPolygonF
 
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.models.choice import ModelOverrides
@@ -60,7 +64,67 @@ FACTS = [
 ]
 
 
-async def populate(profile: Profile) -> None:
+PHOTO_QUESTION = "Here's the view from my hotel window in Kawaguchiko. Which mountain is that?"
+PHOTO_ANSWER = (
+    "That's **Mount Fuji** (3,776 m), seen from the north across Lake Kawaguchi. In April "
+    "the cherry trees along the lake's northern shore usually bloom in the middle of the "
+    "month, and the early morning gives the clearest view."
+)
+DRAFT = "And this lunch set from the ryokan: is any of it not vegetarian?"
+
+
+def draw_pictures(folder: Path) -> tuple[Path, Path]:
+    """A view of a snow-capped mountain over a lake (PNG) and a lunch tray (JPEG)."""
+    view = QImage(960, 640, QImage.Format.Format_RGB32)
+    painter = QPainter(view)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    sky = QLinearGradient(0, 0, 0, 420)
+    sky.setColorAt(0, QColor("#7fb2e5"))
+    sky.setColorAt(1, QColor("#f6d8c6"))
+    painter.fillRect(0, 0, 960, 420, sky)
+    painter.setPen(QColor(0, 0, 0, 0))
+    painter.setBrush(QColor("#fff4d6"))
+    painter.drawEllipse(QPointF(780, 110), 46, 46)
+    painter.setBrush(QColor("#51627a"))
+    slopes = [(80, 430), (420, 120), (540, 120), (880, 430)]
+    painter.drawPolygon(QPolygonF([QPointF(x, y) for x, y in slopes]))
+    painter.setBrush(QColor("#f7f9fc"))
+    snow = [(355, 180), (420, 120), (540, 120), (605, 180), (560, 200), (520, 172),
+            (480, 205), (440, 172), (400, 200)]  # fmt: skip
+    painter.drawPolygon(QPolygonF([QPointF(x, y) for x, y in snow]))
+    water = QLinearGradient(0, 420, 0, 640)
+    water.setColorAt(0, QColor("#5d84a8"))
+    water.setColorAt(1, QColor("#2f4c68"))
+    painter.fillRect(0, 420, 960, 220, water)
+    painter.setBrush(QColor("#f2b8c6"))
+    for x in range(0, 960, 70):
+        painter.drawEllipse(QPointF(x + 20, 425), 48, 26)
+    painter.end()
+    tray = QImage(800, 600, QImage.Format.Format_RGB32)
+    tray.fill(QColor("#8a5a36"))
+    painter = QPainter(tray)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(QColor(0, 0, 0, 0))
+    painter.setBrush(QColor("#2b2b2b"))
+    painter.drawRoundedRect(QRectF(60, 60, 680, 480), 30, 30)
+    for (x, y, r), bowl, food in (
+        ((230, 200, 110), "#c23b22", "#f5f1e6"),  # rice
+        ((540, 200, 110), "#3a2418", "#b7824a"),  # miso soup
+        ((230, 420, 80), "#e9e3d5", "#6f9b3d"),  # pickles
+        ((540, 420, 90), "#e9e3d5", "#e0b43c"),  # tempura
+    ):
+        painter.setBrush(QColor(bowl))
+        painter.drawEllipse(QPointF(x, y), r, r)
+        painter.setBrush(QColor(food))
+        painter.drawEllipse(QPointF(x, y), r * 0.78, r * 0.78)
+    painter.end()
+    view_path, tray_path = folder / "hotel-window.png", folder / "ryokan-lunch.jpg"
+    view.save(str(view_path), "PNG")
+    tray.save(str(tray_path), "JPEG", 88)
+    return view_path, tray_path
+
+
+async def populate(profile: Profile, pictures: tuple[Path, Path] | None = None) -> None:
     assistant = await open_assistant(profile, ModelOverrides(), start_jobs=False)
     try:
         # One chat in a project, so the sidebar shows its grouping.
@@ -73,13 +137,20 @@ async def populate(profile: Profile) -> None:
         conversation = await assistant.conversations.create("Trip to Japan")
         for role, text in CONVERSATION:
             await assistant.conversations.add_message(conversation.id, role, text)
+        if pictures is not None:
+            # A photo sent with a question (answered), and a lunch tray attached since.
+            view, tray = pictures
+            await assistant.attachments.attach_file(view, conversation.id)
+            await assistant.conversations.add_message(conversation.id, "user", PHOTO_QUESTION)
+            await assistant.conversations.add_message(conversation.id, "assistant", PHOTO_ANSWER)
+            await assistant.attachments.attach_file(tray, conversation.id)
         for fact, category in FACTS:
             await assistant.memories.remember(fact, category=category, explicit=True)
     finally:
         await assistant.close()
 
 
-def main(output_dir: Path, every_panel: bool = False) -> int:
+def main(output_dir: Path, every_panel: bool = False, images: bool = False) -> int:
     output_dir.mkdir(parents=True, exist_ok=True)
     scratch = tempfile.mkdtemp(prefix="acai-widths-")
     profile = Profile.at(Path(scratch) / "profile").ensure()
@@ -88,10 +159,13 @@ def main(output_dir: Path, every_panel: bool = False) -> int:
         ModelSettings.for_preset(
             "ollama",
             base_url="http://127.0.0.1:9/v1",  # nothing answers: the status says so
-            models=RoleModels.same("llama3.2", embedding="nomic-embed-text"),
+            # With pictures, a model that sees them (as routing or the ⚙ would pick).
+            models=RoleModels.same(
+                "llama3.2-vision" if images else "llama3.2", embedding="nomic-embed-text"
+            ),
         ),
     )
-    asyncio.run(populate(profile))
+    asyncio.run(populate(profile, draw_pictures(Path(scratch)) if images else None))
 
     import qasync  # after PySide6: qasync binds to the Qt already loaded
 
@@ -102,7 +176,7 @@ def main(output_dir: Path, every_panel: bool = False) -> int:
     saved: list[str] = []
     widths = list(WIDTHS)
     views = [(w, p, t) for t in THEMES for w in WIDTHS for p in PANELS]
-    expected = len(views) + 1 if every_panel else len(WIDTHS) + 1
+    expected = len(views) + 1 if every_panel else len(WIDTHS) + (0 if images else 1)
 
     def grab_window(path: Path) -> None:
         window = session.window
@@ -155,7 +229,10 @@ def main(output_dir: Path, every_panel: bool = False) -> int:
 
     def next_width() -> None:
         if not widths:
-            grab_first_start()
+            if images:
+                session.request_quit()
+            else:
+                grab_first_start()
             return
         session.window.resize(widths[0], HEIGHT)
         QTimer.singleShot(900, grab)
@@ -166,7 +243,7 @@ def main(output_dir: Path, every_panel: bool = False) -> int:
         frame = window.frameGeometry()
         screen = window.screen() or QGuiApplication.primaryScreen()
         picture = screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
-        path = output_dir / f"window-{width}.png"
+        path = output_dir / f"{'images' if images else 'window'}-{width}.png"
         if picture.save(str(path)):
             saved.append(str(path))
         next_width()
@@ -204,6 +281,8 @@ def main(output_dir: Path, every_panel: bool = False) -> int:
         trip = next(index for index in rows if index.data() == "Trip to Japan")
         session.window.conversation_list.activated.emit(trip)  # a header would open its menu
         session.window.show_status("Ready")
+        if images:
+            session.window.composer.set_text(DRAFT)
         QTimer.singleShot(600, next_view if every_panel else next_width)
 
     QTimer.singleShot(200, when_loaded)
@@ -217,10 +296,11 @@ def main(output_dir: Path, every_panel: bool = False) -> int:
 
 
 if __name__ == "__main__":
-    arguments = [a for a in sys.argv[1:] if a != "--every-panel"]
+    arguments = [a for a in sys.argv[1:] if a not in ("--every-panel", "--images")]
     sys.exit(
         main(
             Path(arguments[0]) if arguments else Path("docs/screenshots"),
             every_panel="--every-panel" in sys.argv[1:],
+            images="--images" in sys.argv[1:],
         )
     )

@@ -82,6 +82,7 @@ def test_images_are_attached_shown_and_sent_with_the_message(qapp, tmp_path, fak
         await wait_until(lambda: len(sent.data(MessageRoles.IMAGES)) == 3)
         await wait_until(lambda: all(i.decoded for i in sent.data(MessageRoles.IMAGES)))
         layout = window.chat_view.delegate.bubble_layout(QRect(0, 0, 900, 0), sent)
+        assert chip_states(window) == {}  # carried by the message: out of the composer
         copies = {d.name: Path(d.path).read_bytes() for d in await _attached(session)}
         return messages.index(1).data(0), sent.data(MessageRoles.ATTACHMENTS), layout, copies
 
@@ -129,5 +130,6 @@ def test_a_model_that_cant_see_says_so_and_the_image_stays(qapp, tmp_path, fake_
 
     question, error, chips = run_in_session(gui_session(profile), scenario)
     assert _streamed(fake_openai) == []  # refused before any call
-    assert question == QUESTION and chips == {"photo.png": "image"}
+    # The message keeps its image (under it, for Retry), no longer in the composer.
+    assert question == QUESTION and chips == {}
     assert "llama3.1:8b can't see images" in error and "chat's ⚙" in error

@@ -1,7 +1,11 @@
 """Attachments: files attached to the shown chat from the composer (the paperclip, a
 paste of files or of an image), dropped onto the chat, or a paste too long for a
-message; their chips above the composer (an image's with its thumbnail, as under the
-message it was sent with); removing one.
+message; their chips above the composer; removing one.
+
+A document stays the chat's (quoted in each of its turns), so its chip stays too. An
+image goes with one message only (core/turns/turn_images.py): its chip, with its
+thumbnail, waits in the composer until a message carries it, then the image shows
+under that message instead.
 
 The core does the work (:class:`~acai_desktop.core.documents.attachments.ChatAttachments`):
 a file the readers refuse is refused at once and the composer says why; an accepted
@@ -57,7 +61,11 @@ class AttachmentsController(Controller):
         self._shown: list[Document] = []
         #: The images' thumbnails, for their chips and the messages that carried them.
         self.thumbnails = Thumbnails()
-        window.messages_model.modelReset.connect(lambda: self._show_on_messages(self._shown))
+        #: The shown chat's images that a message carried (their chips are gone).
+        self._sent_images: set[int] = set()
+        messages = window.messages_model
+        messages.modelReset.connect(lambda: self._show_on_messages(self._shown))
+        messages.rowsInserted.connect(lambda: self._show_on_messages(self._shown))
         events = window.events
         events.document_added.connect(self._on_document_news)
         events.document_changed.connect(self._on_document_news)
@@ -148,7 +156,7 @@ class AttachmentsController(Controller):
         return document.attachment and document.conversation_id == self.chat.conversation_id
 
     def _on_document_news(self, document: Document) -> None:
-        if self._belongs_here(document):
+        if self._belongs_here(document) and document.id not in self._sent_images:
             self.strip.show_attachment(document)
             if is_image(document):
                 self.services.run(self._show_thumbnails([document]), "thumbnails")
@@ -160,7 +168,7 @@ class AttachmentsController(Controller):
         assistant = self.services.assistant
         self.composer.show_attach_note("")
         self.strip.set_attachments([])
-        self._shown = []
+        self._shown, self._sent_images = [], set()
         self.window.documents_panel.set_chat_files([])
         if assistant is not None:
             self.services.run(self._show(assistant, conversation_id), "attachments")
@@ -169,10 +177,10 @@ class AttachmentsController(Controller):
         documents = await assistant.attachments.of_conversation(conversation_id)
         # Another chat may have been shown meanwhile: it shows its own.
         if self.chat.conversation_id == conversation_id:
-            self.strip.set_attachments(documents)
             self._shown = documents
             self.window.documents_panel.set_chat_files([d.name for d in documents])
             self._show_on_messages(documents)
+            self.strip.set_attachments([d for d in documents if d.id not in self._sent_images])
             await self._show_thumbnails(documents)
 
     async def _show_thumbnails(self, documents: list[Document]) -> None:
@@ -188,10 +196,13 @@ class AttachmentsController(Controller):
 
     def _show_on_messages(self, documents: list[Document]) -> None:
         """Each sent message shows the files it was sent with (under its bubble), its
-        images as thumbnails."""
+        images as thumbnails; an image a message carried leaves the composer."""
         messages = self.window.messages_model
         said = [(m.id, m.created_at) for m in messages.messages() if m.role == "user"]
         sent = sent_with(documents, said)
+        self._sent_images = {d.id for files in sent.values() for d in files if is_image(d)}
+        for document_id in self._sent_images:
+            self.strip.remove_attachment(document_id)
         messages.set_attachments(
             {message_id: tuple(d.name for d in files) for message_id, files in sent.items()},
             {
