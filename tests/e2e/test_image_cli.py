@@ -49,7 +49,7 @@ def test_chat_refuses_a_file_that_is_no_image_before_sending(tmp_path, fake_open
         tmp_path, fake_openai, "gpt-4o", "--new", "--attach", str(photo),
         "--attach", str(fake), "What are these?",
     )  # fmt: skip
-    assert refused.returncode != 0
+    assert refused.returncode == 2
     assert "fake.png is not a PNG, JPEG, WebP or GIF image" in refused.stderr
     assert _streamed(fake_openai) == []
     # Nothing left behind: the image attached before the refusal went with it.
