@@ -15,6 +15,7 @@ loses nothing either: at the next start the answer is marked ``stopped`` and the
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -64,7 +65,7 @@ class Orchestrator:
         self.prompts = prompts
         self.answers = answers
         #: The answer from the model that fits the turn, when the profile routes turns.
-        self.routed = RoutedAnswers(answers, router)
+        self.routed = RoutedAnswers(answers, router, turns.conversations.privacy_of)
         #: The task analysis' meaning signal (routing/turn_meaning.py; None: rules alone).
         self.meaning = meaning
         #: The size limit of one answer's text (UTF-8 bytes); the rest of the stream is
@@ -159,13 +160,22 @@ class Orchestrator:
                     status = MessageStatus.COMPLETE
                     result.answer = await self.answers.finish(answer, text, status, None, result)
                     return result
-            context, in_prompt = await self.prompts.build(
+            build = functools.partial(
+                self.prompts.build,
                 conversation,
                 user_message,
                 plan,
                 as_of=as_of,
                 budget_tokens=settings.context_budget_tokens,
             )
+            answering = await self.routed.plan(
+                conversation.id,
+                await build(),
+                settings,
+                result,
+                rebuild=lambda local_only: build(withhold=local_only),
+            )
+            context, in_prompt = answering.context, answering.in_prompt
             result.asked_as = context.messages[-1]["content"]
             result.prompt_tokens = context.tokens
             result.instructions = context.instructions
@@ -189,7 +199,7 @@ class Orchestrator:
             result.evidence_used = [
                 evidence_source(answer.id, e, user_message.content) for e in context.evidence
             ]
-            await self.routed.stream(answer, context, text, settings, stats, result)
+            await self.routed.stream(answer, answering, text, settings, stats, result)
             copied = None
             if self.asks_again_on_copy and settings.own_model is None and not text.cut:
                 copied = copied_answer(context.messages, text.text())
