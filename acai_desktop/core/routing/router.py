@@ -18,6 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from acai_desktop.core.errors import AcaiError, ModelError
 from acai_desktop.core.memory.tokens import estimate_tokens
@@ -193,5 +194,13 @@ async def profile_router(
         speeds,
         secrets=SecretStore(profile.data_dir),
         data_dir=profile.data_dir,
-        own_provider=BUILT_IN_SERVER if built_in else preset(settings.provider).label,
+        own_provider=BUILT_IN_SERVER if built_in else _provider_name(settings),
     )
+
+
+def _provider_name(settings: ModelSettings) -> str:
+    """Who serves the profile's model, as the user knows it: a preset's name, or the
+    address of a server the user typed in."""
+    if settings.provider == ProviderName.CUSTOM:
+        return urlsplit(settings.resolved_base_url() or "").netloc or "a custom server"
+    return preset(settings.provider).label

@@ -7,7 +7,8 @@ document passage. A private turn goes to a model on this computer when one can d
 When none can, a chat that is local only is refused (its own words can't be left out),
 with what to do; otherwise the local-only items are withheld: the prompt is made again
 without them (others take their places) and the answer's Sources say which were
-withheld and why ("withheld: local only; the answering model runs at OpenAI").
+withheld and why ("withheld: local only; the answering model runs in the cloud
+(OpenAI)").
 
 A model pinned by hand for the chat is never rerouted, so a local-only chat whose
 pinned model runs elsewhere is refused too.
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.core.memory.context_builder import BuiltContext
+from acai_desktop.core.routing.selection import Where
 from acai_desktop.core.store.local_only import NOTHING, LocalOnly
 
 
@@ -57,11 +59,12 @@ def local_only_in(context: BuiltContext, marked: LocalOnly) -> LocalOnly:
     )
 
 
-def withheld_record(in_prompt: LocalOnly, provider: str, where: object) -> dict:
+def withheld_record(in_prompt: LocalOnly, provider: str, where: Where) -> dict:
     """What the answer keeps of the withheld items (its plan's ``withheld``): their
     ids by kind and the reason, for Sources."""
+    place = "on the local network" if where is Where.LOCAL_NETWORK else "in the cloud"
     return {
-        "reason": f"withheld: local only; the answering model runs at {provider} ({where})",
+        "reason": f"withheld: local only; the answering model runs {place} ({provider})",
         "memory_ids": sorted(in_prompt.memory_ids),
         "message_ids": sorted(in_prompt.message_ids),
         "document_ids": sorted(in_prompt.document_ids),
