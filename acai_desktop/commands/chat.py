@@ -51,6 +51,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--new", action="store_true", help="start a new conversation")
     parser.add_argument(
+        "--local-only",
+        action="store_true",
+        help="mark the conversation local only first: it, and what is learned from it, "
+        "never reach a model that runs elsewhere",
+    )
+    parser.add_argument(
         "--wait-jobs",
         action="store_true",
         help="wait for this turn's background processors and print what they stored",
@@ -79,6 +85,8 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
         conversation = None if args.new else await assistant.conversations.latest()
         if conversation is None:
             conversation = await assistant.conversations.create()
+        if args.local_only:
+            await assistant.conversations.set_local_only(conversation.id, True)
         result = await assistant.orchestrator.send(conversation.id, args.message)
         jobs = await _wait_for_jobs(assistant, result) if args.wait_jobs else []
         stored = await _stored_by_jobs(assistant, result) if args.wait_jobs else []
@@ -205,6 +213,8 @@ def _as_json(result: TurnResult, stored: list[MemoryItem], suggested: list[Sugge
         # The router's decision, when turns are routed: its reason, the fallback if the
         # first model failed, and every candidate with what ruled it out.
         "route": result.route,
+        # The local-only items left out because the answering model runs elsewhere.
+        "withheld": result.withheld,
     }
 
 
@@ -243,6 +253,8 @@ def _print_human(
     print(result.answer.content or "(no answer)")
     if result.route is not None:
         print(f"\n({result.route['fallback'] or result.route['reason']})")
+    if result.withheld is not None:
+        print(f"\n({result.withheld['reason']})")
     if result.answer.error:
         print(f"\n[{result.status}] {result.answer.error}", file=sys.stderr)
     if result.memories_used:

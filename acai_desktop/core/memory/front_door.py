@@ -43,6 +43,7 @@ from acai_desktop.core.records.memories import MemoryItem
 from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.rules.grounding import GroundingCheck
 from acai_desktop.core.store.interface import MemoryStore as Store
+from acai_desktop.core.store.local_only import LocalOnly, local_only_items
 from acai_desktop.core.store.memories import MemoryFilter
 
 __all__ = ["Memory", "MemoryFilter", "Via", "memory_on", "open_memory"]
@@ -104,6 +105,11 @@ class Memory(MemoryService):
     ) -> IntakeOutcome:
         """A fact another tool hands in (core.memory.intake: :meth:`FactIntake.take`)."""
         return await self.fact_intake.take(fact, evidence, via, category)
+
+    async def local_only(self) -> LocalOnly:
+        """What is local only now: what another tool (the MCP server) must not be given,
+        since it may hand it to a model that runs elsewhere."""
+        return await self.store.run(local_only_items)
 
     @staticmethod
     def to_json(item: MemoryItem) -> dict:
