@@ -119,4 +119,3 @@ def test_every_released_postgres_schema_upgrades_to_the_described_one(
         assert postgres_schema_of(db) == postgres_schema_of(fresh_postgres)
     finally:
         db.close()
-

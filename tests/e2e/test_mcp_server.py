@@ -95,7 +95,11 @@ def test_every_tool_and_resource_over_stdio(tmp_path):
 
     tools, remembered, again, refused, found, listed, recalled, pinned, one = run(scenario())
     assert tools == [
-        "keep_memory_local", "list_memories", "recall_messages", "remember", "search_memory"
+        "keep_memory_local",
+        "list_memories",
+        "recall_messages",
+        "remember",
+        "search_memory",
     ]
     assert remembered["status"] == "remembered"
     assert remembered["memory"]["content"] == "The user is vegetarian"

@@ -5,7 +5,8 @@ reports them (PRAGMA), and every index, view, trigger and full-text table's SQL 
 its whitespace normalised (an ``ALTER TABLE ADD COLUMN`` leaves a table's SQL written
 differently from a ``CREATE TABLE`` with the same columns). PostgreSQL: the catalog's
 columns (in order, the generated full-text columns last: schema_parts adds them after a
-table is made, a later migration's column comes after them), constraints, indexes, triggers, views, functions and dictionaries.
+table is made, a later migration's column comes after them), constraints, indexes,
+triggers, views, functions and dictionaries.
 """
 
 from __future__ import annotations
