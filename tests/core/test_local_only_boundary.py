@@ -15,7 +15,7 @@ from acai_desktop.core.models.detection import DetectionReport, detect_providers
 from acai_desktop.core.models.presets import ProviderName, RoleModels
 from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.routing.model_table import FILE_NAME
-from acai_lab.scripted_model import fake_model
+from acai_lab.scripted_model import call_kind, fake_model
 from acai_lab.scripted_openai import FakeOpenAIServer
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
@@ -142,3 +142,26 @@ def test_a_local_only_chat_with_no_model_here_is_refused_and_keeps_the_message(t
     assert "This chat is local only" in turn.answer.error
     assert "unmark the chat as local only" in turn.answer.error
     assert [m.content for m in stored if m.role == "user"] == [HOME]
+
+
+def _calls(server: FakeOpenAIServer) -> list[tuple[str, str]]:
+    return [(call_kind(r.json), r.json["model"]) for r in server.chat_requests()]
+
+
+def test_learning_goes_through_the_router_to_the_cheapest_model_that_does_json(tmp_path):
+    """issue 42, item 3: the turn goes to the best model (in the cloud), the learning of
+    it to the cheapest that keeps to JSON (free, on this computer)."""
+
+    async def scenario(cloud, ollama):
+        async with _assistant(tmp_path, cloud, ollama, routing="best") as assistant:
+            turn = await assistant.orchestrator.send(None, "I live in Lisbon.")
+            await assistant.runner.wait_idle(30)
+            return turn, await assistant.memories.list()
+
+    with _servers() as (cloud, ollama):
+        turn, learned = run(scenario(cloud, ollama))
+        to_cloud, here = _calls(cloud), _calls(ollama)
+    assert turn.answered_by == CLOUD_MODEL and ("chat", CLOUD_MODEL) in to_cloud
+    assert {kind for kind, _ in to_cloud} == {"chat"}  # no learning call went there
+    assert {("triage", LOCAL_MODEL), ("extraction", LOCAL_MODEL)} <= set(here)
+    assert [m.content for m in learned] == ["The user lives in Lisbon"]
