@@ -170,7 +170,10 @@ class TitleProcessor:
                 return None  # deleted since
         learning = None
         if not (self.first_words_only and model is None):
-            learning = await self.models.for_chat(conversation.id)
+            try:
+                learning = await self.models.for_chat(conversation.id)
+            except NotFoundError:
+                return None  # deleted since
         if learning is None:
             # The built-in model, or a local-only chat with no model here: no call.
             title = first_words_title(message.content) or None

@@ -16,12 +16,11 @@ the one before (``memory.replacements``); other facts are kept beside each other
 from __future__ import annotations
 
 import logging
-from collections import Counter
-from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.learning.fact_outcomes import CallCounts, CriticalInfoOutcome
 from acai_desktop.core.learning.fact_replies import (
     ExtractedFact,
     ExtractionReply,
@@ -43,9 +42,9 @@ from acai_desktop.core.memory.replacements import replace_by_rule
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.records.conversations import Message
 from acai_desktop.core.records.jobs import Job
-from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind, Origin, Suggestion
+from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind, Origin
 from acai_desktop.core.resources import resource_text
-from acai_desktop.core.rules.grounding import GROUNDED, Verdict
+from acai_desktop.core.rules.grounding import GROUNDED
 from acai_desktop.core.rules.user_subject import name_the_subject
 from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.turns.planner import is_acknowledgement
@@ -55,33 +54,6 @@ log = logging.getLogger(__name__)
 ACTOR = Actor.CRITICAL_INFO_PROCESSOR
 #: Messages longer than this are cut before triage/extraction (the start carries the news).
 MAX_MESSAGE_CHARS_FOR_EXTRACTION = 4000
-
-
-@dataclass
-class CriticalInfoOutcome:
-    message_id: int
-    triage_called: bool = False
-    durable: bool = False
-    extraction_called: bool = False
-    stored: list[MemoryItem] = field(default_factory=list)
-    reinforced: list[int] = field(default_factory=list)
-    #: (fact, why) for each extracted fact the grounding check refused.
-    rejected: list[tuple[str, Verdict]] = field(default_factory=list)
-    #: With "Ask before remembering": facts queued for the user's decision.
-    suggested: list[Suggestion] = field(default_factory=list)
-    #: What the user asked to forget ("Forget that I have a dog"), forgotten.
-    forgotten: list[MemoryItem] = field(default_factory=list)
-    reason: str | None = None
-
-
-@dataclass
-class CallCounts:
-    gated: int = 0
-    triage: int = 0
-    extraction: int = 0
-    reconcile: int = 0
-    #: Extracted facts the grounding check refused, by reason ("unsupported", ...).
-    rejected: Counter[str] = field(default_factory=Counter)
 
 
 def _fact_write_key(write_key: str | None, content: str) -> str | None:
@@ -152,7 +124,11 @@ class FactLearner:
 
         learning = LearningModel(self.client)
         if not self.facts_by_rules:
-            found = await self.models.for_chat(conversation.id)
+            try:
+                found = await self.models.for_chat(conversation.id)
+            except NotFoundError:  # deleted meanwhile, as above
+                outcome.reason = "the message was deleted"
+                return outcome
             if found is None:
                 outcome.reason = "the chat is local only and no model on this computer can learn"
                 log.info("message %d: %s", message_id, outcome.reason)

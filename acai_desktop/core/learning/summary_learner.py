@@ -90,7 +90,10 @@ class SummaryLearner:
             await self.conversations.fold(message_ids, existing)
             return await self.memories.get(existing)
 
-        learning = await self.models.for_chat(conversation_id)
+        try:
+            learning = await self.models.for_chat(conversation_id)
+        except NotFoundError:
+            return None  # deleted meanwhile: nothing left to summarise
         if learning is None:
             # A local-only chat with no model on this computer: its messages stay whole
             # (the prompt keeps cutting its oldest); nothing is sent elsewhere.
