@@ -61,6 +61,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "chat's own, or an image (PNG, JPEG, WebP, GIF; up to 20 MB) for a model that sees",
     )
     parser.add_argument(
+        "--local-only",
+        action="store_true",
+        help="mark the conversation local only first: it, and what is learned from it, "
+        "never reach a model that runs elsewhere",
+    )
+    parser.add_argument(
         "--wait-jobs",
         action="store_true",
         help="wait for this turn's background processors and print what they stored",
@@ -87,10 +93,16 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
         for warning in assistant.warnings:
             print(f"acai-desktop: warning: {warning}", file=sys.stderr)
         conversation = None if args.new else await assistant.conversations.latest()
-        conversation_id = conversation.id if conversation is not None else None
-        attached = await _attach(assistant, args.attach, conversation_id)
+        # Attached first (held when the chat is new): a refused file leaves no empty chat.
+        held_by = conversation.id if conversation is not None else None
+        attached = await _attach(assistant, args.attach, held_by)
+        if conversation is None:
+            conversation = await assistant.conversations.create()
+            await assistant.attachments.bind([d.id for d in attached], conversation.id)
+        if args.local_only:
+            await assistant.conversations.set_local_only(conversation.id, True)
         result = await assistant.orchestrator.send(
-            conversation_id, args.message, attachment_ids=[d.id for d in attached]
+            conversation.id, args.message, attachment_ids=[d.id for d in attached]
         )
         jobs = await _wait_for_jobs(assistant, result) if args.wait_jobs else []
         stored = await _stored_by_jobs(assistant, result) if args.wait_jobs else []
@@ -235,6 +247,8 @@ def _as_json(result: TurnResult, stored: list[MemoryItem], suggested: list[Sugge
         # The router's decision, when turns are routed: its reason, the fallback if the
         # first model failed, and every candidate with what ruled it out.
         "route": result.route,
+        # The local-only items left out because the answering model runs elsewhere.
+        "withheld": result.withheld,
     }
 
 
@@ -273,6 +287,8 @@ def _print_human(
     print(result.answer.content or "(no answer)")
     if result.route is not None:
         print(f"\n({result.route['fallback'] or result.route['reason']})")
+    if result.withheld is not None:
+        print(f"\n({result.withheld['reason']})")
     if result.answer.error:
         print(f"\n[{result.status}] {result.answer.error}", file=sys.stderr)
     if result.memories_used:

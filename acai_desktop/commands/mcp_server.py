@@ -93,15 +93,20 @@ def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
         await outside.check()
         return Via(client_name(ctx) if ctx is not None else "an MCP client")
 
+    # What the user marked local only stays in ACAI Desktop: a client may hand what it
+    # reads to a model that runs elsewhere (core/store/local_only.py).
+
     @server.tool(description="Find the user's memories that match a question or topic.")
     async def search_memory(query: str, k: int = 10, ctx: Context = None) -> dict:
         with told_to_the_client():
             await caught_up(ctx)
             hits = await memory.search(query, _bounded(k))
+            hidden = (await memory.local_only()).memory_ids
         return {
             "memories": [
                 {**Memory.to_json(hit.memory), "score": hit.score, "reasons": hit.reasons}
                 for hit in hits
+                if hit.memory.id not in hidden
             ]
         }
 
@@ -114,7 +119,9 @@ def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
             await caught_up(ctx)
             total = await memory.count(MemoryFilter(category=category))
             items = await memory.list(page)
-        return {"total": total, "memories": [Memory.to_json(item) for item in items]}
+            hidden = (await memory.local_only()).memory_ids
+        shown = [Memory.to_json(item) for item in items if item.id not in hidden]
+        return {"total": total, "memories": shown, "local_only_left_out": len(items) - len(shown)}
 
     @server.tool(
         description="Remember a durable fact about the user. Quote the user's own words it "
@@ -131,6 +138,17 @@ def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
             return remember_reply(await memory.intake(fact, user_said, via, category))
 
     @server.tool(
+        description="Keep one of the user's memories on their computer: from now on it "
+        "never reaches a model that runs elsewhere, nor any MCP client. Only the user can "
+        "undo this, in ACAI Desktop."
+    )
+    async def keep_memory_local(memory_id: int, ctx: Context = None) -> dict:
+        with told_to_the_client():
+            await caught_up(ctx)
+            kept = await memory.set_local_only(int(memory_id), True)
+        return {"memory_id": kept.id, "local_only": kept.local_only}
+
+    @server.tool(
         description="Find what was said in the user's past conversations (in ACAI Desktop "
         "or imported from other assistants) about a question or topic."
     )
@@ -138,6 +156,7 @@ def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
         with told_to_the_client():
             await caught_up(ctx)
             hits = await memory.recall(query, _bounded(k))
+            hidden = (await memory.local_only()).message_ids
         return {
             "messages": [
                 {
@@ -149,6 +168,7 @@ def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
                     "score": hit.score,
                 }
                 for hit in hits
+                if hit.message.id not in hidden
             ]
         }
 
@@ -162,7 +182,8 @@ def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
         with told_to_the_client(ResourceError):
             await caught_up(None)
             items = await memory.list(MemoryFilter(pinned=True))
-        pinned = [item for item in items if item.status == MemoryStatus.ACTIVE]
+            hidden = (await memory.local_only()).memory_ids
+        pinned = [i for i in items if i.status == MemoryStatus.ACTIVE and i.id not in hidden]
         return "\n".join(f"- {item.content}" for item in pinned) or "(no pinned memories)"
 
     @server.resource(
@@ -176,6 +197,10 @@ def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
             raise ResourceNotFoundError(f"There is no memory {memory_id!r}: ids are numbers.")
         with told_to_the_client(ResourceError):
             await caught_up(None)
+            if int(memory_id) in (await memory.local_only()).memory_ids:
+                raise ResourceNotFoundError(
+                    f"Memory {memory_id} is local only: it stays in ACAI Desktop."
+                )
             return Memory.to_json(await memory.get(int(memory_id)))
 
     return server

@@ -1,14 +1,14 @@
 """``acai-desktop memories ...``: the window into the memory, from a terminal.
 
 Every action takes ``--data-dir`` and ``--json`` before or after its name. With
-``--json``, ``add``/``show``/``edit``/``pin``/``unpin``/``forget``/``restore``/``resolve``
-print the memory object (with ``id`` and ``sources``; ``show`` adds ``history``),
-``list``/``search`` print ``{"memories": [...]}`` (a search hit adds ``rank``, ``score``
-and ``reasons``; ``list`` adds ``total``, ``more`` and ``offset``: it shows
-``DEFAULT_LIST_LIMIT`` memories unless given ``--limit N`` or ``--no-limit``),
+``--json``,
+``add``/``show``/``edit``/``pin``/``unpin``/``keep-local``/``share``/``forget``/
+``restore``/``resolve`` print the memory object (with ``id`` and ``sources``; ``show``
+adds ``history``), ``list``/``search`` print ``{"memories": [...]}`` (a search hit adds
+``rank``, ``score`` and ``reasons``; ``list`` adds ``total``, ``more`` and ``offset``:
+it shows ``DEFAULT_LIST_LIMIT`` memories unless given ``--limit N`` or ``--no-limit``),
 ``export``/``import`` print a summary. ``suggestions`` prints ``{"suggestions": [...]}``
-(facts waiting for a yes), ``accept`` the new memory, ``dismiss`` the suggestion.
-"""
+(facts waiting for a yes), ``accept`` the new memory, ``dismiss`` the suggestion."""
 
 from __future__ import annotations
 
@@ -80,6 +80,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     for name, help_text in (
         ("pin", "pin a memory: always in context, never changed by a processor"),
         ("unpin", "unpin a memory"),
+        ("keep-local", "mark a memory local only: never sent to a model that runs elsewhere"),
+        ("share", "unmark a local-only memory: models that run elsewhere may read it again"),
         ("forget", "forget a memory (it can be restored)"),
         ("restore", "restore a forgotten memory"),
     ):
@@ -215,6 +217,13 @@ def _simple(method: str):
     return act
 
 
+def _local_only(local_only: bool):
+    async def act(memory: Memory, args: argparse.Namespace) -> dict:
+        return await _detailed(memory, await memory.set_local_only(_id(args.id), local_only))
+
+    return act
+
+
 async def _resolve(memory: Memory, args: argparse.Namespace) -> dict:
     item = await memory.resolve_conflict(_id(args.id), keep=args.keep)
     return await _detailed(memory, item)
@@ -290,6 +299,8 @@ ACTIONS = {
     "edit": _edit,
     "pin": _simple("pin"),
     "unpin": _simple("unpin"),
+    "keep-local": _local_only(True),
+    "share": _local_only(False),
     "forget": _simple("forget"),
     "restore": _simple("restore"),
     "resolve": _resolve,
@@ -338,6 +349,8 @@ def _card(memory: dict) -> str:
     ]
     if memory["pinned"]:
         facts.append("pinned")
+    if memory.get("local_only"):
+        facts.append("local only")
     if memory["user_edited"]:
         facts.append("edited by you")
     if memory["superseded_by"]:

@@ -22,7 +22,6 @@ from acai_desktop.core.conversations.chat_settings import EffectiveSettings
 from acai_desktop.core.conversations.chat_settings_service import ChatSettingsService
 from acai_desktop.core.conversations.instructions_service import InstructionsService
 from acai_desktop.core.conversations.service import ConversationService
-from acai_desktop.core.conversations.title_job import TitleProcessor
 from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.errors import (
@@ -32,7 +31,11 @@ from acai_desktop.core.errors import (
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.learning.fact_learner import FactLearner
 from acai_desktop.core.learning.job_runner import JobRunner
-from acai_desktop.core.learning.profile_jobs import MODEL_FREE_JOBS, profile_job_runner
+from acai_desktop.core.learning.profile_jobs import (
+    MODEL_FREE_JOBS,
+    profile_job_runner,
+    profile_learners,
+)
 from acai_desktop.core.learning.summary_learner import SummaryLearner
 from acai_desktop.core.memory.front_door import Memory, memory_on
 from acai_desktop.core.memory.retrieval import HybridRetriever
@@ -347,14 +350,6 @@ async def _assemble(
     asks_first = model.settings.asks_before_remembering
     memories = await memory_on(store, embedder, events, reembed=False, asks_first=asks_first)
     conversations = data.conversations
-    critical_info = FactLearner(
-        client=learner,
-        memories=memories,
-        conversations=conversations,
-        suggestions=memories.suggestions if asks_first() else None,
-        facts_by_rules=model.settings.uses_bundled_model(),
-    )
-    summary = SummaryLearner(client=learner, memories=memories, conversations=conversations)
     windows = ContextWindows(
         model.settings.provider,
         client if isinstance(client, ModelClient) else None,
@@ -365,12 +360,17 @@ async def _assemble(
     chat_settings = ChatSettingsService(
         store, model.settings.chat_defaults(client.model_for("chat")), windows
     )
-    titles = TitleProcessor(
+
+    critical_info, summary, titles = profile_learners(
         learner,
-        conversations,
-        events,
-        chat_settings,
-        first_words_only=model.settings.uses_bundled_model(),
+        router,
+        memories=memories,
+        conversations=conversations,
+        events=events,
+        chat_settings=chat_settings,
+        suggestions=memories.suggestions if asks_first() else None,
+        built_in=model.settings.uses_bundled_model(),
+        own_learning_server=model.learning_client is not None,
     )
     documents = DocumentService(store, embedder, events)
     await documents.load()

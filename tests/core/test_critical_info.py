@@ -199,8 +199,8 @@ def test_a_memory_forgotten_while_the_model_decides_leaves_the_new_fact_stored(
             processor = assistant.critical_info
             deciding = processor._relation
 
-            async def user_forgets_meanwhile(existing, content, similarity):
-                relation = await deciding(existing, content, similarity)
+            async def user_forgets_meanwhile(existing, content, similarity, learning):
+                relation = await deciding(existing, content, similarity, learning)
                 await assistant.memories.forget(existing.id)  # the user, mid-decision
                 return relation
 

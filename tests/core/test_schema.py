@@ -22,7 +22,6 @@ from tests.support.released_postgres import RELEASED_POSTGRES_SCHEMAS, postgres_
 from tests.support.schema_compare import (
     normalised,
     postgres_schema_of,
-    replayed_sqlite,
     sqlite_schema_of,
     sqlite_statements,
 )
@@ -58,9 +57,10 @@ def test_a_fresh_profile_made_from_the_description_records_every_migration(tmp_p
 def test_the_history_gives_sqlite_exactly_the_released_schema():
     """m012 … m017, now written once over both engines, make on SQLite what the
     released SQLite migrations made, statement for statement (their SQL as SQLite keeps
-    it, whitespace apart); the migrations after m017 change nothing SQLite has."""
+    it, whitespace apart); m018 … m020 change nothing SQLite has (m021 is the first
+    since that adds to it: the described schema's test below covers it)."""
     db = _sqlite_at(RELEASED_SQLITE_SCHEMAS[-1])
-    replayed = replayed_sqlite()
+    replayed = _sqlite_at("m020_postgres_booleans_and_times")
     try:
         released = sorted(normalised(sql) for sql in RELEASED_SQLITE["statements"])
         assert sqlite_statements(db) == released

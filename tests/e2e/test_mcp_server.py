@@ -94,7 +94,13 @@ def test_every_tool_and_resource_over_stdio(tmp_path):
         return tools, remembered, again, refused, found, listed, recalled, pinned, one
 
     tools, remembered, again, refused, found, listed, recalled, pinned, one = run(scenario())
-    assert tools == ["list_memories", "recall_messages", "remember", "search_memory"]
+    assert tools == [
+        "keep_memory_local",
+        "list_memories",
+        "recall_messages",
+        "remember",
+        "search_memory",
+    ]
     assert remembered["status"] == "remembered"
     assert remembered["memory"]["content"] == "The user is vegetarian"
     assert again == {"status": "already_remembered", "memory": remembered["memory"]}
@@ -119,6 +125,35 @@ def test_every_tool_and_resource_over_stdio(tmp_path):
         ("Claude Desktop (MCP)", "Please remember that I'm vegetarian, no meat for me.")
     ]
     assert _rows(tmp_path, "SELECT count(*) FROM memories") == [(2,)]  # nothing refused stored
+
+
+def test_a_memory_kept_local_reaches_no_client_and_only_the_user_undoes_it(tmp_path):
+    """issue 42, item 4: a client may mark a memory local only; from then on no client
+    reads it (it may hand what it reads to a model that runs elsewhere)."""
+
+    async def scenario():
+        pinned_id = await _profile_with_history_and_a_pin(tmp_path)
+        async with mcp_client(tmp_path) as session:
+            kept = await call(session, "keep_memory_local", memory_id=pinned_id)
+            found = await call(session, "search_memory", query="the user's name")
+            listed = await call(session, "list_memories")
+            pinned = await session.read_resource("acai://memories/pinned")
+            tools = {tool.name for tool in (await session.list_tools()).tools}
+            try:
+                await session.read_resource(f"acai://memories/{pinned_id}")
+                one = None
+            except Exception as error:  # the SDK raises the server's refusal
+                one = str(error)
+        return kept, found, listed, pinned, tools, one
+
+    kept, found, listed, pinned, tools, one = run(scenario())
+    assert kept == {"memory_id": kept["memory_id"], "local_only": True}
+    assert "Marta" not in json.dumps(found) + json.dumps(listed)
+    assert listed["local_only_left_out"] == 1
+    assert pinned.contents[0].text == "(no pinned memories)"
+    assert "is local only" in one
+    assert not any("local" in name and name != "keep_memory_local" for name in tools)
+    assert _rows(tmp_path, "SELECT local_only FROM memories WHERE content LIKE '%Marta%'") == [(1,)]
 
 
 def test_beside_the_open_window_a_suggestion_waits_for_the_user(tmp_path, fake_openai):

@@ -58,3 +58,34 @@ def test_chat_with_a_policy_sends_the_message_to_the_model_that_fits(tmp_path, f
     assert data["route"]["reason"] == "code → gpt-4o on this computer"
     ruled = {c["model"]: c["ruled_out"] for c in data["route"]["considered"]}
     assert ruled["SmolLM2-135M-Instruct"] == "too small for code"
+
+
+def _cli(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "acai_desktop", *args, "--data-dir", str(tmp_path / "p")],
+        capture_output=True, text=True, encoding="utf-8", timeout=PROGRAM_TIMEOUT_S,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )  # fmt: skip
+
+
+def test_chat_withholds_what_is_local_only_from_a_server_in_the_cloud(tmp_path, fake_openai):
+    """issue 42, item 4, from the command line: the profile's server is said to be the
+    cloud (a proxy on this computer, in model-table.json)."""
+    fake_openai.models = ["gpt-4o"]
+    model = ("--provider", "custom", "--base-url", fake_openai.base_url, "--model", "gpt-4o")
+    added = _cli(tmp_path, "memories", "add", "The user's locker code is 4921.", "--pin", "--json")
+    assert added.returncode == 0, added.stderr
+    memory_id = json.loads(added.stdout)["id"]
+    kept = _cli(tmp_path, "memories", "keep-local", str(memory_id))
+    assert kept.returncode == 0 and "local only" in kept.stdout, kept.stderr
+    (tmp_path / "p" / "model-table.json").write_text(
+        json.dumps({"servers": {fake_openai.base_url: {"where": "the cloud"}}})
+    )
+    asked = _cli(tmp_path, "chat", *model, "--new", "--json", "What is my locker code?")
+    assert asked.returncode == 0, asked.stderr
+    assert json.loads(asked.stdout)["withheld"]["memory_ids"] == [memory_id]
+    private = _cli(tmp_path, "chat", *model, "--new", "--local-only", "My locker is blue.")
+    assert private.returncode == 1
+    assert "This chat is local only" in private.stderr
+    sent = json.dumps([r.json for r in fake_openai.chat_requests()])
+    assert "4921" not in sent and "locker is blue" not in sent

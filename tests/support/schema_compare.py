@@ -4,7 +4,9 @@ SQLite: each table's columns, indexes, foreign keys and CHECK constraints as SQL
 reports them (PRAGMA), and every index, view, trigger and full-text table's SQL with
 its whitespace normalised (an ``ALTER TABLE ADD COLUMN`` leaves a table's SQL written
 differently from a ``CREATE TABLE`` with the same columns). PostgreSQL: the catalog's
-columns (in order), constraints, indexes, triggers, views, functions and dictionaries.
+columns (in order, the generated full-text columns last: schema_parts adds them after a
+table is made, a later migration's column comes after them), constraints, indexes,
+triggers, views, functions and dictionaries.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ _POSTGRES_CATALOG = {
         SELECT table_name, column_name, data_type, is_nullable, column_default,
                is_identity, identity_generation, generation_expression
         FROM information_schema.columns WHERE table_schema = current_schema()
-        ORDER BY table_name, ordinal_position""",
+        ORDER BY table_name, generation_expression IS NOT NULL, ordinal_position""",
     "constraints": """
         SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid)
         FROM pg_constraint WHERE connamespace = current_schema()::regnamespace

@@ -234,6 +234,13 @@ class ConversationService(ConversationReader):
     async def unpin(self, conversation_id: int) -> Conversation:
         return await self._set_pinned(conversation_id, False)
 
+    async def set_local_only(self, conversation_id: int, local_only: bool) -> Conversation:
+        """Keep the chat, with what it holds and what was learned in it, off remote
+        models (core/turns/privacy.py), or let it reach them again."""
+        conversation = await self._conversations.set_local_only(conversation_id, local_only)
+        self._events.emit(ConversationChanged(conversation))
+        return conversation
+
     async def _set_pinned(self, conversation_id: int, pinned: bool) -> Conversation:
         conversation = await self._conversations.set_pinned(conversation_id, pinned)
         self._events.emit(ConversationChanged(conversation))

@@ -35,7 +35,8 @@ from acai_desktop.core.conversations.titles import (
 )
 from acai_desktop.core.errors import ModelError, NotFoundError
 from acai_desktop.core.events import ConversationChanged, EventBus
-from acai_desktop.core.models.chat_model import NoModelClient
+from acai_desktop.core.learning.learning_models import LearningModels
+from acai_desktop.core.models.chat_model import ChatModel, NoModelClient
 from acai_desktop.core.models.client import ModelClient
 from acai_desktop.core.models.presets import ModelRole
 from acai_desktop.core.records.conversations import Conversation, MessageStatus
@@ -126,8 +127,11 @@ class TitleProcessor:
         chat_settings: ChatSettingsService | None = None,
         *,
         first_words_only: bool = False,
+        models: LearningModels | None = None,
     ) -> None:
         self.client = client
+        #: Which server titles each chat (None: ``client``, for every chat).
+        self.models = models or LearningModels(client)
         #: The built-in model: titles are the user's first words, no call.
         self.first_words_only = first_words_only
         self.conversations = conversations
@@ -164,10 +168,20 @@ class TitleProcessor:
                 model = (await self.chat_settings.in_effect(conversation.id)).own_model
             except NotFoundError:
                 return None  # deleted since
-        if self.first_words_only and model is None:
+        learning = None
+        if not (self.first_words_only and model is None):
+            try:
+                learning = await self.models.for_chat(conversation.id)
+            except NotFoundError:
+                return None  # deleted since
+        if learning is None:
+            # The built-in model, or a local-only chat with no model here: no call.
             title = first_words_title(message.content) or None
         else:
-            title = await self._ask(message.content, answer.content if answer else "", model)
+            if learning.client is not self.client:  # the router's choice, not the chat's
+                model = learning.model
+            answered = answer.content if answer else ""
+            title = await self._ask(message.content, answered, model, learning.client)
         if title is None:
             return None  # the first words stay
         retitled = await self.conversations.set_automatic_title(conversation.id, title)
@@ -175,7 +189,9 @@ class TitleProcessor:
             self.events.emit(ConversationChanged(retitled))
         return retitled
 
-    async def _ask(self, question: str, answer: str, model: str | None = None) -> str | None:
+    async def _ask(
+        self, question: str, answer: str, model: str | None, client: ChatModel
+    ) -> str | None:
         exchange = f"user: {quote_untrusted(question[:EXCHANGE_CHARS])}"
         if answer.strip():
             exchange += f"\nassistant: {quote_untrusted(answer[:EXCHANGE_CHARS])}"
@@ -184,7 +200,7 @@ class TitleProcessor:
             {"role": "user", "content": f"<exchange>\n{exchange}\n</exchange>"},
         ]
         try:
-            reply = await self.client.complete(
+            reply = await client.complete(
                 messages,
                 role=ModelRole.TRIAGE,
                 max_tokens=TITLE_MAX_TOKENS,

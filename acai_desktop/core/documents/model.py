@@ -65,6 +65,9 @@ class Document:
     conversation_id: int | None = None
     #: The project it belongs to (None: every chat may draw on it).
     project_id: int | None = None
+    #: Kept off remote models (core/store/local_only.py; so is an attachment of a
+    #: local-only chat, and a local-only project's document).
+    local_only: bool = False
 
     @classmethod
     def from_row(cls, row: dict) -> Document:
@@ -73,6 +76,7 @@ class Document:
                 **row,
                 "status": DocumentStatus(row["status"]),
                 "attachment": bool(row.get("attachment", False)),
+                "local_only": bool(row.get("local_only", False)),
             }
         )
 

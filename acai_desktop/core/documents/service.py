@@ -46,6 +46,7 @@ from acai_desktop.core.records.jobs import Job
 from acai_desktop.core.store import chunks as chunk_sql
 from acai_desktop.core.store import documents as sql
 from acai_desktop.core.store import jobs as job_sql
+from acai_desktop.core.store import local_only as local_only_rows
 from acai_desktop.core.store import projects
 from acai_desktop.core.store.database import Store
 
@@ -314,6 +315,13 @@ class DocumentService:
     async def set_project(self, document_id: int, project_id: int | None) -> Document:
         """Keep a document to a project's chats (None: every chat may draw on it)."""
         await self.store.run(projects.set_document_project, document_id, project_id)
+        document = await self.get(document_id)
+        self.events.emit(ev.DocumentChanged(document))
+        return document
+
+    async def set_local_only(self, document_id: int, local_only: bool) -> Document:
+        """Keep a document's passages off remote models (core/turns/privacy.py), or not."""
+        await self.store.run(local_only_rows.set_document_local_only, document_id, local_only)
         document = await self.get(document_id)
         self.events.emit(ev.DocumentChanged(document))
         return document

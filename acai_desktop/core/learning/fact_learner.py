@@ -16,18 +16,18 @@ the one before (``memory.replacements``); other facts are kept beside each other
 from __future__ import annotations
 
 import logging
-from collections import Counter
-from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
 from acai_desktop.core.errors import InvalidInputError, NotFoundError
+from acai_desktop.core.learning.fact_outcomes import CallCounts, CriticalInfoOutcome
 from acai_desktop.core.learning.fact_replies import (
     ExtractedFact,
     ExtractionReply,
     RelationReply,
     TriageReply,
 )
+from acai_desktop.core.learning.learning_models import LearningModel, LearningModels
 from acai_desktop.core.learning.plain_statements import (
     STATEMENT_CONFIDENCE,
     forget_requests,
@@ -42,9 +42,9 @@ from acai_desktop.core.memory.replacements import replace_by_rule
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.records.conversations import Message
 from acai_desktop.core.records.jobs import Job
-from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind, Origin, Suggestion
+from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind, Origin
 from acai_desktop.core.resources import resource_text
-from acai_desktop.core.rules.grounding import GROUNDED, Verdict
+from acai_desktop.core.rules.grounding import GROUNDED
 from acai_desktop.core.rules.user_subject import name_the_subject
 from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.turns.planner import is_acknowledgement
@@ -54,33 +54,6 @@ log = logging.getLogger(__name__)
 ACTOR = Actor.CRITICAL_INFO_PROCESSOR
 #: Messages longer than this are cut before triage/extraction (the start carries the news).
 MAX_MESSAGE_CHARS_FOR_EXTRACTION = 4000
-
-
-@dataclass
-class CriticalInfoOutcome:
-    message_id: int
-    triage_called: bool = False
-    durable: bool = False
-    extraction_called: bool = False
-    stored: list[MemoryItem] = field(default_factory=list)
-    reinforced: list[int] = field(default_factory=list)
-    #: (fact, why) for each extracted fact the grounding check refused.
-    rejected: list[tuple[str, Verdict]] = field(default_factory=list)
-    #: With "Ask before remembering": facts queued for the user's decision.
-    suggested: list[Suggestion] = field(default_factory=list)
-    #: What the user asked to forget ("Forget that I have a dog"), forgotten.
-    forgotten: list[MemoryItem] = field(default_factory=list)
-    reason: str | None = None
-
-
-@dataclass
-class CallCounts:
-    gated: int = 0
-    triage: int = 0
-    extraction: int = 0
-    reconcile: int = 0
-    #: Extracted facts the grounding check refused, by reason ("unsupported", ...).
-    rejected: Counter[str] = field(default_factory=Counter)
 
 
 def _fact_write_key(write_key: str | None, content: str) -> str | None:
@@ -100,8 +73,11 @@ class FactLearner:
         #: Facts from the user's plain statements, with no model call (core.learning.
         #: plain_statements): for the bundled 135M model, which can't pick facts.
         facts_by_rules: bool = False,
+        #: Which model each job asks (None: ``client``'s role models, for every chat).
+        models: LearningModels | None = None,
     ) -> None:
         self.client = client
+        self.models = models or LearningModels(client)
         self.facts_by_rules = facts_by_rules
         self.memories = memories
         self.conversations = conversations
@@ -146,6 +122,18 @@ class FactLearner:
             outcome.reason = "acknowledgement"
             return outcome
 
+        learning = LearningModel(self.client)
+        if not self.facts_by_rules:
+            try:
+                found = await self.models.for_chat(conversation.id)
+            except NotFoundError:  # deleted meanwhile, as above
+                outcome.reason = "the message was deleted"
+                return outcome
+            if found is None:
+                outcome.reason = "the chat is local only and no model on this computer can learn"
+                log.info("message %d: %s", message_id, outcome.reason)
+                return outcome
+            learning = found
         text = message.content[:MAX_MESSAGE_CHARS_FOR_EXTRACTION]
         # "Forget that I have a dog": done first, and nothing this message says is
         # learned back in its place.
@@ -173,7 +161,7 @@ class FactLearner:
                 return outcome
             outcome.durable = True
         else:
-            facts = await self._facts_by_model(message_id, text, outcome)
+            facts = await self._facts_by_model(message_id, text, outcome, learning)
             if requested:
                 # The model's wording when it found facts; the request's own when it
                 # found none (or said there was nothing lasting).
@@ -235,6 +223,7 @@ class FactLearner:
                     write_key=write_key,
                     project_id=conversation.project_id,
                     explicit=asked,
+                    learning=learning,
                 )
             except InvalidInputError as error:
                 # This fact's text can't be stored (a control character, ...): skip it,
@@ -243,13 +232,13 @@ class FactLearner:
         return outcome
 
     async def _facts_by_model(
-        self, message_id: int, text: str, outcome: CriticalInfoOutcome
+        self, message_id: int, text: str, outcome: CriticalInfoOutcome, learning: LearningModel
     ) -> list[ExtractedFact] | None:
         """Triage, then (on yes) extraction; None, with ``outcome.reason`` said, when
         there is nothing to store."""
         outcome.triage_called = True
         self.counts.triage += 1
-        triage = await self._ask(self._triage_prompt, text, TriageReply, "triage")
+        triage = await self._ask(self._triage_prompt, text, TriageReply, "triage", learning)
         if triage.value is None:
             outcome.reason = f"triage reply unusable: {triage.reason}"
             log.info("message %d: %s", message_id, outcome.reason)
@@ -261,7 +250,9 @@ class FactLearner:
         outcome.durable = True
         outcome.extraction_called = True
         self.counts.extraction += 1
-        extraction = await self._ask(self._extraction_prompt, text, ExtractionReply, "extraction")
+        extraction = await self._ask(
+            self._extraction_prompt, text, ExtractionReply, "extraction", learning
+        )
         if extraction.value is None:
             outcome.reason = f"extraction reply unusable: {extraction.reason}"
             log.info("message %d: %s", message_id, outcome.reason)
@@ -275,12 +266,19 @@ class FactLearner:
             return None
         return extraction.value.facts
 
-    async def _ask(self, instructions: str, text: str, schema: type[BaseModel], role: str):
+    async def _ask(
+        self,
+        instructions: str,
+        text: str,
+        schema: type[BaseModel],
+        role: str,
+        learning: LearningModel,
+    ):
         messages = [
             {"role": "system", "content": instructions},
             {"role": "user", "content": text},
         ]
-        return await self.client.structured(messages, schema, role=role)
+        return await learning.client.structured(messages, schema, role=role, model=learning.model)
 
     async def _reconcile(
         self,
@@ -292,6 +290,7 @@ class FactLearner:
         write_key: str | None = None,
         project_id: int | None = None,
         explicit: bool = False,
+        learning: LearningModel | None = None,
     ) -> None:
         """Compare the fact with the similar ones its chat sees (its project's and those
         of no project; another project's are never read into this chat's prompts nor
@@ -320,7 +319,9 @@ class FactLearner:
             if existing.project_id is None or existing.project_id == project_id
         ]
         for existing, similarity in similar:
-            relation = await self._relation(existing, content, similarity)
+            relation = await self._relation(
+                existing, content, similarity, learning or LearningModel(self.client)
+            )
             if relation in ("refinement", "contradiction") and existing.project_id != project_id:
                 # A project's chat does not rewrite what every chat sees: the new
                 # wording stays the project's, beside the memory it would replace.
@@ -391,7 +392,9 @@ class FactLearner:
             write_key=key,
         )
 
-    async def _relation(self, existing: MemoryItem, content: str, similarity: float) -> str:
+    async def _relation(
+        self, existing: MemoryItem, content: str, similarity: float, learning: LearningModel
+    ) -> str:
         # Only the same words are the same fact without asking. Near-identical wording is
         # exactly how a contradiction looks: "is allergic" / "is not allergic" (cosine
         # 0.98), house 12 / 14, May 3 / May 5.
@@ -402,10 +405,17 @@ class FactLearner:
             # and the user sees both in the panel (a new home, name or age replaced the
             # one before already, in _reconcile).
             return "unrelated"
+        if existing.id in learning.withhold.memory_ids:
+            # A local-only memory never goes to a learner that runs elsewhere: both stay,
+            # and the user sees both in the panel.
+            return "unrelated"
         self.counts.reconcile += 1
         prompt = self._reconcile_prompt.format(existing=existing.content, new=content)
-        reply = await self.client.structured(
-            [{"role": "user", "content": prompt}], RelationReply, role="extraction"
+        reply = await learning.client.structured(
+            [{"role": "user", "content": prompt}],
+            RelationReply,
+            role="extraction",
+            model=learning.model,
         )
         if reply.value is None:
             # Unsure: keep both rather than overwrite a memory on a guess.

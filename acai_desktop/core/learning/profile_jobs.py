@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import functools
 
+from acai_desktop.core.conversations.chat_settings_service import ChatSettingsService
 from acai_desktop.core.conversations.title_job import TITLE_JOB, TitleProcessor
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.learning.fact_learner import FactLearner
 from acai_desktop.core.learning.job_runner import JobHandler, JobRunner
+from acai_desktop.core.learning.learning_models import LearningModels
 from acai_desktop.core.learning.summary_learner import SummaryLearner
+from acai_desktop.core.memory.front_door import Memory
 from acai_desktop.core.memory.quiet_learning import learning_quietly
+from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.models.chat_model import NoModelClient
 from acai_desktop.core.models.client import ModelClient
 from acai_desktop.core.models.start import model_answers
+from acai_desktop.core.routing.router import TurnRouter
+from acai_desktop.core.store.conversation_repository import ConversationRepository
 from acai_desktop.core.store.documents import INDEX_JOB
 from acai_desktop.core.store.imported_conversations import LEARN_IMPORTED_JOB
 from acai_desktop.core.store.jobs import JobRepository
@@ -26,6 +32,49 @@ LEARNING_JOBS = frozenset({"critical_info", "summary", LEARN_IMPORTED_JOB})
 #: answers one request at a time: the learning, and naming a new chat. On the built-in
 #: model they ask a server of their own instead (core.models.learning_server).
 YIELDING_JOBS = LEARNING_JOBS | {TITLE_JOB}
+
+
+def profile_learners(
+    learner: ModelClient | NoModelClient,
+    router: TurnRouter | None,
+    *,
+    memories: Memory,
+    conversations: ConversationRepository,
+    events: EventBus,
+    chat_settings: ChatSettingsService,
+    suggestions: MemorySuggestions | None,
+    built_in: bool,
+    own_learning_server: bool,
+) -> tuple[FactLearner, SummaryLearner, TitleProcessor]:
+    """The profile's learning jobs' handlers: facts, summaries and titles, each asking
+    the model ``LearningModels`` gives it for its chat (the learner, the router's
+    choice, never one that runs elsewhere for a local-only chat)."""
+
+    async def routing_of(conversation_id: int | None) -> str | None:
+        return (await chat_settings.in_effect(conversation_id)).routing
+
+    models = LearningModels(
+        learner,
+        router,
+        own_learning_server=own_learning_server,
+        routing=routing_of,
+        privacy=conversations.privacy_of,
+    )
+    facts = FactLearner(
+        client=learner,
+        memories=memories,
+        conversations=conversations,
+        suggestions=suggestions,
+        facts_by_rules=built_in,
+        models=models,
+    )
+    summaries = SummaryLearner(
+        client=learner, memories=memories, conversations=conversations, models=models
+    )
+    titles = TitleProcessor(
+        learner, conversations, events, chat_settings, first_words_only=built_in, models=models
+    )
+    return facts, summaries, titles
 
 
 def profile_job_runner(

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from acai_desktop.core.errors import ModelReplyError, NotFoundError
+from acai_desktop.core.learning.learning_models import LearningModels
 from acai_desktop.core.memory.prompt_history import left_out_of_prompt
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.records.conversations import Message
@@ -43,8 +44,11 @@ class SummaryLearner:
         conversations: ConversationRepository,
         max_words: int = 150,
         prompt_room: int = DEFAULT_PROMPT_ROOM,
+        models: LearningModels | None = None,
     ) -> None:
         self.client = client
+        #: Which model each summary asks (None: ``client``'s, for every chat).
+        self.models = models or LearningModels(client)
         self.memories = memories
         self.conversations = conversations
         self.max_words = max_words
@@ -86,9 +90,22 @@ class SummaryLearner:
             await self.conversations.fold(message_ids, existing)
             return await self.memories.get(existing)
 
+        try:
+            learning = await self.models.for_chat(conversation_id)
+        except NotFoundError:
+            return None  # deleted meanwhile: nothing left to summarise
+        if learning is None:
+            # A local-only chat with no model on this computer: its messages stay whole
+            # (the prompt keeps cutting its oldest); nothing is sent elsewhere.
+            log.info(
+                "conversation %d is local only; no model here to summarise it", conversation_id
+            )
+            return None
         transcript = "\n".join(f"{m.role}: {m.content}" for m in block)
         prompt = self._template.format(max_words=self.max_words, transcript=transcript)
-        summary = await self.client.complete([{"role": "user", "content": prompt}], role="summary")
+        summary = await learning.client.complete(
+            [{"role": "user", "content": prompt}], role="summary", model=learning.model
+        )
         summary = " ".join(summary.split())[:MAX_SUMMARY_CHARS]
         if len(summary) < 10:
             # Raising makes the job runner retry later; nothing was written.

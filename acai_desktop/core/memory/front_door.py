@@ -2,15 +2,15 @@
 the command line, the MCP server and the evaluations alike.
 
 Its verbs: ``get``, ``list``, ``count``, ``remember`` (add), ``edit``, ``pin``,
-``forget``, ``restore``, ``history`` and ``sources`` (those of :class:`MemoryService`,
-which validates, embeds, writes and announces), and the ones that need more than the
-rows: :meth:`Memory.search` (the one search of memories: the ranking that feeds the
-assistant's answers, over memories alone), :meth:`Memory.recall` (past messages, by the
-same ranking), :meth:`Memory.intake` (a fact another tool hands in: ground -> the same
-fact already? -> suggest or store, core.memory.intake), ``suggestions`` (facts waiting
-for the user's yes) and :meth:`Memory.to_json`. The memory panel's search by topic and
-meaning (``near_in_meaning``) is not a search of its own: it says which memories the
-panel's listing shows beside those holding the words.
+``set_local_only``, ``forget``, ``restore``, ``history`` and ``sources`` (those of
+:class:`MemoryService`, which validates, embeds, writes and announces), and the ones
+that need more than the rows: :meth:`Memory.search` (the one search of memories: the
+ranking that feeds the assistant's answers, over memories alone), :meth:`Memory.recall`
+(past messages, by the same ranking), :meth:`Memory.intake` (a fact another tool hands
+in: ground -> the same fact already? -> suggest or store, core.memory.intake),
+``suggestions`` (facts waiting for the user's yes) and :meth:`Memory.to_json`. The
+memory panel's search by topic and meaning (``near_in_meaning``) is not a search of its
+own: it says which memories the panel's listing shows beside those holding the words.
 
 :func:`memory_on` is the one place a :class:`Memory` is put together, over a store
 already open (the assistant builds its own with it); :func:`open_memory` opens a
@@ -43,6 +43,7 @@ from acai_desktop.core.records.memories import MemoryItem
 from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.rules.grounding import GroundingCheck
 from acai_desktop.core.store.interface import MemoryStore as Store
+from acai_desktop.core.store.local_only import LocalOnly, local_only_items
 from acai_desktop.core.store.memories import MemoryFilter
 
 __all__ = ["Memory", "MemoryFilter", "Via", "memory_on", "open_memory"]
@@ -104,6 +105,11 @@ class Memory(MemoryService):
     ) -> IntakeOutcome:
         """A fact another tool hands in (core.memory.intake: :meth:`FactIntake.take`)."""
         return await self.fact_intake.take(fact, evidence, via, category)
+
+    async def local_only(self) -> LocalOnly:
+        """What is local only now: what another tool (the MCP server) must not be given,
+        since it may hand it to a model that runs elsewhere."""
+        return await self.store.run(local_only_items)
 
     @staticmethod
     def to_json(item: MemoryItem) -> dict:

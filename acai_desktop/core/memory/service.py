@@ -199,6 +199,15 @@ class MemoryService(MemoryReader):
         )
         return await self._publish_or_refuse(change)
 
+    async def set_local_only(
+        self, memory_id: int, local_only: bool, *, actor: Actor | str = Actor.USER
+    ) -> MemoryItem:
+        """Keep the memory off remote models (never in their prompts), or not."""
+        change = await self.store.run(
+            writes.set_local_only, memory_id_of(memory_id), local_only, actor=_actor(actor)
+        )
+        return await self._publish_or_refuse(change)
+
     async def forget(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> MemoryItem:
         """Soft delete: status ``forgotten``, out of retrieval, back with :meth:`restore`."""
         change = await self.store.run(

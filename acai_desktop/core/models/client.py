@@ -334,11 +334,19 @@ class ModelClient:
         role: ModelRole | str,
         max_tokens: int | None = None,
         temperature: float | None = 0.0,
+        model: str | None = None,
     ) -> StructuredResult[T]:
         """A reply validated against ``schema``; a bad reply gives ``value=None`` and a reason
-        (logged), never an exception. Transport failures still raise ``ModelError``."""
+        (logged), never an exception. Transport failures still raise ``ModelError``.
+        ``model``: another model than ``role``'s."""
         return await request_structured(
-            self, messages, schema, role=_role(role), max_tokens=max_tokens, temperature=temperature
+            self,
+            messages,
+            schema,
+            role=_role(role),
+            max_tokens=max_tokens,
+            temperature=temperature,
+            model=model,
         )
 
     # -- embeddings and models ----------------------------------------------------

@@ -159,8 +159,10 @@ async def request_structured(
     role: ModelRole,
     max_tokens: int | None = None,
     temperature: float | None = 0.0,
+    model: str | None = None,
 ) -> StructuredResult[T]:
-    model = client.model_for(role)
+    """``model``: another model than ``role``'s (the router's choice for a learning job)."""
+    model = model or client.model_for(role)
     start = _FALLBACK_ORDER.index(client.structured_mode)
     for mode in _FALLBACK_ORDER[start:]:
         prompt = (
@@ -175,6 +177,7 @@ async def request_structured(
                 max_tokens=max_tokens,
                 temperature=temperature,
                 response_format=response_format_for(mode, schema),
+                model=model,
             )
         except ResponseFormatRefused as refusal:
             log.info(

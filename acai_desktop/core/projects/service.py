@@ -25,6 +25,7 @@ from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.records.conversations import Conversation
 from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
 from acai_desktop.core.records.projects import Project
+from acai_desktop.core.store import local_only as local_only_rows
 from acai_desktop.core.store import projects as rows
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memory_changes import MemoryChange
@@ -156,6 +157,15 @@ class ProjectService:
         if model is not None and (len(model) > 200 or any(c < " " for c in model)):
             raise InvalidInputError("A model name is one line of at most 200 characters.")
         project = await self._store.run(rows.set_default_model, project_id, model)
+        await self._announce()
+        return project
+
+    async def set_local_only(self, project_id: int, local_only: bool) -> Project:
+        """Keep the project's chats, memories and documents off remote models
+        (core/turns/privacy.py), or let them reach them again."""
+        project = await self._store.run(
+            local_only_rows.set_project_local_only, project_id, local_only
+        )
         await self._announce()
         return project
 

@@ -30,6 +30,8 @@ class Conversation:
     pinned: bool = False
     #: The project it belongs to (None: outside any project).
     project_id: int | None = None
+    #: Kept off remote models, with everything it holds (core/store/local_only.py).
+    local_only: bool = False
 
     @classmethod
     def from_row(cls, row: dict) -> Conversation:
@@ -42,6 +44,7 @@ class Conversation:
             title_auto=bool(row.get("title_auto", 0)),
             pinned=bool(row.get("pinned", 0)),
             project_id=row.get("project_id"),
+            local_only=bool(row.get("local_only", False)),
         )
 
 

@@ -81,6 +81,9 @@ class MemoryItem:
     meta: dict = field(default_factory=dict)
     #: The project it belongs to (None: everywhere). See :class:`ProjectScope`.
     project_id: int | None = None
+    #: Marked by the user: never in a remote model's prompt (core/store/local_only.py;
+    #: a memory of a local-only chat or project is kept with it too).
+    local_only: bool = False
 
     @classmethod
     def from_row(cls, row: dict) -> MemoryItem:

@@ -16,6 +16,12 @@ class Project:
     #: The chat model a chat of the project uses unless it sets its own (None: the
     #: profile's).
     default_model: str | None = None
+    #: Kept off remote models, with its chats, memories and documents
+    #: (core/store/local_only.py).
+    local_only: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "local_only", bool(self.local_only))  # SQLite's 0/1
 
 
 #: A promoted memory's ``meta`` key: the project it was promoted from (where demoting

@@ -44,15 +44,18 @@ class Offer:
 
 
 def candidates_from(
-    offers: Iterable[Offer], measured: Callable[[str], Speed | None] = lambda key: None
+    offers: Iterable[Offer],
+    measured: Callable[[str], Speed | None] = lambda key: None,
+    where_of: Callable[[str | None], Where] = where_it_runs,
 ) -> list[Candidate]:
     """Each chat model of ``offers`` once (the first provider offering it at an address
-    keeps it), with what is known of it and its speed as ``measured`` here (by its
-    ``model_speed.speed_key``)."""
+    keeps it), with what is known of it, its speed as ``measured`` here (by its
+    ``model_speed.speed_key``) and where its server runs (``where_of``: the user's word
+    in ``model_table``, else the address)."""
     seen: set[tuple[str | None, str]] = set()
     candidates = []
     for offer in offers:
-        where = where_it_runs(offer.base_url)
+        where = where_of(offer.base_url)
         for model in offer.models:
             if (offer.base_url, model) in seen or _NOT_FOR_CHAT.search(model):
                 continue

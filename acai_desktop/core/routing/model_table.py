@@ -9,7 +9,13 @@ name (as ``context_window.normalised_name`` writes it, so ``"qwen2.5-coder"`` ma
 ``price_out`` (dollars per million tokens) and ``window_tokens``::
 
     {"models": {"my-finetune": {"quality": 4, "strong_at": ["code"]},
-                "gpt-4o": {"price_in": 2.0, "price_out": 8.0}}}
+                "gpt-4o": {"price_in": 2.0, "price_out": 8.0}},
+     "servers": {"http://127.0.0.1:4000/v1": {"where": "the cloud"}}}
+
+``servers`` says where a server really runs when its address can't tell: a proxy on this
+computer that forwards to a cloud provider (LiteLLM, an SSH tunnel) is "the cloud", and
+a box down the hall with a public name is "the local network". What the user says wins
+over the address, for routing and for the local-only boundary alike.
 
 A file that can't be read, or an entry with a wrong value, is left out and said; the
 rest still counts.
@@ -18,11 +24,11 @@ rest still counts.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from acai_desktop.core.models.context_window import normalised_name
-from acai_desktop.core.routing.selection import Candidate
+from acai_desktop.core.routing.selection import Candidate, Where, where_it_runs
 from acai_desktop.core.routing.turn_kinds import TurnKind
 
 FILE_NAME = "model-table.json"
@@ -30,25 +36,56 @@ _FLAGS = ("vision", "tools", "json_schema")
 _PRICES = ("price_in", "price_out")
 
 
-def load_model_table(data_dir: Path) -> tuple[dict[str, dict], list[str]]:
-    """The user's entries by name start, and what was wrong with the file (sentences)."""
+@dataclass(frozen=True)
+class ModelTable:
+    """What the user said of their models (by name start) and their servers (by address)."""
+
+    models: dict[str, dict] = field(default_factory=dict)
+    servers: dict[str, Where] = field(default_factory=dict)
+
+    def where(self, base_url: str | None) -> Where:
+        """Where the server at ``base_url`` runs: the user's word, else its address."""
+        if base_url is not None and (said := self.servers.get(_address(base_url))):
+            return said
+        return where_it_runs(base_url)
+
+
+def _address(base_url: str) -> str:
+    return base_url.strip().rstrip("/").lower()
+
+
+def load_model_table(data_dir: Path) -> tuple[ModelTable, list[str]]:
+    """The user's entries, and what was wrong with the file (sentences)."""
     path = data_dir / FILE_NAME
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}, []
+        return ModelTable(), []
     except (OSError, ValueError) as error:
-        return {}, [f"{FILE_NAME} can't be read ({error}); the known figures are used."]
-    models = data.get("models") if isinstance(data, dict) else None
-    if not isinstance(models, dict):
-        return {}, [f'{FILE_NAME} needs a "models" object; the known figures are used.']
-    table, problems = {}, []
+        return ModelTable(), [f"{FILE_NAME} can't be read ({error}); the known figures are used."]
+    models = data.get("models", {}) if isinstance(data, dict) else None
+    servers = data.get("servers", {}) if isinstance(data, dict) else None
+    if not isinstance(models, dict) or not isinstance(servers, dict):
+        return ModelTable(), [
+            f'{FILE_NAME} needs a "models" or a "servers" object; the known figures are used.'
+        ]
+    table, problems = ModelTable(), []
     for name, entry in models.items():
         problem = _problem_of(entry)
         if problem:
             problems.append(f"{FILE_NAME}: {name!r} is left out: {problem}.")
         else:
-            table[normalised_name(str(name))] = entry
+            table.models[normalised_name(str(name))] = entry
+    places = {str(where) for where in Where}
+    for url, entry in servers.items():
+        said = entry.get("where") if isinstance(entry, dict) else None
+        if said in places:
+            table.servers[_address(str(url))] = Where(said)
+        else:
+            problems.append(
+                f"{FILE_NAME}: server {url!r} is left out: "
+                f'"where" must be one of {", ".join(sorted(places))}.'
+            )
     return table, problems
 
 
@@ -74,13 +111,13 @@ def _problem_of(entry: object) -> str | None:
     return None
 
 
-def with_model_table(candidate: Candidate, table: dict[str, dict]) -> Candidate:
+def with_model_table(candidate: Candidate, table: ModelTable) -> Candidate:
     """``candidate`` with the user's figures for it, where they have any."""
     name = normalised_name(candidate.model)
-    starts = [start for start in table if name.startswith(start)]
+    starts = [start for start in table.models if name.startswith(start)]
     if not starts:
         return candidate
-    entry = table[max(starts, key=len)]
+    entry = table.models[max(starts, key=len)]
     caps = candidate.capabilities
     changes = {key: entry[key] for key in (*_FLAGS, *_PRICES, "quality") if key in entry}
     if "strong_at" in entry:

@@ -58,7 +58,8 @@ async def reachable_candidates(
     offers = offers_found(settings, configured, found, openai_models)
     speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
     table, table_problems = await asyncio.to_thread(load_model_table, profile.data_dir)
-    candidates = [with_model_table(c, table) for c in candidates_from(offers, speeds.speed)]
+    found_here = candidates_from(offers, speeds.speed, table.where)
+    candidates = [with_model_table(c, table) for c in found_here]
     return candidates, problems + table_problems
 
 

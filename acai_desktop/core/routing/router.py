@@ -17,6 +17,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
+from urllib.parse import urlsplit
 
 from acai_desktop.core.errors import AcaiError, ModelError
 from acai_desktop.core.memory.tokens import estimate_tokens
@@ -24,14 +26,23 @@ from acai_desktop.core.models.api_keys import SecretStore
 from acai_desktop.core.models.chat_model import ChatModel
 from acai_desktop.core.models.choice import ModelOverrides
 from acai_desktop.core.models.client import ModelClient
+from acai_desktop.core.models.context_window import BUILT_IN_SERVER
 from acai_desktop.core.models.detection import Detect
-from acai_desktop.core.models.presets import OPENAI_BASE_URL, ProviderName
+from acai_desktop.core.models.presets import OPENAI_BASE_URL, ProviderName, preset
 from acai_desktop.core.models.replies import StreamStats
 from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
+from acai_desktop.core.routing.model_table import load_model_table
 from acai_desktop.core.routing.reachable import reachable_candidates
-from acai_desktop.core.routing.selection import Candidate, Policy, Route, choose_model
+from acai_desktop.core.routing.selection import (
+    Candidate,
+    Policy,
+    Route,
+    Where,
+    choose_model,
+    where_it_runs,
+)
 from acai_desktop.core.routing.turn_needs import TurnNeeds
 
 log = logging.getLogger(__name__)
@@ -51,6 +62,8 @@ class TurnRouter:
         speeds: SpeedLog,
         *,
         secrets: SecretStore | None = None,
+        data_dir: Path | None = None,
+        own_provider: str = "the chat's server",
     ) -> None:
         self.client = client
         self._find = find
@@ -60,6 +73,10 @@ class TurnRouter:
         self._secrets = secrets
         self._openai_key: str | None = None
         self._own_url = settings.resolved_base_url()
+        #: Who serves the profile's own model, as the user knows it ("OpenAI", "Ollama").
+        self.own_provider = own_provider
+        #: Where model-table.json is read (None: the addresses alone say where servers run).
+        self._data_dir = data_dir
         self._candidates: list[Candidate] = []
         self._found_at: float | None = None
         self._clients: dict[str, ModelClient] = {}
@@ -68,11 +85,20 @@ class TurnRouter:
         self._saving: asyncio.Task | None = None
         self._save_again = False
 
-    async def route(self, needs: TurnNeeds, policy: Policy) -> Route:
-        """The models that can do a turn with ``needs``, best first by ``policy``."""
+    async def route(self, needs: TurnNeeds, policy: Policy, *, private: bool = False) -> Route:
+        """The models that can do a turn with ``needs``, best first by ``policy``;
+        ``private``: the turn holds something local only (only this computer's models)."""
         candidates = await self._reachable()
         for_turn = [replace(c, measured=self._speed(c)) for c in candidates]
-        return choose_model(needs, for_turn, policy)
+        return choose_model(needs, for_turn, policy, private=private)
+
+    async def own_where(self) -> Where:
+        """Where the profile's own model runs: the user's word in model-table.json, else
+        its address (read each time: the user may have just said so in Settings)."""
+        if self._data_dir is None:
+            return where_it_runs(self._own_url)
+        table, _ = await asyncio.to_thread(load_model_table, self._data_dir)
+        return table.where(self._own_url)
 
     async def _reachable(self) -> list[Candidate]:
         if self._found_at is None or time.monotonic() - self._found_at > REFRESH_SECONDS:
@@ -160,4 +186,21 @@ async def profile_router(
         return await reachable_candidates(profile, overrides, detect=detect, choose_first=False)
 
     speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
-    return TurnRouter(settings, client, find, speeds, secrets=SecretStore(profile.data_dir))
+    built_in = settings.provider == ProviderName.LOCAL
+    return TurnRouter(
+        settings,
+        client,
+        find,
+        speeds,
+        secrets=SecretStore(profile.data_dir),
+        data_dir=profile.data_dir,
+        own_provider=BUILT_IN_SERVER if built_in else _provider_name(settings),
+    )
+
+
+def _provider_name(settings: ModelSettings) -> str:
+    """Who serves the profile's model, as the user knows it: a preset's name, or the
+    address of a server the user typed in."""
+    if settings.provider == ProviderName.CUSTOM:
+        return urlsplit(settings.resolved_base_url() or "").netloc or "a custom server"
+    return preset(settings.provider).label

@@ -36,6 +36,12 @@ from acai_desktop.core.store.conversations import (
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.interrupted_answers import recover_interrupted_answers
 from acai_desktop.core.store.jobs import JobSpec
+from acai_desktop.core.store.local_only import (
+    LocalOnly,
+    chat_privacy,
+    is_private_chat,
+    set_chat_local_only,
+)
 
 
 class ConversationRepository:
@@ -114,6 +120,17 @@ class ConversationRepository:
 
     async def set_pinned(self, conversation_id: int, pinned: bool) -> Conversation:
         return await self.store.run(set_pinned, conversation_id, pinned)
+
+    async def set_local_only(self, conversation_id: int, local_only: bool) -> Conversation:
+        return await self.store.run(set_chat_local_only, conversation_id, local_only)
+
+    async def is_private(self, conversation_id: int) -> bool:
+        """The chat is local only, itself or by its project."""
+        return await self.store.run(is_private_chat, conversation_id)
+
+    async def privacy_of(self, conversation_id: int) -> tuple[bool, LocalOnly]:
+        """Whether the chat is local only, and everything that is (core/turns/privacy.py)."""
+        return await self.store.run(chat_privacy, conversation_id)
 
     async def set_automatic_title(self, conversation_id: int, title: str) -> Conversation | None:
         return await self.store.run(set_automatic_title, conversation_id, title)

@@ -34,7 +34,7 @@ MESSAGE_COLUMNS = (
     "created_at, author, parent_id, hidden, instructions, usage, sent_content"
 )
 CONVERSATION_COLUMNS = (
-    "id, title, created_at, updated_at, temporary, title_auto, pinned, project_id"
+    "id, title, created_at, updated_at, temporary, title_auto, pinned, project_id, local_only"
 )
 
 #: On PostgreSQL, while an answer streams its process holds a session lock on it

@@ -27,7 +27,7 @@ INDEX_JOB = "index_document"
 
 DOCUMENT_COLUMNS = (
     "id, path, name, size, sha256, mtime, kind, status, error, chunk_count, page_count, "
-    "added_at, indexed_at, attachment, conversation_id, project_id"
+    "added_at, indexed_at, attachment, conversation_id, project_id, local_only"
 )
 
 

@@ -219,6 +219,20 @@ def set_pinned(db: Database, memory_id: int, pinned: bool, *, actor: Actor) -> M
         return MemoryChange(item, changed=[item])
 
 
+def set_local_only(db: Database, memory_id: int, local_only: bool, *, actor: Actor) -> MemoryChange:
+    """Keep the memory off remote models' prompts, or let it reach them again. Only the
+    user's word changes it: no processor marks or unmarks."""
+    with db.atomic():
+        current = fetch_memory(db, memory_id)
+        if actor.is_processor:
+            raise ProtectedMemoryError("A background processor can't mark a memory local only.")
+        if current.local_only == local_only:
+            return MemoryChange(current)
+        action = "marked local only" if local_only else "no longer local only"
+        item = update_memory(db, memory_id, {"local_only": local_only}, actor=actor, action=action)
+        return MemoryChange(item, changed=[item])
+
+
 def forget_memory(db: Database, memory_id: int, *, actor: Actor) -> MemoryChange:
     """Status ``forgotten`` (a soft delete :func:`restore_memory` undoes)."""
     with db.atomic():

@@ -1028,3 +1028,16 @@ def m020_postgres_booleans_and_times(db) -> None:
             f"USING CAST(NULLIF({column}, '') AS timestamptz)",
         )
     _run(db, _OVER_BOOLEANS)
+
+
+@migrations()
+def m021_local_only(db) -> None:
+    """Local only (issue 42, item 4): a project, chat, memory or document the user keeps
+    off remote models. ``local_only`` on each: a marked item never enters the prompt of a
+    model that runs elsewhere (core/turns/privacy.py), and what a marked chat or
+    project holds is kept with it (core/store/local_only.py). Every existing row is
+    unmarked: nothing changes until the user marks something."""
+    from acai_desktop.core.store.schema_model import FLAG, Column
+
+    for table in ("projects", "conversations", "memories", "documents"):
+        _add(db, table, Column("local_only", FLAG, required=True, default=False))

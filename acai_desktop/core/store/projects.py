@@ -19,7 +19,7 @@ from acai_desktop.core.store.conversations import fetch_conversation
 from acai_desktop.core.store.memories import fetch_memory
 from acai_desktop.core.store.memory_writes import update_memory
 
-PROJECT_COLUMNS = "id, name, created_at, updated_at, default_model"
+PROJECT_COLUMNS = "id, name, created_at, updated_at, default_model, local_only"
 #: The history's action when the user moves a memory between a project and everywhere.
 PROMOTED = "promoted to everywhere"
 DEMOTED = "kept to its project"

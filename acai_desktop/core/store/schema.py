@@ -34,6 +34,11 @@ def _id() -> Column:
     return Column("id", INTEGER, identity=True)
 
 
+def _local_only() -> Column:
+    # Kept off remote models' prompts (m021, core/store/local_only.py).
+    return Column("local_only", FLAG, required=True, default=False)
+
+
 def _in(column: str, *values: str) -> str:
     return f"{column} IN ({', '.join(repr(value) for value in values)})"
 
@@ -50,6 +55,7 @@ TABLES = (
             Column("default_model", TEXT),
             Column("created_at", TIME, **_NO_NULLS),
             Column("updated_at", TIME, **_NO_NULLS),
+            _local_only(),
         ),
     ),
     Table(
@@ -66,6 +72,7 @@ TABLES = (
             Column("instructions", JSON),
             Column("model_settings", JSON),
             Column("project_id", INTEGER, references="projects(id)"),
+            _local_only(),
         ),
     ),
     Table(
@@ -102,6 +109,7 @@ TABLES = (
             Column("embedding_model", TEXT),
             Column("meta", TEXT),
             Column("project_id", INTEGER, references="projects(id)"),
+            _local_only(),
         ),
     ),
     Table(
@@ -272,6 +280,7 @@ TABLES = (
             Column("project_id", INTEGER, references="projects(id)"),
             Column("attachment", FLAG, required=True, default=False),
             Column("conversation_id", INTEGER, references="conversations(id)", on_delete="CASCADE"),
+            _local_only(),
         ),
     ),
     Table(

@@ -151,7 +151,11 @@ class AnswerStream:
             # How this answer was asked for is the answer's, not the question's: the
             # user's row is written once, when it is sent, and each answer version keeps
             # its own prompt's form of the question (and the plan it was made by).
-            plan={**result.plan.to_dict(), **({"route": result.route} if result.route else {})},
+            plan={
+                **result.plan.to_dict(),
+                **({"route": result.route} if result.route else {}),
+                **({"withheld": result.withheld} if result.withheld else {}),
+            },
             sent_content=result.asked_as,
         )
         if evidence:

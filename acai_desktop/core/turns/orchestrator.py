@@ -15,6 +15,7 @@ loses nothing either: at the next start the answer is marked ``stopped`` and the
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -69,7 +70,9 @@ class Orchestrator:
         self.answers = answers
         #: The answer from the model that fits the turn, when the profile routes turns
         #: (``sight``: whether the chat's model sees the images a turn carries).
-        self.routed = RoutedAnswers(answers, router, sight or ModelSight())
+        self.routed = RoutedAnswers(
+            answers, router, turns.conversations.privacy_of, sight or ModelSight()
+        )
         #: The files each message was sent with, its images sent to the model (None:
         #: chats have no attachments, as in evaluations).
         self.images = images
@@ -179,14 +182,28 @@ class Orchestrator:
                     status = MessageStatus.COMPLETE
                     result.answer = await self.answers.finish(answer, text, status, None, result)
                     return result
-            context, in_prompt = await self.prompts.build(
+            prompt = functools.partial(
+                self.prompts.build,
                 conversation,
                 user_message,
                 plan,
                 as_of=as_of,
                 budget_tokens=settings.context_budget_tokens,
             )
-            context = marked(context, sent.images)
+
+            async def build(**options):  # the prompt, the message naming its images
+                context, in_prompt = await prompt(**options)
+                return marked(context, sent.images), in_prompt
+
+            answering = await self.routed.plan(
+                conversation.id,
+                await build(),
+                settings,
+                result,
+                rebuild=lambda local_only: build(withhold=local_only),
+                image_ids=frozenset(image.id for image in sent.images),
+            )
+            context, in_prompt = answering.context, answering.in_prompt
             result.asked_as = context.messages[-1]["content"]
             result.prompt_tokens = context.tokens
             result.instructions = context.instructions
@@ -210,7 +227,8 @@ class Orchestrator:
             result.evidence_used = [
                 evidence_source(answer.id, e, user_message.content) for e in context.evidence
             ]
-            sending = await with_images(context, sent.images)
+            # Only the stream's copy of the prompt carries the images themselves.
+            sending = replace(answering, context=await with_images(context, sent.images))
             await self.routed.stream(answer, sending, text, settings, stats, result)
             copied = None
             if self.asks_again_on_copy and settings.own_model is None and not text.cut:

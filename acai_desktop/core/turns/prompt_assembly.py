@@ -40,6 +40,7 @@ from acai_desktop.core.records.memories import MemoryItem, MemoryKind, MemorySta
 from acai_desktop.core.records.projects import ProjectScope
 from acai_desktop.core.resources import resource_text
 from acai_desktop.core.store.conversation_repository import ConversationRepository
+from acai_desktop.core.store.local_only import NOTHING, LocalOnly
 from acai_desktop.core.store.memories import MemoryFilter
 from acai_desktop.core.turns.planner import Plan
 
@@ -155,6 +156,7 @@ class PromptAssembly:
         *,
         as_of: datetime | None = None,
         budget_tokens: int | None = None,
+        withhold: LocalOnly = NOTHING,
     ) -> tuple[BuiltContext, dict[int, MemoryItem]]:
         """The prompt for answering ``user_message``, and each memory that was offered
         for it, by id (the recalled messages are in the context's ``recalled``), within
@@ -163,7 +165,9 @@ class PromptAssembly:
         The conversation is its shown path up to ``user_message`` (another branch's
         messages and summaries stay out). ``as_of`` (a regenerated answer: the
         question's time): memories created or changed after it are left out, pinned
-        ones and summaries too; the messages a later summary folded come back whole."""
+        ones and summaries too; the messages a later summary folded come back whole.
+        ``withhold``: what must stay out (local only, for a model that runs elsewhere:
+        core/turns/privacy.py); the ranking fills their places with others."""
 
         known_then = functools.partial(known_at, as_of)
         all_summaries = await self.memories.list(
@@ -176,21 +180,32 @@ class PromptAssembly:
         # The chat's project's memory and what is outside every project; never another
         # project's (a chat outside any project sees only the latter).
         scope = ProjectScope(conversation.project_id)
-        pinned = [m for m in await self.retriever.pinned(scope) if known_then(m)]
+        pinned = [
+            m
+            for m in await self.retriever.pinned(scope)
+            if known_then(m) and m.id not in withhold.memory_ids
+        ]
         history = await self.conversations.messages(conversation.id)
         earlier = [m for m in history if m.id < user_message.id]
         later_summaries = {s.id for s in all_summaries if not known_then(s)}
         # The summaries that stand for this path's earlier messages, as they were then.
         folded_here = {m.folded_into for m in earlier if m.folded_into is not None}
         summaries = [
-            s for s in all_summaries if s.id in folded_here and s.id not in later_summaries
+            s
+            for s in all_summaries
+            if s.id in folded_here
+            and s.id not in later_summaries
+            and s.id not in withhold.memory_ids
         ]
         unfolded = [m for m in history if m.folded_into is None or m.folded_into in later_summaries]
         recent = [m for m in unfolded if m.id < user_message.id]
         # This conversation's summaries go in anyway, and so do its recent messages (the
         # short-term context): don't spend retrieval slots on them.
         bearing = await self.retriever.bearing_facts(
-            user_message.content, scope, exclude_ids=[p.id for p in pinned], known_then=known_then
+            user_message.content,
+            scope,
+            exclude_ids=[*(p.id for p in pinned), *withhold.memory_ids],
+            known_then=known_then,
         )
         budget = budget_tokens or self.budget_tokens
         retrieved = await self.retriever.search(
@@ -202,13 +217,18 @@ class PromptAssembly:
             now=parse_utc(user_message.created_at),
             exclude_ids=[s.id for s in summaries]
             + [p.id for p in pinned]
-            + [memory.id for memory, _ in bearing],
+            + [memory.id for memory, _ in bearing]
+            + list(withhold.memory_ids),
             conversation_id=conversation.id,
-            exclude_message_ids=[m.id for m in unfolded],
+            exclude_message_ids=[m.id for m in unfolded] + list(withhold.message_ids),
             as_of=as_of,
             scope=scope,
         )
-        evidence = await self.evidence(conversation, user_message)
+        evidence = [
+            hit
+            for hit in await self.evidence(conversation, user_message)
+            if hit.passage.document_id not in withhold.document_ids
+        ]
         instructions = (
             await self.instructions.in_effect(conversation.id) if self.instructions else None
         )

@@ -49,6 +49,9 @@ class TurnResult:
     answered_by: str | None = None
     # The router's decision, when the profile routes turns (turns/routed_answer.py).
     route: dict | None = None
+    # The local-only items left out of the prompt because the answering model runs
+    # elsewhere, and why (turns/privacy.py).
+    withheld: dict | None = None
 
     @property
     def status(self) -> MessageStatus:
