@@ -29,14 +29,21 @@ def _streamed(server) -> list[dict]:
 
 
 def test_chat_attaches_an_image_and_sends_it_with_the_message(tmp_path, fake_openai):
-    photo = tmp_path / "photo.png"
+    photo, notes = tmp_path / "photo.png", tmp_path / "notes.txt"
     png = write_png(photo, 6, 6)
+    notes.write_text("The shelf in the photo holds the 1998 atlas.\n", encoding="utf-8")
     fake_openai.responder = lambda request: Reply(text=f"Seen by {request['model']}.")
-    sent = _chat(tmp_path, fake_openai, "gpt-4o", "--attach", str(photo), "--json", "What is this?")
+    sent = _chat(
+        tmp_path, fake_openai, "gpt-4o", "--attach", str(photo), "--attach", str(notes),
+        "--json", "What is on the shelf in this photo?",
+    )  # fmt: skip
     assert sent.returncode == 0, sent.stderr
     data = json.loads(sent.stdout)
     assert data["answer"] == "Seen by gpt-4o."
-    assert [(a["name"], a["kind"]) for a in data["attached"]] == [("photo.png", "image")]
+    attached = [(a["name"], a["kind"]) for a in data["attached"]]
+    assert attached == [("photo.png", "image"), ("notes.txt", "text")]
+    # The document was indexed first and quoted; the image went whole.
+    assert [e["document"] for e in data["evidence_used"]] == ["notes.txt"]
     [asked] = _streamed(fake_openai)
     assert image_parts(asked["messages"][-1]) == [data_url_of(png)]
 
