@@ -56,6 +56,10 @@ class Thumbnails:
         """The thumbnail, or None while it has not been decoded."""
         return self._images.get(document_id)
 
+    def forget(self, document_id: int) -> None:
+        """An image removed (its chip's ×, its chat deleted): its thumbnail goes too."""
+        self._images.pop(document_id, None)
+
     async def load(self, documents: Iterable[Document]) -> list[Document]:
         """Decode the thumbnails of the images among ``documents`` not decoded yet;
         returns those it decoded."""

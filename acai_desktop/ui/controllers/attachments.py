@@ -50,6 +50,8 @@ class AttachmentsController(Controller):
         self.window, self.chat = window, chat
         composer = self.composer = window.composer
         self.strip = composer.attachments
+        #: The images' thumbnails, for their chips and the messages that carried them.
+        self.thumbnails = Thumbnails()
         composer.attach_requested.connect(self.choose_files)
         composer.files_attached.connect(self.attach)
         composer.long_text_pasted.connect(self.attach_text)
@@ -59,8 +61,6 @@ class AttachmentsController(Controller):
         chat.shown.connect(self._on_chat_shown)
         #: The shown chat's attachments, as last read (the messages may load after them).
         self._shown: list[Document] = []
-        #: The images' thumbnails, for their chips and the messages that carried them.
-        self.thumbnails = Thumbnails()
         #: The shown chat's images that a message carried (their chips are gone).
         self._sent_images: set[int] = set()
         messages = window.messages_model
@@ -70,6 +70,7 @@ class AttachmentsController(Controller):
         events.document_added.connect(self._on_document_news)
         events.document_changed.connect(self._on_document_news)
         events.document_removed.connect(self.strip.remove_attachment)
+        events.document_removed.connect(self.thumbnails.forget)
         events.indexing_progress_changed.connect(self._on_indexing_progress)
 
     async def load(self, assistant: Assistant) -> None:
