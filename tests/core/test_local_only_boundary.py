@@ -91,8 +91,9 @@ def test_a_local_only_memory_is_withheld_from_the_cloud_in_turns_and_regeneratio
             f"withheld: local only; the answering model runs in the cloud ({host})"
         )
         assert memory.id not in {s.memory_id for s in result.memories_used}
-    # The answer keeps what was withheld for Sources.
+    # The answer keeps what was withheld for Sources; the turn was private.
     assert turn.answer.plan["withheld"]["memory_ids"] == [memory.id]
+    assert turn.answer.plan["needs"]["private"] is True
 
 
 def test_a_local_only_chat_goes_to_this_computer_with_its_title_and_learning(tmp_path):
