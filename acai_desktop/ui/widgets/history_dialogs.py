@@ -280,7 +280,7 @@ class ProvenanceDialog(_BrowserDialog):
             parts.extend(
                 _passage_card(source, question, numbers[id(source)]) for source in self.evidence
             )
-        if instructions is not None or self.evidence:
+        if instructions is not None or self.evidence or route or withheld is not None:
             parts.append("<p class='head'>MEMORIES</p>")
         if not sources:
             parts.append("<p class='muted'>No memory was put into this answer's prompt.</p>")

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from acai_desktop.ui.local_only_text import LOCAL_ONLY_TIP, MARK_TEXT, UNMARK_TEXT
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.untrusted import make_plain
+from acai_desktop.ui.widgets.flow_layout import FlowLayout
 
 CONFLICT_TEXT = "This contradicts a memory you pinned or edited. Which one is right?"
 PROMOTE_TEXT = "Use in every chat"
@@ -43,14 +44,14 @@ class MemoryActionsBar(QWidget):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             actions.addWidget(button)
         rows.addLayout(actions)
-        # On a line of their own: a fifth button would squeeze the others' words.
-        more = QHBoxLayout()
-        more.setSpacing(6)
+        # On a line of their own: a fifth button would squeeze the others' words; and
+        # on two when the panel is narrow.
+        more = QWidget()
+        flow = FlowLayout(more)
         for button in (self.local_only_button, self.scope_button):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            more.addWidget(button)
-        more.addStretch(1)
-        rows.addLayout(more)
+            flow.addWidget(button)
+        rows.addWidget(more)
 
     def show_for(
         self,

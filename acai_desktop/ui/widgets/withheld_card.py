@@ -57,6 +57,6 @@ def withheld_card(withheld: Withheld, memory_link, show_in_panel_tip: str) -> st
                 )
             lines.append(f"{label}: {text}")
     lines.append(
-        f"<span class='muted'>{e(LOCAL_ONLY_TIP)}: the answer was written without them.</span>"
+        f"<span class='muted'>{e(LOCAL_ONLY_TIP)}. The answer was written without them.</span>"
     )
     return f"<p class='card'>{'<br>'.join(lines)}</p>"
