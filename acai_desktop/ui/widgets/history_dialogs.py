@@ -131,6 +131,7 @@ class MemoryDetailsDialog(_BrowserDialog):
             f"importance {item.importance:.2f}",
             f"status {item.status.value}",
             "pinned" if item.pinned else "",
+            "local only" if item.local_only else "",
             "edited by you" if item.user_edited else "",
         ]
         parts.append(f"<p class='muted'>{e(' · '.join(f for f in facts if f))}</p>")
