@@ -186,6 +186,7 @@ class MainWindow(WindowParts):
             self.conversations_model.rowsInserted,
             self.conversations_model.rowsRemoved,
             self.conversations_model.modelReset,
+            self.conversations_model.dataChanged,  # a chat marked local only, or not
         ):
             signal.connect(self._on_conversations_model_changed)
 
@@ -283,6 +284,8 @@ class MainWindow(WindowParts):
         self.conversation_area.setCurrentWidget(
             self.conversation_list if has_any else self.conversations_empty_state
         )
+        # What was learned in a local-only chat is local only too: its cards say so.
+        self.memories_model.set_local_only_chats(self.conversations_model.local_only_chat_ids())
 
     @Slot(int)
     def _on_chat_view_edit_requested(self, message_id: int) -> None:

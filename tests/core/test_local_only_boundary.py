@@ -92,8 +92,9 @@ def test_a_local_only_memory_is_withheld_from_the_cloud_in_turns_and_regeneratio
             f"withheld: local only; the answering model runs in the cloud ({host})"
         )
         assert memory.id not in {s.memory_id for s in result.memories_used}
-    # The answer keeps what was withheld for Sources.
+    # The answer keeps what was withheld for Sources; the turn was private.
     assert turn.answer.plan["withheld"]["memory_ids"] == [memory.id]
+    assert turn.answer.plan["needs"]["private"] is True
 
 
 def test_a_local_only_chat_goes_to_this_computer_with_its_title_and_learning(tmp_path):
@@ -166,6 +167,19 @@ def test_learning_goes_through_the_router_to_the_cheapest_model_that_does_json(t
     assert {kind for kind, _ in to_cloud} == {"chat"}  # no learning call went there
     assert {("triage", LOCAL_MODEL), ("extraction", LOCAL_MODEL)} <= set(here)
     assert [m.content for m in learned] == ["The user lives in Lisbon"]
+
+
+def test_a_new_chat_is_local_only_from_its_first_message(tmp_path):
+    async def scenario(cloud, ollama):
+        async with _assistant(tmp_path, cloud, ollama) as assistant:
+            turn = await assistant.orchestrator.send(None, HOME, local_only=True)
+            await assistant.runner.wait_idle(30)
+            return turn, await assistant.conversations.get(turn.conversation_id)
+
+    with _servers() as (cloud, ollama):
+        turn, chat = run(scenario(cloud, ollama))
+        assert "Quarry" not in _sent_to(cloud) and "Quarry" in _sent_to(ollama)
+    assert chat.local_only and turn.answered_by == LOCAL_MODEL
 
 
 def test_a_local_only_image_is_answered_on_this_computer_or_not_at_all(tmp_path):

@@ -54,6 +54,7 @@ def test_the_plan_stored_with_a_message_says_what_the_turn_needs():
         "text_kind": "writing",
         "prompt_tokens": needs["prompt_tokens"],
         "needs_vision": False,
+        "private": False,
     }
     assert 5 < needs["prompt_tokens"] < 20
     assert plan_message("ok thanks").needs.kind is TurnKind.CHAT

@@ -13,6 +13,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QLabel
 
 from acai_desktop.ui.app_controller import AppController
+from acai_desktop.ui.local_only_text import MARK_TEXT
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.widgets.conversation_list import (
@@ -73,7 +74,7 @@ def test_rename_and_delete_from_the_list_keep_the_memory(qapp, tmp_path, fake_op
         )
         menu = await wait_until(lambda: view.menu)
         assert [a.text() for a in menu.actions()] == [
-            PIN_TEXT, RENAME_TEXT, INSTRUCTIONS_TEXT, EXPORT_TEXT, DELETE_TEXT
+            PIN_TEXT, MARK_TEXT, RENAME_TEXT, INSTRUCTIONS_TEXT, EXPORT_TEXT, DELETE_TEXT
         ]  # fmt: skip
         choose(menu, RENAME_TEXT)
         dialog = await wait_until(lambda: window.findChild(RenameConversationDialog))

@@ -20,6 +20,7 @@ from acai_desktop.core.models.choice import ModelOverrides
 from acai_desktop.core.models.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile.paths import Profile
 from acai_desktop.ui.app_controller import AppController
+from acai_desktop.ui.local_only_text import MARK_TEXT
 from acai_desktop.ui.models.documents_model import DocumentRoles
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.untrusted import tooltip_text
@@ -163,7 +164,7 @@ def test_add_by_dialog_and_drop_then_errors_remove_and_reindex(qapp, tmp_path, f
         # row's context menu, which selects the row it was opened on.)
         handbook_index = row_of_name(model, "handbook.md")
         menu = panel.row_menu(handbook_index)  # what a right click pops up
-        assert [a.text() for a in menu.actions()] == ["Re-index", "Remove…"]
+        assert [a.text() for a in menu.actions()] == ["Re-index", MARK_TEXT, "Remove…"]
         assert panel.selected_document_id() == handbook_index.data(DocumentRoles.ID)
         menu.actions()[0].trigger()
         menu.close()

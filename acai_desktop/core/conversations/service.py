@@ -129,10 +129,15 @@ class ConversationService(ConversationReader):
     # -- changing --------------------------------------------------------------------
 
     async def create(
-        self, title: str = "", temporary: bool = False, project_id: int | None = None
+        self,
+        title: str = "",
+        temporary: bool = False,
+        project_id: int | None = None,
+        local_only: bool = False,
     ) -> Conversation:
-        """A new conversation, in ``project_id`` (None: outside any project)."""
-        conversation = await self._conversations.create(title, temporary, project_id)
+        """A new conversation, in ``project_id`` (None: outside any project), local only
+        from its start or not."""
+        conversation = await self._conversations.create(title, temporary, project_id, local_only)
         self._events.emit(ConversationCreated(conversation))
         return conversation
 

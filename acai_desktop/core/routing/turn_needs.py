@@ -47,6 +47,9 @@ class TurnNeeds:
     #: The message's and its attached texts' estimated tokens.
     prompt_tokens: int
     needs_vision: bool
+    #: The chat, its project, or something its prompt holds is local only: only a model
+    #: on this computer may read it (known once the prompt is built: turns/privacy.py).
+    private: bool = False
 
     def to_dict(self) -> dict:
         return {
@@ -54,6 +57,7 @@ class TurnNeeds:
             "text_kind": self.text_kind.value,
             "prompt_tokens": self.prompt_tokens,
             "needs_vision": self.needs_vision,
+            "private": self.private,
         }
 
 

@@ -51,9 +51,13 @@ class ConversationRepository:
         self.store = store
 
     async def create(
-        self, title: str = "", temporary: bool = False, project_id: int | None = None
+        self,
+        title: str = "",
+        temporary: bool = False,
+        project_id: int | None = None,
+        local_only: bool = False,
     ) -> Conversation:
-        return await self.store.run(create_conversation, title, temporary, project_id)
+        return await self.store.run(create_conversation, title, temporary, project_id, local_only)
 
     async def get(self, conversation_id: int) -> Conversation:
         return await self.store.run(fetch_conversation, conversation_id)

@@ -67,7 +67,11 @@ def fetch_message(db: Database, message_id: int) -> Message:
 
 
 def create_conversation(
-    db: Database, title: str = "", temporary: bool = False, project_id: int | None = None
+    db: Database,
+    title: str = "",
+    temporary: bool = False,
+    project_id: int | None = None,
+    local_only: bool = False,
 ) -> Conversation:
     at = now_iso()
     with db.atomic():
@@ -77,9 +81,10 @@ def create_conversation(
         ):
             raise NotFoundError(f"No project with id {project_id}.")
         conversation_id = db.execute(
-            "INSERT INTO conversations (title, created_at, updated_at, temporary, project_id) "
-            "VALUES (?, ?, ?, ?, ?) RETURNING id",
-            [title, at, at, bool(temporary), project_id],
+            "INSERT INTO conversations "
+            "(title, created_at, updated_at, temporary, project_id, local_only) "
+            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            [title, at, at, bool(temporary), project_id, bool(local_only)],
         ).fetchone()[0]
     return fetch_conversation(db, conversation_id)
 

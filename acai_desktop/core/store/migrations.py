@@ -1037,7 +1037,12 @@ def m021_local_only(db) -> None:
     model that runs elsewhere (core/turns/privacy.py), and what a marked chat or
     project holds is kept with it (core/store/local_only.py). Every existing row is
     unmarked: nothing changes until the user marks something."""
-    from acai_desktop.core.store.schema_model import FLAG, Column
+    from acai_desktop.core.store.schema_model import FLAG, Column, Index
 
     for table in ("projects", "conversations", "memories", "documents"):
         _add(db, table, Column("local_only", FLAG, required=True, default=False))
+    _run(
+        db,
+        Index("memories_local_only", "memories", "id", where="local_only").ddl(),
+        Index("documents_local_only", "documents", "id", where="local_only").ddl(),
+    )

@@ -392,6 +392,9 @@ INDEXES = (
     Index("documents_by_conversation", "documents", "conversation_id", where_flag="attachment"),
     Index("answer_evidence_by_chunk", "answer_evidence", "chunk_id"),
     Index("answer_evidence_by_document", "answer_evidence", "document_id"),
+    # Most profiles mark nothing: "is anything local only?" reads an empty index.
+    Index("memories_local_only", "memories", "id", where="local_only"),
+    Index("documents_local_only", "documents", "id", where="local_only"),
 )
 
 

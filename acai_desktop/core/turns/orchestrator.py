@@ -97,12 +97,13 @@ class Orchestrator:
         attachment_ids: Sequence[int] = (),
         settings: ChatSettings | None = None,
         project_id: int | None = None,
+        local_only: bool = False,
     ) -> TurnResult:
         """Run a turn for a new user message, in a new conversation (``temporary`` or
-        not, in ``project_id`` or outside any project) when ``conversation_id`` is None,
-        with ``settings`` as its own (chosen in the new chat's header before it was on
-        disk). The one place a message is validated: InvalidInputError before any write
-        (no conversation is started either).
+        not, in ``project_id`` or outside any project, ``local_only`` or not) when
+        ``conversation_id`` is None, with ``settings`` as its own (chosen in the new
+        chat's header before it was on disk). The one place a message is validated:
+        InvalidInputError before any write (no conversation is started either).
 
         ``attachment_ids``: the files attached in the composer for this message. The
         turn waits until they (and any other attachment of the chat still being
@@ -116,6 +117,7 @@ class Orchestrator:
             attachment_ids=attachment_ids,
             settings=settings,
             project_id=project_id,
+            local_only=local_only,
         )
         return await self._answer(turn, recall=[turn.question.id, turn.answer.id])
 

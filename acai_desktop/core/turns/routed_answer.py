@@ -78,12 +78,15 @@ class RoutedAnswers:
         turn on this computer, as a local-only chat's words do)."""
         plan = AnswerPlan(*built)
         router, policy = self.router, settings.routing
+        privacy = await self._privacy_of(conversation_id, plan.context, image_ids)
+        # The turn's needs as the plan keeps them: private or not is known only now.
+        needs = replace(result.plan.needs, private=privacy.private)
+        result.plan = replace(result.plan, needs=needs)
         if router is None:
             return plan
         routed = settings.own_model is None and policy not in (None, "off")
         if not routed and await router.own_where() is Where.THIS_COMPUTER:
             return plan  # nothing leaves this computer
-        privacy = await self._privacy_of(conversation_id, plan.context, image_ids)
         needs = replace(result.plan.needs, prompt_tokens=plan.context.tokens)
         if routed:
             chosen_by = Policy[policy.upper()]

@@ -79,6 +79,7 @@ class TurnLog:
         attachment_ids: Sequence[int] = (),
         settings: ChatSettings | None = None,
         project_id: int | None = None,
+        local_only: bool = False,
     ) -> Turn:
         """A new user message, in a new conversation when ``conversation_id`` is None
         (see Orchestrator.send). InvalidInputError before any write."""
@@ -96,7 +97,7 @@ class TurnLog:
             )
         if conversation_id is None:
             conversation = await self._new_conversation(
-                temporary, project_id, attachment_ids, settings
+                temporary, project_id, attachment_ids, settings, local_only
             )
         else:
             conversation = await self.conversations.get(conversation_id)
@@ -123,8 +124,11 @@ class TurnLog:
         project_id: int | None,
         attachment_ids: Sequence[int],
         settings: ChatSettings | None,
+        local_only: bool,
     ) -> Conversation:
-        conversation = await self.conversations.create(temporary=temporary, project_id=project_id)
+        conversation = await self.conversations.create(
+            temporary=temporary, project_id=project_id, local_only=local_only
+        )
         if attachment_ids and self.attachments is not None:
             await self.attachments.bind(attachment_ids, conversation.id)
         if settings is not None and not settings.empty and self.chat_settings is not None:

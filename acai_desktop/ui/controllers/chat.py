@@ -1,8 +1,9 @@
 """The chat: send a message, retry an answer, stop the one being written, edit a
 message (the chat branches there), show another version of an answer or branch, and
-where an answer came from (its sources). Its widgets: the composer (Send, Stop, typing), Esc, the
-transcript's Retry and Sources links and the Sources dialog; its model: the messages
-model (fed by the core's news, wired by the window).
+where an answer came from (its sources, and what was withheld from it as local only).
+Its widgets: the composer (Send, Stop, typing), Esc, the transcript's Retry and Sources
+links and the Sources dialog; its model: the messages model (fed by the core's news,
+wired by the window).
 
 The message is validated, and a new chat's conversation started, by the orchestrator's
 ``send``: the new conversation arrives as ``ConversationCreated`` news while the turn
@@ -20,6 +21,7 @@ import shiboken6
 from acai_desktop.core.documents.model import AttachmentFailed
 from acai_desktop.core.errors import AcaiError
 from acai_desktop.ui.controllers.base import TURN_TASK, Controller, Services, in_background
+from acai_desktop.ui.controllers.withheld_sources import read_withheld
 from acai_desktop.ui.first_words import FirstWordsCountdown
 
 if TYPE_CHECKING:
@@ -237,6 +239,7 @@ class ChatController(Controller):
         self, assistant: Assistant, dialog: ProvenanceDialog, answer_id: int
     ) -> None:
         sources = await assistant.conversations.answer_sources(answer_id)
+        withheld = await read_withheld(assistant, answer_id)
         if shiboken6.isValid(dialog):
             dialog.set_sources(
                 sources.rows,
@@ -244,4 +247,5 @@ class ChatController(Controller):
                 question=sources.question,
                 instructions=sources.instructions,
                 route=sources.route,
+                withheld=withheld,
             )

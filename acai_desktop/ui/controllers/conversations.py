@@ -1,7 +1,8 @@
-"""Conversations: show one, start a new (or temporary) chat, pin, rename, export, delete
-and search them. Its widgets: New chat and Temporary chat (buttons and shortcuts), Search
-(button, shortcut and dialog), the conversation list with its menu's dialogs; its model:
-the conversations model. A conversation's title and place in the list follow the core's
+"""Conversations: show one, start a new (or temporary) chat, pin, mark local only (after
+a question to unmark), rename, export, delete and search them. Its widgets: New chat
+and Temporary chat (buttons and shortcuts), Search (button, shortcut and dialog), the
+conversation list with its menu's dialogs; its model: the conversations model. A
+conversation's title and place in the list follow the core's
 ``ConversationCreated``/``ConversationChanged`` news (wired by the window)."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from acai_desktop.core.records.conversations import Conversation, Message
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
+from acai_desktop.ui.local_only_text import UNMARK_ACTION, UNMARK_TITLE, unmark_question
+from acai_desktop.ui.widgets.dialogs import ask_before
 
 if TYPE_CHECKING:
     from acai_desktop.core.assistant import Assistant
@@ -44,6 +47,9 @@ class ConversationsController(Controller):
         conversation_list.delete_requested.connect(self.ask_delete)
         conversation_list.export_requested.connect(self.ask_export)
         conversation_list.pin_requested.connect(self.set_pinned)
+        conversation_list.local_only_requested.connect(self.ask_local_only)
+        #: The last question asked before unmarking a chat (tests answer it).
+        self.question = None
 
     async def load_all(self, data: ProfileData) -> None:
         """The conversation list, the memory panel's first page and the latest chat, from
@@ -127,6 +133,33 @@ class ConversationsController(Controller):
         # The list follows the CONVERSATION_CHANGED news (the pinned chat moves up).
         service = assistant.conversations
         await (service.pin if pinned else service.unpin)(conversation_id)
+
+    def ask_local_only(self, conversation_id: int, marked: bool) -> None:
+        """Mark at once; unmark after the user says yes: what the chat holds may then
+        reach a model that runs elsewhere."""
+        if marked:
+            self.set_local_only(conversation_id, True)
+            return
+        row = self.model.row_of(conversation_id)
+        title = self.model.conversation_at(row).title if row is not None else ""
+        self.question = ask_before(
+            self.window,
+            UNMARK_TITLE,
+            unmark_question("chat", title or NEW_CONVERSATION_TITLE),
+            UNMARK_ACTION,
+            lambda: self.set_local_only(conversation_id, False),
+        )
+
+    @in_background("conversation-local-only")
+    async def set_local_only(
+        self, assistant: Assistant, conversation_id: int, marked: bool
+    ) -> None:
+        # The list follows the CONVERSATION_CHANGED news (the row is marked).
+        await assistant.conversations.set_local_only(conversation_id, marked)
+        if marked:
+            self.say("Local only: this chat never reaches a model that runs elsewhere.")
+        else:
+            self.say("This chat is no longer local only.")
 
     def ask_rename(self, conversation_id: int) -> None:
         dialog = self.window.dialogs.rename_conversation(conversation_id)

@@ -1,5 +1,5 @@
-"""Documents: add files or a folder (with Stop), remove, re-index, the shown chat's
-document scope, and a passage an answer quoted.
+"""Documents: add files or a folder (with Stop), remove, re-index, mark local only, the
+shown chat's document scope, and a passage an answer quoted.
 
 Indexing is not done here: adding queues each document with its job, and the core's
 job runner indexes it in the background; the document events bring every change of
@@ -48,6 +48,7 @@ class DocumentsController(Controller):
         panel.reindex_requested.connect(self.reindex)
         panel.scope_requested.connect(self.set_scope)
         panel.project_requested.connect(self.set_project)
+        panel.local_only_requested.connect(self.set_local_only)
         panel.scope_summary_changed.connect(window.show_scope_summary)
         chat.shown.connect(self.show_scope)
         window.events.document_changed.connect(self._on_document_changed)
@@ -137,6 +138,14 @@ class DocumentsController(Controller):
         document = await assistant.documents.set_project(document_id, project_id)
         where = "every chat" if project_id is None else "its project's chats only"
         self.say(f"“{short(document.name)}” is quoted in {where}.")
+
+    @in_background("document-local-only")
+    async def set_local_only(self, assistant: Assistant, document_id: int, marked: bool) -> None:
+        document = await assistant.documents.set_local_only(document_id, marked)
+        if marked:
+            self.say(f"Local only: “{short(document.name)}” never reaches a model elsewhere.")
+        else:
+            self.say(f"“{short(document.name)}” is no longer local only.")
 
     @in_background("document-reindex")
     async def reindex(self, assistant: Assistant, document_id: int) -> None:

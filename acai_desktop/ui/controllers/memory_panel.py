@@ -1,6 +1,6 @@
-"""Memories: edit, pin, forget (with Undo), restore, resolve a conflict, show the details,
-write a note; accept or dismiss a suggested fact; and retry the background jobs that
-learn them."""
+"""Memories: edit, pin, mark local only, forget (with Undo), restore, resolve a conflict,
+show the details, write a note; accept or dismiss a suggested fact; and retry the
+background jobs that learn them."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ class MemoryPanelController(Controller):
         panel.edit_requested.connect(self.ask_edit)
         panel.add_note_requested.connect(self.ask_note)
         panel.pin_requested.connect(self.pin)
+        panel.local_only_requested.connect(self.set_local_only)
         panel.forget_requested.connect(self.forget)
         panel.details_requested.connect(self.show_details)
         panel.resolve_requested.connect(self.resolve)
@@ -76,6 +77,14 @@ class MemoryPanelController(Controller):
         else:
             await assistant.memories.unpin(memory_id)
             self.say("Unpinned.")
+
+    @in_background("memory-local-only")
+    async def set_local_only(self, assistant: Assistant, memory_id: int, marked: bool) -> None:
+        item = await assistant.memories.set_local_only(memory_id, marked)
+        if marked:
+            self.say(f"Local only: “{short(item.content)}” never reaches a model elsewhere.")
+        else:
+            self.say(f"“{short(item.content)}” is no longer local only.")
 
     @in_background("memory-promote")
     async def promote(self, assistant: Assistant, memory_id: int) -> None:

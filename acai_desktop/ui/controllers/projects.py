@@ -1,6 +1,7 @@
 """Projects: create one (the sidebar's *+ Project*), start a chat in one, move a chat
-into or out of one, a project's name, default model and instructions, and deleting one
-(after a question that says what happens to its chats, memories and documents). The
+into or out of one, a project's name, default model and instructions, marking it local
+only (unmarking after a question), and deleting one (after a question that says what
+happens to its chats, memories and documents). The
 sidebar's groups and the memory panel's project choices follow the core's
 ``ProjectsChanged`` news (wired by the window)."""
 
@@ -10,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from acai_desktop.core.conversations.custom_instructions import CustomInstructions
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
+from acai_desktop.ui.local_only_text import UNMARK_ACTION, UNMARK_TITLE, unmark_question
+from acai_desktop.ui.widgets.dialogs import ask_before
 from acai_desktop.ui.widgets.project_dialogs import ProjectDialog, ask_delete_project
 
 #: The instructions dialog's box, for a project (a chat's own still win in that chat).
@@ -43,6 +46,7 @@ class ProjectsController(Controller):
         chats.rename_project_requested.connect(self.ask_edit)
         chats.delete_project_requested.connect(self.ask_delete)
         chats.project_instructions_requested.connect(self.open_instructions)
+        chats.project_local_only_requested.connect(self.ask_local_only)
 
     # -- create, edit -----------------------------------------------------------------
 
@@ -57,7 +61,11 @@ class ProjectsController(Controller):
         if project is None:
             return None
         dialog = self.dialog = ProjectDialog(
-            project_id, project.name, project.default_model, self.window
+            project_id,
+            project.name,
+            project.default_model,
+            self.window,
+            local_only=project.local_only,
         )
         dialog.save_requested.connect(self.save)
         dialog.open()
@@ -65,20 +73,59 @@ class ProjectsController(Controller):
 
     @in_background("project-save")
     async def save(
-        self, assistant: Assistant, project_id: int | None, name: str, model: str
+        self,
+        assistant: Assistant,
+        project_id: int | None,
+        name: str,
+        model: str,
+        local_only: bool = False,
     ) -> None:
         projects = assistant.projects
         if project_id is None:
             project = await projects.create(name)
             if model:
                 await projects.set_default_model(project.id, model)
+            if local_only:
+                await projects.set_local_only(project.id, True)
             # A new project opens on a new chat in it, ready to type.
             self.conversations.new_chat(project_id=project.id)
             self.say(f"Project {project.name} created: its chats share their own memory.")
             return
+        was_local_only = (project := self._project(project_id)) is not None and project.local_only
         await projects.rename(project_id, name)
         await projects.set_default_model(project_id, model or None)
         self.say(f"Project {name} saved.")
+        if local_only != was_local_only:
+            self.ask_local_only(project_id, local_only)
+
+    # -- local only -------------------------------------------------------------------
+
+    def ask_local_only(self, project_id: int, marked: bool) -> None:
+        """Mark at once; unmark after the user says yes: its chats, memories and
+        documents may then reach a model that runs elsewhere."""
+        if marked:
+            self.set_local_only(project_id, True)
+            return
+        project = self._project(project_id)
+        self.dialog = ask_before(
+            self.window,
+            UNMARK_TITLE,
+            unmark_question("project", project.name if project else ""),
+            UNMARK_ACTION,
+            lambda: self.set_local_only(project_id, False),
+        )
+
+    @in_background("project-local-only")
+    async def set_local_only(self, assistant: Assistant, project_id: int, marked: bool) -> None:
+        # The sidebar's groups follow the PROJECTS_CHANGED news.
+        project = await assistant.projects.set_local_only(project_id, marked)
+        if marked:
+            self.say(
+                f"Project {project.name} is local only: its chats, memories and documents "
+                "never reach a model that runs elsewhere."
+            )
+        else:
+            self.say(f"Project {project.name} is no longer local only.")
 
     def new_chat_in(self, project_id: int | None) -> None:
         self.conversations.new_chat(project_id=project_id)

@@ -6,7 +6,8 @@ conversation is inserted, and a turn's ``ConversationChanged`` (its title and
 ``updated_at`` change then) moves it to the top (of the unpinned ones, unless it is
 pinned). A rename keeps its place; pinning moves it up, unpinning back among the others;
 a deleted conversation leaves the list.
-Temporary chats are listed too, marked (ACAI learns nothing from them).
+Temporary chats are listed too, marked (ACAI learns nothing from them); so are the chats
+and projects kept local only (a chat of a local-only project is local only too).
 
 Once there is a project, the list is grouped: each project (by name) is a header row
 (a :class:`ProjectHeader` record) followed by its chats, then a "Chats" header and the
@@ -24,6 +25,7 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from acai_desktop.core.records.conversations import Conversation
 from acai_desktop.core.records.projects import Project
+from acai_desktop.ui.local_only_text import local_only_tip
 from acai_desktop.ui.models.record_list_model import RecordListModel
 
 UNTITLED = "New conversation"
@@ -43,6 +45,9 @@ class ConversationRoles(IntEnum):
     PINNED = Qt.ItemDataRole.UserRole + 6
     HEADER = Qt.ItemDataRole.UserRole + 7  # True on a project's header row
     PROJECT_ID = Qt.ItemDataRole.UserRole + 8  # the row's project (None: outside any)
+    #: Why the chat (or project) is kept off remote models: "own" (marked) or "project"
+    #: (a chat of a local-only project); None: it is not.
+    LOCAL_ONLY = Qt.ItemDataRole.UserRole + 9
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,7 @@ class ConversationsModel(RecordListModel):
         super().__init__(parent)
         self._projects: list[Project] = []
         self._group_of: dict[int | None, int] = {None: 0}
+        self._project_of: dict[int, Project] = {}
 
     @staticmethod
     def key_of(record) -> object:
@@ -86,7 +92,11 @@ class ConversationsModel(RecordListModel):
             tip = f"{conversation.title or UNTITLED}\nLast active {conversation.updated_at[:16]}"
             if conversation.pinned:
                 tip += f"\n{PINNED_NOTE}"
+            if why := self._local_only_why(conversation):
+                tip += f"\n{local_only_tip(why)}"
             return f"{tip}\n{TEMPORARY_NOTE}" if conversation.temporary else tip
+        if role == ConversationRoles.LOCAL_ONLY:
+            return self._local_only_why(conversation)
         if role == ConversationRoles.TEMPORARY:
             return conversation.temporary
         if role == ConversationRoles.PINNED:
@@ -98,6 +108,16 @@ class ConversationsModel(RecordListModel):
         if role == ConversationRoles.CONVERSATION:
             return conversation
         return None
+
+    def _local_only_why(self, conversation: Conversation) -> str | None:
+        if conversation.local_only:
+            return "own"
+        project = self._project_of.get(conversation.project_id)
+        return "project" if project is not None and project.local_only else None
+
+    def local_only_chat_ids(self) -> frozenset[int]:
+        """The chats local only now, themselves or by their project."""
+        return frozenset(c.id for c in self.conversations() if self._local_only_why(c))
 
     def flags(self, index) -> Qt.ItemFlag:
         flags = super().flags(index)
@@ -111,7 +131,12 @@ class ConversationsModel(RecordListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if header.project is None:
                 return OUTSIDE_PROJECTS_NOTE
-            return f"Project {header.name}: its chats share its memories and documents"
+            tip = f"Project {header.name}: its chats share its memories and documents"
+            if header.project.local_only:
+                tip += f"\n{local_only_tip('own')}"
+            return tip
+        if role == ConversationRoles.LOCAL_ONLY:
+            return "own" if header.project is not None and header.project.local_only else None
         if role == ConversationRoles.HEADER:
             return True
         if role == ConversationRoles.PROJECT_ID:
@@ -126,6 +151,7 @@ class ConversationsModel(RecordListModel):
         self._projects = sorted(projects, key=lambda p: (p.name.casefold(), p.id))
         self._group_of = {p.id: position for position, p in enumerate(self._projects)}
         self._group_of[None] = len(self._projects)
+        self._project_of = {p.id: p for p in self._projects}
         self._rebuild(self.conversations())
 
     def projects(self) -> list[Project]:

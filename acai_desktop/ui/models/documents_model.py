@@ -7,6 +7,9 @@ row, DocumentChanged replaces one (queued, indexing, ready with its chunk count,
 DocumentRemoved removes it, and IndexingProgress says how far the one being indexed is
 (for one role of one row). The model never writes anything.
 
+A document kept local only (marked, or kept to a local-only project) says so on its
+state line ("… · ready · Local only") and in its tooltip.
+
 Document names and errors come from the user's files: the view shows them as item text
 (never rich text), and their tooltips go through ``PlainToolTipDelegate``.
 """
@@ -18,6 +21,8 @@ from enum import IntEnum
 from PySide6.QtCore import QModelIndex, Qt
 
 from acai_desktop.core.documents.model import Document
+from acai_desktop.core.records.projects import Project
+from acai_desktop.ui.local_only_text import LOCAL_ONLY_MARK, local_only_tip
 from acai_desktop.ui.models.record_list_model import RecordListModel
 
 #: What each indexing stage is called in a row's state line.
@@ -34,6 +39,9 @@ class DocumentRoles(IntEnum):
     PATH = Qt.ItemDataRole.UserRole + 7
     PROGRESS = Qt.ItemDataRole.UserRole + 8  # "embedding 30/120" while indexing, else ""
     DOCUMENT = Qt.ItemDataRole.UserRole + 9
+    #: Why it is kept off remote models: "own" (marked) or "project" (kept to a
+    #: local-only project); None: it is not.
+    LOCAL_ONLY = Qt.ItemDataRole.UserRole + 10
 
 
 def size_text(size: int) -> str:
@@ -70,18 +78,23 @@ class DocumentsModel(RecordListModel):
         #: Rows by document id: indexing progress arrives many times a second.
         self._row_of: dict[int, int] = {}
         self._progress: dict[int, str] = {}
+        self._local_only_projects: frozenset[int] = frozenset()
 
     def value(self, document: Document, role: int):
         progress = self._progress.get(document.id, "")
+        why = self._local_only_why(document)
+        state = state_text(document, progress) + (f" · {LOCAL_ONLY_MARK}" if why else "")
         if role == Qt.ItemDataRole.DisplayRole:
-            lines = [document.name, state_text(document, progress)]
+            lines = [document.name, state]
             if document.status == "error" and document.error:
                 lines.append(document.error)
             return "\n".join(lines)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "\n".join(filter(None, [document.path, document.error]))
+            return "\n".join(filter(None, [document.path, document.error, local_only_tip(why)]))
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{document.name}, {state_text(document, progress)}"
+            return f"{document.name}, {state}"
+        if role == DocumentRoles.LOCAL_ONLY:
+            return why
         if role == DocumentRoles.ID:
             return document.id
         if role == DocumentRoles.NAME:
@@ -102,7 +115,20 @@ class DocumentsModel(RecordListModel):
             return document
         return None
 
+    def _local_only_why(self, document: Document) -> str | None:
+        if document.local_only:
+            return "own"
+        return "project" if document.project_id in self._local_only_projects else None
+
     # -- what the controller and the events give it -----------------------------------
+
+    def set_projects(self, projects: list[Project]) -> None:
+        """Which projects are local only: their documents are too."""
+        local_only = frozenset(p.id for p in projects if p.local_only)
+        if local_only != self._local_only_projects:
+            self._local_only_projects = local_only
+            if self._records:
+                self.dataChanged.emit(self.index(0), self.index(len(self._records) - 1))
 
     def set_documents(self, documents: list[Document]) -> None:
         self._progress.clear()

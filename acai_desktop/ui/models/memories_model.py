@@ -34,6 +34,7 @@ from acai_desktop.core.memory.listing import (
 from acai_desktop.core.memory.policy import MemoryPolicy
 from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
 from acai_desktop.core.records.projects import Project
+from acai_desktop.ui.local_only_text import local_only_tip
 from acai_desktop.ui.models.record_list_model import Index, RecordListModel
 from acai_desktop.ui.tasks import TaskTracker
 
@@ -67,6 +68,9 @@ class MemoryRoles(IntEnum):
     UPDATED_AT = Qt.ItemDataRole.UserRole + 11
     ITEM = Qt.ItemDataRole.UserRole + 12  # the MemoryItem record
     PROJECT = Qt.ItemDataRole.UserRole + 13  # its project's name (None: everywhere)
+    #: Why it is kept off remote models: "own" (marked), "chat" or "project" (kept with
+    #: a local-only one); None: it is not.
+    LOCAL_ONLY = Qt.ItemDataRole.UserRole + 14
 
 
 def _value(item: MemoryItem, role: int):
@@ -118,6 +122,10 @@ class MemoriesModel(RecordListModel):
         self.page_size = page_size
         self._query = PanelQuery()
         self._project_names: dict[int, str] = {}
+        #: The local-only projects, and the chats local only (themselves or by their
+        #: project): a memory kept with one is local only too (core/store/local_only.py).
+        self._local_only_projects: frozenset[int] = frozenset()
+        self._local_only_chats: frozenset[int] = frozenset()
         self._read: PanelReader | None = None
         self._count: PanelCounter | None = None
         self._more = False  # rows after the loaded ones may match
@@ -142,15 +150,36 @@ class MemoriesModel(RecordListModel):
             if item.project_id is None:
                 return None
             return self._project_names.get(item.project_id, PROJECT_UNKNOWN)
+        if role == MemoryRoles.LOCAL_ONLY:
+            return self._local_only_why(item)
+        if role == Qt.ItemDataRole.ToolTipRole and (why := self._local_only_why(item)):
+            return f"{_value(item, role)}\n\n{local_only_tip(why)}"
         return _value(item, role)
 
+    def _local_only_why(self, item: MemoryItem) -> str | None:
+        if item.local_only:
+            return "own"
+        if item.conversation_id in self._local_only_chats:
+            return "chat"
+        if item.project_id in self._local_only_projects:
+            return "project"
+        return None
+
     def set_projects(self, projects: list[Project]) -> None:
-        """The projects' names, for each memory's project badge."""
+        """The projects' names, for each memory's project badge, and which are local only."""
         self._project_names = {p.id: p.name for p in projects}
+        self._local_only_projects = frozenset(p.id for p in projects if p.local_only)
+        self._all_changed([MemoryRoles.PROJECT, MemoryRoles.LOCAL_ONLY])
+
+    def set_local_only_chats(self, conversation_ids: frozenset[int]) -> None:
+        """The chats local only now (the conversation list's): their memories are too."""
+        if conversation_ids != self._local_only_chats:
+            self._local_only_chats = frozenset(conversation_ids)
+            self._all_changed([MemoryRoles.LOCAL_ONLY])
+
+    def _all_changed(self, roles: list[int]) -> None:
         if self._records:
-            self.dataChanged.emit(
-                self.index(0), self.index(len(self._records) - 1), [MemoryRoles.PROJECT]
-            )
+            self.dataChanged.emit(self.index(0), self.index(len(self._records) - 1), roles)
 
     def project_name(self, project_id: int) -> str:
         return self._project_names.get(project_id, PROJECT_UNKNOWN)

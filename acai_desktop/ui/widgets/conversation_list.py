@@ -1,14 +1,17 @@
 """The conversations in the sidebar: title and when it was last active.
 
 Right-click on a conversation, or click the "⋯" shown on the row under the mouse, for
-*Pin*/*Unpin*, *Rename…*, *Instructions…* (the chat's own custom instructions),
-*Export…* and *Delete…*; the list only asks (``*_requested``),
-the window answers. A pinned chat's second line starts with :data:`PINNED_MARK`.
+*Pin*/*Unpin*, *Mark local only*/*Unmark local only*, *Rename…*, *Instructions…* (the
+chat's own custom instructions), *Export…* and *Delete…*; the list only asks
+(``*_requested``), the window answers. A pinned chat's second line starts with
+:data:`PINNED_MARK`, a local-only one's (marked, or in a local-only project) with
+:data:`LOCAL_ONLY_MARK`.
 
 Once there is a project, the chats are grouped under project headers; a click on a
-header opens its menu: *New chat in this project*, *Instructions…*, *Rename…*, *Delete…*
-(the "Chats" header of the chats outside any project: *New chat*). A chat's menu then
-also has *Move to project*.
+header opens its menu: *New chat in this project*, *Instructions…*, *Rename…*, *Mark
+local only*/*Unmark local only*, *Delete…* (the "Chats" header of the chats outside any
+project: *New chat*). A chat's menu then also has *Move to project*. A local-only
+project's header ends with the mark.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.ui.local_only_text import LOCAL_ONLY_MARK, MARK_TEXT, UNMARK_TEXT
 from acai_desktop.ui.models.conversations_model import ConversationRoles
 from acai_desktop.ui.theme import Theme, load_theme
 from acai_desktop.ui.untrusted import PlainToolTipDelegate
@@ -129,11 +133,14 @@ class ConversationDelegate(PlainToolTipDelegate):
             # Marked where it is listed: ACAI learns nothing from this chat.
             painter.setPen(self.theme.color("warning_strong"))
             when = TEMPORARY_MARK
-        elif index.data(ConversationRoles.PINNED):
-            painter.setPen(self.theme.color("accent"))
-            when = f"{PINNED_MARK} · {when}"
         else:
-            painter.setPen(self.theme.color("faint"))
+            marks = [PINNED_MARK] if index.data(ConversationRoles.PINNED) else []
+            if index.data(ConversationRoles.LOCAL_ONLY):
+                marks.append(LOCAL_ONLY_MARK)
+                painter.setPen(self.theme.color("local_only_ink"))
+            else:
+                painter.setPen(self.theme.color("accent" if marks else "faint"))
+            when = " · ".join([*marks, when])
         painter.drawText(
             text_rect,
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom,
@@ -156,13 +163,18 @@ class ConversationDelegate(PlainToolTipDelegate):
             painter.setPen(self.theme.color("soft_ink"))
             painter.drawText(more, Qt.AlignmentFlag.AlignCenter, MORE_MARK)
             text_rect.setRight(more.left() - 4)
+        middle = Qt.AlignmentFlag.AlignVCenter
+        if index.data(ConversationRoles.LOCAL_ONLY):
+            # The mark keeps its room at the right; the name gives way.
+            painter.setPen(self.theme.color("local_only_ink"))
+            painter.drawText(text_rect, Qt.AlignmentFlag.AlignRight | middle, LOCAL_ONLY_MARK)
+            mark = QFontMetrics(font).horizontalAdvance(LOCAL_ONLY_MARK) + 8
+            text_rect.setRight(text_rect.right() - mark)
         painter.setPen(self.theme.color("muted"))
         name = QFontMetrics(font).elidedText(
             index.data(ConversationRoles.TITLE), Qt.TextElideMode.ElideRight, text_rect.width()
         )
-        painter.drawText(
-            text_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name
-        )
+        painter.drawText(text_rect, Qt.AlignmentFlag.AlignLeft | middle, name)
         painter.restore()
 
 
@@ -172,12 +184,14 @@ class ConversationList(QListView):
     delete_requested = Signal(int)  # conversation id
     export_requested = Signal(int)  # conversation id
     pin_requested = Signal(int, bool)  # conversation id, pinned (True) or not
+    local_only_requested = Signal(int, bool)  # conversation id, local only (True) or not
     instructions_requested = Signal(int)  # conversation id: its custom instructions
     new_chat_in_project_requested = Signal(object)  # project id (None: outside any)
     move_to_project_requested = Signal(int, object)  # conversation id, project id or None
     rename_project_requested = Signal(int)  # project id
     delete_project_requested = Signal(int)  # project id
     project_instructions_requested = Signal(int)  # project id
+    project_local_only_requested = Signal(int, bool)  # project id, local only (True) or not
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -222,18 +236,23 @@ class ConversationList(QListView):
         )
 
     def open_menu(self, row: int, at: QPoint) -> QMenu:
-        """Show Pin/Unpin, Rename…, Instructions…, Export…, Delete… (and Move to
-        project) for ``row``'s chat at ``at`` (viewport); a header's menu for a header."""
-        if self.model().index(row).data(ConversationRoles.HEADER):
+        """Show Pin/Unpin, Mark/Unmark local only, Rename…, Instructions…, Export…,
+        Delete… (and Move to project) for ``row``'s chat at ``at`` (viewport); a header's
+        menu for a header."""
+        index = self.model().index(row)
+        if index.data(ConversationRoles.HEADER):
             return self._open_header_menu(row, at)
-        conversation_id = self.model().index(row).data(ConversationRoles.ID)
-        pinned = bool(self.model().index(row).data(ConversationRoles.PINNED))
+        conversation_id = index.data(ConversationRoles.ID)
+        pinned = bool(index.data(ConversationRoles.PINNED))
+        marked = index.data(ConversationRoles.LOCAL_ONLY) == "own"  # not its project's mark
         if self.menu is not None:
             self.menu.close()
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         pin = menu.addAction(UNPIN_TEXT if pinned else PIN_TEXT)
         pin.triggered.connect(lambda: self.pin_requested.emit(conversation_id, not pinned))
+        local = menu.addAction(UNMARK_TEXT if marked else MARK_TEXT)
+        local.triggered.connect(lambda: self.local_only_requested.emit(conversation_id, not marked))
         rename = menu.addAction(RENAME_TEXT)
         rename.triggered.connect(lambda: self.rename_requested.emit(conversation_id))
         instructions = menu.addAction(INSTRUCTIONS_TEXT)
@@ -274,6 +293,11 @@ class ConversationList(QListView):
             )
             rename = menu.addAction(RENAME_PROJECT_TEXT)
             rename.triggered.connect(lambda: self.rename_project_requested.emit(project_id))
+            marked = bool(self.model().index(row).data(ConversationRoles.LOCAL_ONLY))
+            local = menu.addAction(UNMARK_TEXT if marked else MARK_TEXT)
+            local.triggered.connect(
+                lambda: self.project_local_only_requested.emit(project_id, not marked)
+            )
             delete = menu.addAction(DELETE_PROJECT_TEXT)
             delete.triggered.connect(lambda: self.delete_project_requested.emit(project_id))
         return self._show_menu(menu, at)

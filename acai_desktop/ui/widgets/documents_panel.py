@@ -5,7 +5,8 @@ Files come in by the *Files…* and *Folder…* buttons (file dialogs opened wit
 with a progress bar and a Stop. Each row shows the name, the size, the chunk count,
 the state (queued, indexing, ready, error) and an error's reason — as plain item text:
 names and errors come from the user's files. Re-index and Remove act on the selected
-document (buttons, context menu; Delete removes, after a confirmation).
+document (buttons, context menu; Delete removes, after a confirmation); the menu also
+marks it local only, or unmarks it.
 
 The scope line says which documents the shown conversation draws evidence from (all,
 some, none). The panel only asks, through its ``*_requested`` signals; the session does
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from acai_desktop.core.documents.model import DocumentScope, ScopeMode
+from acai_desktop.ui.local_only_text import MARK_TEXT, UNMARK_TEXT
 from acai_desktop.ui.models.documents_model import DocumentRoles, DocumentsModel
 from acai_desktop.ui.theme import Theme
 from acai_desktop.ui.untrusted import plain_label
@@ -77,6 +79,7 @@ class DocumentsPanel(QWidget):
     reindex_requested = Signal(int)  # document id
     scope_requested = Signal(object)  # DocumentScope for the shown conversation
     project_requested = Signal(int, object)  # document id, project id (None: every chat)
+    local_only_requested = Signal(int, bool)  # document id, local only (True) or not
     #: What the shown chat's scope is, said briefly ("" when it uses all documents).
     scope_summary_changed = Signal(str)
 
@@ -351,14 +354,22 @@ class DocumentsPanel(QWidget):
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
         menu.addAction("Re-index", self._on_reindex_button_clicked)
+        document = index.data(DocumentRoles.DOCUMENT)
+        marked = document.local_only
+        menu.addAction(
+            UNMARK_TEXT if marked else MARK_TEXT,
+            lambda: self.local_only_requested.emit(document.id, not marked),
+        )
         if self.projects:
-            self._add_project_menu(menu, index.data(DocumentRoles.DOCUMENT))
+            self._add_project_menu(menu, document)
         menu.addAction("Remove…", self.confirm_remove)
         return menu
 
     def set_projects(self, projects: list) -> None:
-        """The projects a document can be kept to (its menu's *Keep to project*)."""
+        """The projects a document can be kept to (its menu's *Keep to project*);
+        a local-only one's documents are marked."""
         self.projects = list(projects)
+        self.model.set_projects(self.projects)
 
     def _add_project_menu(self, menu: QMenu, document) -> None:
         """Another project's chats never quote a document kept to a project."""

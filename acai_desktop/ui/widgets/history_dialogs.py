@@ -1,6 +1,6 @@
 """Where things came from, read-only: a memory's details (history, sources, use) and an
 answer's sources (the document passages, memories and recalled messages put into its
-prompt; a passage opens on click)."""
+prompt, and what was withheld from it as local only; a passage opens on click)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from acai_desktop.core.records.memories import MemoryEvent, MemoryItem
 from acai_desktop.core.turns.citations import number_sources
 from acai_desktop.ui.models.memories_model import TEMPORARY_EXPLANATION
 from acai_desktop.ui.widgets.dialogs import BaseDialog
+from acai_desktop.ui.widgets.withheld_card import WITHHELD_HEAD, Withheld, withheld_card
 
 ACTOR_LABELS = {
     "user": "You",
@@ -130,6 +131,7 @@ class MemoryDetailsDialog(_BrowserDialog):
             f"importance {item.importance:.2f}",
             f"status {item.status.value}",
             "pinned" if item.pinned else "",
+            "local only" if item.local_only else "",
             "edited by you" if item.user_edited else "",
         ]
         parts.append(f"<p class='muted'>{e(' · '.join(f for f in facts if f))}</p>")
@@ -246,6 +248,7 @@ class ProvenanceDialog(_BrowserDialog):
         question: str = "",
         instructions: UsedInstructions | None = None,
         route: dict | None = None,
+        withheld: Withheld | None = None,
     ) -> None:
         """``instructions``: the user's custom instructions the prompt carried, listed
         first (the user's own words, escaped). Each source with what it names now: the
@@ -253,13 +256,17 @@ class ProvenanceDialog(_BrowserDialog):
         its chat), or None when that is gone; and the document passages quoted, each a
         link that opens the passage. Each says how strong a match it was and why,
         against the ``question`` answered. ``route``: which model answered and why, with
-        every model considered and what ruled it out (a routed turn's)."""
+        every model considered and what ruled it out (a routed turn's). ``withheld``:
+        the local-only items its prompt left out, and why."""
         e = html.escape
         parts = [STYLE]
         self.evidence = list(evidence)
         if route:
             parts.append(f"<p class='head'>{MODEL_HEAD}</p>")
             parts.append(route_card(route))
+        if withheld is not None:
+            parts.append(f"<p class='head'>{WITHHELD_HEAD}</p>")
+            parts.append(withheld_card(withheld, memory_link, SHOW_IN_PANEL_TIP))
         if instructions is not None:
             parts.append(f"<p class='head'>{INSTRUCTIONS_HEAD}</p>")
             parts.append(_instructions_card(instructions))
@@ -274,7 +281,7 @@ class ProvenanceDialog(_BrowserDialog):
             parts.extend(
                 _passage_card(source, question, numbers[id(source)]) for source in self.evidence
             )
-        if instructions is not None or self.evidence:
+        if instructions is not None or self.evidence or route or withheld is not None:
             parts.append("<p class='head'>MEMORIES</p>")
         if not sources:
             parts.append("<p class='muted'>No memory was put into this answer's prompt.</p>")

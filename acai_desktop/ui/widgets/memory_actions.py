@@ -1,16 +1,18 @@
 """The bars under the memory panel's list, for the selected memory: its actions (edit,
-pin or unpin, forget, details; and for a project's memory *Use in every chat*, for a
-promoted one *Keep to its project*), and, for a conflict, the user's decision (*Use
-new*, *Keep old*). Each bar shows what fits the memory it is given; the panel connects
-their buttons to its requests."""
+pin or unpin, forget, details, mark or unmark local only; and for a project's memory
+*Use in every chat*, for a promoted one *Keep to its project*), and, for a conflict,
+the user's decision (*Use new*, *Keep old*). Each bar shows what fits the memory it is
+given; the panel connects their buttons to its requests."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from acai_desktop.ui.local_only_text import LOCAL_ONLY_TIP, MARK_TEXT, UNMARK_TEXT
 from acai_desktop.ui.models.memories_model import MemoriesModel
 from acai_desktop.ui.untrusted import make_plain
+from acai_desktop.ui.widgets.flow_layout import FlowLayout
 
 CONFLICT_TEXT = "This contradicts a memory you pinned or edited. Which one is right?"
 PROMOTE_TEXT = "Use in every chat"
@@ -28,6 +30,7 @@ class MemoryActionsBar(QWidget):
         self.details_button = QPushButton("Details")
         # A project's memory: let every chat see it; a promoted one: back to its project.
         self.scope_button = QPushButton(PROMOTE_TEXT)
+        self.local_only_button = QPushButton(MARK_TEXT)
         self.edit_button.setToolTip("Change the text (a memory you edit is never changed by ACAI)")
         self.pin_button.setToolTip("Pinned memories are always in context")
         self.forget_button.setToolTip("Remove from memory (Delete; you can undo)")
@@ -41,18 +44,33 @@ class MemoryActionsBar(QWidget):
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             actions.addWidget(button)
         rows.addLayout(actions)
-        # On a line of its own: a fifth button would squeeze the others' words.
-        self.scope_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        rows.addWidget(self.scope_button)
+        # On a line of their own: a fifth button would squeeze the others' words; and
+        # on two when the panel is narrow.
+        more = QWidget()
+        flow = FlowLayout(more)
+        for button in (self.local_only_button, self.scope_button):
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            flow.addWidget(button)
+        rows.addWidget(more)
 
     def show_for(
-        self, *, pinned: bool, conflict: bool, project: str | None, promoted_from: str | None
+        self,
+        *,
+        pinned: bool,
+        conflict: bool,
+        project: str | None,
+        promoted_from: str | None,
+        local_only: bool = False,
     ) -> None:
         """The actions for the selected memory: ``project`` names the project it is kept
         to (it may be promoted); ``promoted_from`` the one it was promoted from, while
-        that project exists (it may go back to it)."""
+        that project exists (it may go back to it); ``local_only``: the user marked it."""
         self.pin_button.setText("Unpin" if pinned else "Pin")
         self.pin_button.setEnabled(pinned or not conflict)  # a conflict is decided first
+        self.local_only_button.setText(UNMARK_TEXT if local_only else MARK_TEXT)
+        self.local_only_button.setToolTip(
+            "Let it reach models that run elsewhere again" if local_only else LOCAL_ONLY_TIP
+        )
         if project is not None:
             text = PROMOTE_TEXT
             tip = f"Only the chats of {project} see it now; let every chat see it"

@@ -1,5 +1,5 @@
 """How one memory is drawn in the panel's list: a card with its text and badges (kind,
-category, confidence, origin, pinned, temporary, edited, conflict)."""
+category, confidence, origin, pinned, local only, temporary, edited, conflict)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
+from acai_desktop.ui.local_only_text import LOCAL_ONLY_MARK
 from acai_desktop.ui.models.memories_model import MemoryRoles
 from acai_desktop.ui.theme import load_theme
 from acai_desktop.ui.untrusted import PlainToolTipDelegate
@@ -47,6 +48,8 @@ def badges_of(index: QModelIndex) -> list[tuple[str, str, str]]:
         badges.append(("⚠ Conflict", "danger", "danger_bg"))
     if index.data(MemoryRoles.PINNED):
         badges.append(("Pinned", "accent_ink", "accent_badge_bg"))
+    if index.data(MemoryRoles.LOCAL_ONLY):  # marked, or kept with a local-only chat or project
+        badges.append((LOCAL_ONLY_MARK, "local_only_ink", "local_only_bg"))
     if status == "temporary":
         badges.append(("Temporary", "warning_strong", "temporary_bg"))
     project = index.data(MemoryRoles.PROJECT)
@@ -64,12 +67,23 @@ def badges_of(index: QModelIndex) -> list[tuple[str, str, str]]:
     return badges
 
 
+#: What a card's height depends on besides the width.
+_SHOWN_ROLES = (MemoryRoles.ITEM, MemoryRoles.PROJECT, MemoryRoles.LOCAL_ONLY)
+
+
+def _same(cached: tuple, shown: tuple) -> bool:
+    """The same record (by identity: comparing records field by field costs more than
+    measuring) and the same badges."""
+    return cached[0] is shown[0] and cached[1:] == shown[1:]
+
+
 class MemoryCardDelegate(PlainToolTipDelegate):
     def __init__(self, view: QListView) -> None:
         super().__init__(view)
         self.view = view
         self.theme = load_theme()
-        self._heights: dict[int, tuple[object, int, int]] = {}  # id: (record, width, height)
+        #: id: (what the card shows, width, height)
+        self._heights: dict[int, tuple[tuple, int, int]] = {}
 
     def _fonts(self) -> tuple[QFont, QFont]:
         body = QFont(self.view.font())
@@ -108,15 +122,16 @@ class MemoryCardDelegate(PlainToolTipDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         width = self.view.viewport().width() - 2
         # Measuring a card takes a font layout; with thousands of cards every insert
-        # would measure them all again. A card changes only with its record (the model
-        # replaces it on every change), so its height is kept per record and width.
-        item = index.data(MemoryRoles.ITEM)
+        # would measure them all again. A card changes with its record (the model
+        # replaces it on every change) and with its project's name and local-only mark,
+        # so its height is kept per those and width.
+        shown = tuple(index.data(role) for role in _SHOWN_ROLES)
         key = index.data(MemoryRoles.ID)
         cached = self._heights.get(key)
-        if cached is not None and cached[0] is item and cached[1] == width:
+        if cached is not None and _same(cached[0], shown) and cached[1] == width:
             return QSize(width, cached[2])
         height, _, _ = self._measure(width, index)
-        self._heights[key] = (item, width, height)
+        self._heights[key] = (shown, width, height)
         return QSize(width, height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:

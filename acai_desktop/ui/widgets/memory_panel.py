@@ -1,8 +1,9 @@
 """The memory panel: the user's current memories, live, with search, filters and actions.
 
 Each memory is a card with its text and badges (kind, category, confidence, origin,
-pinned, temporary, edited, conflict, its project). Selecting one shows the actions:
-edit, pin or unpin, forget, details, and for a project's memory *Use in every chat*
+pinned, local only, temporary, edited, conflict, its project). Selecting one shows the
+actions: edit, pin or unpin, forget, details, mark or unmark local only, and for a
+project's memory *Use in every chat*
 (a promoted one offers *Keep to its project*); a selected conflict also
 offers *Use new* (it replaces the memory it contradicts) and *Keep old* (the conflict
 is forgotten). Once there is a project, a menu shows one project's memories, those of
@@ -63,6 +64,7 @@ SEARCH_DELAY_MS = 200
 class MemoryPanel(QWidget):
     edit_requested = Signal(int)
     pin_requested = Signal(int, bool)  # memory id, pinned
+    local_only_requested = Signal(int, bool)  # memory id, marked local only (True) or not
     forget_requested = Signal(int)
     details_requested = Signal(int)
     resolve_requested = Signal(int, str)  # conflict id, "new" or "old" (the one to keep)
@@ -200,6 +202,7 @@ class MemoryPanel(QWidget):
         actions, conflict = self.actions_bar, self.conflict_bar
         actions.edit_button.clicked.connect(self._on_edit_button_clicked)
         actions.pin_button.clicked.connect(self._on_pin_button_clicked)
+        actions.local_only_button.clicked.connect(self._on_local_only_button_clicked)
         actions.forget_button.clicked.connect(self._on_forget_button_clicked)
         self.forget_shortcut.activated.connect(self._on_forget_shortcut_activated)
         actions.details_button.clicked.connect(self._on_details_button_clicked)
@@ -314,6 +317,7 @@ class MemoryPanel(QWidget):
                 conflict=conflict,
                 project=project,
                 promoted_from=promoted_from,
+                local_only=item is not None and item.local_only,
             )
 
     def _projects_of(self, item: MemoryItem) -> tuple[str | None, str | None]:
@@ -373,6 +377,12 @@ class MemoryPanel(QWidget):
         if indexes:
             pinned = bool(indexes[0].data(MemoryRoles.PINNED))
             self.pin_requested.emit(indexes[0].data(MemoryRoles.ID), not pinned)
+
+    def _on_local_only_button_clicked(self) -> None:
+        indexes = self.list.selectionModel().selectedIndexes()
+        if indexes:
+            marked = indexes[0].data(MemoryRoles.ITEM).local_only
+            self.local_only_requested.emit(indexes[0].data(MemoryRoles.ID), not marked)
 
     def _on_forget_button_clicked(self) -> None:
         if (memory_id := self.selected_memory_id()) is not None:

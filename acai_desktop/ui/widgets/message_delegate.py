@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.ui.local_only_text import withheld_note
 from acai_desktop.ui.message_document import MessageDocument
 from acai_desktop.ui.models.messages_model import MessageRoles
 from acai_desktop.ui.theme import Theme, load_theme
@@ -114,15 +115,17 @@ def footer_of(
         actions.append((REGENERATE, "Regenerate"))
     if status != "streaming" and index.data(MessageRoles.CONTENT):
         actions += [(COPY, "Copy"), (COPY_TEXT, "Copy text")]
-    routed = route_note(index.data(MessageRoles.MESSAGE)) if status != "streaming" else None
-    if status != "streaming" and (count or routed):
+    message = index.data(MessageRoles.MESSAGE)
+    routed = route_note(message) if status != "streaming" else None
+    # What its prompt left out as local only (Sources list it, with why).
+    withheld = withheld_note(getattr(message, "plan", None)) if status != "streaming" else None
+    if status != "streaming" and (count or routed or withheld):
         # A routed answer's Sources say which model answered and why, too.
         actions.append((SOURCES, f"Sources ({count})" if count else "Sources"))
     elif status == "complete" and count == 0 and _answered_here(index):
         # Known to have used nothing: no memory or passage passed the relevance floor.
         notes.append((NOTHING_RELEVANT_NOTE, "faint"))
-    if routed:
-        notes.append((routed, "faint"))
+    notes += [(note, "faint") for note in (routed, withheld) if note]
     return notes, actions
 
 

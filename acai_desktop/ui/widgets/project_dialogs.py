@@ -1,27 +1,31 @@
-"""A project's dialogs: its name and default model (new project, or an existing one's
-*Rename project…*), and the question asked before deleting it, which says what happens
-to its chats, memories and documents either way."""
+"""A project's dialogs: its name, default model and whether it is local only (new
+project, or an existing one's *Rename project…*), and the question asked before
+deleting it, which says what happens to its chats, memories and documents either way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFormLayout, QLineEdit, QMessageBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QLineEdit, QMessageBox, QWidget
 
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.projects.names import MAX_PROJECT_NAME_CHARS, clean_project_name
+from acai_desktop.ui.local_only_text import LOCAL_ONLY_MARK
 from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.dialogs import BaseDialog, error_label, save_cancel_buttons
 
 MODEL_PLACEHOLDER = "The chat model from Settings"
+LOCAL_ONLY_BOX_TEXT = "Keep its chats, memories and documents on this computer"
 
 
 class ProjectDialog(BaseDialog):
-    """A new project's name (``project_id`` None), or an existing one's name and model."""
+    """A new project's name (``project_id`` None), or an existing one's name, model and
+    local-only mark."""
 
-    #: project id (None: a new project), name, default model ("" : the one in Settings)
-    save_requested = Signal(object, str, str)
+    #: project id (None: a new project), name, default model ("" : the one in Settings),
+    #: local only
+    save_requested = Signal(object, str, str, bool)
 
     def __init__(
         self,
@@ -29,10 +33,12 @@ class ProjectDialog(BaseDialog):
         name: str = "",
         model: str | None = None,
         parent: QWidget | None = None,
+        *,
+        local_only: bool = False,
     ) -> None:
         super().__init__("New project" if project_id is None else "Project", parent)
         self.project_id = project_id
-        self.resize(440, 170)
+        self.resize(440, 200)
         self.name_editor = QLineEdit(name)
         self.name_editor.setMaxLength(MAX_PROJECT_NAME_CHARS)
         self.name_editor.setPlaceholderText("A name, such as Garden or Taxes")
@@ -44,9 +50,16 @@ class ProjectDialog(BaseDialog):
         self.model_editor.setToolTip(
             "The chat model this project's chats use, unless a chat sets its own"
         )
+        self.local_only_box = QCheckBox(LOCAL_ONLY_BOX_TEXT)
+        self.local_only_box.setChecked(local_only)
+        self.local_only_box.setToolTip(
+            "What the project holds is kept on this computer: never sent to a model that "
+            "runs elsewhere"
+        )
         form = QFormLayout()
         form.addRow("Name", self.name_editor)
         form.addRow("Default model", self.model_editor)
+        form.addRow(LOCAL_ONLY_MARK, self.local_only_box)
         self.error_label = error_label()
         text = "Create" if project_id is None else "Save"
         self.buttons, self.save_button = save_cancel_buttons(text)
@@ -65,7 +78,12 @@ class ProjectDialog(BaseDialog):
             self.error_label.setVisible(True)
             self.name_editor.setFocus()
             return
-        self.save_requested.emit(self.project_id, name, self.model_editor.text().strip())
+        self.save_requested.emit(
+            self.project_id,
+            name,
+            self.model_editor.text().strip(),
+            self.local_only_box.isChecked(),
+        )
         self.accept()
 
 
