@@ -24,7 +24,7 @@ from acai_desktop.core.models.presets import (
     preset,
 )
 from acai_desktop.core.models.settings import ModelSettings
-from acai_desktop.core.routing.known_models import capabilities_of
+from acai_desktop.core.routing.known_models import Capabilities, capabilities_of
 from acai_desktop.core.routing.model_speed import speed_key
 from acai_desktop.core.routing.selection import Candidate, Speed, Where, where_it_runs
 
@@ -60,22 +60,22 @@ def candidates_from(
             if (offer.base_url, model) in seen or _NOT_FOR_CHAT.search(model):
                 continue
             seen.add((offer.base_url, model))
-            capabilities = capabilities_of(model)
-            if where is not Where.CLOUD:
-                capabilities = replace(capabilities, price_in=0.0, price_out=0.0)
-            window = window_from_table(model)
+            capabilities, window = known_figures(model, where)
+            speed = measured(speed_key(offer.base_url, model))
             candidates.append(
-                Candidate(
-                    model,
-                    offer.provider,
-                    where,
-                    window.tokens if window else ASSUMED_WINDOW,
-                    capabilities,
-                    measured(speed_key(offer.base_url, model)),
-                    offer.base_url,
-                )
+                Candidate(model, offer.provider, where, window, capabilities, speed, offer.base_url)
             )
     return candidates
+
+
+def known_figures(model: str, where: Where) -> tuple[Capabilities, int]:
+    """What is known of ``model`` served from ``where``, before the user's own figures
+    (``model_table``): its capabilities (nothing to pay off the cloud) and its window."""
+    capabilities = capabilities_of(model)
+    if where is not Where.CLOUD:
+        capabilities = replace(capabilities, price_in=0.0, price_out=0.0)
+    window = window_from_table(model)
+    return capabilities, window.tokens if window else ASSUMED_WINDOW
 
 
 def offers_found(

@@ -3,11 +3,11 @@ routing policy (Settings' ``ModelSettings.routing``, a project's or a chat's own
 one, every turn goes to the chat's model as before.
 
 The router knows the models the user can reach (``reachable.py``, asked again every few
-minutes and after a failure), chooses for each turn (``selection.py``), hands out a
-client for the chosen model's server (the profile's own client for its own server, one
-more per other server, kept until the assistant closes) and records what each call
-measured (``model_speed.py``), so the next choice knows how fast and how reliable each
-model was here.
+minutes, after a failure and after the user edits their figures), chooses for each turn
+(``selection.py``), hands out a client for the chosen model's server (the profile's own
+client for its own server, one more per other server, kept until the assistant closes)
+and records what each call measured (``model_speed.py``), so the next choice knows how
+fast and how reliable each model was here.
 """
 
 from __future__ import annotations
@@ -117,6 +117,11 @@ class TurnRouter:
             self._found_at = time.monotonic()
         return self._candidates
 
+    def forget_models(self) -> None:
+        """The next routed turn asks the servers again and reads the user's figures
+        (``model-table.json``): they changed (a server went, the user edited a model)."""
+        self._found_at = None
+
     def _speed(self, candidate: Candidate):
         return self.speeds.speed(speed_key(candidate.base_url, candidate.model))
 
@@ -148,7 +153,7 @@ class TurnRouter:
         """A call that failed: it counts in the model's error rate, and the servers are
         asked again before the next turn (one may have gone)."""
         self.speeds.record(speed_key(candidate.base_url, candidate.model), ok=False)
-        self._found_at = None
+        self.forget_models()
         self._save_soon()
 
     def _save_soon(self) -> None:
