@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from acai_desktop.core.models.context_window import BUILT_IN_SERVER, window_from_table
-from acai_desktop.core.models.detection import DetectionReport
 from acai_desktop.core.models.presets import (
     BUNDLED_LOCAL_MODEL,
     OPENAI_BASE_URL,
@@ -27,6 +27,10 @@ from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.routing.known_models import Capabilities, capabilities_of
 from acai_desktop.core.routing.model_speed import speed_key
 from acai_desktop.core.routing.selection import Candidate, Speed, Where, where_it_runs
+
+if TYPE_CHECKING:  # detection needs the model client (openai); the window's dialogs
+    # read the known figures here before any model is asked
+    from acai_desktop.core.models.detection import DetectionReport
 
 #: A window assumed for a model no table knows: the smallest common one.
 ASSUMED_WINDOW = 8_192
