@@ -44,31 +44,33 @@ TITLE = "Your figures for a model"
 RESET_TEXT = "Reset to known figures"
 UNDO_RESET_TEXT = "Undo reset"
 TIER_TEXT = {
-    1: "1 · tiny: chats, no code or arithmetic",
-    2: "2 · small (1–4B parameters)",
-    3: "3 · mid-size (7–14B), a cloud's small model",
-    4: "4 · large (27–72B), a cloud's main model",
+    1: "1 · tiny: chat, no code or sums",
+    2: "2 · small (1–4B)",
+    3: "3 · mid-size (7–14B), a cloud's small one",
+    4: "4 · large (27–72B), a cloud's main one",
     5: "5 · frontier",
 }
 #: The kinds of words a model can be better at than its tier says (the router reads a
 #: turn's words as one of them; an image or a long file asks for vision or a window).
 STRONG_KINDS = (TurnKind.CHAT, TurnKind.CODE, TurnKind.REASONING, TurnKind.WRITING)
+#: Wide enough for the notes to wrap in two lines; narrow beside a 640-pixel window.
+WIDTH = 480
 MAX_WINDOW = 100_000_000
-MAX_PRICE = 10_000.0
+MAX_PRICE = 1_000.0
 
 
 def source_text(candidate: Candidate, table: ModelTable) -> str:
     """Whose figures the dialog opens with."""
     found = table.entry_for(candidate.model)
     if found is not None and found[0] == table_name(candidate.model):
-        return "Your figures, from model-table.json. Reset brings back ACAI's."
+        return "Your figures (model-table.json). Reset brings back ACAI's."
     if found is not None:
         return (
             "Your figures for its family, from model-table.json; Save gives this model "
             "figures of its own."
         )
     if known_figures(candidate.model, candidate.where)[0].known:
-        return "ACAI's known figures. Save keeps what you change, in model-table.json."
+        return "ACAI's known figures. What you change is saved as yours."
     return "ACAI doesn't know this model: these figures are a guess until you save them."
 
 
@@ -110,12 +112,15 @@ class ModelFiguresDialog(QDialog):
         self.window_tokens.setSingleStep(1024)
         self.window_tokens.setGroupSeparatorShown(True)
         self.window_tokens.setSuffix(" tokens")
-        self.vision = QCheckBox("Sees images")
-        self.tools = QCheckBox("Calls tools")
-        self.json_schema = QCheckBox("Follows a JSON schema")
+        self.vision = QCheckBox("images")
+        self.vision.setToolTip("It sees images attached to a message")
+        self.tools = QCheckBox("tools")
+        self.tools.setToolTip("It calls tools (functions) when asked")
+        self.json_schema = QCheckBox("JSON schemas")
+        self.json_schema.setToolTip("It answers in JSON that follows a given schema")
         self.strong = {kind: QCheckBox(str(kind)) for kind in STRONG_KINDS}
-        self.price_in = self._price_box("Price per million prompt tokens", " in")
-        self.price_out = self._price_box("Price per million answer tokens", " out")
+        self.price_in = self._price_box("Price in", "What a million prompt tokens cost")
+        self.price_out = self._price_box("Price out", "What a million answer tokens cost")
         self.where_box = ignore_wheel_unless_focused(QComboBox())
         self.where_box.setAccessibleName("Runs on")
         for where in Where:
@@ -139,10 +144,10 @@ class ModelFiguresDialog(QDialog):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow("Tier", self.tier)
         form.addRow("Window", self.window_tokens)
-        form.addRow("Can", _row(self.vision, self.tools, self.json_schema))
+        form.addRow("Handles", _row(self.vision, self.tools, self.json_schema))
         form.addRow("Strong at", _row(*self.strong.values()))
-        prices = _row(self.price_in, self.price_out, plain_label("per million tokens"))
-        form.addRow("Price", prices)
+        form.addRow("Price in", self.price_in)
+        form.addRow("Price out", self.price_out)
         form.addRow("Runs on", self.where_box)
         form.addRow("", self.where_note)
         layout = QVBoxLayout(self)
@@ -163,15 +168,19 @@ class ModelFiguresDialog(QDialog):
         self._fill(candidate.capabilities, candidate.window_tokens)
         self._say_where()
         self._connect_signals()
+        # As tall as the notes wrapped at that width need (a size hint is taller or
+        # shorter: it is worked out for the labels unwrapped).
+        self.resize(WIDTH, max(self.layout().heightForWidth(WIDTH), self.minimumHeight()))
 
-    def _price_box(self, name: str, suffix: str) -> QDoubleSpinBox:
+    def _price_box(self, name: str, tip: str) -> QDoubleSpinBox:
         box = ignore_wheel_unless_focused(QDoubleSpinBox())
         box.setAccessibleName(name)
+        box.setToolTip(f"{tip}, in US dollars (0: free, on your own hardware)")
         box.setRange(0.0, MAX_PRICE)
-        box.setDecimals(3)
+        box.setDecimals(2)
         box.setSingleStep(0.1)
         box.setPrefix("$")
-        box.setSuffix(suffix)
+        box.setSuffix(" per M tokens")
         return box
 
     def _connect_signals(self) -> None:
@@ -238,7 +247,10 @@ class ModelFiguresDialog(QDialog):
         if self.candidate.base_url is None:
             text = "The built-in server runs on this computer."
         elif self.where() is self.address_where:
-            text = "As its address says. Another choice is your word, for every model there."
+            text = (
+                "Read from its address. A proxy that forwards to the cloud? Say so: it "
+                "counts for every model there."
+            )
         else:
             text = (
                 f"Your word, for every model at this address (its address says "
