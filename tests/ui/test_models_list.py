@@ -252,7 +252,7 @@ def test_reset_fills_in_the_known_figures_offers_undo_and_saves_only_on_save(lis
     editor = listed.edit_figures(listed.listing.candidates[0])
     saved = []
     editor.save_requested.connect(saved.append)
-    assert "Your figures, from model-table.json" in editor.source_note.text()
+    assert editor.source_note.text().startswith("Your figures (model-table.json).")
     assert editor.price_in.value() == 2.0 and editor.where() is Where.CLOUD
     editor.window_tokens.setValue(32_768)
     QTest.mouseClick(editor.reset_button, LEFT)
