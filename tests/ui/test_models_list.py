@@ -239,7 +239,10 @@ def listed(qtbot, tmp_path):
             }
         )
     )
-    offers = [Offer("LiteLLM", PROXY, ("gpt-4o", "<b>my-finetune</b>", "llama3.1:8b"))]
+    offers = [
+        Offer("LiteLLM", PROXY, ("gpt-4o", "<b>my-finetune</b>", "llama3.1:8b")),
+        Offer("the built-in server", None, ("SmolLM2-135M-Instruct",)),
+    ]
     models = ModelsList()
     qtbot.addWidget(models)
     models.resize(560, 400)
@@ -284,6 +287,15 @@ def test_a_known_price_follows_where_the_server_runs_and_a_guess_is_said(listed,
     editor = listed.edit_figures(guess)
     assert "ACAI doesn't know this model" in editor.source_note.text()
     assert editor.edit().figures == {"quality": 3}  # the user vouches for the tier
+
+
+def test_the_built_in_servers_place_is_this_computer_and_not_the_users_to_say(listed, qtbot):
+    built_in = listed.listing.candidates[-1]
+    editor = listed.edit_figures(built_in)
+    assert not editor.where_box.isEnabled() and editor.where_box.currentText() == "this computer"
+    assert editor.where_note.text() == "The built-in server runs on this computer."
+    editor.tier.setCurrentIndex(editor.tier.findData(2))
+    assert editor.edit() == ModelTableEdit("SmolLM2-135M-Instruct", {"quality": 2}, None, None)
 
 
 def test_model_names_show_as_the_text_they_are(listed, qtbot):

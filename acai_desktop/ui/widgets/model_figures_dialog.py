@@ -96,9 +96,8 @@ class ModelFiguresDialog(QDialog):
 
         heading = ElidedLabel(candidate.model)
         heading.setObjectName("PanelTitle")
-        server = plain_label(
-            f"{candidate.provider} · {candidate.base_url or 'built into ACAI'}", "DialogNote"
-        )
+        address = f" · {candidate.base_url}" if candidate.base_url else ""
+        server = plain_label(f"{candidate.provider}{address}", "DialogNote")
         self.source_note = plain_label(source_text(candidate, table), "DialogNote")
         self.source_note.setWordWrap(True)
 
@@ -124,7 +123,8 @@ class ModelFiguresDialog(QDialog):
         self.where_box = ignore_wheel_unless_focused(QComboBox())
         self.where_box.setAccessibleName("Runs on")
         for where in Where:
-            said = " (as its address says)" if where is self.address_where else ""
+            read = where is self.address_where and candidate.base_url is not None
+            said = " (as its address says)" if read else ""
             self.where_box.addItem(f"{where}{said}", where)
         self.where_box.setEnabled(candidate.base_url is not None)
         self.where_note = plain_label("", "DialogNote")
