@@ -5,8 +5,7 @@ reads before its next turn."""
 from __future__ import annotations
 
 import asyncio
-import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import shiboken6
 
@@ -14,22 +13,29 @@ from acai_desktop.core.errors import AcaiError
 from acai_desktop.ui.controllers.base import Controller, Services
 
 if TYPE_CHECKING:
+    from acai_desktop.core.models.detection import Detect
+    from acai_desktop.core.profile.paths import Profile
     from acai_desktop.core.routing.model_table_edits import ModelTableEdit
-    from acai_desktop.ui.controllers.settings import AppControls
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.models_list import ModelsList
 
-log = logging.getLogger(__name__)
-
 LIST_MODELS_TASK = "list-models"
 SAVE_FIGURES_TASK = "save-model-figures"
+
+
+class ProfileAndDetection(Protocol):
+    """What Your models asks of the app controller (``settings.AppControls`` and more)."""
+
+    profile: Profile
+    #: How servers on this computer are looked for (None: the real probes).
+    detect: Detect | None
 
 
 class YourModelsController(Controller):
     """Its widget: the settings dialog's Your models (and the figures dialog it opens),
     wired by :meth:`wire` each time Settings opens."""
 
-    def __init__(self, window: MainWindow, services: Services, app: AppControls) -> None:
+    def __init__(self, window: MainWindow, services: Services, app: ProfileAndDetection) -> None:
         super().__init__(services)
         self.window, self.app = window, app
 
