@@ -174,12 +174,6 @@ class Assistant:
             next_step=PICK_IN_CHAT if own else probe.next_step or "",
         )
 
-    def models_changed(self) -> None:
-        """The user changed their figures for their models (Settings → Your models):
-        the router reads them, and lists the models again, before its next turn."""
-        if self.orchestrator.routed.router is not None:
-            self.orchestrator.routed.router.forget_models()
-
     async def check_model(self) -> ModelStatus:
         """Can the model answer? Why it could not start, else what its server says to
         a models listing (cheap: no tokens). Never raises a ModelError."""

@@ -215,19 +215,21 @@ def test_a_saved_edit_reaches_the_routers_next_turn(tmp_path):
     async def scenario(own, ollama):
         async with _assistant(tmp_path, own, ollama, "best") as assistant:
             first = await assistant.orchestrator.send(None, CODE_TURN)
-            # The user says gpt-4o is strong at code: a tier above the coder now.
+            # The user says gpt-4o is strong at code: a tier above the coder now. The
+            # router keeps its list for minutes, but not past a change of the table.
             edit_model_table(profile_dir, ModelTableEdit(STRONG, {"strong_at": ["code"]}))
-            cached = await assistant.orchestrator.send(first.conversation_id, CODE_TURN)
-            assistant.models_changed()
             told = await assistant.orchestrator.send(first.conversation_id, CODE_TURN)
-        return first, cached, told
+            # By hand too: the file's time or size changed.
+            (profile_dir / FILE_NAME).write_text('{"models": {"qwen2.5-coder": {"quality": 5}}}')
+            by_hand = await assistant.orchestrator.send(first.conversation_id, CODE_TURN)
+        return first, told, by_hand
 
     with _servers() as (own, ollama):
-        first, cached, told = run(scenario(own, ollama))
+        first, told, by_hand = run(scenario(own, ollama))
     assert first.answer.model == CODER
-    assert cached.answer.model == CODER  # the router's list is kept for minutes…
-    assert told.answer.model == STRONG  # …unless the edit says it changed
+    assert told.answer.model == STRONG
     assert told.route["reason"] == f"code → {STRONG} on this computer"
+    assert by_hand.answer.model == CODER
 
 
 def test_an_entry_with_a_tag_is_that_size_alone_and_one_without_every_size(tmp_path):

@@ -74,9 +74,9 @@ class YourModelsController(Controller):
 
     def save_figures(self, edit: ModelTableEdit) -> None:
         """Write the user's figures for a model; the list then shows them (the same
-        servers' offers, the figures read again) and the router reads them before its
-        next turn. A refusal (a wrong figure, a file that can't be read) is said in the
-        figures dialog, which stays open."""
+        servers' offers, the figures read again), and the router, which sees the file
+        change, before its next turn. A refusal (a wrong figure, a file that can't be
+        read) is said in the figures dialog, which stays open."""
 
         async def saving() -> None:
             from acai_desktop.core.routing.model_table_edits import edit_model_table
@@ -88,8 +88,6 @@ class YourModelsController(Controller):
                 if (shown := self._shown()) is not None:
                     shown.figures_refused(f"Not saved: {error}")
                 return
-            if (assistant := self.services.assistant) is not None:
-                assistant.models_changed()
             shown = self._shown()
             if shown is None or shown.listing is None:
                 return
