@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from acai_desktop.core.models.context_window import BUILT_IN_SERVER, window_from_table
-from acai_desktop.core.models.detection import DetectionReport
 from acai_desktop.core.models.presets import (
     BUNDLED_LOCAL_MODEL,
     OPENAI_BASE_URL,
@@ -24,9 +24,13 @@ from acai_desktop.core.models.presets import (
     preset,
 )
 from acai_desktop.core.models.settings import ModelSettings
-from acai_desktop.core.routing.known_models import capabilities_of
+from acai_desktop.core.routing.known_models import Capabilities, capabilities_of
 from acai_desktop.core.routing.model_speed import speed_key
 from acai_desktop.core.routing.selection import Candidate, Speed, Where, where_it_runs
+
+if TYPE_CHECKING:  # detection needs the model client (openai); the window's dialogs
+    # read the known figures here before any model is asked
+    from acai_desktop.core.models.detection import DetectionReport
 
 #: A window assumed for a model no table knows: the smallest common one.
 ASSUMED_WINDOW = 8_192
@@ -60,22 +64,22 @@ def candidates_from(
             if (offer.base_url, model) in seen or _NOT_FOR_CHAT.search(model):
                 continue
             seen.add((offer.base_url, model))
-            capabilities = capabilities_of(model)
-            if where is not Where.CLOUD:
-                capabilities = replace(capabilities, price_in=0.0, price_out=0.0)
-            window = window_from_table(model)
+            capabilities, window = known_figures(model, where)
+            speed = measured(speed_key(offer.base_url, model))
             candidates.append(
-                Candidate(
-                    model,
-                    offer.provider,
-                    where,
-                    window.tokens if window else ASSUMED_WINDOW,
-                    capabilities,
-                    measured(speed_key(offer.base_url, model)),
-                    offer.base_url,
-                )
+                Candidate(model, offer.provider, where, window, capabilities, speed, offer.base_url)
             )
     return candidates
+
+
+def known_figures(model: str, where: Where) -> tuple[Capabilities, int]:
+    """What is known of ``model`` served from ``where``, before the user's own figures
+    (``model_table``): its capabilities (nothing to pay off the cloud) and its window."""
+    capabilities = capabilities_of(model)
+    if where is not Where.CLOUD:
+        capabilities = replace(capabilities, price_in=0.0, price_out=0.0)
+    window = window_from_table(model)
+    return capabilities, window.tokens if window else ASSUMED_WINDOW
 
 
 def offers_found(

@@ -3,8 +3,9 @@
 
 A price that changed, a fine-tune the table does not know, a server that runs a model
 with a bigger window than its family's: each entry is keyed by the start of a model's
-name (as ``context_window.normalised_name`` writes it, so ``"qwen2.5-coder"`` matches
-``qwen2.5-coder:7b``; the longest start wins) and sets any of ``quality`` (1–5),
+name (as :func:`table_name` writes it: ``"qwen2.5-coder"`` is every size of that family,
+``"qwen2.5-coder:7b"`` the 7b alone; the longest start wins, its figures whole) and sets
+any of ``quality`` (1–5),
 ``vision``, ``tools``, ``json_schema``, ``strong_at`` (kinds), ``price_in`` and
 ``price_out`` (dollars per million tokens) and ``window_tokens``::
 
@@ -18,13 +19,15 @@ a box down the hall with a public name is "the local network". What the user say
 over the address, for routing and for the local-only boundary alike.
 
 A file that can't be read, or an entry with a wrong value, is left out and said; the
-rest still counts.
+rest still counts. Settings → Your models writes the file too (``model_table_edits``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, replace
+from math import inf
 from pathlib import Path
 
 from acai_desktop.core.models.context_window import normalised_name
@@ -34,6 +37,8 @@ from acai_desktop.core.routing.turn_kinds import TurnKind
 FILE_NAME = "model-table.json"
 _FLAGS = ("vision", "tools", "json_schema")
 _PRICES = ("price_in", "price_out")
+#: The keys of a model's entry that are figures (an entry may hold others: a note).
+FIGURES = ("quality", "window_tokens", *_FLAGS, *_PRICES, "strong_at")
 
 
 @dataclass(frozen=True)
@@ -45,12 +50,33 @@ class ModelTable:
 
     def where(self, base_url: str | None) -> Where:
         """Where the server at ``base_url`` runs: the user's word, else its address."""
-        if base_url is not None and (said := self.servers.get(_address(base_url))):
-            return said
-        return where_it_runs(base_url)
+        return self.said_where(base_url) or where_it_runs(base_url)
+
+    def said_where(self, base_url: str | None) -> Where | None:
+        """Where the user said the server at ``base_url`` runs (None: they didn't)."""
+        return None if base_url is None else self.servers.get(address_key(base_url))
+
+    def entry_for(self, model: str) -> tuple[str, dict] | None:
+        """The user's entry that counts for ``model`` (the longest start of its name, as
+        :func:`table_name` writes it) and that start; None: the known figures count."""
+        name = table_name(model)
+        starts = [start for start in self.models if name.startswith(start)]
+        if not starts:
+            return None
+        start = max(starts, key=len)
+        return start, self.models[start]
 
 
-def _address(base_url: str) -> str:
+def table_name(model: str) -> str:
+    """The name an entry is keyed and matched by: ``normalised_name``'s with Ollama's
+    tag kept ("qwen2.5-coder:7b" → "qwen25coder7b"), so that an entry can name one size
+    and an entry without a tag every size of a family."""
+    tag = model.strip().lower().rsplit("/", 1)[-1].partition(":")[2]
+    return normalised_name(model) + re.sub(r"[^a-z0-9]", "", tag)
+
+
+def address_key(base_url: str) -> str:
+    """A server's address as ``servers`` is keyed by (no trailing slash, any case)."""
     return base_url.strip().rstrip("/").lower()
 
 
@@ -71,16 +97,16 @@ def load_model_table(data_dir: Path) -> tuple[ModelTable, list[str]]:
         ]
     table, problems = ModelTable(), []
     for name, entry in models.items():
-        problem = _problem_of(entry)
+        problem = entry_problem(entry)
         if problem:
             problems.append(f"{FILE_NAME}: {name!r} is left out: {problem}.")
         else:
-            table.models[normalised_name(str(name))] = entry
+            table.models[table_name(str(name))] = entry
     places = {str(where) for where in Where}
     for url, entry in servers.items():
         said = entry.get("where") if isinstance(entry, dict) else None
         if said in places:
-            table.servers[_address(str(url))] = Where(said)
+            table.servers[address_key(str(url))] = Where(said)
         else:
             problems.append(
                 f"{FILE_NAME}: server {url!r} is left out: "
@@ -89,20 +115,21 @@ def load_model_table(data_dir: Path) -> tuple[ModelTable, list[str]]:
     return table, problems
 
 
-def _problem_of(entry: object) -> str | None:
+def entry_problem(entry: object) -> str | None:
+    """What is wrong with a model's entry, in words (None: nothing)."""
     if not isinstance(entry, dict):
         return "it must be an object"
     quality = entry.get("quality")
-    if quality is not None and (not isinstance(quality, int) or not 1 <= quality <= 5):
+    if quality is not None and (not _whole(quality) or not 1 <= quality <= 5):
         return "quality must be a whole number from 1 to 5"
     if any(not isinstance(entry.get(flag, False), bool) for flag in _FLAGS):
         return f"{', '.join(_FLAGS)} must be true or false"
     for price in _PRICES:
         value = entry.get(price, 0.0)
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < inf:
             return f"{price} must be a number of dollars, 0 or more"
     window = entry.get("window_tokens")
-    if window is not None and (not isinstance(window, int) or window < 256):
+    if window is not None and (not _whole(window) or window < 256):
         return "window_tokens must be a whole number of tokens, 256 or more"
     strong = entry.get("strong_at", [])
     kinds = {kind.value for kind in TurnKind}
@@ -111,13 +138,16 @@ def _problem_of(entry: object) -> str | None:
     return None
 
 
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)  # JSON's true is no tier
+
+
 def with_model_table(candidate: Candidate, table: ModelTable) -> Candidate:
     """``candidate`` with the user's figures for it, where they have any."""
-    name = normalised_name(candidate.model)
-    starts = [start for start in table.models if name.startswith(start)]
-    if not starts:
+    found = table.entry_for(candidate.model)
+    if found is None:
         return candidate
-    entry = table.models[max(starts, key=len)]
+    entry = found[1]
     caps = candidate.capabilities
     changes = {key: entry[key] for key in (*_FLAGS, *_PRICES, "quality") if key in entry}
     if "strong_at" in entry:

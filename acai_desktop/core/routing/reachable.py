@@ -1,9 +1,13 @@
 """The models the user can reach now: each provider asked what it lists (no model is
-called), turned into the router's candidates (``catalogue.py``)."""
+called), turned into the router's candidates (``catalogue.py``) with the user's own
+figures laid over the known ones (``model_table.py``)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
 
 import openai
 
@@ -13,13 +17,36 @@ from acai_desktop.core.models.detection import Detect, detect_providers
 from acai_desktop.core.models.presets import OPENAI_BASE_URL, ProviderName, preset
 from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.redaction import redact
-from acai_desktop.core.routing.catalogue import candidates_from, offers_found
+from acai_desktop.core.routing.catalogue import Offer, candidates_from, offers_found
 from acai_desktop.core.routing.model_speed import SpeedLog
-from acai_desktop.core.routing.model_table import load_model_table, with_model_table
+from acai_desktop.core.routing.model_table import ModelTable, load_model_table, with_model_table
 from acai_desktop.core.routing.selection import Candidate
 
 #: How long a provider may take to list its models before it counts as unreachable.
 LISTING_TIMEOUT_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class ModelListing:
+    """What a listing found: the providers' offers (kept, so the user's figures can be
+    laid over them again without asking the servers), the chat models with what is
+    known and measured of each, the user's table and what went wrong (sentences)."""
+
+    offers: tuple[Offer, ...]
+    candidates: tuple[Candidate, ...]
+    table: ModelTable
+    #: Providers that could not be asked (keys redacted).
+    server_problems: tuple[str, ...] = ()
+    #: What is wrong with ``model-table.json``.
+    table_problems: tuple[str, ...] = ()
+
+    @property
+    def problems(self) -> list[str]:
+        return [*self.server_problems, *self.table_problems]
+
+    def refigured(self, data_dir: Path) -> ModelListing:
+        """The same offers with the figures as the files now say (blocking: reads them)."""
+        return listing_of(self.offers, self.server_problems, data_dir)
 
 
 async def reachable_candidates(
@@ -29,9 +56,22 @@ async def reachable_candidates(
     detect: Detect | None = None,
     choose_first: bool = True,
 ) -> tuple[list[Candidate], list[str]]:
-    """The chat models the user can reach, and what could not be asked (plain sentences,
-    keys redacted). ``detect``: how servers on this computer are looked for (None: the
-    real probes); ``choose_first``: as ``model_choice.resolve_settings``'s."""
+    """The chat models the user can reach, and what could not be asked or read (plain
+    sentences, keys redacted); as :func:`reachable_listing`."""
+    listing = await reachable_listing(profile, overrides, detect=detect, choose_first=choose_first)
+    return list(listing.candidates), listing.problems
+
+
+async def reachable_listing(
+    profile: Profile,
+    overrides: ModelOverrides,
+    *,
+    detect: Detect | None = None,
+    choose_first: bool = True,
+) -> ModelListing:
+    """The chat models the user can reach. ``detect``: how servers on this computer are
+    looked for (None: the real probes); ``choose_first``: as
+    ``model_choice.resolve_settings``'s."""
     detect = detect or detect_providers
     settings = await resolve_settings(profile, overrides, detect=detect, choose_first=choose_first)
     secrets = SecretStore(profile.data_dir)
@@ -56,11 +96,20 @@ async def reachable_candidates(
         else:
             openai_models = listed
     offers = offers_found(settings, configured, found, openai_models)
-    speeds = await asyncio.to_thread(SpeedLog, profile.data_dir)
-    table, table_problems = await asyncio.to_thread(load_model_table, profile.data_dir)
-    found_here = candidates_from(offers, speeds.speed, table.where)
-    candidates = [with_model_table(c, table) for c in found_here]
-    return candidates, problems + table_problems
+    return await asyncio.to_thread(listing_of, offers, problems, profile.data_dir)
+
+
+def listing_of(
+    offers: Iterable[Offer], server_problems: Iterable[str], data_dir: Path
+) -> ModelListing:
+    """``offers`` as candidates, with their speeds measured here and the user's figures
+    (``model-table.json``) laid over the known ones (blocking: reads both files)."""
+    speeds = SpeedLog(data_dir)
+    table, table_problems = load_model_table(data_dir)
+    offers = tuple(offers)
+    found = candidates_from(offers, speeds.speed, table.where)
+    candidates = tuple(with_model_table(c, table) for c in found)
+    return ModelListing(offers, candidates, table, tuple(server_problems), tuple(table_problems))
 
 
 async def _listed(base_url: str | None, api_key: str | None, label: str) -> list[str] | str:

@@ -3,11 +3,12 @@ routing policy (Settings' ``ModelSettings.routing``, a project's or a chat's own
 one, every turn goes to the chat's model as before.
 
 The router knows the models the user can reach (``reachable.py``, asked again every few
-minutes and after a failure), chooses for each turn (``selection.py``), hands out a
-client for the chosen model's server (the profile's own client for its own server, one
-more per other server, kept until the assistant closes) and records what each call
-measured (``model_speed.py``), so the next choice knows how fast and how reliable each
-model was here.
+minutes, after a failure and when the user's figures in ``model-table.json`` changed:
+saved from Settings → Your models or by hand), chooses for each turn (``selection.py``),
+hands out a client for the chosen model's server (the profile's own client for its own
+server, one more per other server, kept until the assistant closes) and records what
+each call measured (``model_speed.py``), so the next choice knows how fast and how
+reliable each model was here.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from acai_desktop.core.models.replies import StreamStats
 from acai_desktop.core.models.settings import ModelSettings
 from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
-from acai_desktop.core.routing.model_table import load_model_table
+from acai_desktop.core.routing.model_table import FILE_NAME, load_model_table
 from acai_desktop.core.routing.reachable import reachable_candidates
 from acai_desktop.core.routing.selection import (
     Candidate,
@@ -79,6 +80,8 @@ class TurnRouter:
         self._data_dir = data_dir
         self._candidates: list[Candidate] = []
         self._found_at: float | None = None
+        #: model-table.json as it stood when the candidates were listed (``_table_stamp``).
+        self._listed_with: tuple[int, int, int] | None = None
         self._clients: dict[str, ModelClient] = {}
         #: The speeds' file is written off the loop, one write at a time (the last
         #: figures win).
@@ -101,7 +104,11 @@ class TurnRouter:
         return table.where(self._own_url)
 
     async def _reachable(self) -> list[Candidate]:
-        if self._found_at is None or time.monotonic() - self._found_at > REFRESH_SECONDS:
+        # Before the listing: a change while it runs is read at the next turn.
+        table = await asyncio.to_thread(self._table_stamp) if self._data_dir else None
+        stale = self._found_at is None or time.monotonic() - self._found_at > REFRESH_SECONDS
+        if stale or table != self._listed_with:
+            self._listed_with = table
             if self._secrets is not None:
                 key = await asyncio.to_thread(self._secrets.get_api_key, str(ProviderName.OPENAI))
                 self._openai_key = key
@@ -116,6 +123,16 @@ class TurnRouter:
             self._candidates = [c for c in found if c.base_url is not None or self._own_url is None]
             self._found_at = time.monotonic()
         return self._candidates
+
+    def _table_stamp(self) -> tuple[int, int, int] | None:
+        """model-table.json as it stands (None: there is none). A save from the window
+        replaces the file (a new inode), an edit by hand changes its time or size."""
+        assert self._data_dir is not None
+        try:
+            found = (self._data_dir / FILE_NAME).stat()
+        except OSError:
+            return None
+        return found.st_ino, found.st_mtime_ns, found.st_size
 
     def _speed(self, candidate: Candidate):
         return self.speeds.speed(speed_key(candidate.base_url, candidate.model))

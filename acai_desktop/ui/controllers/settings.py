@@ -1,7 +1,7 @@
-"""Settings: the model (open the dialog, detect servers, save and reconnect), the
-appearance preferences, the user's custom instructions (the profile's, in the dialog and
-listed in the memory panel, and a chat's own from its ⋯ menu), and Try again after the
-model failed to start."""
+"""Settings: the model (open the dialog, detect servers, save and reconnect; Your
+models is ``your_models.py``'s), the appearance preferences, the user's custom
+instructions (the profile's, in the dialog and listed in the memory panel, and a chat's
+own from its ⋯ menu), and Try again after the model failed to start."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import shiboken6
 from acai_desktop.core.conversations.custom_instructions import CustomInstructions
 from acai_desktop.core.errors import AcaiError, InvalidInputError
 from acai_desktop.ui.controllers.base import Controller, Services, in_background
+from acai_desktop.ui.controllers.your_models import YourModelsController
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences, save_ui_preferences
 
 if TYPE_CHECKING:
@@ -52,7 +53,6 @@ class AppControls(Protocol):
 
 SETTINGS_TASK = "settings"
 DETECT_TASK = "detect"
-LIST_MODELS_TASK = "list-models"
 COPY_TASK = "copy-memory"
 
 
@@ -68,6 +68,8 @@ class SettingsController(Controller):
         self.window, self.app = window, app
         #: Settings → Store's new choice (server or None, password typed), saved on Save.
         self._store_choice: tuple[ServerAddress | None, str] | None = None
+        #: Settings → Your models: the listing and the user's figures for a model.
+        self.your_models = YourModelsController(window, services, app)
         for clicked in (
             window.settings_button.clicked,
             window.settings_action.triggered,
@@ -145,7 +147,7 @@ class SettingsController(Controller):
             dialog.save_requested.connect(self.save)
             dialog.detect_requested.connect(self.detect)
             dialog.store_fields.copy_requested.connect(self.copy_local_memory)
-            dialog.models_list.list_requested.connect(self.list_models)
+            self.your_models.wire(dialog.models_list)
         if problem:
             dialog.show_error(problem)
         if at_instructions:
@@ -174,31 +176,6 @@ class SettingsController(Controller):
                 dialog.show_detection(report)
 
         self.services.tasks.start(detect(), key=DETECT_TASK)
-
-    def list_models(self) -> None:
-        """The models the saved settings and this computer's servers offer, into the
-        dialog's list (a first start's choice is not made here: no settings, no list)."""
-
-        async def listing() -> None:
-            from acai_desktop.core.models.choice import ModelOverrides
-            from acai_desktop.core.routing.reachable import reachable_candidates
-
-            try:
-                candidates, problems = await reachable_candidates(
-                    self.app.profile, ModelOverrides(), detect=self.app.detect, choose_first=False
-                )
-                failure = None
-            except AcaiError as error:  # no model chosen yet, a damaged settings file
-                failure = str(error)
-            dialog = self.window.dialogs.settings
-            if dialog is None or not shiboken6.isValid(dialog):
-                return
-            if failure is not None:
-                dialog.models_list.show_error(failure)
-            else:
-                dialog.models_list.show_models(candidates, problems)
-
-        self.services.tasks.start(listing(), key=LIST_MODELS_TASK)
 
     def save_preferences(self, preferences: UiPreferences) -> None:
         self.app.apply_preferences(preferences)
