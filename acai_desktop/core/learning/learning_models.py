@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from acai_desktop.core.models.chat_model import ChatModel
 from acai_desktop.core.routing.router import TurnRouter
-from acai_desktop.core.routing.selection import Policy, Route, Where
+from acai_desktop.core.routing.selection import Candidate, Policy, Route, Where
 from acai_desktop.core.routing.turn_kinds import TurnKind
 from acai_desktop.core.routing.turn_needs import TurnNeeds
 from acai_desktop.core.store.local_only import NOTHING, LocalOnly
@@ -72,6 +72,8 @@ class LearningModels:
         if policy not in (None, "off"):
             route = await router.route(LEARNING_NEEDS, Policy.CHEAPEST, private=private)
             if (chosen := _json_first(route)) is not None:
+                if chosen.base_url is None:  # the built-in model: its learning server
+                    return LearningModel(self.learner)
                 withhold = NOTHING if chosen.where is Where.THIS_COMPUTER else marked
                 client = router.client_for(chosen)
                 return LearningModel(client, chosen.model, chosen.where, withhold)
@@ -86,8 +88,8 @@ class LearningModels:
         return LearningModel(router.client_for(chosen), chosen.model, chosen.where)
 
 
-def _json_first(route: Route):
+def _json_first(route: Route) -> Candidate | None:
     """The cheapest model that keeps to a JSON schema, else the cheapest that fits."""
-    if policy_ranked := [c for c in route.ranked if c.capabilities.json_schema]:
-        return policy_ranked[0]
+    if keeps_json := [c for c in route.ranked if c.capabilities.json_schema]:
+        return keeps_json[0]
     return route.chosen
