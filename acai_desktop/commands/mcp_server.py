@@ -17,7 +17,7 @@ text, quoted into prompts through ``core/prompt_quoting``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -69,10 +69,13 @@ def told_to_the_client(error_type: type[Exception] = ToolError) -> Iterator[None
         raise error_type(redact(str(error))) from error
 
 
-def remember_reply(outcome: IntakeOutcome) -> dict:
-    """``remember``'s reply: its status, and the memory, the suggestion or the reason."""
+def remember_reply(outcome: IntakeOutcome, local_only: Collection[int]) -> dict:
+    """``remember``'s reply: its status, and the memory, the suggestion or the reason
+    (a memory of ``local_only``'s ids is named by its id alone: it stays in ACAI)."""
     reply: dict = {"status": outcome.status.value}
-    if outcome.memory is not None:
+    if outcome.memory is not None and outcome.memory.id in local_only:
+        reply["memory"] = {"id": outcome.memory.id, "local_only": True}
+    elif outcome.memory is not None:
         reply["memory"] = Memory.to_json(outcome.memory)
     if outcome.suggestion is not None:
         reply["suggestion_id"] = outcome.suggestion.id
@@ -135,7 +138,8 @@ def build_server(memory: Memory, outside: OutsideChanges) -> MCPServer:
     ) -> dict:
         with told_to_the_client():
             via = await caught_up(ctx)
-            return remember_reply(await memory.intake(fact, user_said, via, category))
+            outcome = await memory.intake(fact, user_said, via, category)
+            return remember_reply(outcome, (await memory.local_only()).memory_ids)
 
     @server.tool(
         description="Keep one of the user's memories on their computer: from now on it "

@@ -135,6 +135,7 @@ def test_a_memory_kept_local_reaches_no_client_and_only_the_user_undoes_it(tmp_p
         pinned_id = await _profile_with_history_and_a_pin(tmp_path)
         async with mcp_client(tmp_path) as session:
             kept = await call(session, "keep_memory_local", memory_id=pinned_id)
+            said_again = await call(session, "remember", fact="The user's name is Marta")
             found = await call(session, "search_memory", query="the user's name")
             listed = await call(session, "list_memories")
             pinned = await session.read_resource("acai://memories/pinned")
@@ -144,9 +145,11 @@ def test_a_memory_kept_local_reaches_no_client_and_only_the_user_undoes_it(tmp_p
                 one = None
             except Exception as error:  # the SDK raises the server's refusal
                 one = str(error)
-        return kept, found, listed, pinned, tools, one
+        return kept, said_again, found, listed, pinned, tools, one
 
-    kept, found, listed, pinned, tools, one = run(scenario())
+    kept, said_again, found, listed, pinned, tools, one = run(scenario())
+    # Said again by the client: it hears that it is kept, not what is kept.
+    assert said_again["memory"] == {"id": kept["memory_id"], "local_only": True}
     assert kept == {"memory_id": kept["memory_id"], "local_only": True}
     assert "Marta" not in json.dumps(found) + json.dumps(listed)
     assert listed["local_only_left_out"] == 1
