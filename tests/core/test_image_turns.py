@@ -125,3 +125,13 @@ def test_a_model_nobody_knows_is_asked_and_its_servers_refusal_is_the_answers_er
     assert result.status == MessageStatus.ERROR
     assert "image input is not supported" in result.answer.error
     assert [m.content for m in kept if m.role == "user"] == [QUESTION]
+
+
+def test_without_the_users_table_the_known_one_says_which_models_see():
+    """Evaluations build turns with no profile folder: the known table alone answers."""
+    from acai_desktop.core.routing.sight import ModelSight
+
+    sight = ModelSight()
+    assert run(sight.sees("gpt-4o")) is True
+    assert run(sight.sees("llama3.1:8b")) is False
+    assert run(sight.sees("my-own-finetune")) is None

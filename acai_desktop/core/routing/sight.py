@@ -16,7 +16,7 @@ from pathlib import Path
 
 from acai_desktop.core.errors import ModelCantSeeError
 from acai_desktop.core.routing.known_models import capabilities_of
-from acai_desktop.core.routing.model_table import load_model_table, with_model_table
+from acai_desktop.core.routing.model_table import ModelTable, load_model_table, with_model_table
 from acai_desktop.core.routing.selection import Candidate, Where
 
 #: Examples named in the refusal, one for each place a model may run.
@@ -31,7 +31,7 @@ class ModelSight:
     async def sees(self, model: str) -> bool | None:
         """Whether ``model`` sees images: True or False when a table knows its family,
         None when nothing is known of it."""
-        table: dict[str, dict] = {}
+        table = ModelTable()
         if self.data_dir is not None:
             table, _problems = await asyncio.to_thread(load_model_table, self.data_dir)
         candidate = Candidate(model, "", Where.THIS_COMPUTER, 0, capabilities_of(model))
