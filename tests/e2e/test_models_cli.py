@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from acai_lab.scripted_model import call_kind, fake_model
 from acai_lab.scripted_openai import Reply
 from tests.support.timeouts import PROGRAM_TIMEOUT_S
 
@@ -89,3 +90,46 @@ def test_chat_withholds_what_is_local_only_from_a_server_in_the_cloud(tmp_path, 
     assert "This chat is local only" in private.stderr
     sent = json.dumps([r.json for r in fake_openai.chat_requests()])
     assert "4921" not in sent and "locker is blue" not in sent
+
+
+def _said_to_be_cloud(tmp_path, server) -> tuple[str, ...]:
+    (tmp_path / "p").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "p" / "model-table.json").write_text(
+        json.dumps({"servers": {server.base_url: {"where": "the cloud"}}})
+    )
+    return ("--provider", "custom", "--base-url", server.base_url, "--model", "gpt-4o")
+
+
+def test_chat_falls_back_once_and_says_which_model_failed(tmp_path, fake_openai):
+    fake_openai.models = ["gpt-4o", "gpt-4o-mini"]
+
+    def failing_best(request: dict) -> Reply:
+        if request["model"] == "gpt-4o":
+            return Reply(status=503, error_message="overloaded")
+        return Reply(text=f"Answer from {request['model']}.")
+
+    fake_openai.responder = failing_best
+    model = _said_to_be_cloud(tmp_path, fake_openai)
+    chat = _cli(tmp_path, "chat", *model, "--policy", "best", "--json", "Hello, how are you?")
+    assert chat.returncode == 0, chat.stderr
+    data = json.loads(chat.stdout)
+    assert data["answer"] == "Answer from gpt-4o-mini."
+    assert data["route"]["fallback"].startswith("answered by gpt-4o-mini because gpt-4o failed")
+
+
+def test_chat_learns_through_the_router_with_the_cheapest_model_that_does_json(
+    tmp_path, fake_openai
+):
+    fake_openai.models = ["gpt-4o", "gpt-4o-mini"]
+    fake_openai.responder = fake_model
+    model = _said_to_be_cloud(tmp_path, fake_openai)
+    chat = _cli(
+        tmp_path, "chat", *model, "--policy", "best", "--wait-jobs", "--json", "I live in Lisbon."
+    )
+    assert chat.returncode == 0, chat.stderr
+    data = json.loads(chat.stdout)
+    assert data["model"] == "gpt-4o"
+    assert [m["content"] for m in data["stored"]] == ["The user lives in Lisbon"]
+    calls = {(call_kind(r.json), r.json["model"]) for r in fake_openai.chat_requests()}
+    assert {("triage", "gpt-4o-mini"), ("extraction", "gpt-4o-mini")} <= calls
+    assert not {("triage", "gpt-4o"), ("extraction", "gpt-4o")} & calls
