@@ -164,7 +164,7 @@ class AppController:
             documents=self.documents,
             attachments=self.attachments,
         )
-        self.header = ChatHeaderController(window, self.services, self.chat)
+        self.header = ChatHeaderController(window, self.services, self.chat, self.conversations)
         # The chat on screen may have its own model: the header checks it with each probe.
         self.model_watch = ModelWatch(window, self.services, self.header.set_probe)
         self.settings = SettingsController(window, self.services, self)

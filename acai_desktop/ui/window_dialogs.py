@@ -126,17 +126,24 @@ class WindowDialogs:
         return dialog
 
     def chat_settings(
-        self, profile, own, listed, *, from_settings=None, automatic=None
+        self, profile, own, listed, *, from_settings=None, automatic=None, local_only=None
     ) -> ChatSettingsDialog:
-        """The chat on screen's model settings: its own, or the ones from Settings. One
-        at a time: one still open (for this chat or another) gives way to it."""
+        """The chat on screen's model settings: its own, or the ones from Settings, and
+        whether it is local only. One at a time: one still open (for this chat or
+        another) gives way to it."""
         from acai_desktop.ui.widgets.chat_settings_dialog import ChatSettingsDialog
 
         previous = self.chat_settings_dialog
         if previous is not None and shiboken6.isValid(previous):
             previous.reject()
         dialog = self.chat_settings_dialog = ChatSettingsDialog(
-            profile, own, listed, self.window, from_settings=from_settings, automatic=automatic
+            profile,
+            own,
+            listed,
+            self.window,
+            from_settings=from_settings,
+            automatic=automatic,
+            local_only=local_only,
         )
         self._open(dialog)
         return dialog

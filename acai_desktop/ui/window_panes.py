@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from acai_desktop.ui.local_only_text import LOCAL_ONLY_MARK
 from acai_desktop.ui.models.documents_model import DocumentsModel
 from acai_desktop.ui.theme import app_icon
 from acai_desktop.ui.untrusted import plain_label
@@ -182,6 +183,10 @@ def build_chat_pane(window: WindowParts) -> QWidget:
     window.temporary_badge = _label(TEMPORARY_BADGE, "TemporaryBadge")
     window.temporary_badge.setToolTip(TEMPORARY_BADGE_TIP)
     window.temporary_badge.setVisible(False)
+    # The chat on screen is local only (its mark, its project's, or the new chat's
+    # choice in its ⚙); its tooltip says which (ChatHeaderController).
+    window.local_only_badge = _label(LOCAL_ONLY_MARK, "LocalOnlyBadge")
+    window.local_only_badge.setVisible(False)
     # Which documents this chat quotes, when not all of them (set in the Documents tab).
     window.scope_badge = _label("", "ScopeBadge")
     window.scope_badge.setToolTip("Documents this chat's answers may quote (Documents tab)")
@@ -216,6 +221,7 @@ def build_chat_pane(window: WindowParts) -> QWidget:
     header_layout.addWidget(window.conversation_title, 1)
     header_layout.addSpacing(10)
     header_layout.addWidget(window.temporary_badge)
+    header_layout.addWidget(window.local_only_badge)
     header_layout.addStretch(0)
     header_layout.addWidget(window.scope_badge)
     header_layout.addWidget(window.model_badge)

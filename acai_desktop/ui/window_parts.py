@@ -64,6 +64,7 @@ class WindowParts(QMainWindow):
     model_state: QLabel
     chat_header: HeaderRow
     temporary_badge: QLabel
+    local_only_badge: QLabel
     scope_badge: QLabel
     chat_settings_button: QToolButton
     conversations_toggle: QToolButton

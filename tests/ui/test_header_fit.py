@@ -1,6 +1,7 @@
 """The chat's header at 640, 1024 and 1440 px: a temporary chat's badge is one word (its
 meaning in a tooltip) and the title keeps its room beside it; the model's name gives way
-first, cut with its whole name in a tooltip; nothing in the header is clipped. A title
+first, cut with its whole name in a tooltip; nothing in the header is clipped, also with
+a second badge (a temporary chat that is local only: the row turns compact at 640). A title
 longer than its room leaves the model's name whole. Widths are compared with the labels'
 own text widths, so the machine's fonts don't matter."""
 
@@ -23,13 +24,24 @@ MODEL = "llama3.2:3b-instruct-q4_K_M · ollama"
 
 # The offscreen platform can't raise the tooltip's window, and says so.
 @pytest.mark.qt_log_ignore("This plugin does not support raise")
+@pytest.mark.parametrize("local_only", [False, True], ids=["temporary", "and-local-only"])
 @pytest.mark.parametrize("width", [640, 1024, 1440])
-def test_a_temporary_chats_title_keeps_its_room(qtbot, qapp, width):
+def test_a_temporary_chats_title_keeps_its_room(qtbot, qapp, width, local_only):
     window = shown_main_window(qtbot, qapp, size=(width, 800))
     window.show_conversation(7, TITLE, [], temporary=True)
+    window.local_only_badge.setVisible(local_only)  # as the header controller shows it
     window.show_model_status(MODEL, ModelStatus(ModelState.UNREACHABLE, "down", "start it"))
     qtbot.waitUntil(lambda: window.width() == width)
     title, badge, model = window.conversation_title, window.temporary_badge, window.model_badge
+    header = window.chat_header
+
+    def settled() -> bool:
+        """The row needs no more than it has (compact, if that is what fits), and its
+        widgets are placed for it (not left as they were before a switch)."""
+        header.layout().activate()
+        return header.layout().minimumSize().width() <= header.width()
+
+    qtbot.waitUntil(settled)
     whole_title = title.fontMetrics().horizontalAdvance(TITLE)
     # The model's name gives way first: the title has its room (or its whole text)
     # unless the name is down to its least.
@@ -43,7 +55,8 @@ def test_a_temporary_chats_title_keeps_its_room(qtbot, qapp, width):
     assert title.width() >= min(whole_title, TITLE_KEEPS)
     assert badge.isVisible() and badge.width() >= badge.sizeHint().width()  # never cut
     assert "deleted when you close" in badge.toolTip()
-    header = title.parentWidget()
+    local = window.local_only_badge
+    assert not local_only or local.width() >= local.sizeHint().width()
     for widget in header.findChildren(QWidget):
         if widget.isVisible():
             assert widget.width() >= widget.minimumSizeHint().width(), widget.objectName()

@@ -121,16 +121,19 @@ class ChatController(Controller):
         if self.services.tasks.get(TURN_TASK) is not None:
             return  # one answer at a time; the composer shows Stop meanwhile
         chat = self.chat
+        new = chat.conversation_id is None
         turn = assistant.orchestrator.send(
             chat.conversation_id,
             text,
             temporary=chat.new_chat_temporary,
             # Sending waits for them to be indexed (the composer says so).
             attachment_ids=self.attachments.for_send(),
-            settings=chat.new_chat_settings if chat.conversation_id is None else None,
+            settings=chat.new_chat_settings if new else None,
             project_id=chat.new_chat_project_id,
+            # Made local only with the conversation: its first message never leaves.
+            local_only=new and chat.new_chat_local_only,
         )
-        self._turn_starts_shown_chat = chat.conversation_id is None
+        self._turn_starts_shown_chat = new
         self._start(turn)
 
     def retry(self, answer_id: int) -> None:

@@ -26,6 +26,9 @@ class CurrentChat(QObject):
         #: The new chat's own model settings, chosen in its header before it is on disk
         #: (its first message saves them with it).
         self.new_chat_settings: ChatSettings | None = None
+        #: Whether the new chat is to be local only from its first message (chosen in
+        #: its ⚙; a local-only project's new chat is local only anyway).
+        self.new_chat_local_only = False
 
     def show(
         self,
@@ -38,4 +41,5 @@ class CurrentChat(QObject):
         self.new_chat_temporary = temporary if conversation_id is None else False
         self.new_chat_project_id = project_id if conversation_id is None else None
         self.new_chat_settings = None  # sent with the first message, or left behind
+        self.new_chat_local_only = False
         self.shown.emit(conversation_id)

@@ -157,6 +157,9 @@ class ConversationsModel(RecordListModel):
     def projects(self) -> list[Project]:
         return list(self._projects)
 
+    def project(self, project_id: int | None) -> Project | None:
+        return self._project_of.get(project_id) if project_id is not None else None
+
     def conversations(self) -> list[Conversation]:
         return [r for r in self._records if not isinstance(r, ProjectHeader)]
 

@@ -6,6 +6,11 @@ number; the note says what Settings' budget and automatic come to for the chat's
 The model list is what the server listed when it was probed (any name may still be
 typed: a server that lists nothing takes names it was never asked about); a name the
 listing lacks is said at once, in the words the header's chip uses ("wrong model name").
+
+Under them, whether the chat is local only (issue 42, item 4): a new chat's choice, so
+its first message never reaches a model that runs elsewhere, or an existing chat's mark.
+A chat of a local-only project is local only by its project: the box shows it, ticked
+and disabled. Only Save applies anything; what unmarking means is the controller's to ask.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from acai_desktop.core.conversations.chat_settings import (
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.models.presets import has_model
 from acai_desktop.core.models.prompt_budget import PromptBudget
+from acai_desktop.ui.local_only_text import BECAUSE_OF_PROJECT, LOCAL_ONLY_TIP
 from acai_desktop.ui.routing_labels import CHAT_MODEL_ALWAYS, POLICY_LABELS, routing_label
 from acai_desktop.ui.untrusted import plain_label
 from acai_desktop.ui.widgets.budget_field import BudgetField
@@ -46,6 +52,13 @@ OWN_ROUTING = "Each answer from"
 SERVER_DEFAULT = "the server's default"
 DEFAULT_TEMPERATURE = 0.7  # where the spin box starts when the profile sends none
 UNKNOWN_NAME = "The server did not list a model named {name!r}: answers will fail."
+LOCAL_ONLY_BOX_TEXT = (
+    "Local only: keep this chat on this computer (never sent to a model that runs elsewhere)"
+)
+LOCAL_ONLY_BY_PROJECT_TIP = (
+    f"{BECAUSE_OF_PROJECT} Its chats are kept on this computer; unmark the project (its "
+    "menu in the sidebar) to change that."
+)
 
 
 def from_settings_text(
@@ -69,8 +82,10 @@ def from_settings_text(
 
 
 class ChatSettingsDialog(QDialog):
-    #: The chat's own settings as chosen (a ChatSettings; all unset: Settings' own).
-    save_requested = Signal(object)
+    #: The chat's own settings as chosen (a ChatSettings; all unset: Settings' own), and
+    #: whether the chat is to be local only by its own mark (None: the box could not say,
+    #: its project decides).
+    save_requested = Signal(object, object)
 
     def __init__(
         self,
@@ -81,11 +96,14 @@ class ChatSettingsDialog(QDialog):
         *,
         from_settings: PromptBudget | None = None,
         automatic: PromptBudget | None = None,
+        local_only: str | None = None,
     ) -> None:
         """``listed``: the server's model names, where names matter (empty: it listed
         none, or answers to any name): offered, and a name not among them is flagged.
         ``from_settings`` and ``automatic``: what the budget from Settings and an
-        automatic one come to for the chat's model now (None: not known)."""
+        automatic one come to for the chat's model now (None: not known).
+        ``local_only``: why the chat is local only now: "own" (its mark, or the new
+        chat's choice), "project" (its project is), None (it is not)."""
         super().__init__(parent)
         self.setWindowTitle(TITLE)
         self.setObjectName("ChatSettingsDialog")
@@ -113,6 +131,12 @@ class ChatSettingsDialog(QDialog):
             self.routing.addItem(label, value)
         self.note = plain_label(from_settings_text(profile, from_settings), "DialogNote")
         self.note.setWordWrap(True)
+        self.local_only_box = QCheckBox(LOCAL_ONLY_BOX_TEXT)
+        self.local_only_box.setChecked(local_only is not None)
+        self.local_only_box.setEnabled(local_only != "project")
+        self.local_only_box.setToolTip(
+            LOCAL_ONLY_BY_PROJECT_TIP if local_only == "project" else f"{LOCAL_ONLY_TIP}."
+        )
         self.warning_label = plain_label("", "DialogError")
         self.warning_label.setWordWrap(True)
         self.warning_label.hide()
@@ -142,6 +166,7 @@ class ChatSettingsDialog(QDialog):
         grid.setAlignment(self.own_budget, Qt.AlignmentFlag.AlignTop)
         self.own_budget.setMinimumHeight(self.budget.choice_height())
         layout.addWidget(self.note)
+        layout.addWidget(self.local_only_box)
         layout.addWidget(self.warning_label)
         layout.addWidget(self.buttons)
 
@@ -202,5 +227,11 @@ class ChatSettingsDialog(QDialog):
             self.warning_label.setText(str(error))
             self.warning_label.show()
             return
-        self.save_requested.emit(settings)
+        self.save_requested.emit(settings, self.chosen_local_only())
         self.accept()
+
+    def chosen_local_only(self) -> bool | None:
+        """Whether the chat is to carry its own local-only mark; None while its project
+        keeps it local only (the box can't change that, and the chat's own mark stays)."""
+        box = self.local_only_box
+        return box.isChecked() if box.isEnabled() else None

@@ -12,7 +12,10 @@ Below ``compact_below`` pixels (a 640 px window with a side panel open) there is
 for both: the row turns compact, and its owner hides the model's name (the state beside
 it still says whether it answers, and names the model in its tooltip), narrows the
 margins and shows glyphs on the panel buttons, so the title and the buttons are never
-drawn over each other or cut to "C…s", whatever the fonts.
+drawn over each other or cut to "C…s", whatever the fonts. So it does when the row in
+full needs more than its width (a chat both temporary and local only shows two badges):
+what the compact row saves is measured once it has settled, and the row turns full again
+only where the full row fits.
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ class HeaderRow(QWidget):
         self.compact_below = 0
         self.compact = False
         self._on_compact: Callable[[bool], None] | None = None
+        #: The full row's least width, as it was when the row turned compact (None: the
+        #: compact row's saving is measured already, or the row is full).
+        self._full_least: int | None = None
+        #: How much narrower the compact row's least width is than the full row's.
+        self._saving = 0
 
     def turn_compact_below(self, width: int, on_compact: Callable[[bool], None]) -> None:
         """Below ``width`` px call ``on_compact(True)`` (and ``False`` above it again)."""
@@ -51,16 +59,25 @@ class HeaderRow(QWidget):
         self.title, self.yielding, self.room = title, before, room
 
     def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize:
-            self._fit_compact()
         if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
+            self._fit_compact()  # a badge shown or hidden changes what the row needs
             self._share_room()
         return super().event(event)
 
     def _fit_compact(self) -> None:
-        compact = self.width() < self.compact_below
-        if compact != self.compact and self._on_compact is not None:
+        layout = self.layout()
+        if self._on_compact is None or layout is None:
+            return
+        least = layout.minimumSize().width()
+        if self.compact and self._full_least is not None:
+            # The first look at the compact row, settled (the title's least is set by
+            # _share_room after the switch): what it saves holds while it is compact.
+            self._saving, self._full_least = max(0, self._full_least - least), None
+        full_least = least + self._saving if self.compact else least
+        compact = self.width() < max(self.compact_below, full_least)
+        if compact != self.compact:
             self.compact = compact
+            self._full_least = least if compact else None
             self._on_compact(compact)
 
     def _share_room(self) -> None:
