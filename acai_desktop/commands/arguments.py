@@ -50,3 +50,24 @@ def add_model_arguments(parser: argparse.ArgumentParser, model_help: str) -> Non
     parser.add_argument("--provider", choices=[p.value for p in ProviderName])
     parser.add_argument("--base-url", help="OpenAI-compatible address, e.g. http://host:port/v1")
     parser.add_argument("--model", help=model_help)
+
+
+def add_cost_ceiling_argument(parser: argparse.ArgumentParser) -> None:
+    """--max-cost: the most a routed answer may cost in this run (over Settings')."""
+
+    def dollars(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of dollars") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError("the most an answer may cost is more than $0")
+        return value
+
+    parser.add_argument(
+        "--max-cost",
+        type=dollars,
+        metavar="DOLLARS",
+        help="when routing, leave out models whose answer would cost more than this "
+        "(default: as set in Settings)",
+    )

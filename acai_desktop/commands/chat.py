@@ -14,7 +14,11 @@ import sys
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
+from acai_desktop.commands.arguments import (
+    add_common_arguments,
+    add_cost_ceiling_argument,
+    add_model_arguments,
+)
 from acai_desktop.commands.jobs import KIND_NAMES
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.clock import local_time_text
@@ -51,6 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="for this run, send the message to the model that fits it by this policy (off: "
         "always the chat's model); default: as chosen in Settings",
     )
+    add_cost_ceiling_argument(parser)
     parser.add_argument("--new", action="store_true", help="start a new conversation")
     parser.add_argument(
         "--attach",
@@ -85,7 +90,7 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     # otherwise leave an empty conversation behind.
     validate_user_message(args.message)
 
-    overrides = ModelOverrides(args.provider, args.base_url, args.model, args.policy)
+    overrides = ModelOverrides(args.provider, args.base_url, args.model, args.policy, args.max_cost)
     # One turn, then (with --wait-jobs) its learning: never both at once, so learning
     # shares the chat's server instead of waiting at the lowest priority on its own.
     assistant = await open_assistant(profile, overrides, learning_beside_turns=False)

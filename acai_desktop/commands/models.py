@@ -10,9 +10,14 @@ what they list.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 
-from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
+from acai_desktop.commands.arguments import (
+    add_common_arguments,
+    add_cost_ceiling_argument,
+    add_model_arguments,
+)
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.profile.paths import Profile
 from acai_desktop.core.routing.selection import Candidate, Policy, Route
@@ -43,25 +48,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="the message holds something marked local only: no model off this computer",
     )
+    add_cost_ceiling_argument(parser)
     parser.set_defaults(handler=run)
 
 
 @command_handler
 async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.models.choice import ModelOverrides
+    from acai_desktop.core.models.settings import load_model_settings
     from acai_desktop.core.routing.reachable import reachable_candidates
     from acai_desktop.core.routing.selection import choose_model
     from acai_desktop.core.routing.turn_meaning import offline_turn_meaning
     from acai_desktop.core.routing.turn_needs import analyse_turn
 
     overrides = ModelOverrides(args.provider, args.base_url, args.model)
+    saved = await asyncio.to_thread(load_model_settings, profile.settings_path)
+    ceiling = args.max_cost or (saved.max_answer_cost if saved else None)
     candidates, problems = await reachable_candidates(profile, overrides)
     route = None
     if args.route is not None:
         policy = Policy[args.policy.upper()]
         # The words read as the window reads them, with the meaning signal.
         needs = analyse_turn(args.route, meaning=offline_turn_meaning())
-        route = choose_model(needs, candidates, policy, private=args.local_only)
+        route = choose_model(
+            needs, candidates, policy, private=args.local_only, cost_ceiling=ceiling
+        )
     if args.json:
         print(json.dumps(_as_json(candidates, problems, route), ensure_ascii=False, indent=2))
     else:

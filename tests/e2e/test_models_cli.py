@@ -133,3 +133,21 @@ def test_chat_learns_through_the_router_with_the_cheapest_model_that_does_json(
     calls = {(call_kind(r.json), r.json["model"]) for r in fake_openai.chat_requests()}
     assert {("triage", "gpt-4o-mini"), ("extraction", "gpt-4o-mini")} <= calls
     assert not {("triage", "gpt-4o"), ("extraction", "gpt-4o")} & calls
+
+
+def test_chat_with_a_cost_ceiling_leaves_out_the_models_that_cost_more(tmp_path, fake_openai):
+    fake_openai.models = ["gpt-4o", "gpt-4o-mini"]
+    fake_openai.responder = lambda request: Reply(text=f"Answer from {request['model']}.")
+    model = _said_to_be_cloud(tmp_path, fake_openai)
+    chat = _cli(
+        tmp_path, "chat", *model, "--policy", "best", "--max-cost", "0.001", "--json",
+        "Hello, how are you?",
+    )  # fmt: skip
+    assert chat.returncode == 0, chat.stderr
+    data = json.loads(chat.stdout)
+    assert data["answer"] == "Answer from gpt-4o-mini."
+    ruled = {c["model"]: c["ruled_out"] for c in data["route"]["considered"]}
+    assert ruled["gpt-4o"].endswith("over the $0.0010 ceiling")
+    assert ruled["gpt-4o-mini"] is None
+    refused = _cli(tmp_path, "chat", *model, "--max-cost", "0", "Hello")
+    assert refused.returncode == 2 and "more than $0" in refused.stderr

@@ -63,6 +63,8 @@ def _boxes(dialog: SettingsDialog) -> dict[str, QWidget]:
         "provider": dialog.provider_fields.provider_box,
         "theme": dialog.theme_box,
         "store": dialog.store_fields.kind_box,
+        "each answer from": dialog.routing_box,
+        "cost ceiling": dialog.cost_ceiling,
     }
 
 
@@ -133,3 +135,17 @@ def test_every_spin_and_combo_box_of_the_window_is_built_through_the_guard():
                 line = text.count("\n", 0, found.start()) + 1
                 missing.append(f"{path.relative_to(UI)}:{line}")
     assert missing == []
+
+
+def test_the_cost_ceiling_is_saved_with_the_settings_and_none_means_no_limit(qtbot):
+    settings = ModelSettings.for_preset(
+        ProviderName.CUSTOM, base_url="http://127.0.0.1:9/v1", max_answer_cost=0.05
+    )
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    assert dialog.cost_ceiling.value() == 0.05
+    dialog.cost_ceiling.setValue(0.002)
+    assert dialog.settings().max_answer_cost == 0.002
+    dialog.cost_ceiling.setValue(0.0)
+    assert dialog.cost_ceiling.text() == "No limit"
+    assert dialog.settings().max_answer_cost is None

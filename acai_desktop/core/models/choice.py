@@ -28,6 +28,8 @@ class ModelOverrides:
     model: str | None = None  # one model name for every chat-like role
     #: The routing policy's name for this run; "off": the chat's model always.
     routing: str | None = None
+    #: The most a routed answer may cost in this run, in dollars.
+    max_answer_cost: float | None = None
 
 
 async def first_start_settings(
@@ -86,6 +88,8 @@ async def resolve_settings(
         changes["base_url"] = overrides.base_url
     if overrides.routing:
         changes["routing"] = None if overrides.routing == "off" else overrides.routing
+    if overrides.max_answer_cost is not None:
+        changes["max_answer_cost"] = overrides.max_answer_cost
     if overrides.model:
         embedding = settings.models.embedding or preset(settings.provider).models.embedding
         changes["models"] = RoleModels.same(overrides.model, embedding=embedding)

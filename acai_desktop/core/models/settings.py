@@ -96,6 +96,9 @@ class ModelSettings(BaseModel):
     #: How each turn's model is chosen among the models the user can reach
     #: (core.routing): None, the chat model always; else a policy's name.
     routing: RoutingPolicyName | None = None
+    #: The most a routed answer may be expected to cost, in dollars (None: no ceiling); a
+    #: model whose expected cost passes it is ruled out (core.routing.selection).
+    max_answer_cost: float | None = Field(default=None, gt=0)
     #: The format these settings were saved in (see SETTINGS_VERSION).
     settings_version: int = SETTINGS_VERSION
 

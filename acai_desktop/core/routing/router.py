@@ -74,6 +74,8 @@ class TurnRouter:
         self._secrets = secrets
         self._openai_key: str | None = None
         self._own_url = settings.resolved_base_url()
+        #: The most a routed answer may cost (dollars; None: no ceiling).
+        self.cost_ceiling = settings.max_answer_cost
         #: Who serves the profile's own model, as the user knows it ("OpenAI", "Ollama").
         self.own_provider = own_provider
         #: Where model-table.json is read (None: the addresses alone say where servers run).
@@ -93,7 +95,9 @@ class TurnRouter:
         ``private``: the turn holds something local only (only this computer's models)."""
         candidates = await self._reachable()
         for_turn = [replace(c, measured=self._speed(c)) for c in candidates]
-        return choose_model(needs, for_turn, policy, private=private)
+        return choose_model(
+            needs, for_turn, policy, private=private, cost_ceiling=self.cost_ceiling
+        )
 
     async def own_where(self) -> Where:
         """Where the profile's own model runs: the user's word in model-table.json, else

@@ -46,6 +46,8 @@ from acai_desktop.ui.widgets.provider_fields import ProviderFields
 from acai_desktop.ui.widgets.settings_fields import (
     EMBEDDING_SOURCES,
     AskBeforeRememberingBox,
+    cost_ceiling_box,
+    cost_ceiling_of,
     hint,
     validation_text,
 )
@@ -150,6 +152,7 @@ class SettingsDialog(QDialog):
         for value, label in ((None, CHAT_MODEL_ALWAYS), *POLICY_LABELS.items()):
             self.routing_box.addItem(label, value)
         self.routing_box.setCurrentIndex(max(0, self.routing_box.findData(settings.routing)))
+        self.cost_ceiling = cost_ceiling_box(settings.max_answer_cost)
 
         self.error_label = error_label()
         self.buttons, self.save_button = save_cancel_buttons("Save and connect")
@@ -164,6 +167,7 @@ class SettingsDialog(QDialog):
         models_title.setObjectName("SectionLabel")
         form.addRow(models_title)
         form.addRow("Each answer from", self.routing_box)
+        form.addRow("At most", self.cost_ceiling)
         form.addRow(self.models_list)
         memory_title = QLabel("MEMORY")
         memory_title.setObjectName("SectionLabel")
@@ -279,6 +283,7 @@ class SettingsDialog(QDialog):
             "context_budget_tokens": self.budget.value(),  # None: automatic
             "ask_before_remembering": self.ask_box.choice(),
             "routing": self.routing_box.currentData(),
+            "max_answer_cost": cost_ceiling_of(self.cost_ceiling),
         }
         if name == self.original.provider:
             # Keep what the dialog doesn't show (structured mode, timeouts).

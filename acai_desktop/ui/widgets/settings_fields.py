@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import (
     QCheckBox,
+    QDoubleSpinBox,
     QLabel,
 )
 
@@ -18,6 +19,7 @@ from acai_desktop.core.models.presets import (
     preset,
 )
 from acai_desktop.ui.untrusted import plain_label
+from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 if TYPE_CHECKING:  # detection needs the model client (openai): loaded when it runs
     from acai_desktop.core.models.detection import DetectionReport
@@ -105,3 +107,31 @@ class AskBeforeRememberingBox(QCheckBox):
     @Slot(bool)
     def _on_clicked(self, _checked: bool) -> None:
         self.touched = True
+
+
+#: The cost ceiling's "none": the spin box's least value, shown as words.
+NO_COST_CEILING = "No limit"
+
+
+def cost_ceiling_box(dollars: float | None) -> QDoubleSpinBox:
+    """The most a routed answer may cost, in dollars; its least value means no limit
+    (the router then leaves no model out for its price)."""
+    box = ignore_wheel_unless_focused(QDoubleSpinBox())
+    box.setAccessibleName("Most an answer may cost")
+    box.setRange(0.0, 100.0)
+    box.setDecimals(3)
+    box.setSingleStep(0.01)
+    box.setPrefix("$")
+    box.setSuffix(" per answer")
+    box.setSpecialValueText(NO_COST_CEILING)
+    box.setToolTip(
+        "When answers are routed, a model whose answer would cost more than this (by its "
+        "price and the answer's expected length) is left out. Models on your own "
+        "hardware cost nothing."
+    )
+    box.setValue(dollars or 0.0)
+    return box
+
+
+def cost_ceiling_of(box: QDoubleSpinBox) -> float | None:
+    return box.value() or None
