@@ -209,7 +209,7 @@ def test_the_window_does_not_lock_the_server_out(tmp_path, fake_openai):
         async with running_assistant(tmp_path, fake_openai), mcp_client(tmp_path) as session:
             return await call(session, "list_memories")
 
-    assert run(scenario()) == {"total": 0, "memories": []}
+    assert run(scenario()) == {"total": 0, "memories": [], "local_only_left_out": 0}
 
 
 def test_asking_settings_are_read_at_each_write(tmp_path):
