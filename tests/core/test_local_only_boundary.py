@@ -5,13 +5,11 @@ reach the cloud: not in a turn, a regeneration, a title or a learning job."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from contextlib import asynccontextmanager, contextmanager
 
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.models.choice import ModelOverrides
-from acai_desktop.core.models.detection import DetectionReport, detect_providers
 from acai_desktop.core.models.presets import ProviderName, RoleModels
 from acai_desktop.core.records.conversations import MessageStatus
 from acai_desktop.core.routing.model_table import FILE_NAME
@@ -19,7 +17,7 @@ from acai_lab.scripted_model import call_kind, fake_model
 from acai_lab.scripted_openai import FakeOpenAIServer, image_parts
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
-from tests.support.closed_ports import closed_urls
+from tests.support.closed_ports import detecting_only
 from tests.support.images import data_url_of, write_png
 from tests.support.memory import shared_embedder
 
@@ -49,17 +47,7 @@ async def _assistant(tmp_path, cloud, ollama, *, local: bool = True, routing=Non
     (profile.data_dir / FILE_NAME).write_text(
         json.dumps({"servers": {cloud.base_url: {"where": "the cloud"}}})
     )
-    with closed_urls(3) as shut:
-        urls = {
-            ProviderName.OLLAMA: ollama.base_url if local else shut[2],
-            ProviderName.LMSTUDIO: shut[0],
-            ProviderName.LLAMACPP: shut[1],
-        }
-
-        async def detect() -> DetectionReport:
-            found = await detect_providers(0.5, urls=urls, environ={})
-            return dataclasses.replace(found, bundled_model=None)
-
+    with detecting_only({ProviderName.OLLAMA: ollama.base_url} if local else {}) as detect:
         assistant = await open_assistant(
             profile, ModelOverrides(), start_jobs=True, offline_embedder=shared_embedder(),
             detect=detect,

@@ -4,18 +4,16 @@ computer ("Ollama") a coder."""
 
 from __future__ import annotations
 
-import dataclasses
 from contextlib import asynccontextmanager, contextmanager
 
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.models.choice import ModelOverrides
-from acai_desktop.core.models.detection import DetectionReport, detect_providers
 from acai_desktop.core.models.presets import ProviderName, RoleModels
 from acai_desktop.core.routing.model_speed import SpeedLog, speed_key
 from acai_lab.scripted_openai import FakeOpenAIServer, Reply, image_parts
 from tests.support.aio import run
 from tests.support.assistant import configure_profile
-from tests.support.closed_ports import closed_urls
+from tests.support.closed_ports import detecting_only
 from tests.support.images import data_url_of, write_png
 from tests.support.memory import shared_embedder
 
@@ -38,17 +36,7 @@ async def _assistant(tmp_path, own, ollama, routing):
     profile = configure_profile(
         tmp_path / "profile", own, models=RoleModels.same(TINY), routing=routing
     )
-    with closed_urls(2) as shut:
-        urls = {
-            ProviderName.OLLAMA: ollama.base_url,
-            ProviderName.LMSTUDIO: shut[0],
-            ProviderName.LLAMACPP: shut[1],
-        }
-
-        async def detect() -> DetectionReport:
-            found = await detect_providers(0.5, urls=urls, environ={})
-            return dataclasses.replace(found, bundled_model=None)
-
+    with detecting_only({ProviderName.OLLAMA: ollama.base_url}) as detect:
         assistant = await open_assistant(
             profile, ModelOverrides(), start_jobs=False, offline_embedder=shared_embedder(),
             detect=detect,

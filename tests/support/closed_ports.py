@@ -3,11 +3,17 @@ own Ollama / LM Studio / llama.cpp servers."""
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from acai_desktop.core.models.detection import PROBED_PROVIDERS
+from acai_desktop.core.models.detection import (
+    PROBED_PROVIDERS,
+    Detect,
+    DetectionReport,
+    detect_providers,
+)
 from acai_desktop.core.models.presets import ProviderName
 
 
@@ -38,3 +44,17 @@ def presets_with_nothing_there() -> Iterator[dict[ProviderName, str]]:
     """Every preset that first-start detection probes, at an address where nothing answers."""
     with closed_urls(len(PROBED_PROVIDERS)) as urls:
         yield dict(zip(PROBED_PROVIDERS, urls, strict=True))
+
+
+@contextmanager
+def detecting_only(servers: dict[ProviderName, str]) -> Iterator[Detect]:
+    """A detection that finds ``servers`` (a preset → its base URL) on this computer and
+    nothing else: every other probed preset is at a closed port, no built-in model."""
+    with presets_with_nothing_there() as nothing_there:
+        urls = {**nothing_there, **servers}
+
+        async def detect() -> DetectionReport:
+            found = await detect_providers(0.5, urls=urls, environ={})
+            return dataclasses.replace(found, bundled_model=None)
+
+        yield detect
