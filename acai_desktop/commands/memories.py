@@ -19,6 +19,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
+from acai_desktop.commands import memory_review
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.errors import InvalidInputError
@@ -100,6 +101,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     search.add_argument("-k", type=int, default=DEFAULT_SEARCH_RESULTS, help="how many")
 
     action("suggestions", 'facts waiting for your yes ("Ask before remembering")')
+    memory_review.add_actions(action)
     accept = action("accept", "accept a suggestion: it becomes a memory")
     accept.add_argument("id", help="the id of the suggestion")
     accept.add_argument("--text", help="remember it in your own words instead")
@@ -124,6 +126,7 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.memory.front_door import open_memory
 
     as_json = getattr(args, "json", False)
+    args.profile = profile  # the review reads the lifetimes in its folder
     async with open_memory(profile) as memory:
         output = await ACTIONS[args.memories_action](memory, args)
     # An export to standard output keeps it for the export alone: the summary goes to
@@ -306,6 +309,9 @@ ACTIONS = {
     "resolve": _resolve,
     "search": _search,
     "suggestions": _pending,
+    "review": memory_review.review,
+    "confirm": memory_review.confirm,
+    "outdated": memory_review.outdated,
     "accept": _accept,
     "dismiss": _dismiss,
     "export": _export,
@@ -389,6 +395,8 @@ def _suggestion_lines(suggestions: list[dict]) -> str:
 
 
 def _human(action: str, output: dict) -> str:
+    if action == "review":
+        return memory_review.review_lines(output)
     if action == "suggestions":
         return _suggestion_lines(output["suggestions"])
     if action == "dismiss":

@@ -24,10 +24,7 @@ from acai_desktop.core.conversations.instructions_service import InstructionsSer
 from acai_desktop.core.conversations.service import ConversationService
 from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.service import DocumentService
-from acai_desktop.core.errors import (
-    AcaiError,
-    ModelError,
-)
+from acai_desktop.core.errors import AcaiError, ModelError
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.learning.fact_learner import FactLearner
 from acai_desktop.core.learning.job_runner import JobRunner
@@ -37,6 +34,7 @@ from acai_desktop.core.learning.profile_jobs import (
     profile_learners,
 )
 from acai_desktop.core.learning.summary_learner import SummaryLearner
+from acai_desktop.core.memory.fact_review import FactReview
 from acai_desktop.core.memory.front_door import Memory, memory_on
 from acai_desktop.core.memory.retrieval import HybridRetriever
 from acai_desktop.core.memory.suggestions import MemorySuggestions
@@ -113,6 +111,8 @@ class Assistant:
     chat_settings: ChatSettingsService
     #: Projects: create, rename, delete, move a chat, promote or keep a memory to one.
     projects: ProjectService
+    #: The facts past their lifetime, to ask the user about (core/memory/fact_review.py).
+    review: FactReview
     #: The storage below the services: the core's own (``_``: never the UI's, see
     #: tests/ui/test_service_boundary.py). The database under its lock, as opened first,
     #: is closed with the assistant.
@@ -185,9 +185,8 @@ class Assistant:
     async def retry_jobs(self, job_ids: list[int]) -> list[Job]:
         """Queue failed jobs again, and run jobs waiting for a later retry now; without
         a model they run once one is connected."""
-        if self.model_problem is None:
-            return await self.runner.retry(job_ids)
-        return await self._jobs.retry(job_ids)
+        runner = self.runner if self.model_problem is None else self._jobs
+        return await runner.retry(job_ids)
 
     async def waiting_jobs(self) -> list[Job]:
         """Background work that failed (the model was down) or waits for a later retry."""
@@ -428,6 +427,7 @@ async def _assemble(
         instructions=instructions,
         chat_settings=chat_settings,
         projects=ProjectService(store, memories, events, conversation_service, documents),
+        review=FactReview(memories, orchestrator.prompts.ages),
         imports=ConversationImports(store, memories, events, jobs, runner.wake),
         local_server=model.local_server,
         learning_server=model.learning_server,

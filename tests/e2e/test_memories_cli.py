@@ -356,3 +356,34 @@ def test_suggestions_are_listed_accepted_and_dismissed(tmp_path, fake_openai):
     )
     listed = acai_json("memories", "--data-dir", str(data), "list")["memories"]
     assert [m["content"] for m in listed] == ["The user's name is Ada"]
+
+
+def test_review_confirm_and_outdated_from_the_command_line(tmp_path):
+    """issue 43, item 1: the facts past their lifetime, and the user's answers."""
+    import sqlite3
+
+    data = str(tmp_path / "profile")
+    added = [
+        acai_json(
+            "--data-dir", data, "memories", "add", text, "--kind", "fact", "--category", category
+        )["id"]
+        for text, category in [
+            ("The user works as a nurse", "Professional"),
+            ("The user lives in Porto", "Location"),
+            ("The user's name is Marta", "Personal"),
+        ]
+    ]
+    with sqlite3.connect(Path(data) / "acai.sqlite3") as db:  # learned two years ago
+        db.execute("UPDATE memories SET created_at = '2024-11-02T08:00:00+00:00'")
+    due = acai_json("--data-dir", data, "memories", "review")["due"]
+    assert [item["id"] for item in due] == added[:2]
+    assert due[0]["said_at"].startswith("2024-11-02")
+    human = acai("--data-dir", data, "memories", "review").stdout
+    assert "#1 The user works as a nurse  (as of 2024-11-02)" in human
+    confirmed = acai_json("--data-dir", data, "memories", "confirm", str(added[0]))
+    assert confirmed["as_of"] > "2026"
+    gone = acai_json("--data-dir", data, "memories", "outdated", str(added[1]))
+    assert gone["status"] == "superseded"
+    assert acai_json("--data-dir", data, "memories", "review")["due"] == []
+    refused = acai("--data-dir", data, "memories", "confirm", str(added[1]), check=False)
+    assert refused.returncode != 0 and "only a current memory can be confirmed" in refused.stderr

@@ -52,7 +52,7 @@ everywhere in the program.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from acai_desktop.core.conversations.custom_instructions import UsedInstructions
@@ -196,6 +196,7 @@ def build_context(
     recall_share: float = RECALL_SHARE,
     memory_share: float = MEMORY_SHARE,
     instructions: UsedInstructions | None = None,
+    stale: Mapping[int, str] | None = None,
 ) -> BuiltContext:
     """``retrieved``: memories and recalled messages, as the retriever ranked them; only
     those that pass the relevance floor (``relevant``) are placed. ``evidence``:
@@ -206,7 +207,8 @@ def build_context(
     kind of request this is, each with what it tells ("your diet"), placed after the
     pinned memories (see HybridRetriever.bearing_facts). ``instructions``: the user's
     custom instructions in effect for this chat, placed whole right after the system
-    prompt."""
+    prompt. ``stale``: the facts past their lifetime, each with its mark ("as of March
+    2025", core/memory/fact_ages.py), said so in their lines."""
     dropped = Dropped()
     dropped.irrelevant = sum(1 for hit in retrieved if not hit.relevant)
     dropped.irrelevant += sum(1 for hit in evidence if not hit.relevant)
@@ -265,7 +267,7 @@ def build_context(
         already), or None when it does not fit the budget (or ``room``)."""
         nonlocal used_tokens, memory_tokens, has_data, block_open
         if line is None:
-            line = memory_line(memory)
+            line = memory_line(memory, (stale or {}).get(memory.id))
         if memory is not None and line in quoted_before:
             # In the prompt already, in the history: the model reads it there, and its
             # place in Sources stays (see quoted_in).
@@ -361,7 +363,7 @@ def build_context(
     for memory in sorted(summaries, key=lambda m: (m.created_at, m.id), reverse=True):
         if (False, memory.id) in placed:
             continue
-        if memory_line(memory) in quoted_before:
+        if memory_line(memory, (stale or {}).get(memory.id)) in quoted_before:
             place(SUMMARY_HEADER, memory, 1.0, [SUMMARY])  # quoted already: no line
         elif place(SUMMARY_HEADER, memory, 1.0, [SUMMARY]) is not None:
             kept_summaries.append(sections[SUMMARY_HEADER].pop())

@@ -80,11 +80,14 @@ def bearing_reason(tells: str) -> str:
     return f"about {tells}"
 
 
-def memory_line(memory: MemoryItem) -> str:
+def memory_line(memory: MemoryItem, as_of: str | None = None) -> str:
+    """A memory as the prompt quotes it; ``as_of``: a fact past its lifetime is said to
+    be as of its date ("as of March 2025"), so the answer can hedge."""
     line = f"- {quoted(memory.content)}"
+    notes = [as_of] if as_of else []
     if memory.confidence < UNCERTAIN_BELOW:
-        line += f" (uncertain: confidence {memory.confidence:.1f})"
-    return line
+        notes.append(f"uncertain: confidence {memory.confidence:.1f}")
+    return line + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def quoted_in(history: Sequence[dict]) -> frozenset[str]:

@@ -45,6 +45,7 @@ from acai_desktop.core.memory.validation import (
 from acai_desktop.core.memory.vector_index import VectorIndex
 from acai_desktop.core.models.embeddings.base import Embedder
 from acai_desktop.core.records.memories import Actor, MemoryItem, MemoryKind, Origin
+from acai_desktop.core.store import fact_reviews
 from acai_desktop.core.store import memory_changes as writes
 from acai_desktop.core.store.database import Store
 from acai_desktop.core.store.memory_changes import MemoryChange
@@ -206,6 +207,17 @@ class MemoryService(MemoryReader):
         change = await self.store.run(
             writes.set_local_only, memory_id_of(memory_id), local_only, actor=_actor(actor)
         )
+        return await self._publish_or_refuse(change)
+
+    async def confirm(self, memory_id: int, *, at: str | None = None) -> MemoryItem:
+        """The user says the fact is still true: it is as of ``at`` (None: now; see
+        core/memory/fact_ages.py)."""
+        change = await self.store.run(fact_reviews.confirm_memory, memory_id_of(memory_id), at=at)
+        return await self._publish_or_refuse(change)
+
+    async def retire(self, memory_id: int, *, at: str | None = None) -> MemoryItem:
+        """The user says the fact is no longer true: superseded by nothing, history kept."""
+        change = await self.store.run(fact_reviews.retire_memory, memory_id_of(memory_id), at=at)
         return await self._publish_or_refuse(change)
 
     async def forget(self, memory_id: int, *, actor: Actor | str = Actor.USER) -> MemoryItem:

@@ -84,6 +84,9 @@ class MemoryItem:
     #: Marked by the user: never in a remote model's prompt (core/store/local_only.py;
     #: a memory of a local-only chat or project is kept with it too).
     local_only: bool = False
+    #: When it was last said or confirmed (a restatement, "Still true", an edit); None:
+    #: as of when it was learned. See :attr:`said_at` and core/memory/fact_ages.py.
+    as_of: str | None = None
 
     @classmethod
     def from_row(cls, row: dict) -> MemoryItem:
@@ -91,6 +94,11 @@ class MemoryItem:
         return cls(
             **{name: _MEMORY_FROM_SQL.get(name, same_value)(row[name]) for name in MEMORY_COLUMNS}
         )
+
+    @property
+    def said_at(self) -> str:
+        """When the memory was last said or confirmed (ISO, UTC)."""
+        return self.as_of or self.created_at
 
     @property
     def protected(self) -> bool:

@@ -170,7 +170,8 @@ def edit_memory(
         changes: dict = {"content": content, "embedding": vector, "embedding_model": model}
         explicit = bool(current.meta.get("explicit"))
         if actor == Actor.USER:
-            changes.update(user_edited=True, confidence=1.0)
+            # The user's words: confirmed now (core/memory/fact_ages.py).
+            changes.update(user_edited=True, confidence=1.0, as_of=now_iso())
             explicit = True
             if current.status == MemoryStatus.TEMPORARY:
                 changes["status"] = MemoryStatus.ACTIVE  # the user vouched for it
@@ -404,6 +405,7 @@ def reinforce_memory(
             "use_count": current.use_count + 1,
             "last_used_at": at,
             "confidence": max(current.confidence, confidence or 0.0),
+            "as_of": at,  # said again: true as of now (core/memory/fact_ages.py)
         }
         changes["importance"] = _rescored(current, **changes)
         add_sources(db, memory_id, source_ids)

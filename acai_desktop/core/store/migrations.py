@@ -1046,3 +1046,13 @@ def m021_local_only(db) -> None:
         Index("memories_local_only", "memories", "id", where="local_only").ddl(),
         Index("documents_local_only", "documents", "id", where="local_only").ddl(),
     )
+
+
+@migrations()
+def m022_facts_as_of(db) -> None:
+    """Facts that age (issue 43, item 1): ``memories.as_of``, when the memory was last
+    said or confirmed (a restatement in chat, the user's "Still true", an edit). NULL:
+    as of when it was learned (``created_at``); core/memory/fact_ages.py reads both."""
+    from acai_desktop.core.store.schema_model import TIME, Column
+
+    _add(db, "memories", Column("as_of", TIME))

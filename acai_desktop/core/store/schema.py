@@ -110,6 +110,8 @@ TABLES = (
             Column("meta", TEXT),
             Column("project_id", INTEGER, references="projects(id)"),
             _local_only(),
+            # Last said or confirmed (m022; NULL: as of created_at).
+            Column("as_of", TIME),
         ),
     ),
     Table(

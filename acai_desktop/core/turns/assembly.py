@@ -11,6 +11,7 @@ from acai_desktop.core.documents.attachments import ChatAttachments
 from acai_desktop.core.documents.service import DocumentService
 from acai_desktop.core.events import EventBus
 from acai_desktop.core.memory.context_builder import prompt_shares
+from acai_desktop.core.memory.fact_review import FactAges
 from acai_desktop.core.memory.front_door import Memory
 from acai_desktop.core.models.chat_model import NoModelClient
 from acai_desktop.core.models.client import ModelClient
@@ -66,6 +67,7 @@ async def profile_orchestrator(
             if settings.serves_one_request_at_a_time() and isinstance(client, ModelClient)
             else None
         ),
+        ages=FactAges(data_dir),
         **prompt_shares(built_in),
     )
     return Orchestrator(

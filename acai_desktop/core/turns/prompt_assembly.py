@@ -30,6 +30,7 @@ from acai_desktop.core.memory.context_builder import (
     build_context,
     recall_reach,
 )
+from acai_desktop.core.memory.fact_review import FactAges
 from acai_desktop.core.memory.prompt_history import history_room, stable_start
 from acai_desktop.core.memory.retrieval import HybridRetriever, RetrievedMemory
 from acai_desktop.core.memory.service import MemoryService
@@ -60,6 +61,7 @@ class PromptAssembly:
         instructions: InstructionsService | None = None,
         chat_settings: ChatSettingsService | None = None,
         warmer: PromptWarmer | None = None,
+        ages: FactAges | None = None,
     ) -> None:
         self.conversations = conversations
         self.memories = memories
@@ -80,6 +82,9 @@ class PromptAssembly:
         #: Has a local server read the next prompt's known start while the user reads
         #: and types (None: the server keeps no prompt, or bills for the request).
         self.warmer = warmer
+        #: How long facts are worth believing unasked (core/memory/fact_ages.py): a fact
+        #: past it is quoted "as of" its date.
+        self.ages = ages or FactAges()
         self.system_prompt = resource_text("prompts", "system.txt").strip()
 
     async def settings_for(self, conversation_id: int | None) -> EffectiveSettings:
@@ -232,6 +237,11 @@ class PromptAssembly:
         instructions = (
             await self.instructions.in_effect(conversation.id) if self.instructions else None
         )
+        offered = {m.id: m for m in [*pinned, *(memory for memory, _ in bearing), *summaries]}
+        offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})
+        # Aged as of the question (a regenerated answer's: then, not now).
+        asked_at = parse_utc(user_message.created_at)
+        stale = await self.ages.stale_marks(list(offered.values()), asked_at)
         context = build_context(
             instructions=instructions,
             system_prompt=self.system_prompt,
@@ -245,9 +255,8 @@ class PromptAssembly:
             budget_tokens=budget,
             recall_share=self.recall_share,
             memory_share=self.memory_share,
+            stale=stale,
         )
-        offered = {m.id: m for m in [*pinned, *(memory for memory, _ in bearing), *summaries]}
-        offered.update({h.memory.id: h.memory for h in retrieved if isinstance(h, RetrievedMemory)})
         return context, offered
 
     async def evidence(
