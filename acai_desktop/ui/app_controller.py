@@ -41,6 +41,7 @@ from acai_desktop.ui.controllers.chat_header import ChatHeaderController
 from acai_desktop.ui.controllers.conversations import ConversationsController
 from acai_desktop.ui.controllers.current_chat import CurrentChat
 from acai_desktop.ui.controllers.documents import DocumentsController
+from acai_desktop.ui.controllers.fact_review import FactReviewController
 from acai_desktop.ui.controllers.imports import ImportsController
 from acai_desktop.ui.controllers.memory_health import MemoryHealthController
 from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
@@ -93,6 +94,7 @@ class AppController:
     turns: ChatController
     header: ChatHeaderController
     memory_panel: MemoryPanelController
+    fact_review: FactReviewController
     documents: DocumentsController
     attachments: AttachmentsController
     settings: SettingsController
@@ -153,6 +155,7 @@ class AppController:
         self.chat = CurrentChat(window)
         self.conversations = ConversationsController(window, self.services, self.chat)
         self.memory_panel = MemoryPanelController(window, self.services, self.conversations)
+        self.fact_review = FactReviewController(window, self.services, self.memory_panel)
         self.documents = DocumentsController(window, self.services, self.chat)
         self.attachments = AttachmentsController(window, self.services, self.chat)
         self.turns = ChatController(
@@ -290,6 +293,7 @@ class AppController:
         # with Retry; later failures and recoveries arrive as job events.
         self.window.show_failed_jobs(await assistant.waiting_jobs())
         self.window.memory_panel.suggestions.set_suggestions(await assistant.suggestions.pending())
+        await self.fact_review.load(assistant)
         await self.documents.load(assistant)
         await self.attachments.load(assistant)
         if settings_wanted:

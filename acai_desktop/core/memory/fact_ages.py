@@ -48,7 +48,7 @@ CATEGORY_DAYS: dict[str, int | None] = {
     "health": None,
     "other": None,
 }
-_NEVER = re.compile(r"\ballerg|\bborn\b|\bbirthday\b|\bname is\b|\bnamed\b", re.I)
+_NEVER = re.compile(r"\ballerg|\bborn\b|\bbirthday\b|\bname is\b", re.I)
 _DIET = re.compile(r"\bvegetarian|\bvegan|\bpescatarian|\bdiet\b|\bkosher\b|\bhalal\b", re.I)
 _MONTHS = {
     name: number

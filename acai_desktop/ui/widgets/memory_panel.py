@@ -44,6 +44,7 @@ from acai_desktop.ui.widgets.instructions_widgets import InstructionsBox
 from acai_desktop.ui.widgets.memory_actions import ConflictBar, MemoryActionsBar
 from acai_desktop.ui.widgets.memory_card import MemoryCardDelegate
 from acai_desktop.ui.widgets.memory_list import MemoryListView
+from acai_desktop.ui.widgets.review_box import ReviewBox
 from acai_desktop.ui.widgets.suggestions_box import SuggestionsBox
 from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
@@ -167,8 +168,10 @@ class MemoryPanel(QWidget):
         # above would slide every memory up under the pointer (the next click would
         # land on another one).
         self.suggestions = SuggestionsBox()
+        self.review = ReviewBox()  # the facts past their lifetime: "Still true?"
         layout.addWidget(self.area, 1)
         layout.addWidget(self.suggestions)
+        layout.addWidget(self.review)
         layout.addWidget(self.conflict_bar)
         layout.addWidget(self.actions_bar)
         self._connect_signals()
