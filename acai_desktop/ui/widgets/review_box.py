@@ -1,6 +1,7 @@
 """The Review (issue 43, item 1), below the memory panel's list: the facts past their
-lifetime (core/memory/fact_ages.py), oldest first, a few a week, each with *Still true*,
-*Edit* and *No longer true*. Hidden while none is due: it asks, it never nags.
+lifetime (core/memory/fact_ages.py), a few a week, the oldest shown with *Still true*,
+*Edit* and *No longer true*, the next when it is answered. Hidden while none is due: it
+asks, it never nags.
 
 A fact is what ACAI learned from the user's words, so it is shown as plain text."""
 
@@ -15,6 +16,8 @@ from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.flow_layout import FlowLayout
 
 TITLE = "Still true?"
+#: Facts asked about at once (the next comes when this one is answered).
+SHOWN = 1
 
 
 def as_of_label(memory: MemoryItem) -> str:
@@ -53,8 +56,11 @@ class ReviewBox(QFrame):
             if (widget := item.widget()) is not None:
                 widget.setParent(None)
                 widget.deleteLater()
-        for memory in self.due:
+        # One at a time, the oldest: the list above keeps its room.
+        for memory in self.due[:SHOWN]:
             self.rows.addWidget(self._row(memory))
+        if (waiting := len(self.due) - SHOWN) > 0:
+            self.rows.addWidget(QLabel(f"{waiting} more after this one"))
         self.title.setText(f"{TITLE} ({len(self.due)})")
         self.title.setToolTip(
             "Facts like a job, a home or a plan go stale. These are past the time ACAI "
