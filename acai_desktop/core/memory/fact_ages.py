@@ -138,12 +138,9 @@ def as_of_text(memory: MemoryItem) -> str:
 def due_for_review(
     memories: list[MemoryItem], now: datetime, rules: Lifetimes, answered_this_week: int
 ) -> list[MemoryItem]:
-    """The stale current facts, oldest said first, as many as the week still allows."""
-    due = [
-        m
-        for m in memories
-        if m.status in (MemoryStatus.ACTIVE, MemoryStatus.CONFLICT) and is_stale(m, now, rules)
-    ]
+    """The stale active facts, oldest said first, as many as the week still allows (a
+    conflict waits for the user's own decision, not for this question)."""
+    due = [m for m in memories if m.status is MemoryStatus.ACTIVE and is_stale(m, now, rules)]
     due.sort(key=lambda m: (parse_utc(m.said_at), m.id))
     return due[: max(0, REVIEWS_PER_WEEK - answered_this_week)]
 

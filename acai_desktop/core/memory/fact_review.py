@@ -77,9 +77,7 @@ class FactReview:
         """The facts to ask about now: past their lifetime, oldest said first, as many
         as the week still allows (answers given in the last seven days count)."""
         now = self.clock()
-        facts = await self.memories.list(
-            MemoryFilter(kinds=[MemoryKind.FACT], statuses=["active", "conflict"])
-        )
+        facts = await self.memories.list(MemoryFilter(kinds=[MemoryKind.FACT], statuses=["active"]))
         answered = await self.memories.store.run(
             fact_reviews.reviews_since, fact_reviews.week_before(now)
         )
