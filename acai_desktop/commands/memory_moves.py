@@ -84,13 +84,14 @@ async def import_(memory: Memory, args: argparse.Namespace) -> dict:
 
 
 def human_export(output: dict) -> str:
-    form = EXPORT_FORMATS[output.get("format", JSON)]
-    text = f"Exported {output['exported']} memories to {output['file']}"
-    if output.get("format", JSON) == JSON:
-        return text + "."
-    left_out = output["local_only_left_out"]
-    kept = f"; {left_out} local-only memories left out" if left_out else ""
-    return f"{text} as {form}{kept}."
+    from acai_desktop.core.memory.memory_block import exported_text
+
+    form = output.get("format", JSON)
+    if form == JSON:
+        return f"Exported {output['exported']} memories to {output['file']}."
+    return exported_text(
+        output["exported"], output["file"], EXPORT_FORMATS[form], output["local_only_left_out"]
+    )
 
 
 def human_import(output: dict) -> str:

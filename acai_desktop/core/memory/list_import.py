@@ -120,12 +120,17 @@ class ListImportReport:
         return report_text(self.to_dict())
 
 
+def memories(count: int) -> str:
+    """ "1 memory", "3 memories"."""
+    return f"{count} {'memory' if count == 1 else 'memories'}"
+
+
 def report_text(report: dict) -> str:
     """A report (:meth:`ListImportReport.to_dict`) as plain text: what was read and what
     became of it, then each outcome's lines with their reasons, one line each."""
     counts = ", ".join(f"{report[outcome.value]} {outcome.value}" for outcome in LineOutcome)
     label = ListFormat(report["format"]).label
-    parts = [f"Read {report['read']} memories from {label}: {counts}."]
+    parts = [f"Read {memories(report['read'])} from {label}: {counts}."]
     for outcome, title in _SECTIONS:
         lines = [line for line in report["lines"] if line["outcome"] == outcome.value]
         if not lines:

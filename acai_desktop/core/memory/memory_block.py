@@ -61,6 +61,16 @@ class MemoryBlock:
     local_only_left_out: int
 
 
+def exported_text(exported: int, file: str, form: str, local_only_left_out: int) -> str:
+    """What an export says it did, for the command line and the window's status bar."""
+    memories = f"{exported} {'memory' if exported == 1 else 'memories'}"
+    left_out = ""
+    if local_only_left_out:
+        them = "memory" if local_only_left_out == 1 else "memories"
+        left_out = f"; {local_only_left_out} local-only {them} left out"
+    return f"Exported {memories} to {file} as {form}{left_out}."
+
+
 def one_line(text: str) -> str:
     """``text`` with every run of whitespace (line breaks of every kind) one space."""
     return " ".join(text.split())
