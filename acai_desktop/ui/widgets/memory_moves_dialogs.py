@@ -24,6 +24,7 @@ from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.assistant_formats import ListFormat, read_memory_list
 from acai_desktop.ui.untrusted import make_plain
 from acai_desktop.ui.widgets.dialogs import BaseDialog, error_label, save_cancel_buttons
+from acai_desktop.ui.widgets.wheel_guard import ignore_wheel_unless_focused
 
 #: The formats offered, as their users know them.
 FORMATS = {
@@ -57,7 +58,7 @@ class MemoryImportDialog(BaseDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Import memories from another assistant", parent)
         self.resize(560, 460)
-        self.format_box = QComboBox()
+        self.format_box = ignore_wheel_unless_focused(QComboBox())
         for list_format, label in FORMATS.items():
             self.format_box.addItem(label, list_format.value)
         self.format_box.setAccessibleName("The assistant the memories come from")
