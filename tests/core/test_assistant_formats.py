@@ -74,12 +74,12 @@ def test_bullets_numbers_and_blank_lines_in_any_mix():
 
 def test_a_plain_chatgpt_list_keeps_short_lines_that_are_no_headings():
     """Without bullets, "Is vegetarian" (short, no full stop) is an entry, not a heading."""
-    text = "Saved memories\nIs vegetarian\nPrefers tea\n- Has a cat named Pierogi\nLoves dogs\n"
+    text = "Saved memories\nIs vegetarian\nPrefers tea\n- Has a cat named Pierogi\n#1 fan of Rust\n"
     assert texts(read_memory_list(text, CHATGPT)) == [
         "Is vegetarian",
         "Prefers tea",
         "Has a cat named Pierogi",
-        "Loves dogs",
+        "#1 fan of Rust",  # no heading: a Markdown heading has a space after its marks
     ]
 
 

@@ -13,7 +13,11 @@ from PySide6.QtWidgets import QFileDialog
 
 from acai_desktop.core.memory.assistant_formats import ListFormat
 from acai_desktop.ui.app_controller import AppController
-from acai_desktop.ui.controllers.memory_moves import EXPORT_ACTION, IMPORT_ACTION
+from acai_desktop.ui.controllers.memory_moves import (
+    EXPORT_ACTION,
+    IMPORT_ACTION,
+    STILL_IMPORTING,
+)
 from acai_desktop.ui.widgets.memory_moves_dialogs import ImportReportDialog, MemoryImportDialog
 from tests.support.assistant import configure_profile
 from tests.support.gui import gui_session, run_in_session, wait_until
@@ -69,6 +73,9 @@ def test_a_pasted_claude_memory_imports_after_a_yes_and_reports_each_line(
         assert dialog.import_button.isEnabled()
         waiting = await _rows(session)  # counted, not imported
         QTest.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
+        _menu_action(window, IMPORT_ACTION).trigger()  # one import at a time
+        opened = [d for d in window.findChildren(MemoryImportDialog) if d.isVisible()]
+        second = (window.statusBar().currentMessage(), opened)
         report = await wait_until(lambda: window.findChild(ImportReportDialog), timeout=30)
         shown = (
             report.summary.text(),
@@ -78,9 +85,10 @@ def test_a_pasted_claude_memory_imports_after_a_yes_and_reports_each_line(
             window.statusBar().currentMessage(),
         )
         contents = sorted(item.content for item in await session.assistant.memories.list())
-        return before, after_cancel, waiting, shown, contents
+        return before, after_cancel, waiting, second, shown, contents
 
-    before, after_cancel, waiting, shown, contents = run_in_session(session, scenario)
+    before, after_cancel, waiting, second, shown, contents = run_in_session(session, scenario)
+    assert second == (STILL_IMPORTING, [])
     shown_summary, summary_format, text, read_only, status = shown
     assert before == after_cancel == waiting == {"memories": 0, "messages": 0,
                                                  "memory_suggestions": 0}  # fmt: skip

@@ -82,7 +82,7 @@ _DATE = re.compile(
 )
 _FENCE = re.compile(r"^(?:```|~~~)")
 _RULE = re.compile(r"^(?:[-*_=]\s*){3,}$")
-_MARKDOWN_HEADING = re.compile(r"^#{1,6}\s*(.*?)\s*#*$")
+_MARKDOWN_HEADING = re.compile(r"^#{1,6}(?=\s|$)\s*(.*?)\s*#*$")
 _BOLD_LINE = re.compile(r"^(\*\*|__)(.+?)\1\s*:?$|^(\*\*|__)(.+?):(\*\*|__)$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")

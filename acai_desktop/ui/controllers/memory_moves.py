@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+IMPORT_TASK = "memory-import"
+STILL_IMPORTING = "Memories are being imported; the next import can start when its report is shown."
 IMPORT_ACTION = "Import memories from another assistant…"
 EXPORT_ACTION = "Export memories…"
 #: The export's file types: (format, suffix, as the status bar names it).
@@ -66,6 +68,9 @@ class MemoryMovesController(Controller):
     def ask_import(self, *_checked) -> MemoryImportDialog | None:
         if self.services.open_or_say_why() is None:
             return None
+        if self.services.tasks.get(IMPORT_TASK) is not None:
+            self.services.say(STILL_IMPORTING, 8000)
+            return None
         from acai_desktop.ui.widgets.memory_moves_dialogs import MemoryImportDialog
 
         dialog = MemoryImportDialog(self.window)
@@ -97,8 +102,19 @@ class MemoryMovesController(Controller):
         if shiboken6.isValid(dialog):
             dialog.set_text(text)
 
-    @in_background("memory-import")
-    async def import_list(self, assistant: Assistant, list_format: str, text: str) -> None:
+    def import_list(self, list_format: str, text: str) -> None:
+        """Run the import, one at a time: two at once could both find a line new."""
+        assistant = self.services.open_or_say_why()
+        if assistant is None:
+            return
+        if self.services.tasks.get(IMPORT_TASK) is not None:
+            self.services.say(STILL_IMPORTING, 8000)
+            return
+        self.services.run(
+            self._import_list(assistant, list_format, text), IMPORT_TASK, key=IMPORT_TASK
+        )
+
+    async def _import_list(self, assistant: Assistant, list_format: str, text: str) -> None:
         from acai_desktop.core.memory.assistant_formats import ListFormat
         from acai_desktop.core.memory.list_import import import_memory_list
 
