@@ -7,7 +7,9 @@ Every action takes ``--data-dir`` and ``--json`` before or after its name. With
 adds ``history``), ``list``/``search`` print ``{"memories": [...]}`` (a search hit adds
 ``rank``, ``score`` and ``reasons``; ``list`` adds ``total``, ``more`` and ``offset``:
 it shows ``DEFAULT_LIST_LIMIT`` memories unless given ``--limit N`` or ``--no-limit``),
-``export``/``import`` print a summary. ``suggestions`` prints ``{"suggestions": [...]}``
+``export``/``import`` print a summary (an import of another assistant's memory list,
+its report: each line kept, merged, suggested or refused, with the reason; see
+commands/memory_moves.py). ``suggestions`` prints ``{"suggestions": [...]}``
 (facts waiting for a yes), ``accept`` the new memory, ``dismiss`` the suggestion."""
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
-from acai_desktop.commands import memory_review
+from acai_desktop.commands import memory_moves, memory_review
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.errors import InvalidInputError
@@ -109,16 +111,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "id", help="the id of the suggestion"
     )
 
-    export = action("export", "write every memory to a JSON file")
-    export.add_argument("file", help="where to write it; - for standard output")
-    import_ = action("import", "read memories from an export file (no duplicates)")
-    import_.add_argument("file")
+    memory_moves.add_arguments(
+        action("export", "write the memories to a file: JSON, or a block for another assistant"),
+        action(
+            "import", "read memories from an export or another assistant's list (no duplicates)"
+        ),
+    )
 
     parser.set_defaults(handler=run)
-
-
-#: The file name that means standard output.
-STDOUT = "-"
 
 
 @command_handler
@@ -131,7 +131,7 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
         output = await ACTIONS[args.memories_action](memory, args)
     # An export to standard output keeps it for the export alone: the summary goes to
     # standard error.
-    to_stdout = args.memories_action == "export" and args.file == STDOUT
+    to_stdout = args.memories_action == "export" and args.file == memory_moves.STDIO
     summary = sys.stderr if to_stdout else sys.stdout
     if as_json:
         print(json.dumps(output, ensure_ascii=False, indent=2), file=summary)
@@ -249,24 +249,6 @@ async def _search(memory: Memory, args: argparse.Namespace) -> dict:
     }
 
 
-async def _export(memory: Memory, args: argparse.Namespace) -> dict:
-    from acai_desktop.core.memory.transfer import export_memories, export_text
-
-    if args.file == STDOUT:  # as `conversations export ID -` does
-        text, count = await export_text(memory)
-        sys.stdout.write(text)
-        return {"exported": count, "file": STDOUT}
-    count = await export_memories(memory, args.file)
-    return {"exported": count, "file": args.file}
-
-
-async def _import(memory: Memory, args: argparse.Namespace) -> dict:
-    from acai_desktop.core.memory.transfer import import_memories
-
-    report = await import_memories(memory, args.file)
-    return {**report.to_dict(), "file": args.file}
-
-
 def _suggestion(suggestion) -> dict:
     return {
         "id": suggestion.id,
@@ -314,8 +296,8 @@ ACTIONS = {
     "outdated": memory_review.outdated,
     "accept": _accept,
     "dismiss": _dismiss,
-    "export": _export,
-    "import": _import,
+    "export": memory_moves.export,
+    "import": memory_moves.import_,
 }
 
 
@@ -406,16 +388,7 @@ def _human(action: str, output: dict) -> str:
     if action in ("list", "search"):
         return _table(output["memories"])
     if action == "export":
-        return f"Exported {output['exported']} memories to {output['file']}."
+        return memory_moves.human_export(output)
     if action == "import":
-        return (
-            f"Imported {output['imported']} memories from {output['file']} "
-            f"({output['skipped']} already present"
-            + (
-                f", {output['unlinked_sources']} sources kept unlinked"
-                if output["unlinked_sources"]
-                else ""
-            )
-            + ")."
-        )
+        return memory_moves.human_import(output)
     return _card(output)

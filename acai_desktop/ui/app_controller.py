@@ -44,6 +44,7 @@ from acai_desktop.ui.controllers.documents import DocumentsController
 from acai_desktop.ui.controllers.fact_review import FactReviewController
 from acai_desktop.ui.controllers.imports import ImportsController
 from acai_desktop.ui.controllers.memory_health import MemoryHealthController
+from acai_desktop.ui.controllers.memory_moves import MemoryMovesController
 from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
 from acai_desktop.ui.controllers.model_watch import ModelWatch
 from acai_desktop.ui.controllers.projects import ProjectsController
@@ -100,6 +101,7 @@ class AppController:
     settings: SettingsController
     memory_health: MemoryHealthController
     imports: ImportsController
+    memory_moves: MemoryMovesController
     projects: ProjectsController
 
     def __init__(
@@ -175,6 +177,7 @@ class AppController:
             window, self.services, self.profile, lambda: self.overrides
         )
         self.imports = ImportsController(window, self.services)
+        self.memory_moves = MemoryMovesController(window, self.services)
         self.projects = ProjectsController(window, self.services, self.conversations, self.chat)
         window.quit_requested.connect(self.request_quit)
         self.store_wait = StoreWait(window, self._start_quit_timer, self.store_backoff)

@@ -24,6 +24,7 @@ from enum import StrEnum
 from acai_desktop.core.memory.service import MemoryService
 from acai_desktop.core.memory.suggestions import MemorySuggestions
 from acai_desktop.core.memory.validation import clean_category, clean_memory_text
+from acai_desktop.core.records.conversations import Message
 from acai_desktop.core.records.memories import (
     MemoryItem,
     MemoryKind,
@@ -35,7 +36,7 @@ from acai_desktop.core.resources import resource_text
 from acai_desktop.core.rules.grounding import GroundingCheck, Verdict
 from acai_desktop.core.rules.user_subject import name_the_subject
 from acai_desktop.core.store.conversation_repository import ConversationRepository
-from acai_desktop.core.store.imported_conversations import conversation_from
+from acai_desktop.core.store.imported_conversations import conversation_from, user_message_with
 
 # WordLlama cosine between two facts on one subject ("lives in Paris" / "lives in
 # Berlin", "in Rome") is about 0.35-0.8; unrelated facts about the user score under 0.2.
@@ -79,6 +80,11 @@ class Via:
     def name(self) -> str:
         """Who writes, for the memory's history: "Claude Desktop via MCP"."""
         return f"{self.client} via {self.channel}"
+
+    @property
+    def source_id(self) -> str:
+        """The ``source_id`` of the conversation that keeps what it handed in."""
+        return f"{self.channel.lower()}:{self.client}"
 
 
 class IntakeStatus(StrEnum):
@@ -168,8 +174,7 @@ class FactIntake:
         if existing is not None:
             return IntakeOutcome(IntakeStatus.ALREADY_REMEMBERED, memory=existing)
         conversation_id = await self._conversation_of(via)
-        conversations = ConversationRepository(self.memories.store)
-        message = await conversations.add_message(conversation_id, "user", evidence)
+        message = await self._users_words(conversation_id, evidence)
         await self.memories.episodes.add([message.id])
         if self.asks_first():
             draft = suggestion_draft(
@@ -195,11 +200,18 @@ class FactIntake:
 
     async def _conversation_of(self, via: Via) -> int:
         conversation = await self.memories.store.run(
-            conversation_from,
-            f"{via.channel.lower()}:{via.client}",
-            f"{via.client} ({via.channel})",
+            conversation_from, via.source_id, f"{via.client} ({via.channel})"
         )
         return conversation.id
+
+    async def _users_words(self, conversation_id: int, evidence: str) -> Message:
+        """The user's words as a message of the tool's conversation: the same words
+        handed in again (a memory list imported twice) are the message they were."""
+        said = await self.memories.store.run(user_message_with, conversation_id, evidence)
+        if said is not None:
+            return said
+        conversations = ConversationRepository(self.memories.store)
+        return await conversations.add_message(conversation_id, "user", evidence)
 
     async def _propose_unsaid(self, content: str, category: str, via: Via) -> IntakeOutcome:
         """A fact no words of the user back: anyone who can call the tool could write

@@ -8,6 +8,7 @@ is not held up) and publishes each batch through :meth:`MemoryService.publish`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -158,8 +159,15 @@ async def export_memories(service, path: str | Path) -> int:
 
     The file appears complete or not at all (written beside it, then renamed).
     """
-    path = Path(path)
     text, count = await export_text(service)
+    await asyncio.to_thread(write_whole, path, text)  # the window's loop goes on meanwhile
+    return count
+
+
+def write_whole(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that the file appears complete or not at all
+    (written beside it, then renamed)."""
+    path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
@@ -173,7 +181,6 @@ async def export_memories(service, path: str | Path) -> int:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    return count
 
 
 async def export_text(service) -> tuple[str, int]:

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 
 from acai_desktop.core.clock import now_iso
 from acai_desktop.core.conversations.chat_import.model import ImportedConversation, ImportedMessage
-from acai_desktop.core.records.conversations import Conversation
+from acai_desktop.core.records.conversations import Conversation, Message
 from acai_desktop.core.store.connection import Database
-from acai_desktop.core.store.conversations import fetch_conversation
+from acai_desktop.core.store.conversations import fetch_conversation, fetch_message
 
 #: The job that learns facts from one imported message (the critical-info processor's
 #: work, queued apart from a live chat's so the user can pause it on its own).
@@ -203,3 +203,15 @@ def conversation_from(db: Database, source_id: str, title: str) -> Conversation:
                 ).fetchone()[0],
             )
     return fetch_conversation(db, row[0])
+
+
+def user_message_with(db: Database, conversation_id: int, content: str) -> Message | None:
+    """The user's message of these very words in the conversation, if there is one: an
+    outside client that hands in the same words again (a memory list imported twice)
+    brings no second copy of them."""
+    row = db.execute(
+        "SELECT id FROM messages WHERE conversation_id = ? AND role = 'user' AND content = ? "
+        "ORDER BY id LIMIT 1",
+        [conversation_id, content],
+    ).fetchone()
+    return fetch_message(db, row[0]) if row is not None else None
