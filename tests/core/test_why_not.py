@@ -1,4 +1,4 @@
-""""Why didn't you use …?" (issue 43, item 2) against a real profile: real SQLite, the
+""" "Why didn't you use …?" (issue 43, item 2) against a real profile: real SQLite, the
 real WordLlama embedder, a real turn answered by the scripted server. One question, and
 one memory cut by each cause, each replayed as of the question and told apart."""
 
