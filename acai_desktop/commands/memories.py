@@ -8,7 +8,9 @@ adds ``history``), ``list``/``search`` print ``{"memories": [...]}`` (a search h
 ``rank``, ``score`` and ``reasons``; ``list`` adds ``total``, ``more`` and ``offset``:
 it shows ``DEFAULT_LIST_LIMIT`` memories unless given ``--limit N`` or ``--no-limit``),
 ``export``/``import`` print a summary. ``suggestions`` prints ``{"suggestions": [...]}``
-(facts waiting for a yes), ``accept`` the new memory, ``dismiss`` the suggestion."""
+(facts waiting for a yes), ``accept`` the new memory, ``dismiss`` the suggestion.
+``why`` replays an answer's turn and says why it used an item or not
+(commands/memories_why.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
+from acai_desktop.commands import memories_why
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.errors import InvalidInputError
@@ -111,6 +114,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("file", help="where to write it; - for standard output")
     import_ = action("import", "read memories from an export file (no duplicates)")
     import_.add_argument("file")
+    memories_why.add_action(action)
 
     parser.set_defaults(handler=run)
 
@@ -124,8 +128,11 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
     from acai_desktop.core.memory.front_door import open_memory
 
     as_json = getattr(args, "json", False)
-    async with open_memory(profile) as memory:
-        output = await ACTIONS[args.memories_action](memory, args)
+    if args.memories_action == "why":  # replays a turn: more than the memory
+        output = await memories_why.explain(args, profile)
+    else:
+        async with open_memory(profile) as memory:
+            output = await ACTIONS[args.memories_action](memory, args)
     # An export to standard output keeps it for the export alone: the summary goes to
     # standard error.
     to_stdout = args.memories_action == "export" and args.file == STDOUT
@@ -389,6 +396,8 @@ def _suggestion_lines(suggestions: list[dict]) -> str:
 
 
 def _human(action: str, output: dict) -> str:
+    if action == "why":
+        return memories_why.as_text(output)
     if action == "suggestions":
         return _suggestion_lines(output["suggestions"])
     if action == "dismiss":

@@ -186,3 +186,100 @@ def test_what_was_remembered_after_the_question_is_not_found(tmp_path, fake_open
     else:
         assert later.reason == Reason.NOT_FOUND
         assert "remembered after this question was asked" in later.sentence
+
+
+PARKING = "Where did I park the car at the airport?"
+PARKED = "I parked the car on level 3 of the airport garage."
+DINNER = "We had pasta with friends for dinner on Friday."
+PARKED_TEMPORARY = "I parked the car at the airport on level 5, near the lifts."
+PARKED_GARDEN = "The airport car park ticket is in the garden shed."
+PARKED_FORGOTTEN = "I parked at the airport long-stay lot last winter."
+GUIDE = (
+    "# Travel notes\n\n## Airport parking\n\nThe airport garage has five levels; the car "
+    "park ticket is paid at the machine by the lifts.\n\n## Bread\n\nBake the sourdough "
+    "loaf at 220 degrees for forty minutes, with a tray of water below it.\n"
+)
+GARDEN_GUIDE = "# Shed\n\n## Airport parking\n\nThe airport parking card hangs in the shed.\n"
+
+
+def test_messages_and_passages_are_told_apart_too(tmp_path, fake_openai):
+    fake_openai.responder = lambda request: Reply(text="On level 3, I think.")
+    guide, garden_guide = tmp_path / "travel.md", tmp_path / "shed.md"
+    guide.write_text(GUIDE, encoding="utf-8")
+    garden_guide.write_text(GARDEN_GUIDE, encoding="utf-8")
+
+    async def scenario():
+        async with running_assistant(tmp_path / "profile", fake_openai) as assistant:
+            conversations, memories = assistant.conversations, assistant.memories
+            report = await assistant.documents.add([guide, garden_guide])
+            await assistant.runner.wait_for(report.job_ids, timeout=60)
+            garden = await assistant.projects.create("Garden")
+            documents = {d.name: d for d in await assistant.documents.list()}
+            await assistant.documents.set_project(documents["shed.md"].id, garden.id)
+
+            async def said(chat_id: int, text: str) -> int:
+                return (await conversations.add_message(chat_id, "user", text)).id
+
+            ids = {}
+            earlier = (await conversations.create("Trip")).id
+            ids["used"] = await said(earlier, PARKED)
+            # In a chat of its own: next to a message that passes, it would pass too.
+            ids["below_floor"] = await said((await conversations.create("Dinner")).id, DINNER)
+            temporary = (await conversations.create("Quick", temporary=True)).id
+            ids["temporary"] = await said(temporary, PARKED_TEMPORARY)
+            in_garden = (await conversations.create("Shed", project_id=garden.id)).id
+            ids["other_project"] = await said(in_garden, PARKED_GARDEN)
+            winter = (await conversations.create("Winter")).id
+            ids["forgotten"] = await said(winter, PARKED_FORGOTTEN)
+            learned = await memories.remember(
+                "The user parks in the airport long-stay lot", sources=[ids["forgotten"]]
+            )
+            await memories.forget(learned.id)
+            await memories.episodes.embed_missing()
+            chat = await conversations.create()
+            first = await assistant.orchestrator.send(chat.id, "Hello, I'm back from my trip.")
+            ids["history"] = first.user_message.id
+            turn = await assistant.orchestrator.send(chat.id, PARKING)
+            ids["later"] = await said(earlier, "I will park on level 4 next time.")
+            why = why_not_of(assistant)
+            found = {
+                name: await why.explain(turn.answer.id, ItemKind.MESSAGE, message_id)
+                for name, message_id in ids.items()
+            }
+            chunks = {}
+            for name, document in documents.items():
+                for passage in await assistant.documents.passages(document.id):
+                    chunks[(name, passage.heading.rsplit(" > ", 1)[-1])] = passage.chunk_id
+            passages = {
+                key: await why.explain(turn.answer.id, ItemKind.PASSAGE, chunk_id)
+                for key, chunk_id in chunks.items()
+            }
+            return found, passages, learned
+
+    found, passages, learned = run(scenario())
+    told = {name: (r.reason.value, r.sentence) for name, r in found.items()}
+    assert {name: r.reason for name, r in found.items()} == {
+        "used": Reason.USED,
+        "below_floor": Reason.BELOW_FLOOR,
+        "temporary": Reason.OTHER_SCOPE,
+        "other_project": Reason.OTHER_SCOPE,
+        "forgotten": Reason.FORGOTTEN,
+        "history": Reason.USED,
+        "later": Reason.NOT_FOUND,
+    }, told
+    assert found["used"].rank is not None and "It was used" in found["used"].sentence
+    assert "of the past messages" in found["below_floor"].sentence
+    assert "temporary chat" in found["temporary"].sentence
+    assert "the project “Garden”" in found["other_project"].sentence
+    assert [f.action for f in found["other_project"].fixes] == [FixAction.NOTE]
+    restore = found["forgotten"].fixes[0]
+    assert (restore.action, restore.memory_id) == (FixAction.RESTORE, learned.id)
+    assert "history" in found["history"].sentence
+    assert "written after this question" in found["later"].sentence
+
+    told = {key: (r.reason.value, r.sentence) for key, r in passages.items()}
+    assert passages[("travel.md", "Airport parking")].reason == Reason.USED, told
+    assert passages[("travel.md", "Bread")].reason == Reason.BELOW_FLOOR, told
+    shed = passages[("shed.md", "Airport parking")]
+    assert shed.reason == Reason.OTHER_SCOPE and "shed.md" in shed.sentence, told
+    assert [f.action for f in shed.fixes] == [FixAction.EVERY_CHAT]

@@ -63,11 +63,15 @@ class Lookups(Protocol):
     async def evidence_scope(self, conversation_id: int) -> tuple[list[int] | None, list[int]]: ...
 
 
-def used(rank: int, score: float, reasons: list[str], question: str, text: str) -> Finding:
+def used(
+    rank: int, score: float, reasons: list[str], question: str, text: str, label: str = "#"
+) -> Finding:
+    """``label``: how Sources numbers it ("#2" a memory or message, "[1]" a passage)."""
     why = explain(score, reasons, question, text).plain()
+    number = f"[{rank}]" if label == "[" else f"#{rank}"
     return Finding(
         Reason.USED,
-        f"It was used: #{rank} of this answer's sources" + (f" ({why})." if why else "."),
+        f"It was used: {number} of this answer's sources" + (f" ({why})." if why else "."),
         Ranked(rank, score, True, None),
     )
 
@@ -387,7 +391,7 @@ async def why_passage(
     question, chat = replay.question.content, replay.conversation
     source = next((e for e in recorded.evidence if e.chunk_id == passage.chunk_id), None)
     if source is not None:
-        return used(source.rank, source.score, source.reasons, question, passage.content)
+        return used(source.rank, source.score, source.reasons, question, passage.content, "[")
     if document.id in replay.withheld.document_ids:
         return _withheld(replay)
     if document.status != DocumentStatus.READY or (

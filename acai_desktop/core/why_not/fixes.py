@@ -16,7 +16,7 @@ from acai_desktop.core.why_not.words import keyword_note
 
 
 def pin(memory_id: int) -> Fix:
-    return Fix(FixAction.PIN, "Pin it: in every answer's prompt", memory_id=memory_id)
+    return Fix(FixAction.PIN, "Pin it (always in the prompt)", memory_id=memory_id)
 
 
 def restore(memory_id: int, text: str | None = None) -> Fix:
