@@ -94,7 +94,7 @@ class WhyNotService:
     async def explain_words(self, answer_id: int, words: str) -> WhyNot:
         """Why the item that best holds ``words`` (pasted, or typed) fed the answer or
         not; ``not_found`` with no item when nothing holds them."""
-        found = await self.find(words, limit=1)
+        found = await self.find(words, limit=1, answer_id=answer_id)
         if found:
             result = await self.explain(answer_id, found[0].kind, found[0].id)
             return replace(result, pasted=words)
@@ -105,9 +105,22 @@ class WhyNotService:
             question.created_at, pasted=words,
         )  # fmt: skip
 
-    async def find(self, words: str, limit: int = 12) -> list[ItemRef]:
-        """Memories, messages and passages that hold ``words``, best first (to pick)."""
-        return await find_items(self._memory, self._conversations, self._documents, words, limit)
+    async def find(
+        self, words: str, limit: int = 12, *, answer_id: int | None = None
+    ) -> list[ItemRef]:
+        """Memories, messages and passages that hold ``words``, best first (to pick);
+        for ``answer_id``, neither that answer nor its question (they hold the words the
+        user copies, and are no candidates)."""
+        leave_out: set[int] = set()
+        if answer_id is not None:
+            answer = await self._conversations.get_message(answer_id)
+            leave_out = {answer.id, (await question_of(self._conversations, answer)).id}
+        found = await find_items(
+            self._memory, self._conversations, self._documents, words, limit + len(leave_out)
+        )
+        return [ref for ref in found if not (ref.kind == ItemKind.MESSAGE and ref.id in leave_out)][
+            :limit
+        ]
 
     # -- what deciding reads beside the replay (causes.Lookups) -----------------------
 
