@@ -6,12 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from acai_desktop.core.errors import InvalidInputError
-
-if TYPE_CHECKING:  # the ranking's (numpy's), loaded with the search, not at start
-    from acai_desktop.core.memory.retrieval.floor import FloorItem
 
 
 class DocumentReadError(InvalidInputError):
@@ -109,9 +105,11 @@ class RetrievedPassage:
     reasons: list[str] = field(default_factory=list)
     # Passes the relevance floor (documents/search.py): only such passages enter a prompt.
     relevant: bool = True
-    # What the floor read of it (None: not judged), kept for "Why didn't you use …?"
-    # (core/why_not).
-    floor_item: FloorItem | None = None
+    # What the floor read of it, kept for "Why didn't you use …?" (core/why_not): how
+    # much of its bar its words and meaning reach (1 passes) and its cosine's standing
+    # among the chunks searched (None: not judged; -inf: too few chunks to weigh it).
+    evidence: float | None = None
+    standing: float | None = None
 
 
 @dataclass(frozen=True)

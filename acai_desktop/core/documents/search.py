@@ -144,14 +144,16 @@ class DocumentSearch:
             reasons = [LEXICAL] if bm25[position] > 0 else []
             if in_semantic[position]:
                 reasons.append(SEMANTIC)
+            evidence = floor.evidence(item)
             results.append(
                 RetrievedPassage(
                     passage,
                     len(results) + 1,
                     round(float(score[position]), 6),
                     reasons,
-                    floor.evidence(item) >= 1.0 or passage.document_id in chosen_documents,
-                    item,
+                    evidence >= 1.0 or passage.document_id in chosen_documents,
+                    evidence,
+                    item.standing,
                 )
             )
         return results

@@ -27,13 +27,19 @@ from acai_desktop.core.documents.model import (
 from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE, EVIDENCE_SHARE
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.explain import explain
-from acai_desktop.core.memory.retrieval import Retrieved, RetrievedMemory, RetrievedMessage, floor
+from acai_desktop.core.memory.retrieval import (
+    RetrievalWeights,
+    Retrieved,
+    RetrievedMemory,
+    RetrievedMessage,
+    floor,
+)
 from acai_desktop.core.records.conversations import AnswerSource, Conversation, Message
 from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
 from acai_desktop.core.why_not import fixes, words
 from acai_desktop.core.why_not.replay import Replay
 from acai_desktop.core.why_not.result import Fix, Reason
-from acai_desktop.core.why_not.words import Ranked
+from acai_desktop.core.why_not.words import Ranked, closeness
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ def used(
     return Finding(
         Reason.USED,
         f"It was used: {number} of this answer's sources" + (f" ({why})." if why else "."),
-        Ranked(rank, score, True, None),
+        Ranked(rank, score, True),
     )
 
 
@@ -121,7 +127,7 @@ def ranked_in(
         seen[tier] += 1
         if is_it(hit):
             bar = 1.0 if seen[tier] <= sure_within else floor.STRONG_SUPPORT
-            return Ranked(seen[tier], hit.score, hit.relevant, hit.floor_item, bar)
+            return Ranked.read(seen[tier], hit.score, hit.relevant, hit.floor_item, bar)
     return None
 
 
@@ -382,7 +388,9 @@ def _passage_ranked(found: Sequence[RetrievedPassage], chunk_id: int) -> Ranked 
     if hit is None:
         return None
     relevant = hit.relevant and hit.score >= EVIDENCE_MIN_SCORE
-    return Ranked(hit.rank, hit.score, relevant, hit.floor_item)
+    evidence = round(hit.evidence, 3) if hit.evidence is not None else None
+    meaning = closeness(hit.standing, RetrievalWeights().floor_passage_meaning)
+    return Ranked(hit.rank, hit.score, relevant, evidence, meaning)
 
 
 async def why_passage(

@@ -153,7 +153,7 @@ def _result(replay: Replay, ref: ItemRef, finding: Finding) -> WhyNot:
         replay.question.created_at,
         rank=ranked.rank if ranked else None,
         score=ranked.score if ranked else None,
-        floor=ranked.bar if ranked and ranked.item is not None else None,
+        floor=ranked.bar if ranked and ranked.evidence is not None else None,
         evidence=ranked.evidence if ranked else None,
         fixes=finding.fixes,
         details={**finding.details, "budget_tokens": replay.budget_tokens, "reach": replay.reach},

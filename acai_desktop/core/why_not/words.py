@@ -26,17 +26,40 @@ KIND_ONE = {"memory": "a memory", "message": "a past message", "passage": "a pas
 @dataclass(frozen=True)
 class Ranked:
     """Where a ranking put one item: its place among its kind (from 1), its score, and
-    the relevance floor's reading (``bar``: the evidence it needed there)."""
+    the relevance floor's reading: how much of the bar its own evidence reaches, how
+    close its meaning stands as a share of its meaning bar (None: too few items to
+    weigh it), and the bar it had to reach there."""
 
     rank: int
     score: float
     relevant: bool
-    item: floor.FloorItem | None
+    evidence: float | None = None
+    closeness: float | None = None
     bar: float = 1.0
 
-    @property
-    def evidence(self) -> float | None:
-        return round(floor.evidence(self.item), 3) if self.item is not None else None
+    @classmethod
+    def read(
+        cls, rank: int, score: float, relevant: bool, item: floor.FloorItem | None, bar: float
+    ) -> Ranked:
+        """What the floor read of a ranked memory or message (``item``)."""
+        if item is None:
+            return cls(rank, score, relevant, bar=bar)
+        return cls(
+            rank,
+            score,
+            relevant,
+            round(floor.evidence(item), 3),
+            closeness(item.standing, item.meaning),
+            bar,
+        )
+
+
+def closeness(standing: float | None, meaning_bar: float) -> float | None:
+    """A cosine's standing as a share of the standing its kind needs (None: it can't
+    be weighed, the collection is too small)."""
+    if standing is None or not math.isfinite(standing) or meaning_bar <= 0:
+        return None
+    return max(standing, 0.0) / meaning_bar
 
 
 def ordinal(n: int) -> str:
@@ -51,7 +74,7 @@ def place(ranked: Ranked, kind: str) -> str:
     return f"ranked {ordinal(ranked.rank)} of the {KIND_PLURAL[kind]} (score {ranked.score:.2f})"
 
 
-def evidence_words(question: str, text: str, item: floor.FloorItem | None) -> str:
+def evidence_words(question: str, text: str, closeness: float | None) -> str:
     """What the floor weighs, in words: the words it shares with the question, and how
     close its meaning is ("it shares no word with the question, and its meaning is weak")."""
     shared = shared_words(question, text)[:MAX_NAMED_WORDS]
@@ -60,9 +83,8 @@ def evidence_words(question: str, text: str, item: floor.FloorItem | None) -> st
         if shared
         else "it shares no word with the question"
     )
-    if item is None or not math.isfinite(item.standing):
+    if closeness is None:
         return f"{words}, and its meaning can't be weighed yet (too few items to compare)"
-    closeness = max(item.standing, 0.0) / item.meaning if item.meaning > 0 else 0.0
     if closeness >= 0.6:
         meaning = "its meaning is close"
     elif closeness >= 0.25:
@@ -83,7 +105,7 @@ def below_floor(question: str, text: str, ranked: Ranked, kind: str, depth: int)
         )
     return (
         f"It was {place(ranked, kind)}, but below the relevance floor: "
-        f"{evidence_words(question, text, ranked.item)} — together {share:.0%} of what "
+        f"{evidence_words(question, text, ranked.closeness)} — together {share:.0%} of what "
         f"{KIND_ONE[kind]} needs to enter the prompt{where}."
     )
 
