@@ -177,7 +177,10 @@ async def why_memory(
         )
     status = memory.status
     if status == MemoryStatus.FORGOTTEN:
-        sentence = "You forgot it: a forgotten memory never enters a prompt."
+        sentence = (
+            f"You forgot it ({_when(memory.updated_at)}): a forgotten memory never enters "
+            "a prompt, until you restore it."
+        )
         return Finding(Reason.FORGOTTEN, sentence, fixes=(fixes.restore(memory.id),))
     if status == MemoryStatus.SUPERSEDED:
         newer = await lookups.memory(memory.superseded_by) if memory.superseded_by else None

@@ -61,7 +61,7 @@ class WhyNotDialog(BaseDialog):
     def __init__(self, answer_id: int, question: str = "", parent: QWidget | None = None) -> None:
         super().__init__("Why not …?", parent)
         self.answer_id = answer_id
-        self.resize(580, 560)
+        self.resize(580, 520)
         intro = plain_label(INTRO, "DialogNote")
         intro.setWordWrap(True)
         self.question = plain_label(f"The question: {question}" if question else "")
@@ -77,12 +77,14 @@ class WhyNotDialog(BaseDialog):
         self.results = QListWidget()
         self.results.setAccessibleName("What holds these words")
         self.results.setWordWrap(True)
-        self.results.setMinimumHeight(90)
+        # A few matches show; the reason below keeps the room.
+        self.results.setMinimumHeight(64)
+        self.results.setMaximumHeight(150)
         self.result_box = QWidget()
         self.result_box.setObjectName("WhyNotResult")
         result_layout = QVBoxLayout(self.result_box)
         result_layout.setContentsMargins(0, 0, 0, 0)
-        self.heading = plain_label("", "SectionLabel")
+        self.heading = plain_label("", "WhyNotReason")
         self.item_text = plain_label("", "DialogNote")
         self.item_text.setWordWrap(True)
         self.sentence = plain_label("", "DetectResult")
@@ -97,6 +99,7 @@ class WhyNotDialog(BaseDialog):
             result_layout.addWidget(widget)
         result_layout.addWidget(self.fixes)
         result_layout.addWidget(self.applied)
+        result_layout.addStretch(1)
         self.result_box.hide()
         self.error = plain_label("", "DialogError")
         self.error.setWordWrap(True)
@@ -106,9 +109,9 @@ class WhyNotDialog(BaseDialog):
         self.layout_.addWidget(intro)
         self.layout_.addWidget(self.question)
         self.layout_.addLayout(search_row)
-        self.layout_.addWidget(self.results, 1)
+        self.layout_.addWidget(self.results)
         self.layout_.addWidget(self.error)
-        self.layout_.addWidget(self.result_box, 2)
+        self.layout_.addWidget(self.result_box, 1)
         self.layout_.addWidget(buttons)
         self.fix_buttons: list[QPushButton] = []
         #: The item last asked about (kind, id): a slower answer about another is old.
