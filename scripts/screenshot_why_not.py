@@ -1,4 +1,4 @@
-""""Why not …?" in the window, as pictures (issue 43, item 2).
+""" "Why not …?" in the window, as pictures (issue 43, item 2).
 
 Run by ``scripts/screenshot-widths OUTPUT_DIR --why-not`` under a virtual X server with a
 window manager (Qt's xcb platform). A throw-away profile talks to the scripted model
