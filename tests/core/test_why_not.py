@@ -283,3 +283,26 @@ def test_messages_and_passages_are_told_apart_too(tmp_path, fake_openai):
     shed = passages[("shed.md", "Airport parking")]
     assert shed.reason == Reason.OTHER_SCOPE and "shed.md" in shed.sentence, told
     assert [f.action for f in shed.fixes] == [FixAction.EVERY_CHAT]
+
+
+def test_a_local_only_memory_the_turn_withheld_says_so(tmp_path, fake_openai):
+    fake_openai.responder = lambda request: Reply(text="I can't see it.")
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    # The scripted server, on 127.0.0.1, is said to run in the cloud (a proxy).
+    (profile / "model-table.json").write_text(
+        json.dumps({"servers": {fake_openai.base_url: {"where": "the cloud"}}}), encoding="utf-8"
+    )
+
+    async def scenario():
+        async with running_assistant(profile, fake_openai, start_jobs=False) as assistant:
+            secret = await assistant.memories.remember(USED, explicit=True)
+            await assistant.memories.set_local_only(secret.id, True)
+            turn = await assistant.orchestrator.send(None, QUESTION)
+            why = why_not_of(assistant)
+            return turn, await why.explain(turn.answer.id, ItemKind.MEMORY, secret.id)
+
+    turn, found = run(scenario())
+    assert turn.withheld and found.reason == Reason.WITHHELD
+    assert "withheld: local only; the answering model runs in the cloud" in found.sentence
+    assert not found.fixes  # what stays on this computer is the user's choice
