@@ -1,4 +1,5 @@
-"""Why one item fed a replayed answer or not, cause by cause, in the order they bind:
+"""Why a memory or a message fed a replayed answer or not (a passage:
+:mod:`.passage_causes`), cause by cause, in the order they bind:
 used (the answer's recorded sources) -> withheld as local only -> newer than the
 question -> its status (forgotten, superseded, temporary, a conflict) -> its scope
 (another project, a temporary chat, another branch, a document not chosen) -> changed
@@ -17,18 +18,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from acai_desktop.core.clock import parse_utc
-from acai_desktop.core.documents.model import (
-    Document,
-    DocumentStatus,
-    EvidenceSource,
-    Passage,
-    RetrievedPassage,
-)
-from acai_desktop.core.documents.prompt_block import EVIDENCE_K, EVIDENCE_MIN_SCORE, EVIDENCE_SHARE
+from acai_desktop.core.documents.model import EvidenceSource
 from acai_desktop.core.errors import InvalidInputError
 from acai_desktop.core.memory.explain import explain
 from acai_desktop.core.memory.retrieval import (
-    RetrievalWeights,
     Retrieved,
     RetrievedMemory,
     RetrievedMessage,
@@ -39,7 +32,7 @@ from acai_desktop.core.records.memories import MemoryItem, MemoryStatus
 from acai_desktop.core.why_not import fixes, words
 from acai_desktop.core.why_not.replay import Replay
 from acai_desktop.core.why_not.result import Fix, Reason
-from acai_desktop.core.why_not.words import Ranked, closeness
+from acai_desktop.core.why_not.words import Ranked
 
 
 @dataclass(frozen=True)
@@ -82,7 +75,7 @@ def used(
     )
 
 
-def _withheld(replay: Replay) -> Finding:
+def withheld(replay: Replay) -> Finding:
     because = replay.withheld_reason or "withheld: local only"
     return Finding(
         Reason.WITHHELD,
@@ -91,11 +84,11 @@ def _withheld(replay: Replay) -> Finding:
     )
 
 
-def _when(at: str) -> str:
+def when(at: str) -> str:
     return at[:16].replace("T", " ")
 
 
-async def _scope_words(replay: Replay, lookups: Lookups, project_id: int) -> str:
+async def scope_words(replay: Replay, lookups: Lookups, project_id: int) -> str:
     """ "It is kept to the project “X”; this chat is outside any project"."""
     chat = replay.conversation
     here = (
@@ -106,7 +99,7 @@ async def _scope_words(replay: Replay, lookups: Lookups, project_id: int) -> str
     return f"the project “{await lookups.project_name(project_id)}”, and this chat {here}"
 
 
-async def _move_fixes(replay: Replay, lookups: Lookups, **item: int) -> tuple[Fix, ...]:
+async def move_fixes(replay: Replay, lookups: Lookups, **item: int) -> tuple[Fix, ...]:
     chat_project = replay.conversation.project_id
     found = [fixes.every_chat(**item)]
     if chat_project is not None:
@@ -168,17 +161,17 @@ async def why_memory(
     if source is not None:
         return used(source.rank, source.score, source.reasons, question, memory.content)
     if memory.id in replay.withheld.memory_ids:
-        return _withheld(replay)
+        return withheld(replay)
     if parse_utc(memory.created_at) > replay.as_of:
         return Finding(
             Reason.NOT_FOUND,
-            f"It was remembered after this question was asked ({_when(memory.created_at)}): "
+            f"It was remembered after this question was asked ({when(memory.created_at)}): "
             "this answer could not have used it. Regenerate the answer to use it now.",
         )
     status = memory.status
     if status == MemoryStatus.FORGOTTEN:
         sentence = (
-            f"You forgot it ({_when(memory.updated_at)}): a forgotten memory never enters "
+            f"You forgot it ({when(memory.updated_at)}): a forgotten memory never enters "
             "a prompt, until you restore it."
         )
         return Finding(Reason.FORGOTTEN, sentence, fixes=(fixes.restore(memory.id),))
@@ -205,17 +198,17 @@ async def why_memory(
             fixes=(fixes.pin(memory.id),),
         )
     if memory.project_id is not None and memory.project_id != chat.project_id:
-        where = await _scope_words(replay, lookups, memory.project_id)
+        where = await scope_words(replay, lookups, memory.project_id)
         return Finding(
             Reason.OTHER_SCOPE,
             f"It is kept to {where}: a chat sees its own project's memories and those of "
             "every chat.",
-            fixes=await _move_fixes(replay, lookups, memory_id=memory.id),
+            fixes=await move_fixes(replay, lookups, memory_id=memory.id),
         )
     if parse_utc(memory.updated_at) > replay.as_of:
         return Finding(
             Reason.NOT_FOUND,
-            f"It changed after this question was asked ({_when(memory.updated_at)}: edited, "
+            f"It changed after this question was asked ({when(memory.updated_at)}: edited, "
             "pinned, moved or said again), so the replay can't rank it as it was. "
             "Regenerate the answer to use it as it is now.",
         )
@@ -293,7 +286,7 @@ async def why_message(
     if source is not None:
         return used(source.rank, source.score, source.reasons, question, message.content)
     if message.id in replay.withheld.message_ids:
-        return _withheld(replay)
+        return withheld(replay)
     if parse_utc(message.created_at) > replay.as_of or (
         message.conversation_id == chat.id and message.id > replay.question.id
     ):
@@ -312,7 +305,7 @@ async def why_message(
                 fixes=note,
             )
         if conversation.project_id is not None and conversation.project_id != chat.project_id:
-            where = await _scope_words(replay, lookups, conversation.project_id)
+            where = await scope_words(replay, lookups, conversation.project_id)
             return Finding(
                 Reason.OTHER_SCOPE,
                 f"It was said in a chat of {where}: a chat recalls its own project's chats "
@@ -383,73 +376,4 @@ async def _own_chat_message(replay: Replay, message: Message, recorded: Recorded
         "This chat's history was cut to fit the budget: its oldest messages left the prompt "
         f"(this chat's budget is {replay.budget_tokens:,} tokens; a summary will stand for "
         "them).",
-    )
-
-
-def _passage_ranked(found: Sequence[RetrievedPassage], chunk_id: int) -> Ranked | None:
-    hit = next((h for h in found if h.passage.chunk_id == chunk_id), None)
-    if hit is None:
-        return None
-    relevant = hit.relevant and hit.score >= EVIDENCE_MIN_SCORE
-    evidence = round(hit.evidence, 3) if hit.evidence is not None else None
-    meaning = closeness(hit.standing, RetrievalWeights().floor_passage_meaning)
-    return Ranked(hit.rank, hit.score, relevant, evidence, meaning)
-
-
-async def why_passage(
-    replay: Replay, passage: Passage, document: Document, recorded: Recorded, lookups: Lookups
-) -> Finding:
-    question, chat = replay.question.content, replay.conversation
-    source = next((e for e in recorded.evidence if e.chunk_id == passage.chunk_id), None)
-    if source is not None:
-        return used(source.rank, source.score, source.reasons, question, passage.content, "[")
-    if document.id in replay.withheld.document_ids:
-        return _withheld(replay)
-    if document.status != DocumentStatus.READY or (
-        document.indexed_at and parse_utc(document.indexed_at) > replay.as_of
-    ):
-        return Finding(Reason.NOT_FOUND, "Its document was not indexed yet when this was asked.")
-    allowed, excluded = await lookups.evidence_scope(chat.id)
-    if document.id in excluded or (allowed is not None and document.id not in allowed):
-        return await _document_out_of_scope(replay, document, lookups)
-    note = (fixes.note(question, passage.content, chat.id),)
-    ranked = _passage_ranked(replay.passages, passage.chunk_id)
-    deeper = ranked is None
-    if deeper:
-        ranked = _passage_ranked(await replay.deeper_passages(), passage.chunk_id)
-    if ranked is None:
-        return Finding(
-            Reason.NOT_FOUND, words.not_reached(question, passage.content, "passage"), None, note
-        )
-    if not ranked.relevant:
-        sentence = words.below_floor(question, passage.content, ranked, "passage", EVIDENCE_K)
-        if ranked.score < EVIDENCE_MIN_SCORE:
-            sentence += f" Its score is also under {EVIDENCE_MIN_SCORE}, the least a passage needs."
-        return Finding(Reason.BELOW_FLOOR, sentence, ranked, note)
-    if deeper:
-        sentence = words.past_reach(ranked, "passage", EVIDENCE_K, replay.budget_tokens)
-    else:
-        sentence = words.share_full(ranked, "passage", EVIDENCE_SHARE, replay.budget_tokens)
-    return Finding(Reason.OVER_BUDGET, sentence, ranked, note)
-
-
-async def _document_out_of_scope(replay: Replay, document: Document, lookups: Lookups) -> Finding:
-    chat = replay.conversation
-    if document.project_id is not None and document.project_id != chat.project_id:
-        where = await _scope_words(replay, lookups, document.project_id)
-        return Finding(
-            Reason.OTHER_SCOPE,
-            f"Its document, {document.name}, is kept to {where}.",
-            fixes=await _move_fixes(replay, lookups, document_id=document.id),
-        )
-    if document.attachment:
-        return Finding(
-            Reason.OTHER_SCOPE,
-            f"Its document, {document.name}, was attached in another chat: an attachment is "
-            "evidence for its own chat only.",
-        )
-    return Finding(
-        Reason.OTHER_SCOPE,
-        f"This chat draws only on the documents chosen for it, and {document.name} is not "
-        "among them (Documents: the chat's choice).",
     )

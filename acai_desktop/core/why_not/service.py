@@ -25,14 +25,9 @@ from acai_desktop.core.store.conversation_repository import ConversationReposito
 from acai_desktop.core.store.interface import MemoryStore as Store
 from acai_desktop.core.store.provenance import ProvenanceRepository
 from acai_desktop.core.turns.prompt_assembly import PromptAssembly
-from acai_desktop.core.why_not.causes import (
-    Finding,
-    Recorded,
-    why_memory,
-    why_message,
-    why_passage,
-)
+from acai_desktop.core.why_not.causes import Finding, Recorded, why_memory, why_message
 from acai_desktop.core.why_not.items import find_items, memory_ref, message_ref, passage_ref
+from acai_desktop.core.why_not.passage_causes import why_passage
 from acai_desktop.core.why_not.replay import Replay, question_of, replay_turn
 from acai_desktop.core.why_not.result import ItemKind, ItemRef, Reason, WhyNot
 
