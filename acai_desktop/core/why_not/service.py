@@ -176,7 +176,7 @@ async def open_why_not(
     none. ``embedder``: WordLlama unless given, as the other ``memories`` actions."""
     from acai_desktop.core.conversations.chat_settings_service import ChatSettingsService
     from acai_desktop.core.conversations.instructions_service import InstructionsService
-    from acai_desktop.core.errors import ModelNotChosenError
+    from acai_desktop.core.errors import ModelNotChosenError, ModelSettingsError
     from acai_desktop.core.events import EventBus
     from acai_desktop.core.memory.context_builder import prompt_shares
     from acai_desktop.core.memory.front_door import memory_on
@@ -189,7 +189,10 @@ async def open_why_not(
         from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
 
         embedder = WordLlamaEmbedder()
-    settings = load_model_settings(profile.ensure().settings_path) or ModelSettings()
+    try:
+        settings = load_model_settings(profile.ensure().settings_path) or ModelSettings()
+    except ModelSettingsError:  # damaged: the defaults' budget, as the window does
+        settings = ModelSettings()
     store = await open_profile_store(profile)
     try:
         events = EventBus()
