@@ -225,6 +225,8 @@ async def _forgotten_by_jobs(assistant: Assistant, result: TurnResult) -> list[M
 def _as_json(result: TurnResult, stored: list[MemoryItem], suggested: list[Suggestion]) -> dict:
     return {
         "conversation_id": result.conversation_id,
+        # The answer's message id (`memories why --answer N` takes it).
+        "answer_id": result.answer.id,
         "answer": result.answer.content,
         "status": str(result.status),
         "error": result.answer.error,

@@ -10,7 +10,10 @@ it shows ``DEFAULT_LIST_LIMIT`` memories unless given ``--limit N`` or ``--no-li
 ``export``/``import`` print a summary (an import of another assistant's memory list,
 its report: each line kept, merged, suggested or refused, with the reason; see
 commands/memory_moves.py). ``suggestions`` prints ``{"suggestions": [...]}``
-(facts waiting for a yes), ``accept`` the new memory, ``dismiss`` the suggestion."""
+(facts waiting for a yes), ``accept`` the new memory, ``dismiss`` the suggestion.
+``why`` replays an answer's turn and says why it used an item or not
+(commands/memories_why.py); ``review``/``confirm``/``outdated``: the facts past their
+lifetime (commands/memory_review.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
-from acai_desktop.commands import memory_moves, memory_review
+from acai_desktop.commands import memories_why, memory_moves, memory_review
 from acai_desktop.commands.arguments import options_of_every_action
 from acai_desktop.commands.runner import command_handler
 from acai_desktop.core.errors import InvalidInputError
@@ -117,6 +120,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
             "import", "read memories from an export or another assistant's list (no duplicates)"
         ),
     )
+    memories_why.add_action(action)
 
     parser.set_defaults(handler=run)
 
@@ -127,8 +131,11 @@ async def run(args: argparse.Namespace, profile: Profile) -> int:
 
     as_json = getattr(args, "json", False)
     args.profile = profile  # the review reads the lifetimes in its folder
-    async with open_memory(profile) as memory:
-        output = await ACTIONS[args.memories_action](memory, args)
+    if args.memories_action == "why":  # replays a turn: more than the memory
+        output = await memories_why.explain(args, profile)
+    else:
+        async with open_memory(profile) as memory:
+            output = await ACTIONS[args.memories_action](memory, args)
     # An export to standard output keeps it for the export alone: the summary goes to
     # standard error.
     to_stdout = args.memories_action == "export" and args.file == memory_moves.STDIO
@@ -379,6 +386,8 @@ def _suggestion_lines(suggestions: list[dict]) -> str:
 def _human(action: str, output: dict) -> str:
     if action == "review":
         return memory_review.review_lines(output)
+    if action == "why":
+        return memories_why.as_text(output)
     if action == "suggestions":
         return _suggestion_lines(output["suggestions"])
     if action == "dismiss":

@@ -49,6 +49,7 @@ from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
 from acai_desktop.ui.controllers.model_watch import ModelWatch
 from acai_desktop.ui.controllers.projects import ProjectsController
 from acai_desktop.ui.controllers.settings import SettingsController
+from acai_desktop.ui.controllers.why_not import WhyNotController
 from acai_desktop.ui.first_model_question import ask_for_a_first_model
 from acai_desktop.ui.main_window import WINDOW_TITLE, MainWindow
 from acai_desktop.ui.preferences import UiPreferences, load_ui_preferences
@@ -160,6 +161,7 @@ class AppController:
         self.fact_review = FactReviewController(window, self.services, self.memory_panel)
         self.documents = DocumentsController(window, self.services, self.chat)
         self.attachments = AttachmentsController(window, self.services, self.chat)
+        self.why_not = WhyNotController(window, self.services)
         self.turns = ChatController(
             window,
             self.services,
@@ -168,6 +170,7 @@ class AppController:
             memory_panel=self.memory_panel,
             documents=self.documents,
             attachments=self.attachments,
+            why_not=self.why_not,
         )
         self.header = ChatHeaderController(window, self.services, self.chat, self.conversations)
         # The chat on screen may have its own model: the header checks it with each probe.

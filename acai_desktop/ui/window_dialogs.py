@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from acai_desktop.ui.models.conversations_model import UNTITLED
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QFileDialog
+    from PySide6.QtWidgets import QFileDialog, QWidget
 
     from acai_desktop.core.records.conversations import ConversationHit
     from acai_desktop.ui.theme import Theme
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from acai_desktop.ui.widgets.memory_health import MemoryHealthDialog
     from acai_desktop.ui.widgets.search_dialog import SearchDialog
     from acai_desktop.ui.widgets.settings_dialog import SettingsDialog
+    from acai_desktop.ui.widgets.why_not_dialog import WhyNotDialog
     from acai_desktop.ui.window_parts import WindowParts
 
 
@@ -246,6 +247,14 @@ class WindowDialogs:
         from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 
         dialog = ProvenanceDialog(answer_id, self.window)
+        self._open(dialog)
+        return dialog
+
+    def why_not(self, answer_id: int, question: str, opener: QWidget) -> WhyNotDialog:
+        """ "Why not …?" for an answer, above the dialog that opened it (its Sources)."""
+        from acai_desktop.ui.widgets.why_not_dialog import WhyNotDialog
+
+        dialog = WhyNotDialog(answer_id, question, opener)
         self._open(dialog)
         return dialog
 

@@ -161,7 +161,12 @@ def test_an_answer_known_to_use_nothing_says_nothing_relevant_was_remembered(qtb
     from dataclasses import replace
 
     from acai_desktop.core.turns.token_usage import TokenUsage
-    from acai_desktop.ui.widgets.message_delegate import NOTHING_RELEVANT_NOTE, SOURCES, footer_of
+    from acai_desktop.ui.widgets.message_delegate import (
+        NOTHING_RELEVANT_NOTE,
+        SOURCES,
+        WHY_NOT_LABEL,
+        footer_of,
+    )
 
     model = MessagesModel()
     answered = replace(message(2, "assistant", "Sure."), usage=TokenUsage())  # by a turn
@@ -171,7 +176,8 @@ def test_an_answer_known_to_use_nothing_says_nothing_relevant_was_remembered(qtb
     model.set_sources_count(4, 0)
     notes, actions = footer_of(model.index(1))
     assert (NOTHING_RELEVANT_NOTE, "faint") in notes
-    assert SOURCES not in [name for name, _ in actions]
+    # Its (empty) Sources, whose "Why not …?" finds what should have been used.
+    assert (SOURCES, WHY_NOT_LABEL) in actions
     # Unknown (an answer from before sources were counted, or imported): nothing claimed.
     for row in (2, 3):
         notes, _ = footer_of(model.index(row))

@@ -105,6 +105,11 @@ class RetrievedPassage:
     reasons: list[str] = field(default_factory=list)
     # Passes the relevance floor (documents/search.py): only such passages enter a prompt.
     relevant: bool = True
+    # What the floor read of it, kept for "Why didn't you use …?" (core/why_not): how
+    # much of its bar its words and meaning reach (1 passes) and its cosine's standing
+    # among the chunks searched (None: not judged; -inf: too few chunks to weigh it).
+    evidence: float | None = None
+    standing: float | None = None
 
 
 @dataclass(frozen=True)

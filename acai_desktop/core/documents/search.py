@@ -133,29 +133,32 @@ class DocumentSearch:
         order = np.argsort(-score, kind="stable")[:k]
         chosen = [id_list[p] for p in order.tolist()]
         passages = chunk_sql.passages_by_id(db, chosen)
-        relevant = self._relevant(
+        judged = self._floor_items(
             db, terms, semantic, cosine[order], chosen, passages, counts.get(CHUNKS_FTS)
         )
         results: list[RetrievedPassage] = []
-        for position, ok in zip(order.tolist(), relevant, strict=True):
+        for position, item in zip(order.tolist(), judged, strict=True):
             passage = passages.get(id_list[position])
             if passage is None:
                 continue  # removed while we ranked
             reasons = [LEXICAL] if bm25[position] > 0 else []
             if in_semantic[position]:
                 reasons.append(SEMANTIC)
+            evidence = floor.evidence(item)
             results.append(
                 RetrievedPassage(
                     passage,
                     len(results) + 1,
                     round(float(score[position]), 6),
                     reasons,
-                    ok or passage.document_id in chosen_documents,
+                    evidence >= 1.0 or passage.document_id in chosen_documents,
+                    evidence,
+                    item.standing,
                 )
             )
         return results
 
-    def _relevant(
+    def _floor_items(
         self,
         db: Database,
         terms: list[str],
@@ -164,8 +167,8 @@ class DocumentSearch:
         chosen: list[int],
         passages: dict,
         counts: list[int] | None = None,
-    ) -> list[bool]:
-        """Which of the ``chosen`` passages pass the relevance floor (see
+    ) -> list[floor.FloorItem]:
+        """What the relevance floor reads of each of the ``chosen`` passages (see
         :mod:`acai_desktop.core.memory.retrieval.floor`): their words' share of the
         question's weight (IDF in the chunks' index) and their cosine's standing among
         every chunk searched, against the passages' bars (``RetrievalWeights.
@@ -178,7 +181,7 @@ class DocumentSearch:
             )
         term_weights = floor.term_weights(counts, len(self.vectors))
         standings = semantic.floor_standing(cosines)
-        verdicts = []
+        items = []
         for chunk_id, standing in zip(chosen, standings.tolist(), strict=True):
             passage = passages.get(chunk_id)
             text = f"{passage.heading}\n{passage.content}" if passage else ""
@@ -194,5 +197,5 @@ class DocumentSearch:
                 weights.floor_passage_meaning,
                 False,
             )
-            verdicts.append(floor.evidence(item) >= 1.0)
-        return verdicts
+            items.append(item)
+        return items

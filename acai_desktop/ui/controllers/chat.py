@@ -1,6 +1,7 @@
 """The chat: send a message, retry an answer, stop the one being written, edit a
 message (the chat branches there), show another version of an answer or branch, and
-where an answer came from (its sources, and what was withheld from it as local only).
+where an answer came from (its sources, what was withheld from it as local only, and,
+through the why-not controller, what it did not use and why).
 Its widgets: the composer (Send, Stop, typing), Esc, the transcript's Retry and Sources
 links and the Sources dialog; its model: the messages model (fed by the core's news,
 wired by the window).
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from acai_desktop.ui.controllers.current_chat import CurrentChat
     from acai_desktop.ui.controllers.documents import DocumentsController
     from acai_desktop.ui.controllers.memory_panel import MemoryPanelController
+    from acai_desktop.ui.controllers.why_not import WhyNotController
     from acai_desktop.ui.main_window import MainWindow
     from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 
@@ -56,6 +58,7 @@ class ChatController(Controller):
         memory_panel: MemoryPanelController,
         documents: DocumentsController,
         attachments: AttachmentsController,
+        why_not: WhyNotController,
     ) -> None:
         super().__init__(services)
         self.window, self.chat = window, chat
@@ -63,6 +66,8 @@ class ChatController(Controller):
         self.memory_panel = memory_panel
         self.documents = documents
         self.attachments = attachments
+        #: "Why not …?" from an answer's Sources.
+        self.why_not = why_not
         composer = window.composer
         composer.send_requested.connect(self.send)
         composer.stop_requested.connect(self.stop)
@@ -223,6 +228,9 @@ class ChatController(Controller):
         dialog.message_open_requested.connect(self.conversations.open_at_message)
         dialog.passage_open_requested.connect(self._open_passage)
         dialog.memory_open_requested.connect(self.memory_panel.show_in_panel)
+        dialog.why_not_requested.connect(
+            lambda answer: self.why_not.open_for(answer, dialog.question, dialog)
+        )
         self._fill_sources(dialog, answer_id)
 
     def _open_passage(self, source: EvidenceSource) -> None:

@@ -87,10 +87,10 @@ class _BrowserDialog(BaseDialog):
         self.browser = QTextBrowser()
         self.browser.setOpenExternalLinks(False)
         self.browser.setHtml("<p class='muted'>Loading…</p>")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.reject)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.buttons.rejected.connect(self.reject)
         self.layout_.addWidget(self.browser, 1)
-        self.layout_.addWidget(buttons)
+        self.layout_.addWidget(self.buttons)
 
     def show_error(self, text: str) -> None:
         self.browser.setHtml(f"{STYLE}<p class='warn'>{html.escape(text)}</p>")
@@ -215,11 +215,19 @@ class ProvenanceDialog(_BrowserDialog):
     passage_open_requested = Signal(object)  # EvidenceSource
     #: The user clicked a memory: select and show it in the memory panel.
     memory_open_requested = Signal(int)  # memory id
+    #: "Why not …?": what should have been used, and why it wasn't (answer id).
+    why_not_requested = Signal(int)
 
     def __init__(self, answer_id: int, parent: QWidget | None = None) -> None:
         super().__init__("Sources of this answer", parent)
         self.answer_id = answer_id
         self.evidence: list[EvidenceSource] = []
+        self.question = ""  # the message it answered, once the sources are read
+        self.why_not_button = self.buttons.addButton(
+            "Why not …?", QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.why_not_button.setToolTip("Find what this answer should have used, and why it didn't")
+        self.why_not_button.clicked.connect(lambda: self.why_not_requested.emit(self.answer_id))
         # Links are ours (a recalled message's chat); never follow them as pages.
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._on_browser_anchor_clicked)
@@ -260,7 +268,7 @@ class ProvenanceDialog(_BrowserDialog):
         the local-only items its prompt left out, and why."""
         e = html.escape
         parts = [STYLE]
-        self.evidence = list(evidence)
+        self.evidence, self.question = list(evidence), question
         if route:
             parts.append(f"<p class='head'>{MODEL_HEAD}</p>")
             parts.append(route_card(route))

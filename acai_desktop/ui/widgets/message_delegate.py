@@ -55,6 +55,7 @@ RETRY = "retry"
 REGENERATE = "regenerate"
 SOURCES = "sources"
 NOTHING_RELEVANT_NOTE = "Sources: nothing relevant remembered"
+WHY_NOT_LABEL = "Why not…?"
 EDIT = "edit"
 PREVIOUS_VERSION = "previous_version"  # ‹ : the version or branch before this one
 NEXT_VERSION = "next_version"  # › : the one after it
@@ -124,7 +125,9 @@ def footer_of(
         actions.append((SOURCES, f"Sources ({count})" if count else "Sources"))
     elif status == "complete" and count == 0 and _answered_here(index):
         # Known to have used nothing: no memory or passage passed the relevance floor.
+        # Sources (empty) offer "Why not …?" for what should have been used.
         notes.append((NOTHING_RELEVANT_NOTE, "faint"))
+        actions.append((SOURCES, WHY_NOT_LABEL))
     notes += [(note, "faint") for note in (routed, withheld) if note]
     return notes, actions
 

@@ -319,8 +319,8 @@ def judge_relevance(
                 on_date,
             )
         )
-    for hit, ok in zip(hits, floor.passing(items, sure_within), strict=True):
-        hit.relevant = ok
+    for hit, item, ok in zip(hits, items, floor.passing(items, sure_within), strict=True):
+        hit.relevant, hit.floor_item = ok, item
 
 
 def _named_by_name(candidates: ScoredCandidates, position: int) -> bool:

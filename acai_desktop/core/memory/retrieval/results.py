@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from acai_desktop.core.memory.retrieval.floor import FloorItem
 from acai_desktop.core.records.conversations import MESSAGE_TIER, RecalledMessage
 from acai_desktop.core.records.memories import MemoryItem
 
@@ -27,6 +28,9 @@ class RetrievedMemory:
     # Its evidence passes the relevance floor (see floor.py): only such items (and
     # pinned memories) go into a prompt.
     relevant: bool = True
+    # What the floor read of it (its words, meaning and date against its kind's bars;
+    # None: not judged), kept for "Why didn't you use …?" (core/why_not).
+    floor_item: FloorItem | None = None
 
     @property
     def tier(self) -> str:
@@ -43,6 +47,7 @@ class RetrievedMessage:
     score: float
     reasons: list[str] = field(default_factory=list)
     relevant: bool = True
+    floor_item: FloorItem | None = None
 
     tier = MESSAGE_TIER
 
