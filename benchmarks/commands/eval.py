@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 from acai_desktop.commands.arguments import add_common_arguments, add_model_arguments
 from acai_desktop.commands.runner import profile_of
@@ -146,6 +147,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "memory rate.",
     )
     add_model_arguments(updates, "model name for triage, extraction and reconcile")
+    updates.add_argument(
+        "--unsaid",
+        type=Path,
+        metavar="FILE",
+        help="instead: facts that change without a word (JSON lines {fact, category, "
+        "learned, changed}; benchmarks/data/updates/dev.jsonl): the stale-memory rate with "
+        "and without the Review, on a test clock, no model needed",
+    )
     updates.add_argument("--json", action="store_true", help="print one JSON object")
     updates.set_defaults(handler=run_updates)
 
@@ -436,6 +445,8 @@ def run_extraction(args: argparse.Namespace) -> int:
 
 
 def run_updates(args: argparse.Namespace) -> int:
+    if args.unsaid is not None:
+        return run_unsaid_updates(args)
     from acai_desktop.core.models.choice import ModelOverrides
     from acai_desktop.evaluation.updates import (
         SCENARIO,
@@ -454,6 +465,18 @@ def run_updates(args: argparse.Namespace) -> int:
         print("Stopped: no figures.", file=sys.stderr)
         return 130
     print(json.dumps(report) if args.json else format_updates(report))
+    return 0
+
+
+def run_unsaid_updates(args: argparse.Namespace) -> int:
+    from benchmarks.eval_updates import evaluate, format_report
+
+    if not args.unsaid.is_file():
+        raise InvalidInputError(f"{args.unsaid} is not a file.")
+    from acai_desktop.core.models.embeddings.wordllama_embedder import WordLlamaEmbedder
+
+    report = asyncio.run(evaluate(args.unsaid, WordLlamaEmbedder()))
+    print(json.dumps(report) if args.json else format_report(report))
     return 0
 
 
