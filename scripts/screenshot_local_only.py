@@ -17,21 +17,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QGuiApplication
+from screenshot_scene import grab, run_window, scripted_profile
 
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.models.choice import ModelOverrides
-from acai_desktop.core.models.presets import RoleModels
-from acai_desktop.core.models.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile.paths import Profile
-from acai_desktop.ui.app import create_application
-from acai_desktop.ui.app_controller import AppController
-from acai_lab.scripted_model import fake_model
-from acai_lab.scripted_openai import FakeOpenAIServer
 
 WIDTHS = (640, 1024, 1440)
 HEIGHT = 800
@@ -73,43 +66,14 @@ async def populate(profile: Profile) -> None:
 
 def main(output_dir: Path) -> int:
     output_dir.mkdir(parents=True, exist_ok=True)
-    server = FakeOpenAIServer().start()
-    server.responder = fake_model
-    server.models = ["gpt-4o-mini"]  # the profile's model, listed: ready in the header
-    scratch = tempfile.mkdtemp(prefix="acai-local-only-")
-    profile = Profile.at(Path(scratch) / "profile").ensure()
-    save_model_settings(
-        profile.settings_path,
-        ModelSettings.for_preset(
-            "custom", base_url=server.base_url, models=RoleModels.same("gpt-4o-mini")
-        ),
-    )
-    (profile.data_dir / "model-table.json").write_text(
-        json.dumps({"servers": {server.base_url: {"where": "the cloud"}}}), encoding="utf-8"
-    )
-    asyncio.run(populate(profile))
-
-    import qasync  # after PySide6: qasync binds to the Qt already loaded
-
-    app = create_application()
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    session = AppController(profile, quit_after_ms=60_000)
     saved: list[str] = []
     widths: list[int | str] = [*WIDTHS, "dark"]  # and 1024 in the dark theme
 
-    def grab(widget, path: Path) -> None:
-        frame = widget.frameGeometry()
-        screen = widget.screen() or QGuiApplication.primaryScreen()
-        picture = screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
-        if picture.save(str(path)):
-            saved.append(str(path))
-
-    def next_width() -> None:
+    def next_width(session) -> None:
         if not widths:
             session.theme.set_choice("light")
             session.turns.show_sources(made["answer"])
-            QTimer.singleShot(900, grab_sources)
+            QTimer.singleShot(900, lambda: grab_sources(session))
             return
         window = session.window
         if widths[0] == "dark":
@@ -120,40 +84,38 @@ def main(output_dir: Path) -> int:
         window.memory_panel.select_memory(made["memory"])
         window.reveal_memory(made["memory"])
         window.chat_view.scrollToBottom()
-        QTimer.singleShot(900, grab_width)
+        QTimer.singleShot(900, lambda: grab_width(session))
 
-    def grab_width() -> None:
-        width = widths.pop(0)
-        grab(session.window, output_dir / f"local-only-{width}.png")
-        next_width()
+    def grab_width(session) -> None:
+        path = output_dir / f"local-only-{widths.pop(0)}.png"
+        if grab(path, session.window):
+            saved.append(str(path))
+        next_width(session)
 
-    def grab_sources() -> None:
+    def grab_sources(session) -> None:
         from acai_desktop.ui.widgets.history_dialogs import ProvenanceDialog
 
         dialog = session.window.findChild(ProvenanceDialog)
         if dialog is None or "WITHHELD" not in dialog.browser.toPlainText():
-            QTimer.singleShot(200, grab_sources)
+            QTimer.singleShot(200, lambda: grab_sources(session))
             return
         dialog.resize(560, 420)
-        QTimer.singleShot(400, lambda: finish(dialog))
+        QTimer.singleShot(400, lambda: finish(session, dialog))
 
-    def finish(dialog) -> None:
-        grab(dialog, output_dir / "local-only-sources.png")
+    def finish(session, dialog) -> None:
+        path = output_dir / "local-only-sources.png"
+        if grab(path, dialog):
+            saved.append(str(path))
         dialog.reject()
         session.request_quit()
 
-    def when_loaded() -> None:
-        busy = session.tasks.get("open") or session.tasks.get("check-model")
-        if session.assistant is None or busy is not None:
-            QTimer.singleShot(100, when_loaded)
-            return
-        session.window.show_status("Ready")
-        QTimer.singleShot(600, next_width)
-
-    QTimer.singleShot(200, when_loaded)
-    loop.run_until_complete(session.run())
-    loop.close()
-    server.stop()
+    with scripted_profile("acai-local-only-") as (server, profile):
+        # The scripted server stands for a proxy to a cloud provider.
+        (profile.data_dir / "model-table.json").write_text(
+            json.dumps({"servers": {server.base_url: {"where": "the cloud"}}}), encoding="utf-8"
+        )
+        asyncio.run(populate(profile))
+        run_window(profile, next_width)
     if len(saved) != len(WIDTHS) + 2:
         print(f"screenshot-local-only: saved only {saved}", file=sys.stderr)
         return 1

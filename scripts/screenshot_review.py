@@ -12,21 +12,14 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import sys
-import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QGuiApplication
+from screenshot_scene import grab, run_window, scripted_profile
 
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.models.choice import ModelOverrides
-from acai_desktop.core.models.presets import RoleModels
-from acai_desktop.core.models.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile.paths import Profile
-from acai_desktop.ui.app import create_application
-from acai_desktop.ui.app_controller import AppController
-from acai_lab.scripted_model import fake_model
-from acai_lab.scripted_openai import FakeOpenAIServer
 
 WIDTHS = (640, 1024, 1440)
 HEIGHT = 800
@@ -59,27 +52,15 @@ async def populate(profile: Profile) -> None:
 
 def main(output_dir: Path) -> int:
     output_dir.mkdir(parents=True, exist_ok=True)
-    server = FakeOpenAIServer().start()
-    server.responder = fake_model
-    server.models = ["gpt-4o-mini"]
-    profile = Profile.at(Path(tempfile.mkdtemp(prefix="acai-review-")) / "profile").ensure()
-    save_model_settings(
-        profile.settings_path,
-        ModelSettings.for_preset(
-            "custom", base_url=server.base_url, models=RoleModels.same("gpt-4o-mini")
-        ),
-    )
-    asyncio.run(populate(profile))
-
-    import qasync  # after PySide6: qasync binds to the Qt already loaded
-
-    app = create_application()
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    session = AppController(profile, quit_after_ms=60_000)
     widths, saved = list(WIDTHS), []
 
-    def next_width() -> None:
+    def ready(session) -> None:
+        if not session.window.memory_panel.review.due:  # read once the profile opened
+            QTimer.singleShot(100, lambda: ready(session))
+            return
+        next_width(session)
+
+    def next_width(session) -> None:
         if not widths:
             session.request_quit()
             return
@@ -87,35 +68,17 @@ def main(output_dir: Path) -> int:
         window.resize(widths[0], HEIGHT)
         window.set_panels(widths[0] != 640, True)
         window.show_memory_tab()
-        QTimer.singleShot(900, grab_width)
+        QTimer.singleShot(900, lambda: grab_width(session))
 
-    def grab_width() -> None:
-        width = widths.pop(0)
-        window = session.window
-        frame = window.frameGeometry()
-        screen = window.screen() or QGuiApplication.primaryScreen()
-        picture = screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
-        path = output_dir / f"review-{width}.png"
-        if picture.save(str(path)):
+    def grab_width(session) -> None:
+        path = output_dir / f"review-{widths.pop(0)}.png"
+        if grab(path, session.window):
             saved.append(str(path))
-        next_width()
+        next_width(session)
 
-    def when_loaded() -> None:
-        busy = session.tasks.get("open") or session.tasks.get("check-model")
-        if (
-            session.assistant is None
-            or busy is not None
-            or not session.window.memory_panel.review.due
-        ):
-            QTimer.singleShot(100, when_loaded)
-            return
-        session.window.show_status("Ready")
-        QTimer.singleShot(600, next_width)
-
-    QTimer.singleShot(200, when_loaded)
-    loop.run_until_complete(session.run())
-    loop.close()
-    server.stop()
+    with scripted_profile("acai-review-") as (_server, profile):
+        asyncio.run(populate(profile))
+        run_window(profile, ready)
     if len(saved) != len(WIDTHS):
         print(f"screenshot review: saved only {saved}", file=sys.stderr)
         return 1

@@ -14,21 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QRect, QTimer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QTimer
+from screenshot_scene import grab, run_window, scripted_profile
 
 from acai_desktop.core.assistant import open_assistant
 from acai_desktop.core.models.choice import ModelOverrides
-from acai_desktop.core.models.presets import RoleModels
-from acai_desktop.core.models.settings import ModelSettings, save_model_settings
 from acai_desktop.core.profile.paths import Profile
-from acai_desktop.ui.app import create_application
-from acai_desktop.ui.app_controller import AppController
-from acai_lab.scripted_model import fake_model
-from acai_lab.scripted_openai import FakeOpenAIServer
 
 WIDTHS = (640, 1024, 1440)
 HEIGHT = 800
@@ -60,29 +53,17 @@ async def populate(profile: Profile) -> None:
 
 def main(output_dir: Path) -> int:
     output_dir.mkdir(parents=True, exist_ok=True)
-    server = FakeOpenAIServer().start()
-    server.responder = fake_model
-    server.models = ["gpt-4o-mini"]  # the profile's model, listed: ready in the header
-    profile = Profile.at(Path(tempfile.mkdtemp(prefix="acai-why-not-")) / "profile").ensure()
-    save_model_settings(
-        profile.settings_path,
-        ModelSettings.for_preset(
-            "custom", base_url=server.base_url, models=RoleModels.same("gpt-4o-mini")
-        ),
-    )
-    asyncio.run(populate(profile))
-
-    import qasync  # after PySide6: qasync binds to the Qt already loaded
-
-    app = create_application()
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    session = AppController(profile, quit_after_ms=90_000)
     saved: list[str] = []
     widths = list(WIDTHS)
+    session = None
 
     def later(step, *args, ms: int = 150) -> None:
         QTimer.singleShot(ms, lambda: step(*args))
+
+    def ready(opened) -> None:
+        nonlocal session
+        session = opened
+        next_width()
 
     def next_width() -> None:
         if not widths:
@@ -120,35 +101,21 @@ def main(output_dir: Path) -> int:
         if not dialog.result_box.isVisible():
             later(wait_for_reason, sources, dialog)
             return
-        later(grab, sources, dialog, ms=700)
+        later(grab_both, sources, dialog, ms=700)
 
-    def grab(sources, dialog) -> None:
+    def grab_both(sources, dialog) -> None:
         width = widths.pop(0)
-        area = QRect()
-        for shown in (session.window, sources, dialog):
-            area = area.united(shown.frameGeometry())
-        screen = session.window.screen() or QGuiApplication.primaryScreen()
-        picture = screen.grabWindow(0, area.x(), area.y(), area.width(), area.height())
         path = output_dir / f"why-not-{width}.png"
-        if picture.save(str(path)):
+        if grab(path, session.window, sources, dialog):
             saved.append(str(path))
         print(f"{width}: why not {dialog.width()} x {dialog.height()}: {dialog.heading.text()}")
         dialog.reject()
         sources.reject()
         later(next_width, ms=400)
 
-    def when_loaded() -> None:
-        busy = session.tasks.get("open") or session.tasks.get("check-model")
-        if session.assistant is None or busy is not None:
-            later(when_loaded, ms=100)
-            return
-        session.window.show_status("Ready")
-        later(next_width, ms=600)
-
-    later(when_loaded, ms=200)
-    loop.run_until_complete(session.run())
-    loop.close()
-    server.stop()
+    with scripted_profile("acai-why-not-") as (_server, profile):
+        asyncio.run(populate(profile))
+        run_window(profile, ready, quit_after_ms=90_000)
     if len(saved) != len(WIDTHS):
         print(f"screenshot-widths --why-not: saved only {saved}", file=sys.stderr)
         return 1
