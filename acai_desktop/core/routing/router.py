@@ -84,6 +84,8 @@ class TurnRouter:
         self._found_at: float | None = None
         #: model-table.json as it stood when the candidates were listed (``_table_stamp``).
         self._listed_with: tuple[int, int, int] | None = None
+        #: Where the own server runs, with the file's stamp it was read at.
+        self._own_where: tuple[tuple[int, int, int] | None, Where] | None = None
         self._clients: dict[str, ModelClient] = {}
         #: The speeds' file is written off the loop, one write at a time (the last
         #: figures win).
@@ -101,11 +103,15 @@ class TurnRouter:
 
     async def own_where(self) -> Where:
         """Where the profile's own model runs: the user's word in model-table.json, else
-        its address (read each time: the user may have just said so in Settings)."""
+        its address (the file read again when it changed: the user may have just said
+        so in Settings)."""
         if self._data_dir is None:
             return where_it_runs(self._own_url)
-        table, _ = await asyncio.to_thread(load_model_table, self._data_dir)
-        return table.where(self._own_url)
+        stamp = await asyncio.to_thread(self._table_stamp)
+        if self._own_where is None or stamp != self._own_where[0]:
+            table, _ = await asyncio.to_thread(load_model_table, self._data_dir)
+            self._own_where = (stamp, table.where(self._own_url))
+        return self._own_where[1]
 
     async def _reachable(self) -> list[Candidate]:
         # Before the listing: a change while it runs is read at the next turn.
